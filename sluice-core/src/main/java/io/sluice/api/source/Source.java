@@ -1,0 +1,15 @@
+package io.sluice.api.source;
+
+import java.io.Serializable;
+
+/**
+ * A replayable source of records. Each parallel subtask gets its own {@link SourceReader}; its
+ * position is part of every checkpoint, so that after a restart the reader resumes exactly where
+ * the restored state left off.
+ */
+public interface Source<T> extends Serializable {
+    SourceReader<T> createReader(int subtaskIndex, int parallelism) throws Exception;
+
+    /** Bounded sources end, and a job whose sources all end finishes. */
+    boolean isBounded();
+}

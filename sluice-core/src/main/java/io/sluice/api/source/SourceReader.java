@@ -1,0 +1,29 @@
+package io.sluice.api.source;
+
+import io.sluice.api.functions.Collector;
+
+/**
+ * Reads one subtask's share of a {@link Source}. Called only from its task thread, which
+ * interleaves {@link #emit} calls with checkpoints: a checkpoint's position is taken between two
+ * calls, so it covers exactly the records emitted so far.
+ */
+public interface SourceReader<T> extends AutoCloseable {
+    /** Returned by {@link #emit} once the reader has no more records. */
+    int END_OF_INPUT = -1;
+
+    /**
+     * Emits up to {@code maxRecords} records. Returns how many were emitted (0 is fine when none
+     * is ready), or {@link #END_OF_INPUT}. A rate-limited reader may park, but for at most about
+     * 10 ms per call, so that checkpoints and cancellation stay prompt.
+     */
+    int emit(Collector<T> out, int maxRecords) throws Exception;
+
+    /** The position after the last emitted record, as bytes; restored with {@link #restorePosition}. */
+    byte[] snapshotPosition();
+
+    /** Called before the first {@link #emit} when the task restores from a checkpoint. */
+    void restorePosition(byte[] position) throws Exception;
+
+    @Override
+    default void close() throws Exception {}
+}

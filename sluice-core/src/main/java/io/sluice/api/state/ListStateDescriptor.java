@@ -1,0 +1,27 @@
+package io.sluice.api.state;
+
+import io.sluice.core.serialization.Serializers;
+import io.sluice.core.serialization.TypeSerializer;
+
+/** Declares a {@link ListState}. */
+public final class ListStateDescriptor<T> extends StateDescriptor {
+    private final TypeSerializer<T> elementSerializer;
+
+    public ListStateDescriptor(String name) {
+        this(name, Serializers.dynamic());
+    }
+
+    public ListStateDescriptor(String name, TypeSerializer<T> elementSerializer) {
+        super(name);
+        this.elementSerializer = elementSerializer;
+    }
+
+    public TypeSerializer<T> elementSerializer() {
+        return elementSerializer;
+    }
+
+    @Override
+    public Kind kind() {
+        return Kind.LIST;
+    }
+}

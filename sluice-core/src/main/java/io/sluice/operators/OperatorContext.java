@@ -1,0 +1,18 @@
+package io.sluice.operators;
+
+import io.sluice.api.functions.RuntimeContext;
+import io.sluice.state.KeyedStateBackend;
+
+/** What the task gives an operator when it opens it. */
+public interface OperatorContext {
+    RuntimeContext runtimeContext();
+
+    /** The output to emit to. */
+    <T> Output<T> output();
+
+    /**
+     * The keyed state backend when this operator consumes a keyed stream (the task sets the
+     * current key before each {@code processElement}); {@code null} otherwise.
+     */
+    KeyedStateBackend keyedStateBackend();
+}

@@ -1,0 +1,45 @@
+package io.sluice.state;
+
+/**
+ * Maps keys to key groups and key groups to subtasks.
+ *
+ * <p>A key's group is fixed by the job's max parallelism and never changes; a subtask owns a
+ * contiguous range of groups. So state can later be rescaled by handing whole groups to other
+ * subtasks, without rehashing any key.
+ */
+public final class KeyGroups {
+    private KeyGroups() {}
+
+    /** The key group of {@code key}, in {@code [0, maxParallelism)}. */
+    public static int keyGroupFor(Object key, int maxParallelism) {
+        if (key == null) {
+            throw new NullPointerException("A key selector returned null; keys must not be null");
+        }
+        return Math.floorMod(mix(key.hashCode()), maxParallelism);
+    }
+
+    /** The subtask that owns {@code keyGroup}. The inverse of {@link #rangeForSubtask}. */
+    public static int subtaskForKeyGroup(int keyGroup, int maxParallelism, int parallelism) {
+        return (int) ((long) keyGroup * parallelism / maxParallelism);
+    }
+
+    /** The key groups owned by subtask {@code index}. */
+    public static KeyGroupRange rangeForSubtask(int index, int maxParallelism, int parallelism) {
+        int start = (int) (((long) index * maxParallelism + parallelism - 1) / parallelism);
+        int end = (int) (((long) (index + 1) * maxParallelism + parallelism - 1) / parallelism) - 1;
+        return new KeyGroupRange(start, end);
+    }
+
+    /**
+     * Spreads poorly distributed hash codes (such as consecutive longs) over all groups: the
+     * finalisation step of a 32-bit Murmur3 hash.
+     */
+    static int mix(int h) {
+        h ^= h >>> 16;
+        h *= 0x85ebca6b;
+        h ^= h >>> 13;
+        h *= 0xc2b2ae35;
+        h ^= h >>> 16;
+        return h;
+    }
+}

@@ -1,0 +1,50 @@
+package io.sluice.state;
+
+import io.sluice.api.state.ListState;
+import io.sluice.api.state.ListStateDescriptor;
+import io.sluice.api.state.MapState;
+import io.sluice.api.state.MapStateDescriptor;
+import io.sluice.api.state.ValueState;
+import io.sluice.api.state.ValueStateDescriptor;
+import io.sluice.core.serialization.DataInputBuffer;
+import java.util.List;
+
+/**
+ * Holds the keyed state of one subtask, for the key groups in {@link #keyGroupRange()}.
+ *
+ * <p>Threading: every method is called from the owning task thread only, except
+ * {@link KeyedStateSnapshot#writeTo}, which runs on an I/O thread after {@link #snapshot()}
+ * returned. State handles returned by {@code get*State} read and write the value of the current
+ * key set with {@link #setCurrentKey}.
+ */
+public interface KeyedStateBackend {
+
+    /** Sets the key that state accesses refer to until the next call. */
+    void setCurrentKey(Object key);
+
+    Object currentKey();
+
+    KeyGroupRange keyGroupRange();
+
+    <T> ValueState<T> getValueState(ValueStateDescriptor<T> descriptor);
+
+    <T> ListState<T> getListState(ListStateDescriptor<T> descriptor);
+
+    <K, V> MapState<K, V> getMapState(MapStateDescriptor<K, V> descriptor);
+
+    /** The number of keys with any state, over all states; for metrics and tests. */
+    long numberOfKeys();
+
+    /**
+     * The synchronous part of a checkpoint: captures a consistent copy of the state, quickly, on
+     * the task thread. Later changes to the state do not affect the returned snapshot.
+     */
+    KeyedStateSnapshot snapshot();
+
+    /**
+     * Restores from snapshots written by {@link KeyedStateSnapshot#writeTo}, possibly by other
+     * subtasks with other key-group ranges: only key groups in this backend's range are kept.
+     * Called once, before any state access.
+     */
+    void restore(List<DataInputBuffer> snapshots);
+}

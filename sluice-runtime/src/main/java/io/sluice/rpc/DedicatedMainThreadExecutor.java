@@ -1,0 +1,71 @@
+package io.sluice.rpc;
+
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link MainThreadExecutor} backed by one daemon thread. Uncaught exceptions in commands are
+ * logged (a command that throws is a bug: components report expected errors through futures).
+ */
+public final class DedicatedMainThreadExecutor implements MainThreadExecutor, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(DedicatedMainThreadExecutor.class);
+
+    private final String componentName;
+    private final ScheduledThreadPoolExecutor executor;
+    private volatile Thread thread;
+
+    public DedicatedMainThreadExecutor(String componentName) {
+        this.componentName = componentName;
+        this.executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(() -> {
+                MainThreads.markCurrentThread(componentName);
+                r.run();
+            }, "sluice-main-" + componentName);
+            t.setDaemon(true);
+            thread = t;
+            return t;
+        });
+        this.executor.setRemoveOnCancelPolicy(true);
+        this.executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    }
+
+    @Override
+    public void execute(Runnable command) {
+        executor.execute(guard(command));
+    }
+
+    @Override
+    public ScheduledTask schedule(Runnable command, Duration delay) {
+        ScheduledFuture<?> f = executor.schedule(guard(command), Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
+        return () -> f.cancel(false);
+    }
+
+    private Runnable guard(Runnable command) {
+        return () -> {
+            try {
+                command.run();
+            } catch (Throwable t) {
+                LOG.error("Unexpected error on the main thread of {}", componentName, t);
+            }
+        };
+    }
+
+    @Override
+    public boolean isMainThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    @Override
+    public String componentName() {
+        return componentName;
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+    }
+}
