@@ -1,0 +1,188 @@
+package io.sluice.api.source;
+
+import io.sluice.api.functions.Collector;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Emits consecutive {@code long} values: the benchmark and demo source.
+ *
+ * <p>Subtask {@code i} of {@code p} emits {@code from + i, from + i + p, from + i + 2p, ...}, so the
+ * subtasks together cover the range exactly once. A reader's position is the number of records that
+ * subtask has emitted (8 bytes), which pins down the next value given the same parallelism.
+ *
+ * <p>An {@linkplain #unbounded(long) unbounded} sequence never ends in practice; it stops at
+ * {@link Long#MAX_VALUE} rather than wrapping around. {@link #withRate} paces emission; without
+ * it, {@link SourceReader#emit} is a tight loop that allocates nothing but the boxed {@code Long}s.
+ *
+ * <p>Threading: the source is immutable and may be shared; each reader is confined to its task
+ * thread, as {@link SourceReader} requires.
+ */
+public final class SequenceSource implements Source<Long> {
+    private static final long serialVersionUID = 1L;
+    /** The longest a rate-limited reader parks per emit call, as {@link SourceReader#emit} allows. */
+    static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private final long from;
+    private final long toInclusive;
+    private final boolean bounded;
+    /** Records per second over all subtasks; 0 means unlimited. */
+    private final double recordsPerSecond;
+
+    private SequenceSource(long from, long toInclusive, boolean bounded, double recordsPerSecond) {
+        this.from = from;
+        this.toInclusive = toInclusive;
+        this.bounded = bounded;
+        this.recordsPerSecond = recordsPerSecond;
+    }
+
+    /** The values {@code from} to {@code toInclusive}, both included. */
+    public static SequenceSource bounded(long from, long toInclusive) {
+        if (from > toInclusive) {
+            throw new IllegalArgumentException("SequenceSource.bounded(" + from + ", " + toInclusive
+                    + "): from must be <= toInclusive; for a single value pass it as both bounds");
+        }
+        return new SequenceSource(from, toInclusive, true, 0);
+    }
+
+    /** The values {@code from, from + 1, ...}; stops only at {@link Long#MAX_VALUE}. */
+    public static SequenceSource unbounded(long from) {
+        return new SequenceSource(from, Long.MAX_VALUE, false, 0);
+    }
+
+    /**
+     * A copy of this source that emits at most {@code recordsPerSecond} records per second in total:
+     * each of {@code p} subtasks emits {@code recordsPerSecond / p}. A reader that fell behind (for
+     * example while the task was busy) catches up in bursts of at most the {@code maxRecords} of
+     * each emit call.
+     */
+    public SequenceSource withRate(double recordsPerSecond) {
+        if (!(recordsPerSecond > 0) || Double.isInfinite(recordsPerSecond)) {
+            throw new IllegalArgumentException("SequenceSource.withRate(" + recordsPerSecond
+                    + "): the rate must be a positive, finite number of records per second;"
+                    + " leave withRate out for an unlimited rate");
+        }
+        return new SequenceSource(from, toInclusive, bounded, recordsPerSecond);
+    }
+
+    @Override
+    public SourceReader<Long> createReader(int subtaskIndex, int parallelism) {
+        ReaderPositions.checkSubtask(toString(), subtaskIndex, parallelism);
+        return new Reader(this, subtaskIndex, parallelism);
+    }
+
+    @Override
+    public boolean isBounded() {
+        return bounded;
+    }
+
+    @Override
+    public String toString() {
+        String range = bounded ? "[" + from + ", " + toInclusive + "]" : "[" + from + ", ...)";
+        return "SequenceSource" + range + (recordsPerSecond > 0 ? " at " + recordsPerSecond + " records/s" : "");
+    }
+
+    /** One subtask's share of the sequence. Confined to the task thread. */
+    private static final class Reader implements SourceReader<Long> {
+        private final String description;
+        private final long first;
+        private final long toInclusive;
+        private final int stride;
+        /** Index (unsigned) of this subtask's last value; meaningless when {@link #empty}. */
+        private final long lastIndex;
+        private final boolean empty;
+        /** Nanoseconds per record for this subtask; 0 when unlimited. */
+        private final double nanosPerRecord;
+
+        private long next;
+        private long emitted;
+        private boolean exhausted;
+
+        private boolean pacingStarted;
+        private long pacingStartNanos;
+        private long emittedSincePacingStart;
+
+        Reader(SequenceSource source, int subtaskIndex, int parallelism) {
+            this.description = source + " subtask " + subtaskIndex + " of " + parallelism;
+            this.first = source.from + subtaskIndex;
+            this.toInclusive = source.toInclusive;
+            this.stride = parallelism;
+            long span = source.toInclusive - source.from; // unsigned: may exceed Long.MAX_VALUE
+            this.empty = Long.compareUnsigned(subtaskIndex, span) > 0;
+            this.lastIndex = empty ? 0 : Long.divideUnsigned(span - subtaskIndex, parallelism);
+            this.nanosPerRecord = source.recordsPerSecond > 0
+                    ? TimeUnit.SECONDS.toNanos(1) * (double) parallelism / source.recordsPerSecond
+                    : 0;
+            this.next = first;
+            this.exhausted = empty;
+        }
+
+        @Override
+        public int emit(Collector<Long> out, int maxRecords) {
+            if (exhausted) {
+                return END_OF_INPUT;
+            }
+            int limit = nanosPerRecord > 0 ? Math.min(maxRecords, dueRecords(maxRecords)) : maxRecords;
+            int n = 0;
+            while (n < limit) {
+                long value = next;
+                out.collect(value);
+                n++;
+                emitted++;
+                if (Long.compareUnsigned(toInclusive - value, stride) < 0) {
+                    exhausted = true;
+                    break;
+                }
+                next = value + stride;
+            }
+            emittedSincePacingStart += n;
+            return n;
+        }
+
+        /** How many records are due now, parking up to {@link #MAX_PARK_NANOS} if none is. */
+        private int dueRecords(int maxRecords) {
+            long now = System.nanoTime();
+            if (!pacingStarted) {
+                pacingStarted = true;
+                pacingStartNanos = now;
+            }
+            long due = dueAt(now);
+            if (due <= 0) {
+                double nextDueNanos = (emittedSincePacingStart + 1) * nanosPerRecord;
+                long wait = (long) Math.ceil(nextDueNanos) - (now - pacingStartNanos);
+                LockSupport.parkNanos(Math.max(1, Math.min(wait, MAX_PARK_NANOS)));
+                due = dueAt(System.nanoTime());
+            }
+            return (int) Math.max(0, Math.min(due, maxRecords));
+        }
+
+        private long dueAt(long now) {
+            return (long) ((now - pacingStartNanos) / nanosPerRecord) - emittedSincePacingStart;
+        }
+
+        @Override
+        public byte[] snapshotPosition() {
+            return ReaderPositions.encodeLong(emitted);
+        }
+
+        @Override
+        public void restorePosition(byte[] position) {
+            long restored = ReaderPositions.decodeLong(description, position);
+            if (restored < 0) {
+                throw new IllegalArgumentException(description + ": restored position " + restored
+                        + " is negative; a position counts emitted records, so the checkpoint data is corrupt");
+            }
+            boolean pastEnd = empty ? restored > 0 : restored != 0 && Long.compareUnsigned(restored - 1, lastIndex) > 0;
+            if (pastEnd) {
+                throw new IllegalArgumentException(description + ": restored position " + restored
+                        + " is more records than this subtask has in total; was the checkpoint taken with a"
+                        + " different range or parallelism?");
+            }
+            emitted = restored;
+            next = first + restored * stride;
+            exhausted = empty || (restored != 0 && Long.compareUnsigned(restored - 1, lastIndex) == 0);
+            pacingStarted = false;
+            emittedSincePacingStart = 0;
+        }
+    }
+}
