@@ -1,0 +1,91 @@
+package io.sluice.api.sink;
+
+import io.sluice.api.functions.CheckpointListener;
+import io.sluice.api.functions.RichFunction;
+import io.sluice.api.functions.RuntimeContext;
+import io.sluice.api.functions.SinkFunction;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Objects;
+
+/**
+ * Writes each record's {@code toString()} as one UTF-8 line ({@code \n}-terminated) to
+ * {@code <directory>/part-<subtask>}, creating the directory if needed.
+ *
+ * <p>Writes are buffered and flushed when a checkpoint completes ({@link #notifyCheckpointComplete})
+ * and on {@link #close}. Part files are opened for appending, so output written before a restart is
+ * kept, and a directory reused from an earlier job keeps that job's lines too: use a fresh directory
+ * per job.
+ *
+ * <p>Delivery is at least once: after a restart the records since the last completed checkpoint are
+ * replayed, so lines written after that checkpoint may appear twice. (Until the runtime offers sinks
+ * a hook before each checkpoint, lines still in the buffer when a checkpoint is taken are flushed
+ * only on its completion notification; a crash in between loses them.)
+ *
+ * <p>Threading: each deployed instance is called only from its task thread.
+ */
+public final class FileSink<T> implements SinkFunction<T>, RichFunction, CheckpointListener {
+    private static final long serialVersionUID = 1L;
+
+    private final String directory;
+    private transient Path file;
+    private transient BufferedWriter writer;
+
+    /** Writes part files into {@code directory}, which is resolved on the machine that runs each subtask. */
+    public FileSink(String directory) {
+        Objects.requireNonNull(directory, "FileSink: the directory must not be null");
+        if (directory.isBlank()) {
+            throw new IllegalArgumentException("FileSink: the directory is blank; pass the directory to write part files into");
+        }
+        this.directory = directory;
+    }
+
+    /** The file subtask {@code subtaskIndex} writes to. */
+    public Path partFile(int subtaskIndex) {
+        return Path.of(directory, "part-" + subtaskIndex);
+    }
+
+    @Override
+    public void open(RuntimeContext context) throws IOException {
+        file = partFile(context.subtaskIndex());
+        try {
+            Files.createDirectories(file.getParent());
+            writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new IOException("FileSink cannot open '" + file + "' for writing (" + e + "): check that '"
+                    + directory + "' is a writable directory on the machine that runs subtask "
+                    + context.subtaskIndex(), e);
+        }
+    }
+
+    @Override
+    public void invoke(T value) throws IOException {
+        if (writer == null) {
+            throw new IllegalStateException("FileSink for '" + directory + "' was not opened: the runtime calls"
+                    + " open(RuntimeContext) before the first record; in a test, call it yourself");
+        }
+        writer.write(String.valueOf(value));
+        writer.write('\n');
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) throws IOException {
+        if (writer != null) {
+            writer.flush();
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (writer != null) {
+            BufferedWriter w = writer;
+            writer = null;
+            w.close();
+        }
+    }
+}
