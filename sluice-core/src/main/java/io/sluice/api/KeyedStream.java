@@ -1,0 +1,38 @@
+package io.sluice.api;
+
+import io.sluice.api.functions.KeySelector;
+import io.sluice.api.functions.ReduceFunction;
+import io.sluice.operators.ReduceOperator;
+import java.util.Objects;
+
+/**
+ * A stream partitioned by key. Functions applied here ({@code map}, {@code flatMap},
+ * {@code filter}, {@code reduce}) may use keyed state through their
+ * {@link io.sluice.api.functions.RuntimeContext}, scoped to the key of the current record. Their
+ * output is an ordinary, unkeyed stream.
+ */
+public final class KeyedStream<T, K> extends DataStream<T> {
+    private final KeySelector<T, K> keySelector;
+
+    KeyedStream(StreamExecutionEnvironment env, Transformation<T> partition, KeySelector<T, K> keySelector) {
+        super(env, partition);
+        this.keySelector = keySelector;
+    }
+
+    /** A rolling reduce per key: emits the new aggregate for each record. */
+    public DataStream<T> reduce(ReduceFunction<T> fn) {
+        DataStream<T> out = transform("Reduce", new ReduceOperator<>(Objects.requireNonNull(fn, "reduce function"),
+                transformation.serializer, "Reduce"));
+        out.transformation.serializer = transformation.serializer;
+        return out;
+    }
+
+    public KeySelector<T, K> keySelector() {
+        return keySelector;
+    }
+
+    @Override
+    protected KeySelector<T, ?> keySelectorOfInput() {
+        return keySelector;
+    }
+}

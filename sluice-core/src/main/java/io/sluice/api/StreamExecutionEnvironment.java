@@ -1,0 +1,148 @@
+package io.sluice.api;
+
+import io.sluice.api.source.CollectionSource;
+import io.sluice.api.source.SequenceSource;
+import io.sluice.api.source.Source;
+import io.sluice.api.source.TextFileSource;
+import io.sluice.config.RestartStrategyConfig;
+import io.sluice.graph.JobConfig;
+import io.sluice.graph.JobGraph;
+import io.sluice.graph.JobId;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Where a job is written: creates sources, holds the job-wide settings, and builds the
+ * {@link JobGraph} that a cluster runs ({@code LocalCluster} in sluice-runtime). Not thread-safe;
+ * used by the thread that writes the job.
+ *
+ * <pre>{@code
+ * var env = StreamExecutionEnvironment.create().setParallelism(2).enableCheckpointing(Duration.ofSeconds(1));
+ * env.fromSequence(0, 1_000_000)
+ *    .keyBy(v -> v % 16)
+ *    .map(new CountPerKey())
+ *    .print();
+ * JobGraph job = env.buildJobGraph("count per key");
+ * }</pre>
+ */
+public final class StreamExecutionEnvironment {
+    public static final int DEFAULT_PARALLELISM = 2;
+    public static final int DEFAULT_MAX_PARALLELISM = 128;
+
+    private final List<Transformation<?>> operators = new ArrayList<>();
+    private int nextId = 1;
+    private int parallelism = DEFAULT_PARALLELISM;
+    private int maxParallelism = DEFAULT_MAX_PARALLELISM;
+    private Duration checkpointInterval = Duration.ZERO;
+    private Duration checkpointTimeout = Duration.ofMinutes(10);
+    private int retainedCheckpoints = 3;
+    private int tolerableCheckpointFailures = 3;
+    private String checkpointDir = "./sluice-data/checkpoints";
+    private RestartStrategyConfig restartStrategy = new RestartStrategyConfig.FixedDelay(10, Duration.ofSeconds(1));
+    private boolean startWithoutCheckpointAllowed = false;
+
+    private StreamExecutionEnvironment() {}
+
+    public static StreamExecutionEnvironment create() {
+        return new StreamExecutionEnvironment();
+    }
+
+    public DataStream<Long> fromSequence(long from, long toInclusive) {
+        return fromSource(SequenceSource.bounded(from, toInclusive), "Sequence " + from + ".." + toInclusive);
+    }
+
+    public <T> DataStream<T> fromCollection(List<T> elements) {
+        return fromSource(new CollectionSource<>(elements), "Collection");
+    }
+
+    public DataStream<String> readTextFile(String path) {
+        return fromSource(new TextFileSource(path), "Text file " + path);
+    }
+
+    public <T> DataStream<T> fromSource(Source<T> source, String name) {
+        Objects.requireNonNull(source, "source");
+        Transformation.SourceNode<T> node = new Transformation.SourceNode<>(nextId(), "Source: " + name, source);
+        register(node);
+        return new DataStream<>(this, node);
+    }
+
+    /** Default parallelism of operators that do not set their own. */
+    public StreamExecutionEnvironment setParallelism(int parallelism) {
+        this.parallelism = parallelism;
+        return this;
+    }
+
+    /** The number of key groups; the upper bound of any operator's parallelism, now and after a rescale. */
+    public StreamExecutionEnvironment setMaxParallelism(int maxParallelism) {
+        this.maxParallelism = maxParallelism;
+        return this;
+    }
+
+    public StreamExecutionEnvironment enableCheckpointing(Duration interval) {
+        this.checkpointInterval = Objects.requireNonNull(interval, "interval");
+        return this;
+    }
+
+    public StreamExecutionEnvironment setCheckpointTimeout(Duration timeout) {
+        this.checkpointTimeout = Objects.requireNonNull(timeout, "timeout");
+        return this;
+    }
+
+    public StreamExecutionEnvironment setRetainedCheckpoints(int retained) {
+        this.retainedCheckpoints = retained;
+        return this;
+    }
+
+    public StreamExecutionEnvironment setTolerableCheckpointFailures(int failures) {
+        this.tolerableCheckpointFailures = failures;
+        return this;
+    }
+
+    public StreamExecutionEnvironment setCheckpointDir(String dir) {
+        this.checkpointDir = Objects.requireNonNull(dir, "dir");
+        return this;
+    }
+
+    public StreamExecutionEnvironment setRestartStrategy(RestartStrategyConfig strategy) {
+        this.restartStrategy = Objects.requireNonNull(strategy, "strategy");
+        return this;
+    }
+
+    /** When every retained checkpoint is unreadable at recovery, start from empty state instead of failing. */
+    public StreamExecutionEnvironment setStartWithoutCheckpointAllowed(boolean allowed) {
+        this.startWithoutCheckpointAllowed = allowed;
+        return this;
+    }
+
+    public int getParallelism() {
+        return parallelism;
+    }
+
+    public int getMaxParallelism() {
+        return maxParallelism;
+    }
+
+    public JobConfig jobConfig() {
+        return new JobConfig(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures,
+                checkpointDir, restartStrategy, startWithoutCheckpointAllowed);
+    }
+
+    /** Builds and validates the job graph; throws {@link io.sluice.graph.InvalidJobException} naming any problem. */
+    public JobGraph buildJobGraph(String jobName) {
+        return buildJobGraph(jobName, JobId.generate());
+    }
+
+    public JobGraph buildJobGraph(String jobName, JobId jobId) {
+        return new JobGraphBuilder(jobName, jobId, operators, parallelism, maxParallelism, jobConfig()).build();
+    }
+
+    int nextId() {
+        return nextId++;
+    }
+
+    void register(Transformation<?> t) {
+        operators.add(t);
+    }
+}

@@ -1,0 +1,78 @@
+package io.sluice.graph;
+
+import io.sluice.api.functions.KeySelector;
+import io.sluice.api.source.Source;
+import io.sluice.core.serialization.TypeSerializer;
+import io.sluice.operators.StreamOperator;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.NotSerializableException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.io.ObjectStreamClass;
+import java.io.Serializable;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The user code of one job vertex: its source (if any), its operator chain, the key selector of
+ * a keyed input, and per edge the record serializer (and key selector of hash edges).
+ *
+ * @param source            the source of a source vertex, else {@code null}
+ * @param operators         the chain, in order; the first consumes the vertex input (or the source)
+ * @param inputKeySelector  the key selector when the input is keyed, else {@code null}
+ * @param inputSerializers  edge id -> serializer of the records arriving on that edge
+ * @param outputs           edge id -> how to write the records leaving on that edge
+ */
+public record VertexPayload(Source<?> source, List<StreamOperator<?>> operators, KeySelector<?, ?> inputKeySelector,
+                            Map<Integer, TypeSerializer<?>> inputSerializers,
+                            Map<Integer, OutputSpec> outputs) implements Serializable {
+
+    /** How a vertex writes one output edge. */
+    public record OutputSpec(TypeSerializer<?> serializer, KeySelector<?, ?> keySelector, PartitionKind partitioning)
+            implements Serializable {
+    }
+
+    /** Serializes, or explains which piece of user code cannot be serialized. */
+    public byte[] serialize(String vertexName) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+            out.writeObject(this);
+        } catch (NotSerializableException e) {
+            throw new InvalidJobException("The user code of '" + vertexName + "' cannot be serialized: "
+                    + e.getMessage() + " is not Serializable. Functions, and everything they capture, must"
+                    + " implement java.io.Serializable (capture values, not enclosing objects).", e);
+        } catch (IOException | RuntimeException e) {
+            throw new InvalidJobException("The user code of '" + vertexName + "' cannot be serialized: " + e, e);
+        }
+        return bytes.toByteArray();
+    }
+
+    static VertexPayload deserialize(byte[] payload, ClassLoader classLoader, String vertexName) {
+        try (ObjectInputStream in = new ClassLoaderObjectInputStream(new ByteArrayInputStream(payload), classLoader)) {
+            return (VertexPayload) in.readObject();
+        } catch (IOException | ClassNotFoundException e) {
+            throw new InvalidJobException("The user code of '" + vertexName + "' cannot be deserialized: " + e, e);
+        }
+    }
+
+    private static final class ClassLoaderObjectInputStream extends ObjectInputStream {
+        private final ClassLoader classLoader;
+
+        ClassLoaderObjectInputStream(InputStream in, ClassLoader classLoader) throws IOException {
+            super(in);
+            this.classLoader = classLoader;
+        }
+
+        @Override
+        protected Class<?> resolveClass(ObjectStreamClass desc) throws IOException, ClassNotFoundException {
+            try {
+                return Class.forName(desc.getName(), false, classLoader);
+            } catch (ClassNotFoundException e) {
+                return super.resolveClass(desc);
+            }
+        }
+    }
+}

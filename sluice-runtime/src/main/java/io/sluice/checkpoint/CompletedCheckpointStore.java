@@ -1,0 +1,47 @@
+package io.sluice.checkpoint;
+
+import io.sluice.jobmaster.JobStatus;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The completed checkpoints of one job, as seen by its current job master.
+ *
+ * <p>It is created already recovered (by a {@code CheckpointRecoveryFactory}, once per leadership
+ * session, on an I/O thread): there is no {@code recover()}. {@link #latest()} is served from
+ * memory, which is what lets task failover restore without reading any metadata from storage.
+ *
+ * <p>Threading: {@link #latest()}, {@link #retainedIds()} and {@link #size()} may be called from
+ * any thread, including main threads, and never block. {@link #addCheckpoint} and
+ * {@link #shutdown} block on I/O (HA pointer writes) and are called from an I/O executor, one call
+ * at a time per job.
+ */
+public interface CompletedCheckpointStore {
+
+    /**
+     * Makes {@code checkpoint} (whose metadata is already in checkpoint storage) the latest: persists
+     * its pointer, then holds it in memory. Returns the ids of the checkpoints it subsumed beyond
+     * the retention limit; the caller discards their files asynchronously.
+     *
+     * @throws Exception if the pointer could not be persisted (for example, leadership was lost);
+     *                   the checkpoint then does not count as completed
+     */
+    List<Long> addCheckpoint(CompletedCheckpoint checkpoint) throws Exception;
+
+    /** The latest completed checkpoint, from memory. */
+    Optional<CompletedCheckpoint> latest();
+
+    /** Ids of all retained checkpoints, ascending. */
+    List<Long> retainedIds();
+
+    int size();
+
+    int maxRetained();
+
+    /**
+     * Called when the job reaches {@code status} under this job master. On a globally terminal
+     * status the pointers are removed and checkpoint files discarded; on {@code SUSPENDED} all is
+     * kept for the next leader.
+     */
+    void shutdown(JobStatus status) throws Exception;
+}

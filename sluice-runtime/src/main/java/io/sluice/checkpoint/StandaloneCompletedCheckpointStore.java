@@ -1,0 +1,89 @@
+package io.sluice.checkpoint;
+
+import io.sluice.graph.JobId;
+import io.sluice.jobmaster.JobStatus;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link CompletedCheckpointStore} that persists no pointers: checkpoints live as long as the
+ * job master. For jobs without high availability. Thread-safe; no I/O under its lock.
+ */
+public final class StandaloneCompletedCheckpointStore implements CompletedCheckpointStore {
+    private static final Logger LOG = LoggerFactory.getLogger(StandaloneCompletedCheckpointStore.class);
+
+    private final JobId jobId;
+    private final int maxRetained;
+    private final CheckpointStorage storage;
+    private final Deque<CompletedCheckpoint> checkpoints = new ArrayDeque<>();
+
+    public StandaloneCompletedCheckpointStore(JobId jobId, int maxRetained, CheckpointStorage storage) {
+        if (maxRetained < 1) {
+            throw new IllegalArgumentException("maxRetained must be >= 1, got " + maxRetained);
+        }
+        this.jobId = jobId;
+        this.maxRetained = maxRetained;
+        this.storage = storage;
+    }
+
+    @Override
+    public List<Long> addCheckpoint(CompletedCheckpoint checkpoint) {
+        List<Long> subsumed = new ArrayList<>();
+        synchronized (checkpoints) {
+            checkpoints.addLast(checkpoint);
+            while (checkpoints.size() > maxRetained) {
+                subsumed.add(checkpoints.removeFirst().checkpointId());
+            }
+        }
+        return subsumed;
+    }
+
+    @Override
+    public Optional<CompletedCheckpoint> latest() {
+        synchronized (checkpoints) {
+            return Optional.ofNullable(checkpoints.peekLast());
+        }
+    }
+
+    @Override
+    public List<Long> retainedIds() {
+        synchronized (checkpoints) {
+            return checkpoints.stream().map(CompletedCheckpoint::checkpointId).toList();
+        }
+    }
+
+    @Override
+    public int size() {
+        synchronized (checkpoints) {
+            return checkpoints.size();
+        }
+    }
+
+    @Override
+    public int maxRetained() {
+        return maxRetained;
+    }
+
+    @Override
+    public void shutdown(JobStatus status) {
+        if (!status.isGloballyTerminal()) {
+            return;
+        }
+        List<Long> ids = retainedIds();
+        synchronized (checkpoints) {
+            checkpoints.clear();
+        }
+        for (long id : ids) {
+            try {
+                storage.discard(jobId, id);
+            } catch (RuntimeException e) {
+                LOG.warn("Could not discard checkpoint {} of job {}: {}", id, jobId, e.toString());
+            }
+        }
+    }
+}

@@ -1,0 +1,5 @@
+package io.sluice.jobmaster;
+
+/** One status change, with the wall-clock time it happened. */
+public record JobStatusTransition(JobStatus status, long timestampMillis) {
+}

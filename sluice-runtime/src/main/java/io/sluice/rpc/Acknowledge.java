@@ -1,0 +1,6 @@
+package io.sluice.rpc;
+
+/** The value of a future that only says "done". */
+public enum Acknowledge {
+    INSTANCE
+}
