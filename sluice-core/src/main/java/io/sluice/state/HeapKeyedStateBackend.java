@@ -1,0 +1,216 @@
+package io.sluice.state;
+
+import io.sluice.api.state.ListState;
+import io.sluice.api.state.ListStateDescriptor;
+import io.sluice.api.state.MapState;
+import io.sluice.api.state.MapStateDescriptor;
+import io.sluice.api.state.StateDescriptor;
+import io.sluice.api.state.ValueState;
+import io.sluice.api.state.ValueStateDescriptor;
+import io.sluice.core.serialization.DataInputBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Keyed state on the Java heap: one {@link java.util.HashMap} per registered state, keyed by the
+ * user key, so that a state access is one hash lookup and allocates nothing beyond the user's own
+ * values.
+ *
+ * <p><b>Key check.</b> {@link #setCurrentKey} computes the key's group ({@code hashCode}, a hash
+ * mix and a {@code floorMod}; a few nanoseconds) and throws {@link IllegalStateException} if the
+ * group is outside {@link #keyGroupRange()}. Without the check, a record routed to the wrong
+ * subtask would silently create state that a later restore drops.
+ *
+ * <p><b>Values are shared, not copied.</b> Values handed to state (a {@code ValueState} value, list
+ * elements, map keys and values) and the keys themselves are stored by reference and shared with
+ * snapshots being written on another thread: they must not be mutated afterwards. Keys must also
+ * have a value-based {@code hashCode} that is the same in every JVM, and be supported by the
+ * dynamic serializer ({@link io.sluice.core.serialization.Serializers#dynamic()}), which snapshots
+ * use for keys.
+ *
+ * <p><b>Snapshots.</b> {@link #snapshot()} copies each state's table (and the list and map
+ * containers the backend mutates in place), which is O(number of entries) on the task thread;
+ * serializing happens later in {@link KeyedStateSnapshot#writeTo}, in the key-group-organised
+ * {@link KeyedSnapshotFormat}.
+ *
+ * <p><b>Registration.</b> Asking again for a state with the same name returns the same object; the
+ * serializers of the latest descriptor are used for later snapshots. Asking with the same name but
+ * another kind throws {@link IllegalArgumentException}.
+ *
+ * <p>Threading: not thread-safe. Every method, and every state object, is used from the owning
+ * task thread only; only {@link KeyedStateSnapshot#writeTo} of a taken snapshot runs elsewhere.
+ */
+public final class HeapKeyedStateBackend implements KeyedStateBackend {
+    private final KeyGroupRange range;
+    private final int firstKeyGroup;
+    private final int lastKeyGroup;
+    private final int maxParallelism;
+    /** By name, in registration order (which is the order snapshots write them in). */
+    private final Map<String, HeapState<?>> states = new LinkedHashMap<>();
+    private boolean restored;
+
+    /** Read by the state objects on every access. */
+    Object currentKey;
+
+    /**
+     * @param range          the key groups this subtask owns, see {@link KeyGroups#rangeForSubtask}
+     * @param maxParallelism the job's number of key groups; must be the same for every restore
+     */
+    public HeapKeyedStateBackend(KeyGroupRange range, int maxParallelism) {
+        Objects.requireNonNull(range, "key-group range");
+        if (maxParallelism <= 0) {
+            throw new IllegalArgumentException("Max parallelism must be positive, was " + maxParallelism);
+        }
+        if (range.size() > 0 && (range.start() < 0 || range.end() >= maxParallelism)) {
+            throw new IllegalArgumentException("Key-group range " + range + " is not within [0, " + (maxParallelism - 1)
+                    + "], the key groups of max parallelism " + maxParallelism
+                    + ": compute it with KeyGroups.rangeForSubtask");
+        }
+        this.range = range;
+        this.firstKeyGroup = range.start();
+        this.lastKeyGroup = range.end();
+        this.maxParallelism = maxParallelism;
+    }
+
+    /**
+     * Sets the key for the following state accesses.
+     *
+     * @throws NullPointerException  if {@code key} is null
+     * @throws IllegalStateException if the key's group is not in this backend's range
+     */
+    @Override
+    public void setCurrentKey(Object key) {
+        int keyGroup = KeyGroups.keyGroupFor(key, maxParallelism);
+        if (keyGroup < firstKeyGroup || keyGroup > lastKeyGroup) {
+            throw new IllegalStateException("Key " + key + " belongs to key group " + keyGroup
+                    + ", outside this subtask's key groups " + range + ": the record was routed to the wrong"
+                    + " subtask. Partition the stream with KeyGroups and the same max parallelism ("
+                    + maxParallelism + "), and make sure the key's hashCode is deterministic");
+        }
+        currentKey = key;
+    }
+
+    @Override
+    public Object currentKey() {
+        return currentKey;
+    }
+
+    @Override
+    public KeyGroupRange keyGroupRange() {
+        return range;
+    }
+
+    public int maxParallelism() {
+        return maxParallelism;
+    }
+
+    @Override
+    public <T> ValueState<T> getValueState(ValueStateDescriptor<T> descriptor) {
+        @SuppressWarnings("unchecked")
+        HeapValueState<T> state = (HeapValueState<T>) register(descriptor);
+        return state;
+    }
+
+    @Override
+    public <T> ListState<T> getListState(ListStateDescriptor<T> descriptor) {
+        @SuppressWarnings("unchecked")
+        HeapListState<T> state = (HeapListState<T>) register(descriptor);
+        return state;
+    }
+
+    @Override
+    public <K, V> MapState<K, V> getMapState(MapStateDescriptor<K, V> descriptor) {
+        @SuppressWarnings("unchecked")
+        HeapMapState<K, V> state = (HeapMapState<K, V>) register(descriptor);
+        return state;
+    }
+
+    /**
+     * The sum over states of the keys with a value in that state: a key with state in two states
+     * counts twice. Exact for a backend with one state.
+     */
+    @Override
+    public long numberOfKeys() {
+        long n = 0;
+        for (HeapState<?> state : states.values()) {
+            n += state.size();
+        }
+        return n;
+    }
+
+    @Override
+    public KeyedStateSnapshot snapshot() {
+        List<StateMetaInfo> metaInfos = new ArrayList<>(states.size());
+        List<Map<Object, Object>> tables = new ArrayList<>(states.size());
+        for (HeapState<?> state : states.values()) {
+            metaInfos.add(state.metaInfo());
+            tables.add(state.copyForSnapshot());
+        }
+        return new HeapKeyedStateSnapshot(range, maxParallelism, metaInfos, tables);
+    }
+
+    /**
+     * Restores the key groups of this backend's range from {@code snapshots}; registers every state
+     * they describe, so that a later {@code get*State} with the same name and kind returns it.
+     *
+     * @throws IllegalStateException if called twice, or after a state was registered
+     * @throws io.sluice.core.serialization.SerializationException if a snapshot has an unknown format
+     *         version or cannot be read
+     */
+    @Override
+    public void restore(List<DataInputBuffer> snapshots) {
+        if (restored || !states.isEmpty()) {
+            throw new IllegalStateException("restore must be called once, before any state is registered;"
+                    + (restored ? " this backend was already restored" : " states " + states.keySet() + " already exist"));
+        }
+        restored = true;
+        KeyedSnapshotReader reader = new KeyedSnapshotReader(range, maxParallelism, this::registerRestored);
+        for (int i = 0; i < snapshots.size(); i++) {
+            reader.read(snapshots.get(i), i);
+        }
+    }
+
+    private HeapState<?> register(StateDescriptor descriptor) {
+        Objects.requireNonNull(descriptor, "state descriptor");
+        StateMetaInfo metaInfo = StateMetaInfo.of(descriptor);
+        HeapState<?> state = states.get(descriptor.name());
+        if (state == null) {
+            state = create(metaInfo);
+            states.put(metaInfo.name(), state);
+        } else {
+            requireSameKind(state, metaInfo, "");
+            state.metaInfo(metaInfo);
+        }
+        return state;
+    }
+
+    private HeapState<?> registerRestored(StateMetaInfo metaInfo) {
+        HeapState<?> state = states.get(metaInfo.name());
+        if (state == null) {
+            state = create(metaInfo);
+            states.put(metaInfo.name(), state);
+        } else {
+            requireSameKind(state, metaInfo, " in another snapshot of this restore");
+        }
+        return state;
+    }
+
+    private static void requireSameKind(HeapState<?> existing, StateMetaInfo requested, String where) {
+        if (existing.kind() != requested.kind()) {
+            throw new IllegalArgumentException("State '" + requested.name() + "' is already registered as "
+                    + existing.kind() + " state" + where + " and cannot also be " + requested.kind()
+                    + " state: give the " + requested.kind() + " state a different name");
+        }
+    }
+
+    private HeapState<?> create(StateMetaInfo metaInfo) {
+        return switch (metaInfo.kind()) {
+            case VALUE -> new HeapValueState<>(this, metaInfo);
+            case LIST -> new HeapListState<>(this, metaInfo);
+            case MAP -> new HeapMapState<>(this, metaInfo);
+        };
+    }
+}

@@ -1,0 +1,98 @@
+package io.sluice.state;
+
+import io.sluice.core.serialization.DataOutputBuffer;
+import io.sluice.core.serialization.Serializers;
+import io.sluice.core.serialization.TypeSerializer;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A copy of a {@link HeapKeyedStateBackend}'s state, taken by {@link HeapKeyedStateBackend#snapshot()}
+ * and written in the key-group-organised {@link KeyedSnapshotFormat} by {@link #writeTo}.
+ *
+ * <p>Threading: created on the task thread; {@link #writeTo} may then run on any one thread (the
+ * hand-over, such as submitting to an executor, provides the happens-before). The copied tables
+ * are not shared with the backend; the user values in them are, which is safe because values
+ * handed to state must not be mutated afterwards. {@code writeTo} may be called more than once.
+ */
+final class HeapKeyedStateSnapshot implements KeyedStateSnapshot {
+    private static final TypeSerializer<Object> KEY_SERIALIZER = Serializers.dynamic();
+
+    private final KeyGroupRange range;
+    private final int maxParallelism;
+    private final List<StateMetaInfo> metaInfos;
+    private final List<Map<Object, Object>> tables;
+
+    HeapKeyedStateSnapshot(KeyGroupRange range, int maxParallelism, List<StateMetaInfo> metaInfos,
+            List<Map<Object, Object>> tables) {
+        this.range = range;
+        this.maxParallelism = maxParallelism;
+        this.metaInfos = List.copyOf(metaInfos);
+        this.tables = List.copyOf(tables);
+    }
+
+    @Override
+    public void writeTo(DataOutputBuffer out) {
+        out.writeInt(KeyedSnapshotFormat.MAGIC);
+        out.writeInt(KeyedSnapshotFormat.VERSION);
+        out.writeInt(maxParallelism);
+        out.writeInt(range.start());
+        out.writeInt(range.end());
+        out.writeVarInt(metaInfos.size());
+        for (StateMetaInfo metaInfo : metaInfos) {
+            metaInfo.writeTo(out);
+        }
+
+        KeyGroupPartition[] partitions = new KeyGroupPartition[tables.size()];
+        for (int s = 0; s < partitions.length; s++) {
+            partitions[s] = KeyGroupPartition.of(tables.get(s), range, maxParallelism);
+        }
+        int groupsWithData = 0;
+        for (int g = range.start(); g <= range.end(); g++) {
+            if (statesWithData(partitions, g) > 0) {
+                groupsWithData++;
+            }
+        }
+        out.writeVarInt(groupsWithData);
+
+        DataOutputBuffer block = new DataOutputBuffer(4096);
+        for (int g = range.start(); g <= range.end(); g++) {
+            int states = statesWithData(partitions, g);
+            if (states == 0) {
+                continue;
+            }
+            block.clear();
+            writeBlock(partitions, g, states, block);
+            out.writeInt(g);
+            out.writeInt(block.position());
+            out.write(block.array(), 0, block.position());
+        }
+    }
+
+    private void writeBlock(KeyGroupPartition[] partitions, int keyGroup, int states, DataOutputBuffer block) {
+        block.writeVarInt(states);
+        for (int s = 0; s < partitions.length; s++) {
+            KeyGroupPartition p = partitions[s];
+            if (p.count(keyGroup) == 0) {
+                continue;
+            }
+            StateMetaInfo metaInfo = metaInfos.get(s);
+            block.writeVarInt(s);
+            block.writeVarInt(p.count(keyGroup));
+            for (int i = p.start(keyGroup), end = p.end(keyGroup); i < end; i++) {
+                KEY_SERIALIZER.serialize(p.keys[i], block);
+                metaInfo.writeValue(p.values[i], block);
+            }
+        }
+    }
+
+    private static int statesWithData(KeyGroupPartition[] partitions, int keyGroup) {
+        int n = 0;
+        for (KeyGroupPartition p : partitions) {
+            if (p.count(keyGroup) > 0) {
+                n++;
+            }
+        }
+        return n;
+    }
+}

@@ -1,0 +1,114 @@
+package io.sluice.state;
+
+import io.sluice.core.serialization.DataInputBuffer;
+import io.sluice.core.serialization.SerializationException;
+import io.sluice.core.serialization.Serializers;
+import io.sluice.core.serialization.TypeSerializer;
+import java.util.BitSet;
+import java.util.function.Function;
+
+/**
+ * Reads snapshots in the {@link KeyedSnapshotFormat} into heap states, keeping only the key groups
+ * of the restoring backend's range and skipping the others without decoding them. One reader is
+ * used for all snapshots of one restore, so that it can tell when two snapshots both hold data for
+ * the same key group.
+ *
+ * <p>Threading: task thread only, like the backend it restores.
+ */
+final class KeyedSnapshotReader {
+    private static final TypeSerializer<Object> KEY_SERIALIZER = Serializers.dynamic();
+
+    private final KeyGroupRange range;
+    private final int maxParallelism;
+    /** Registers (or finds) the state a snapshot describes. */
+    private final Function<StateMetaInfo, HeapState<?>> stateRegistry;
+    private final BitSet restoredKeyGroups = new BitSet();
+
+    KeyedSnapshotReader(KeyGroupRange range, int maxParallelism, Function<StateMetaInfo, HeapState<?>> stateRegistry) {
+        this.range = range;
+        this.maxParallelism = maxParallelism;
+        this.stateRegistry = stateRegistry;
+    }
+
+    /** Reads one whole snapshot; {@code index} names it in error messages. */
+    void read(DataInputBuffer in, int index) {
+        String which = "Keyed-state snapshot #" + index;
+        int magic = in.readInt();
+        if (magic != KeyedSnapshotFormat.MAGIC) {
+            throw new SerializationException(which + " does not start with the keyed-state snapshot marker (found 0x"
+                    + Integer.toHexString(magic) + "): it is not a keyed-state snapshot, or it is corrupt");
+        }
+        int version = in.readInt();
+        if (version != KeyedSnapshotFormat.VERSION) {
+            throw new SerializationException(which + " has format version " + version + ", but this Sluice reads"
+                    + " only version " + KeyedSnapshotFormat.VERSION + ": restore it with the Sluice version that"
+                    + " wrote it, or start the job without this checkpoint");
+        }
+        int snapshotMaxParallelism = in.readInt();
+        if (snapshotMaxParallelism != maxParallelism) {
+            throw new IllegalStateException(which + " was written with max parallelism " + snapshotMaxParallelism
+                    + ", but this job has max parallelism " + maxParallelism + ": keys map to different key groups,"
+                    + " so the state cannot be restored. Set the max parallelism back to " + snapshotMaxParallelism);
+        }
+        in.readInt(); // writer's range start, informational
+        in.readInt(); // writer's range end, informational
+
+        int stateCount = in.readVarInt();
+        HeapState<?>[] states = new HeapState<?>[stateCount];
+        StateMetaInfo[] metaInfos = new StateMetaInfo[stateCount];
+        for (int s = 0; s < stateCount; s++) {
+            metaInfos[s] = StateMetaInfo.readFrom(in);
+            states[s] = stateRegistry.apply(metaInfos[s]);
+        }
+
+        int groupCount = in.readVarInt();
+        for (int i = 0; i < groupCount; i++) {
+            int keyGroup = in.readInt();
+            int blockLength = in.readInt();
+            if (!range.contains(keyGroup)) {
+                in.position(in.position() + blockLength);
+                continue;
+            }
+            if (restoredKeyGroups.get(keyGroup)) {
+                throw new IllegalStateException(which + " holds key group " + keyGroup + ", which an earlier snapshot"
+                        + " of this restore also held: the snapshots passed to restore overlap. Pass the snapshots"
+                        + " of one checkpoint only, each once");
+            }
+            restoredKeyGroups.set(keyGroup);
+            int blockEnd = in.position() + blockLength;
+            readBlock(in, keyGroup, states, metaInfos, which);
+            if (in.position() != blockEnd) {
+                throw new SerializationException(which + ": key group " + keyGroup + " should end at position "
+                        + blockEnd + " but reading stopped at " + in.position()
+                        + ": a state serializer reads differently from how it wrote");
+            }
+        }
+        if (in.hasRemaining()) {
+            throw new SerializationException(which + " has " + in.remaining()
+                    + " unexpected bytes after its last key group: it is corrupt");
+        }
+    }
+
+    private void readBlock(DataInputBuffer in, int keyGroup, HeapState<?>[] states, StateMetaInfo[] metaInfos,
+            String which) {
+        int statesInGroup = in.readVarInt();
+        for (int j = 0; j < statesInGroup; j++) {
+            int s = in.readVarInt();
+            if (s >= states.length) {
+                throw new SerializationException(which + ": key group " + keyGroup + " refers to state #" + s
+                        + " but the snapshot declares only " + states.length + ": it is corrupt");
+            }
+            int entries = in.readVarInt();
+            for (int e = 0; e < entries; e++) {
+                Object key = KEY_SERIALIZER.deserialize(in);
+                int actualGroup = KeyGroups.keyGroupFor(key, maxParallelism);
+                if (actualGroup != keyGroup) {
+                    throw new IllegalStateException(which + ": key " + key + " of state '" + metaInfos[s].name()
+                            + "' was written in key group " + keyGroup + " but belongs to key group " + actualGroup
+                            + " here: the key type's hashCode differs between JVMs; use keys with a value-based hashCode");
+                }
+                states[s].restoreEntry(key, metaInfos[s].readValue(in));
+            }
+        }
+    }
+}
