@@ -17,6 +17,12 @@ public record CompletedCheckpoint(JobId jobId, long checkpointId, long triggerTi
         taskStates = List.copyOf(taskStates);
     }
 
+    /** This checkpoint as stored at {@code path}: all other components unchanged. */
+    public CompletedCheckpoint withMetadataPath(String path) {
+        return new CompletedCheckpoint(jobId, checkpointId, triggerTimestampMillis, completionTimestampMillis,
+                taskStates, path);
+    }
+
     /** The handle of one subtask, or {@code null} if it contributed nothing. */
     public TaskStateHandle stateOf(int vertexId, int subtaskIndex) {
         for (TaskStateHandle h : taskStates) {

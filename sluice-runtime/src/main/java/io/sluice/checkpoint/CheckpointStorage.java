@@ -1,0 +1,212 @@
+package io.sluice.checkpoint;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.sluice.graph.JobId;
+import io.sluice.storage.BlobStore;
+import io.sluice.storage.StorageException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Where checkpoints live in a {@link BlobStore}, and how they are written, read and discarded.
+ *
+ * <p>Layout:
+ * <pre>
+ *   &lt;jobId&gt;/chk-&lt;checkpointId&gt;/&lt;vertexId&gt;-&lt;subtask&gt;.state   one per subtask with keyed state
+ *   &lt;jobId&gt;/chk-&lt;checkpointId&gt;/_metadata                      written last
+ * </pre>
+ * A checkpoint is complete exactly when its {@code _metadata} blob exists: state files are
+ * written first, the metadata last and atomically ({@link BlobStore#put}), so a crash in between
+ * leaves no completed checkpoint, only a directory that {@link #discard} removes.
+ *
+ * <p>Counters ({@code sluice.checkpoint.storage.requests}, tag {@code kind}) and the getters
+ * {@link #metadataReads()}, {@link #metadataWrites()}, {@link #stateReads()}, {@link #stateWrites()}
+ * and {@link #discards()} count requests issued, successful or not. The metadata-read count shows,
+ * for example, that a task failover restored from memory without reading metadata.
+ *
+ * <p>Threading: thread-safe. <b>Every method except {@link #location()} and
+ * {@link #metadataPath} blocks on storage I/O and must run on an I/O executor, never on a
+ * component main thread.</b>
+ */
+public final class CheckpointStorage {
+    public static final String METADATA_FILE = "_metadata";
+    public static final String REQUESTS_METRIC = "sluice.checkpoint.storage.requests";
+
+    private static final Pattern METADATA_KEY = Pattern.compile("chk-(\\d+)/" + METADATA_FILE);
+
+    private final BlobStore store;
+    private final CheckpointMetadataSerializer serializer = new CheckpointMetadataSerializer();
+    private final Meter metadataReads;
+    private final Meter metadataWrites;
+    private final Meter stateReads;
+    private final Meter stateWrites;
+    private final Meter discards;
+
+    public CheckpointStorage(BlobStore store, MeterRegistry registry) {
+        this.store = store;
+        this.metadataReads = new Meter(registry, "metadata_read");
+        this.metadataWrites = new Meter(registry, "metadata_write");
+        this.stateReads = new Meter(registry, "state_read");
+        this.stateWrites = new Meter(registry, "state_write");
+        this.discards = new Meter(registry, "discard");
+    }
+
+    /** The storage location, for example {@code file:///var/sluice/checkpoints}. Does no I/O. */
+    public String location() {
+        return store.describe();
+    }
+
+    /** Path of the metadata blob of a checkpoint: {@code <jobId>/chk-<id>/_metadata}. Does no I/O. */
+    public String metadataPath(JobId jobId, long checkpointId) {
+        return checkpointDir(jobId, checkpointId) + "/" + METADATA_FILE;
+    }
+
+    /** Writes one subtask's state file of a checkpoint and returns its path. */
+    public String writeTaskState(JobId jobId, long checkpointId, int vertexId, int subtask, byte[] data) {
+        if (vertexId < 0 || subtask < 0) {
+            throw new IllegalArgumentException("Vertex id and subtask index must be >= 0, got vertex " + vertexId
+                    + ", subtask " + subtask);
+        }
+        String path = checkpointDir(jobId, checkpointId) + "/" + vertexId + "-" + subtask + ".state";
+        stateWrites.increment();
+        store.put(path, data);
+        return path;
+    }
+
+    /** Reads a state file written by {@link #writeTaskState}. */
+    public byte[] readTaskState(String path) {
+        stateReads.increment();
+        return store.get(path);
+    }
+
+    /**
+     * Writes the metadata of {@code cp} atomically, which makes the checkpoint complete, and returns
+     * its path. {@code cp.metadataPath()} may be {@code null}; if set it must equal
+     * {@link #metadataPath(JobId, long)}. A later {@link #readMetadata} returns {@code cp} with the
+     * returned path.
+     */
+    public String writeMetadata(CompletedCheckpoint cp) {
+        String path = metadataPath(cp.jobId(), cp.checkpointId());
+        if (cp.metadataPath() != null && !cp.metadataPath().equals(path)) {
+            throw new IllegalArgumentException("Checkpoint " + cp.checkpointId() + " of job " + cp.jobId()
+                    + " claims metadata path " + cp.metadataPath() + ", but its metadata belongs at " + path
+                    + " in " + location() + "; pass it with a null metadata path");
+        }
+        byte[] data = serializer.serialize(cp);
+        metadataWrites.increment();
+        store.put(path, data);
+        return path;
+    }
+
+    /**
+     * Reads a completed checkpoint's metadata.
+     *
+     * @throws io.sluice.storage.BlobNotFoundException if there is none (the checkpoint never completed)
+     * @throws CorruptCheckpointException              if it cannot be decoded
+     */
+    public CompletedCheckpoint readMetadata(String metadataPath) {
+        metadataReads.increment();
+        byte[] data = store.get(metadataPath);
+        return serializer.deserialize(data, metadataPath);
+    }
+
+    /** Deletes a checkpoint's directory (state files and metadata). Idempotent. */
+    public void discard(JobId jobId, long checkpointId) {
+        discards.increment();
+        store.deleteRecursively(checkpointDir(jobId, checkpointId));
+    }
+
+    /** Deletes every checkpoint of a job. Idempotent. */
+    public void discardJob(JobId jobId) {
+        store.deleteRecursively(jobId.value());
+    }
+
+    /** Ids of the job's completed checkpoints (those whose metadata exists), ascending. */
+    public List<Long> listCheckpointIds(JobId jobId) {
+        String prefix = jobId.value() + "/";
+        List<Long> ids = new ArrayList<>();
+        for (String key : store.list(prefix)) {
+            Matcher m = METADATA_KEY.matcher(key.substring(prefix.length()));
+            if (m.matches()) {
+                try {
+                    ids.add(Long.parseLong(m.group(1)));
+                } catch (NumberFormatException ignored) {
+                    // Not a directory we wrote (id out of range): not a checkpoint.
+                }
+            }
+        }
+        ids.sort(null);
+        return ids;
+    }
+
+    /**
+     * Writes and deletes a probe blob, to fail fast at startup rather than at the first checkpoint.
+     *
+     * @throws StorageException saying the location is not writable and what to do about it
+     */
+    public void checkWritable() {
+        String probe = "_sluice-write-probe-" + UUID.randomUUID();
+        try {
+            store.put(probe, new byte[] {1});
+            store.delete(probe);
+        } catch (StorageException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            throw new StorageException("Checkpoint directory " + location() + " is not writable ("
+                    + StorageException.describeCause(cause) + "). Choose a writable checkpoints.dir or fix its"
+                    + " permissions.", e);
+        }
+    }
+
+    private static String checkpointDir(JobId jobId, long checkpointId) {
+        if (checkpointId < 0) {
+            throw new IllegalArgumentException("Checkpoint ids are >= 0, got " + checkpointId);
+        }
+        return jobId.value() + "/chk-" + checkpointId;
+    }
+
+    /** Metadata reads requested (see the class comment). */
+    public long metadataReads() {
+        return metadataReads.get();
+    }
+
+    public long metadataWrites() {
+        return metadataWrites.get();
+    }
+
+    public long stateReads() {
+        return stateReads.get();
+    }
+
+    public long stateWrites() {
+        return stateWrites.get();
+    }
+
+    public long discards() {
+        return discards.get();
+    }
+
+    /** One counted kind of request: a Micrometer counter plus a local count that always works. */
+    private static final class Meter {
+        private final LongAdder count = new LongAdder();
+        private final Counter counter;
+
+        Meter(MeterRegistry registry, String kind) {
+            counter = Counter.builder(REQUESTS_METRIC).description("Checkpoint storage requests issued")
+                    .tag("kind", kind).register(registry);
+        }
+
+        void increment() {
+            count.increment();
+            counter.increment();
+        }
+
+        long get() {
+            return count.sum();
+        }
+    }
+}

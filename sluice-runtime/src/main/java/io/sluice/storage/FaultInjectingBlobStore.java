@@ -1,0 +1,211 @@
+package io.sluice.storage;
+
+import java.net.ConnectException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * A {@link BlobStore} for tests that injects storage faults in front of a real delegate. Faults
+ * can be switched at any time, also while calls are in flight:
+ *
+ * <ul>
+ *   <li>{@link #setLatency(Duration)}: every call first sleeps that long (interruptibly).</li>
+ *   <li>{@link #refuseConnections()}: every call fails with a {@link StorageException} caused by
+ *       {@code ConnectException("Connection refused")}, as an unreachable S3 endpoint would.</li>
+ *   <li>{@link #hang()}: every call blocks until {@link #release()} or {@link #heal()}, like a
+ *       store that accepts the connection but never answers. {@link #blockedCalls()} tells how many
+ *       calls are stuck. An interrupt ends a stuck call with a {@link StorageException} and leaves
+ *       the thread's interrupt flag set.</li>
+ *   <li>{@link #failAfter(int)}: the next {@code n} calls pass, every later one fails until
+ *       {@link #heal()}.</li>
+ * </ul>
+ *
+ * <p>Faults apply to every operation except {@link #describe()}, which never blocks.
+ * {@link #calls()} counts every call that entered, including failed ones.
+ *
+ * <p>Threading: fully thread-safe; the switches may be flipped from any thread. Calls block as
+ * much as the delegate plus the injected delay, so never call it from a main thread.
+ */
+public final class FaultInjectingBlobStore implements BlobStore {
+    private final BlobStore delegate;
+    private final Object lock = new Object();
+    private final AtomicLong calls = new AtomicLong();
+
+    private volatile Duration latency = Duration.ZERO;
+    // Guarded by lock.
+    private boolean refusing;
+    private boolean hanging;
+    private long hangGeneration;
+    private int blocked;
+    private int passesLeft = -1; // -1: failAfter not armed
+
+    public FaultInjectingBlobStore(BlobStore delegate) {
+        this.delegate = delegate;
+    }
+
+    /** Adds {@code delay} before every call; {@link Duration#ZERO} removes it. */
+    public void setLatency(Duration delay) {
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("Injected latency must not be negative, got " + delay);
+        }
+        this.latency = delay;
+    }
+
+    /** Makes every call fail as if the store refused the connection, until {@link #heal()}. */
+    public void refuseConnections() {
+        synchronized (lock) {
+            refusing = true;
+        }
+    }
+
+    /** Makes every call block until {@link #release()} or {@link #heal()}. */
+    public void hang() {
+        synchronized (lock) {
+            hanging = true;
+        }
+    }
+
+    /** Lets the calls blocked by {@link #hang()} continue, and stops blocking new ones. */
+    public void release() {
+        synchronized (lock) {
+            hanging = false;
+            hangGeneration++;
+            lock.notifyAll();
+        }
+    }
+
+    /** The next {@code n} calls pass; every call after that fails until {@link #heal()}. */
+    public void failAfter(int n) {
+        if (n < 0) {
+            throw new IllegalArgumentException("failAfter needs a count >= 0, got " + n);
+        }
+        synchronized (lock) {
+            passesLeft = n;
+        }
+    }
+
+    /** Removes every fault (latency, refusal, hang, failAfter) and releases hung calls. */
+    public void heal() {
+        latency = Duration.ZERO;
+        synchronized (lock) {
+            refusing = false;
+            passesLeft = -1;
+            hanging = false;
+            hangGeneration++;
+            lock.notifyAll();
+        }
+    }
+
+    /** Calls currently blocked by {@link #hang()}. */
+    public int blockedCalls() {
+        synchronized (lock) {
+            return blocked;
+        }
+    }
+
+    /** Calls made so far (every operation except {@link #describe()}), whether they passed or failed. */
+    public long calls() {
+        return calls.get();
+    }
+
+    @Override
+    public void put(String path, byte[] data) {
+        call("put", path, () -> {
+            delegate.put(path, data);
+            return null;
+        });
+    }
+
+    @Override
+    public byte[] get(String path) {
+        return call("get", path, () -> delegate.get(path));
+    }
+
+    @Override
+    public boolean exists(String path) {
+        return call("exists", path, () -> delegate.exists(path));
+    }
+
+    @Override
+    public List<String> list(String prefix) {
+        return call("list", prefix, () -> delegate.list(prefix));
+    }
+
+    @Override
+    public void delete(String path) {
+        call("delete", path, () -> {
+            delegate.delete(path);
+            return null;
+        });
+    }
+
+    @Override
+    public void deleteRecursively(String prefix) {
+        call("deleteRecursively", prefix, () -> {
+            delegate.deleteRecursively(prefix);
+            return null;
+        });
+    }
+
+    @Override
+    public String describe() {
+        return delegate.describe();
+    }
+
+    private <T> T call(String op, String path, Supplier<T> action) {
+        calls.incrementAndGet();
+        injectLatency(op, path);
+        synchronized (lock) {
+            awaitNotHanging(op, path);
+            if (refusing) {
+                ConnectException cause = new ConnectException("Connection refused");
+                throw new StorageException(StorageException.message(delegate.describe(),
+                        "unreachable (Connection refused)", op, path), cause);
+            }
+            if (passesLeft == 0) {
+                throw new StorageException(StorageException.message(delegate.describe(),
+                        "failed (injected failure, failAfter exhausted)", op, path));
+            }
+            if (passesLeft > 0) {
+                passesLeft--;
+            }
+        }
+        return action.get();
+    }
+
+    private void injectLatency(String op, String path) {
+        Duration d = latency;
+        if (d.isZero()) {
+            return;
+        }
+        try {
+            Thread.sleep(d.toMillis(), (int) (d.toNanos() % 1_000_000));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageException(StorageException.message(delegate.describe(),
+                    "call interrupted while delayed by injected latency", op, path), e);
+        }
+    }
+
+    // Called with lock held.
+    private void awaitNotHanging(String op, String path) {
+        long generation = hangGeneration;
+        if (!hanging) {
+            return;
+        }
+        blocked++;
+        try {
+            while (hanging && generation == hangGeneration) {
+                lock.wait();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageException(StorageException.message(delegate.describe(),
+                    "call interrupted while the store hung (no answer)", op, path), e);
+        } finally {
+            blocked--;
+        }
+    }
+}

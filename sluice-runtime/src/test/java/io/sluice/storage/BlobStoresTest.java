@@ -1,0 +1,52 @@
+package io.sluice.storage;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class BlobStoresTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void fileUriOpensALocalStore() {
+        BlobStore store = BlobStores.open(dir.toUri().toString());
+
+        assertThat(store).isInstanceOf(LocalFileBlobStore.class);
+        assertThat(((LocalFileBlobStore) store).root()).isEqualTo(dir.toAbsolutePath().normalize());
+        assertThat(store.describe()).isEqualTo("file://" + dir.toAbsolutePath().normalize());
+    }
+
+    @Test
+    void plainPathOpensALocalStore() {
+        BlobStore store = BlobStores.open(dir.toString());
+
+        assertThat(((LocalFileBlobStore) store).root()).isEqualTo(dir.toAbsolutePath().normalize());
+    }
+
+    @Test
+    void s3IsNotAvailableYet() {
+        assertThatThrownBy(() -> BlobStores.open("s3://bucket/checkpoints"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("S3 checkpoint storage is not available in this build yet")
+                .hasMessageContaining("s3://bucket/checkpoints");
+    }
+
+    @Test
+    void unknownSchemeNamesLocationAndSupportedSchemes() {
+        assertThatThrownBy(() -> BlobStores.open("hdfs://nn:8020/cp"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("hdfs://nn:8020/cp")
+                .hasMessageContaining("file:///");
+    }
+
+    @Test
+    void fileUriWithAHostIsRejected() {
+        assertThatThrownBy(() -> BlobStores.open("file://otherhost/cp"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("otherhost");
+    }
+}

@@ -1,0 +1,151 @@
+package io.sluice.storage;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LocalFileBlobStoreTest {
+    @TempDir
+    Path root;
+
+    private LocalFileBlobStore store;
+
+    @BeforeEach
+    void setUp() {
+        store = new LocalFileBlobStore(root);
+    }
+
+    @Test
+    void putThenGetReturnsTheBytesAndCreatesParentDirectories() {
+        store.put("job/chk-1/_metadata", "hello".getBytes(UTF_8));
+
+        assertThat(store.get("job/chk-1/_metadata")).asString(UTF_8).isEqualTo("hello");
+        assertThat(store.exists("job/chk-1/_metadata")).isTrue();
+        assertThat(root.resolve("job/chk-1/_metadata")).isRegularFile();
+    }
+
+    @Test
+    void putReplacesAnExistingBlobAndLeavesNoTempFiles() throws Exception {
+        store.put("a/b", new byte[] {1, 2, 3});
+        store.put("a/b", new byte[] {4});
+
+        assertThat(store.get("a/b")).containsExactly(4);
+        try (Stream<Path> files = Files.list(root.resolve("a"))) {
+            assertThat(files).extracting(p -> p.getFileName().toString()).containsExactly("b");
+        }
+    }
+
+    @Test
+    void getOfMissingBlobThrowsBlobNotFoundNamingLocationAndPath() {
+        assertThatThrownBy(() -> store.get("job/chk-9/_metadata"))
+                .isInstanceOf(BlobNotFoundException.class)
+                .hasMessageContaining(store.describe())
+                .hasMessageContaining("get job/chk-9/_metadata");
+        assertThat(store.exists("job/chk-9/_metadata")).isFalse();
+    }
+
+    @Test
+    void getOfADirectoryIsNotFound() {
+        store.put("job/chk-1/x.state", new byte[1]);
+
+        assertThatThrownBy(() -> store.get("job/chk-1")).isInstanceOf(BlobNotFoundException.class);
+        assertThat(store.exists("job/chk-1")).isFalse();
+    }
+
+    @Test
+    void listReturnsSortedPathsUnderPrefix() {
+        store.put("job/chk-2/_metadata", new byte[1]);
+        store.put("job/chk-10/_metadata", new byte[1]);
+        store.put("job/chk-2/1-0.state", new byte[1]);
+        store.put("other/chk-1/_metadata", new byte[1]);
+
+        assertThat(store.list("job/")).containsExactly(
+                "job/chk-10/_metadata", "job/chk-2/1-0.state", "job/chk-2/_metadata");
+        assertThat(store.list("job/chk-2/")).containsExactly("job/chk-2/1-0.state", "job/chk-2/_metadata");
+        assertThat(store.list("job/chk-1")).containsExactly("job/chk-10/_metadata");
+        assertThat(store.list("")).hasSize(4);
+        assertThat(store.list("missing/")).isEmpty();
+    }
+
+    @Test
+    void deleteRemovesOneBlobAndIsIdempotent() {
+        store.put("a/one", new byte[1]);
+        store.put("a/two", new byte[1]);
+
+        store.delete("a/one");
+        store.delete("a/one");
+
+        assertThat(store.exists("a/one")).isFalse();
+        assertThat(store.list("a/")).containsExactly("a/two");
+    }
+
+    @Test
+    void deleteRecursivelyRemovesTheDirectoryAndIsIdempotent() {
+        store.put("job/chk-1/_metadata", new byte[1]);
+        store.put("job/chk-1/deep/er/file", new byte[1]);
+        store.put("job/chk-2/_metadata", new byte[1]);
+
+        store.deleteRecursively("job/chk-1");
+        store.deleteRecursively("job/chk-1");
+
+        assertThat(root.resolve("job/chk-1")).doesNotExist();
+        assertThat(store.list("job/")).containsExactly("job/chk-2/_metadata");
+    }
+
+    @Test
+    void aWriterThatCrashedMidPutLeavesNothingVisible() throws Exception {
+        // What a writer leaves when it dies after creating its temp file, before the rename.
+        Path dir = Files.createDirectories(root.resolve("job/chk-3"));
+        Files.write(dir.resolve("._metadata.2f1c9e3a" + LocalFileBlobStore.IN_PROGRESS_SUFFIX), new byte[] {1, 2});
+        Files.write(dir.resolve("_metadata" + LocalFileBlobStore.IN_PROGRESS_SUFFIX), new byte[] {1, 2});
+
+        assertThat(store.exists("job/chk-3/_metadata")).isFalse();
+        assertThatThrownBy(() -> store.get("job/chk-3/_metadata")).isInstanceOf(BlobNotFoundException.class);
+        assertThat(store.exists("job/chk-3/_metadata" + LocalFileBlobStore.IN_PROGRESS_SUFFIX)).isFalse();
+        assertThat(store.list("")).isEmpty();
+        assertThat(store.list("job/chk-3/")).isEmpty();
+
+        // A later complete put of the same blob is visible, and cleanup removes the leftovers.
+        store.put("job/chk-3/_metadata", new byte[] {7});
+        assertThat(store.list("job/")).containsExactly("job/chk-3/_metadata");
+        store.deleteRecursively("job");
+        assertThat(root.resolve("job")).doesNotExist();
+    }
+
+    @Test
+    void putRejectsTheReservedTempSuffix() {
+        assertThatThrownBy(() -> store.put("a/b" + LocalFileBlobStore.IN_PROGRESS_SUFFIX, new byte[1]))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("reserved");
+    }
+
+    @Test
+    void pathsThatEscapeTheRootAreRejected() {
+        assertThatThrownBy(() -> store.put("../escape", new byte[1])).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.get("/etc/passwd")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.list("a/../../")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void putFailureNamesLocationOperationAndPathAndKeepsCause() throws Exception {
+        Files.write(root.resolve("plainfile"), new byte[1]);
+
+        assertThatThrownBy(() -> store.put("plainfile/child", new byte[1]))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining(store.describe())
+                .hasMessageContaining("put plainfile/child")
+                .hasCauseInstanceOf(java.io.IOException.class);
+    }
+
+    @Test
+    void describeIsAFileUri() {
+        assertThat(store.describe()).isEqualTo("file://" + root.toAbsolutePath().normalize());
+    }
+}
