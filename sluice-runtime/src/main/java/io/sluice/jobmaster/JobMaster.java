@@ -1,0 +1,447 @@
+package io.sluice.jobmaster;
+
+import io.sluice.checkpoint.CheckpointCoordinator;
+import io.sluice.checkpoint.CompletedCheckpoint;
+import io.sluice.checkpoint.TaskStateHandle;
+import io.sluice.graph.JobGraph;
+import io.sluice.graph.JobId;
+import io.sluice.graph.JobVertex;
+import io.sluice.rpc.Acknowledge;
+import io.sluice.rpc.MainThreadExecutor;
+import io.sluice.state.KeyGroupRange;
+import io.sluice.state.KeyGroups;
+import io.sluice.taskexecutor.ExecutionAttemptId;
+import io.sluice.taskexecutor.ExecutionState;
+import io.sluice.taskexecutor.TaskDeploymentDescriptor;
+import io.sluice.taskexecutor.TaskExecutionState;
+import io.sluice.taskexecutor.TaskExecutorGateway;
+import io.sluice.taskexecutor.TaskMetrics;
+import io.sluice.taskexecutor.TaskRestore;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one job for as long as this job manager leads it: deploys its tasks, restarts them after
+ * failures, and drives checkpoints.
+ *
+ * <p>Threading: all state lives on {@code mainThread}; gateway methods hop there. Nothing here
+ * blocks: checkpoint I/O goes through the {@link CheckpointCoordinator} to the I/O executor.
+ *
+ * <p>Failover is global: when a task fails, every task is cancelled, and once all have ended the
+ * job is redeployed after the restart strategy's backoff, restoring from the latest completed
+ * checkpoint held in memory by the {@code CompletedCheckpointStore} (no storage read of metadata;
+ * tasks read only their own state files). Each deployment round has a JVM-unique number, so
+ * reports from an earlier round are ignored.
+ */
+public final class JobMaster implements JobMasterGateway {
+    private static final Logger LOG = LoggerFactory.getLogger(JobMaster.class);
+    private static final AtomicInteger DEPLOYMENTS = new AtomicInteger();
+
+    private final JobGraph jobGraph;
+    private final JobMasterServices services;
+    private final MainThreadExecutor mainThread;
+    private final CheckpointCoordinator checkpointCoordinator;
+    private final List<JobStatusTransition> transitions = new ArrayList<>();
+    private final CompletableFuture<JobResult> resultFuture = new CompletableFuture<>();
+
+    /** Current deployment round; empty before the first deployment. */
+    private final Map<ExecutionAttemptId, Execution> executions = new LinkedHashMap<>();
+    private JobStatus status;
+    private int deployment = -1;
+    private int restarts;
+    private Throwable lastFailure;
+    private MainThreadExecutor.ScheduledTask scheduledRestart;
+
+    /** One subtask's deployment. */
+    private static final class Execution {
+        final ExecutionAttemptId id;
+        final TaskExecutorGateway taskExecutor;
+        final boolean source;
+        ExecutionState state = ExecutionState.DEPLOYING;
+
+        Execution(ExecutionAttemptId id, TaskExecutorGateway taskExecutor, boolean source) {
+            this.id = id;
+            this.taskExecutor = taskExecutor;
+            this.source = source;
+        }
+    }
+
+    public JobMaster(JobGraph jobGraph, JobMasterServices services, MainThreadExecutor mainThread) {
+        this.jobGraph = jobGraph;
+        this.services = services;
+        this.mainThread = mainThread;
+        if (services.slots().size() < jobGraph.requiredSlots()) {
+            throw new IllegalArgumentException("Job " + jobGraph.jobId() + " needs " + jobGraph.requiredSlots()
+                    + " slots, got " + services.slots().size());
+        }
+        this.checkpointCoordinator = new CheckpointCoordinator(jobGraph.jobId(), jobGraph.config(),
+                services.checkpointStorage(), services.checkpointStore(), services.checkpointIdCounter(),
+                mainThread, services.ioExecutor(), services.clock(), new CoordinatorContext(),
+                services.writesAllowed());
+        this.status = JobStatus.CREATED;
+        transitions.add(new JobStatusTransition(JobStatus.CREATED, services.clock().currentTimeMillis()));
+    }
+
+    public JobId jobId() {
+        return jobGraph.jobId();
+    }
+
+    /** Deploys all tasks, restoring from the latest completed checkpoint if there is one. Main thread. */
+    public void start() {
+        mainThread.assertRunningInMainThread();
+        if (status != JobStatus.CREATED) {
+            return;
+        }
+        deployAll();
+        transitionTo(JobStatus.RUNNING, EnumSet.of(JobStatus.CREATED));
+        checkpointCoordinator.start();
+    }
+
+    /**
+     * Completes once the job is terminal under this job master: FINISHED, FAILED, CANCELED, or
+     * SUSPENDED (leadership lost). Completes on the main thread.
+     */
+    public CompletableFuture<JobResult> resultFuture() {
+        return resultFuture;
+    }
+
+    /** Leadership was lost: stop checkpointing, cancel the tasks, end as SUSPENDED at once. */
+    public void suspend(String reason) {
+        mainThread.assertRunningInMainThread();
+        if (status.isTerminal()) {
+            return;
+        }
+        LOG.info("Suspending job {} ({}): {}", jobGraph.jobId(), jobGraph.name(), reason);
+        checkpointCoordinator.stop("the job is suspended");
+        cancelScheduledRestart();
+        cancelAllExecutions();
+        transitionTo(JobStatus.SUSPENDED, null);
+        finish(JobStatus.SUSPENDED);
+    }
+
+    // ---------------------------------------------------------------- gateway
+
+    @Override
+    public CompletableFuture<Acknowledge> updateTaskExecutionState(TaskExecutionState state) {
+        return CompletableFuture.supplyAsync(() -> {
+            onTaskStateChange(state);
+            return Acknowledge.INSTANCE;
+        }, mainThread);
+    }
+
+    @Override
+    public void acknowledgeCheckpoint(ExecutionAttemptId task, long checkpointId, TaskStateHandle state) {
+        mainThread.execute(() -> {
+            if (executions.containsKey(task)) {
+                checkpointCoordinator.acknowledgeCheckpoint(task, checkpointId, state);
+            }
+        });
+    }
+
+    @Override
+    public void declineCheckpoint(ExecutionAttemptId task, long checkpointId, Throwable reason) {
+        mainThread.execute(() -> {
+            if (executions.containsKey(task)) {
+                checkpointCoordinator.declineCheckpoint(task, checkpointId, reason);
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<JobDetails> requestJobDetails() {
+        return CompletableFuture.supplyAsync(() -> {
+            List<CompletableFuture<List<TaskMetrics>>> perExecutor = new ArrayList<>();
+            for (TaskExecutorGateway te : distinctTaskExecutors()) {
+                perExecutor.add(te.requestTaskMetrics(jobGraph.jobId()).exceptionally(e -> List.of()));
+            }
+            return CompletableFuture.allOf(perExecutor.toArray(new CompletableFuture<?>[0]))
+                    .thenApplyAsync(ignored -> buildDetails(perExecutor.stream().flatMap(f -> f.join().stream()).toList()),
+                            mainThread);
+        }, mainThread).thenCompose(f -> f);
+    }
+
+    @Override
+    public CompletableFuture<Acknowledge> cancel() {
+        return CompletableFuture.supplyAsync(() -> {
+            cancelJob();
+            return Acknowledge.INSTANCE;
+        }, mainThread);
+    }
+
+    /** The job's details without task counters; main thread only (used when the job already ended). */
+    public JobDetails currentDetails() {
+        mainThread.assertRunningInMainThread();
+        return buildDetails(List.of());
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    private void cancelJob() {
+        if (status.isTerminal() || status == JobStatus.CANCELLING) {
+            return;
+        }
+        LOG.info("Cancelling job {} ({})", jobGraph.jobId(), jobGraph.name());
+        checkpointCoordinator.stop("the job is cancelled");
+        cancelScheduledRestart();
+        transitionTo(JobStatus.CANCELLING, null);
+        cancelAllExecutions();
+        checkAllEnded();
+    }
+
+    private void onTaskStateChange(TaskExecutionState update) {
+        Execution execution = executions.get(update.attemptId());
+        if (execution == null) {
+            LOG.debug("Ignoring {} of {}: not part of the current deployment", update.state(), update.attemptId());
+            return;
+        }
+        if (execution.state.isTerminal()) {
+            return;
+        }
+        execution.state = update.state();
+        switch (update.state()) {
+            case FAILED -> {
+                if (status == JobStatus.RUNNING) {
+                    handleTaskFailure(update.failure() != null ? update.failure()
+                            : new IllegalStateException("Task " + update.attemptId() + " failed without a cause"));
+                } else {
+                    checkAllEnded();
+                }
+            }
+            case FINISHED -> {
+                if (status == JobStatus.RUNNING && executions.values().stream().allMatch(e -> e.state == ExecutionState.FINISHED)) {
+                    checkpointCoordinator.stop("the job finished");
+                    transitionTo(JobStatus.FINISHED, EnumSet.of(JobStatus.RUNNING));
+                    releaseDeployment();
+                    finish(JobStatus.FINISHED);
+                } else {
+                    checkAllEnded();
+                }
+            }
+            case CANCELED -> checkAllEnded();
+            default -> { }
+        }
+    }
+
+    private void handleTaskFailure(Throwable cause) {
+        lastFailure = cause;
+        services.restartStrategy().notifyFailure(cause);
+        checkpointCoordinator.abortPendingOnFailover();
+        if (services.restartStrategy().canRestart()) {
+            LOG.info("Job {} ({}) restarts after task failure ({}): {}", jobGraph.jobId(), jobGraph.name(),
+                    services.restartStrategy().describe(), JobResult.describe(cause));
+            restarts++;
+            transitionTo(JobStatus.RESTARTING, EnumSet.of(JobStatus.RUNNING));
+        } else {
+            LOG.warn("Job {} ({}) fails: the restart strategy ({}) gives up", jobGraph.jobId(), jobGraph.name(),
+                    services.restartStrategy().describe(), cause);
+            checkpointCoordinator.stop("the job is failing");
+            transitionTo(JobStatus.FAILING, EnumSet.of(JobStatus.RUNNING));
+        }
+        cancelAllExecutions();
+        checkAllEnded();
+    }
+
+    /** Called after any task reached a terminal state while the job winds down. */
+    private void checkAllEnded() {
+        if (!executions.values().stream().allMatch(e -> e.state.isTerminal())) {
+            return;
+        }
+        switch (status) {
+            case RESTARTING -> {
+                if (scheduledRestart == null) {
+                    releaseDeployment();
+                    scheduledRestart = mainThread.schedule(this::restart, services.restartStrategy().backoff());
+                }
+            }
+            case FAILING -> {
+                transitionTo(JobStatus.FAILED, EnumSet.of(JobStatus.FAILING));
+                releaseDeployment();
+                finish(JobStatus.FAILED);
+            }
+            case CANCELLING -> {
+                transitionTo(JobStatus.CANCELED, EnumSet.of(JobStatus.CANCELLING));
+                releaseDeployment();
+                finish(JobStatus.CANCELED);
+            }
+            default -> { }
+        }
+    }
+
+    private void restart() {
+        scheduledRestart = null;
+        if (status != JobStatus.RESTARTING) {
+            return;
+        }
+        deployAll();
+        transitionTo(JobStatus.RUNNING, EnumSet.of(JobStatus.RESTARTING));
+    }
+
+    private void deployAll() {
+        deployment = DEPLOYMENTS.incrementAndGet();
+        executions.clear();
+        Optional<CompletedCheckpoint> latest = services.checkpointStore().latest();
+        latest.ifPresent(cp -> LOG.info("Job {}: restoring from checkpoint {} (in memory)", jobGraph.jobId(), cp.checkpointId()));
+        List<TaskDeploymentDescriptor> descriptors = new ArrayList<>();
+        for (JobVertex vertex : jobGraph.vertices()) {
+            for (int subtask = 0; subtask < vertex.parallelism(); subtask++) {
+                ExecutionAttemptId id = new ExecutionAttemptId(jobGraph.jobId(), vertex.id(), subtask, deployment);
+                TaskExecutorGateway te = services.slots().get(subtask);
+                executions.put(id, new Execution(id, te, vertex.isSource()));
+                descriptors.add(new TaskDeploymentDescriptor(jobGraph, id, restarts,
+                        latest.map(cp -> restoreFor(cp, vertex, id.subtaskIndex())).orElse(null)));
+            }
+        }
+        for (TaskDeploymentDescriptor d : descriptors) {
+            Execution e = executions.get(d.attemptId());
+            e.taskExecutor.submitTask(d, this).whenCompleteAsync((ack, error) -> {
+                if (error != null && executions.get(d.attemptId()) == e && !e.state.isTerminal()) {
+                    onTaskStateChange(new TaskExecutionState(d.attemptId(), ExecutionState.FAILED,
+                            new IllegalStateException("Could not deploy " + d.attemptId() + " to task executor "
+                                    + e.taskExecutor.id(), error)));
+                }
+            }, mainThread);
+        }
+    }
+
+    /** The state a subtask restores: its source position and the state files holding its key groups. */
+    static TaskRestore restoreFor(CompletedCheckpoint cp, JobVertex vertex, int subtask) {
+        TaskStateHandle own = cp.stateOf(vertex.id(), subtask);
+        List<TaskStateHandle> keyed = new ArrayList<>();
+        if (vertex.hasKeyedState()) {
+            KeyGroupRange mine = KeyGroups.rangeForSubtask(subtask, vertex.maxParallelism(), vertex.parallelism());
+            for (TaskStateHandle h : cp.taskStates()) {
+                if (h.vertexId() == vertex.id() && h.stateFile() != null && h.keyGroupRange() != null
+                        && h.keyGroupRange().start() <= mine.end() && mine.start() <= h.keyGroupRange().end()) {
+                    keyed.add(h);
+                }
+            }
+        }
+        return new TaskRestore(cp.checkpointId(), own == null ? null : own.sourcePosition(), keyed);
+    }
+
+    private void cancelAllExecutions() {
+        for (Execution e : executions.values()) {
+            if (!e.state.isTerminal()) {
+                e.state = e.state == ExecutionState.DEPLOYING || e.state == ExecutionState.RUNNING
+                        ? ExecutionState.CANCELING : e.state;
+                e.taskExecutor.cancelTask(e.id);
+            }
+        }
+    }
+
+    private void cancelScheduledRestart() {
+        if (scheduledRestart != null) {
+            scheduledRestart.cancel();
+            scheduledRestart = null;
+        }
+    }
+
+    private void releaseDeployment() {
+        if (deployment >= 0) {
+            services.shuffleMaster().releaseDeployment(jobGraph.jobId(), deployment);
+        }
+    }
+
+    private void finish(JobStatus terminal) {
+        Throwable failure = terminal == JobStatus.FAILED ? lastFailure : null;
+        resultFuture.complete(JobResult.of(jobGraph.jobId(), jobGraph.name(), terminal,
+                services.clock().currentTimeMillis(), failure));
+    }
+
+    private void transitionTo(JobStatus next, Set<JobStatus> allowedFrom) {
+        if (allowedFrom != null && !allowedFrom.contains(status)) {
+            throw new IllegalStateException("Job " + jobGraph.jobId() + ": illegal transition " + status + " -> " + next);
+        }
+        LOG.info("Job {} ({}) switched from {} to {}", jobGraph.jobId(), jobGraph.name(), status, next);
+        status = next;
+        transitions.add(new JobStatusTransition(next, services.clock().currentTimeMillis()));
+    }
+
+    private List<TaskExecutorGateway> distinctTaskExecutors() {
+        List<TaskExecutorGateway> out = new ArrayList<>();
+        for (TaskExecutorGateway te : services.slots()) {
+            if (!out.contains(te)) {
+                out.add(te);
+            }
+        }
+        return out;
+    }
+
+    private JobDetails buildDetails(List<TaskMetrics> metrics) {
+        List<VertexStatus> vertices = new ArrayList<>();
+        for (JobVertex v : jobGraph.vertices()) {
+            long in = 0, out = 0;
+            int running = 0;
+            for (TaskMetrics m : metrics) {
+                if (m.attemptId().vertexId() == v.id() && m.attemptId().deployment() == deployment) {
+                    in += m.recordsIn();
+                    out += m.recordsOut();
+                    if (m.state() == ExecutionState.RUNNING) {
+                        running++;
+                    }
+                }
+            }
+            vertices.add(new VertexStatus(v.id(), v.name(), v.parallelism(), running, in, out));
+        }
+        return new JobDetails(jobGraph.jobId(), jobGraph.name(), status, transitions, vertices,
+                checkpointCoordinator.stats(), restarts, lastFailure == null ? null : JobResult.describe(lastFailure), null);
+    }
+
+    /** For tests: the status as seen on the main thread. */
+    public JobStatus status() {
+        mainThread.assertRunningInMainThread();
+        return status;
+    }
+
+    /** The checkpoint coordinator; main thread only. */
+    public CheckpointCoordinator checkpointCoordinator() {
+        return checkpointCoordinator;
+    }
+
+    private final class CoordinatorContext implements CheckpointCoordinator.Context {
+        @Override
+        public boolean canTriggerCheckpoint() {
+            return status == JobStatus.RUNNING && !executions.isEmpty()
+                    && executions.values().stream().allMatch(e -> e.state == ExecutionState.RUNNING);
+        }
+
+        @Override
+        public List<ExecutionAttemptId> tasksToTrigger() {
+            return executions.values().stream().filter(e -> e.source).map(e -> e.id).toList();
+        }
+
+        @Override
+        public List<ExecutionAttemptId> tasksToAcknowledge() {
+            return List.copyOf(executions.keySet());
+        }
+
+        @Override
+        public void triggerTask(ExecutionAttemptId task, long checkpointId, long timestampMillis) {
+            executions.get(task).taskExecutor.triggerCheckpoint(task, checkpointId, timestampMillis);
+        }
+
+        @Override
+        public void notifyTaskCheckpointComplete(ExecutionAttemptId task, long checkpointId) {
+            Execution e = executions.get(task);
+            if (e != null && e.state == ExecutionState.RUNNING) {
+                e.taskExecutor.notifyCheckpointComplete(task, checkpointId);
+            }
+        }
+
+        @Override
+        public void failJob(Throwable cause) {
+            if (status == JobStatus.RUNNING) {
+                handleTaskFailure(cause);
+            }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+package io.sluice.jobmaster;
+
+import io.sluice.checkpoint.CheckpointIdCounter;
+import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.checkpoint.CompletedCheckpointStore;
+import io.sluice.restart.RestartStrategy;
+import io.sluice.taskexecutor.TaskExecutorGateway;
+import io.sluice.util.Clock;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.function.BooleanSupplier;
+
+/**
+ * What a job master runs on: its (already recovered) checkpoint store and id counter, checkpoint
+ * storage, the slots it was given (slot i on {@code slots.get(i)}, one subtask of every vertex per
+ * slot), the shuffle, an I/O executor, a clock, the restart strategy, and the leadership check
+ * that fences its writes.
+ */
+public record JobMasterServices(CheckpointStorage checkpointStorage, CompletedCheckpointStore checkpointStore,
+                                CheckpointIdCounter checkpointIdCounter, ShuffleMaster shuffleMaster,
+                                List<TaskExecutorGateway> slots, Executor ioExecutor, Clock clock,
+                                RestartStrategy restartStrategy, BooleanSupplier writesAllowed) {
+}

@@ -1,0 +1,31 @@
+package io.sluice.taskexecutor;
+
+import io.sluice.graph.JobId;
+import io.sluice.jobmaster.JobMasterGateway;
+import io.sluice.rpc.Acknowledge;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * How a job master talks to a task executor. Callable from any thread; work runs on the task
+ * executor's main thread.
+ */
+public interface TaskExecutorGateway {
+
+    String id();
+
+    int numberOfSlots();
+
+    /** Starts the task on its own thread; completes once it is accepted. State changes go to {@code jobMaster}. */
+    CompletableFuture<Acknowledge> submitTask(TaskDeploymentDescriptor descriptor, JobMasterGateway jobMaster);
+
+    /** Cancels the task; completes at once (the CANCELED state is reported when the task thread ends). */
+    CompletableFuture<Acknowledge> cancelTask(ExecutionAttemptId task);
+
+    /** Tells a source task to take a checkpoint and emit its barrier. */
+    void triggerCheckpoint(ExecutionAttemptId task, long checkpointId, long timestampMillis);
+
+    void notifyCheckpointComplete(ExecutionAttemptId task, long checkpointId);
+
+    CompletableFuture<List<TaskMetrics>> requestTaskMetrics(JobId jobId);
+}
