@@ -20,6 +20,14 @@ public final class MainThreads {
         COMPONENT.set(component);
     }
 
+    /**
+     * Removes the mark set by {@link #markCurrentThread(String)}, for executors that lend a thread
+     * to a component only for a while (such as a manually triggered executor in tests).
+     */
+    public static void clearCurrentThread() {
+        COMPONENT.remove();
+    }
+
     /** The component whose main thread is running, or {@code null} if this is not a main thread. */
     public static String currentComponent() {
         return COMPONENT.get();

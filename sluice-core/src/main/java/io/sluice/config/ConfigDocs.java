@@ -1,0 +1,51 @@
+package io.sluice.config;
+
+import java.util.List;
+
+/**
+ * Renders the reference documentation of configuration options as markdown, one table per options
+ * class. {@code docs/configuration.md} holds this rendering; {@code ConfigDocsTest} fails when it
+ * is stale. Stateless and thread-safe.
+ */
+public final class ConfigDocs {
+    /** Every options class, in the order they appear in the docs. */
+    public static final List<Class<?>> OPTION_CLASSES = List.of(
+            PipelineOptions.class, ClusterOptions.class, CheckpointingOptions.class, RestartOptions.class);
+
+    private ConfigDocs() {}
+
+    /** One {@code ## ClassName} section with a table (key, default, type, description) per class. */
+    public static String render(List<Class<?>> optionClasses) {
+        StringBuilder out = new StringBuilder();
+        for (Class<?> optionsClass : optionClasses) {
+            List<ConfigOption<?>> options = ConfigOptions.declaredIn(optionsClass);
+            if (options.isEmpty()) {
+                throw new IllegalArgumentException(optionsClass.getName()
+                        + " declares no public static final ConfigOption fields; is it an options class?");
+            }
+            out.append("## ").append(optionsClass.getSimpleName()).append("\n\n");
+            out.append("| Key | Default | Type | Description |\n");
+            out.append("|-----|---------|------|-------------|\n");
+            for (ConfigOption<?> option : options) {
+                out.append("| `").append(option.key()).append("` | `").append(formatDefault(option))
+                        .append("` | ").append(escape(option.typeName())).append(" | ")
+                        .append(escape(describe(option))).append(" |\n");
+            }
+            out.append('\n');
+        }
+        return out.toString();
+    }
+
+    private static <T> String formatDefault(ConfigOption<T> option) {
+        return option.format(option.defaultValue());
+    }
+
+    private static String describe(ConfigOption<?> option) {
+        String requirement = option.requirement();
+        return requirement.isEmpty() ? option.description() : option.description() + " Must be " + requirement + ".";
+    }
+
+    private static String escape(String text) {
+        return text.replace("|", "\\|").replace("\n", " ");
+    }
+}
