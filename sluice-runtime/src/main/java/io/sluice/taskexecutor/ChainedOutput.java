@@ -1,0 +1,22 @@
+package io.sluice.taskexecutor;
+
+import io.sluice.operators.Output;
+import io.sluice.operators.StreamOperator;
+
+/** Passes records to the next operator of the chain by a direct call. Task-thread only. */
+final class ChainedOutput<T> implements Output<T> {
+    private final StreamOperator<T> next;
+
+    ChainedOutput(StreamOperator<T> next) {
+        this.next = next;
+    }
+
+    @Override
+    public void collect(T record) {
+        try {
+            next.processElement(record);
+        } catch (Throwable t) {
+            throw Sneaky.rethrow(t);
+        }
+    }
+}
