@@ -15,11 +15,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * once per buffer to say it arrived; {@link #release} may be called by any thread. A single lock
  * and condition guard the gate; the gate lock is taken before a channel's lock, never after.
  */
-public final class InputGate implements BufferAvailabilityListener {
+public final class InputGate {
     private final String name;
     private final LocalChannel[] channels;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition available = lock.newCondition();
+    /** What the channels call (kept off the public API). */
+    private final BufferAvailabilityListener listener = this::onBufferAvailable;
 
     // Guarded by lock. The ring holds the channels that may have a buffer, each at most once.
     private final int[] ring;
@@ -46,7 +48,7 @@ public final class InputGate implements BufferAvailabilityListener {
         this.parked = new boolean[n];
         // Last: from here on producers may call notifyBufferAvailable (after the fields above are set).
         for (int i = 0; i < n; i++) {
-            Objects.requireNonNull(this.channels[i], "channel").attach(this, i);
+            Objects.requireNonNull(this.channels[i], "channel").attach(listener, i);
         }
     }
 
@@ -129,8 +131,7 @@ public final class InputGate implements BufferAvailabilityListener {
         }
     }
 
-    @Override
-    public void notifyBufferAvailable(int channelIndex) {
+    private void onBufferAvailable(int channelIndex) {
         lock.lock();
         try {
             enqueueLocked(channelIndex);
