@@ -1,0 +1,6 @@
+package io.sluice.network;
+
+/** The producer of a channel has finished: nothing follows this event on that channel. */
+public enum EndOfPartition implements NetworkEvent {
+    INSTANCE
+}

@@ -1,0 +1,196 @@
+package io.sluice.network;
+
+import java.util.Objects;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A bounded queue of {@link Buffer}s from one producer subtask to one consumer subtask in the same
+ * JVM. Its capacity in buffers is the producer's credit: when the consumer falls behind, {@link
+ * #send} blocks, and the backpressure travels up the pipeline. Only whole buffers and events pass
+ * through, so a remote channel can later take this one's place without changing either side.
+ *
+ * <p>Threading: one producer thread calls {@link #send}; one consumer thread (through its {@link
+ * InputGate}) calls {@link #poll}; any thread may call {@link #release}, {@link #queuedBuffers}
+ * and {@link #maxQueuedBuffers}. The lock is taken once per buffer, never per record.
+ */
+public final class LocalChannel {
+    private final String name;
+    private final Buffer[] ring;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition notFull = lock.newCondition();
+
+    // Guarded by lock.
+    private int head;
+    private int size;
+    private int maxQueued;
+    private Throwable releaseCause;
+    private boolean released;
+    private BufferAvailabilityListener listener;
+    private int listenerIndex;
+
+    public LocalChannel(String name, int capacityInBuffers) {
+        this.name = Objects.requireNonNull(name, "name");
+        if (capacityInBuffers < 1) {
+            throw new IllegalArgumentException("Channel " + name + " needs a capacity of at least one buffer, not "
+                    + capacityInBuffers);
+        }
+        this.ring = new Buffer[capacityInBuffers];
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int capacity() {
+        return ring.length;
+    }
+
+    /**
+     * Queues {@code buffer} for the consumer, waiting while the channel is full.
+     *
+     * @throws InterruptedException if the producer thread is interrupted while waiting
+     * @throws ChannelReleasedException if the channel is or gets released
+     */
+    public void send(Buffer buffer) throws InterruptedException {
+        Objects.requireNonNull(buffer, "buffer");
+        BufferAvailabilityListener toNotify;
+        int index;
+        lock.lockInterruptibly();
+        try {
+            while (size == ring.length && !released) {
+                notFull.await();
+            }
+            if (released) {
+                throw releasedException();
+            }
+            int tail = head + size;
+            ring[tail < ring.length ? tail : tail - ring.length] = buffer;
+            size++;
+            if (size > maxQueued) {
+                maxQueued = size;
+            }
+            toNotify = listener;
+            index = listenerIndex;
+        } finally {
+            lock.unlock();
+        }
+        if (toNotify != null) {
+            toNotify.notifyBufferAvailable(index);
+        }
+    }
+
+    /**
+     * Takes the oldest buffer, or returns {@code null} if there is none. Never blocks (the gate
+     * does the waiting).
+     *
+     * @throws ChannelReleasedException if the channel was released
+     */
+    public Buffer poll() {
+        lock.lock();
+        try {
+            if (released) {
+                throw releasedException();
+            }
+            if (size == 0) {
+                return null;
+            }
+            Buffer buffer = ring[head];
+            ring[head] = null;
+            head = head + 1 < ring.length ? head + 1 : 0;
+            if (size-- == ring.length) {
+                notFull.signal();
+            }
+            return buffer;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Drops every queued buffer and fails the producer's and consumer's current and future calls
+     * with a {@link ChannelReleasedException} caused by {@code cause}. Idempotent: the first cause
+     * wins.
+     */
+    public void release(Throwable cause) {
+        BufferAvailabilityListener toNotify;
+        int index;
+        lock.lock();
+        try {
+            if (released) {
+                return;
+            }
+            released = true;
+            releaseCause = cause;
+            for (int i = 0; i < ring.length; i++) {
+                ring[i] = null;
+            }
+            size = 0;
+            notFull.signalAll();
+            toNotify = listener;
+            index = listenerIndex;
+        } finally {
+            lock.unlock();
+        }
+        if (toNotify != null) {
+            toNotify.notifyBufferAvailable(index);
+        }
+    }
+
+    public boolean isReleased() {
+        lock.lock();
+        try {
+            return released;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Buffers (data and events) waiting for the consumer now. */
+    public int queuedBuffers() {
+        lock.lock();
+        try {
+            return size;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The most buffers ever queued at once: never more than {@link #capacity()}. */
+    public int maxQueuedBuffers() {
+        lock.lock();
+        try {
+            return maxQueued;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Connects the reading side; it is told about buffers already queued, and every later one. */
+    void attach(BufferAvailabilityListener newListener, int channelIndex) {
+        boolean notifyNow;
+        lock.lock();
+        try {
+            if (listener != null) {
+                throw new IllegalStateException("Channel " + name + " is already read by another input gate");
+            }
+            listener = newListener;
+            listenerIndex = channelIndex;
+            notifyNow = size > 0 || released;
+        } finally {
+            lock.unlock();
+        }
+        if (notifyNow) {
+            newListener.notifyBufferAvailable(channelIndex);
+        }
+    }
+
+    private ChannelReleasedException releasedException() {
+        return new ChannelReleasedException("Channel " + name, releaseCause);
+    }
+
+    @Override
+    public String toString() {
+        return "LocalChannel[" + name + "]";
+    }
+}

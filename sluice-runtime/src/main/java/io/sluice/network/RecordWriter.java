@@ -1,0 +1,188 @@
+package io.sluice.network;
+
+import io.sluice.api.functions.KeySelector;
+import io.sluice.core.serialization.DataOutputBuffer;
+import io.sluice.core.serialization.TypeSerializer;
+import io.sluice.state.KeyGroups;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Writes the records of one output edge of a producer subtask into its channels.
+ *
+ * <p>Each record is serialized straight into the byte buffer of its target channel. Once a buffer
+ * holds {@code bufferSize} bytes or more it is handed to the channel whole (its array is swapped,
+ * not copied), which may block while the channel is full: that is backpressure. So the per-record
+ * path takes no lock, allocates nothing and writes no volatile field; only each full buffer does.
+ * A buffer's array has some headroom beyond {@code bufferSize} so that the record crossing the
+ * threshold rarely makes it grow; a record larger than the headroom still works (the array grows).
+ *
+ * <p>Threading: owned by the producer's task thread, which alone calls every method except
+ * {@link #recordsWritten()} and {@link #buffersSent()}. Those read plain fields racily, which is
+ * fine for metrics (a value may be slightly stale) and keeps the hot path free of volatile writes.
+ */
+public final class RecordWriter<T> {
+    private static final int FORWARD = 0;
+    private static final int REBALANCE = 1;
+    private static final int HASH = 2;
+
+    private final LocalChannel[] channels;
+    private final DataOutputBuffer[] outputs;
+    private final TypeSerializer<T> serializer;
+    private final Partitioner<T> partitioner;
+    private final int bufferSize;
+    private final BufferPool pool;
+    private final int mode;
+    private final KeySelector<T, ?> keySelector;
+    private final int maxParallelism;
+    private final int[] keyGroupToChannel;
+
+    private int nextRebalanceChannel;
+    /** Why the writer cannot be used any more, or {@code null} while it can. */
+    private String unusable;
+    private long records;
+    private long buffers;
+
+    /**
+     * @param channels one per consumer subtask that {@link Partitioner#consumerSubtasks} lists, in that order
+     * @param bufferSize the number of bytes at which a buffer is handed to its channel
+     */
+    public RecordWriter(List<LocalChannel> channels, TypeSerializer<T> serializer, Partitioner<T> partitioner,
+            int bufferSize) {
+        Objects.requireNonNull(channels, "channels");
+        this.serializer = Objects.requireNonNull(serializer, "serializer");
+        this.partitioner = Objects.requireNonNull(partitioner, "partitioner");
+        if (channels.isEmpty()) {
+            throw new IllegalArgumentException("A record writer needs at least one channel");
+        }
+        if (bufferSize < 16) {
+            throw new IllegalArgumentException("The buffer size must be at least 16 bytes, not " + bufferSize);
+        }
+        if (partitioner.kind() == Partitioner.Kind.FORWARD && channels.size() != 1) {
+            throw new IllegalArgumentException("A FORWARD writer has exactly one channel (to the consumer subtask with"
+                    + " its own index), not " + channels.size());
+        }
+        this.channels = channels.toArray(new LocalChannel[0]);
+        this.bufferSize = bufferSize;
+        int arrayLength = bufferSize + Math.max(64, bufferSize >> 3);
+        int inFlight = 0;
+        for (LocalChannel channel : this.channels) {
+            inFlight += Objects.requireNonNull(channel, "channel").capacity() + 1;
+        }
+        this.pool = new BufferPool(arrayLength, inFlight);
+        this.outputs = new DataOutputBuffer[this.channels.length];
+        for (int i = 0; i < outputs.length; i++) {
+            outputs[i] = new DataOutputBuffer(pool.take());
+        }
+        switch (partitioner.kind()) {
+            case FORWARD -> this.mode = FORWARD;
+            case REBALANCE -> this.mode = REBALANCE;
+            default -> this.mode = HASH;
+        }
+        this.keySelector = partitioner.keySelector();
+        this.maxParallelism = partitioner.maxParallelism();
+        this.keyGroupToChannel = mode == HASH ? partitioner.keyGroupToChannel(this.channels.length) : null;
+    }
+
+    /**
+     * Serializes {@code record} into the buffer of the channel the partitioner picks, handing the
+     * buffer over if it is full.
+     *
+     * @throws Exception what the key selector throws, unchanged
+     * @throws InterruptedException if interrupted while waiting for a full channel
+     * @throws ChannelReleasedException if the channel was released
+     */
+    public void emit(T record) throws Exception {
+        if (unusable != null) {
+            throw new IllegalStateException("Cannot emit: " + unusable);
+        }
+        int target;
+        if (mode == HASH) {
+            target = keyGroupToChannel[KeyGroups.keyGroupFor(keySelector.getKey(record), maxParallelism)];
+        } else if (mode == REBALANCE) {
+            target = nextRebalanceChannel;
+            nextRebalanceChannel = target + 1 < channels.length ? target + 1 : 0;
+        } else {
+            target = 0;
+        }
+        DataOutputBuffer out = outputs[target];
+        try {
+            serializer.serialize(record, out);
+        } catch (RuntimeException | Error e) {
+            // Part of the record may be in the buffer; sending it would corrupt the channel.
+            unusable = "serializer " + serializer.typeName() + " failed on an earlier record, leaving a partial record"
+                    + " in the buffer of channel " + channels[target].name() + " (" + e + ")";
+            throw e;
+        }
+        records++;
+        if (out.position() >= bufferSize) {
+            send(target);
+        }
+    }
+
+    /** Hands every non-empty buffer to its channel, so that consumers see all records emitted so far. */
+    public void flushAll() throws InterruptedException {
+        checkUsable();
+        for (int i = 0; i < outputs.length; i++) {
+            if (outputs[i].position() > 0) {
+                send(i);
+            }
+        }
+    }
+
+    /** Flushes all buffers, then sends {@code event} on every channel, behind the records before it. */
+    public void broadcastEvent(NetworkEvent event) throws InterruptedException {
+        Objects.requireNonNull(event, "event");
+        flushAll();
+        Buffer buffer = Buffer.event(event);
+        for (LocalChannel channel : channels) {
+            channel.send(buffer);
+        }
+    }
+
+    /**
+     * Ends this producer's output: flushes, sends {@link EndOfPartition} on every channel and makes
+     * further calls fail. Call it when the producer finished normally; on failure, releasing the
+     * channels (through the shuffle service) is what ends them. Does nothing if the writer is
+     * already closed, or unusable after a serializer failure.
+     */
+    public void close() throws InterruptedException {
+        if (unusable != null) {
+            return;
+        }
+        broadcastEvent(EndOfPartition.INSTANCE);
+        unusable = "the record writer was closed";
+    }
+
+    /** Records emitted so far; read racily (see the class comment). */
+    public long recordsWritten() {
+        return records;
+    }
+
+    /** Data buffers handed to channels so far; read racily (see the class comment). */
+    public long buffersSent() {
+        return buffers;
+    }
+
+    public int numberOfChannels() {
+        return channels.length;
+    }
+
+    public Partitioner<T> partitioner() {
+        return partitioner;
+    }
+
+    private void send(int target) throws InterruptedException {
+        DataOutputBuffer out = outputs[target];
+        int length = out.position();
+        byte[] filled = out.swap(pool.take());
+        channels[target].send(Buffer.data(filled, length, pool));
+        buffers++;
+    }
+
+    private void checkUsable() {
+        if (unusable != null) {
+            throw new IllegalStateException("Cannot write: " + unusable);
+        }
+    }
+}
