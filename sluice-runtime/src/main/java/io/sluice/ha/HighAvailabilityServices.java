@@ -1,0 +1,37 @@
+package io.sluice.ha;
+
+import io.sluice.graph.JobId;
+
+/**
+ * The services through which job managers agree on leadership and keep what must survive them.
+ *
+ * <p>This is a public extension point: Sluice ships {@code embedded} (in-JVM election, stores in a
+ * local directory) and plans {@code zookeeper}; a user may plug in another (for example one on
+ * Kubernetes leases and config maps) through {@link HighAvailabilityServicesFactory} and the
+ * {@code high-availability.type} setting. Contracts of each part:
+ * <ul>
+ *   <li>{@link LeaderElection}: start/close non-blocking; grants and revocations on the election's
+ *       own thread; {@code runIfLeader} fences writes.</li>
+ *   <li>{@link JobGraphStore}, {@link JobResultStore}: blocking, I/O executor only; puts and
+ *       removes idempotent.</li>
+ *   <li>{@link CheckpointRecoveryFactory}: blocking, I/O executor only, once per leadership
+ *       session; interruptible.</li>
+ * </ul>
+ * Implementations must be thread-safe. In tests, Sluice's main-thread guard fails any blocking
+ * call made from a component main thread.
+ */
+public interface HighAvailabilityServices extends AutoCloseable {
+
+    /** This contender's place in the election for {@code jobId}'s leadership. */
+    LeaderElection jobLeaderElection(JobId jobId, String contenderId);
+
+    JobGraphStore jobGraphStore();
+
+    JobResultStore jobResultStore();
+
+    CheckpointRecoveryFactory checkpointRecoveryFactory();
+
+    /** Releases resources; keeps all data (other job managers may still use it). */
+    @Override
+    void close();
+}

@@ -1,0 +1,459 @@
+package io.sluice.taskexecutor;
+
+import io.sluice.api.functions.Collector;
+import io.sluice.api.functions.KeySelector;
+import io.sluice.api.source.SourceReader;
+import io.sluice.checkpoint.CheckpointException;
+import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.checkpoint.TaskStateHandle;
+import io.sluice.core.serialization.DataInputBuffer;
+import io.sluice.core.serialization.DataOutputBuffer;
+import io.sluice.core.serialization.TypeSerializer;
+import io.sluice.graph.JobEdge;
+import io.sluice.graph.JobGraph;
+import io.sluice.graph.JobVertex;
+import io.sluice.graph.VertexPayload;
+import io.sluice.jobmaster.JobMasterGateway;
+import io.sluice.network.BarrierHandler;
+import io.sluice.network.ChannelKey;
+import io.sluice.network.CheckpointBarrier;
+import io.sluice.network.EndOfPartition;
+import io.sluice.network.InputGate;
+import io.sluice.network.InputStatus;
+import io.sluice.network.LocalChannel;
+import io.sluice.network.LocalShuffleService;
+import io.sluice.network.Partitioner;
+import io.sluice.network.RecordHandler;
+import io.sluice.network.RecordWriter;
+import io.sluice.network.StreamInputProcessor;
+import io.sluice.operators.OperatorContext;
+import io.sluice.operators.Output;
+import io.sluice.operators.StreamOperator;
+import io.sluice.state.HeapKeyedStateBackend;
+import io.sluice.state.KeyGroupRange;
+import io.sluice.state.KeyGroups;
+import io.sluice.state.KeyedStateBackend;
+import io.sluice.state.KeyedStateSnapshot;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running subtask: a thread that reads its input (or its source), pushes records through its
+ * operator chain and writes them to its output channels.
+ *
+ * <p>Threading: {@link #run()} owns the task thread and everything in the chain. Other threads
+ * interact only through {@link #cancel()} and the mailbox ({@link #triggerCheckpoint},
+ * {@link #notifyCheckpointComplete}), whose actions the task thread runs between records
+ * (sources: every batch of {@value #SOURCE_BATCH} records; other tasks: between buffers).
+ *
+ * <p>Checkpoints: the synchronous part (source position, keyed-state copy, barrier forwarded
+ * downstream) runs on the task thread; serializing and writing the state file runs on the I/O
+ * executor, which then acknowledges to the job master.
+ */
+public final class Task implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(Task.class);
+    /** Records a source emits between two looks at the mailbox: small enough for prompt barriers. */
+    static final int SOURCE_BATCH = 512;
+
+    private final TaskDeploymentDescriptor tdd;
+    private final JobMasterGateway jobMaster;
+    private final LocalShuffleService shuffle;
+    private final CheckpointStorage checkpointStorage;
+    private final Executor ioExecutor;
+    private final Consumer<TaskExecutionState> stateListener;
+    private final ConcurrentLinkedQueue<MailboxAction> mailbox = new ConcurrentLinkedQueue<>();
+    private final String taskName;
+
+    private volatile boolean cancelled;
+    private volatile Thread thread;
+    private volatile ExecutionState state = ExecutionState.DEPLOYING;
+
+    // Task-thread state; read racily by metrics.
+    private long recordsIn;
+    private List<RecordWriter<?>> writers = List.of();
+    private InputGate inputGate;
+    private List<StreamOperator<?>> operators = List.of();
+    private KeyedStateBackend backend;
+    private SourceReader<?> reader;
+    private final List<LocalChannel> ownedChannels = new ArrayList<>();
+
+    Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, LocalShuffleService shuffle,
+         CheckpointStorage checkpointStorage, Executor ioExecutor, Consumer<TaskExecutionState> stateListener) {
+        this.tdd = tdd;
+        this.jobMaster = jobMaster;
+        this.shuffle = shuffle;
+        this.checkpointStorage = checkpointStorage;
+        this.ioExecutor = ioExecutor;
+        this.stateListener = stateListener;
+        JobVertex v = tdd.vertex();
+        this.taskName = v.name() + " (" + (tdd.subtaskIndex() + 1) + "/" + v.parallelism() + ")";
+    }
+
+    public ExecutionAttemptId attemptId() {
+        return tdd.attemptId();
+    }
+
+    public ExecutionState state() {
+        return state;
+    }
+
+    public String name() {
+        return taskName;
+    }
+
+    /** Starts the task thread. */
+    void start() {
+        Thread t = new Thread(this, "sluice-task-" + taskName + "@" + tdd.attemptId().deployment());
+        t.setDaemon(true);
+        thread = t;
+        t.start();
+    }
+
+    /** Asks the task to stop; returns at once. The task reports CANCELED when its thread ends. */
+    void cancel() {
+        if (cancelled || state.isTerminal()) {
+            return;
+        }
+        cancelled = true;
+        Throwable cause = new TaskCancelledException(taskName + " was cancelled");
+        InputGate gate = inputGate;
+        if (gate != null) {
+            gate.release(cause);
+        }
+        synchronized (ownedChannels) {
+            for (LocalChannel c : ownedChannels) {
+                c.release(cause);
+            }
+        }
+        Thread t = thread;
+        if (t != null) {
+            t.interrupt();
+        }
+    }
+
+    void triggerCheckpoint(long checkpointId, long timestampMillis) {
+        mailbox.add(() -> performCheckpoint(checkpointId, timestampMillis));
+    }
+
+    void notifyCheckpointComplete(long checkpointId) {
+        mailbox.add(() -> {
+            for (StreamOperator<?> op : operators) {
+                op.notifyCheckpointComplete(checkpointId);
+            }
+        });
+    }
+
+    TaskMetrics metrics() {
+        long out = 0;
+        for (RecordWriter<?> w : writers) {
+            out += w.recordsWritten();
+        }
+        return new TaskMetrics(tdd.attemptId(), state, recordsIn, out);
+    }
+
+    @Override
+    public void run() {
+        Throwable failure = null;
+        try {
+            setUp();
+            transition(ExecutionState.RUNNING, null);
+            if (reader != null) {
+                runSource();
+            } else {
+                runInput();
+            }
+            if (!cancelled) {
+                for (StreamOperator<?> op : operators) {
+                    op.finish();
+                }
+                for (RecordWriter<?> w : writers) {
+                    w.close();
+                }
+            }
+        } catch (Throwable t) {
+            failure = t;
+        } finally {
+            closeQuietly();
+        }
+        if (cancelled) {
+            transition(ExecutionState.CANCELED, null);
+        } else if (failure != null) {
+            LOG.warn("Task {} failed", taskName, failure);
+            transition(ExecutionState.FAILED, failure);
+        } else {
+            transition(ExecutionState.FINISHED, null);
+        }
+    }
+
+    private void transition(ExecutionState next, Throwable failure) {
+        state = next;
+        stateListener.accept(new TaskExecutionState(tdd.attemptId(), next, failure));
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void setUp() throws Exception {
+        JobGraph graph = tdd.jobGraph();
+        JobVertex vertex = tdd.vertex();
+        int subtask = tdd.subtaskIndex();
+        VertexPayload payload = vertex.deserializePayload(Thread.currentThread().getContextClassLoader());
+        int deployment = tdd.attemptId().deployment();
+
+        // Outputs
+        List<RecordWriter<?>> ws = new ArrayList<>();
+        for (int edgeId : vertex.outputEdgeIds()) {
+            JobEdge edge = graph.edge(edgeId);
+            VertexPayload.OutputSpec spec = payload.outputs().get(edgeId);
+            int consumers = graph.vertex(edge.targetVertexId()).parallelism();
+            Partitioner partitioner = switch (edge.partitioning()) {
+                case FORWARD -> Partitioner.forward();
+                case REBALANCE -> Partitioner.rebalance();
+                case HASH -> Partitioner.hash((KeySelector) spec.keySelector(), vertex.maxParallelism());
+            };
+            List<LocalChannel> channels = new ArrayList<>();
+            for (int consumer : partitioner.consumerSubtasks(subtask, consumers)) {
+                channels.add(shuffle.channel(new ChannelKey(graph.jobId(), deployment, edgeId, subtask, consumer)));
+            }
+            synchronized (ownedChannels) {
+                ownedChannels.addAll(channels);
+            }
+            ws.add(new RecordWriter<>(channels, (TypeSerializer) spec.serializer(), partitioner, shuffle.bufferSize()));
+        }
+        writers = ws;
+
+        // Inputs
+        List<LocalChannel> inChannels = new ArrayList<>();
+        List<TypeSerializer<?>> inSerializers = new ArrayList<>();
+        for (int edgeId : vertex.inputEdgeIds()) {
+            JobEdge edge = graph.edge(edgeId);
+            int producers = graph.vertex(edge.sourceVertexId()).parallelism();
+            TypeSerializer<?> serializer = payload.inputSerializers().get(edgeId);
+            if (edge.partitioning() == io.sluice.graph.PartitionKind.FORWARD) {
+                inChannels.add(shuffle.channel(new ChannelKey(graph.jobId(), deployment, edgeId, subtask, subtask)));
+                inSerializers.add(serializer);
+            } else {
+                for (int p = 0; p < producers; p++) {
+                    inChannels.add(shuffle.channel(new ChannelKey(graph.jobId(), deployment, edgeId, p, subtask)));
+                    inSerializers.add(serializer);
+                }
+            }
+        }
+        if (!inChannels.isEmpty()) {
+            inputGate = new InputGate(taskName, inChannels);
+            if (cancelled) {
+                inputGate.release(new TaskCancelledException(taskName + " was cancelled"));
+            }
+        }
+
+        // Keyed state
+        if (vertex.hasKeyedState()) {
+            KeyGroupRange range = KeyGroups.rangeForSubtask(subtask, vertex.maxParallelism(), vertex.parallelism());
+            HeapKeyedStateBackend heap = new HeapKeyedStateBackend(range, vertex.maxParallelism());
+            TaskRestore restore = tdd.restore();
+            if (restore != null && !restore.keyedStateHandles().isEmpty()) {
+                List<DataInputBuffer> snapshots = new ArrayList<>();
+                for (TaskStateHandle h : restore.keyedStateHandles()) {
+                    snapshots.add(new DataInputBuffer(checkpointStorage.readTaskState(h.stateFile())));
+                }
+                heap.restore(snapshots);
+            }
+            backend = heap;
+        }
+
+        // Operator chain, wired tail to head
+        operators = payload.operators();
+        Output<?> out = writers.isEmpty() ? record -> { } : new WriterOutput<>(writers);
+        List<Output<?>> outputs = new ArrayList<>();
+        for (int i = operators.size() - 1; i >= 0; i--) {
+            outputs.add(0, out);
+            out = new ChainedOutput<>((StreamOperator) operators.get(i));
+        }
+        Output<?> headInput = out;
+        for (int i = operators.size() - 1; i >= 0; i--) {
+            StreamOperator<?> op = operators.get(i);
+            KeyedStateBackend opBackend = i == 0 ? backend : null;
+            TaskRuntimeContext ctx = new TaskRuntimeContext(taskName, subtask, vertex.parallelism(),
+                    vertex.maxParallelism(), tdd.attemptNumber(), opBackend, op.name());
+            Output<?> opOut = outputs.get(i);
+            op.open(new OperatorContext() {
+                @Override
+                public io.sluice.api.functions.RuntimeContext runtimeContext() {
+                    return ctx;
+                }
+
+                @Override
+                public <T> Output<T> output() {
+                    return (Output<T>) opOut;
+                }
+
+                @Override
+                public KeyedStateBackend keyedStateBackend() {
+                    return opBackend;
+                }
+            });
+        }
+
+        // Source
+        if (payload.source() != null) {
+            SourceReader<?> r = payload.source().createReader(subtask, vertex.parallelism());
+            TaskRestore restore = tdd.restore();
+            if (restore != null && restore.sourcePosition() != null) {
+                r.restorePosition(restore.sourcePosition());
+            }
+            reader = r;
+            sourceOutput = (Output<Object>) headInput;
+        } else {
+            this.headInput = (Output<Object>) headInput;
+            this.keySelector = (KeySelector<Object, ?>) payload.inputKeySelector();
+            this.inputSerializers = inSerializers;
+        }
+    }
+
+    private Output<Object> sourceOutput;
+    private Output<Object> headInput;
+    private KeySelector<Object, ?> keySelector;
+    private List<TypeSerializer<?>> inputSerializers;
+
+    @SuppressWarnings("unchecked")
+    private void runSource() throws Exception {
+        SourceReader<Object> r = (SourceReader<Object>) reader;
+        Output<Object> head = sourceOutput;
+        Collector<Object> counting = record -> {
+            recordsIn++;
+            head.collect(record);
+        };
+        while (!cancelled) {
+            drainMailbox();
+            int n = r.emit(counting, SOURCE_BATCH);
+            if (n == SourceReader.END_OF_INPUT) {
+                break;
+            }
+            if (n == 0) {
+                flushWriters();
+            }
+        }
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private void runInput() throws Exception {
+        if (inputGate == null) {
+            throw new IllegalStateException("Task " + taskName + " has neither a source nor inputs");
+        }
+        StreamInputProcessor<Object> processor = new StreamInputProcessor<>(inputGate, (List) inputSerializers,
+                () -> {
+                    drainMailbox();
+                    flushWriters();
+                });
+        Output<Object> head = headInput;
+        RecordHandler<Object> handler;
+        if (keySelector != null) {
+            KeySelector<Object, ?> ks = keySelector;
+            KeyedStateBackend b = backend;
+            handler = record -> {
+                recordsIn++;
+                b.setCurrentKey(ks.getKey(record));
+                head.collect(record);
+            };
+        } else {
+            handler = record -> {
+                recordsIn++;
+                head.collect(record);
+            };
+        }
+        BarrierHandler barriers = new BarrierHandler() {
+            @Override
+            public void onAligned(CheckpointBarrier barrier) throws Exception {
+                performCheckpoint(barrier.checkpointId(), barrier.timestampMillis());
+            }
+
+            @Override
+            public void onAborted(long checkpointId) {
+                jobMaster.declineCheckpoint(tdd.attemptId(), checkpointId,
+                        new CheckpointException("Barrier alignment of checkpoint " + checkpointId + " at " + taskName
+                                + " was abandoned because a newer checkpoint's barrier arrived"));
+            }
+        };
+        while (!cancelled) {
+            drainMailbox();
+            if (processor.processNext(handler, barriers) == InputStatus.END_OF_INPUT) {
+                break;
+            }
+        }
+    }
+
+    private void drainMailbox() throws Exception {
+        MailboxAction action;
+        while ((action = mailbox.poll()) != null) {
+            action.run();
+        }
+    }
+
+    /** Work handed to the task thread by other threads. */
+    @FunctionalInterface
+    private interface MailboxAction {
+        void run() throws Exception;
+    }
+
+    private void flushWriters() throws InterruptedException {
+        for (RecordWriter<?> w : writers) {
+            w.flushAll();
+        }
+    }
+
+    /** The synchronous part of a checkpoint, on the task thread; the upload continues on the I/O executor. */
+    private void performCheckpoint(long checkpointId, long timestampMillis) throws Exception {
+        {
+            byte[] position = reader == null ? null : reader.snapshotPosition();
+            KeyedStateSnapshot snapshot = backend == null ? null : backend.snapshot();
+            KeyGroupRange range = backend == null ? null : backend.keyGroupRange();
+            CheckpointBarrier barrier = new CheckpointBarrier(checkpointId, timestampMillis);
+            for (RecordWriter<?> w : writers) {
+                w.broadcastEvent(barrier);
+            }
+            JobVertex v = tdd.vertex();
+            int subtask = tdd.subtaskIndex();
+            ioExecutor.execute(() -> {
+                try {
+                    String file = null;
+                    long size = 0;
+                    if (snapshot != null) {
+                        DataOutputBuffer out = new DataOutputBuffer(4096);
+                        snapshot.writeTo(out);
+                        size = out.position();
+                        file = checkpointStorage.writeTaskState(tdd.jobGraph().jobId(), checkpointId, v.id(), subtask,
+                                out.toByteArray());
+                    }
+                    jobMaster.acknowledgeCheckpoint(tdd.attemptId(), checkpointId,
+                            new TaskStateHandle(v.id(), subtask, file, size, position, range));
+                } catch (Throwable t) {
+                    LOG.warn("Task {} could not write its state for checkpoint {}", taskName, checkpointId, t);
+                    jobMaster.declineCheckpoint(tdd.attemptId(), checkpointId, t);
+                }
+            });
+        }
+    }
+
+    private void closeQuietly() {
+        for (StreamOperator<?> op : operators) {
+            try {
+                op.close();
+            } catch (Throwable t) {
+                LOG.debug("Closing operator {} of {} failed", op.name(), taskName, t);
+            }
+        }
+        if (reader != null) {
+            try {
+                reader.close();
+            } catch (Throwable t) {
+                LOG.debug("Closing the source reader of {} failed", taskName, t);
+            }
+        }
+        if (inputGate != null && cancelled) {
+            inputGate.release(new TaskCancelledException(taskName + " was cancelled"));
+        }
+    }
+}

@@ -1,0 +1,138 @@
+package io.sluice.taskexecutor;
+
+import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.checkpoint.CheckpointStorageRegistry;
+import io.sluice.graph.JobId;
+import io.sluice.jobmaster.JobMasterGateway;
+import io.sluice.network.LocalShuffleService;
+import io.sluice.rpc.Acknowledge;
+import io.sluice.rpc.MainThreadExecutor;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs tasks in slots. Its main thread keeps the table of tasks; each task runs on its own thread
+ * and its checkpoint uploads on the I/O executor. Task state changes are recorded on the main
+ * thread and forwarded to the task's job master.
+ */
+public final class TaskExecutor implements TaskExecutorGateway {
+    private static final Logger LOG = LoggerFactory.getLogger(TaskExecutor.class);
+
+    private final String id;
+    private final int slots;
+    private final MainThreadExecutor mainThread;
+    private final Executor ioExecutor;
+    private final LocalShuffleService shuffle;
+    private final CheckpointStorageRegistry storages;
+    private final Map<ExecutionAttemptId, RunningTask> tasks = new HashMap<>();
+
+    private record RunningTask(Task task, JobMasterGateway jobMaster) {
+    }
+
+    public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, Executor ioExecutor,
+                        LocalShuffleService shuffle, CheckpointStorageRegistry storages) {
+        this.id = id;
+        this.slots = slots;
+        this.mainThread = mainThread;
+        this.ioExecutor = ioExecutor;
+        this.shuffle = shuffle;
+        this.storages = storages;
+    }
+
+    @Override
+    public String id() {
+        return id;
+    }
+
+    @Override
+    public int numberOfSlots() {
+        return slots;
+    }
+
+    @Override
+    public CompletableFuture<Acknowledge> submitTask(TaskDeploymentDescriptor descriptor, JobMasterGateway jobMaster) {
+        return CompletableFuture.supplyAsync(() -> {
+            if (tasks.containsKey(descriptor.attemptId())) {
+                throw new IllegalStateException("Task " + descriptor.attemptId() + " is already running on " + id);
+            }
+            CheckpointStorage storage = storages.forLocation(descriptor.jobGraph().config().checkpointDir());
+            Task task = new Task(descriptor, jobMaster, shuffle, storage, ioExecutor,
+                    state -> mainThread.execute(() -> onTaskState(state)));
+            tasks.put(descriptor.attemptId(), new RunningTask(task, jobMaster));
+            task.start();
+            return Acknowledge.INSTANCE;
+        }, mainThread);
+    }
+
+    private void onTaskState(TaskExecutionState state) {
+        RunningTask running = state.state().isTerminal() ? tasks.remove(state.attemptId()) : tasks.get(state.attemptId());
+        if (running == null) {
+            return;
+        }
+        running.jobMaster().updateTaskExecutionState(state).whenComplete((ack, error) -> {
+            if (error != null) {
+                LOG.debug("Could not report {} of {} to its job master", state.state(), state.attemptId(), error);
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<Acknowledge> cancelTask(ExecutionAttemptId task) {
+        return CompletableFuture.supplyAsync(() -> {
+            RunningTask running = tasks.get(task);
+            if (running != null) {
+                running.task().cancel();
+            }
+            return Acknowledge.INSTANCE;
+        }, mainThread);
+    }
+
+    @Override
+    public void triggerCheckpoint(ExecutionAttemptId task, long checkpointId, long timestampMillis) {
+        mainThread.execute(() -> {
+            RunningTask running = tasks.get(task);
+            if (running != null) {
+                running.task().triggerCheckpoint(checkpointId, timestampMillis);
+            }
+        });
+    }
+
+    @Override
+    public void notifyCheckpointComplete(ExecutionAttemptId task, long checkpointId) {
+        mainThread.execute(() -> {
+            RunningTask running = tasks.get(task);
+            if (running != null) {
+                running.task().notifyCheckpointComplete(checkpointId);
+            }
+        });
+    }
+
+    @Override
+    public CompletableFuture<List<TaskMetrics>> requestTaskMetrics(JobId jobId) {
+        return CompletableFuture.supplyAsync(() -> {
+            List<TaskMetrics> out = new ArrayList<>();
+            for (RunningTask t : tasks.values()) {
+                if (t.task().attemptId().jobId().equals(jobId)) {
+                    out.add(t.task().metrics());
+                }
+            }
+            return out;
+        }, mainThread);
+    }
+
+    /** Cancels every task (on shutdown). */
+    public CompletableFuture<Void> cancelAll() {
+        return CompletableFuture.runAsync(() -> tasks.values().forEach(t -> t.task().cancel()), mainThread);
+    }
+
+    /** Number of tasks not yet ended (for tests). */
+    public CompletableFuture<Integer> numberOfTasks() {
+        return CompletableFuture.supplyAsync(tasks::size, mainThread);
+    }
+}
