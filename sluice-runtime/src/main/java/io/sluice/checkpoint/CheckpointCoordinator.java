@@ -71,6 +71,8 @@ public final class CheckpointCoordinator {
     private int consecutiveFailures;
     private long latestDurationMillis;
     private String lastFailure;
+    /** Recently aborted checkpoint ids, oldest first, so late uploads into them can be cleaned up. */
+    private final java.util.LinkedHashSet<Long> aborted = new java.util.LinkedHashSet<>();
 
     /**
      * @param writesAllowed checked on the I/O thread right before each metadata or pointer write;
@@ -174,6 +176,9 @@ public final class CheckpointCoordinator {
         PendingCheckpoint p = pending;
         if (p == null || p.checkpointId != checkpointId || p.finalizing) {
             LOG.debug("Ignoring acknowledgement of checkpoint {} from {}: not pending", checkpointId, task);
+            if (aborted.contains(checkpointId) && handle != null && handle.stateFile() != null) {
+                discardAsync(checkpointId); // a late upload into an aborted checkpoint: remove it again
+            }
             return;
         }
         if (!p.acknowledge(task, handle)) {
@@ -252,6 +257,10 @@ public final class CheckpointCoordinator {
         }
         pending = null;
         p.cancelTimeout();
+        aborted.add(p.checkpointId);
+        if (aborted.size() > 16) {
+            aborted.remove(aborted.iterator().next());
+        }
         discardAsync(p.checkpointId);
         if (countAsFailure) {
             onCheckpointFailure(p.checkpointId, reason, true);

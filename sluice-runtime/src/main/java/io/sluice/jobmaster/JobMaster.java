@@ -52,6 +52,7 @@ public final class JobMaster implements JobMasterGateway {
     private final CheckpointCoordinator checkpointCoordinator;
     private final List<JobStatusTransition> transitions = new ArrayList<>();
     private final CompletableFuture<JobResult> resultFuture = new CompletableFuture<>();
+    private final java.util.function.Consumer<JobStatus> statusListener;
 
     /** Current deployment round; empty before the first deployment. */
     private final Map<ExecutionAttemptId, Execution> executions = new LinkedHashMap<>();
@@ -60,6 +61,9 @@ public final class JobMaster implements JobMasterGateway {
     private int restarts;
     private Throwable lastFailure;
     private MainThreadExecutor.ScheduledTask scheduledRestart;
+    /** Task counters of the last details request, kept for the final details. */
+    private List<TaskMetrics> lastMetrics = List.of();
+    private volatile JobDetails finalDetails;
 
     /** One subtask's deployment. */
     private static final class Execution {
@@ -76,6 +80,15 @@ public final class JobMaster implements JobMasterGateway {
     }
 
     public JobMaster(JobGraph jobGraph, JobMasterServices services, MainThreadExecutor mainThread) {
+        this(jobGraph, services, mainThread, status -> { });
+    }
+
+    /**
+     * @param statusListener told of every status change, on this job master's main thread; must not block
+     */
+    public JobMaster(JobGraph jobGraph, JobMasterServices services, MainThreadExecutor mainThread,
+                     java.util.function.Consumer<JobStatus> statusListener) {
+        this.statusListener = statusListener;
         this.jobGraph = jobGraph;
         this.services = services;
         this.mainThread = mainThread;
@@ -164,8 +177,13 @@ public final class JobMaster implements JobMasterGateway {
                 perExecutor.add(te.requestTaskMetrics(jobGraph.jobId()).exceptionally(e -> List.of()));
             }
             return CompletableFuture.allOf(perExecutor.toArray(new CompletableFuture<?>[0]))
-                    .thenApplyAsync(ignored -> buildDetails(perExecutor.stream().flatMap(f -> f.join().stream()).toList()),
-                            mainThread);
+                    .thenApplyAsync(ignored -> {
+                        List<TaskMetrics> metrics = perExecutor.stream().flatMap(f -> f.join().stream()).toList();
+                        if (!status.isTerminal()) {
+                            lastMetrics = metrics;
+                        }
+                        return finalDetails != null ? finalDetails : buildDetails(metrics);
+                    }, mainThread);
         }, mainThread).thenCompose(f -> f);
     }
 
@@ -352,6 +370,7 @@ public final class JobMaster implements JobMasterGateway {
     }
 
     private void finish(JobStatus terminal) {
+        finalDetails = buildDetails(lastMetrics);
         Throwable failure = terminal == JobStatus.FAILED ? lastFailure : null;
         resultFuture.complete(JobResult.of(jobGraph.jobId(), jobGraph.name(), terminal,
                 services.clock().currentTimeMillis(), failure));
@@ -364,6 +383,7 @@ public final class JobMaster implements JobMasterGateway {
         LOG.info("Job {} ({}) switched from {} to {}", jobGraph.jobId(), jobGraph.name(), status, next);
         status = next;
         transitions.add(new JobStatusTransition(next, services.clock().currentTimeMillis()));
+        statusListener.accept(next);
     }
 
     private List<TaskExecutorGateway> distinctTaskExecutors() {
@@ -394,6 +414,11 @@ public final class JobMaster implements JobMasterGateway {
         }
         return new JobDetails(jobGraph.jobId(), jobGraph.name(), status, transitions, vertices,
                 checkpointCoordinator.stats(), restarts, lastFailure == null ? null : JobResult.describe(lastFailure), null);
+    }
+
+    /** The details at the moment the job ended under this job master, or {@code null} before. Any thread. */
+    public JobDetails finalDetails() {
+        return finalDetails;
     }
 
     /** For tests: the status as seen on the main thread. */

@@ -1,6 +1,7 @@
 package io.sluice.rpc;
 
 import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -33,15 +34,25 @@ public final class DedicatedMainThreadExecutor implements MainThreadExecutor, Au
         this.executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
 
+    /** Queues {@code command}; after {@link #close()} commands are dropped (logged at debug level). */
     @Override
     public void execute(Runnable command) {
-        executor.execute(guard(command));
+        try {
+            executor.execute(guard(command));
+        } catch (RejectedExecutionException e) {
+            LOG.debug("Dropped a command for {}: its main thread has stopped", componentName);
+        }
     }
 
     @Override
     public ScheduledTask schedule(Runnable command, Duration delay) {
-        ScheduledFuture<?> f = executor.schedule(guard(command), Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
-        return () -> f.cancel(false);
+        try {
+            ScheduledFuture<?> f = executor.schedule(guard(command), Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
+            return () -> f.cancel(false);
+        } catch (RejectedExecutionException e) {
+            LOG.debug("Dropped a scheduled command for {}: its main thread has stopped", componentName);
+            return () -> { };
+        }
     }
 
     private Runnable guard(Runnable command) {
@@ -64,8 +75,9 @@ public final class DedicatedMainThreadExecutor implements MainThreadExecutor, Au
         return componentName;
     }
 
+    /** Stops the thread after the commands already queued have run; later commands are dropped. */
     @Override
     public void close() {
-        executor.shutdownNow();
+        executor.shutdown();
     }
 }

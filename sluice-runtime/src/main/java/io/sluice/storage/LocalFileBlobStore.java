@@ -167,6 +167,21 @@ public final class LocalFileBlobStore implements BlobStore {
     @Override
     public void deleteRecursively(String prefix) {
         Path top = prefix.isEmpty() ? root : resolve(prefix);
+        // A writer may add a file while we delete (e.g. a task's late state upload into an aborted
+        // checkpoint): retry a few times rather than leave the directory behind.
+        for (int attempt = 1; ; attempt++) {
+            try {
+                deleteTree(top, prefix);
+                return;
+            } catch (StorageException e) {
+                if (attempt >= 5 || !(e.getCause() instanceof java.nio.file.DirectoryNotEmptyException)) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private void deleteTree(Path top, String prefix) {
         if (!Files.exists(top)) {
             return;
         }

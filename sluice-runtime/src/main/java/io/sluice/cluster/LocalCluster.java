@@ -1,0 +1,257 @@
+package io.sluice.cluster;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.checkpoint.CheckpointStorageRegistry;
+import io.sluice.dispatcher.Dispatcher;
+import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.graph.JobGraph;
+import io.sluice.graph.JobId;
+import io.sluice.ha.HighAvailabilityServices;
+import io.sluice.ha.memory.InMemoryHaServices;
+import io.sluice.jobmaster.JobManagerServices;
+import io.sluice.jobmaster.JobResult;
+import io.sluice.jobmaster.RecoveryBackoff;
+import io.sluice.network.LocalShuffleService;
+import io.sluice.rpc.DedicatedMainThreadExecutor;
+import io.sluice.storage.BlobStore;
+import io.sluice.taskexecutor.TaskExecutor;
+import io.sluice.util.Clock;
+import io.sluice.util.SystemClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A whole Sluice cluster in one JVM: task executors with slots, the in-JVM shuffle, and one or more
+ * job managers (Dispatcher + job manager runners) on shared HA services. Every component keeps its
+ * own main thread, exactly as in a distributed deployment; only the gateways are local calls.
+ *
+ * <pre>{@code
+ * try (LocalCluster cluster = LocalCluster.builder().taskExecutors(2).slotsPerTaskExecutor(2).build()) {
+ *     JobResult result = cluster.executeAndWait(env.buildJobGraph("my job"), Duration.ofMinutes(1));
+ * }
+ * }</pre>
+ */
+public final class LocalCluster implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LocalCluster.class);
+
+    private final List<TaskExecutor> taskExecutors = new ArrayList<>();
+    private final List<DedicatedMainThreadExecutor> executors = new ArrayList<>();
+    private final List<JobManager> jobManagers = new ArrayList<>();
+    private final LocalShuffleService shuffle;
+    private final SlotPool slotPool;
+    private final CheckpointStorageRegistry storages;
+    private final HighAvailabilityServices ha;
+    private final ExecutorService ioExecutor;
+    private final Builder config;
+
+    /** One job manager: its Dispatcher and main thread. */
+    public record JobManager(String id, Dispatcher dispatcher, DedicatedMainThreadExecutor mainThread) {
+    }
+
+    private LocalCluster(Builder b) {
+        this.config = b;
+        this.ioExecutor = Executors.newCachedThreadPool(daemonThreads("sluice-io-"));
+        this.shuffle = new LocalShuffleService(b.buffersPerChannel, b.bufferSize);
+        this.storages = new CheckpointStorageRegistry(b.meterRegistry, b.blobStoreDecorator);
+        for (int i = 0; i < b.taskExecutors; i++) {
+            DedicatedMainThreadExecutor main = new DedicatedMainThreadExecutor("taskexecutor-" + i);
+            executors.add(main);
+            taskExecutors.add(new TaskExecutor("taskexecutor-" + i, b.slotsPerTaskExecutor, main, ioExecutor, shuffle, storages));
+        }
+        this.slotPool = new SlotPool(taskExecutors);
+        this.ha = b.haServices != null ? b.haServices : new InMemoryHaServices();
+        startJobManager();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Starts another job manager on the same HA services (a standby, in HA terms). */
+    public JobManager startJobManager() {
+        String id = "jobmanager-" + jobManagers.size();
+        DedicatedMainThreadExecutor main = new DedicatedMainThreadExecutor(id);
+        JobManagerServices services = new JobManagerServices(ha, storages, slotPool,
+                (jobId, deployment) -> shuffle.releaseAttempt(jobId, deployment,
+                        new IllegalStateException("deployment " + deployment + " of job " + jobId + " ended")),
+                ioExecutor, config.clock, new Random(config.seed), config.recoveryBackoff, id);
+        Dispatcher dispatcher = new Dispatcher(services, main);
+        dispatcher.start();
+        JobManager jm = new JobManager(id, dispatcher, main);
+        jobManagers.add(jm);
+        return jm;
+    }
+
+    /** Stops a job manager as if its process died: its jobs are suspended, others may take over. */
+    public void stopJobManager(JobManager jm) throws Exception {
+        jm.dispatcher().close().get(30, TimeUnit.SECONDS);
+        jobManagers.remove(jm);
+    }
+
+    /** The first running job manager's Dispatcher. */
+    public DispatcherGateway dispatcher() {
+        return jobManagers.get(0).dispatcher();
+    }
+
+    public List<JobManager> jobManagers() {
+        return List.copyOf(jobManagers);
+    }
+
+    public JobId submit(JobGraph jobGraph) throws Exception {
+        return dispatcher().submitJob(jobGraph).get(60, TimeUnit.SECONDS);
+    }
+
+    /** Submits and waits until the job is globally terminal. */
+    public JobResult executeAndWait(JobGraph jobGraph, Duration timeout) throws Exception {
+        JobId id = submit(jobGraph);
+        try {
+            return dispatcher().requestJobResult(id).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new TimeoutException("Job " + id + " did not end within " + timeout);
+        }
+    }
+
+    public CheckpointStorageRegistry checkpointStorages() {
+        return storages;
+    }
+
+    public LocalShuffleService shuffle() {
+        return shuffle;
+    }
+
+    public SlotPool slotPool() {
+        return slotPool;
+    }
+
+    public List<TaskExecutor> taskExecutors() {
+        return List.copyOf(taskExecutors);
+    }
+
+    public HighAvailabilityServices haServices() {
+        return ha;
+    }
+
+    @Override
+    public void close() {
+        for (JobManager jm : List.copyOf(jobManagers)) {
+            try {
+                jm.dispatcher().close().get(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                LOG.warn("Could not stop {} cleanly: {}", jm.id(), e.toString());
+            }
+            jm.mainThread().close();
+        }
+        jobManagers.clear();
+        for (TaskExecutor te : taskExecutors) {
+            try {
+                te.cancelAll().get(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                LOG.warn("Could not cancel the tasks of {}: {}", te.id(), e.toString());
+            }
+        }
+        executors.forEach(DedicatedMainThreadExecutor::close);
+        if (config.closeHaServices) {
+            ha.close();
+        }
+        ioExecutor.shutdown();
+    }
+
+    private static ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** Settings of a local cluster. */
+    public static final class Builder {
+        private int taskExecutors = 2;
+        private int slotsPerTaskExecutor = 2;
+        private int buffersPerChannel = LocalShuffleService.DEFAULT_BUFFERS_PER_CHANNEL;
+        private int bufferSize = LocalShuffleService.DEFAULT_BUFFER_SIZE;
+        private HighAvailabilityServices haServices;
+        private boolean closeHaServices = true;
+        private UnaryOperator<BlobStore> blobStoreDecorator = UnaryOperator.identity();
+        private MeterRegistry meterRegistry = new SimpleMeterRegistry();
+        private Clock clock = SystemClock.INSTANCE;
+        private long seed = System.nanoTime();
+        private RecoveryBackoff recoveryBackoff = RecoveryBackoff.DEFAULT;
+
+        public Builder taskExecutors(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("A cluster needs at least one task executor, got " + n);
+            }
+            this.taskExecutors = n;
+            return this;
+        }
+
+        public Builder slotsPerTaskExecutor(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("A task executor needs at least one slot, got " + n);
+            }
+            this.slotsPerTaskExecutor = n;
+            return this;
+        }
+
+        public Builder buffersPerChannel(int n) {
+            this.buffersPerChannel = n;
+            return this;
+        }
+
+        public Builder bufferSize(int bytes) {
+            this.bufferSize = bytes;
+            return this;
+        }
+
+        /** HA services to use (default: in memory). The cluster closes them on close unless told otherwise. */
+        public Builder haServices(HighAvailabilityServices ha, boolean closeOnClusterClose) {
+            this.haServices = ha;
+            this.closeHaServices = closeOnClusterClose;
+            return this;
+        }
+
+        /** Wraps every checkpoint blob store, e.g. with a fault injector. */
+        public Builder blobStoreDecorator(UnaryOperator<BlobStore> decorator) {
+            this.blobStoreDecorator = decorator;
+            return this;
+        }
+
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.meterRegistry = registry;
+            return this;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        public Builder recoveryBackoff(RecoveryBackoff backoff) {
+            this.recoveryBackoff = backoff;
+            return this;
+        }
+
+        public LocalCluster build() {
+            return new LocalCluster(this);
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package io.sluice.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.api.StreamExecutionEnvironment;
+import io.sluice.api.Tuple2;
+import io.sluice.api.sink.CollectingSink;
+import io.sluice.api.source.SequenceSource;
+import io.sluice.cluster.LocalCluster;
+import io.sluice.config.RestartStrategyConfig;
+import io.sluice.examples.InjectedFailures;
+import io.sluice.examples.KeyedCountingJob;
+import io.sluice.graph.JobId;
+import io.sluice.jobmaster.JobDetails;
+import io.sluice.jobmaster.JobResult;
+import io.sluice.jobmaster.JobStatus;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Exactly-once state under task failures: a keyed counting job over a bounded sequence fails at
+ * random records (seeded; the seed is in the test name and printed) and restarts from its latest
+ * checkpoint. The last count emitted per key is the job's final state and must equal the exact
+ * count: nothing lost, nothing counted twice. (The sink itself is at-least-once: it sees replayed
+ * records after a restart, which is why the check reads the final state per key.)
+ */
+class ExactlyOnceITCase {
+    private static final int KEYS = 16;
+    private static final AtomicInteger RESTORED_FROM_CHECKPOINT = new AtomicInteger();
+    private static LocalCluster cluster;
+
+    @TempDir
+    static Path checkpoints;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = LocalCluster.builder().taskExecutors(2).slotsPerTaskExecutor(2).build();
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        cluster.close();
+        // At least some runs must have restored from a completed checkpoint (not only from scratch).
+        assertThat(RESTORED_FROM_CHECKPOINT.get()).as("runs that failed after a completed checkpoint").isPositive();
+    }
+
+    static long[] seeds() {
+        long base = Long.getLong("sluice.test.seed", 20261129L);
+        long[] seeds = new long[24];
+        for (int i = 0; i < seeds.length; i++) {
+            seeds[i] = base + i;
+        }
+        return seeds;
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void keyedCountsAreExactAfterInjectedFailures(long seed) throws Exception {
+        Random random = new Random(seed);
+        long records = 20_000 + random.nextInt(30_000);
+        int parallelism = 1 + random.nextInt(2);
+        TreeSet<Long> failAt = new TreeSet<>();
+        int failures = 1 + random.nextInt(4);
+        while (failAt.size() < failures) {
+            failAt.add((long) random.nextInt((int) records));
+        }
+        System.out.printf("seed %d: %d records, parallelism %d, failures at %s%n", seed, records, parallelism, failAt);
+
+        InjectedFailures plan = InjectedFailures.at(failAt);
+        CollectingSink<Tuple2<Long, Long>> sink = CollectingSink.create();
+        try {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.create()
+                    .setParallelism(parallelism)
+                    .enableCheckpointing(Duration.ofMillis(5 + random.nextInt(20)))
+                    .setCheckpointDir(checkpoints.resolve("seed-" + seed).toString())
+                    .setRestartStrategy(new RestartStrategyConfig.FixedDelay(100, Duration.ofMillis(random.nextInt(10))));
+            KeyedCountingJob.build(env, SequenceSource.bounded(0, records - 1).withRate(150_000 + random.nextInt(150_000)),
+                    KEYS, plan, sink);
+            JobId id = cluster.submit(env.buildJobGraph("exactly-once seed " + seed));
+            JobResult result = cluster.dispatcher().requestJobResult(id).get(2, TimeUnit.MINUTES);
+
+            assertThat(result.status()).as("seed %d: %s", seed, result.failureStackTrace()).isEqualTo(JobStatus.FINISHED);
+            assertThat(plan.thrown()).as("seed %d: injected failures", seed).isEqualTo(failures);
+            Map<Long, Long> finalState = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
+            assertThat(finalState).as("seed %d: final count per key", seed)
+                    .isEqualTo(KeyedCountingJob.expectedCounts(records, KEYS));
+
+            JobDetails details = cluster.dispatcher().requestJobDetails(id).get(10, TimeUnit.SECONDS);
+            // Two subtasks may fail at nearly the same time; the second failure lands while the job is
+            // already restarting and causes no extra restart.
+            assertThat(details.restarts()).as("seed %d: restarts", seed).isBetween(1, failures);
+            if (details.checkpoints().completed() > 0) {
+                RESTORED_FROM_CHECKPOINT.incrementAndGet();
+            }
+            System.out.printf("seed %d: FINISHED, %d restarts, %d checkpoints completed%n", seed,
+                    details.restarts(), details.checkpoints().completed());
+        } finally {
+            plan.release();
+            sink.release();
+        }
+    }
+}
