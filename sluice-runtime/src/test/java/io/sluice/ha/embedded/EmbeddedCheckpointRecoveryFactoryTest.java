@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -176,7 +177,7 @@ class EmbeddedCheckpointRecoveryFactoryTest {
             try {
                 return recover(2, false);
             } catch (Exception e) {
-                throw new RuntimeException(e);
+                throw new CompletionException(e);
             }
         }, io);
 
@@ -185,7 +186,9 @@ class EmbeddedCheckpointRecoveryFactoryTest {
 
         assertThatThrownBy(() -> recovery.get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
                 .isInstanceOf(ExecutionException.class)
-                .rootCause().isInstanceOf(InterruptedException.class);
+                .cause().as("recovery itself must throw InterruptedException, not a storage error")
+                .isInstanceOf(InterruptedException.class)
+                .hasMessageContaining("Checkpoint recovery of job " + JOB + " was cancelled");
         assertThat(listener.loaded).isEmpty();
     }
 
