@@ -10,7 +10,8 @@ import java.util.List;
 public final class ConfigDocs {
     /** Every options class, in the order they appear in the docs. */
     public static final List<Class<?>> OPTION_CLASSES = List.of(
-            PipelineOptions.class, ClusterOptions.class, CheckpointingOptions.class, RestartOptions.class);
+            PipelineOptions.class, ClusterOptions.class, CheckpointingOptions.class, RestartOptions.class,
+            HighAvailabilityOptions.class);
 
     private ConfigDocs() {}
 

@@ -1,0 +1,49 @@
+package io.sluice.ha;
+
+import io.sluice.config.Configuration;
+import io.sluice.config.HighAvailabilityOptions;
+import io.sluice.config.IllegalConfigurationException;
+import io.sluice.ha.embedded.EmbeddedHaServicesFactory;
+
+/**
+ * Creates the {@link HighAvailabilityServices} chosen by {@code high-availability.type}:
+ * {@code embedded}, or the fully qualified name of a {@link HighAvailabilityServicesFactory} with
+ * a public no-argument constructor. Stateless; blocking as much as the chosen factory.
+ */
+public final class HighAvailabilityServicesLoader {
+    public static final String EMBEDDED = "embedded";
+
+    private HighAvailabilityServicesLoader() {}
+
+    public static HighAvailabilityServices load(Configuration configuration) throws Exception {
+        return factoryFor(configuration.get(HighAvailabilityOptions.TYPE)).create(configuration);
+    }
+
+    /** The factory named by {@code type}, as {@code high-availability.type} would. */
+    public static HighAvailabilityServicesFactory factoryFor(String type) {
+        if (EMBEDDED.equals(type)) {
+            return new EmbeddedHaServicesFactory();
+        }
+        String key = HighAvailabilityOptions.TYPE.key();
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        Class<?> factoryClass;
+        try {
+            factoryClass = Class.forName(type, true,
+                    loader != null ? loader : HighAvailabilityServicesLoader.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new IllegalConfigurationException(key + " is '" + type + "', which is neither '" + EMBEDDED
+                    + "' nor a class on the classpath. Use '" + EMBEDDED + "', or the fully qualified name of a "
+                    + HighAvailabilityServicesFactory.class.getSimpleName() + " and add its jar to the classpath.", e);
+        }
+        if (!HighAvailabilityServicesFactory.class.isAssignableFrom(factoryClass)) {
+            throw new IllegalConfigurationException(key + " names " + type + ", which does not implement "
+                    + HighAvailabilityServicesFactory.class.getName() + "; name a factory class instead.");
+        }
+        try {
+            return (HighAvailabilityServicesFactory) factoryClass.getDeclaredConstructor().newInstance();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalConfigurationException(key + " names " + type + ", which could not be instantiated ("
+                    + e + "); it needs a public no-argument constructor.", e);
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package io.sluice.ha.embedded;
+
+import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.checkpoint.CompletedCheckpoint;
+import io.sluice.checkpoint.CompletedCheckpointStore;
+import io.sluice.graph.JobId;
+import io.sluice.ha.LeaderElection;
+import io.sluice.jobmaster.JobStatus;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link CompletedCheckpointStore} whose retained checkpoints are recorded as pointers in a
+ * {@link FileCheckpointPointerStore}, written only under the leader session it was created for.
+ *
+ * <p>In memory it holds the latest completed checkpoint in full, and only the ids of the other
+ * retained ones: their metadata is never read at recovery, and only by {@link #loadRetained} on
+ * demand. After a recovery that fell back past unusable newer checkpoints, those keep their
+ * pointers and stay among {@link #retainedIds()} (so that retention eventually discards them),
+ * while {@link #latest()} is the newest usable one.
+ *
+ * <p>Threading: {@link #latest()}, {@link #retainedIds()} and {@link #size()} read one immutable
+ * snapshot from a volatile field: thread-safe, non-blocking, fine on main threads.
+ * {@link #addCheckpoint}, {@link #shutdown} and {@link #loadRetained} block on I/O and run on an
+ * I/O executor, one call at a time; every pointer write or removal runs inside
+ * {@link LeaderElection#runIfLeader}, so none lands after leadership was revoked.
+ */
+public final class DefaultCompletedCheckpointStore implements CompletedCheckpointStore {
+    private static final Logger LOG = LoggerFactory.getLogger(DefaultCompletedCheckpointStore.class);
+
+    private final JobId jobId;
+    private final int maxRetained;
+    private final FileCheckpointPointerStore pointers;
+    private final CheckpointStorage storage;
+    private final LeaderElection election;
+    private final UUID leaderSessionId;
+    private volatile Snapshot snapshot;
+
+    /**
+     * @param latest      the newest usable retained checkpoint, or {@code null} if there is none
+     * @param retainedIds ids of all pointers the job has, including {@code latest}'s
+     */
+    public DefaultCompletedCheckpointStore(JobId jobId, int maxRetained, FileCheckpointPointerStore pointers,
+                                           CheckpointStorage storage, LeaderElection election, UUID leaderSessionId,
+                                           CompletedCheckpoint latest, List<Long> retainedIds) {
+        if (maxRetained < 1) {
+            throw new IllegalArgumentException("maxRetained must be >= 1, got " + maxRetained);
+        }
+        if (latest != null && !retainedIds.contains(latest.checkpointId())) {
+            throw new IllegalArgumentException("The latest checkpoint " + latest.checkpointId() + " of job " + jobId
+                    + " must be among the retained ids " + retainedIds);
+        }
+        this.jobId = jobId;
+        this.maxRetained = maxRetained;
+        this.pointers = pointers;
+        this.storage = storage;
+        this.election = election;
+        this.leaderSessionId = leaderSessionId;
+        List<Long> ids = new ArrayList<>(retainedIds);
+        ids.sort(null);
+        this.snapshot = new Snapshot(latest, List.copyOf(ids));
+    }
+
+    @Override
+    public List<Long> addCheckpoint(CompletedCheckpoint checkpoint) throws Exception {
+        long id = checkpoint.checkpointId();
+        if (!checkpoint.jobId().equals(jobId)) {
+            throw new IllegalArgumentException("Checkpoint " + id + " belongs to job " + checkpoint.jobId()
+                    + ", not to job " + jobId + " whose store it was added to");
+        }
+        if (checkpoint.metadataPath() == null) {
+            throw new IllegalArgumentException("Checkpoint " + id + " of job " + jobId + " has no metadata path;"
+                    + " write its metadata to checkpoint storage before adding it");
+        }
+        Snapshot before = snapshot;
+        if (!before.ids().isEmpty() && id <= before.ids().get(before.ids().size() - 1)) {
+            throw new IllegalArgumentException("Checkpoint " + id + " of job " + jobId + " is not newer than the"
+                    + " retained checkpoints " + before.ids() + "; checkpoint ids must increase");
+        }
+        election.runIfLeader(leaderSessionId, () -> pointers.writePointer(jobId, id, checkpoint.metadataPath()));
+        List<Long> ids = new ArrayList<>(before.ids());
+        ids.add(id);
+        snapshot = new Snapshot(checkpoint, List.copyOf(ids));
+
+        List<Long> subsumed = new ArrayList<>();
+        while (ids.size() > maxRetained) {
+            long oldest = ids.get(0);
+            try {
+                election.runIfLeader(leaderSessionId, () -> pointers.removePointer(jobId, oldest));
+            } catch (Exception e) {
+                // The checkpoint is added; its pointer is kept, so its files must be kept too. Retried at the next add.
+                LOG.warn("Could not remove the pointer of subsumed checkpoint {} of job {}; keeping its files: {}",
+                        oldest, jobId, e.toString());
+                break;
+            }
+            ids.remove(0);
+            subsumed.add(oldest);
+            snapshot = new Snapshot(checkpoint, List.copyOf(ids));
+        }
+        return subsumed;
+    }
+
+    @Override
+    public Optional<CompletedCheckpoint> latest() {
+        return Optional.ofNullable(snapshot.latest());
+    }
+
+    @Override
+    public List<Long> retainedIds() {
+        return snapshot.ids();
+    }
+
+    @Override
+    public int size() {
+        return snapshot.ids().size();
+    }
+
+    @Override
+    public int maxRetained() {
+        return maxRetained;
+    }
+
+    /**
+     * Reads a retained checkpoint's pointer and metadata from storage. Blocking; for the rare case
+     * that an older checkpoint than {@link #latest()} is needed.
+     */
+    public CompletedCheckpoint loadRetained(long checkpointId) throws Exception {
+        Snapshot current = snapshot;
+        if (current.latest() != null && current.latest().checkpointId() == checkpointId) {
+            return current.latest();
+        }
+        if (!current.ids().contains(checkpointId)) {
+            throw new IllegalArgumentException("Checkpoint " + checkpointId + " of job " + jobId
+                    + " is not retained; retained are " + current.ids());
+        }
+        return storage.readMetadata(pointers.readPointer(jobId, checkpointId));
+    }
+
+    @Override
+    public void shutdown(JobStatus status) throws Exception {
+        if (!status.isGloballyTerminal()) {
+            LOG.info("Job {} is {}; keeping the pointers of checkpoints {} for the next leader", jobId, status,
+                    snapshot.ids());
+            return;
+        }
+        List<Long> ids = snapshot.ids();
+        // Pointers first: a pointer to deleted files would make the next recovery fail.
+        election.runIfLeader(leaderSessionId, () -> pointers.removeAll(jobId));
+        snapshot = new Snapshot(null, List.of());
+        for (long id : ids) {
+            try {
+                storage.discard(jobId, id);
+            } catch (RuntimeException e) {
+                LOG.warn("Could not discard checkpoint {} of job {} in {} after the job {}; delete it by hand: {}",
+                        id, jobId, storage.location(), status, e.toString());
+            }
+        }
+    }
+
+    private record Snapshot(CompletedCheckpoint latest, List<Long> ids) {}
+}

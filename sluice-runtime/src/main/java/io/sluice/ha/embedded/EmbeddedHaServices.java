@@ -1,0 +1,101 @@
+package io.sluice.ha.embedded;
+
+import io.sluice.graph.JobId;
+import io.sluice.ha.CheckpointRecoveryFactory;
+import io.sluice.ha.HighAvailabilityServices;
+import io.sluice.ha.JobGraphStore;
+import io.sluice.ha.JobResultStore;
+import io.sluice.ha.LeaderElection;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@link HighAvailabilityServices} within one JVM: leader election through the
+ * {@link EmbeddedLeaderElectionService} shared by all users of the same HA directory, and the
+ * stores as files under it:
+ * <pre>
+ *   &lt;haDir&gt;/jobgraphs/&lt;jobId&gt;
+ *   &lt;haDir&gt;/jobresults/&lt;jobId&gt;
+ *   &lt;haDir&gt;/checkpoints/&lt;jobId&gt;/&lt;checkpointId, 19 digits&gt;
+ *   &lt;haDir&gt;/checkpoint-counters/&lt;jobId&gt;
+ * </pre>
+ * It survives job-manager failover within the JVM, and with a durable directory also JVM
+ * restarts; it does not coordinate job managers in different JVMs.
+ *
+ * <p>Threading: thread-safe. The constructor blocks briefly (creates and resolves the directory).
+ * {@link #jobLeaderElection} and {@link #close} do not block; the stores block and follow the
+ * contracts of {@link HighAvailabilityServices}.
+ */
+public final class EmbeddedHaServices implements HighAvailabilityServices {
+    private final Path haDirectory;
+    private final EmbeddedLeaderElectionService elections;
+    private final FileJobGraphStore jobGraphStore;
+    private final FileJobResultStore jobResultStore;
+    private final EmbeddedCheckpointRecoveryFactory checkpointRecoveryFactory;
+    private final List<LeaderElection> created = new ArrayList<>();
+    private boolean closed;
+
+    public EmbeddedHaServices(Path haDirectory) {
+        this.elections = EmbeddedLeaderElectionService.acquire(haDirectory);
+        this.haDirectory = elections.directory();
+        this.jobGraphStore = new FileJobGraphStore(this.haDirectory.resolve("jobgraphs"));
+        this.jobResultStore = new FileJobResultStore(this.haDirectory.resolve("jobresults"));
+        this.checkpointRecoveryFactory = new EmbeddedCheckpointRecoveryFactory(
+                new FileCheckpointPointerStore(this.haDirectory.resolve("checkpoints")),
+                this.haDirectory.resolve("checkpoint-counters"));
+    }
+
+    /** The canonical HA directory. */
+    public Path haDirectory() {
+        return haDirectory;
+    }
+
+    /** The election service shared with all users of this directory, e.g. for {@code revokeLeader} in tests. */
+    public EmbeddedLeaderElectionService leaderElectionService() {
+        return elections;
+    }
+
+    /** Election name of a job's leadership. */
+    public static String jobLeadershipName(JobId jobId) {
+        return "job-" + jobId;
+    }
+
+    @Override
+    public synchronized LeaderElection jobLeaderElection(JobId jobId, String contenderId) {
+        if (closed) {
+            throw new IllegalStateException("The embedded HA services on " + haDirectory + " are closed; cannot"
+                    + " join the election of job " + jobId);
+        }
+        LeaderElection election = elections.createLeaderElection(jobLeadershipName(jobId), contenderId);
+        created.add(election);
+        return election;
+    }
+
+    @Override
+    public JobGraphStore jobGraphStore() {
+        return jobGraphStore;
+    }
+
+    @Override
+    public JobResultStore jobResultStore() {
+        return jobResultStore;
+    }
+
+    @Override
+    public CheckpointRecoveryFactory checkpointRecoveryFactory() {
+        return checkpointRecoveryFactory;
+    }
+
+    /** Leaves every election joined through this instance and releases the election service; keeps all files. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        created.forEach(LeaderElection::close);
+        created.clear();
+        elections.release();
+    }
+}
