@@ -224,6 +224,17 @@ public final class LocalCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Uses the embedded HA services on {@code directory} (job graphs, job results and checkpoint
+         * pointers kept there), so that a cluster started later on the same directory resumes the
+         * unfinished jobs. Without this (and without {@link #haServices}) nothing survives the cluster.
+         */
+        public Builder haDirectory(java.nio.file.Path directory) {
+            this.haServices = new io.sluice.ha.embedded.EmbeddedHaServices(directory);
+            this.closeHaServices = true;
+            return this;
+        }
+
         /** Wraps every checkpoint blob store, e.g. with a fault injector. */
         public Builder blobStoreDecorator(UnaryOperator<BlobStore> decorator) {
             this.blobStoreDecorator = decorator;

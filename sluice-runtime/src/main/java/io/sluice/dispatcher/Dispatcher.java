@@ -190,7 +190,7 @@ public final class Dispatcher implements DispatcherGateway {
             }
             runner.requestJobDetails().whenCompleteAsync((details, e) -> {
                 runners.remove(graph.jobId());
-                runner.close();
+                runner.close();  // leaves the election; the job master has already ended
                 if (result != null) {
                     finished.put(graph.jobId(), result);
                     finishedDetails.put(graph.jobId(), details != null ? details : detailsOf(result));
@@ -278,10 +278,10 @@ public final class Dispatcher implements DispatcherGateway {
 
     /** Leaves all elections and suspends running jobs (they stay stored for the next start). */
     public CompletableFuture<Void> close() {
-        return CompletableFuture.runAsync(() -> {
+        return CompletableFuture.supplyAsync(() -> {
             closed = true;
             Collection<JobManagerRunner> all = List.copyOf(runners.values());
-            all.forEach(JobManagerRunner::close);
-        }, mainThread);
+            return CompletableFuture.allOf(all.stream().map(JobManagerRunner::close).toArray(CompletableFuture[]::new));
+        }, mainThread).thenCompose(f -> f);
     }
 }

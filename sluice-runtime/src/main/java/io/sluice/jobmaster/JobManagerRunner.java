@@ -66,6 +66,9 @@ public final class JobManagerRunner implements LeaderContender {
     private String failureMessage;
     private JobDetails finalDetails;
     private boolean closed;
+    private CompletableFuture<Void> closeFuture;
+    /** How the current job master's recovery went (shown with the running job's details). */
+    private RecoveryStatus lastRecovery;
 
     public JobManagerRunner(JobGraph jobGraph, JobManagerServices services, MainThreadExecutor mainThread) {
         this.jobGraph = jobGraph;
@@ -242,6 +245,7 @@ public final class JobManagerRunner implements LeaderContender {
     }
 
     private void startJobMaster(UUID s, Recovered recovered) {
+        lastRecovery = progress.snapshot();
         List<TaskExecutorGateway> slots;
         try {
             slots = services.slotPool().allocate(jobGraph.jobId(), jobGraph.requiredSlots());
@@ -270,12 +274,17 @@ public final class JobManagerRunner implements LeaderContender {
 
     private void onJobMasterDone(UUID s, JobMaster jm, DedicatedMainThreadExecutor jmThread, Recovered recovered,
                                  JobResult result) {
-        services.slotPool().release(jobGraph.jobId());
         if (jobMaster == jm) {
             jobMaster = null;
             jobMasterThread = null;
         }
+        if (jobMaster == null) {
+            services.slotPool().release(jobGraph.jobId()); // not while a newer job master uses them
+        }
         jmThread.close();
+        if (closeFuture != null && jobMaster == null) {
+            closeFuture.complete(null);
+        }
         if (result.status() == JobStatus.SUSPENDED) {
             recovered.store().latest(); // nothing to clean: the next leader recovers from the same pointers
             if (session == null) {
@@ -290,7 +299,7 @@ public final class JobManagerRunner implements LeaderContender {
             List<JobStatusTransition> all = new ArrayList<>(transitions.subList(0, 1));
             all.addAll(last.transitions());
             finalDetails = new JobDetails(last.jobId(), last.name(), last.status(), all, last.vertices(),
-                    last.checkpoints(), last.restarts(), last.failureMessage(), null);
+                    last.checkpoints(), last.restarts(), last.failureMessage(), lastRecovery);
         }
     }
 
@@ -353,7 +362,7 @@ public final class JobManagerRunner implements LeaderContender {
                 List<JobStatusTransition> all = new ArrayList<>(before);
                 all.addAll(d.transitions());
                 return new JobDetails(d.jobId(), d.name(), d.status(), all, d.vertices(), d.checkpoints(), d.restarts(),
-                        d.failureMessage(), null);
+                        d.failureMessage(), lastRecovery);
             });
         }
         return CompletableFuture.completedFuture(initializingDetails(status));
@@ -371,21 +380,30 @@ public final class JobManagerRunner implements LeaderContender {
         }
     }
 
-    /** Leaves the election and suspends the job master (job manager shutdown). Main thread. */
-    public void close() {
+    /**
+     * Job manager shutdown: suspends the job master and, once its tasks have ended, leaves the
+     * election, so a standby never runs the job while this one's tasks still do. Main thread;
+     * the returned future completes on it.
+     */
+    public CompletableFuture<Void> close() {
         mainThread.assertRunningInMainThread();
-        if (closed) {
-            return;
+        if (closeFuture != null) {
+            return closeFuture;
         }
         closed = true;
+        closeFuture = new CompletableFuture<>();
         cancelRecovery();
         if (jobMaster != null) {
             JobMaster jm = jobMaster;
             jobMasterThread.execute(() -> jm.suspend("the job manager is shutting down"));
+        } else {
+            closeFuture.complete(null);
         }
-        if (election != null) {
-            election.close();
-        }
+        return closeFuture.whenComplete((ignored, error) -> {
+            if (election != null) {
+                election.close();
+            }
+        });
     }
 
     private static Throwable unwrap(Throwable t) {

@@ -120,14 +120,18 @@ public final class JobMaster implements JobMasterGateway {
     }
 
     /**
-     * Completes once the job is terminal under this job master: FINISHED, FAILED, CANCELED, or
-     * SUSPENDED (leadership lost). Completes on the main thread.
+     * Completes once the job is terminal under this job master and all its tasks have ended:
+     * FINISHED, FAILED, CANCELED, or SUSPENDED (leadership lost; the status changes at once, the
+     * future completes when the cancelled tasks are gone). Completes on the main thread.
      */
     public CompletableFuture<JobResult> resultFuture() {
         return resultFuture;
     }
 
-    /** Leadership was lost: stop checkpointing, cancel the tasks, end as SUSPENDED at once. */
+    /**
+     * Leadership was lost: stop checkpointing, cancel the tasks, switch to SUSPENDED at once (no
+     * further checkpoint is started or completed); {@link #resultFuture()} completes once the tasks ended.
+     */
     public void suspend(String reason) {
         mainThread.assertRunningInMainThread();
         if (status.isTerminal()) {
@@ -138,7 +142,7 @@ public final class JobMaster implements JobMasterGateway {
         cancelScheduledRestart();
         cancelAllExecutions();
         transitionTo(JobStatus.SUSPENDED, null);
-        finish(JobStatus.SUSPENDED);
+        checkAllEnded();
     }
 
     // ---------------------------------------------------------------- gateway
@@ -284,6 +288,10 @@ public final class JobMaster implements JobMasterGateway {
                 transitionTo(JobStatus.FAILED, EnumSet.of(JobStatus.FAILING));
                 releaseDeployment();
                 finish(JobStatus.FAILED);
+            }
+            case SUSPENDED -> {
+                releaseDeployment();
+                finish(JobStatus.SUSPENDED);
             }
             case CANCELLING -> {
                 transitionTo(JobStatus.CANCELED, EnumSet.of(JobStatus.CANCELLING));

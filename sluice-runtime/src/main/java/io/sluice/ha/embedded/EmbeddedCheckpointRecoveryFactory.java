@@ -1,5 +1,6 @@
 package io.sluice.ha.embedded;
 
+import io.sluice.ha.CheckpointRecoveryException;
 import io.sluice.checkpoint.CheckpointIdCounter;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CompletedCheckpoint;

@@ -1,5 +1,6 @@
 package io.sluice.ha.embedded;
 
+import io.sluice.ha.CheckpointRecoveryException;
 import static io.sluice.ha.embedded.CheckpointTestSupport.writeCheckpoint;
 import static io.sluice.ha.embedded.RecordingContender.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
