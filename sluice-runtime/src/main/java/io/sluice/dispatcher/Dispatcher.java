@@ -50,6 +50,9 @@ public final class Dispatcher implements DispatcherGateway {
     private final Map<JobId, JobDetails> finishedDetails = new LinkedHashMap<>();
     private final long startMillis;
     private boolean listingJobs;
+    private final CompletableFuture<Void> listingDone = new CompletableFuture<>();
+    /** Result requests for jobs whose graph is still being read wait on these. */
+    private final Map<JobId, CompletableFuture<JobManagerRunner>> runnerStarted = new java.util.HashMap<>();
     private int listingAttempt;
     private boolean closed;
 
@@ -67,15 +70,19 @@ public final class Dispatcher implements DispatcherGateway {
         });
     }
 
+    /** What the stores hold at start: jobs to recover, and results of jobs that ended before. */
+    private record StoredJobs(Collection<JobId> ids, Collection<JobResult> results) {
+    }
+
     private void listJobsToRecover() {
         listingAttempt++;
         CompletableFuture.supplyAsync(() -> {
             try {
-                return services.ha().jobGraphStore().jobIds();
+                return new StoredJobs(services.ha().jobGraphStore().jobIds(), services.ha().jobResultStore().results());
             } catch (Exception e) {
                 throw new CompletionException(e);
             }
-        }, services.ioExecutor()).whenCompleteAsync((ids, error) -> {
+        }, services.ioExecutor()).whenCompleteAsync((stored, error) -> {
             if (closed) {
                 return;
             }
@@ -87,7 +94,15 @@ public final class Dispatcher implements DispatcherGateway {
                 return;
             }
             listingJobs = false;
-            LOG.info("Recovering {} stored job(s)", ids.size());
+            listingDone.complete(null);
+            for (JobResult r : stored.results()) {
+                if (!runners.containsKey(r.jobId())) {
+                    finished.putIfAbsent(r.jobId(), r);
+                    finishedDetails.putIfAbsent(r.jobId(), detailsOf(r));
+                }
+            }
+            Collection<JobId> ids = stored.ids();
+            LOG.info("Recovering {} stored job(s); {} ended before", ids.size(), stored.results().size());
             for (JobId id : ids) {
                 if (!runners.containsKey(id) && !finished.containsKey(id) && graphsBeingRead.add(id)) {
                     readJobGraph(id, 1);
@@ -180,9 +195,17 @@ public final class Dispatcher implements DispatcherGateway {
         }, mainThread);
     }
 
+    private CompletableFuture<JobManagerRunner> runnerStarted(JobId id) {
+        return runnerStarted.computeIfAbsent(id, k -> new CompletableFuture<>());
+    }
+
     private void startRunner(JobGraph graph) {
         JobManagerRunner runner = new JobManagerRunner(graph, services, mainThread);
         runners.put(graph.jobId(), runner);
+        CompletableFuture<JobManagerRunner> waiting = runnerStarted.remove(graph.jobId());
+        if (waiting != null) {
+            waiting.complete(runner);
+        }
         runner.start();
         runner.resultFuture().whenCompleteAsync((result, error) -> {
             if (runners.get(graph.jobId()) != runner) {
@@ -271,6 +294,13 @@ public final class Dispatcher implements DispatcherGateway {
             }
             if (finished.containsKey(jobId)) {
                 return CompletableFuture.completedFuture(finished.get(jobId));
+            }
+            if (graphsBeingRead.contains(jobId)) {
+                return runnerStarted(jobId).thenCompose(JobManagerRunner::resultFuture);
+            }
+            if (listingJobs) {
+                // Not known yet: ask again once the stored jobs are listed (a result future is long-lived anyway).
+                return listingDone.thenComposeAsync(ignored -> requestJobResult(jobId), mainThread);
             }
             return CompletableFuture.<JobResult>failedFuture(new UnknownJobException(jobId));
         }, mainThread).thenCompose(f -> f);

@@ -183,11 +183,25 @@ public final class Task implements Runnable {
         if (cancelled) {
             transition(ExecutionState.CANCELED, null);
         } else if (failure != null) {
-            LOG.warn("Task {} failed", taskName, failure);
+            if (causedByReleasedChannel(failure)) {
+                // A peer was cancelled first and released the channel; the job is winding down anyway.
+                LOG.debug("Task {} stopped because a channel was released", taskName, failure);
+            } else {
+                LOG.warn("Task {} failed", taskName, failure);
+            }
             transition(ExecutionState.FAILED, failure);
         } else {
             transition(ExecutionState.FINISHED, null);
         }
+    }
+
+    private static boolean causedByReleasedChannel(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof io.sluice.network.ChannelReleasedException || c instanceof TaskCancelledException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void transition(ExecutionState next, Throwable failure) {
