@@ -352,6 +352,41 @@ class JobMasterTest {
         assertThat(storage.metadataReads()).isZero();
     }
 
+    @Test
+    void aCheckpointCompletingAfterAFailoverDoesNotNotifyTheNewDeployment() {
+        createJobMaster(new FixedDelay(3, DELAY), Duration.ofSeconds(10));
+        start();
+        List<ExecutionAttemptId> first = currentRound();
+        reportAll(first, ExecutionState.RUNNING);
+        mainThread.advanceTime(Duration.ofSeconds(10));
+        io.triggerAll();
+        mainThread.triggerAll();
+        for (ExecutionAttemptId id : first) {
+            jobMaster.acknowledgeCheckpoint(id, 1, new TaskStateHandle(id.vertexId(), id.subtaskIndex(), null, 0,
+                    null, null));
+        }
+        mainThread.triggerAll();
+        assertThat(io.numQueued()).as("checkpoint 1 is being finalized").isEqualTo(1);
+
+        // A task fails while the metadata is written; the job restarts before the write returns.
+        failAndCancelOthers(first, first.get(0));
+        mainThread.advanceTime(DELAY);
+        List<ExecutionAttemptId> second = currentRound();
+        assertThat(taskExecutor.submitted().subList(first.size(), 2 * first.size()))
+                .as("checkpoint 1 was not complete at redeployment")
+                .allSatisfy(d -> assertThat(d.restore()).isNull());
+        reportAll(second, ExecutionState.RUNNING);
+
+        io.triggerAll();
+        mainThread.triggerAll();
+
+        assertThat(store.latest()).get().extracting(CompletedCheckpoint::checkpointId).isEqualTo(1L);
+        assertThat(taskExecutor.notifications())
+                .as("tasks that did not take part in checkpoint 1 (and did not restore from it) are not told of it")
+                .extracting(TestingTaskExecutorGateway.NotifyCall::task)
+                .doesNotContainAnyElementsOf(second);
+    }
+
     // ------------------------------------------------------------------ cancel
 
     @Test
