@@ -244,7 +244,8 @@ public final class CheckpointCoordinator {
             for (Long id : subsumed) {
                 discardAsync(id);
             }
-            for (ExecutionAttemptId task : context.tasksToAcknowledge()) {
+            // Only the tasks that took part: after a failover the current tasks may be others.
+            for (ExecutionAttemptId task : p.tasks) {
                 context.notifyTaskCheckpointComplete(task, p.checkpointId);
             }
         }, mainThread);

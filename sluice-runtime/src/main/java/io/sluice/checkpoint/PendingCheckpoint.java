@@ -15,6 +15,8 @@ final class PendingCheckpoint {
     final long checkpointId;
     final long triggerTimestampMillis;
     final long triggerNanos;
+    /** Every task that takes part (all must acknowledge); told of the completion, and no other. */
+    final List<ExecutionAttemptId> tasks;
     private final Set<ExecutionAttemptId> notYetAcknowledged;
     private final List<TaskStateHandle> handles = new ArrayList<>();
     MainThreadExecutor.ScheduledTask timeout;
@@ -24,6 +26,7 @@ final class PendingCheckpoint {
         this.checkpointId = checkpointId;
         this.triggerTimestampMillis = triggerTimestampMillis;
         this.triggerNanos = triggerNanos;
+        this.tasks = List.copyOf(tasks);
         this.notYetAcknowledged = new HashSet<>(tasks);
     }
 
