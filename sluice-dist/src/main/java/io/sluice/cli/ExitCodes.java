@@ -1,0 +1,17 @@
+package io.sluice.cli;
+
+/** Exit codes of the {@code sluice} commands, as documented in {@code docs/cli.md}. */
+public final class ExitCodes {
+    /** The command did what it was asked; for {@code demo}: every key's count was exact. */
+    public static final int OK = 0;
+    /** The demo job finished but at least one key's final count differs from the expected count. */
+    public static final int VERIFICATION_FAILED = 1;
+    /** The job was rejected at submission, or ended FAILED or CANCELED (including a demo that hit its --timeout). */
+    public static final int JOB_FAILED = 2;
+    /** Invalid command line: unknown command or option, or an option value out of range (sysexits EX_USAGE). */
+    public static final int USAGE = 64;
+    /** An unexpected error in the command itself (sysexits EX_SOFTWARE); the stack trace is printed. */
+    public static final int INTERNAL_ERROR = 70;
+
+    private ExitCodes() {}
+}

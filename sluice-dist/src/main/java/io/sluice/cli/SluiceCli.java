@@ -1,0 +1,51 @@
+package io.sluice.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code sluice} command line: {@code java -jar sluice.jar <command> [options]}, or the
+ * {@code ./sluice} launcher at the repository root. Commands are documented in {@code docs/cli.md}.
+ */
+@Command(name = "sluice",
+        mixinStandardHelpOptions = true,
+        versionProvider = SluiceCli.ManifestVersion.class,
+        description = "Sluice, a stateful stream-processing runtime.",
+        subcommands = {DemoCommand.class, CommandLine.HelpCommand.class},
+        commandListHeading = "%nCommands:%n")
+public final class SluiceCli implements Runnable {
+    @Spec
+    private CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The configured command line; {@link CommandLine#execute} on it returns one of {@link ExitCodes}. */
+    public static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new SluiceCli());
+        cli.setExitCodeExceptionMapper(e -> e instanceof ParameterException ? ExitCodes.USAGE : ExitCodes.INTERNAL_ERROR);
+        cli.setParameterExceptionHandler(new UsageErrorHandler());
+        return cli;
+    }
+
+    /** {@code sluice} without a command. */
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(), "Missing command: run 'sluice demo' for the exactly-once demo,"
+                + " or 'sluice help' for the list of commands.");
+    }
+
+    /** The version recorded in the jar's manifest by the build. */
+    static final class ManifestVersion implements IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = SluiceCli.class.getPackage().getImplementationVersion();
+            return new String[] {"Sluice " + (version != null ? version : "(development build, not from a jar)")};
+        }
+    }
+}
