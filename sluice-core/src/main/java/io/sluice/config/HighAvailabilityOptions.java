@@ -9,7 +9,8 @@ public final class HighAvailabilityOptions {
             .defaultValue("embedded")
             .withConstraint(s -> !s.isBlank(), "a non-empty name")
             .withDescription("Which high-availability services to use: 'embedded' (in-JVM leader election, job graphs,"
-                    + " results and checkpoint pointers in high-availability.dir), or the fully qualified class name"
+                    + " results and checkpoint pointers in high-availability.dir), 'memory' (nothing survives the process),"
+                    + " or the fully qualified class name"
                     + " of a HighAvailabilityServicesFactory with a public no-argument constructor.");
 
     public static final ConfigOption<String> DIRECTORY = ConfigOptions.key("high-availability.dir")

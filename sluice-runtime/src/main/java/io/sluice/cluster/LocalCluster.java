@@ -235,6 +235,16 @@ public final class LocalCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Uses the HA services that {@code configuration} selects ({@code high-availability.type}:
+         * {@code embedded} on {@code high-availability.dir}, {@code memory}, or a factory class name).
+         */
+        public Builder haServices(io.sluice.config.Configuration configuration) throws Exception {
+            this.haServices = io.sluice.ha.HighAvailabilityServicesLoader.load(configuration);
+            this.closeHaServices = true;
+            return this;
+        }
+
         /** Wraps every checkpoint blob store, e.g. with a fault injector. */
         public Builder blobStoreDecorator(UnaryOperator<BlobStore> decorator) {
             this.blobStoreDecorator = decorator;

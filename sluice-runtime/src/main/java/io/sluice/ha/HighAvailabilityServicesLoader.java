@@ -7,11 +7,12 @@ import io.sluice.ha.embedded.EmbeddedHaServicesFactory;
 
 /**
  * Creates the {@link HighAvailabilityServices} chosen by {@code high-availability.type}:
- * {@code embedded}, or the fully qualified name of a {@link HighAvailabilityServicesFactory} with
+ * {@code embedded}, {@code memory}, or the fully qualified name of a {@link HighAvailabilityServicesFactory} with
  * a public no-argument constructor. Stateless; blocking as much as the chosen factory.
  */
 public final class HighAvailabilityServicesLoader {
     public static final String EMBEDDED = "embedded";
+    public static final String MEMORY = "memory";
 
     private HighAvailabilityServicesLoader() {}
 
@@ -23,6 +24,9 @@ public final class HighAvailabilityServicesLoader {
     public static HighAvailabilityServicesFactory factoryFor(String type) {
         if (EMBEDDED.equals(type)) {
             return new EmbeddedHaServicesFactory();
+        }
+        if (MEMORY.equals(type)) {
+            return configuration -> new io.sluice.ha.memory.InMemoryHaServices();
         }
         String key = HighAvailabilityOptions.TYPE.key();
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
