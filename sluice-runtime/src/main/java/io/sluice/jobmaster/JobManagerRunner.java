@@ -25,6 +25,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -259,12 +260,15 @@ public final class JobManagerRunner implements LeaderContender {
                 RestartStrategies.create(jobGraph.config().restartStrategy(), services.clock(), services.random()),
                 () -> election.hasLeadership(s));
         DedicatedMainThreadExecutor jmThread = new DedicatedMainThreadExecutor("jobmaster-" + jobGraph.jobId().value().substring(0, 8));
+        AtomicReference<JobMaster> self = new AtomicReference<>();
         JobMaster jm = new JobMaster(jobGraph, jmServices, jmThread,
                 st -> mainThread.execute(() -> {
-                    if (jobMaster != null && jobMaster.jobId().equals(jobGraph.jobId()) && st != JobStatus.SUSPENDED) {
+                    // Only the current job master speaks for the job; a suspended one's late news is ignored.
+                    if (jobMaster != null && jobMaster == self.get() && st != JobStatus.SUSPENDED) {
                         setStatus(st);
                     }
                 }));
+        self.set(jm);
         jobMaster = jm;
         jobMasterThread = jmThread;
         setStatus(JobStatus.CREATED);
@@ -281,7 +285,7 @@ public final class JobManagerRunner implements LeaderContender {
         if (jobMaster == null) {
             services.slotPool().release(jobGraph.jobId()); // not while a newer job master uses them
         }
-        jmThread.close();
+        jmThread.retire(); // late messages (task reports, status requests) still get answered
         if (closeFuture != null && jobMaster == null) {
             closeFuture.complete(null);
         }

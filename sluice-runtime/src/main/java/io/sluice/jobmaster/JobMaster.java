@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +46,8 @@ import org.slf4j.LoggerFactory;
 public final class JobMaster implements JobMasterGateway {
     private static final Logger LOG = LoggerFactory.getLogger(JobMaster.class);
     private static final AtomicInteger DEPLOYMENTS = new AtomicInteger();
+    /** How long a status request waits for task counters before answering without them. */
+    private static final long METRICS_TIMEOUT_MILLIS = 2_000;
 
     private final JobGraph jobGraph;
     private final JobMasterServices services;
@@ -178,7 +181,10 @@ public final class JobMaster implements JobMasterGateway {
         return CompletableFuture.supplyAsync(() -> {
             List<CompletableFuture<List<TaskMetrics>>> perExecutor = new ArrayList<>();
             for (TaskExecutorGateway te : distinctTaskExecutors()) {
-                perExecutor.add(te.requestTaskMetrics(jobGraph.jobId()).exceptionally(e -> List.of()));
+                // Bounded: a task executor that does not answer must not hold up the job's status.
+                perExecutor.add(te.requestTaskMetrics(jobGraph.jobId())
+                        .completeOnTimeout(List.of(), METRICS_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
+                        .exceptionally(e -> List.of()));
             }
             return CompletableFuture.allOf(perExecutor.toArray(new CompletableFuture<?>[0]))
                     .thenApplyAsync(ignored -> {

@@ -75,6 +75,17 @@ public final class DedicatedMainThreadExecutor implements MainThreadExecutor, Au
         return componentName;
     }
 
+    /**
+     * For a component that has ended but may still receive late messages (a job master whose job
+     * ended): commands keep running, in order, but the thread exits after a short idle time
+     * instead of living on, and is recreated if another command arrives. Nothing is dropped, so
+     * no caller's future is left incomplete.
+     */
+    public void retire() {
+        executor.setKeepAliveTime(5, TimeUnit.SECONDS);
+        executor.allowCoreThreadTimeOut(true);
+    }
+
     /** Stops the thread after the commands already queued have run; later commands are dropped. */
     @Override
     public void close() {

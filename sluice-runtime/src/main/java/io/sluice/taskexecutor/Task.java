@@ -36,8 +36,10 @@ import io.sluice.state.KeyedStateBackend;
 import io.sluice.state.KeyedStateSnapshot;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,7 +66,9 @@ public final class Task implements Runnable {
     private final JobMasterGateway jobMaster;
     private final LocalShuffleService shuffle;
     private final CheckpointStorage checkpointStorage;
-    private final Executor ioExecutor;
+    private final ExecutorService ioExecutor;
+    /** Uploads in flight; a cancelled task interrupts them rather than leave threads waiting on storage. */
+    private final java.util.Set<Future<?>> uploads = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final Consumer<TaskExecutionState> stateListener;
     private final ConcurrentLinkedQueue<MailboxAction> mailbox = new ConcurrentLinkedQueue<>();
     private final String taskName;
@@ -83,7 +87,7 @@ public final class Task implements Runnable {
     private final List<LocalChannel> ownedChannels = new ArrayList<>();
 
     Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, LocalShuffleService shuffle,
-         CheckpointStorage checkpointStorage, Executor ioExecutor, Consumer<TaskExecutionState> stateListener) {
+         CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener) {
         this.tdd = tdd;
         this.jobMaster = jobMaster;
         this.shuffle = shuffle;
@@ -133,6 +137,9 @@ public final class Task implements Runnable {
         Thread t = thread;
         if (t != null) {
             t.interrupt();
+        }
+        for (Future<?> upload : uploads) {
+            upload.cancel(true);
         }
     }
 
@@ -430,7 +437,8 @@ public final class Task implements Runnable {
             }
             JobVertex v = tdd.vertex();
             int subtask = tdd.subtaskIndex();
-            ioExecutor.execute(() -> {
+            CompletableFuture<Future<?>> self = new CompletableFuture<>();
+            Future<?> upload = ioExecutor.submit(() -> {
                 try {
                     String file = null;
                     long size = 0;
@@ -444,10 +452,21 @@ public final class Task implements Runnable {
                     jobMaster.acknowledgeCheckpoint(tdd.attemptId(), checkpointId,
                             new TaskStateHandle(v.id(), subtask, file, size, position, range));
                 } catch (Throwable t) {
-                    LOG.warn("Task {} could not write its state for checkpoint {}", taskName, checkpointId, t);
+                    if (cancelled) {
+                        LOG.debug("Task {} was cancelled while writing its state for checkpoint {}", taskName, checkpointId, t);
+                    } else {
+                        LOG.warn("Task {} could not write its state for checkpoint {}", taskName, checkpointId, t);
+                    }
                     jobMaster.declineCheckpoint(tdd.attemptId(), checkpointId, t);
+                } finally {
+                    self.thenAccept(uploads::remove);
                 }
             });
+            uploads.add(upload);
+            self.complete(upload);
+            if (cancelled) {
+                upload.cancel(true);
+            }
         }
     }
 

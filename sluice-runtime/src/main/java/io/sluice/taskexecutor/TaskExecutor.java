@@ -12,7 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +27,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
     private final String id;
     private final int slots;
     private final MainThreadExecutor mainThread;
-    private final Executor ioExecutor;
+    private final ExecutorService ioExecutor;
     private final LocalShuffleService shuffle;
     private final CheckpointStorageRegistry storages;
     private final Map<ExecutionAttemptId, RunningTask> tasks = new HashMap<>();
@@ -35,7 +35,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
     private record RunningTask(Task task, JobMasterGateway jobMaster) {
     }
 
-    public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, Executor ioExecutor,
+    public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
                         LocalShuffleService shuffle, CheckpointStorageRegistry storages) {
         this.id = id;
         this.slots = slots;

@@ -125,11 +125,12 @@ class LeadershipRecoveryITCase {
         }
         assertThat(details(dispatcher, id).recovery().phase()).contains("reading metadata of checkpoint");
 
+        int hungBeforeCancel = storage.blockedCalls();
         dispatcher.cancelJob(id).get(5, TimeUnit.SECONDS);
         JobResult result = dispatcher.requestJobResult(id).get(10, TimeUnit.SECONDS);
         assertThat(result.status()).isEqualTo(JobStatus.CANCELED);
-        // The interrupted storage call gave up its thread.
-        await().atMost(Duration.ofSeconds(10)).until(() -> storage.blockedCalls() == 0);
+        // The recovery's hung storage call was interrupted and gave up its thread.
+        await().atMost(Duration.ofSeconds(10)).until(() -> storage.blockedCalls() < hungBeforeCancel);
     }
 
     @Test
@@ -207,13 +208,15 @@ class LeadershipRecoveryITCase {
         await().atMost(Duration.ofSeconds(10)).until(() -> storage.blockedCalls() > 0);
 
         EmbeddedHaServices ha = (EmbeddedHaServices) cluster.haServices();
+        int hungBeforeRevoke = storage.blockedCalls();
+        long callsBeforeRevoke = storage.calls();
         assertThat(ha.leaderElectionService().revokeLeader(EmbeddedHaServices.jobLeadershipName(id))).isTrue();
-        // The revoked session's recovery is interrupted; the contender is granted again (it is the only one)
-        // and a new recovery starts, which hangs in turn.
+        // The revoked session's recovery is interrupted (its hung call ends); the contender is granted
+        // again (it is the only one) and a new recovery starts, which makes a new call and hangs in turn.
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             JobDetails d = details(dispatcher, id);
             return d.status() == JobStatus.INITIALIZING && d.recovery() != null && d.recovery().attempt() == 1
-                    && storage.blockedCalls() == 1;
+                    && storage.calls() > callsBeforeRevoke && storage.blockedCalls() == hungBeforeRevoke;
         });
         storage.heal();
         JobResult result = dispatcher.requestJobResult(id).get(60, TimeUnit.SECONDS);
