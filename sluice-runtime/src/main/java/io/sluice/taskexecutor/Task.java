@@ -353,7 +353,9 @@ public final class Task implements Runnable {
             if (n == SourceReader.END_OF_INPUT) {
                 break;
             }
-            if (n == 0) {
+            if (n < SOURCE_BATCH) {
+                // The reader is caught up (a rate-limited one parks inside emit until its next record is due,
+                // and then emits fewer than a batch): hand partly filled buffers on before it waits again.
                 flushWriters();
             }
         }

@@ -1,0 +1,49 @@
+package io.sluice.bench.recovery;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.jobmaster.JobStatus;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs the three recovery benchmarks in smoke mode (tiny counts). Asserts only counts and
+ * completion, never timing: the build machine is shared and timing belongs to the real runs
+ * (docs/benchmarks-recovery.md).
+ */
+class RecoveryBenchmarksSmokeTest {
+
+    @Test
+    void allThreeRecoveryBenchmarksCompleteInSmokeMode() throws Exception {
+        StatusLatencyBenchmark.Settings ss = StatusLatencyBenchmark.Settings.smoke();
+        StatusLatencyBenchmark.Result status = StatusLatencyBenchmark.run(ss);
+        StatusLatencyBenchmark.print(status, true);
+        assertThat(status.hung().queries()).isEqualTo(ss.hungQueries());
+        assertThat(status.hung().initializing()).as("every answer while storage hangs is INITIALIZING")
+                .isEqualTo(ss.hungQueries());
+        assertThat(status.hung().stats().count()).isEqualTo(ss.hungQueries());
+        assertThat(status.start().storedJobs()).isEqualTo(ss.storedJobs());
+        assertThat(status.start().stats().count()).isEqualTo(ss.startQueries());
+        assertThat(status.start().statuses().values().stream().mapToInt(Integer::intValue).sum())
+                .isEqualTo(ss.startQueries());
+
+        RecoveryTimeBenchmark.Settings rs = RecoveryTimeBenchmark.Settings.smoke();
+        RecoveryTimeBenchmark.Result recovery = RecoveryTimeBenchmark.run(rs);
+        RecoveryTimeBenchmark.print(recovery, true);
+        assertThat(recovery.few()).hasSize(rs.runs());
+        assertThat(recovery.many()).hasSize(rs.runs());
+        assertThat(recovery.few()).allSatisfy(r -> assertThat(r.pointersFound()).isEqualTo(rs.fewRetained()));
+        assertThat(recovery.many()).allSatisfy(r -> assertThat(r.pointersFound()).isEqualTo(rs.manyRetained()));
+        assertThat(recovery.many()).as("only the latest checkpoint's metadata is loaded")
+                .allSatisfy(r -> assertThat(r.metadataLoaded()).isEqualTo(1));
+
+        TaskFailoverBenchmark.Settings ts = TaskFailoverBenchmark.Settings.smoke();
+        TaskFailoverBenchmark.Result failover = TaskFailoverBenchmark.run(ts);
+        TaskFailoverBenchmark.print(failover, true);
+        assertThat(failover.thrown()).isEqualTo(ts.failures());
+        assertThat(failover.restarts()).isEqualTo(ts.failures());
+        assertThat(failover.failovers()).hasSize(ts.failures());
+        assertThat(failover.failovers()).allSatisfy(f -> assertThat(f.restoredStateSeen()).isTrue());
+        assertThat(failover.metadataReads()).as("metadata reads during task failover").isZero();
+        assertThat(failover.finalStatus()).isEqualTo(JobStatus.CANCELED);
+    }
+}
