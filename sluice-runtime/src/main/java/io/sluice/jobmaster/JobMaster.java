@@ -48,6 +48,11 @@ public final class JobMaster implements JobMasterGateway {
     private static final AtomicInteger DEPLOYMENTS = new AtomicInteger();
     /** How long a status request waits for task counters before answering without them. */
     private static final long METRICS_TIMEOUT_MILLIS = 2_000;
+    /**
+     * Task counters younger than this are served from memory: a burst of status queries then costs
+     * one hop to this thread each, and only one request to the task executors per interval.
+     */
+    private static final long METRICS_MAX_AGE_NANOS = 100_000_000L;
 
     private final JobGraph jobGraph;
     private final JobMasterServices services;
@@ -66,6 +71,7 @@ public final class JobMaster implements JobMasterGateway {
     private MainThreadExecutor.ScheduledTask scheduledRestart;
     /** Task counters of the last details request, kept for the final details. */
     private List<TaskMetrics> lastMetrics = List.of();
+    private long lastMetricsNanos;
     private volatile JobDetails finalDetails;
 
     /** One subtask's deployment. */
@@ -179,6 +185,14 @@ public final class JobMaster implements JobMasterGateway {
     @Override
     public CompletableFuture<JobDetails> requestJobDetails() {
         return CompletableFuture.supplyAsync(() -> {
+            if (finalDetails != null) {
+                return CompletableFuture.completedFuture(finalDetails);
+            }
+            long ageNanos = services.clock().nanoTime() - lastMetricsNanos;
+            if (lastMetricsNanos != 0 && ageNanos < METRICS_MAX_AGE_NANOS) {
+                // Recent counters: answer from this thread alone, without asking the task executors.
+                return CompletableFuture.completedFuture(buildDetails(lastMetrics));
+            }
             List<CompletableFuture<List<TaskMetrics>>> perExecutor = new ArrayList<>();
             for (TaskExecutorGateway te : distinctTaskExecutors()) {
                 // Bounded: a task executor that does not answer must not hold up the job's status.
@@ -191,6 +205,7 @@ public final class JobMaster implements JobMasterGateway {
                         List<TaskMetrics> metrics = perExecutor.stream().flatMap(f -> f.join().stream()).toList();
                         if (!status.isTerminal()) {
                             lastMetrics = metrics;
+                            lastMetricsNanos = services.clock().nanoTime();
                         }
                         return finalDetails != null ? finalDetails : buildDetails(metrics);
                     }, mainThread);

@@ -247,12 +247,14 @@ class LeadershipRecoveryITCase {
         storage.hang();
         cluster.stopJobManager(cluster.jobManagers().get(0));
         await().atMost(Duration.ofSeconds(10)).until(() -> storage.blockedCalls() > 0);
-        Path jobDir = dir.resolve("checkpoints").resolve(id.value());
-        Path latest;
-        try (Stream<Path> s = Files.list(jobDir)) {
-            latest = s.filter(p -> Files.exists(p.resolve("_metadata")))
-                    .max((a, b) -> Long.compare(checkpointId(a), checkpointId(b))).orElseThrow();
+        // The latest checkpoint is the one with the newest pointer in the HA directory (a newer
+        // _metadata without a pointer is not a completed checkpoint).
+        long latestId;
+        try (Stream<Path> s = Files.list(dir.resolve("ha").resolve("checkpoints").resolve(id.value()))) {
+            latestId = s.map(p -> p.getFileName().toString()).filter(n -> n.matches("\\d+"))
+                    .mapToLong(Long::parseLong).max().orElseThrow();
         }
+        Path latest = dir.resolve("checkpoints").resolve(id.value()).resolve("chk-" + latestId);
         byte[] bytes = Files.readAllBytes(latest.resolve("_metadata"));
         bytes[bytes.length / 2] ^= 0x5A;
         Files.write(latest.resolve("_metadata"), bytes);
