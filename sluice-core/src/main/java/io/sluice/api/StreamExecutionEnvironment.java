@@ -42,6 +42,7 @@ public final class StreamExecutionEnvironment {
     private String checkpointDir = "./sluice-data/checkpoints";
     private RestartStrategyConfig restartStrategy = new RestartStrategyConfig.FixedDelay(10, Duration.ofSeconds(1));
     private boolean startWithoutCheckpointAllowed = false;
+    private boolean localRecovery = false;
 
     private StreamExecutionEnvironment() {}
 
@@ -116,6 +117,17 @@ public final class StreamExecutionEnvironment {
         return this;
     }
 
+    /**
+     * Task-local recovery: each task executor keeps a copy of the state its tasks last
+     * checkpointed, and a task restarted on the same executor restores from it without reading
+     * checkpoint storage. The copy in checkpoint storage stays the source of truth and is used
+     * whenever the local copy is missing or does not match.
+     */
+    public StreamExecutionEnvironment setLocalRecovery(boolean enabled) {
+        this.localRecovery = enabled;
+        return this;
+    }
+
     public int getParallelism() {
         return parallelism;
     }
@@ -126,7 +138,7 @@ public final class StreamExecutionEnvironment {
 
     public JobConfig jobConfig() {
         return new JobConfig(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures,
-                checkpointDir, restartStrategy, startWithoutCheckpointAllowed);
+                checkpointDir, restartStrategy, startWithoutCheckpointAllowed, localRecovery);
     }
 
     /** Builds and validates the job graph; throws {@link io.sluice.graph.InvalidJobException} naming any problem. */

@@ -16,10 +16,22 @@ import java.util.Objects;
  * @param restartStrategy             what to do when a task fails
  * @param startWithoutCheckpointAllowed when recovery finds retained checkpoints but none is
  *                                    readable, start from empty state instead of failing
+ * @param localRecovery               task executors keep a local copy of each task's last checkpointed
+ *                                    state, so a task restarted on the same executor restores without
+ *                                    reading checkpoint storage (the remote copy stays the source of truth)
  */
 public record JobConfig(Duration checkpointInterval, Duration checkpointTimeout, int retainedCheckpoints,
                         int tolerableCheckpointFailures, String checkpointDir, RestartStrategyConfig restartStrategy,
-                        boolean startWithoutCheckpointAllowed) implements Serializable {
+                        boolean startWithoutCheckpointAllowed, boolean localRecovery) implements Serializable {
+
+    /** Settings without task-local recovery. */
+    public JobConfig(Duration checkpointInterval, Duration checkpointTimeout, int retainedCheckpoints,
+                     int tolerableCheckpointFailures, String checkpointDir, RestartStrategyConfig restartStrategy,
+                     boolean startWithoutCheckpointAllowed) {
+        this(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures, checkpointDir,
+                restartStrategy, startWithoutCheckpointAllowed, false);
+    }
+
     public JobConfig {
         Objects.requireNonNull(checkpointInterval, "checkpointInterval");
         Objects.requireNonNull(checkpointTimeout, "checkpointTimeout");

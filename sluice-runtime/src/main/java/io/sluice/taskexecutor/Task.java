@@ -67,6 +67,7 @@ public final class Task implements Runnable {
     private final LocalShuffleService shuffle;
     private final CheckpointStorage checkpointStorage;
     private final ExecutorService ioExecutor;
+    private final TaskLocalStateStore localState;
     /** Uploads in flight; a cancelled task interrupts them rather than leave threads waiting on storage. */
     private final java.util.Set<Future<?>> uploads = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final Consumer<TaskExecutionState> stateListener;
@@ -86,8 +87,11 @@ public final class Task implements Runnable {
     private SourceReader<?> reader;
     private final List<LocalChannel> ownedChannels = new ArrayList<>();
 
+    /** @param localState where to keep and find local state copies, or {@code null} without task-local recovery */
     Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, LocalShuffleService shuffle,
-         CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener) {
+         CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
+         TaskLocalStateStore localState) {
+        this.localState = tdd.jobGraph().config().localRecovery() ? localState : null;
         this.tdd = tdd;
         this.jobMaster = jobMaster;
         this.shuffle = shuffle;
@@ -148,6 +152,9 @@ public final class Task implements Runnable {
     }
 
     void notifyCheckpointComplete(long checkpointId) {
+        if (localState != null) {
+            localState.confirm(tdd.jobGraph().jobId(), tdd.vertex().id(), tdd.subtaskIndex(), checkpointId);
+        }
         mailbox.add(() -> {
             for (StreamOperator<?> op : operators) {
                 op.notifyCheckpointComplete(checkpointId);
@@ -278,7 +285,8 @@ public final class Task implements Runnable {
             if (restore != null && !restore.keyedStateHandles().isEmpty()) {
                 List<DataInputBuffer> snapshots = new ArrayList<>();
                 for (TaskStateHandle h : restore.keyedStateHandles()) {
-                    snapshots.add(new DataInputBuffer(checkpointStorage.readTaskState(h.stateFile())));
+                    byte[] local = localCopyOf(restore.checkpointId(), h);
+                    snapshots.add(new DataInputBuffer(local != null ? local : checkpointStorage.readTaskState(h.stateFile())));
                 }
                 heap.restore(snapshots);
             }
@@ -448,8 +456,11 @@ public final class Task implements Runnable {
                         DataOutputBuffer out = new DataOutputBuffer(4096);
                         snapshot.writeTo(out);
                         size = out.position();
-                        file = checkpointStorage.writeTaskState(tdd.jobGraph().jobId(), checkpointId, v.id(), subtask,
-                                out.toByteArray());
+                        byte[] bytes = out.toByteArray();
+                        file = checkpointStorage.writeTaskState(tdd.jobGraph().jobId(), checkpointId, v.id(), subtask, bytes);
+                        if (localState != null) {
+                            localState.store(tdd.jobGraph().jobId(), v.id(), subtask, checkpointId, file, bytes);
+                        }
                     }
                     jobMaster.acknowledgeCheckpoint(tdd.attemptId(), checkpointId,
                             new TaskStateHandle(v.id(), subtask, file, size, position, range));
@@ -470,6 +481,15 @@ public final class Task implements Runnable {
                 upload.cancel(true);
             }
         }
+    }
+
+    /** The local copy of a state file this very subtask wrote, if task-local recovery has a matching one. */
+    private byte[] localCopyOf(long checkpointId, TaskStateHandle handle) {
+        if (localState == null || handle.vertexId() != tdd.vertex().id() || handle.subtaskIndex() != tdd.subtaskIndex()) {
+            return null;
+        }
+        return localState.retrieve(tdd.jobGraph().jobId(), handle.vertexId(), handle.subtaskIndex(), checkpointId,
+                handle.stateFile(), handle.stateSize()).orElse(null);
     }
 
     private void closeQuietly() {

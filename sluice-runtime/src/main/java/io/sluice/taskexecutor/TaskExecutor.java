@@ -31,6 +31,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
     private final LocalShuffleService shuffle;
     private final CheckpointStorageRegistry storages;
     private final Map<ExecutionAttemptId, RunningTask> tasks = new HashMap<>();
+    private final TaskLocalStateStore localState = new TaskLocalStateStore();
 
     private record RunningTask(Task task, JobMasterGateway jobMaster) {
     }
@@ -63,7 +64,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
             }
             CheckpointStorage storage = storages.forLocation(descriptor.jobGraph().config().checkpointDir());
             Task task = new Task(descriptor, jobMaster, shuffle, storage, ioExecutor,
-                    state -> mainThread.execute(() -> onTaskState(state)));
+                    state -> mainThread.execute(() -> onTaskState(state)), localState);
             tasks.put(descriptor.attemptId(), new RunningTask(task, jobMaster));
             task.start();
             return Acknowledge.INSTANCE;
@@ -74,6 +75,10 @@ public final class TaskExecutor implements TaskExecutorGateway {
         RunningTask running = state.state().isTerminal() ? tasks.remove(state.attemptId()) : tasks.get(state.attemptId());
         if (running == null) {
             return;
+        }
+        if (state.state() == ExecutionState.FINISHED) {
+            ExecutionAttemptId a = state.attemptId();
+            localState.discard(a.jobId(), a.vertexId(), a.subtaskIndex());
         }
         running.jobMaster().updateTaskExecutionState(state).whenComplete((ack, error) -> {
             if (error != null) {
@@ -129,6 +134,11 @@ public final class TaskExecutor implements TaskExecutorGateway {
     /** Cancels every task (on shutdown). */
     public CompletableFuture<Void> cancelAll() {
         return CompletableFuture.runAsync(() -> tasks.values().forEach(t -> t.task().cancel()), mainThread);
+    }
+
+    /** The local state copies of task-local recovery (for tests and metrics). */
+    public TaskLocalStateStore localState() {
+        return localState;
     }
 
     /** Number of tasks not yet ended (for tests). */

@@ -1,0 +1,125 @@
+package io.sluice.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.sluice.api.StreamExecutionEnvironment;
+import io.sluice.api.Tuple2;
+import io.sluice.api.sink.CollectingSink;
+import io.sluice.api.source.SequenceSource;
+import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.cluster.LocalCluster;
+import io.sluice.config.RestartStrategyConfig;
+import io.sluice.examples.InjectedFailures;
+import io.sluice.examples.KeyedCountingJob;
+import io.sluice.graph.JobId;
+import io.sluice.jobmaster.JobDetails;
+import io.sluice.jobmaster.JobResult;
+import io.sluice.jobmaster.JobStatus;
+import io.sluice.storage.FaultInjectingBlobStore;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Task-local recovery: with it on, a task failover while checkpoint storage refuses every
+ * connection restores from the task executors' local copies and reads nothing from storage; with
+ * it off, the same failover cannot restore until storage is back.
+ */
+class TaskLocalRecoveryITCase {
+    private static final int KEYS = 8;
+    private static final long RECORDS = 60_000;
+
+    @TempDir
+    Path dir;
+    private final AtomicReference<FaultInjectingBlobStore> faults = new AtomicReference<>();
+    private LocalCluster cluster;
+    private CollectingSink<Tuple2<Long, Long>> sink;
+    private InjectedFailures failures;
+
+    @BeforeEach
+    void start() {
+        cluster = LocalCluster.builder().blobStoreDecorator(store -> {
+            FaultInjectingBlobStore f = new FaultInjectingBlobStore(store);
+            faults.set(f);
+            return f;
+        }).build();
+        sink = CollectingSink.create();
+        failures = InjectedFailures.at(List.of(45_000L));
+    }
+
+    @AfterEach
+    void stop() {
+        if (faults.get() != null) {
+            faults.get().heal();
+        }
+        cluster.close();
+        sink.release();
+        failures.release();
+    }
+
+    private JobId submit(boolean localRecovery) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
+                .enableCheckpointing(Duration.ofMillis(20)).setCheckpointDir(dir.resolve("cp").toString())
+                .setTolerableCheckpointFailures(10_000).setLocalRecovery(localRecovery)
+                .setRestartStrategy(new RestartStrategyConfig.FixedDelay(1_000, Duration.ofMillis(20)));
+        KeyedCountingJob.build(env, SequenceSource.bounded(0, RECORDS - 1).withRate(30_000), KEYS, failures, sink);
+        return cluster.submit(env.buildJobGraph("local recovery " + localRecovery));
+    }
+
+    /** Waits for a few checkpoints, then makes storage refuse connections before the failure at record 45,000. */
+    private void refuseStorageBeforeTheFailure(JobId id) {
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS).checkpoints().completed() >= 3
+                        && sink.count() >= 15_000);
+        assertThat(failures.thrown()).as("the failure must come after storage went down").isZero();
+        faults.get().refuseConnections();
+    }
+
+    private CheckpointStorage storage() {
+        return cluster.checkpointStorages().forLocation(dir.resolve("cp").toString());
+    }
+
+    @Test
+    void withLocalRecoveryAFailoverWhileStorageRefusesConnectionsReadsNothingAndSucceeds() throws Exception {
+        JobId id = submit(true);
+        refuseStorageBeforeTheFailure(id);
+        long stateReads = storage().stateReads();
+        long metadataReads = storage().metadataReads();
+
+        JobResult result = cluster.dispatcher().requestJobResult(id).get(60, TimeUnit.SECONDS);
+        assertThat(result.status()).as(String.valueOf(result.failureStackTrace())).isEqualTo(JobStatus.FINISHED);
+        JobDetails d = cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS);
+        assertThat(d.restarts()).isEqualTo(1);
+        assertThat(d.checkpoints().failed()).as("checkpoints while storage refused connections").isPositive();
+        assertThat(storage().stateReads()).as("state reads during the failover").isEqualTo(stateReads);
+        assertThat(storage().metadataReads()).as("metadata reads during the failover").isEqualTo(metadataReads);
+        long hits = cluster.taskExecutors().stream().mapToLong(te -> te.localState().hits()).sum();
+        assertThat(hits).as("keyed subtasks restored from local copies").isEqualTo(2);
+        Map<Long, Long> last = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
+        assertThat(last).isEqualTo(KeyedCountingJob.expectedCounts(RECORDS, KEYS));
+    }
+
+    @Test
+    void withoutLocalRecoveryTheSameFailoverWaitsForStorage() throws Exception {
+        JobId id = submit(false);
+        refuseStorageBeforeTheFailure(id);
+        // Restores read the state files from storage, which refuses: the job keeps restarting.
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS).restarts() >= 3);
+        assertThat(cluster.taskExecutors().stream().mapToLong(te -> te.localState().hits()).sum()).isZero();
+        faults.get().heal();
+        JobResult result = cluster.dispatcher().requestJobResult(id).get(60, TimeUnit.SECONDS);
+        assertThat(result.status()).isEqualTo(JobStatus.FINISHED);
+        Map<Long, Long> last = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
+        assertThat(last).isEqualTo(KeyedCountingJob.expectedCounts(RECORDS, KEYS));
+    }
+
+}
