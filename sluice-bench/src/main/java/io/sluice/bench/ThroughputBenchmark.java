@@ -49,6 +49,10 @@ import java.util.stream.Stream;
  * read racily by the metrics call, so a sample may lag by up to one buffer (~4k records), which is
  * noise of well under 0.01% of a window.
  *
+ * <p>Each run also prints records per CPU-second of the whole JVM (process CPU time over the same
+ * window). On a machine shared with other builds, wall-time throughput swings with their load; the
+ * CPU-time figure measures the cost per record and is the one to compare before and after a change.
+ *
  * <p>Each run is a fresh job: submit, wait until the keyed vertex runs and counts, optionally
  * sleep (warm-up), sample, sleep the window, sample, cancel, wait until canceled. A run during
  * which the job restarted is reported and excluded (its counter would have reset).
@@ -106,10 +110,15 @@ public final class ThroughputBenchmark {
     }
 
     /** One measured window. */
-    public record Run(Config config, int index, long records, long sourceRecords, long nanos, long checkpointsCompleted,
-                      boolean valid) {
+    public record Run(Config config, int index, long records, long sourceRecords, long nanos, long cpuNanos,
+                      long checkpointsCompleted, boolean valid) {
         public double recordsPerSecond() {
             return records * 1e9 / nanos;
+        }
+
+        /** Records per second of CPU time of the whole JVM: far less sensitive than wall time to other load. */
+        public double recordsPerCpuSecond() {
+            return cpuNanos <= 0 ? Double.NaN : records * 1e9 / cpuNanos;
         }
     }
 
@@ -117,7 +126,16 @@ public final class ThroughputBenchmark {
     public record ConfigResult(Config config, List<Run> runs) {
         /** The median records/s of the valid runs (mean of the middle two for an even count); NaN if none. */
         public double median() {
-            double[] rates = runs.stream().filter(Run::valid).mapToDouble(Run::recordsPerSecond).sorted().toArray();
+            return median(Run::recordsPerSecond);
+        }
+
+        /** The median records per CPU-second of the valid runs. */
+        public double medianPerCpuSecond() {
+            return median(Run::recordsPerCpuSecond);
+        }
+
+        private double median(java.util.function.ToDoubleFunction<Run> metric) {
+            double[] rates = runs.stream().filter(Run::valid).mapToDouble(metric).sorted().toArray();
             if (rates.length == 0) {
                 return Double.NaN;
             }
@@ -183,15 +201,15 @@ public final class ThroughputBenchmark {
             for (Config config : options.configs()) {
                 out.printf(Locale.ROOT, "-- %s%n", config.label());
                 Run warm = measure(cluster, config, checkpoints, 0, Duration.ZERO, options.warmup());
-                out.printf(Locale.ROOT, "   warm-up      %,14.0f records/s  (%,d records in %.2f s, sources wrote %,d, %d checkpoints)%n",
-                        warm.recordsPerSecond(), warm.records(), warm.nanos() / 1e9, warm.sourceRecords(),
+                out.printf(Locale.ROOT, "   warm-up      %,14.0f records/s  %,12.0f rec/CPU-s  (%,d records in %.2f s, sources wrote %,d, %d checkpoints)%n",
+                        warm.recordsPerSecond(), warm.recordsPerCpuSecond(), warm.records(), warm.nanos() / 1e9, warm.sourceRecords(),
                         warm.checkpointsCompleted());
                 List<Run> runs = new ArrayList<>();
                 for (int i = 1; i <= options.measuredRuns(); i++) {
                     Run r = measure(cluster, config, checkpoints, i, Duration.ofSeconds(1), options.window());
                     runs.add(r);
-                    out.printf(Locale.ROOT, "   run %d        %,14.0f records/s  (%,d records in %.2f s, sources wrote %,d, %d checkpoints)%s%n",
-                            i, r.recordsPerSecond(), r.records(), r.nanos() / 1e9, r.sourceRecords(), r.checkpointsCompleted(),
+                    out.printf(Locale.ROOT, "   run %d        %,14.0f records/s  %,12.0f rec/CPU-s  (%,d records in %.2f s, sources wrote %,d, %d checkpoints)%s%n",
+                            i, r.recordsPerSecond(), r.recordsPerCpuSecond(), r.records(), r.nanos() / 1e9, r.sourceRecords(), r.checkpointsCompleted(),
                             r.valid() ? "" : "  INVALID: the job restarted, excluded");
                 }
                 ConfigResult result = new ConfigResult(config, runs);
@@ -207,6 +225,10 @@ public final class ThroughputBenchmark {
             double m = r.median();
             out.printf(Locale.ROOT, "MEDIAN %-17s %,16.0f %11.3fx %11.3fx %11.3fx%n", r.config().label(), m,
                     m / FLINK_REFERENCE, m / FLINK_LOW, m / FLINK_HIGH);
+        }
+        for (ConfigResult r : results) {
+            out.printf(Locale.ROOT, "median per CPU-second, %-17s %,16.0f records per CPU-second of the JVM%n",
+                    r.config().label(), r.medianPerCpuSecond());
         }
         out.println("(ratios to Apache Flink 1.14.6 on the same 2-core machine: 17-19 M records/s, 18 M reference)");
         out.flush();
@@ -258,6 +280,7 @@ public final class ThroughputBenchmark {
             Sample end = sample(cluster, id, keyedVertex);
             boolean valid = end.restarts == start.restarts && end.records >= start.records;
             return new Run(config, index, end.records - start.records, end.sourceRecords - start.sourceRecords, end.nanos - start.nanos,
+                    end.cpuNanos - start.cpuNanos,
                     end.checkpoints - start.checkpoints, valid);
         } finally {
             cluster.dispatcher().cancelJob(id).get(60, TimeUnit.SECONDS);
@@ -268,7 +291,7 @@ public final class ThroughputBenchmark {
         }
     }
 
-    private record Sample(long records, long sourceRecords, long nanos, int restarts, long checkpoints) {
+    private record Sample(long records, long sourceRecords, long nanos, long cpuNanos, int restarts, long checkpoints) {
     }
 
     /** The keyed vertex's records-in counter, timed at the midpoint of the request. */
@@ -280,8 +303,14 @@ public final class ThroughputBenchmark {
             throw new IllegalStateException("Benchmark job is " + d.status() + ", not RUNNING: " + d.failureMessage());
         }
         long sourceOut = d.vertices().stream().filter(v -> v.vertexId() != vertexId).mapToLong(VertexStatus::recordsOut).sum();
-        return new Sample(vertex(d, vertexId).recordsIn(), sourceOut, before + (after - before) / 2, d.restarts(),
+        return new Sample(vertex(d, vertexId).recordsIn(), sourceOut, before + (after - before) / 2, processCpuNanos(),
+                d.restarts(),
                 d.checkpoints() == null ? 0 : d.checkpoints().completed());
+    }
+
+    private static long processCpuNanos() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
     }
 
     private static VertexStatus vertex(JobDetails d, int vertexId) {
