@@ -33,6 +33,10 @@ abstract class Transformation<T> {
         SourceNode(int id, String name, Source<T> source) {
             super(id, name);
             this.source = source;
+            TypeSerializer<T> declared = source.serializer();
+            if (declared != null) {
+                this.serializer = declared;
+            }
         }
 
         @Override

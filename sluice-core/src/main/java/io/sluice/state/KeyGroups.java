@@ -15,7 +15,19 @@ public final class KeyGroups {
         if (key == null) {
             throw new NullPointerException("A key selector returned null; keys must not be null");
         }
-        return Math.floorMod(mix(key.hashCode()), maxParallelism);
+        return keyGroupForHash(key.hashCode(), maxParallelism);
+    }
+
+    /**
+     * The key group of a key whose {@code hashCode} is {@code hash}. A power-of-two max parallelism
+     * (such as the default, 128) takes the mask, which equals {@code floorMod} there but costs no
+     * integer division: this runs once per record on both sides of a keyed edge.
+     */
+    static int keyGroupForHash(int hash, int maxParallelism) {
+        int h = mix(hash);
+        return maxParallelism > 0 && (maxParallelism & (maxParallelism - 1)) == 0
+                ? h & (maxParallelism - 1)
+                : Math.floorMod(h, maxParallelism);
     }
 
     /** The subtask that owns {@code keyGroup}. The inverse of {@link #rangeForSubtask}. */

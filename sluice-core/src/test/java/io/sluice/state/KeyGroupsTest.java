@@ -66,4 +66,23 @@ class KeyGroupsTest {
             assertThat(counts[g]).as("keys 0..12799 in group %d", g).isBetween(50, 150);
         }
     }
+
+    @Test
+    void keyGroupIsTheFloorModOfTheMixedHashForEveryMaxParallelism() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(42);
+        int[] hashes = new int[10_000];
+        for (int i = 0; i < hashes.length; i++) {
+            hashes[i] = i < 8 ? new int[] {0, 1, -1, 2, Integer.MIN_VALUE, Integer.MAX_VALUE, 127, -128}[i]
+                    : random.nextInt();
+        }
+        for (int maxParallelism : new int[] {1, 2, 3, 7, 64, 100, 128, 129, 1000, 1 << 15, Integer.MAX_VALUE}) {
+            for (int hash : hashes) {
+                int expected = Math.floorMod(KeyGroups.mix(hash), maxParallelism);
+                org.assertj.core.api.Assertions.assertThat(KeyGroups.keyGroupForHash(hash, maxParallelism))
+                        .as("hash %d, max parallelism %d", hash, maxParallelism).isEqualTo(expected);
+            }
+        }
+        org.assertj.core.api.Assertions.assertThat(KeyGroups.keyGroupFor(12345L, 128))
+                .isEqualTo(Math.floorMod(KeyGroups.mix(Long.valueOf(12345L).hashCode()), 128));
+    }
 }

@@ -76,6 +76,12 @@ public final class SequenceSource implements Source<Long> {
         return bounded;
     }
 
+    /** Plain 8-byte longs: no type tag on the wire and no type dispatch per record. */
+    @Override
+    public io.sluice.core.serialization.TypeSerializer<Long> serializer() {
+        return io.sluice.core.serialization.Serializers.LONG;
+    }
+
     @Override
     public String toString() {
         String range = bounded ? "[" + from + ", " + toInclusive + "]" : "[" + from + ", ...)";

@@ -12,4 +12,13 @@ public interface Source<T> extends Serializable {
 
     /** Bounded sources end, and a job whose sources all end finishes. */
     boolean isBounded();
+
+    /**
+     * The serializer of this source's records, or {@code null} (the default) when it does not know
+     * their type: the stream then uses {@link io.sluice.core.serialization.Serializers#dynamic()},
+     * which writes a type tag before every value. {@code returns(...)} on the stream still wins.
+     */
+    default io.sluice.core.serialization.TypeSerializer<T> serializer() {
+        return null;
+    }
 }

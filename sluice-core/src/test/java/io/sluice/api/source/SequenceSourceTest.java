@@ -154,4 +154,12 @@ class SequenceSourceTest {
                 .isEqualTo("SequenceSource[1, 2] at 10.0 records/s");
         assertThat(SequenceSource.bounded(1, 2).isBounded()).isTrue();
     }
+
+    @Test
+    void declaresThePlainLongSerializer() {
+        assertThat(SequenceSource.unbounded(0).serializer()).isSameAs(io.sluice.core.serialization.Serializers.LONG);
+        assertThat(SequenceSource.bounded(0, 9).withRate(100).serializer())
+                .isSameAs(io.sluice.core.serialization.Serializers.LONG);
+        assertThat(new CollectionSource<>(List.of(1, 2)).serializer()).isNull();
+    }
 }
