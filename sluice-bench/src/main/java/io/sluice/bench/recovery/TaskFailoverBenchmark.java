@@ -54,7 +54,7 @@ public final class TaskFailoverBenchmark {
         }
 
         static Settings smoke() {
-            return new Settings(2, 2_000, 20_000, Duration.ofMillis(20));
+            return new Settings(2, 6_000, 20_000, Duration.ofMillis(20));
         }
     }
 
