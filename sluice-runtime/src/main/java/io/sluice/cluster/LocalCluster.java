@@ -64,7 +64,7 @@ public final class LocalCluster implements AutoCloseable {
         this.config = b;
         this.ioExecutor = Executors.newCachedThreadPool(daemonThreads("sluice-io-"));
         this.shuffle = new LocalShuffleService(b.buffersPerChannel, b.bufferSize);
-        this.storages = new CheckpointStorageRegistry(b.meterRegistry, b.blobStoreDecorator);
+        this.storages = new CheckpointStorageRegistry(b.meterRegistry, b.blobStoreDecorator, b.configuration);
         for (int i = 0; i < b.taskExecutors; i++) {
             DedicatedMainThreadExecutor main = new DedicatedMainThreadExecutor("taskexecutor-" + i);
             executors.add(main);
@@ -165,6 +165,7 @@ public final class LocalCluster implements AutoCloseable {
         if (config.closeHaServices) {
             ha.close();
         }
+        storages.close();
         ioExecutor.shutdown();
     }
 
@@ -190,6 +191,7 @@ public final class LocalCluster implements AutoCloseable {
         private Clock clock = SystemClock.INSTANCE;
         private long seed = System.nanoTime();
         private RecoveryBackoff recoveryBackoff = RecoveryBackoff.DEFAULT;
+        private io.sluice.config.Configuration configuration = new io.sluice.config.Configuration();
 
         public Builder taskExecutors(int n) {
             if (n < 1) {
@@ -268,6 +270,16 @@ public final class LocalCluster implements AutoCloseable {
 
         public Builder recoveryBackoff(RecoveryBackoff backoff) {
             this.recoveryBackoff = backoff;
+            return this;
+        }
+
+        /**
+         * Settings for the checkpoint blob stores, passed to {@link io.sluice.storage.BlobStores} for
+         * every checkpoint location (for example the {@code s3.*} options of {@code sluice-storage-s3}).
+         * Copied. Default: empty (each store's defaults).
+         */
+        public Builder configuration(io.sluice.config.Configuration configuration) {
+            this.configuration = configuration.copy();
             return this;
         }
 

@@ -1,28 +1,41 @@
 package io.sluice.storage;
 
+import io.sluice.config.Configuration;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.ServiceLoader;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Opens the {@link BlobStore} for a configured location ({@code checkpoints.dir}).
  *
- * <p>Supported: {@code file:///absolute/path} and plain file system paths (local disk).
- * {@code s3://} is recognised but not available in this build yet. Stateless and thread-safe;
- * opening does no I/O (use {@code CheckpointStorage#checkWritable()} to probe the location).
+ * <p>Built in: {@code file:///absolute/path} and plain file system paths (local disk). Other schemes
+ * come from {@link BlobStoreFactory} implementations found with {@link ServiceLoader} on the class
+ * path: {@code s3://bucket/prefix} needs the module {@code sluice-storage-s3}. The
+ * {@link Configuration} handed to {@link #open(String, Configuration)} reaches the factory (for
+ * example the {@code s3.*} options). Stateless and thread-safe; opening does no I/O (use
+ * {@code CheckpointStorage#checkWritable()} to probe the location).
  */
 public final class BlobStores {
     private static final Pattern SCHEME = Pattern.compile("^([a-zA-Z][a-zA-Z0-9+.-]+):");
-    private static final String SUPPORTED = "supported are file:///absolute/path and plain file system paths"
-            + " (s3://bucket/prefix is planned)";
+    private static final String SUPPORTED = "supported are file:///absolute/path, plain file system paths"
+            + " and s3://bucket/prefix (with the module sluice-storage-s3 on the class path)";
 
     private BlobStores() {}
 
+    /** Opens {@code location} with an empty configuration (every factory's defaults). */
     public static BlobStore open(String location) {
+        return open(location, new Configuration());
+    }
+
+    /** Opens {@code location}; {@code configuration} is passed to the factory of its scheme. */
+    public static BlobStore open(String location, Configuration configuration) {
         if (location == null || location.isBlank()) {
             throw new IllegalArgumentException("No checkpoint storage location given; " + SUPPORTED);
         }
@@ -33,16 +46,34 @@ public final class BlobStores {
             return new LocalFileBlobStore(Paths.get(trimmed));
         }
         String scheme = m.group(1).toLowerCase(Locale.ROOT);
-        switch (scheme) {
-            case "file":
-                return new LocalFileBlobStore(fileUriToPath(trimmed));
-            case "s3":
-                throw new IllegalArgumentException("S3 checkpoint storage is not available in this build yet: "
-                        + trimmed + ". Use a file:/// location (for example a shared mount) for now.");
-            default:
-                throw new IllegalArgumentException("Unsupported checkpoint storage location '" + trimmed
-                        + "' (scheme '" + scheme + "'); " + SUPPORTED);
+        if (scheme.equals("file")) {
+            return new LocalFileBlobStore(fileUriToPath(trimmed));
         }
+        for (BlobStoreFactory factory : factories()) {
+            if (factory.supports(scheme)) {
+                return factory.open(trimmed, configuration == null ? new Configuration() : configuration);
+            }
+        }
+        if (scheme.equals("s3")) {
+            throw new IllegalArgumentException("S3 checkpoint storage is not available: " + trimmed
+                    + " needs the module sluice-storage-s3 (artifact io.sluice:sluice-storage-s3) on the class path."
+                    + " Add it, or use a file:/// location (for example a shared mount).");
+        }
+        throw new IllegalArgumentException("Unsupported checkpoint storage location '" + trimmed
+                + "' (scheme '" + scheme + "'); " + SUPPORTED);
+    }
+
+    private static List<BlobStoreFactory> factories() {
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        if (loader == null) {
+            loader = BlobStores.class.getClassLoader();
+        }
+        List<BlobStoreFactory> out = new ArrayList<>();
+        ServiceLoader.load(BlobStoreFactory.class, loader).forEach(out::add);
+        if (out.isEmpty() && loader != BlobStores.class.getClassLoader()) {
+            ServiceLoader.load(BlobStoreFactory.class, BlobStores.class.getClassLoader()).forEach(out::add);
+        }
+        return out;
     }
 
     private static Path fileUriToPath(String location) {

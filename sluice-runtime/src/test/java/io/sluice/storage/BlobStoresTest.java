@@ -28,11 +28,12 @@ class BlobStoresTest {
     }
 
     @Test
-    void s3IsNotAvailableYet() {
+    void s3WithoutTheS3ModuleSaysWhichModuleToAdd() {
         assertThatThrownBy(() -> BlobStores.open("s3://bucket/checkpoints"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageStartingWith("S3 checkpoint storage is not available in this build yet")
-                .hasMessageContaining("s3://bucket/checkpoints");
+                .hasMessageStartingWith("S3 checkpoint storage is not available")
+                .hasMessageContaining("s3://bucket/checkpoints")
+                .hasMessageContaining("sluice-storage-s3");
     }
 
     @Test

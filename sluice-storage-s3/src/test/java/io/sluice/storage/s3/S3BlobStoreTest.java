@@ -1,0 +1,338 @@
+package io.sluice.storage.s3;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.config.Configuration;
+import io.sluice.config.IllegalConfigurationException;
+import io.sluice.rpc.MainThreadViolationException;
+import io.sluice.rpc.MainThreads;
+import io.sluice.storage.BlobNotFoundException;
+import io.sluice.storage.BlobStore;
+import io.sluice.storage.BlobStores;
+import io.sluice.storage.StorageException;
+import io.sluice.storage.s3.testing.TcpFaultProxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@link S3BlobStore} against a real S3 server in this JVM (S3Proxy), directly and through a {@link TcpFaultProxy}. */
+class S3BlobStoreTest {
+    private static final long MIB = 1024 * 1024;
+    private static S3ProxyServer server;
+    private static int run;
+
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private String location;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server = S3ProxyServer.start("bucket");
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        server.close();
+    }
+
+    @BeforeEach
+    void freshPrefix() {
+        location = "s3://bucket/test-" + (++run);
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable c : toClose) {
+            c.close();
+        }
+    }
+
+    private S3BlobStore store(Configuration conf) {
+        S3BlobStore s = new S3BlobStore(location, conf);
+        toClose.add(s);
+        return s;
+    }
+
+    private S3BlobStore store() {
+        return store(S3ProxyServer.clientConfiguration(server.endpoint()));
+    }
+
+    private TcpFaultProxy proxy() throws Exception {
+        TcpFaultProxy p = new TcpFaultProxy("127.0.0.1", server.port());
+        toClose.add(p);
+        return p;
+    }
+
+    @Test
+    void putGetExistsDeleteRoundTrip() {
+        S3BlobStore s = store();
+        assertThat(s.describe()).isEqualTo(location);
+        assertThat(s.exists("job/chk-1/_metadata")).isFalse();
+        s.put("job/chk-1/_metadata", new byte[] {1, 2, 3});
+        assertThat(s.exists("job/chk-1/_metadata")).isTrue();
+        assertThat(s.get("job/chk-1/_metadata")).containsExactly(1, 2, 3);
+        s.put("job/chk-1/_metadata", new byte[] {4});
+        assertThat(s.get("job/chk-1/_metadata")).containsExactly(4);
+        s.put("empty", new byte[0]);
+        assertThat(s.get("empty")).isEmpty();
+        s.delete("job/chk-1/_metadata");
+        s.delete("job/chk-1/_metadata"); // idempotent
+        assertThat(s.exists("job/chk-1/_metadata")).isFalse();
+    }
+
+    @Test
+    void missingBlobIsBlobNotFoundNamingLocationAndPath() {
+        S3BlobStore s = store();
+        assertThatThrownBy(() -> s.get("job/chk-9/_metadata"))
+                .isInstanceOf(BlobNotFoundException.class)
+                .hasMessageContaining("Checkpoint storage " + location + " has no blob during get job/chk-9/_metadata");
+    }
+
+    @Test
+    void listFollowsContinuationTokensAcrossPages() {
+        S3BlobStore s = store(S3ProxyServer.clientConfiguration(server.endpoint()).set(S3Options.LIST_PAGE_SIZE, 7));
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 53; i++) {
+            String p = String.format("job/chk-%03d/state", i);
+            s.put(p, new byte[] {(byte) i});
+            expected.add(p);
+        }
+        s.put("jobx/other", new byte[1]);
+        s.put("other/x", new byte[1]);
+        long callsBefore = s.apiCalls();
+        assertThat(s.list("job/")).containsExactlyElementsOf(expected);
+        assertThat(s.apiCalls() - callsBefore).as("pages of 7 keys").isEqualTo(8);
+        assertThat(s.list("job")).hasSize(54);
+        assertThat(s.list("")).hasSize(55);
+        assertThat(s.list("nothing/")).isEmpty();
+    }
+
+    @Test
+    void prefixesOfTwoLocationsDoNotMix() {
+        S3BlobStore a = store();
+        S3BlobStore b = new S3BlobStore(location + "-other", S3ProxyServer.clientConfiguration(server.endpoint()));
+        toClose.add(b);
+        a.put("k", new byte[] {1});
+        b.put("k", new byte[] {2});
+        assertThat(a.get("k")).containsExactly(1);
+        assertThat(b.list("")).containsExactly("k");
+        b.deleteRecursively("");
+        assertThat(a.get("k")).containsExactly(1);
+    }
+
+    @Test
+    void largeBlobGoesUpInPartsAndReadsBackWhole() {
+        S3BlobStore s = store(S3ProxyServer.clientConfiguration(server.endpoint())
+                .set(S3Options.MULTIPART_THRESHOLD, 5 * MIB).set(S3Options.PART_SIZE, 5 * MIB));
+        byte[] data = new byte[(int) (11 * MIB + 123)];
+        new Random(7).nextBytes(data);
+        long before = s.apiCalls();
+        s.put("job/chk-1/0-0.state", data);
+        // create + 3 parts + complete
+        assertThat(s.apiCalls() - before).isEqualTo(5);
+        assertThat(s.get("job/chk-1/0-0.state")).isEqualTo(data);
+        assertThat(s.list("job/")).containsExactly("job/chk-1/0-0.state");
+    }
+
+    @Test
+    void deleteRecursivelyBatchesDeletesAndKeepsSiblings() {
+        S3BlobStore s = store(S3ProxyServer.clientConfiguration(server.endpoint())
+                .set(S3Options.DELETE_BATCH_SIZE, 10));
+        for (int i = 0; i < 35; i++) {
+            s.put("job/chk-1/" + i + ".state", new byte[] {1});
+        }
+        s.put("job/chk-10/_metadata", new byte[] {1}); // a sibling that only shares the string prefix
+        long before = s.apiCalls();
+        s.deleteRecursively("job/chk-1");
+        // list (1 page) + 4 batches of <= 10, then one more listing that finds nothing
+        assertThat(s.apiCalls() - before).isEqualTo(6);
+        assertThat(s.batchDeleteSupported()).isTrue();
+        assertThat(s.list("job/")).containsExactly("job/chk-10/_metadata");
+        s.deleteRecursively("job/chk-1"); // idempotent
+        // A blob exactly at the prefix goes too.
+        s.put("job/chk-2", new byte[] {1});
+        s.deleteRecursively("job/chk-2");
+        assertThat(s.exists("job/chk-2")).isFalse();
+    }
+
+    @Test
+    void deleteRecursivelyOfMoreThanOneThousandKeysUsesSeveralRequests() throws Exception {
+        S3BlobStore s = store();
+        List<CompletableFuture<Void>> puts = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int part = t;
+            puts.add(CompletableFuture.runAsync(() -> {
+                for (int i = part; i < 1005; i += 4) {
+                    s.put("big/" + i, new byte[] {1});
+                }
+            }));
+        }
+        CompletableFuture.allOf(puts.toArray(new CompletableFuture[0])).get(2, TimeUnit.MINUTES);
+        assertThat(s.list("big/")).hasSize(1005);
+        long before = s.apiCalls();
+        s.deleteRecursively("big");
+        // 2 list pages + 2 DeleteObjects (1000 + 6 keys incl. the prefix itself) + 1 final empty listing
+        assertThat(s.apiCalls() - before).isEqualTo(5);
+        assertThat(s.list("big/")).isEmpty();
+    }
+
+    @Test
+    void aStoreWithoutDeleteObjectsFallsBackToSingleDeletes() throws Exception {
+        try (S3ProxyServer strict = S3ProxyServer.start(false, "bucket");
+             S3BlobStore s = new S3BlobStore(location, S3ProxyServer.clientConfiguration(strict.endpoint()))) {
+            for (int i = 0; i < 5; i++) {
+                s.put("job/chk-1/" + i, new byte[] {1});
+            }
+            s.deleteRecursively("job/chk-1");
+            assertThat(s.batchDeleteSupported()).isFalse();
+            assertThat(s.list("")).isEmpty();
+        }
+    }
+
+    @Test
+    void openedThroughBlobStoresWithItsConfiguration() {
+        BlobStore s = BlobStores.open(location, S3ProxyServer.clientConfiguration(server.endpoint()));
+        assertThat(s).isInstanceOf(S3BlobStore.class);
+        toClose.add((S3BlobStore) s);
+        s.put("a", new byte[] {9});
+        assertThat(s.get("a")).containsExactly(9);
+    }
+
+    @Test
+    void invalidOptionsNameKeyAndValue() {
+        assertThatThrownBy(() -> new S3BlobStore(location, new Configuration().setString("s3.max-retries", "many")))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("s3.max-retries").hasMessageContaining("many");
+        assertThatThrownBy(() -> new S3BlobStore(location, new Configuration().setString("s3.part-size", "1000")))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("s3.part-size").hasMessageContaining("1000").hasMessageContaining("5 MiB");
+        assertThatThrownBy(() -> new S3BlobStore(location, new Configuration().setString("s3.endpont", "http://x")))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("Unknown S3 option 's3.endpont'");
+        assertThatThrownBy(() -> new S3BlobStore(location, new Configuration().setString("s3.access-key", "a")))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("s3.secret-key");
+        assertThatThrownBy(() -> new S3BlobStore("s3:///prefix", new Configuration()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bucket");
+    }
+
+    @Test
+    void systemPropertiesFillInUnsetOptions() {
+        System.setProperty("sluice.s3.list-page-size", "3");
+        try {
+            assertThat(S3Options.effective(new Configuration()).get(S3Options.LIST_PAGE_SIZE)).isEqualTo(3);
+            assertThat(S3Options.effective(new Configuration().set(S3Options.LIST_PAGE_SIZE, 5))
+                    .get(S3Options.LIST_PAGE_SIZE)).isEqualTo(5);
+        } finally {
+            System.clearProperty("sluice.s3.list-page-size");
+        }
+    }
+
+    @Test
+    void missingBucketSaysSo() {
+        S3BlobStore s = new S3BlobStore("s3://no-such-bucket/x", S3ProxyServer.clientConfiguration(server.endpoint()));
+        toClose.add(s);
+        assertThatThrownBy(() -> s.put("a", new byte[1]))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining("s3://no-such-bucket/x")
+                .hasMessageContaining("bucket 'no-such-bucket' does not exist")
+                .hasMessageContaining("during put a");
+    }
+
+    @Test
+    void refusedConnectionsBecomeABoundedStorageExceptionAndTheStoreWorksAfterHeal() throws Exception {
+        TcpFaultProxy proxy = proxy();
+        S3BlobStore s = store(S3ProxyServer.clientConfiguration(proxy.httpEndpoint()));
+        s.put("k", new byte[] {1});
+        proxy.refuseConnections();
+
+        CompletableFuture<Throwable> call = CompletableFuture.supplyAsync(() -> {
+            try {
+                s.get("k");
+                return null;
+            } catch (Throwable t) {
+                return t;
+            }
+        });
+        Throwable error = call.get(30, TimeUnit.SECONDS); // returns, bounded by timeouts and retries
+        assertThat(error).isInstanceOf(StorageException.class)
+                .hasMessageStartingWith("Checkpoint storage " + location + " unreachable (Connection refused) during get k")
+                .hasMessageContaining("4 attempts");
+        assertThatThrownBy(() -> s.put("k2", new byte[1])).isInstanceOf(StorageException.class)
+                .hasMessageContaining("Connection refused").hasMessageContaining("during put k2");
+        assertThatThrownBy(() -> s.list("")).hasMessageContaining("Connection refused");
+
+        proxy.heal();
+        assertThat(s.get("k")).containsExactly(1);
+        s.put("k2", new byte[] {2});
+        assertThat(s.list("")).containsExactly("k", "k2");
+    }
+
+    @Test
+    void droppedConnectionsAreRetried() throws Exception {
+        TcpFaultProxy proxy = proxy();
+        S3BlobStore s = store(S3ProxyServer.clientConfiguration(proxy.httpEndpoint()));
+        s.put("k", new byte[] {1});
+        proxy.dropConnections();
+        assertThat(s.get("k")).containsExactly(1);
+    }
+
+    @Test
+    void aStalledEndpointTimesOutWithinTheCallTimeout() throws Exception {
+        TcpFaultProxy proxy = proxy();
+        S3BlobStore s = store(S3ProxyServer.clientConfiguration(proxy.httpEndpoint())
+                .set(S3Options.API_CALL_ATTEMPT_TIMEOUT, Duration.ofMillis(300))
+                .set(S3Options.API_CALL_TIMEOUT, Duration.ofSeconds(3)));
+        s.put("k", new byte[] {1});
+        proxy.stall();
+        CompletableFuture<Throwable> call = CompletableFuture.supplyAsync(() -> {
+            try {
+                s.get("k");
+                return null;
+            } catch (Throwable t) {
+                return t;
+            }
+        });
+        Throwable error = call.get(30, TimeUnit.SECONDS);
+        assertThat(error).isInstanceOf(StorageException.class).hasMessageContaining("timed out")
+                .hasMessageContaining("during get k");
+        proxy.heal();
+        assertThat(s.get("k")).containsExactly(1);
+    }
+
+    @Test
+    void latencyIsAddedButCallsSucceed() throws Exception {
+        TcpFaultProxy proxy = proxy();
+        S3BlobStore s = store(S3ProxyServer.clientConfiguration(proxy.httpEndpoint()));
+        s.put("k", new byte[] {1});
+        proxy.setLatency(Duration.ofMillis(50));
+        long start = System.nanoTime();
+        assertThat(s.get("k")).containsExactly(1);
+        assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(50));
+    }
+
+    @Test
+    void callsFromAMainThreadAreRejected() throws Exception {
+        S3BlobStore s = store();
+        CompletableFuture<Throwable> r = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            MainThreads.markCurrentThread("test-main");
+            try {
+                s.exists("k");
+                r.complete(null);
+            } catch (Throwable e) {
+                r.complete(e);
+            }
+        });
+        t.start();
+        assertThat(r.get(10, TimeUnit.SECONDS)).isInstanceOf(MainThreadViolationException.class);
+    }
+}

@@ -1,0 +1,111 @@
+package io.sluice.storage.s3;
+
+import io.sluice.config.Configuration;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Properties;
+import org.gaul.s3proxy.AuthenticationType;
+import org.gaul.s3proxy.S3Proxy;
+import org.jclouds.ContextBuilder;
+import org.jclouds.blobstore.BlobStoreContext;
+
+/**
+ * A real S3-compatible server in this JVM: S3Proxy on a free local port with the in-memory
+ * {@code transient-nio2} jclouds provider and AWS v2/v4 authentication. For tests and the benchmark.
+ */
+public final class S3ProxyServer implements AutoCloseable {
+    public static final String ACCESS_KEY = "sluice-access";
+    public static final String SECRET_KEY = "sluice-secret";
+
+    private final BlobStoreContext context;
+    private final S3Proxy proxy;
+
+    private S3ProxyServer(BlobStoreContext context, S3Proxy proxy) {
+        this.context = context;
+        this.proxy = proxy;
+    }
+
+    /**
+     * Starts the server and creates {@code buckets}. It ignores request headers it does not know, such
+     * as the {@code x-amz-checksum-crc32} that the SDK adds to DeleteObjects (S3Proxy 2.6.0 would
+     * answer 501 otherwise).
+     */
+    public static S3ProxyServer start(String... buckets) throws Exception {
+        return start(true, buckets);
+    }
+
+    /** Starts the server; with {@code ignoreUnknownHeaders} false it rejects DeleteObjects with 501. */
+    public static S3ProxyServer start(boolean ignoreUnknownHeaders, String... buckets) throws Exception {
+        Properties props = new Properties();
+        BlobStoreContext context = ContextBuilder.newBuilder("transient-nio2")
+                .credentials("identity", "credential").overrides(props).build(BlobStoreContext.class);
+        S3Proxy proxy = S3Proxy.builder().blobStore(context.getBlobStore())
+                .endpoint(URI.create("http://127.0.0.1:0"))
+                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
+                .ignoreUnknownHeaders(ignoreUnknownHeaders)
+                .build();
+        proxy.start();
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!"STARTED".equals(proxy.getState())) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("S3Proxy did not start: " + proxy.getState());
+            }
+            Thread.sleep(5);
+        }
+        for (String bucket : buckets) {
+            context.getBlobStore().createContainerInLocation(null, bucket);
+        }
+        return new S3ProxyServer(context, proxy);
+    }
+
+    public int port() {
+        return proxy.getPort();
+    }
+
+    public String endpoint() {
+        return "http://127.0.0.1:" + port();
+    }
+
+    /** Number of objects in {@code bucket} (read directly from the backing store, not through S3). */
+    public long objectCount(String bucket) {
+        long n = 0;
+        for (var page = context.getBlobStore().list(bucket, org.jclouds.blobstore.options.ListContainerOptions.Builder.recursive());
+             ; ) {
+            n += page.stream().filter(m -> m.getType() == org.jclouds.blobstore.domain.StorageType.BLOB).count();
+            if (page.getNextMarker() == null) {
+                return n;
+            }
+            page = context.getBlobStore().list(bucket, org.jclouds.blobstore.options.ListContainerOptions.Builder
+                    .recursive().afterMarker(page.getNextMarker()));
+        }
+    }
+
+    /**
+     * S3 options for a client of this server at {@code endpoint} (this server, or a proxy in front of
+     * it), with short timeouts and backoff so that tests of outages stay quick.
+     */
+    public static Configuration clientConfiguration(String endpoint) {
+        return new Configuration()
+                .set(S3Options.ENDPOINT, endpoint)
+                .set(S3Options.REGION, "us-east-1")
+                .set(S3Options.PATH_STYLE_ACCESS, true)
+                .set(S3Options.ACCESS_KEY, ACCESS_KEY)
+                .set(S3Options.SECRET_KEY, SECRET_KEY)
+                .set(S3Options.CONNECT_TIMEOUT, Duration.ofSeconds(1))
+                .set(S3Options.SOCKET_TIMEOUT, Duration.ofSeconds(2))
+                .set(S3Options.API_CALL_ATTEMPT_TIMEOUT, Duration.ofSeconds(2))
+                .set(S3Options.API_CALL_TIMEOUT, Duration.ofSeconds(10))
+                .set(S3Options.MAX_RETRIES, 3)
+                .set(S3Options.RETRY_BASE_DELAY, Duration.ofMillis(20))
+                .set(S3Options.RETRY_MAX_DELAY, Duration.ofMillis(200));
+    }
+
+    @Override
+    public void close() throws Exception {
+        try {
+            proxy.stop();
+        } finally {
+            context.close();
+        }
+    }
+}
