@@ -218,9 +218,9 @@ public final class JobManagerRunner implements LeaderContender {
                 return;
             }
             Duration delay = services.recoveryBackoff().delayAfter(attempt, services.random());
-            String message = JobResult.describe(cause);
+            String message = describeStorageError(cause);
             p.failedAttempt(message, delay.toNanos());
-            LOG.warn("{}: recovery attempt {} failed ({}); next attempt in {} ms", description(), attempt, message,
+            LOG.warn("{}: recovery attempt {} failed: {}; next attempt in {} ms", description(), attempt, message,
                     delay.toMillis());
             retry = mainThread.schedule(() -> {
                 retry = null;
@@ -237,6 +237,22 @@ public final class JobManagerRunner implements LeaderContender {
             return;
         }
         startJobMaster(s, recovered);
+    }
+
+    /**
+     * The error as a user should see it in status: the outermost message (which names the storage
+     * location, the operation and the object), plus the root cause when that message lacks it.
+     */
+    static String describeStorageError(Throwable cause) {
+        String outer = cause.getMessage() != null ? cause.getMessage() : cause.getClass().getName();
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        if (root != cause && root.getMessage() != null && !outer.contains(root.getMessage())) {
+            return outer + " (caused by " + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+        }
+        return outer;
     }
 
     private static boolean isPermanent(Throwable cause) {

@@ -169,7 +169,8 @@ class LeadershipRecoveryITCase {
         });
         JobDetails d = details(dispatcher, id);
         assertThat(d.status()).isEqualTo(JobStatus.INITIALIZING);
-        assertThat(d.recovery().lastError()).contains("Connection refused");
+        assertThat(d.recovery().lastError()).contains("Connection refused")
+                .as("the error names the storage location").contains("file://");
 
         storage.heal();
         JobResult result = dispatcher.requestJobResult(id).get(60, TimeUnit.SECONDS);
