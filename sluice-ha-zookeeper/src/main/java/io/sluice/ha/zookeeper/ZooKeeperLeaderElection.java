@@ -136,12 +136,13 @@ final class ZooKeeperLeaderElection implements LeaderElection {
             ZooKeeperGuard.check("verify leader node", node);
             Stat stat = client.checkExists().forPath(node);
             if (stat == null) {
-                LOG.debug("{}: latch node {} vanished before the grant; waiting for the latch", description(), node);
+                LOG.debug("{}: latch node {} vanished before the grant; checking again", description(), node);
+                recheckLater(which);
                 return;
             }
         } catch (Exception e) {
-            LOG.warn("{}: could not verify latch node {} ({}); waiting for the next latch or connection event",
-                    description(), node, e.toString());
+            LOG.warn("{}: could not verify latch node {} ({}); checking again", description(), node, e.toString());
+            recheckLater(which);
             return;
         }
         if (closed || which != latch || !which.hasLeadership()) {
@@ -154,6 +155,15 @@ final class ZooKeeperLeaderElection implements LeaderElection {
             contender.grantLeadership(session);
         } catch (RuntimeException e) {
             LOG.error("{} failed in grantLeadership", description(), e);
+        }
+    }
+
+    /** Looks at the latch again shortly (a grant must not depend on one more latch event arriving). */
+    private void recheckLater(LeaderLatch which) {
+        try {
+            services.notifier().schedule(() -> onLatchLeader(which), 100, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closed
         }
     }
 
