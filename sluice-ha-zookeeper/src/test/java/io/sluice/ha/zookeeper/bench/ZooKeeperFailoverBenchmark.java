@@ -83,7 +83,10 @@ public final class ZooKeeperFailoverBenchmark {
             }
             // Leader loss is detected when its leader node goes: watch the latch children.
             String latch = ha.leaderPath(id);
-            int before = ha.client().getChildren().forPath(latch).size();
+            while (ha.client().getChildren().forPath(latch).size() < 2) { // the standby's latch node is created asynchronously
+                Thread.sleep(1);
+            }
+            int before = 2;
             cluster.stopJobManager(cluster.jobManagers().get(0));
             long lost;
             while (true) {
