@@ -7,12 +7,16 @@ import io.sluice.ha.embedded.EmbeddedHaServicesFactory;
 
 /**
  * Creates the {@link HighAvailabilityServices} chosen by {@code high-availability.type}:
- * {@code embedded}, {@code memory}, or the fully qualified name of a {@link HighAvailabilityServicesFactory} with
+ * {@code embedded}, {@code memory}, {@code zookeeper} (needs the {@code sluice-ha-zookeeper} jar), or the fully qualified name of a {@link HighAvailabilityServicesFactory} with
  * a public no-argument constructor. Stateless; blocking as much as the chosen factory.
  */
 public final class HighAvailabilityServicesLoader {
     public static final String EMBEDDED = "embedded";
     public static final String MEMORY = "memory";
+    /** ZooKeeper (module {@code sluice-ha-zookeeper}, which must be on the classpath). */
+    public static final String ZOOKEEPER = "zookeeper";
+    /** The factory class behind {@link #ZOOKEEPER}, loaded reflectively so this module needs no ZooKeeper client. */
+    public static final String ZOOKEEPER_FACTORY_CLASS = "io.sluice.ha.zookeeper.ZooKeeperHaServicesFactory";
 
     private HighAvailabilityServicesLoader() {}
 
@@ -29,6 +33,18 @@ public final class HighAvailabilityServicesLoader {
             return configuration -> new io.sluice.ha.memory.InMemoryHaServices();
         }
         String key = HighAvailabilityOptions.TYPE.key();
+        if (ZOOKEEPER.equals(type)) {
+            ClassLoader loader = Thread.currentThread().getContextClassLoader();
+            try {
+                Class.forName(ZOOKEEPER_FACTORY_CLASS, false,
+                        loader != null ? loader : HighAvailabilityServicesLoader.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new IllegalConfigurationException(key + " is '" + ZOOKEEPER + "', but the ZooKeeper HA services ("
+                        + ZOOKEEPER_FACTORY_CLASS + ") are not on the classpath. Add the sluice-ha-zookeeper jar and its"
+                        + " dependencies (Apache Curator).", e);
+            }
+            type = ZOOKEEPER_FACTORY_CLASS;
+        }
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
         Class<?> factoryClass;
         try {

@@ -4,7 +4,14 @@ import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CompletedCheckpoint;
 import io.sluice.checkpoint.CompletedCheckpointStore;
 import io.sluice.graph.JobId;
+import io.sluice.ha.CheckpointPointerStore;
+import io.sluice.ha.CheckpointRecoveryException;
 import io.sluice.ha.LeaderElection;
+import io.sluice.ha.RecoveryListener;
+import io.sluice.checkpoint.CorruptCheckpointException;
+import io.sluice.rpc.MainThreads;
+import io.sluice.storage.BlobNotFoundException;
+import java.nio.file.NoSuchFileException;
 import io.sluice.jobmaster.JobStatus;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +22,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A {@link CompletedCheckpointStore} whose retained checkpoints are recorded as pointers in a
- * {@link FileCheckpointPointerStore}, written only under the leader session it was created for.
+ * {@link CheckpointPointerStore} (files in embedded mode, znodes on ZooKeeper), written only under the leader session it was created for.
  *
  * <p>In memory it holds the latest completed checkpoint in full, and only the ids of the other
  * retained ones: their metadata is never read at recovery, and only by {@link #loadRetained} on
@@ -34,7 +41,7 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
 
     private final JobId jobId;
     private final int maxRetained;
-    private final FileCheckpointPointerStore pointers;
+    private final CheckpointPointerStore pointers;
     private final CheckpointStorage storage;
     private final LeaderElection election;
     private final UUID leaderSessionId;
@@ -44,7 +51,7 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
      * @param latest      the newest usable retained checkpoint, or {@code null} if there is none
      * @param retainedIds ids of all pointers the job has, including {@code latest}'s
      */
-    public DefaultCompletedCheckpointStore(JobId jobId, int maxRetained, FileCheckpointPointerStore pointers,
+    public DefaultCompletedCheckpointStore(JobId jobId, int maxRetained, CheckpointPointerStore pointers,
                                            CheckpointStorage storage, LeaderElection election, UUID leaderSessionId,
                                            CompletedCheckpoint latest, List<Long> retainedIds) {
         if (maxRetained < 1) {
@@ -161,5 +168,93 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
         }
     }
 
+    /**
+     * Recovers a job's store from {@code pointers}: lists them once and reads the metadata of the
+     * newest one only, so in the normal case it reads exactly one metadata file however many
+     * checkpoints are retained. If that checkpoint is corrupt, its metadata missing or its pointer
+     * removed meanwhile, it reports an event and tries the next older one; unusable checkpoints
+     * are skipped, never deleted. Any other failure (storage unreachable, I/O error) propagates
+     * for the caller to retry with backoff. If there are pointers but none is usable it fails with
+     * {@link CheckpointRecoveryException}, or, when starting without a checkpoint is allowed,
+     * reports an event and returns a store without a latest checkpoint.
+     *
+     * <p>Blocking, on an I/O thread. Checks for interruption between steps and throws
+     * {@link InterruptedException}; an interrupted storage call also ends in {@link InterruptedException}.
+     * Shared by the embedded and the ZooKeeper HA services.
+     */
+    public static DefaultCompletedCheckpointStore recover(CheckpointPointerStore pointers,
+            JobId jobId, int maxRetained, CheckpointStorage storage, LeaderElection election, UUID leaderSessionId,
+            boolean allowStartWithoutCheckpoint, RecoveryListener listener) throws Exception {
+        MainThreads.checkNotMainThread("checkpoint recovery of job " + jobId);
+        checkInterrupted(jobId);
+        listener.phase("listing checkpoint pointers");
+        List<Long> ids = pointers.checkpointIds(jobId);
+        listener.pointersFound(ids.size());
+
+        List<String> unusable = new ArrayList<>();
+        CompletedCheckpoint latest = null;
+        for (int i = ids.size() - 1; i >= 0 && latest == null; i--) {
+            long id = ids.get(i);
+            checkInterrupted(jobId);
+            String reason;
+            try {
+                listener.phase("reading metadata of checkpoint " + id);
+                CompletedCheckpoint cp = storage.readMetadata(pointers.readPointer(jobId, id));
+                if (cp.checkpointId() == id && cp.jobId().equals(jobId)) {
+                    latest = cp;
+                    listener.metadataLoaded(id);
+                    continue;
+                }
+                reason = "its metadata is of checkpoint " + cp.checkpointId() + " of job " + cp.jobId();
+            } catch (CorruptCheckpointException e) {
+                reason = "corrupt (" + e.getMessage() + ")";
+            } catch (BlobNotFoundException e) {
+                reason = "missing";
+            } catch (NoSuchFileException e) {
+                reason = "pointer removed";
+            } catch (RuntimeException e) {
+                checkInterrupted(jobId, e);
+                throw e;
+            }
+            checkInterrupted(jobId);
+            unusable.add("chk-" + id + ": " + reason);
+            if (i > 0) {
+                String event = "Checkpoint " + id + " of job " + jobId + " is unusable (" + reason
+                        + "); falling back to checkpoint " + ids.get(i - 1);
+                LOG.warn(event);
+                listener.event(event);
+            }
+        }
+
+        if (latest == null && !ids.isEmpty()) {
+            String problem = "None of the " + ids.size() + " retained checkpoints of job " + jobId
+                    + " could be read (" + String.join(", ", unusable) + ").";
+            if (!allowStartWithoutCheckpoint) {
+                throw new CheckpointRecoveryException(problem + " Sluice does not silently start from empty state:"
+                        + " fix or restore the checkpoint files, or set allowStartWithoutCheckpoint to start empty.");
+            }
+            String event = problem + " Starting from empty state because allowStartWithoutCheckpoint is set; the"
+                    + " unreadable checkpoints are kept until newer ones subsume them.";
+            LOG.warn(event);
+            listener.event(event);
+        }
+        return new DefaultCompletedCheckpointStore(jobId, maxRetained, pointers, storage, election, leaderSessionId,
+                latest, ids);
+    }
+
+    private static void checkInterrupted(JobId jobId) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException("Checkpoint recovery of job " + jobId + " was cancelled");
+        }
+    }
+
+    private static void checkInterrupted(JobId jobId, Exception cause) throws InterruptedException {
+        if (Thread.interrupted()) {
+            InterruptedException e = new InterruptedException("Checkpoint recovery of job " + jobId
+                    + " was cancelled while reading checkpoint storage");
+            e.initCause(cause);
+            throw e;
+        }
+    }
     private record Snapshot(CompletedCheckpoint latest, List<Long> ids) {}
 }

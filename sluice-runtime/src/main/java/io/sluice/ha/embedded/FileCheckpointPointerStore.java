@@ -1,6 +1,7 @@
 package io.sluice.ha.embedded;
 
 import io.sluice.graph.JobId;
+import io.sluice.ha.CheckpointPointerStore;
 import io.sluice.rpc.MainThreads;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * the file system and first checks that it is not on a component main thread. Writes are atomic;
  * removals are idempotent.
  */
-public final class FileCheckpointPointerStore {
+public final class FileCheckpointPointerStore implements CheckpointPointerStore {
     private static final Logger LOG = LoggerFactory.getLogger(FileCheckpointPointerStore.class);
 
     private final Path dir;
@@ -33,6 +34,7 @@ public final class FileCheckpointPointerStore {
     }
 
     /** Ids of the job's pointers, ascending: one directory listing, no pointer is read. */
+    @Override
     public List<Long> checkpointIds(JobId jobId) throws IOException {
         MainThreads.checkNotMainThread("checkpoint pointer store list " + jobId);
         Path jobDir = jobDir(jobId);
@@ -50,6 +52,7 @@ public final class FileCheckpointPointerStore {
     }
 
     /** Persists the pointer of checkpoint {@code checkpointId} atomically. */
+    @Override
     public void writePointer(JobId jobId, long checkpointId, String metadataPath) throws IOException {
         MainThreads.checkNotMainThread("checkpoint pointer store write " + jobId + "/" + checkpointId);
         Path file = pointerFile(jobId, checkpointId);
@@ -66,6 +69,7 @@ public final class FileCheckpointPointerStore {
      *
      * @throws NoSuchFileException if there is no such pointer (message names the job and the file)
      */
+    @Override
     public String readPointer(JobId jobId, long checkpointId) throws IOException {
         MainThreads.checkNotMainThread("checkpoint pointer store read " + jobId + "/" + checkpointId);
         Path file = pointerFile(jobId, checkpointId);
@@ -78,12 +82,14 @@ public final class FileCheckpointPointerStore {
     }
 
     /** Removes one pointer; idempotent. */
+    @Override
     public void removePointer(JobId jobId, long checkpointId) throws IOException {
         MainThreads.checkNotMainThread("checkpoint pointer store remove " + jobId + "/" + checkpointId);
         Files.deleteIfExists(pointerFile(jobId, checkpointId));
     }
 
     /** Removes every pointer of the job and its directory; idempotent. */
+    @Override
     public void removeAll(JobId jobId) throws IOException {
         MainThreads.checkNotMainThread("checkpoint pointer store remove all " + jobId);
         Path jobDir = jobDir(jobId);
