@@ -49,4 +49,30 @@ public final class ConfigDocs {
     private static String escape(String text) {
         return text.replace("|", "\\|").replace("\n", " ");
     }
+
+    /**
+     * Checks (or, with {@code update}, rewrites) the generated section {@code id} of a markdown file:
+     * the text between {@code <!-- BEGIN GENERATED: id -->} and {@code <!-- END GENERATED: id -->}
+     * must be {@code rendering}. Other modules use this to keep their options' docs in step.
+     *
+     * @return {@code null} when the file is up to date, else a message saying how to regenerate
+     */
+    public static String syncSection(java.nio.file.Path file, String id, String rendering, boolean update,
+                                     String regenerateCommand) throws java.io.IOException {
+        String begin = "<!-- BEGIN GENERATED: " + id + " -->\n";
+        String end = "<!-- END GENERATED: " + id + " -->\n";
+        String docs = java.nio.file.Files.exists(file) ? java.nio.file.Files.readString(file) : "";
+        if (update) {
+            int b = docs.indexOf(begin);
+            int e = docs.indexOf(end);
+            docs = b < 0 || e < b ? docs + (docs.endsWith("\n") || docs.isEmpty() ? "" : "\n") + "\n" + begin + rendering + end
+                    : docs.substring(0, b) + begin + rendering + end + docs.substring(e + end.length());
+            java.nio.file.Files.writeString(file, docs);
+        }
+        if (docs.contains(begin + rendering + end)) {
+            return null;
+        }
+        return file.toAbsolutePath().normalize() + " is out of date with the options of " + id
+                + ". Regenerate it from the repository root with:\n  " + regenerateCommand + "\nand commit the result.";
+    }
 }
