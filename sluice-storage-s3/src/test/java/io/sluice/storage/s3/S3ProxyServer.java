@@ -45,13 +45,8 @@ public final class S3ProxyServer implements AutoCloseable {
                 .ignoreUnknownHeaders(ignoreUnknownHeaders)
                 .build();
         proxy.start();
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!"STARTED".equals(proxy.getState())) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("S3Proxy did not start: " + proxy.getState());
-            }
-            Thread.sleep(5);
-        }
+        org.awaitility.Awaitility.await("S3Proxy to start").atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(5)).until(() -> "STARTED".equals(proxy.getState()));
         for (String bucket : buckets) {
             context.getBlobStore().createContainerInLocation(null, bucket);
         }
