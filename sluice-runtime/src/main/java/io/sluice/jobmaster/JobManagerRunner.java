@@ -358,12 +358,13 @@ public final class JobManagerRunner implements LeaderContender {
         if (resultFuture.isDone() || status.isGloballyTerminal()) {
             return CompletableFuture.completedFuture(Acknowledge.INSTANCE);
         }
-        if (jobMaster != null) {
-            return jobMaster.cancel();
-        }
         if (session == null) {
+            // Also while a job master of a lost session is still suspending: cancelling it would not stop the job.
             return CompletableFuture.failedFuture(new IllegalStateException("Job " + jobGraph.jobId()
                     + " is not led by this job manager (" + services.contenderId() + ") right now; cancel it on its leader"));
+        }
+        if (jobMaster != null) {
+            return jobMaster.cancel();
         }
         LOG.info("{}: cancelled while {}", description(), progress.snapshot().phase());
         completeWithoutJobMaster(session, JobStatus.CANCELED, null);
