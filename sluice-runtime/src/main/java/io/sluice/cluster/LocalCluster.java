@@ -49,6 +49,7 @@ public final class LocalCluster implements AutoCloseable {
     private final List<TaskExecutor> taskExecutors = new ArrayList<>();
     private final List<DedicatedMainThreadExecutor> executors = new ArrayList<>();
     private final List<JobManager> jobManagers = new ArrayList<>();
+    private final AtomicInteger nextJobManager = new AtomicInteger();
     private final LocalShuffleService shuffle;
     private final SlotPool slotPool;
     private final CheckpointStorageRegistry storages;
@@ -79,9 +80,13 @@ public final class LocalCluster implements AutoCloseable {
         return new Builder();
     }
 
-    /** Starts another job manager on the same HA services (a standby, in HA terms). */
+    /**
+     * Starts another job manager on the same HA services. It joins the dispatcher election and is a
+     * standby while another job manager leads; it takes over (and recovers the stored jobs) when the
+     * leader stops.
+     */
     public JobManager startJobManager() {
-        String id = "jobmanager-" + jobManagers.size();
+        String id = "jobmanager-" + nextJobManager.getAndIncrement(); // never reused: ids name election contenders
         DedicatedMainThreadExecutor main = new DedicatedMainThreadExecutor(id);
         JobManagerServices services = new JobManagerServices(ha, storages, slotPool,
                 (jobId, deployment) -> shuffle.releaseAttempt(jobId, deployment,
@@ -90,23 +95,62 @@ public final class LocalCluster implements AutoCloseable {
         Dispatcher dispatcher = new Dispatcher(services, main);
         dispatcher.start();
         JobManager jm = new JobManager(id, dispatcher, main);
-        jobManagers.add(jm);
+        synchronized (jobManagers) {
+            jobManagers.add(jm);
+        }
         return jm;
     }
 
     /** Stops a job manager as if its process died: its jobs are suspended, others may take over. */
     public void stopJobManager(JobManager jm) throws Exception {
+        synchronized (jobManagers) {
+            jobManagers.remove(jm);
+        }
         jm.dispatcher().close().get(30, TimeUnit.SECONDS);
-        jobManagers.remove(jm);
     }
 
-    /** The first running job manager's Dispatcher. */
+    /**
+     * The gateway of the current dispatcher leader, found through the HA services' dispatcher leader
+     * retrieval: the job manager it names, once that one acts as leader. Waits (blocking the caller,
+     * polling every 10 ms) up to {@link #LEADER_WAIT} if none leads yet, e.g. right after start or
+     * during a failover; then fails naming the job managers. Use {@link #jobManagers()} to address a
+     * specific job manager (a standby, say).
+     */
     public DispatcherGateway dispatcher() {
-        return jobManagers.get(0).dispatcher();
+        long deadline = System.nanoTime() + LEADER_WAIT.toNanos();
+        while (true) {
+            java.util.Optional<String> leader = ha.dispatcherLeaderRetrieval().currentLeader();
+            List<JobManager> running;
+            synchronized (jobManagers) {
+                running = List.copyOf(jobManagers);
+            }
+            for (JobManager jm : running) {
+                if (leader.isPresent() && jm.id().equals(leader.get()) && jm.dispatcher().isLeader()) {
+                    return jm.dispatcher();
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("No job manager of this cluster leads the dispatcher after "
+                        + LEADER_WAIT.toSeconds() + " s (leader retrieval reports " + leader.orElse("no leader")
+                        + "; running job managers: " + running.stream().map(JobManager::id).toList() + ")");
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while waiting for a dispatcher leader", e);
+            }
+        }
     }
 
+    /** How long {@link #dispatcher()} waits for a dispatcher leader. */
+    public static final Duration LEADER_WAIT = Duration.ofSeconds(10);
+
+    /** The running job managers in start order (the first is not necessarily the dispatcher leader). */
     public List<JobManager> jobManagers() {
-        return List.copyOf(jobManagers);
+        synchronized (jobManagers) {
+            return List.copyOf(jobManagers);
+        }
     }
 
     public JobId submit(JobGraph jobGraph) throws Exception {
@@ -145,7 +189,7 @@ public final class LocalCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        for (JobManager jm : List.copyOf(jobManagers)) {
+        for (JobManager jm : jobManagers()) {
             try {
                 jm.dispatcher().close().get(30, TimeUnit.SECONDS);
             } catch (Exception e) {
@@ -153,7 +197,9 @@ public final class LocalCluster implements AutoCloseable {
             }
             jm.mainThread().close();
         }
-        jobManagers.clear();
+        synchronized (jobManagers) {
+            jobManagers.clear();
+        }
         for (TaskExecutor te : taskExecutors) {
             try {
                 te.cancelAll().get(30, TimeUnit.SECONDS);

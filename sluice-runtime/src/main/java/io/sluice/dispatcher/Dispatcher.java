@@ -4,6 +4,11 @@ import io.sluice.checkpoint.CheckpointStats;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
+import io.sluice.ha.JobAlreadySubmittedException;
+import io.sluice.ha.LeaderContender;
+import io.sluice.ha.LeaderElection;
+import io.sluice.ha.LeaderRetrieval;
+import io.sluice.ha.LeadershipLostException;
 import io.sluice.jobmaster.JobDetails;
 import io.sluice.jobmaster.JobManagerRunner;
 import io.sluice.jobmaster.JobManagerServices;
@@ -21,7 +26,9 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
@@ -29,14 +36,27 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The job manager's front door: accepts jobs, keeps one {@link JobManagerRunner} per job, answers
- * status, listing and cancel, and recovers the stored jobs when it starts.
+ * status, listing and cancel, and recovers the stored jobs while it leads.
  *
- * <p>Threading: all state on {@code mainThread}. Every store access (job graphs, job results,
- * checkpoint storage probes) runs on the I/O executor, so answers never wait for storage. On
- * start, the job ids are listed with one call and each job graph is then read separately, so a
- * status query is answered at once: jobs whose graph is not read yet are reported INITIALIZING
- * ("reading the job graph") rather than unknown, and while the listing itself is still running,
- * any id is reported INITIALIZING ("recovering the list of jobs").
+ * <p>Leadership: at {@link #start()} the Dispatcher joins the cluster's dispatcher election
+ * ({@link io.sluice.ha.HighAvailabilityServices#dispatcherLeaderElection}, contender id = the job
+ * manager id). Only while it leads does it recover the stored jobs and accept submissions; the job
+ * graph put of a submission runs inside the dispatcher leadership's {@code runIfLeader}, so a
+ * deposed leader cannot store a job that the new leader's recovery would miss. A standby rejects
+ * submissions naming the leader ("This job manager (jobmanager-1) is a standby; submit to the
+ * leader jobmanager-0"), answers status and listing for the jobs it knows (those it ran and that
+ * ended), and holds result requests until it leads and has listed the stored jobs. When it loses
+ * dispatcher leadership it closes its job runners (their jobs are suspended, and stay stored);
+ * when it gains it, it lists and recovers all stored jobs again. Per-job leader elections stay as
+ * they are and fence each job's writes.
+ *
+ * <p>Threading: all state on {@code mainThread}; election callbacks are handed to it. Every store
+ * access (job graphs, job results, checkpoint storage probes) runs on the I/O executor, so answers
+ * never wait for storage. When leadership is granted, the job ids are listed with one call and
+ * each job graph is then read separately, so a status query is answered at once: jobs whose graph
+ * is not read yet are reported INITIALIZING ("reading the job graph") rather than unknown, and
+ * while the listing itself is still running, any id is reported INITIALIZING ("recovering the list
+ * of jobs").
  */
 public final class Dispatcher implements DispatcherGateway {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
@@ -50,31 +70,108 @@ public final class Dispatcher implements DispatcherGateway {
     private final Map<JobId, JobDetails> finishedDetails = new LinkedHashMap<>();
     private final long startMillis;
     private boolean listingJobs;
-    private final CompletableFuture<Void> listingDone = new CompletableFuture<>();
-    /** Result requests for jobs whose graph is still being read wait on these. */
-    private final Map<JobId, CompletableFuture<JobManagerRunner>> runnerStarted = new java.util.HashMap<>();
+    /** Result requests for jobs that have not ended here yet: completed when the job ends here. */
+    private final Map<JobId, CompletableFuture<JobResult>> resultWaiters = new java.util.HashMap<>();
     private int listingAttempt;
     private boolean closed;
+    private final LeaderRetrieval leaderRetrieval;
+    private LeaderElection dispatcherElection;
+    /** The current dispatcher leadership session, or null while a standby. Main thread. */
+    private UUID leaderSession;
+    private volatile boolean leading;
 
     public Dispatcher(JobManagerServices services, MainThreadExecutor mainThread) {
         this.services = services;
         this.mainThread = mainThread;
         this.startMillis = services.clock().currentTimeMillis();
+        this.leaderRetrieval = services.ha().dispatcherLeaderRetrieval();
     }
 
-    /** Starts recovering stored jobs. Returns at once. */
+    /** Joins the dispatcher election; stored jobs are recovered once leadership is granted. Returns at once. */
     public void start() {
         mainThread.execute(() -> {
-            listingJobs = true;
-            listJobsToRecover();
+            if (closed || dispatcherElection != null) {
+                return;
+            }
+            dispatcherElection = services.ha().dispatcherLeaderElection(services.contenderId());
+            dispatcherElection.startLeaderElection(new LeaderContender() {
+                @Override
+                public void grantLeadership(UUID leaderSessionId) {
+                    mainThread.execute(() -> onGrant(leaderSessionId));
+                }
+
+                @Override
+                public void revokeLeadership() {
+                    mainThread.execute(Dispatcher.this::onRevoke);
+                }
+
+                @Override
+                public String description() {
+                    return "dispatcher of " + services.contenderId();
+                }
+            });
         });
+    }
+
+    /** The job manager id, which is this Dispatcher's contender id in the dispatcher election. */
+    public String id() {
+        return services.contenderId();
+    }
+
+    /**
+     * Whether this Dispatcher currently leads and acts on it (set on its main thread when it handles
+     * the grant, so a true answer means it accepts submissions). Any thread; from memory.
+     */
+    public boolean isLeader() {
+        return leading;
+    }
+
+    private void onGrant(UUID session) {
+        if (closed) {
+            return;
+        }
+        if (leaderSession != null) {
+            onRevoke();
+        }
+        LOG.info("{} leads the dispatcher (session {}); recovering the stored jobs", id(), session);
+        leaderSession = session;
+        leading = true;
+        listingJobs = true;
+        listingAttempt = 0;
+        listJobsToRecover(session);
+    }
+
+    private void onRevoke() {
+        if (leaderSession == null) {
+            return;
+        }
+        LOG.info("{} no longer leads the dispatcher; suspending its {} job(s)", id(), runners.size());
+        leaderSession = null;
+        leading = false;
+        listingJobs = false;
+        graphsBeingRead.clear();
+        List<JobManagerRunner> all = List.copyOf(runners.values());
+        runners.clear();
+        all.forEach(JobManagerRunner::close); // suspends each job and leaves its election; the new leader recovers it
+    }
+
+    /** The message a standby gives a client that should talk to the leader. */
+    private String standbyMessage(String action) {
+        Optional<String> leader = leaderRetrieval.currentLeader();
+        if (leader.isPresent() && !leader.get().equals(id())) {
+            return "This job manager (" + id() + ") is a standby; " + action + " the leader " + leader.get();
+        }
+        if (leader.isPresent()) {
+            return "This job manager (" + id() + ") is becoming the dispatcher leader; retry in a moment";
+        }
+        return "This job manager (" + id() + ") is a standby and no dispatcher leader is known yet; retry in a moment";
     }
 
     /** What the stores hold at start: jobs to recover, and results of jobs that ended before. */
     private record StoredJobs(Collection<JobId> ids, Collection<JobResult> results) {
     }
 
-    private void listJobsToRecover() {
+    private void listJobsToRecover(UUID session) {
         listingAttempt++;
         CompletableFuture.supplyAsync(() -> {
             try {
@@ -83,35 +180,50 @@ public final class Dispatcher implements DispatcherGateway {
                 throw new CompletionException(e);
             }
         }, services.ioExecutor()).whenCompleteAsync((stored, error) -> {
-            if (closed) {
-                return;
+            if (closed || !session.equals(leaderSession)) {
+                return; // no longer leading under this session: the next grant lists again
             }
             if (error != null) {
                 Duration delay = services.recoveryBackoff().delayAfter(listingAttempt, services.random());
                 LOG.warn("Could not list the stored jobs (attempt {}): {}; retrying in {} ms", listingAttempt,
                         JobResult.describe(error), delay.toMillis());
-                mainThread.schedule(this::listJobsToRecover, delay);
+                mainThread.schedule(() -> {
+                    if (!closed && session.equals(leaderSession)) {
+                        listJobsToRecover(session);
+                    }
+                }, delay);
                 return;
             }
             listingJobs = false;
-            listingDone.complete(null);
             for (JobResult r : stored.results()) {
                 if (!runners.containsKey(r.jobId())) {
                     finished.putIfAbsent(r.jobId(), r);
                     finishedDetails.putIfAbsent(r.jobId(), detailsOf(r));
+                    CompletableFuture<JobResult> waiter = resultWaiters.remove(r.jobId());
+                    if (waiter != null) {
+                        waiter.complete(finished.get(r.jobId()));
+                    }
                 }
             }
             Collection<JobId> ids = stored.ids();
             LOG.info("Recovering {} stored job(s); {} ended before", ids.size(), stored.results().size());
             for (JobId id : ids) {
-                if (!runners.containsKey(id) && !finished.containsKey(id) && graphsBeingRead.add(id)) {
-                    readJobGraph(id, 1);
+                if (!runners.containsKey(id) && !finished.containsKey(id) && !submissionsInFlight.contains(id)
+                        && graphsBeingRead.add(id)) {
+                    readJobGraph(id, 1, session);
+                }
+            }
+            // Result requests for jobs that are neither stored nor ended: unknown after all.
+            for (JobId id : List.copyOf(resultWaiters.keySet())) {
+                if (!runners.containsKey(id) && !graphsBeingRead.contains(id) && !submissionsInFlight.contains(id)
+                        && !finished.containsKey(id)) {
+                    resultWaiters.remove(id).completeExceptionally(new UnknownJobException(id));
                 }
             }
         }, mainThread);
     }
 
-    private void readJobGraph(JobId id, int attempt) {
+    private void readJobGraph(JobId id, int attempt, UUID session) {
         CompletableFuture.supplyAsync(() -> {
             try {
                 return services.ha().jobGraphStore().recoverJobGraph(id);
@@ -119,19 +231,23 @@ public final class Dispatcher implements DispatcherGateway {
                 throw new CompletionException(e);
             }
         }, services.ioExecutor()).whenCompleteAsync((graph, error) -> {
-            if (closed || !graphsBeingRead.contains(id)) {
+            if (closed || !session.equals(leaderSession) || !graphsBeingRead.contains(id)) {
                 return;
             }
             if (error != null) {
                 Duration delay = services.recoveryBackoff().delayAfter(attempt, services.random());
                 LOG.warn("Could not read the job graph of job {} (attempt {}): {}; retrying in {} ms", id, attempt,
                         JobResult.describe(error), delay.toMillis());
-                mainThread.schedule(() -> readJobGraph(id, attempt + 1), delay);
+                mainThread.schedule(() -> readJobGraph(id, attempt + 1, session), delay);
                 return;
             }
             graphsBeingRead.remove(id);
             startRunner(graph);
         }, mainThread);
+    }
+
+    /** What the main thread decided at submission: where checkpoints go, and under which leadership. */
+    private record Admitted(CheckpointStorage storage, UUID session) {
     }
 
     @Override
@@ -141,6 +257,9 @@ public final class Dispatcher implements DispatcherGateway {
             String what = "Job '" + jobGraph.name() + "' (" + id + ")";
             if (closed) {
                 throw new JobSubmissionException(what + " was rejected: the job manager is shutting down");
+            }
+            if (leaderSession == null) {
+                throw new JobSubmissionException(what + " was rejected. " + standbyMessage("submit to"));
             }
             if (runners.containsKey(id) || graphsBeingRead.contains(id) || submissionsInFlight.contains(id)) {
                 throw new JobSubmissionException(what + " was rejected: a job with this id is already running here");
@@ -161,51 +280,62 @@ public final class Dispatcher implements DispatcherGateway {
                 throw new JobSubmissionException(what + " was rejected: " + e.getMessage(), e);
             }
             submissionsInFlight.add(id);
-            return storage;
-        }, mainThread).thenApplyAsync(storage -> {
+            return new Admitted(storage, leaderSession);
+        }, mainThread).thenApplyAsync(admitted -> {
             try {
                 if (jobGraph.config().checkpointingEnabled()) {
-                    storage.checkWritable();
+                    admitted.storage().checkWritable();
                 }
                 if (services.ha().jobResultStore().hasResult(jobGraph.jobId())) {
                     throw new JobSubmissionException("Job '" + jobGraph.name() + "' (" + jobGraph.jobId()
                             + ") was rejected: it already ended; submit it under a new job id");
                 }
-                services.ha().jobGraphStore().putJobGraph(jobGraph);
-                return jobGraph;
+                // Fenced on the dispatcher leadership: a deposed leader's put never lands after the new
+                // leader listed the stored jobs. Conditional: a duplicate job id is rejected by the store.
+                dispatcherElection.runIfLeader(admitted.session(),
+                        () -> services.ha().jobGraphStore().putJobGraph(jobGraph));
+                return admitted;
             } catch (JobSubmissionException e) {
                 throw e;
+            } catch (JobAlreadySubmittedException e) {
+                throw new JobSubmissionException("Job '" + jobGraph.name() + "' (" + jobGraph.jobId()
+                        + ") was rejected: " + e.getMessage(), e);
+            } catch (LeadershipLostException e) {
+                throw new JobSubmissionException("Job '" + jobGraph.name() + "' (" + jobGraph.jobId()
+                        + ") was rejected: this job manager (" + id() + ") lost the dispatcher leadership while"
+                        + " storing it; submit to the new leader", e);
             } catch (Exception e) {
                 throw new JobSubmissionException("Job '" + jobGraph.name() + "' (" + jobGraph.jobId()
                         + ") was rejected: " + e.getMessage(), e);
             }
-        }, services.ioExecutor()).handleAsync((graph, error) -> {
-            submissionsInFlight.remove(jobGraph.jobId());
+        }, services.ioExecutor()).handleAsync((admitted, error) -> {
+            JobGraph graph = jobGraph;
+            submissionsInFlight.remove(graph.jobId());
             if (error != null) {
                 Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
                 throw cause instanceof RuntimeException re ? re : new CompletionException(cause);
             }
             if (closed) {
-                throw new JobSubmissionException("Job " + jobGraph.jobId() + " was stored but the job manager is shutting"
-                        + " down; it will be recovered at the next start");
+                throw new JobSubmissionException("Job " + graph.jobId() + " was stored but the job manager is shutting"
+                        + " down; it will be recovered by the next dispatcher leader");
+            }
+            if (!admitted.session().equals(leaderSession)) {
+                // Stored under our leadership before it ended: the next leader's recovery lists it.
+                LOG.info("Accepted job '{}' ({}); leadership changed meanwhile, the dispatcher leader will run it",
+                        graph.name(), graph.jobId());
+                return graph.jobId();
             }
             LOG.info("Accepted job '{}' ({})", graph.name(), graph.jobId());
-            startRunner(graph);
+            if (!runners.containsKey(graph.jobId()) && !graphsBeingRead.contains(graph.jobId())) {
+                startRunner(graph);
+            }
             return graph.jobId();
         }, mainThread);
-    }
-
-    private CompletableFuture<JobManagerRunner> runnerStarted(JobId id) {
-        return runnerStarted.computeIfAbsent(id, k -> new CompletableFuture<>());
     }
 
     private void startRunner(JobGraph graph) {
         JobManagerRunner runner = new JobManagerRunner(graph, services, mainThread);
         runners.put(graph.jobId(), runner);
-        CompletableFuture<JobManagerRunner> waiting = runnerStarted.remove(graph.jobId());
-        if (waiting != null) {
-            waiting.complete(runner);
-        }
         runner.start();
         runner.resultFuture().whenCompleteAsync((result, error) -> {
             if (runners.get(graph.jobId()) != runner) {
@@ -218,6 +348,10 @@ public final class Dispatcher implements DispatcherGateway {
                     finished.put(graph.jobId(), result);
                     finishedDetails.put(graph.jobId(), details != null ? details : detailsOf(result));
                     LOG.info("Job '{}' ({}) ended {}", graph.name(), graph.jobId(), result.status());
+                    CompletableFuture<JobResult> waiter = resultWaiters.remove(graph.jobId());
+                    if (waiter != null) {
+                        waiter.complete(result);
+                    }
                 }
             }, mainThread);
         }, mainThread);
@@ -251,6 +385,9 @@ public final class Dispatcher implements DispatcherGateway {
                 return CompletableFuture.completedFuture(placeholder(jobId,
                         "the job manager is recovering its list of jobs; this job may or may not be among them"));
             }
+            if (leaderSession == null) {
+                return CompletableFuture.<JobDetails>failedFuture(new UnknownJobException(jobId, standbyMessage("ask")));
+            }
             return CompletableFuture.<JobDetails>failedFuture(new UnknownJobException(jobId));
         }, mainThread).thenCompose(f -> f);
     }
@@ -281,6 +418,9 @@ public final class Dispatcher implements DispatcherGateway {
                 return CompletableFuture.<Acknowledge>failedFuture(new IllegalStateException("Job " + jobId
                         + " is still being recovered by this job manager (its graph is being read); retry the cancel in a moment"));
             }
+            if (leaderSession == null) {
+                return CompletableFuture.<Acknowledge>failedFuture(new UnknownJobException(jobId, standbyMessage("cancel at")));
+            }
             return CompletableFuture.<Acknowledge>failedFuture(new UnknownJobException(jobId));
         }, mainThread).thenCompose(f -> f);
     }
@@ -288,28 +428,39 @@ public final class Dispatcher implements DispatcherGateway {
     @Override
     public CompletableFuture<JobResult> requestJobResult(JobId jobId) {
         return CompletableFuture.supplyAsync(() -> {
-            JobManagerRunner runner = runners.get(jobId);
-            if (runner != null) {
-                return runner.resultFuture().thenApply(r -> r);
-            }
             if (finished.containsKey(jobId)) {
                 return CompletableFuture.completedFuture(finished.get(jobId));
             }
-            if (graphsBeingRead.contains(jobId)) {
-                return runnerStarted(jobId).thenCompose(JobManagerRunner::resultFuture);
+            if (closed) {
+                return CompletableFuture.<JobResult>failedFuture(new UnknownJobException(jobId,
+                        "The job manager " + id() + " is shutting down; ask the dispatcher leader"));
             }
-            if (listingJobs) {
-                // Not known yet: ask again once the stored jobs are listed (a result future is long-lived anyway).
-                return listingDone.thenComposeAsync(ignored -> requestJobResult(jobId), mainThread);
+            if (runners.containsKey(jobId) || graphsBeingRead.contains(jobId) || submissionsInFlight.contains(jobId)
+                    || listingJobs || leaderSession == null) {
+                // Running or being recovered here, or not known yet (listing, or a standby that may lead
+                // later): completed when the job ends here, or failed if the next listing does not know it.
+                // The same future survives a job runner being replaced across a dispatcher leadership change.
+                return resultWaiters.computeIfAbsent(jobId, k -> new CompletableFuture<>()).thenApply(r -> r);
             }
             return CompletableFuture.<JobResult>failedFuture(new UnknownJobException(jobId));
         }, mainThread).thenCompose(f -> f);
     }
 
-    /** Leaves all elections and suspends running jobs (they stay stored for the next start). */
+    /**
+     * Leaves the dispatcher election (a standby takes over) and all job elections, and suspends the
+     * running jobs (they stay stored for the next leader). Pending result requests fail.
+     */
     public CompletableFuture<Void> close() {
         return CompletableFuture.supplyAsync(() -> {
             closed = true;
+            leading = false;
+            leaderSession = null;
+            if (dispatcherElection != null) {
+                dispatcherElection.close();
+            }
+            resultWaiters.forEach((id, waiter) -> waiter.completeExceptionally(new UnknownJobException(id,
+                    "The job manager " + id() + " stopped before the job ended here; ask the dispatcher leader")));
+            resultWaiters.clear();
             Collection<JobManagerRunner> all = List.copyOf(runners.values());
             return CompletableFuture.allOf(all.stream().map(JobManagerRunner::close).toArray(CompletableFuture[]::new));
         }, mainThread).thenCompose(f -> f);

@@ -7,4 +7,9 @@ public class UnknownJobException extends RuntimeException {
     public UnknownJobException(JobId jobId) {
         super("No job " + jobId + " is known to this job manager");
     }
+
+    /** With a hint, e.g. that this job manager is a standby and which one leads. */
+    public UnknownJobException(JobId jobId, String hint) {
+        super("No job " + jobId + " is known to this job manager. " + hint);
+    }
 }

@@ -12,8 +12,11 @@ import io.sluice.graph.JobId;
  * <ul>
  *   <li>{@link LeaderElection}: start/close non-blocking; grants and revocations on the election's
  *       own thread; {@code runIfLeader} fences writes.</li>
- *   <li>{@link JobGraphStore}, {@link JobResultStore}: blocking, I/O executor only; puts and
- *       removes idempotent.</li>
+ *   <li>{@link LeaderRetrieval}: {@code currentLeader} from memory, any thread; listeners called
+ *       on the implementation's own thread.</li>
+ *   <li>{@link JobGraphStore}: blocking, I/O executor only; a put adds a new job and rejects a
+ *       duplicate job id; removes idempotent. {@link JobResultStore}: blocking, I/O executor only;
+ *       puts and removes idempotent.</li>
  *   <li>{@link CheckpointRecoveryFactory}: blocking, I/O executor only, once per leadership
  *       session; interruptible.</li>
  * </ul>
@@ -24,6 +27,23 @@ public interface HighAvailabilityServices extends AutoCloseable {
 
     /** This contender's place in the election for {@code jobId}'s leadership. */
     LeaderElection jobLeaderElection(JobId jobId, String contenderId);
+
+    /**
+     * This contender's place in the election of the cluster's Dispatcher leader (one per cluster:
+     * the leading Dispatcher recovers the stored jobs and accepts submissions; the others are
+     * standbys). {@code contenderId} is the job manager's id and is what
+     * {@link #dispatcherLeaderRetrieval()} reports while this contender leads. Non-blocking (no I/O on
+     * the caller's thread); the same contract as {@link #jobLeaderElection}: grants and revocations
+     * on the implementation's own thread, a fresh session id per grant, {@code runIfLeader} fences.
+     */
+    LeaderElection dispatcherLeaderElection(String contenderId);
+
+    /**
+     * Who leads the Dispatcher election, for clients looking for the job manager to submit to.
+     * Non-blocking; the returned object is owned by these services (do not close it) and may be
+     * shared between callers. See {@link LeaderRetrieval} for its threading contract.
+     */
+    LeaderRetrieval dispatcherLeaderRetrieval();
 
     JobGraphStore jobGraphStore();
 

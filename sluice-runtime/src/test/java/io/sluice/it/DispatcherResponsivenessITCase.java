@@ -93,6 +93,16 @@ class DispatcherResponsivenessITCase {
         }
 
         @Override
+        public LeaderElection dispatcherLeaderElection(String contenderId) {
+            return delegate.dispatcherLeaderElection(contenderId);
+        }
+
+        @Override
+        public io.sluice.ha.LeaderRetrieval dispatcherLeaderRetrieval() {
+            return delegate.dispatcherLeaderRetrieval();
+        }
+
+        @Override
         public JobGraphStore jobGraphStore() {
             JobGraphStore store = delegate.jobGraphStore();
             return new JobGraphStore() {

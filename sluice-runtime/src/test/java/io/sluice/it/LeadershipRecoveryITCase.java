@@ -96,9 +96,22 @@ class LeadershipRecoveryITCase {
         DispatcherGateway first = cluster.dispatcher();
         await().atMost(Duration.ofSeconds(30)).until(() -> details(first, id).checkpoints().completed() >= n);
         LocalCluster.JobManager standby = cluster.startJobManager();
+        // With dispatcher leadership a standby does not recover the stored jobs: it learns of the job
+        // when it takes over (after the leader stops), so wait only until it is known not to lead.
         await().atMost(Duration.ofSeconds(10)).until(() ->
-                standby.dispatcher().listJobs().get(5, TimeUnit.SECONDS).stream().anyMatch(j -> j.jobId().equals(id)));
+                cluster.haServices().dispatcherLeaderRetrieval().currentLeader().isPresent());
+        assertThat(standby.dispatcher().isLeader()).isFalse();
         return standby;
+    }
+
+    /**
+     * Stops the first job manager (the leader) and waits until the standby leads the dispatcher: a
+     * standby answers for a job only once it has taken over and recovered it.
+     */
+    private void stopLeaderAndAwaitTakeover(LocalCluster.JobManager standby) throws Exception {
+        cluster.stopJobManager(cluster.jobManagers().get(0));
+        await().atMost(Duration.ofSeconds(10)).until(() -> standby.dispatcher().isLeader());
+        assertThat(cluster.haServices().dispatcherLeaderRetrieval().currentLeader()).contains(standby.id());
     }
 
     private void assertExactCounts(long records) {
@@ -112,7 +125,7 @@ class LeadershipRecoveryITCase {
         LocalCluster.JobManager standby = failOverToStandbyAfterCheckpoints(id, 2);
         FaultInjectingBlobStore storage = faults.get();
         storage.hang();
-        cluster.stopJobManager(cluster.jobManagers().get(0));
+        stopLeaderAndAwaitTakeover(standby);
 
         DispatcherGateway dispatcher = standby.dispatcher();
         await().atMost(Duration.ofSeconds(10)).until(() -> storage.blockedCalls() > 0);
@@ -140,7 +153,7 @@ class LeadershipRecoveryITCase {
         LocalCluster.JobManager standby = failOverToStandbyAfterCheckpoints(id, 3);
         FaultInjectingBlobStore storage = faults.get();
         storage.hang();
-        cluster.stopJobManager(cluster.jobManagers().get(0));
+        stopLeaderAndAwaitTakeover(standby);
         DispatcherGateway dispatcher = standby.dispatcher();
         await().atMost(Duration.ofSeconds(10)).until(() -> storage.blockedCalls() > 0);
         assertThat(details(dispatcher, id).status()).isEqualTo(JobStatus.INITIALIZING);
@@ -160,7 +173,7 @@ class LeadershipRecoveryITCase {
         LocalCluster.JobManager standby = failOverToStandbyAfterCheckpoints(id, 3);
         FaultInjectingBlobStore storage = faults.get();
         storage.refuseConnections();
-        cluster.stopJobManager(cluster.jobManagers().get(0));
+        stopLeaderAndAwaitTakeover(standby);
         DispatcherGateway dispatcher = standby.dispatcher();
 
         await().atMost(Duration.ofSeconds(20)).until(() -> {
@@ -204,7 +217,7 @@ class LeadershipRecoveryITCase {
         LocalCluster.JobManager standby = failOverToStandbyAfterCheckpoints(id, 3);
         FaultInjectingBlobStore storage = faults.get();
         storage.hang();
-        cluster.stopJobManager(cluster.jobManagers().get(0));
+        stopLeaderAndAwaitTakeover(standby);
         DispatcherGateway dispatcher = standby.dispatcher();
         await().atMost(Duration.ofSeconds(10)).until(() -> storage.blockedCalls() > 0);
 
@@ -230,7 +243,7 @@ class LeadershipRecoveryITCase {
         long records = 40_000;
         JobId id = cluster.submit(countingJob(records, 20_000));
         LocalCluster.JobManager standby = failOverToStandbyAfterCheckpoints(id, 3);
-        cluster.stopJobManager(cluster.jobManagers().get(0));
+        stopLeaderAndAwaitTakeover(standby);
         JobResult result = standby.dispatcher().requestJobResult(id).get(60, TimeUnit.SECONDS);
         assertThat(result.status()).isEqualTo(JobStatus.FINISHED);
         JobDetails d = details(standby.dispatcher(), id);
@@ -246,7 +259,7 @@ class LeadershipRecoveryITCase {
         // Stop the leader first so that no new checkpoint completes, then corrupt the latest one.
         FaultInjectingBlobStore storage = faults.get();
         storage.hang();
-        cluster.stopJobManager(cluster.jobManagers().get(0));
+        stopLeaderAndAwaitTakeover(standby);
         await().atMost(Duration.ofSeconds(10)).until(() -> storage.blockedCalls() > 0);
         // The latest checkpoint is the one with the newest pointer in the HA directory (a newer
         // _metadata without a pointer is not a completed checkpoint).

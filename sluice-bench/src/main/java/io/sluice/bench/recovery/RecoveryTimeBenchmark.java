@@ -87,8 +87,7 @@ public final class RecoveryTimeBenchmark {
                     () -> first.requestJobDetails(id).get(5, TimeUnit.SECONDS).checkpoints().completed() >= retained);
             LocalCluster.JobManager standby = cluster.startJobManager();
             DispatcherGateway dispatcher = standby.dispatcher();
-            BenchSupport.await("the standby to know the job", Duration.ofSeconds(30), () -> dispatcher.listJobs()
-                    .get(5, TimeUnit.SECONDS).stream().anyMatch(j -> j.jobId().equals(id)));
+            // A standby recovers the job only once it leads the dispatcher (after the leader stops).
             CheckpointStorage storage = cluster.checkpointStorages().forLocation(checkpoints.toString());
 
             FaultInjectingBlobStore f = faults.get();
@@ -107,6 +106,13 @@ public final class RecoveryTimeBenchmark {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             JobDetails d;
             while (true) {
+                if (!standby.dispatcher().isLeader()) { // it knows the job once it leads the dispatcher
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("The standby did not take over the dispatcher leadership");
+                    }
+                    LockSupport.parkNanos(50_000);
+                    continue;
+                }
                 long before = System.nanoTime();
                 long reads = storage.metadataReads();
                 d = dispatcher.requestJobDetails(id).get(5, TimeUnit.SECONDS);

@@ -31,6 +31,7 @@ import org.slf4j.LoggerFactory;
  * {@code <base> = <root>/<clusterId>}:
  * <pre>
  *   &lt;base&gt;/leaders/job-&lt;jobId&gt;/            LeaderLatch of the job (one ephemeral sequential node per contender)
+ *   &lt;base&gt;/leaders/dispatcher/              LeaderLatch of the dispatcher (node data: the contender id)
  *   &lt;base&gt;/jobgraphs/&lt;jobId&gt;                 JobGraph.toBytes()
  *   &lt;base&gt;/jobresults/&lt;jobId&gt;                Java-serialized JobResult
  *   &lt;base&gt;/checkpoints/&lt;jobId&gt;/&lt;id, 19 digits&gt; metadata path of a retained checkpoint (UTF-8)
@@ -55,7 +56,9 @@ import org.slf4j.LoggerFactory;
  * fails as a whole and the write is rejected with {@link LeadershipLostException} — even if the
  * writer still believes it leads (which, after a session expiry, both participants briefly do).
  * Pointer, job-result and job-graph writes of job masters all go through {@code runIfLeader}.
- * Writes without a fence (submitting a job graph at the Dispatcher) are plain transactions.
+ * The Dispatcher's job graph put at submission runs inside its dispatcher leadership's
+ * {@code runIfLeader}, so it checks the dispatcher latch node in the same transaction; writes made
+ * with no fence active are plain transactions.
  *
  * <h2>Sessions and connection states</h2>
  * The stores use one client (ZooKeeper session) per services instance; each contender id gets its
@@ -87,6 +90,7 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
     private final ZooKeeperJobResultStore jobResultStore;
     private final ZooKeeperCheckpointRecoveryFactory recoveryFactory;
     private final List<ZooKeeperLeaderElection> elections = new ArrayList<>();
+    private ZooKeeperLeaderRetrieval dispatcherRetrieval;
     private boolean closed;
 
     /** Connects (blocking, up to the connection timeout). */
@@ -181,9 +185,49 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
                     + " cannot join the election of job " + jobId);
         }
         ZooKeeperLeaderElection election = new ZooKeeperLeaderElection(this, contenderClient(contenderId),
-                leaderPath(jobId), jobId, contenderId);
+                leaderPath(jobId), "job " + jobId, contenderId);
         elections.add(election);
         return election;
+    }
+
+    /** Path of the dispatcher's leader latch: {@code <base>/leaders/dispatcher}. */
+    public String dispatcherLeaderPath() {
+        return ZKPaths.makePath(ZKPaths.makePath(basePath, "leaders"), "dispatcher");
+    }
+
+    /**
+     * A {@code LeaderLatch} on {@link #dispatcherLeaderPath()} on {@code contenderId}'s own session,
+     * with the same grants, fencing and connection-state handling as a job's election. The latch
+     * node's data is {@code contenderId}, which {@link #dispatcherLeaderRetrieval()} reports.
+     * Non-blocking.
+     */
+    @Override
+    public synchronized LeaderElection dispatcherLeaderElection(String contenderId) {
+        if (closed) {
+            throw new IllegalStateException("The ZooKeeper HA services on " + quorum + basePath + " are closed;"
+                    + " cannot join the dispatcher election");
+        }
+        ZooKeeperLeaderElection election = new ZooKeeperLeaderElection(this, contenderClient(contenderId),
+                dispatcherLeaderPath(), "the dispatcher", contenderId);
+        elections.add(election);
+        return election;
+    }
+
+    /**
+     * Watches {@link #dispatcherLeaderPath()} with the services' session: the leader is the latch
+     * node with the lowest sequence number, and its data is the leader's contender id. Started on
+     * first call; ZooKeeper reads run on the services' election thread, {@code currentLeader()}
+     * answers from memory and listeners are called on that thread. Non-blocking.
+     */
+    @Override
+    public synchronized ZooKeeperLeaderRetrieval dispatcherLeaderRetrieval() {
+        if (dispatcherRetrieval == null) {
+            dispatcherRetrieval = new ZooKeeperLeaderRetrieval(this, dispatcherLeaderPath());
+            if (!closed) {
+                dispatcherRetrieval.start();
+            }
+        }
+        return dispatcherRetrieval;
     }
 
     @Override
@@ -214,6 +258,13 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
             elections.clear();
         }
         toClose.forEach(ZooKeeperLeaderElection::close);
+        ZooKeeperLeaderRetrieval retrieval;
+        synchronized (this) {
+            retrieval = dispatcherRetrieval;
+        }
+        if (retrieval != null) {
+            retrieval.close();
+        }
         notifier.shutdown();
         try {
             if (!notifier.awaitTermination(30, TimeUnit.SECONDS)) {

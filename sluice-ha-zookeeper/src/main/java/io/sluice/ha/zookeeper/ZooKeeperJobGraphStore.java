@@ -2,6 +2,7 @@ package io.sluice.ha.zookeeper;
 
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
+import io.sluice.ha.JobAlreadySubmittedException;
 import io.sluice.ha.JobGraphStore;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -15,8 +16,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Job graphs as znodes {@code <base>/jobgraphs/<jobId>} holding {@link JobGraph#toBytes()}.
  * Writes are transactions through {@link ZooKeeperHaServices#commit} (fenced when made inside
- * {@code runIfLeader}, as the job master's removal is). {@link #putJobGraph} creates the node or,
- * if it exists, overwrites it (idempotent); {@link #removeJobGraph} treats a missing node as done.
+ * {@code runIfLeader}, as the job master's removal and the leading Dispatcher's put are).
+ * {@link #putJobGraph} only creates: a {@code create} in the transaction fails with NodeExists if
+ * the job was stored before, and the put is rejected with {@link JobAlreadySubmittedException}
+ * (so of concurrent puts of one job id exactly one succeeds); {@link #removeJobGraph} treats a
+ * missing node as done.
  * Thread-safe; blocking; every method first checks that it is not on a main thread.
  */
 public final class ZooKeeperJobGraphStore implements JobGraphStore {
@@ -33,7 +37,9 @@ public final class ZooKeeperJobGraphStore implements JobGraphStore {
     @Override
     public void putJobGraph(JobGraph jobGraph) throws Exception {
         String path = pathOf(jobGraph.jobId());
-        ZooKeeperStores.createOrReplace(zk, dir, path, jobGraph.toBytes(), "store job graph");
+        if (!ZooKeeperStores.createIfAbsent(zk, dir, path, jobGraph.toBytes(), "store job graph")) {
+            throw new JobAlreadySubmittedException(jobGraph.jobId(), path + " in ZooKeeper " + zk.quorum());
+        }
     }
 
     @Override

@@ -1,6 +1,5 @@
 package io.sluice.ha.zookeeper;
 
-import io.sluice.graph.JobId;
 import io.sluice.ha.LeaderContender;
 import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeadershipLostException;
@@ -21,9 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One contender's place in a job's leader election on ZooKeeper: a Curator {@link LeaderLatch} on
- * {@code <base>/leaders/job-<jobId>} with the contender id as participant id, on the contender's
- * own ZooKeeper session.
+ * One contender's place in a leader election on ZooKeeper (a job's, or the dispatcher's): a Curator
+ * {@link LeaderLatch} on {@code <base>/leaders/job-<jobId>} (or {@code <base>/leaders/dispatcher})
+ * with the contender id as participant id (stored as the latch node's data, which is what
+ * {@link ZooKeeperLeaderRetrieval} reads), on the contender's own ZooKeeper session.
  *
  * <p><b>Grants.</b> When the latch reports leadership, the election checks (one ZooKeeper read)
  * that its latch node still exists, records that node as the <em>fence</em> of a fresh session id
@@ -54,7 +54,7 @@ final class ZooKeeperLeaderElection implements LeaderElection {
     private final ZooKeeperHaServices services;
     private final CuratorFramework client;
     private final String latchPath;
-    private final JobId jobId;
+    private final String leadershipName;
     private final String contenderId;
     private final ReentrantLock fenceLock = new ReentrantLock();
     private final ConnectionStateListener connectionListener = (c, state) -> onConnectionState(state);
@@ -70,18 +70,18 @@ final class ZooKeeperLeaderElection implements LeaderElection {
 
     private record Leadership(UUID session, String latchNode) {}
 
-    ZooKeeperLeaderElection(ZooKeeperHaServices services, CuratorFramework client, String latchPath, JobId jobId,
+    ZooKeeperLeaderElection(ZooKeeperHaServices services, CuratorFramework client, String latchPath, String leadershipName,
                             String contenderId) {
         this.services = services;
         this.client = client;
         this.latchPath = latchPath;
-        this.jobId = jobId;
+        this.leadershipName = leadershipName;
         this.contenderId = contenderId;
     }
 
     private String description() {
         LeaderContender c = contender;
-        return c != null ? c.description() : "contender " + contenderId + " of job " + jobId;
+        return c != null ? c.description() : "contender " + contenderId + " of " + leadershipName;
     }
 
     @Override
@@ -90,7 +90,7 @@ final class ZooKeeperLeaderElection implements LeaderElection {
         synchronized (this) {
             if (started || closed) {
                 throw new IllegalStateException("The election place of " + contenderId + " in " + latchPath
-                        + " was already started or closed; create a new one with jobLeaderElection");
+                        + " was already started or closed; create a new one from the HA services");
             }
             started = true;
             contender = leaderContender;

@@ -57,6 +57,28 @@ final class ZooKeeperStores {
         }
     }
 
+    /**
+     * Creates {@code path} with {@code data} unless it exists (one transaction, fenced if a fence is
+     * active); creates the parent {@code dir} if it is missing and tries again. Returns false, having
+     * written nothing, if the node exists. Blocking.
+     */
+    static boolean createIfAbsent(ZooKeeperHaServices zk, String dir, String path, byte[] data, String what)
+            throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                zk.commit(what, List.of(zk.client().transactionOp().create().forPath(path, data)));
+                return true;
+            } catch (KeeperException.NodeExistsException e) {
+                return false;
+            } catch (KeeperException.NoNodeException e) {
+                if (attempt >= MAX_ATTEMPTS) {
+                    throw e;
+                }
+                zk.ensurePath(dir);
+            }
+        }
+    }
+
     /** Deletes {@code path} if it exists; idempotent. Blocking. */
     static void deleteIfExists(ZooKeeperHaServices zk, String path, String what) throws Exception {
         try {

@@ -1,6 +1,7 @@
 package io.sluice.ha.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sluice.api.StreamExecutionEnvironment;
@@ -9,6 +10,8 @@ import io.sluice.api.sink.CollectingSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.dispatcher.JobSubmissionException;
+import io.sluice.ha.JobAlreadySubmittedException;
 import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
@@ -20,6 +23,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -103,9 +108,20 @@ class ZooKeeperHaITCase {
         DispatcherGateway first = cluster.dispatcher();
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 first.requestJobDetails(id).get(5, TimeUnit.SECONDS).checkpoints().completed() >= checkpoints);
+        return startStandby();
+    }
+
+    /**
+     * Starts a second job manager and waits until it has joined the dispatcher election (its latch
+     * node exists), so that it, not the restarted leader, takes over. A standby does not recover the
+     * stored jobs: it learns of them when it takes over.
+     */
+    private LocalCluster.JobManager startStandby() throws Exception {
+        int before = cluster.jobManagers().size();
         LocalCluster.JobManager standby = cluster.startJobManager();
         await().atMost(Duration.ofSeconds(10)).until(() ->
-                standby.dispatcher().listJobs().get(5, TimeUnit.SECONDS).stream().anyMatch(j -> j.jobId().equals(id)));
+                ha.client().getChildren().forPath(ha.dispatcherLeaderPath()).size() == before + 1);
+        assertThat(standby.dispatcher().isLeader()).isFalse();
         return standby;
     }
 
@@ -141,6 +157,8 @@ class ZooKeeperHaITCase {
         LocalCluster.JobManager leader = cluster.jobManagers().get(0);
         LocalCluster.JobManager standby = standbyKnowing(id, 3);
         KillSession.kill(ha.contenderClient(leader.id()).getZookeeperClient().getZooKeeper());
+        // The expired session also held the dispatcher leadership: the standby takes it over and recovers the job.
+        await().atMost(Duration.ofSeconds(30)).until(() -> standby.dispatcher().isLeader());
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 standby.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS).status() == JobStatus.RUNNING
                         || standby.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS).status() == JobStatus.FINISHED);
@@ -164,27 +182,69 @@ class ZooKeeperHaITCase {
     }
 
     /**
-     * (e) the same job id submitted concurrently: to one job manager from two threads exactly one
-     * submission is accepted; from a second job manager too, the job runs once, to one result.
+     * (e) the same job id submitted concurrently to two job managers (twice to the leader, once to the
+     * standby): exactly one submission is accepted, the job runs once, to one result. The job graph
+     * store's put is a conditional create: a second put of the id is rejected.
      */
     @Test
     void concurrentSubmissionOfTheSameJobId() throws Exception {
         cluster(server.getConnectString(), "submission", 4);
-        LocalCluster.JobManager second = cluster.startJobManager();
+        LocalCluster.JobManager first = cluster.jobManagers().get(0);
+        LocalCluster.JobManager second = startStandby();
         long records = 5_000;
         CollectingSink<Tuple2<Long, Long>> sink = sink();
         JobGraph graph = ZkTestSupport.countingJob(dir, records, 20_000, sink, 1);
-        DispatcherGateway first = cluster.dispatcher();
-        List<CompletableFuture<JobId>> sameJm = List.of(first.submitJob(graph), first.submitJob(graph));
-        CompletableFuture.allOf(sameJm.toArray(CompletableFuture[]::new)).exceptionally(e -> null)
+        List<CompletableFuture<JobId>> submissions = List.of(first.dispatcher().submitJob(graph),
+                second.dispatcher().submitJob(graph), first.dispatcher().submitJob(graph));
+        CompletableFuture.allOf(submissions.toArray(CompletableFuture[]::new)).exceptionally(e -> null)
                 .get(30, TimeUnit.SECONDS);
-        assertThat(sameJm.stream().filter(f -> !f.isCompletedExceptionally()).count()).isEqualTo(1);
-        CompletableFuture<JobId> other = second.dispatcher().submitJob(graph);
-        other.exceptionally(e -> null).get(30, TimeUnit.SECONDS);
-        result(first, graph.jobId());
+        assertThat(submissions).filteredOn(f -> !f.isCompletedExceptionally()).hasSize(1);
+        result(cluster.dispatcher(), graph.jobId());
         assertExactCounts(sink, records);
         assertThat(ha.jobResultStore().results()).extracting(JobResult::jobId).containsExactly(graph.jobId());
         assertThat(ha.jobGraphStore().jobIds()).isEmpty();
+
+        JobGraph other = ZkTestSupport.countingJob(dir, 10, 20_000, sink(), 1);
+        ha.jobGraphStore().putJobGraph(other);
+        assertThatThrownBy(() -> ha.jobGraphStore().putJobGraph(other))
+                .isInstanceOf(JobAlreadySubmittedException.class)
+                .hasMessageContaining("Job " + other.jobId() + " was already submitted");
+        ha.jobGraphStore().removeJobGraph(other.jobId());
+    }
+
+    /**
+     * Dispatcher leadership: a standby rejects a submission naming the leader; a job submitted to the
+     * leader after the standby started is recovered and run by the standby once the leader stops;
+     * leader retrieval reports the new leader.
+     */
+    @Test
+    void aJobSubmittedAfterTheStandbyStartedIsRunByTheStandbyAfterTheLeaderStops() throws Exception {
+        cluster(server.getConnectString(), "dispatcher", 4);
+        List<Optional<String>> seen = new CopyOnWriteArrayList<>();
+        ha.dispatcherLeaderRetrieval().addListener(seen::add);
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains(Optional.of("jobmanager-0")));
+        LocalCluster.JobManager standby = startStandby();
+
+        long records = 30_000;
+        CollectingSink<Tuple2<Long, Long>> sink = sink();
+        JobGraph graph = ZkTestSupport.countingJob(dir, records, 20_000, sink, 3);
+        assertThatThrownBy(() -> standby.dispatcher().submitJob(graph).get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(JobSubmissionException.class)
+                .hasMessageContaining("This job manager (jobmanager-1) is a standby; submit to the leader jobmanager-0");
+        JobId id = cluster.submit(graph);
+        DispatcherGateway leader = cluster.dispatcher();
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                leader.requestJobDetails(id).get(5, TimeUnit.SECONDS).checkpoints().completed() >= 3);
+        assertThat(standby.dispatcher().listJobs().get(5, TimeUnit.SECONDS)).isEmpty();
+
+        cluster.stopJobManager(cluster.jobManagers().get(0));
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                ha.dispatcherLeaderRetrieval().currentLeader().equals(Optional.of("jobmanager-1")));
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains(Optional.of("jobmanager-1")));
+        assertThat(cluster.dispatcher()).isSameAs(standby.dispatcher());
+        result(standby.dispatcher(), id);
+        assertExactCounts(sink, records);
     }
 
     /** (f) 100 stored jobs are all recovered and run to the end by a job manager that starts on them. */

@@ -44,6 +44,47 @@ final class AtomicFiles {
         }
     }
 
+    /**
+     * Creates {@code target} with {@code data} only if it does not exist: the data goes to a
+     * temporary file (forced to disk) that is then hard-linked to {@code target}, which fails if the
+     * name exists, so readers never see a partial file. Where hard links are not supported, falls
+     * back to {@code CREATE_NEW} on the target itself. Returns false, writing nothing, if
+     * {@code target} exists.
+     */
+    static boolean createExclusively(Path target, byte[] data) throws IOException {
+        Path dir = target.toAbsolutePath().getParent();
+        Files.createDirectories(dir);
+        Path temp = dir.resolve("." + target.getFileName() + ".tmp-" + UUID.randomUUID());
+        try {
+            writeNew(temp, data);
+            try {
+                Files.createLink(target, temp);
+                return true;
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                return false;
+            } catch (UnsupportedOperationException e) {
+                try {
+                    writeNew(target, data);
+                    return true;
+                } catch (java.nio.file.FileAlreadyExistsException exists) {
+                    return false;
+                }
+            }
+        } finally {
+            Files.deleteIfExists(temp);
+        }
+    }
+
+    private static void writeNew(Path file, byte[] data) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            ByteBuffer buffer = ByteBuffer.wrap(data);
+            while (buffer.hasRemaining()) {
+                ch.write(buffer);
+            }
+            ch.force(true);
+        }
+    }
+
     /** The names of the non-temporary entries of {@code dir}, sorted; empty if {@code dir} does not exist. */
     static List<String> list(Path dir) throws IOException {
         List<String> names = new ArrayList<>();

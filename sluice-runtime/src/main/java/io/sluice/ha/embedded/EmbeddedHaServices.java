@@ -6,9 +6,13 @@ import io.sluice.ha.HighAvailabilityServices;
 import io.sluice.ha.JobGraphStore;
 import io.sluice.ha.JobResultStore;
 import io.sluice.ha.LeaderElection;
+import io.sluice.ha.LeaderRetrieval;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * {@link HighAvailabilityServices} within one JVM: leader election through the
@@ -24,8 +28,12 @@ import java.util.List;
  * restarts; it does not coordinate job managers in different JVMs.
  *
  * <p>Threading: thread-safe. The constructor blocks briefly (creates and resolves the directory).
- * {@link #jobLeaderElection} and {@link #close} do not block; the stores block and follow the
- * contracts of {@link HighAvailabilityServices}.
+ * {@link #jobLeaderElection}, {@link #dispatcherLeaderElection}, {@link #dispatcherLeaderRetrieval}
+ * and {@link #close} do not block; the stores block and follow the contracts of
+ * {@link HighAvailabilityServices}. The dispatcher election is the election named
+ * {@value #DISPATCHER_LEADERSHIP} of the shared election service (so every job manager in the JVM
+ * on the same directory competes in it); retrieval reads its leader from memory and notifies
+ * listeners on the election service's notification thread.
  */
 public final class EmbeddedHaServices implements HighAvailabilityServices {
     private final Path haDirectory;
@@ -34,6 +42,25 @@ public final class EmbeddedHaServices implements HighAvailabilityServices {
     private final FileJobResultStore jobResultStore;
     private final EmbeddedCheckpointRecoveryFactory checkpointRecoveryFactory;
     private final List<LeaderElection> created = new ArrayList<>();
+    private final List<Consumer<Optional<String>>> retrievalListeners = new CopyOnWriteArrayList<>();
+    private final LeaderRetrieval dispatcherRetrieval = new LeaderRetrieval() {
+        @Override
+        public Optional<String> currentLeader() {
+            return elections.currentLeader(DISPATCHER_LEADERSHIP);
+        }
+
+        @Override
+        public void addListener(Consumer<Optional<String>> listener) {
+            retrievalListeners.add(listener);
+            elections.addLeaderListener(DISPATCHER_LEADERSHIP, listener);
+        }
+
+        @Override
+        public void removeListener(Consumer<Optional<String>> listener) {
+            retrievalListeners.remove(listener);
+            elections.removeLeaderListener(DISPATCHER_LEADERSHIP, listener);
+        }
+    };
     private boolean closed;
 
     public EmbeddedHaServices(Path haDirectory) {
@@ -56,6 +83,9 @@ public final class EmbeddedHaServices implements HighAvailabilityServices {
         return elections;
     }
 
+    /** Election name of the Dispatcher leadership. */
+    public static final String DISPATCHER_LEADERSHIP = "dispatcher";
+
     /** Election name of a job's leadership. */
     public static String jobLeadershipName(JobId jobId) {
         return "job-" + jobId;
@@ -70,6 +100,22 @@ public final class EmbeddedHaServices implements HighAvailabilityServices {
         LeaderElection election = elections.createLeaderElection(jobLeadershipName(jobId), contenderId);
         created.add(election);
         return election;
+    }
+
+    @Override
+    public synchronized LeaderElection dispatcherLeaderElection(String contenderId) {
+        if (closed) {
+            throw new IllegalStateException("The embedded HA services on " + haDirectory + " are closed; cannot"
+                    + " join the dispatcher election");
+        }
+        LeaderElection election = elections.createLeaderElection(DISPATCHER_LEADERSHIP, contenderId);
+        created.add(election);
+        return election;
+    }
+
+    @Override
+    public LeaderRetrieval dispatcherLeaderRetrieval() {
+        return dispatcherRetrieval;
     }
 
     @Override
@@ -96,6 +142,8 @@ public final class EmbeddedHaServices implements HighAvailabilityServices {
         closed = true;
         created.forEach(LeaderElection::close);
         created.clear();
+        retrievalListeners.forEach(l -> elections.removeLeaderListener(DISPATCHER_LEADERSHIP, l));
+        retrievalListeners.clear();
         elections.release();
     }
 }

@@ -13,12 +13,15 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +42,11 @@ import org.slf4j.LoggerFactory;
  * it and return at once, so they may be called from main threads. Grant and revoke callbacks are
  * delivered on that thread, in the order the changes happened; never on the caller's thread.
  * {@link LeaderElection#hasLeadership} answers from memory without locking.
+ *
+ * <p>Leader retrieval: {@link #currentLeader(String)} answers from memory (the leading contender's
+ * id, set when it is granted, before its grant callback runs), and leader listeners
+ * ({@link #addLeaderListener}) are called on the same notification thread, in order, with the
+ * leader at each change.
  *
  * <p>Fencing: each election has one lock. {@link LeaderElection#runIfLeader} holds it while it
  * checks the session and runs the write, and every change of leader (leave, revoke) takes the same
@@ -141,6 +149,42 @@ public final class EmbeddedLeaderElectionService {
         }
     }
 
+    /**
+     * The contender id of {@code name}'s current leader, or empty. From memory, any thread, non-blocking.
+     * Reports a leader as soon as it is chosen, possibly before its grant callback ran.
+     */
+    public Optional<String> currentLeader(String name) {
+        Election election = elections.get(name);
+        Participant leader = election == null ? null : election.leadership.leader();
+        return leader == null ? Optional.empty() : Optional.of(leader.contenderId);
+    }
+
+    /**
+     * Calls {@code listener} on the notification thread with {@code name}'s leader (contender id):
+     * once soon with the current one, then at every change, in order. Non-blocking.
+     */
+    public void addLeaderListener(String name, Consumer<Optional<String>> listener) {
+        Objects.requireNonNull(listener, "listener");
+        elections.computeIfAbsent(name, Election::new).listeners.add(listener);
+        enqueue(() -> callListener(listener, currentLeader(name)));
+    }
+
+    /** Unregisters a listener of {@link #addLeaderListener}. Non-blocking. */
+    public void removeLeaderListener(String name, Consumer<Optional<String>> listener) {
+        Election election = elections.get(name);
+        if (election != null) {
+            election.listeners.remove(listener);
+        }
+    }
+
+    private static void callListener(Consumer<Optional<String>> listener, Optional<String> leader) {
+        try {
+            listener.accept(leader);
+        } catch (RuntimeException e) {
+            LOG.error("A leader listener failed", e);
+        }
+    }
+
     private void deliver(Participant participant, Runnable callback) {
         try {
             notifier.execute(() -> {
@@ -176,11 +220,28 @@ public final class EmbeddedLeaderElectionService {
         final ReentrantLock lock = new ReentrantLock();
         // Guarded by lock.
         final Deque<Participant> waiting = new ArrayDeque<>();
+        final java.util.List<Consumer<Optional<String>>> listeners = new CopyOnWriteArrayList<>();
         // Written under lock, read without.
         volatile Leadership leadership = Leadership.NONE;
 
         Election(String name) {
             this.name = name;
+        }
+
+        /** Under lock: tells the leader listeners, on the notification thread, who leads now. */
+        void publishLeader() {
+            if (listeners.isEmpty()) {
+                return;
+            }
+            Participant leader = leadership.leader();
+            Optional<String> value = leader == null ? Optional.empty() : Optional.of(leader.contenderId);
+            for (Consumer<Optional<String>> listener : listeners) {
+                enqueue(() -> {
+                    if (listeners.contains(listener)) {
+                        callListener(listener, value);
+                    }
+                });
+            }
         }
 
         /** Under lock. */
@@ -190,6 +251,7 @@ public final class EmbeddedLeaderElectionService {
             if (old != null) {
                 LOG.info("{} no longer leads {}", old.description(), name);
                 deliver(old, old.contender::revokeLeadership);
+                publishLeader();
             }
         }
 
@@ -205,6 +267,7 @@ public final class EmbeddedLeaderElectionService {
             UUID session = UUID.randomUUID();
             leadership = new Leadership(next, session);
             LOG.info("{} leads {} (session {})", next.description(), name, session);
+            publishLeader();
             Participant granted = next;
             deliver(granted, () -> {
                 if (!granted.closed) {

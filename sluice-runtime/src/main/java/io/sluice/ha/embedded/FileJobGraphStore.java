@@ -2,6 +2,7 @@ package io.sluice.ha.embedded;
 
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
+import io.sluice.ha.JobAlreadySubmittedException;
 import io.sluice.ha.JobGraphStore;
 import io.sluice.rpc.MainThreads;
 import java.io.IOException;
@@ -19,8 +20,11 @@ import org.slf4j.LoggerFactory;
  * services use {@code <haDir>/jobgraphs}), holding {@link JobGraph#toBytes()}.
  *
  * <p>Threading: thread-safe and stateless beyond the files. Every method blocks on the file
- * system and first checks that it is not on a component main thread. Writes are atomic
- * (temporary file, then atomic rename); {@link #putJobGraph} and {@link #removeJobGraph} are
+ * system and first checks that it is not on a component main thread. {@link #putJobGraph} writes a
+ * temporary file and then links it to {@code <dir>/<jobId>} only if that name does not exist yet
+ * (an exclusive create: {@link Files#createLink}, or {@code CREATE_NEW} where links are not
+ * supported), so a reader never sees a partial graph and of two puts of the same job id exactly one
+ * succeeds; the other gets {@link JobAlreadySubmittedException}. {@link #removeJobGraph} is
  * idempotent.
  */
 public final class FileJobGraphStore implements JobGraphStore {
@@ -33,11 +37,13 @@ public final class FileJobGraphStore implements JobGraphStore {
     }
 
     @Override
-    public void putJobGraph(JobGraph jobGraph) throws IOException {
+    public void putJobGraph(JobGraph jobGraph) throws IOException, JobAlreadySubmittedException {
         MainThreads.checkNotMainThread("job graph store put " + jobGraph.jobId());
         Path file = fileOf(jobGraph.jobId());
         try {
-            AtomicFiles.write(file, jobGraph.toBytes());
+            if (!AtomicFiles.createExclusively(file, jobGraph.toBytes())) {
+                throw new JobAlreadySubmittedException(jobGraph.jobId(), file.toString());
+            }
         } catch (IOException e) {
             throw new IOException("Could not store the job graph of job " + jobGraph.jobId() + " at " + file + " ("
                     + e + "); check that the HA directory is writable and has space", e);

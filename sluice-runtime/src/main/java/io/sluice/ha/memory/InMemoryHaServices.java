@@ -9,30 +9,72 @@ import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import io.sluice.ha.CheckpointRecoveryFactory;
 import io.sluice.ha.HighAvailabilityServices;
+import io.sluice.ha.JobAlreadySubmittedException;
 import io.sluice.ha.JobGraphStore;
 import io.sluice.ha.JobResultStore;
 import io.sluice.ha.LeaderContender;
 import io.sluice.ha.LeaderElection;
+import io.sluice.ha.LeaderRetrieval;
 import io.sluice.ha.LeadershipLostException;
 import io.sluice.ha.RecoveryListener;
 import io.sluice.jobmaster.JobResult;
 import io.sluice.rpc.MainThreads;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 
 /**
  * High-availability services that keep everything in memory: nothing survives the JVM. For tests
  * and for jobs that need no recovery across restarts ({@code high-availability.type: none}).
- * Leadership is granted at once to the only contender of each job. Thread-safe.
+ * Leadership is granted at once to the only contender of each job. The dispatcher election is a
+ * queue: the first contender to start leads; when it leaves, the next one in start order leads
+ * under a fresh session. Its grants, revocations and leader-retrieval notifications run on one
+ * daemon thread of these services ({@code sluice-ha-memory}), in order; {@link LeaderRetrieval#currentLeader}
+ * answers from memory. A job graph put is conditional ({@code putIfAbsent}): a duplicate job id is
+ * rejected. Thread-safe.
  */
 public final class InMemoryHaServices implements HighAvailabilityServices {
     private final Map<JobId, JobGraph> graphs = new ConcurrentHashMap<>();
     private final Map<JobId, JobResult> results = new ConcurrentHashMap<>();
+    private final ExecutorService notifier = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "sluice-ha-memory");
+        t.setDaemon(true);
+        return t;
+    });
+    // Guarded by dispatcherLock.
+    private final Object dispatcherLock = new Object();
+    private final Deque<QueuedLeaderElection> dispatcherContenders = new ArrayDeque<>();
+    private volatile QueuedLeaderElection dispatcherLeader;
+    private final List<Consumer<Optional<String>>> dispatcherListeners = new CopyOnWriteArrayList<>();
+    private final LeaderRetrieval dispatcherRetrieval = new LeaderRetrieval() {
+        @Override
+        public Optional<String> currentLeader() {
+            QueuedLeaderElection leader = dispatcherLeader;
+            return leader == null ? Optional.empty() : Optional.of(leader.contenderId);
+        }
+
+        @Override
+        public void addListener(Consumer<Optional<String>> listener) {
+            dispatcherListeners.add(listener);
+            callback(() -> listener.accept(currentLeader()));
+        }
+
+        @Override
+        public void removeListener(Consumer<Optional<String>> listener) {
+            dispatcherListeners.remove(listener);
+        }
+    };
 
     @Override
     public LeaderElection jobLeaderElection(JobId jobId, String contenderId) {
@@ -40,12 +82,61 @@ public final class InMemoryHaServices implements HighAvailabilityServices {
     }
 
     @Override
+    public LeaderElection dispatcherLeaderElection(String contenderId) {
+        return new QueuedLeaderElection(contenderId);
+    }
+
+    @Override
+    public LeaderRetrieval dispatcherLeaderRetrieval() {
+        return dispatcherRetrieval;
+    }
+
+    private void callback(Runnable task) {
+        try {
+            notifier.execute(() -> {
+                try {
+                    task.run();
+                } catch (RuntimeException e) {
+                    org.slf4j.LoggerFactory.getLogger(InMemoryHaServices.class).error("HA callback failed", e);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // closed
+        }
+    }
+
+    /** Under dispatcherLock: grants the first waiting contender if nobody leads. */
+    private void grantNextDispatcher() {
+        if (dispatcherLeader != null) {
+            return;
+        }
+        QueuedLeaderElection next = dispatcherContenders.pollFirst();
+        if (next == null) {
+            return;
+        }
+        UUID session = UUID.randomUUID();
+        next.session = session;
+        dispatcherLeader = next;
+        LeaderContender contender = next.contender;
+        callback(() -> contender.grantLeadership(session));
+        publishDispatcherLeader(Optional.of(next.contenderId));
+    }
+
+    private void publishDispatcherLeader(Optional<String> leader) {
+        for (Consumer<Optional<String>> l : dispatcherListeners) {
+            callback(() -> l.accept(leader));
+        }
+    }
+
+    @Override
     public JobGraphStore jobGraphStore() {
         return new JobGraphStore() {
             @Override
-            public void putJobGraph(JobGraph jobGraph) {
+            public void putJobGraph(JobGraph jobGraph) throws JobAlreadySubmittedException {
                 MainThreads.checkNotMainThread("job graph store put " + jobGraph.jobId());
-                graphs.put(jobGraph.jobId(), jobGraph);
+                if (graphs.putIfAbsent(jobGraph.jobId(), jobGraph) != null) {
+                    throw new JobAlreadySubmittedException(jobGraph.jobId(), "the in-memory job graph store");
+                }
             }
 
             @Override
@@ -120,6 +211,73 @@ public final class InMemoryHaServices implements HighAvailabilityServices {
 
     @Override
     public void close() {
+        notifier.shutdown();
+    }
+
+    /** A place in the in-memory dispatcher election (a start-order queue). */
+    private final class QueuedLeaderElection implements LeaderElection {
+        final String contenderId;
+        volatile LeaderContender contender;
+        // Guarded by dispatcherLock.
+        UUID session;
+        boolean started;
+        boolean closed;
+
+        QueuedLeaderElection(String contenderId) {
+            this.contenderId = contenderId;
+        }
+
+        @Override
+        public void startLeaderElection(LeaderContender leaderContender) {
+            synchronized (dispatcherLock) {
+                if (started || closed) {
+                    throw new IllegalStateException("The dispatcher election place of " + contenderId
+                            + " was already started or closed");
+                }
+                started = true;
+                contender = leaderContender;
+                dispatcherContenders.addLast(this);
+                grantNextDispatcher();
+            }
+        }
+
+        @Override
+        public boolean hasLeadership(UUID leaderSessionId) {
+            synchronized (dispatcherLock) {
+                return !closed && dispatcherLeader == this && leaderSessionId != null && leaderSessionId.equals(session);
+            }
+        }
+
+        @Override
+        public void runIfLeader(UUID leaderSessionId, FencedWrite write) throws Exception {
+            MainThreads.checkNotMainThread("fenced HA write of the dispatcher leadership");
+            synchronized (dispatcherLock) {
+                if (!hasLeadership(leaderSessionId)) {
+                    throw new LeadershipLostException(contenderId + " no longer leads the dispatcher (session "
+                            + leaderSessionId + "); the write was not performed");
+                }
+                write.run();
+            }
+        }
+
+        @Override
+        public void close() {
+            synchronized (dispatcherLock) {
+                if (closed) {
+                    return;
+                }
+                closed = true;
+                dispatcherContenders.remove(this);
+                if (dispatcherLeader == this) {
+                    dispatcherLeader = null;
+                    session = null;
+                    LeaderContender c = contender;
+                    callback(c::revokeLeadership);
+                    publishDispatcherLeader(Optional.empty());
+                    grantNextDispatcher();
+                }
+            }
+        }
     }
 
     /** Grants leadership to its contender as soon as it starts; revokes on close. */

@@ -38,12 +38,15 @@ class FileJobStoresTest {
 
         store.putJobGraph(graph(JOB_A, "a"));
         store.putJobGraph(graph(JOB_B, "b"));
-        store.putJobGraph(graph(JOB_B, "b2"));
+        // put adds a NEW job: a second graph under the same id is rejected and leaves the first.
+        assertThatThrownBy(() -> store.putJobGraph(graph(JOB_B, "b2")))
+                .isInstanceOf(io.sluice.ha.JobAlreadySubmittedException.class)
+                .hasMessageContaining("Job " + JOB_B + " was already submitted");
         Files.writeString(dir.resolve("jobgraphs").resolve("." + JOB_A + ".tmp-123"), "half written");
 
         assertThat(store.jobIds()).containsExactlyInAnyOrder(JOB_A, JOB_B);
         assertThat(store.recoverJobGraph(JOB_A)).isEqualTo(graph(JOB_A, "a"));
-        assertThat(store.recoverJobGraph(JOB_B).name()).isEqualTo("b2");
+        assertThat(store.recoverJobGraph(JOB_B).name()).isEqualTo("b");
 
         store.removeJobGraph(JOB_A);
         store.removeJobGraph(JOB_A);

@@ -78,11 +78,9 @@ public final class ZooKeeperFailoverBenchmark {
                 Thread.sleep(5);
             }
             LocalCluster.JobManager standby = cluster.startJobManager();
-            while (standby.dispatcher().listJobs().get(5, TimeUnit.SECONDS).stream().noneMatch(j -> j.jobId().equals(id))) {
-                Thread.sleep(5);
-            }
-            // Leader loss is detected when its leader node goes: watch the latch children.
-            String latch = ha.leaderPath(id);
+            // Leader loss is detected when the leader job manager's dispatcher latch node goes (a standby
+            // joins a job's election only once it leads the dispatcher): watch the dispatcher latch children.
+            String latch = ha.dispatcherLeaderPath();
             while (ha.client().getChildren().forPath(latch).size() < 2) { // the standby's latch node is created asynchronously
                 Thread.sleep(1);
             }
@@ -94,6 +92,9 @@ public final class ZooKeeperFailoverBenchmark {
                     lost = System.nanoTime();
                     break;
                 }
+                Thread.sleep(1);
+            }
+            while (!standby.dispatcher().isLeader()) {
                 Thread.sleep(1);
             }
             while (standby.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS).status() != JobStatus.RUNNING) {
