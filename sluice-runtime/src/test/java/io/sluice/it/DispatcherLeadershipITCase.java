@@ -120,6 +120,8 @@ class DispatcherLeadershipITCase {
 
     @Test
     void concurrentSubmissionsOfOneJobIdToTwoJobManagers_exactlyOneIsAccepted() throws Exception {
+        // The first job manager must lead before the race starts (its election is asynchronous).
+        assertThat(cluster.dispatcher()).isSameAs(cluster.jobManagers().get(0).dispatcher());
         LocalCluster.JobManager second = cluster.startJobManager();
         JobGraph graph = countingJob(1_000, 20_000);
         List<CompletableFuture<JobId>> submissions = List.of(

@@ -190,6 +190,8 @@ class ZooKeeperHaITCase {
     void concurrentSubmissionOfTheSameJobId() throws Exception {
         cluster(server.getConnectString(), "submission", 4);
         LocalCluster.JobManager first = cluster.jobManagers().get(0);
+        // The first job manager must lead before the race starts (its election is asynchronous).
+        assertThat(cluster.dispatcher()).isSameAs(first.dispatcher());
         LocalCluster.JobManager second = startStandby();
         long records = 5_000;
         CollectingSink<Tuple2<Long, Long>> sink = sink();
