@@ -386,6 +386,14 @@ public final class Dispatcher implements DispatcherGateway {
                         "the job manager is recovering its list of jobs; this job may or may not be among them"));
             }
             if (leaderSession == null) {
+                Optional<String> leader = leaderRetrieval.currentLeader();
+                if (!closed && (leader.isEmpty() || leader.get().equals(id()))) {
+                    // No other leader: this job manager is about to lead and recover the stored jobs, so
+                    // an id it does not know yet may well be one of them.
+                    return CompletableFuture.completedFuture(placeholder(jobId,
+                            "the job manager is waiting for dispatcher leadership before recovering its jobs;"
+                                    + " this job may or may not be among them"));
+                }
                 return CompletableFuture.<JobDetails>failedFuture(new UnknownJobException(jobId, standbyMessage("ask")));
             }
             return CompletableFuture.<JobDetails>failedFuture(new UnknownJobException(jobId));

@@ -47,6 +47,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class JobManagerRunner implements LeaderContender {
     private static final Logger LOG = LoggerFactory.getLogger(JobManagerRunner.class);
+    private static final long DETAILS_MAX_AGE_NANOS = 100_000_000L;
 
     private final JobGraph jobGraph;
     private final JobManagerServices services;
@@ -67,6 +68,14 @@ public final class JobManagerRunner implements LeaderContender {
     private String failureMessage;
     private JobDetails finalDetails;
     private boolean closed;
+    /**
+     * The running job's last details, served for a burst of status queries without a hop to the job
+     * master's thread; used only while younger than {@link #DETAILS_MAX_AGE_NANOS} and while its
+     * status is still the job's latest (a status change pushed by the job master invalidates it).
+     */
+    private JobDetails cachedDetails;
+    private JobMaster cachedFrom;
+    private long cachedAtNanos;
     private CompletableFuture<Void> closeFuture;
     /** How the current job master's recovery went (shown with the running job's details). */
     private RecoveryStatus lastRecovery;
@@ -378,13 +387,24 @@ public final class JobManagerRunner implements LeaderContender {
             return CompletableFuture.completedFuture(finalDetails);
         }
         if (jobMaster != null) {
+            JobMaster jm = jobMaster;
+            if (cachedDetails != null && cachedFrom == jm && cachedDetails.status() == status
+                    && services.clock().nanoTime() - cachedAtNanos < DETAILS_MAX_AGE_NANOS) {
+                return CompletableFuture.completedFuture(cachedDetails);
+            }
             List<JobStatusTransition> before = List.copyOf(transitions.subList(0, 1));
-            return jobMaster.requestJobDetails().thenApply(d -> {
+            return jm.requestJobDetails().thenApplyAsync(d -> {
                 List<JobStatusTransition> all = new ArrayList<>(before);
                 all.addAll(d.transitions());
-                return new JobDetails(d.jobId(), d.name(), d.status(), all, d.vertices(), d.checkpoints(), d.restarts(),
-                        d.failureMessage(), lastRecovery);
-            });
+                JobDetails details = new JobDetails(d.jobId(), d.name(), d.status(), all, d.vertices(), d.checkpoints(),
+                        d.restarts(), d.failureMessage(), lastRecovery);
+                if (jobMaster == jm) {
+                    cachedDetails = details;
+                    cachedFrom = jm;
+                    cachedAtNanos = services.clock().nanoTime();
+                }
+                return details;
+            }, mainThread);
         }
         return CompletableFuture.completedFuture(initializingDetails(status));
     }

@@ -47,6 +47,12 @@ class DispatcherResponsivenessITCase {
         GatedHaServices gated = new GatedHaServices(stored);
         try (LocalCluster cluster = LocalCluster.builder().taskExecutors(10).slotsPerTaskExecutor(2)
                 .haServices(gated, true).build()) {
+            // Not yet leading, and no other leader: stored ids are reported as initializing, not unknown.
+            DispatcherGateway starting = cluster.jobManagers().get(0).dispatcher();
+            JobDetails beforeLeadership = starting.requestJobDetails(ids.get(3)).get(1, TimeUnit.SECONDS);
+            assertThat(beforeLeadership.status()).isEqualTo(JobStatus.INITIALIZING);
+            assertThat(beforeLeadership.recovery().phase()).contains("waiting for dispatcher leadership");
+            gated.electionGate.countDown();
             DispatcherGateway dispatcher = cluster.dispatcher();
             await().atMost(Duration.ofSeconds(5)).until(() -> gated.listingCalls.getCount() == 0);
 
@@ -79,6 +85,7 @@ class DispatcherResponsivenessITCase {
     /** Delegates to real HA services, but holds job listing and job graph reads until released. */
     static final class GatedHaServices implements HighAvailabilityServices {
         final CountDownLatch listGate = new CountDownLatch(1);
+        final CountDownLatch electionGate = new CountDownLatch(1);
         final CountDownLatch graphGate = new CountDownLatch(1);
         final CountDownLatch listingCalls = new CountDownLatch(1);
         private final HighAvailabilityServices delegate;
@@ -94,7 +101,39 @@ class DispatcherResponsivenessITCase {
 
         @Override
         public LeaderElection dispatcherLeaderElection(String contenderId) {
-            return delegate.dispatcherLeaderElection(contenderId);
+            LeaderElection election = delegate.dispatcherLeaderElection(contenderId);
+            return new LeaderElection() {
+                @Override
+                public void startLeaderElection(io.sluice.ha.LeaderContender contender) {
+                    // Joins only once the test opens the gate; must not block the caller (a main thread).
+                    Thread joiner = new Thread(() -> {
+                        try {
+                            electionGate.await();
+                            election.startLeaderElection(contender);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }, "gated-dispatcher-election");
+                    joiner.setDaemon(true);
+                    joiner.start();
+                }
+
+                @Override
+                public boolean hasLeadership(java.util.UUID leaderSessionId) {
+                    return election.hasLeadership(leaderSessionId);
+                }
+
+                @Override
+                public void runIfLeader(java.util.UUID leaderSessionId, FencedWrite write) throws Exception {
+                    election.runIfLeader(leaderSessionId, write);
+                }
+
+                @Override
+                public void close() {
+                    electionGate.countDown();
+                    election.close();
+                }
+            };
         }
 
         @Override
@@ -143,6 +182,7 @@ class DispatcherResponsivenessITCase {
 
         @Override
         public void close() {
+            electionGate.countDown();
             listGate.countDown();
             graphGate.countDown();
             delegate.close();
