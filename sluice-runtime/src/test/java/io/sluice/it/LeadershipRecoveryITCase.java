@@ -114,6 +114,19 @@ class LeadershipRecoveryITCase {
         assertThat(cluster.haServices().dispatcherLeaderRetrieval().currentLeader()).contains(standby.id());
     }
 
+    /**
+     * Runs the job to {@code n} completed checkpoints, makes storage hang, moves the job to a
+     * standby and waits until the standby's recovery is stuck in a storage call.
+     */
+    private LocalCluster.JobManager failOverWhileStorageHangs(JobId id, int n) throws Exception {
+        LocalCluster.JobManager standby = failOverToStandbyAfterCheckpoints(id, n);
+        FaultInjectingBlobStore storage = faults.get();
+        storage.hang();
+        stopLeaderAndAwaitTakeover(standby);
+        await().atMost(Duration.ofSeconds(10)).until(() -> storage.blockedCalls() > 0);
+        return standby;
+    }
+
     private void assertExactCounts(long records) {
         Map<Long, Long> last = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
         assertThat(last).isEqualTo(KeyedCountingJob.expectedCounts(records, KEYS));
@@ -122,13 +135,9 @@ class LeadershipRecoveryITCase {
     @Test
     void storageHangingAtLeadershipGrant_statusIsAnsweredAndCancelWorks() throws Exception {
         JobId id = cluster.submit(countingJob(1_000_000, 20_000));
-        LocalCluster.JobManager standby = failOverToStandbyAfterCheckpoints(id, 2);
+        LocalCluster.JobManager standby = failOverWhileStorageHangs(id, 2);
         FaultInjectingBlobStore storage = faults.get();
-        storage.hang();
-        stopLeaderAndAwaitTakeover(standby);
-
         DispatcherGateway dispatcher = standby.dispatcher();
-        await().atMost(Duration.ofSeconds(10)).until(() -> storage.blockedCalls() > 0);
         for (int i = 0; i < 200; i++) {
             JobDetails d = details(dispatcher, id);
             assertThat(d.status()).isEqualTo(JobStatus.INITIALIZING);
@@ -150,12 +159,9 @@ class LeadershipRecoveryITCase {
     void storageHangingAtLeadershipGrant_releasingItResumesWithRestoredState() throws Exception {
         long records = 40_000;
         JobId id = cluster.submit(countingJob(records, 20_000));
-        LocalCluster.JobManager standby = failOverToStandbyAfterCheckpoints(id, 3);
+        LocalCluster.JobManager standby = failOverWhileStorageHangs(id, 3);
         FaultInjectingBlobStore storage = faults.get();
-        storage.hang();
-        stopLeaderAndAwaitTakeover(standby);
         DispatcherGateway dispatcher = standby.dispatcher();
-        await().atMost(Duration.ofSeconds(10)).until(() -> storage.blockedCalls() > 0);
         assertThat(details(dispatcher, id).status()).isEqualTo(JobStatus.INITIALIZING);
 
         storage.heal();
@@ -214,12 +220,9 @@ class LeadershipRecoveryITCase {
     void revokeDuringRecovery_recoveryStopsAndTheNextGrantRecovers() throws Exception {
         long records = 40_000;
         JobId id = cluster.submit(countingJob(records, 20_000));
-        LocalCluster.JobManager standby = failOverToStandbyAfterCheckpoints(id, 3);
+        LocalCluster.JobManager standby = failOverWhileStorageHangs(id, 3);
         FaultInjectingBlobStore storage = faults.get();
-        storage.hang();
-        stopLeaderAndAwaitTakeover(standby);
         DispatcherGateway dispatcher = standby.dispatcher();
-        await().atMost(Duration.ofSeconds(10)).until(() -> storage.blockedCalls() > 0);
 
         EmbeddedHaServices ha = (EmbeddedHaServices) cluster.haServices();
         int hungBeforeRevoke = storage.blockedCalls();
@@ -255,12 +258,9 @@ class LeadershipRecoveryITCase {
     void aCorruptLatestCheckpointFallsBackToThePreviousOneAndSaysSo() throws Exception {
         long records = 40_000;
         JobId id = cluster.submit(countingJob(records, 20_000));
-        LocalCluster.JobManager standby = failOverToStandbyAfterCheckpoints(id, 3);
         // Stop the leader first so that no new checkpoint completes, then corrupt the latest one.
+        LocalCluster.JobManager standby = failOverWhileStorageHangs(id, 3);
         FaultInjectingBlobStore storage = faults.get();
-        storage.hang();
-        stopLeaderAndAwaitTakeover(standby);
-        await().atMost(Duration.ofSeconds(10)).until(() -> storage.blockedCalls() > 0);
         // The latest checkpoint is the one with the newest pointer in the HA directory (a newer
         // _metadata without a pointer is not a completed checkpoint).
         long latestId;
