@@ -111,10 +111,6 @@ class S3CheckpointingITCase {
         assertThat(last).isEqualTo(KeyedCountingJob.expectedCounts(records, KEYS));
     }
 
-    private long checkpointObjects(JobId id) {
-        return ((S3BlobStore) rawStore.get()).list(id.value() + "/").size();
-    }
-
     @Test
     void exactlyOnceJobCheckpointsToS3SurvivesTaskFailuresAndAJobManagerFailover() throws Exception {
         long records = 80_000;
@@ -125,8 +121,10 @@ class S3CheckpointingITCase {
         await().atMost(Duration.ofSeconds(30)).until(() -> failures.thrown() >= 2);
         LocalCluster.JobManager standby = standbyAfterCheckpoints(id, 3);
         long completedBefore = details(cluster.dispatcher(), id).checkpoints().completed();
-        // S3Proxy's file-system backend can fail a listing that races with a delete (real S3 does not): retry.
-        await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> checkpointObjects(id) > 0);
+        // The checkpoints went to S3 (the store is an S3BlobStore, asserted above). Counted by the storage
+        // layer rather than by listing the bucket: S3Proxy's file backend can fail a listing that races
+        // with the deletes of subsumed checkpoints, and under load it did so for longer than a test can wait.
+        assertThat(cluster.checkpointStorages().forLocation(LOCATION).metadataWrites()).isGreaterThanOrEqualTo(3);
         cluster.stopJobManager(cluster.jobManagers().get(0));
         await().atMost(Duration.ofSeconds(10)).until(() -> standby.dispatcher().isLeader());
 
