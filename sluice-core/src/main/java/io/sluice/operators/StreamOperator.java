@@ -20,6 +20,9 @@ public interface StreamOperator<IN> extends Serializable {
 
     default void close() throws Exception {}
 
+    /** The task is about to snapshot for {@code checkpointId}: all records before its barrier were processed. */
+    default void prepareSnapshot(long checkpointId) throws Exception {}
+
     default void notifyCheckpointComplete(long checkpointId) throws Exception {}
 
     /** A display name for logs and status, for example {@code Map} or {@code Sink: print}. */

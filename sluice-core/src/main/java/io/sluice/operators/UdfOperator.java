@@ -2,11 +2,13 @@ package io.sluice.operators;
 
 import io.sluice.api.functions.CheckpointListener;
 import io.sluice.api.functions.RichFunction;
+import io.sluice.api.functions.SnapshotListener;
 import java.util.Objects;
 
 /**
  * Base of the operators that wrap one user function: opens and closes it when it is a
- * {@link RichFunction}, forwards checkpoint notifications when it is a {@link CheckpointListener}.
+ * {@link RichFunction}, tells it of checkpoints when it is a {@link SnapshotListener} (before) or a
+ * {@link CheckpointListener} (after completion).
  * Task-thread only, like every operator.
  */
 public abstract class UdfOperator<IN, OUT, F> implements StreamOperator<IN> {
@@ -31,6 +33,13 @@ public abstract class UdfOperator<IN, OUT, F> implements StreamOperator<IN> {
     public void close() throws Exception {
         if (function instanceof RichFunction rich) {
             rich.close();
+        }
+    }
+
+    @Override
+    public void prepareSnapshot(long checkpointId) throws Exception {
+        if (function instanceof SnapshotListener listener) {
+            listener.beforeCheckpoint(checkpointId);
         }
     }
 

@@ -437,6 +437,9 @@ public final class Task implements Runnable {
 
     /** The synchronous part of a checkpoint, on the task thread; the upload continues on the I/O executor. */
     private void performCheckpoint(long checkpointId, long timestampMillis) throws Exception {
+        for (StreamOperator<?> op : operators) {
+            op.prepareSnapshot(checkpointId);
+        }
         {
             byte[] position = reader == null ? null : reader.snapshotPosition();
             KeyedStateSnapshot snapshot = backend == null ? null : backend.snapshot();

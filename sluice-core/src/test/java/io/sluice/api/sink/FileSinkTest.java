@@ -47,6 +47,19 @@ class FileSinkTest {
     }
 
     @Test
+    void flushesBeforeTheTaskSnapshotsSoLinesBeforeTheBarrierAreInTheFile() throws Exception {
+        FileSink<String> sink = new FileSink<>(dir.toString());
+        sink.open(new FakeRuntimeContext(0, 1));
+        sink.invoke("before the barrier");
+        assertThat(Files.readString(dir.resolve("part-0"))).as("buffered until a checkpoint").isEmpty();
+
+        sink.beforeCheckpoint(1);
+
+        assertThat(Files.readString(dir.resolve("part-0"))).isEqualTo("before the barrier\n");
+        sink.close();
+    }
+
+    @Test
     void appendsAfterARestartInsteadOfTruncating() throws Exception {
         FileSink<String> first = new FileSink<>(dir.toString());
         first.open(new FakeRuntimeContext(0, 1));
