@@ -4,6 +4,9 @@ import io.sluice.api.source.CollectionSource;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.api.source.Source;
 import io.sluice.api.source.TextFileSource;
+import io.sluice.config.CheckpointingOptions;
+import io.sluice.config.Configuration;
+import io.sluice.config.PipelineOptions;
 import io.sluice.config.RestartStrategyConfig;
 import io.sluice.graph.JobConfig;
 import io.sluice.graph.JobGraph;
@@ -48,6 +51,27 @@ public final class StreamExecutionEnvironment {
 
     public static StreamExecutionEnvironment create() {
         return new StreamExecutionEnvironment();
+    }
+
+    /**
+     * An environment whose defaults come from {@code configuration}: {@code pipeline.*},
+     * {@code checkpoints.*} and {@code restart-strategy.*} (see docs/configuration.md). Setters
+     * called afterwards override them. Invalid values are rejected here, naming the key and value.
+     */
+    public static StreamExecutionEnvironment create(Configuration configuration) {
+        configuration.validate(List.of(PipelineOptions.PARALLELISM, PipelineOptions.MAX_PARALLELISM,
+                CheckpointingOptions.INTERVAL, CheckpointingOptions.DIRECTORY, CheckpointingOptions.RETAINED,
+                CheckpointingOptions.TIMEOUT, CheckpointingOptions.TOLERABLE_FAILURES));
+        StreamExecutionEnvironment env = new StreamExecutionEnvironment();
+        env.parallelism = configuration.get(PipelineOptions.PARALLELISM);
+        env.maxParallelism = configuration.get(PipelineOptions.MAX_PARALLELISM);
+        env.checkpointInterval = configuration.get(CheckpointingOptions.INTERVAL);
+        env.checkpointDir = configuration.get(CheckpointingOptions.DIRECTORY);
+        env.retainedCheckpoints = configuration.get(CheckpointingOptions.RETAINED);
+        env.checkpointTimeout = configuration.get(CheckpointingOptions.TIMEOUT);
+        env.tolerableCheckpointFailures = configuration.get(CheckpointingOptions.TOLERABLE_FAILURES);
+        env.restartStrategy = RestartStrategyConfig.fromConfiguration(configuration);
+        return env;
     }
 
     public DataStream<Long> fromSequence(long from, long toInclusive) {

@@ -3,6 +3,7 @@ package io.sluice.cluster;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
+import io.sluice.config.ClusterOptions;
 import io.sluice.dispatcher.Dispatcher;
 import io.sluice.dispatcher.DispatcherGateway;
 import io.sluice.graph.JobGraph;
@@ -320,12 +321,28 @@ public final class LocalCluster implements AutoCloseable {
         }
 
         /**
-         * Settings for the checkpoint blob stores, passed to {@link io.sluice.storage.BlobStores} for
-         * every checkpoint location (for example the {@code s3.*} options of {@code sluice-storage-s3}).
-         * Copied. Default: empty (each store's defaults).
+         * Settings of the cluster: {@code cluster.task-executors}, {@code cluster.slots-per-task-executor}
+         * and {@code network.*} (when set, they replace what the builder had), and the settings of the
+         * checkpoint blob stores, passed to {@link io.sluice.storage.BlobStores} for every checkpoint
+         * location (for example the {@code s3.*} options of {@code sluice-storage-s3}). Copied; invalid
+         * values are rejected naming the key. Default: empty (every default).
          */
         public Builder configuration(io.sluice.config.Configuration configuration) {
             this.configuration = configuration.copy();
+            configuration.validate(java.util.List.of(ClusterOptions.TASK_EXECUTORS, ClusterOptions.SLOTS_PER_TASK_EXECUTOR,
+                    ClusterOptions.NETWORK_BUFFER_SIZE, ClusterOptions.NETWORK_BUFFERS_PER_CHANNEL));
+            if (configuration.contains(ClusterOptions.TASK_EXECUTORS)) {
+                taskExecutors(configuration.get(ClusterOptions.TASK_EXECUTORS));
+            }
+            if (configuration.contains(ClusterOptions.SLOTS_PER_TASK_EXECUTOR)) {
+                slotsPerTaskExecutor(configuration.get(ClusterOptions.SLOTS_PER_TASK_EXECUTOR));
+            }
+            if (configuration.contains(ClusterOptions.NETWORK_BUFFER_SIZE)) {
+                bufferSize(configuration.get(ClusterOptions.NETWORK_BUFFER_SIZE));
+            }
+            if (configuration.contains(ClusterOptions.NETWORK_BUFFERS_PER_CHANNEL)) {
+                buffersPerChannel(configuration.get(ClusterOptions.NETWORK_BUFFERS_PER_CHANNEL));
+            }
             return this;
         }
 

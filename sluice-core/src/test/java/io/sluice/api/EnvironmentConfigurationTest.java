@@ -1,0 +1,52 @@
+package io.sluice.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.config.Configuration;
+import io.sluice.config.IllegalConfigurationException;
+import io.sluice.config.RestartStrategyConfig;
+import io.sluice.graph.JobConfig;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** The typed options reach the jobs an environment builds. */
+class EnvironmentConfigurationTest {
+
+    @Test
+    void pipelineCheckpointAndRestartOptionsBecomeTheJobsSettings() {
+        Configuration conf = new Configuration()
+                .setString("pipeline.parallelism", "3")
+                .setString("pipeline.max-parallelism", "64")
+                .setString("checkpoints.interval", "250 ms")
+                .setString("checkpoints.dir", "/tmp/somewhere")
+                .setString("checkpoints.retained", "5")
+                .setString("checkpoints.timeout", "1 min")
+                .setString("checkpoints.tolerable-failures", "7")
+                .setString("restart-strategy", "exponential-delay");
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.create(conf);
+        assertThat(env.getParallelism()).isEqualTo(3);
+        assertThat(env.getMaxParallelism()).isEqualTo(64);
+        JobConfig job = env.jobConfig();
+        assertThat(job.checkpointInterval()).isEqualTo(Duration.ofMillis(250));
+        assertThat(job.checkpointDir()).isEqualTo("/tmp/somewhere");
+        assertThat(job.retainedCheckpoints()).isEqualTo(5);
+        assertThat(job.checkpointTimeout()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(job.tolerableCheckpointFailures()).isEqualTo(7);
+        assertThat(job.restartStrategy()).isInstanceOf(RestartStrategyConfig.ExponentialDelay.class);
+    }
+
+    @Test
+    void anEmptyConfigurationGivesTheSameDefaultsAsCreate() {
+        assertThat(StreamExecutionEnvironment.create(new Configuration()).jobConfig())
+                .isEqualTo(StreamExecutionEnvironment.create().jobConfig());
+    }
+
+    @Test
+    void anInvalidValueIsRejectedNamingTheKey() {
+        Configuration conf = new Configuration().setString("checkpoints.retained", "0");
+        assertThatThrownBy(() -> StreamExecutionEnvironment.create(conf))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("checkpoints.retained");
+    }
+}
