@@ -94,6 +94,7 @@ public final class LocalCluster implements AutoCloseable {
                         new IllegalStateException("deployment " + deployment + " of job " + jobId + " ended")),
                 ioExecutor, config.clock, new Random(config.seed), config.recoveryBackoff, id);
         Dispatcher dispatcher = new Dispatcher(services, main);
+        dispatcher.onLeadershipChange(this::leadershipChanged);
         dispatcher.start();
         JobManager jm = new JobManager(id, dispatcher, main);
         synchronized (jobManagers) {
@@ -113,36 +114,50 @@ public final class LocalCluster implements AutoCloseable {
     /**
      * The gateway of the current dispatcher leader, found through the HA services' dispatcher leader
      * retrieval: the job manager it names, once that one acts as leader. Waits (blocking the caller,
-     * polling every 10 ms) up to {@link #LEADER_WAIT} if none leads yet, e.g. right after start or
+     * woken when a Dispatcher's leadership changes) up to {@link #LEADER_WAIT} if none leads yet, e.g. right after start or
      * during a failover; then fails naming the job managers. Use {@link #jobManagers()} to address a
      * specific job manager (a standby, say).
      */
     public DispatcherGateway dispatcher() {
         long deadline = System.nanoTime() + LEADER_WAIT.toNanos();
-        while (true) {
-            java.util.Optional<String> leader = ha.dispatcherLeaderRetrieval().currentLeader();
-            List<JobManager> running;
-            synchronized (jobManagers) {
-                running = List.copyOf(jobManagers);
-            }
-            for (JobManager jm : running) {
-                if (leader.isPresent() && jm.id().equals(leader.get()) && jm.dispatcher().isLeader()) {
-                    return jm.dispatcher();
+        synchronized (leadership) {
+            while (true) {
+                java.util.Optional<String> leader = ha.dispatcherLeaderRetrieval().currentLeader();
+                List<JobManager> running;
+                synchronized (jobManagers) {
+                    running = List.copyOf(jobManagers);
                 }
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("No job manager of this cluster leads the dispatcher after "
-                        + LEADER_WAIT.toSeconds() + " s (leader retrieval reports " + leader.orElse("no leader")
-                        + "; running job managers: " + running.stream().map(JobManager::id).toList() + ")");
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("Interrupted while waiting for a dispatcher leader", e);
+                for (JobManager jm : running) {
+                    if (leader.isPresent() && jm.id().equals(leader.get()) && jm.dispatcher().isLeader()) {
+                        return jm.dispatcher();
+                    }
+                }
+                long remainingNanos = deadline - System.nanoTime();
+                if (remainingNanos <= 0) {
+                    throw new IllegalStateException("No job manager of this cluster leads the dispatcher after "
+                            + LEADER_WAIT.toSeconds() + " s (leader retrieval reports " + leader.orElse("no leader")
+                            + "; running job managers: " + running.stream().map(JobManager::id).toList() + ")");
+                }
+                try {
+                    // Woken by a Dispatcher's leadership change or a leader-retrieval update; the bounded
+                    // wait also covers a retrieval update that arrives without a Dispatcher change.
+                    java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(leadership, Math.min(remainingNanos, 50_000_000L));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("Interrupted while waiting for a dispatcher leader", e);
+                }
             }
         }
     }
+
+    /** Wakes {@link #dispatcher()} callers waiting for a leader. */
+    private void leadershipChanged() {
+        synchronized (leadership) {
+            leadership.notifyAll();
+        }
+    }
+
+    private final Object leadership = new Object();
 
     /** How long {@link #dispatcher()} waits for a dispatcher leader. */
     public static final Duration LEADER_WAIT = Duration.ofSeconds(10);

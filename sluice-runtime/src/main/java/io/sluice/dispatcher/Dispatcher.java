@@ -79,6 +79,8 @@ public final class Dispatcher implements DispatcherGateway {
     /** The current dispatcher leadership session, or null while a standby. Main thread. */
     private UUID leaderSession;
     private volatile boolean leading;
+    /** Told after every change of {@link #leading}; must not block (any thread may be calling). */
+    private volatile Runnable leadershipListener = () -> { };
 
     public Dispatcher(JobManagerServices services, MainThreadExecutor mainThread) {
         this.services = services;
@@ -113,6 +115,14 @@ public final class Dispatcher implements DispatcherGateway {
         });
     }
 
+    /**
+     * Registers a callback run (on this Dispatcher's main thread) after every change of
+     * {@link #isLeader()}; it must not block. Replaces any earlier one.
+     */
+    public void onLeadershipChange(Runnable listener) {
+        this.leadershipListener = java.util.Objects.requireNonNull(listener, "listener");
+    }
+
     /** The job manager id, which is this Dispatcher's contender id in the dispatcher election. */
     public String id() {
         return services.contenderId();
@@ -136,6 +146,7 @@ public final class Dispatcher implements DispatcherGateway {
         LOG.info("{} leads the dispatcher (session {}); recovering the stored jobs", id(), session);
         leaderSession = session;
         leading = true;
+        leadershipListener.run();
         listingJobs = true;
         listingAttempt = 0;
         listJobsToRecover(session);
@@ -148,6 +159,7 @@ public final class Dispatcher implements DispatcherGateway {
         LOG.info("{} no longer leads the dispatcher; suspending its {} job(s)", id(), runners.size());
         leaderSession = null;
         leading = false;
+        leadershipListener.run();
         listingJobs = false;
         graphsBeingRead.clear();
         List<JobManagerRunner> all = List.copyOf(runners.values());
@@ -462,6 +474,7 @@ public final class Dispatcher implements DispatcherGateway {
         return CompletableFuture.supplyAsync(() -> {
             closed = true;
             leading = false;
+            leadershipListener.run();
             leaderSession = null;
             if (dispatcherElection != null) {
                 dispatcherElection.close();
