@@ -1,0 +1,69 @@
+package io.sluice.compare;
+
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * The five scenarios every system runs, with the metric names each one reports. The identifiers are
+ * the first column of the result files; the driver groups rows by them.
+ */
+public enum Scenario {
+    /** Job-status queries every 10 ms while storage or ZooKeeper is slow or stalled during recovery. */
+    STATUS_DURING_STALL("status-during-stall", "Status latency while storage or ZooKeeper stalls during recovery"),
+    /** A task fails; N retained checkpoints, D ms per storage read. */
+    TASK_FAILOVER("task-failover", "Task failover"),
+    /** A new job manager starts on the same HA data; N retained checkpoints, D ms per storage read. */
+    JM_FAILOVER("jm-failover", "Job-manager failover (leadership regained)"),
+    /** Sustained throughput of the keyed counting job, checkpoints every second. */
+    THROUGHPUT("throughput", "Throughput"),
+    /** End-to-end checkpoint duration of the same job with a fixed state size. */
+    CHECKPOINT_DURATION("checkpoint-duration", "Checkpoint duration");
+
+    private final String id;
+    private final String title;
+
+    Scenario(String id, String title) {
+        this.id = id;
+        this.title = title;
+    }
+
+    public String id() {
+        return id;
+    }
+
+    public String title() {
+        return title;
+    }
+
+    public static Optional<Scenario> byId(String id) {
+        return Arrays.stream(values()).filter(s -> s.id.equals(id)).findFirst();
+    }
+
+    /** Metric names used in the result files (units are in the name). */
+    public static final class Metric {
+        private Metric() {}
+
+        public static final String P50_MS = "p50_ms";
+        public static final String P99_MS = "p99_ms";
+        public static final String MAX_MS = "max_ms";
+        public static final String OVER_1S = "over_1s";
+        public static final String QUERIES = "queries";
+        public static final String UNANSWERED = "unanswered";
+        public static final String ERRORS = "errors";
+
+        public static final String TO_RUNNING_MS = "to_running_ms";
+        public static final String METADATA_READS = "metadata_reads";
+        public static final String RESTORED = "restored_state";
+        public static final String FIRST_STATUS_MS = "first_status_ms";
+        public static final String STATUS_P99_MS = "status_p99_ms";
+        public static final String STATUS_MAX_MS = "status_max_ms";
+
+        public static final String RECORDS_PER_S = "records_per_s";
+        public static final String RUNS = "runs";
+
+        public static final String DURATION_P50_MS = "duration_p50_ms";
+        public static final String DURATION_MAX_MS = "duration_max_ms";
+        public static final String STATE_BYTES = "state_bytes";
+        public static final String CHECKPOINTS = "checkpoints";
+    }
+}
