@@ -1,0 +1,175 @@
+package io.sluice.compare.flink;
+
+import java.util.concurrent.locks.LockSupport;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.restartstrategy.RestartStrategies;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
+import org.apache.flink.streaming.api.functions.source.RichParallelSourceFunction;
+
+/**
+ * The keyed counting job, the same as Sluice's: a parallel sequence source (optionally paced),
+ * {@code keyBy(v % keys)}, a map that counts records per key in a {@code ValueState<Long>} and
+ * emits (key, count), and a discarding sink. Parallelism 2, heap state backend, fixed-delay
+ * restart with no delay.
+ */
+public final class CountingJob {
+    private CountingJob() {}
+
+    /**
+     * @param keys               distinct keys
+     * @param rate               records/s over all subtasks; 0 for as fast as possible
+     * @param checkpointInterval ms between checkpoints
+     * @param checkpointDir      where checkpoint data goes (a {@code slowfs:///} or {@code file:///} URI)
+     */
+    public static JobGraph build(int keys, double rate, long checkpointInterval, String checkpointDir) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
+        env.setParallelism(2);
+        env.enableCheckpointing(checkpointInterval);
+        env.getCheckpointConfig().setCheckpointStorage(checkpointDir);
+        env.getCheckpointConfig().setTolerableCheckpointFailureNumber(Integer.MAX_VALUE);
+        env.setStateBackend(new HashMapStateBackend());
+        env.setRestartStrategy(RestartStrategies.fixedDelayRestart(Integer.MAX_VALUE, 0));
+        env.addSource(new SequenceSource(rate)).name("numbers").returns(Types.LONG)
+                .keyBy(new ModKey(keys))
+                .map(new CountPerKey()).name("count per key").returns(Types.TUPLE(Types.LONG, Types.LONG))
+                .addSink(new DiscardingSink<>()).name("results");
+        return env.getStreamGraph().getJobGraph();
+    }
+
+    /** Key of a number: the number modulo the key count. */
+    static final class ModKey implements KeySelector<Long, Long> {
+        private final int keys;
+
+        ModKey(int keys) {
+            this.keys = keys;
+        }
+
+        @Override
+        public Long getKey(Long value) {
+            return value % keys;
+        }
+    }
+
+    /** Counts records per key; reports restored state, processed records and injected failures to {@link Recorder}. */
+    static final class CountPerKey extends RichMapFunction<Long, Tuple2<Long, Long>> {
+        private static final int BATCH = 4096;
+        private transient ValueState<Long> count;
+        private transient long epoch;
+        private transient boolean seenRestored;
+        private transient long n;
+
+        @Override
+        public void open(Configuration parameters) {
+            count = getRuntimeContext().getState(new ValueStateDescriptor<>("count", Types.LONG));
+            epoch = Recorder.epoch();
+        }
+
+        @Override
+        public Tuple2<Long, Long> map(Long value) throws Exception {
+            Long c = count.value();
+            if (!seenRestored && c != null) {
+                seenRestored = true;
+                Recorder.restored(epoch);
+            }
+            long next = c == null ? 1 : c + 1;
+            count.update(next);
+            if (++n == BATCH) {
+                Recorder.processed(n);
+                n = 0;
+            }
+            if (Recorder.shouldFail()) {
+                Recorder.failed();
+                throw new IllegalStateException("Injected failure (harness), at record " + value);
+            }
+            return Tuple2.of(value, next);
+        }
+    }
+
+    /**
+     * Emits i, i + p, i + 2p, ... in subtask i of p, under the checkpoint lock, optionally paced to a
+     * rate; its position is operator state, so a restore continues where the checkpoint was taken.
+     */
+    static final class SequenceSource extends RichParallelSourceFunction<Long>
+            implements CheckpointedFunction, CheckpointListener {
+        private final double rate;
+        private transient ListState<Long> positionState;
+        private transient long next;
+        private volatile boolean running = true;
+
+        SequenceSource(double rate) {
+            this.rate = rate;
+        }
+
+        @Override
+        public void initializeState(FunctionInitializationContext context) throws Exception {
+            positionState = context.getOperatorStateStore().getListState(
+                    new ListStateDescriptor<>("position", Types.LONG));
+            next = -1;
+            for (Long p : positionState.get()) {
+                next = p;
+            }
+        }
+
+        @Override
+        public void run(SourceContext<Long> ctx) {
+            int subtask = getRuntimeContext().getIndexOfThisSubtask();
+            int parallelism = getRuntimeContext().getNumberOfParallelSubtasks();
+            if (next < 0) {
+                next = subtask;
+            }
+            double perSubtask = rate / parallelism;
+            long start = System.nanoTime();
+            long emitted = 0;
+            while (running) {
+                if (perSubtask > 0) {
+                    long due = start + (long) (emitted * 1e9 / perSubtask);
+                    long wait = due - System.nanoTime();
+                    if (wait > 0) {
+                        LockSupport.parkNanos(wait); // pacing is the workload, not a wait for a condition
+                        continue;
+                    }
+                }
+                synchronized (ctx.getCheckpointLock()) {
+                    for (int i = 0; i < 64; i++) {
+                        ctx.collect(next);
+                        next += parallelism;
+                    }
+                }
+                emitted += 64;
+            }
+        }
+
+        @Override
+        public void cancel() {
+            running = false;
+        }
+
+        @Override
+        public void snapshotState(FunctionSnapshotContext context) throws Exception {
+            positionState.clear();
+            positionState.add(next);
+        }
+
+        @Override
+        public void notifyCheckpointComplete(long checkpointId) {
+            if (getRuntimeContext().getIndexOfThisSubtask() == 0) {
+                Recorder.checkpointCompleted();
+            }
+        }
+    }
+}

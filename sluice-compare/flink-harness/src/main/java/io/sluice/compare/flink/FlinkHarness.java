@@ -1,0 +1,447 @@
+package io.sluice.compare.flink;
+
+import io.sluice.compare.HarnessArgs;
+import io.sluice.compare.LatencySummary;
+import io.sluice.compare.Machine;
+import io.sluice.compare.Plan;
+import io.sluice.compare.Results;
+import io.sluice.compare.Scenario;
+import io.sluice.compare.Scenario.Metric;
+import io.sluice.compare.Stats;
+import io.sluice.compare.StatusProbe;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.util.EnvironmentInformation;
+
+/**
+ * Runs the comparison scenarios ({@link Scenario}) on the Apache Flink version on the classpath,
+ * with the same job, parameters ({@link Plan}) and result format as Sluice's harness. Flink runs as
+ * a MiniCluster in this JVM, with ZooKeeper HA on an embedded ZooKeeper server reached through a
+ * latency proxy, and its HA storage and checkpoints on {@code slowfs://} ({@link SlowFileSystem}),
+ * a file system plugged in through Flink's file-system factory, whose read latency and stalls the
+ * harness controls.
+ *
+ * <pre>
+ * java [the driver's JVM options] -cp … io.sluice.compare.flink.FlinkHarness --mode full|smoke --out flink.tsv
+ * </pre>
+ */
+public final class FlinkHarness {
+    private final Plan plan;
+    private final Results results;
+    private final Path out;
+    private final String system;
+
+    private FlinkHarness(Plan plan, Path out) {
+        this.plan = plan;
+        this.out = out;
+        this.system = "flink-" + EnvironmentInformation.getVersion();
+        this.results = new Results(system);
+        Machine.record(results, plan);
+        results.header("version", EnvironmentInformation.getVersion());
+        results.header("setup", "Flink MiniCluster (1 task manager, 2 slots), HashMapStateBackend, ZooKeeper HA on an"
+                + " embedded ZooKeeper from Flink's shaded jar, HA storage and checkpoints on slowfs:// (local disk"
+                + " with injected latency/stalls); throughput and checkpoint duration without HA on file://");
+    }
+
+    public static void main(String[] args) throws Exception {
+        HarnessArgs a = HarnessArgs.parse(args);
+        FileSystem.initialize(new Configuration(), null);
+        int failed = new FlinkHarness(a.plan(), a.out()).run(a.scenarios());
+        System.exit(failed == 0 ? 0 : 1);
+    }
+
+    /** Runs the scenarios in order; returns how many failed (their rows are missing). */
+    int run(Set<Scenario> scenarios) {
+        int failed = 0;
+        for (Scenario s : Scenario.values()) {
+            if (!scenarios.contains(s)) {
+                continue;
+            }
+            long t0 = System.nanoTime();
+            log("%s: start", s.id());
+            try {
+                switch (s) {
+                    case STATUS_DURING_STALL -> statusDuringStall();
+                    case TASK_FAILOVER -> taskFailover();
+                    case JM_FAILOVER -> jmFailover();
+                    case THROUGHPUT -> throughput();
+                    case CHECKPOINT_DURATION -> checkpointDuration();
+                }
+            } catch (Exception | AssertionError e) {
+                failed++;
+                System.err.printf("[%s] scenario %s FAILED: %s%n", system, s.id(), e);
+                e.printStackTrace();
+            } finally {
+                StorageFaults.heal();
+                results.write(out);
+            }
+            log("%s: done in %.1f s", s.id(), (System.nanoTime() - t0) / 1e9);
+        }
+        return failed;
+    }
+
+    // ---------------------------------------------------------------- scenario 1
+
+    private void statusDuringStall() throws Exception {
+        int n = plan.statusRetained();
+        try (Environment env = new Environment(n)) {
+            RunningJob job = env.startJob(n);
+            StorageFaults.stall();
+            long epoch = Recorder.nextEpoch();
+            Recorder.failNextRecord();
+            LatencySummary s = probe(() -> job.cluster.status(job.id));
+            StorageFaults.release();
+            finish(job, epoch, plan.statusTaskFailoverStalled(), s);
+        }
+        try (Environment env = new Environment(n)) {
+            RunningJob first = env.startJob(n);
+            first.cluster.close();
+            StorageFaults.stall();
+            long epoch = Recorder.nextEpoch();
+            CompletableFuture<FlinkCluster> second = env.startClusterAsync();
+            LatencySummary s = probe(() -> second.thenCompose(c -> c.status(first.id)));
+            StorageFaults.release();
+            finish(new RunningJob(second.get(120, TimeUnit.SECONDS), first.id), epoch, plan.statusJmRestartStalled(), s);
+        }
+        try (Environment env = new Environment(n)) {
+            RunningJob job = env.startJob(n);
+            env.zk.setRoundTripDelay(plan.zkLatency());
+            long epoch = Recorder.nextEpoch();
+            Recorder.failNextRecord();
+            LatencySummary s = probe(() -> job.cluster.status(job.id));
+            env.zk.setRoundTripDelay(Duration.ZERO);
+            finish(job, epoch, plan.statusZkSlow(), s);
+        }
+        try (Environment env = new Environment(n); ZnodePinner pinner = new ZnodePinner(env.zk.quorum())) {
+            RunningJob job = env.startJob(n);
+            int pinned = pinner.pinAllCheckpoints();
+            awaitCheckpoints(n + 1, "checkpoints that subsume the pinned ones");
+            results.header("pinned-checkpoints", pinned + " checkpoint znodes pinned by a second live session, then "
+                    + (n + 1) + " more checkpoints completed (status scenario, extra-checkpoints variant)");
+            StorageFaults.setReadLatency(plan.statusStorageLatency());
+            long reads0 = StorageFaults.metadataReads();
+            long epoch = Recorder.nextEpoch();
+            Recorder.failNextRecord();
+            LatencySummary s = probe(() -> job.cluster.status(job.id));
+            log("status-during-stall [%s]: %d metadata reads during the window", plan.statusExtraCheckpoints(),
+                    StorageFaults.metadataReads() - reads0);
+            StorageFaults.heal();
+            finish(job, epoch, plan.statusExtraCheckpoints(), s);
+        }
+    }
+
+    private LatencySummary probe(java.util.function.Supplier<CompletableFuture<?>> query) throws InterruptedException {
+        StatusProbe probe = new StatusProbe(query, plan.queryPeriod()).start();
+        TimeUnit.MILLISECONDS.sleep(plan.statusWindow().toMillis()); // the measured window
+        return probe.stop();
+    }
+
+    /** Records a status variant, then checks the job recovers once faults are healed, and cancels it. */
+    private void finish(RunningJob job, long epoch, String variant, LatencySummary s) throws Exception {
+        s.addTo(results, Scenario.STATUS_DURING_STALL, variant);
+        log("status-during-stall [%s]: %s", variant, s);
+        try {
+            FlinkCluster.await("state restored after the faults were healed", Duration.ofSeconds(120),
+                    () -> Recorder.isRestored(epoch));
+        } catch (IllegalStateException e) {
+            log("WARNING: %s", e.getMessage());
+        }
+        job.cluster.cancel(job.id);
+        job.cluster.close();
+    }
+
+    // ---------------------------------------------------------------- scenario 2
+
+    private void taskFailover() throws Exception {
+        for (int n : plan.failoverRetained()) {
+            for (Duration d : plan.failoverLatencies()) {
+                String variant = Plan.nd(n, d);
+                try (Environment env = new Environment(n)) {
+                    RunningJob job = env.startJob(n);
+                    StorageFaults.setReadLatency(d);
+                    List<Double> times = new ArrayList<>();
+                    long maxReads = 0;
+                    int restored = 0;
+                    for (int i = 1; i <= plan.failoverRepeats(); i++) {
+                        long reads0 = StorageFaults.metadataReads();
+                        long failedBefore = Recorder.failedAt();
+                        long epoch = Recorder.nextEpoch();
+                        Recorder.failNextRecord();
+                        FlinkCluster.await("the injected failure", Duration.ofSeconds(60),
+                                () -> Recorder.failedAt() != failedBefore);
+                        FlinkCluster.await("state restored after failover " + i, recoveryTimeout(n, d),
+                                () -> Recorder.isRestored(epoch));
+                        double ms = (Recorder.restoredAt() - Recorder.failedAt()) / 1e6;
+                        long reads = StorageFaults.metadataReads() - reads0;
+                        times.add(ms);
+                        maxReads = Math.max(maxReads, reads);
+                        restored++;
+                        log("task-failover %s: failover %d/%d: %.1f ms, %d metadata reads", variant, i,
+                                plan.failoverRepeats(), ms, reads);
+                        awaitCheckpoints(1, "a checkpoint after failover " + i);
+                    }
+                    StorageFaults.heal();
+                    results.add(Scenario.TASK_FAILOVER, variant, Metric.TO_RUNNING_MS, Stats.median(times))
+                            .add(Scenario.TASK_FAILOVER, variant, Metric.METADATA_READS, maxReads)
+                            .add(Scenario.TASK_FAILOVER, variant, Metric.RESTORED,
+                                    restored / (double) plan.failoverRepeats());
+                    job.cluster.cancel(job.id);
+                    job.cluster.close();
+                }
+            }
+        }
+    }
+
+    private static Duration recoveryTimeout(int retained, Duration latency) {
+        return Duration.ofSeconds(120).plus(latency.multipliedBy(4L * (retained + 4)));
+    }
+
+    // ---------------------------------------------------------------- scenario 3
+
+    private void jmFailover() throws Exception {
+        for (int n : plan.jmRetained()) {
+            for (Duration d : plan.jmLatencies()) {
+                String variant = Plan.nd(n, d);
+                List<Double> toRunning = new ArrayList<>();
+                List<Double> first = new ArrayList<>();
+                List<Double> p99 = new ArrayList<>();
+                List<Double> max = new ArrayList<>();
+                long maxReads = 0;
+                for (int i = 1; i <= plan.jmRepeats(); i++) {
+                    try (Environment env = new Environment(n)) {
+                        RunningJob job = env.startJob(n);
+                        job.cluster.close();
+                        StorageFaults.setReadLatency(d);
+                        long reads0 = StorageFaults.metadataReads();
+                        long epoch = Recorder.nextEpoch();
+                        long t0 = System.nanoTime();
+                        CompletableFuture<FlinkCluster> second = env.startClusterAsync();
+                        StatusProbe probe = new StatusProbe(() -> second.thenCompose(c -> c.status(job.id)),
+                                plan.queryPeriod()).start();
+                        FlinkCluster.await("state restored by the new job manager", recoveryTimeout(n, d),
+                                () -> Recorder.isRestored(epoch));
+                        double ms = (Recorder.restoredAt() - t0) / 1e6;
+                        LatencySummary s = probe.stop();
+                        long reads = StorageFaults.metadataReads() - reads0;
+                        StorageFaults.heal();
+                        toRunning.add(ms);
+                        first.add(probe.firstAnswerNanos() / 1e6);
+                        p99.add(s.p99Ms());
+                        max.add(s.maxMs());
+                        maxReads = Math.max(maxReads, reads);
+                        log("jm-failover %s: run %d/%d: %.1f ms to restored state, %d metadata reads, status %s",
+                                variant, i, plan.jmRepeats(), ms, reads, s);
+                        FlinkCluster c2 = second.get(60, TimeUnit.SECONDS);
+                        c2.cancel(job.id);
+                        c2.close();
+                    }
+                }
+                results.add(Scenario.JM_FAILOVER, variant, Metric.TO_RUNNING_MS, Stats.median(toRunning))
+                        .add(Scenario.JM_FAILOVER, variant, Metric.METADATA_READS, maxReads)
+                        .add(Scenario.JM_FAILOVER, variant, Metric.FIRST_STATUS_MS, Stats.median(first))
+                        .add(Scenario.JM_FAILOVER, variant, Metric.STATUS_P99_MS, Stats.median(p99))
+                        .add(Scenario.JM_FAILOVER, variant, Metric.STATUS_MAX_MS, Stats.median(max));
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- scenarios 4 and 5
+
+    private void throughput() throws Exception {
+        Path dir = Files.createTempDirectory("flink-compare-throughput");
+        String variant = String.format(Locale.ROOT, "parallelism 2, checkpoints every %d ms",
+                plan.checkpointInterval().toMillis());
+        List<Double> rates = new ArrayList<>();
+        try (FlinkCluster cluster = FlinkCluster.start(plainConfiguration())) {
+            for (int run = 1; run <= plan.throughputRuns(); run++) {
+                JobID id = cluster.submit(CountingJob.build(plan.throughputKeys(), 0,
+                        plan.checkpointInterval().toMillis(), dir.resolve("run" + run).toUri().toString()));
+                cluster.awaitStatus(id, JobStatus.RUNNING, Duration.ofSeconds(60));
+                long base = Recorder.processed();
+                FlinkCluster.await("records to flow", Duration.ofSeconds(60), () -> Recorder.processed() > base);
+                TimeUnit.MILLISECONDS.sleep(plan.throughputWarmup().toMillis()); // warm-up
+                long c0 = Recorder.processed();
+                long t0 = System.nanoTime();
+                TimeUnit.MILLISECONDS.sleep(plan.throughputWindow().toMillis()); // the measured window
+                long c1 = Recorder.processed();
+                long t1 = System.nanoTime();
+                double rate = (c1 - c0) * 1e9 / (t1 - t0);
+                rates.add(rate);
+                log("throughput run %d/%d: %.2f M records/s", run, plan.throughputRuns(), rate / 1e6);
+                cluster.cancel(id);
+            }
+        } finally {
+            deleteQuietly(dir);
+        }
+        results.add(Scenario.THROUGHPUT, variant, Metric.RECORDS_PER_S, Stats.median(rates))
+                .add(Scenario.THROUGHPUT, variant, Metric.RUNS, rates.size());
+    }
+
+    private void checkpointDuration() throws Exception {
+        Path dir = Files.createTempDirectory("flink-compare-checkpoints");
+        String variant = "keys=" + plan.checkpointKeys();
+        try (FlinkCluster cluster = FlinkCluster.start(plainConfiguration())) {
+            JobID id = cluster.submit(CountingJob.build(plan.checkpointKeys(), 0, plan.checkpointInterval().toMillis(),
+                    dir.toUri().toString()));
+            cluster.awaitStatus(id, JobStatus.RUNNING, Duration.ofSeconds(60));
+            long base = Recorder.processed();
+            FlinkCluster.await("every key to have state", Duration.ofSeconds(120),
+                    () -> Recorder.processed() - base >= 2L * plan.checkpointKeys());
+            long startedAfter = latestCompletedCheckpoint(cluster, id);
+            List<Double> durations = new ArrayList<>();
+            List<Double> sizes = new ArrayList<>();
+            Set<Long> seen = new HashSet<>();
+            long deadline = System.nanoTime() + plan.checkpointInterval().multipliedBy(plan.checkpointsMeasured() * 4L
+                    + 20).toNanos() + Duration.ofSeconds(60).toNanos();
+            while (durations.size() < plan.checkpointsMeasured()) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("Only " + durations.size() + " of " + plan.checkpointsMeasured()
+                            + " checkpoints completed in time");
+                }
+                for (AbstractCheckpointStats c : stats(cluster, id).getHistory().getCheckpoints()) {
+                    if (c.getStatus() == CheckpointStatsStatus.COMPLETED && c.getCheckpointId() > startedAfter
+                            && seen.add(c.getCheckpointId()) && durations.size() < plan.checkpointsMeasured()) {
+                        durations.add((double) c.getEndToEndDuration());
+                        sizes.add((double) c.getStateSize());
+                        log("checkpoint %d: %d ms, %d bytes", c.getCheckpointId(), c.getEndToEndDuration(),
+                                c.getStateSize());
+                    }
+                }
+                TimeUnit.MILLISECONDS.sleep(50);
+            }
+            cluster.cancel(id);
+            double[] sorted = durations.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+            results.add(Scenario.CHECKPOINT_DURATION, variant, Metric.DURATION_P50_MS, Stats.median(sorted))
+                    .add(Scenario.CHECKPOINT_DURATION, variant, Metric.DURATION_MAX_MS, sorted[sorted.length - 1])
+                    .add(Scenario.CHECKPOINT_DURATION, variant, Metric.STATE_BYTES, Stats.median(sizes))
+                    .add(Scenario.CHECKPOINT_DURATION, variant, Metric.CHECKPOINTS, sorted.length);
+        } finally {
+            deleteQuietly(dir);
+        }
+    }
+
+    private static CheckpointStatsSnapshot stats(FlinkCluster cluster, JobID id) throws Exception {
+        AccessExecutionGraph g = cluster.executionGraph(id).get(30, TimeUnit.SECONDS);
+        return g.getCheckpointStatsSnapshot();
+    }
+
+    private static long latestCompletedCheckpoint(FlinkCluster cluster, JobID id) throws Exception {
+        long latest = 0;
+        for (AbstractCheckpointStats c : stats(cluster, id).getHistory().getCheckpoints()) {
+            if (c.getStatus() == CheckpointStatsStatus.COMPLETED || c.getStatus() == CheckpointStatsStatus.IN_PROGRESS) {
+                latest = Math.max(latest, c.getCheckpointId());
+            }
+        }
+        return latest;
+    }
+
+    // ---------------------------------------------------------------- set-up
+
+    private static Configuration plainConfiguration() {
+        Configuration c = new Configuration();
+        c.setString("rest.bind-port", "0");
+        c.setString("taskmanager.memory.managed.size", "16m");
+        return c;
+    }
+
+    private void awaitCheckpoints(int more, String what) throws InterruptedException {
+        long target = Recorder.checkpointsCompleted() + more;
+        FlinkCluster.await(what, Duration.ofSeconds(120), () -> Recorder.checkpointsCompleted() >= target);
+    }
+
+    /** A job running on a cluster. */
+    private record RunningJob(FlinkCluster cluster, JobID id) {
+    }
+
+    /** A fresh ZooKeeper, HA cluster id and slowfs directory for one measurement. */
+    private final class Environment implements AutoCloseable {
+        final Path dir;
+        final EmbeddedZooKeeper zk;
+        final String clusterId = "compare-" + UUID.randomUUID();
+        final int retained;
+
+        Environment(int retained) throws Exception {
+            this.retained = retained;
+            this.dir = Files.createTempDirectory("flink-compare");
+            this.zk = new EmbeddedZooKeeper(Files.createDirectories(dir.resolve("zookeeper")).toFile());
+        }
+
+        Configuration configuration() {
+            Configuration c = plainConfiguration();
+            c.setString("high-availability", "zookeeper");
+            c.setString("high-availability.zookeeper.quorum", zk.quorum());
+            c.setString("high-availability.storageDir", "slowfs://" + dir.resolve("ha"));
+            c.setString("high-availability.cluster-id", clusterId);
+            c.setString("state.checkpoints.num-retained", Integer.toString(retained));
+            return c;
+        }
+
+        /** Starts a cluster, submits the counting job, and waits until {@code checkpoints} have completed. */
+        RunningJob startJob(int checkpoints) throws Exception {
+            FlinkCluster cluster = FlinkCluster.start(configuration());
+            JobID id = cluster.submit(CountingJob.build(plan.keys(), plan.recoveryRate(),
+                    plan.recoveryCheckpointInterval().toMillis(), "slowfs://" + dir.resolve("checkpoints")));
+            cluster.awaitStatus(id, JobStatus.RUNNING, Duration.ofSeconds(60));
+            awaitCheckpoints(checkpoints + 1, (checkpoints + 1) + " completed checkpoints");
+            return new RunningJob(cluster, id);
+        }
+
+        CompletableFuture<FlinkCluster> startClusterAsync() {
+            Configuration c = configuration();
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    return FlinkCluster.start(c);
+                } catch (Exception e) {
+                    throw new IllegalStateException("The new Flink cluster did not start: " + e, e);
+                }
+            });
+        }
+
+        @Override
+        public void close() throws Exception {
+            StorageFaults.heal();
+            zk.close();
+            deleteQuietly(dir);
+        }
+    }
+
+    private void log(String format, Object... args) {
+        System.out.printf(Locale.ROOT, "[%s] " + format + "%n", prepend(system, args));
+        System.out.flush();
+    }
+
+    private static Object[] prepend(Object first, Object[] rest) {
+        Object[] all = new Object[rest.length + 1];
+        all[0] = first;
+        System.arraycopy(rest, 0, all, 1, rest.length);
+        return all;
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | RuntimeException ignored) {
+            // best effort
+        }
+    }
+}
