@@ -61,6 +61,13 @@ public final class FlinkHarness {
         results.header("setup", "Flink MiniCluster (1 task manager, 2 slots), HashMapStateBackend, ZooKeeper HA on an"
                 + " embedded ZooKeeper from Flink's shaded jar, HA storage and checkpoints on slowfs:// (local disk"
                 + " with injected latency/stalls); throughput and checkpoint duration without HA on file://");
+        results.header("flink-configuration", plainConfiguration().toMap() + "; in the recovery scenarios also"
+                + " high-availability=zookeeper, high-availability.zookeeper.quorum=localhost:<latency proxy>,"
+                + " high-availability.storageDir=slowfs://<tmp>/ha, high-availability.cluster-id=<fresh per run>,"
+                + " state.checkpoints.num-retained=N");
+        results.header("job", "parallel sequence source (paced in the recovery scenarios), keyBy(v % keys), map counting"
+                + " per key in ValueState<Long>, discarding sink; parallelism 2; HashMapStateBackend; fixed-delay restart"
+                + " 0 ms; tolerable checkpoint failures unlimited; checkpoints to slowfs:// (recovery) or file://");
     }
 
     public static void main(String[] args) throws Exception {
@@ -107,30 +114,37 @@ public final class FlinkHarness {
         try (Environment env = new Environment(n)) {
             RunningJob job = env.startJob(n);
             StorageFaults.stall();
+            long reads0 = StorageFaults.metadataReads();
             long epoch = Recorder.nextEpoch();
             Recorder.failNextRecord();
             LatencySummary s = probe(() -> job.cluster.status(job.id));
+            long reads = StorageFaults.metadataReads() - reads0;
             StorageFaults.release();
-            finish(job, epoch, plan.statusTaskFailoverStalled(), s);
+            finish(job, epoch, plan.statusTaskFailoverStalled(), s, reads);
         }
         try (Environment env = new Environment(n)) {
             RunningJob first = env.startJob(n);
             first.cluster.close();
             StorageFaults.stall();
+            long reads0 = StorageFaults.metadataReads();
             long epoch = Recorder.nextEpoch();
             CompletableFuture<FlinkCluster> second = env.startClusterAsync();
             LatencySummary s = probe(() -> second.thenCompose(c -> c.status(first.id)));
+            long reads = StorageFaults.metadataReads() - reads0;
             StorageFaults.release();
-            finish(new RunningJob(second.get(120, TimeUnit.SECONDS), first.id), epoch, plan.statusJmRestartStalled(), s);
+            finish(new RunningJob(second.get(120, TimeUnit.SECONDS), first.id), epoch, plan.statusJmRestartStalled(), s,
+                    reads);
         }
         try (Environment env = new Environment(n)) {
             RunningJob job = env.startJob(n);
             env.zk.setRoundTripDelay(plan.zkLatency());
+            long reads0 = StorageFaults.metadataReads();
             long epoch = Recorder.nextEpoch();
             Recorder.failNextRecord();
             LatencySummary s = probe(() -> job.cluster.status(job.id));
+            long reads = StorageFaults.metadataReads() - reads0;
             env.zk.setRoundTripDelay(Duration.ZERO);
-            finish(job, epoch, plan.statusZkSlow(), s);
+            finish(job, epoch, plan.statusZkSlow(), s, reads);
         }
         try (Environment env = new Environment(n); ZnodePinner pinner = new ZnodePinner(env.zk.quorum())) {
             RunningJob job = env.startJob(n);
@@ -143,10 +157,9 @@ public final class FlinkHarness {
             long epoch = Recorder.nextEpoch();
             Recorder.failNextRecord();
             LatencySummary s = probe(() -> job.cluster.status(job.id));
-            log("status-during-stall [%s]: %d metadata reads during the window", plan.statusExtraCheckpoints(),
-                    StorageFaults.metadataReads() - reads0);
+            long reads = StorageFaults.metadataReads() - reads0;
             StorageFaults.heal();
-            finish(job, epoch, plan.statusExtraCheckpoints(), s);
+            finish(job, epoch, plan.statusExtraCheckpoints(), s, reads);
         }
     }
 
@@ -157,9 +170,11 @@ public final class FlinkHarness {
     }
 
     /** Records a status variant, then checks the job recovers once faults are healed, and cancels it. */
-    private void finish(RunningJob job, long epoch, String variant, LatencySummary s) throws Exception {
+    private void finish(RunningJob job, long epoch, String variant, LatencySummary s, long metadataReads)
+            throws Exception {
         s.addTo(results, Scenario.STATUS_DURING_STALL, variant);
-        log("status-during-stall [%s]: %s", variant, s);
+        results.add(Scenario.STATUS_DURING_STALL, variant, Metric.METADATA_READS, metadataReads);
+        log("status-during-stall [%s]: %s; %d metadata reads during the window", variant, s, metadataReads);
         try {
             FlinkCluster.await("state restored after the faults were healed", Duration.ofSeconds(120),
                     () -> Recorder.isRestored(epoch));
