@@ -70,6 +70,8 @@ public final class CheckpointCoordinator {
     private long failed;
     private int consecutiveFailures;
     private long latestDurationMillis;
+    /** The latest completed checkpoints, oldest first, at most {@link CheckpointStats#RECENT_LIMIT}. */
+    private final java.util.ArrayDeque<CompletedCheckpointStats> recent = new java.util.ArrayDeque<>();
     private String lastFailure;
     /** Recently aborted checkpoint ids, oldest first, so late uploads into them can be cleaned up. */
     private final java.util.LinkedHashSet<Long> aborted = new java.util.LinkedHashSet<>();
@@ -238,7 +240,13 @@ public final class CheckpointCoordinator {
             }
             completed++;
             consecutiveFailures = 0;
-            latestDurationMillis = (clock.nanoTime() - p.triggerNanos) / 1_000_000L;
+            long durationNanos = clock.nanoTime() - p.triggerNanos;
+            latestDurationMillis = durationNanos / 1_000_000L;
+            recent.addLast(new CompletedCheckpointStats(p.checkpointId, p.triggerTimestampMillis, durationNanos,
+                    checkpoint.totalStateSize()));
+            if (recent.size() > CheckpointStats.RECENT_LIMIT) {
+                recent.removeFirst();
+            }
             LOG.info("Completed checkpoint {} of job {} ({} task states, {} ms)", p.checkpointId, jobId,
                     checkpoint.taskStates().size(), latestDurationMillis);
             for (Long id : subsumed) {
@@ -297,7 +305,8 @@ public final class CheckpointCoordinator {
     public CheckpointStats stats() {
         long latestId = store.latest().map(CompletedCheckpoint::checkpointId).orElse(-1L);
         long latestAt = store.latest().map(CompletedCheckpoint::completionTimestampMillis).orElse(0L);
-        return new CheckpointStats(completed, failed, consecutiveFailures, latestId, latestAt, latestDurationMillis, lastFailure);
+        return new CheckpointStats(completed, failed, consecutiveFailures, latestId, latestAt, latestDurationMillis, lastFailure,
+                List.copyOf(recent));
     }
 
     /** Whether a checkpoint is pending (for tests). */

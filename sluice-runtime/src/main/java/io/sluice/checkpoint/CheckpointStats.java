@@ -1,12 +1,25 @@
 package io.sluice.checkpoint;
 
+import java.util.List;
+
 /**
- * Checkpoint counters of a job, as shown in its status.
+ * Checkpoint counters of a job, as shown in its status. Immutable.
  *
- * @param latestCompletedId  -1 when none
- * @param lastFailure        message of the last failed checkpoint, or {@code null}
+ * @param latestCompletedId     -1 when none
+ * @param latestDurationMillis  trigger to completion of the latest completed checkpoint, in whole milliseconds
+ * @param lastFailure           message of the last failed checkpoint, or {@code null}
+ * @param recent                the most recently completed checkpoints of the current job master, oldest
+ *                              first, at most {@link #RECENT_LIMIT}; per checkpoint its duration and state size
  */
 public record CheckpointStats(long completed, long failed, long consecutiveFailures, long latestCompletedId,
-                              long latestCompletedAtMillis, long latestDurationMillis, String lastFailure) {
-    public static final CheckpointStats NONE = new CheckpointStats(0, 0, 0, -1, 0, 0, null);
+                              long latestCompletedAtMillis, long latestDurationMillis, String lastFailure,
+                              List<CompletedCheckpointStats> recent) {
+    /** How many completed checkpoints {@link #recent} keeps. */
+    public static final int RECENT_LIMIT = 16;
+
+    public static final CheckpointStats NONE = new CheckpointStats(0, 0, 0, -1, 0, 0, null, List.of());
+
+    public CheckpointStats {
+        recent = List.copyOf(recent);
+    }
 }

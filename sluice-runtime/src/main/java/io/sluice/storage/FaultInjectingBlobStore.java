@@ -12,6 +12,9 @@ import java.util.function.Supplier;
  *
  * <ul>
  *   <li>{@link #setLatency(Duration)}: every call first sleeps that long (interruptibly).</li>
+ *   <li>{@link #setReadLatency(Duration)}: every {@link #get} (a blob read: checkpoint metadata or
+ *       a state file) first sleeps that long, in addition to {@link #setLatency}; writes, listings,
+ *       existence checks and deletes are not delayed by it.</li>
  *   <li>{@link #refuseConnections()}: every call fails with a {@link StorageException} caused by
  *       {@code ConnectException("Connection refused")}, as an unreachable S3 endpoint would.</li>
  *   <li>{@link #hang()}: every call blocks until {@link #release()} or {@link #heal()}, like a
@@ -22,7 +25,8 @@ import java.util.function.Supplier;
  *       {@link #heal()}.</li>
  * </ul>
  *
- * <p>Faults apply to every operation except {@link #describe()}, which never blocks.
+ * <p>Faults apply to every operation except {@link #describe()}, which never blocks (the read latency
+ * only to {@link #get}).
  * {@link #calls()} counts every call that entered, including failed ones.
  *
  * <p>Threading: fully thread-safe; the switches may be flipped from any thread. Calls block as
@@ -34,6 +38,7 @@ public final class FaultInjectingBlobStore implements BlobStore {
     private final AtomicLong calls = new AtomicLong();
 
     private volatile Duration latency = Duration.ZERO;
+    private volatile Duration readLatency = Duration.ZERO;
     // Guarded by lock.
     private boolean refusing;
     private boolean hanging;
@@ -51,6 +56,17 @@ public final class FaultInjectingBlobStore implements BlobStore {
             throw new IllegalArgumentException("Injected latency must not be negative, got " + delay);
         }
         this.latency = delay;
+    }
+
+    /**
+     * Adds {@code delay} before every {@link #get} only (on top of {@link #setLatency}), to model a
+     * store whose reads are slow; {@link Duration#ZERO} removes it.
+     */
+    public void setReadLatency(Duration delay) {
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException("Injected read latency must not be negative, got " + delay);
+        }
+        this.readLatency = delay;
     }
 
     /** Makes every call fail as if the store refused the connection, until {@link #heal()}. */
@@ -86,9 +102,10 @@ public final class FaultInjectingBlobStore implements BlobStore {
         }
     }
 
-    /** Removes every fault (latency, refusal, hang, failAfter) and releases hung calls. */
+    /** Removes every fault (latency, read latency, refusal, hang, failAfter) and releases hung calls. */
     public void heal() {
         latency = Duration.ZERO;
+        readLatency = Duration.ZERO;
         synchronized (lock) {
             refusing = false;
             passesLeft = -1;
@@ -120,7 +137,10 @@ public final class FaultInjectingBlobStore implements BlobStore {
 
     @Override
     public byte[] get(String path) {
-        return call("get", path, () -> delegate.get(path));
+        return call("get", path, () -> {
+            sleep(readLatency, "get", path, "call interrupted while delayed by injected read latency");
+            return delegate.get(path);
+        });
     }
 
     @Override
@@ -176,7 +196,10 @@ public final class FaultInjectingBlobStore implements BlobStore {
     }
 
     private void injectLatency(String op, String path) {
-        Duration d = latency;
+        sleep(latency, op, path, "call interrupted while delayed by injected latency");
+    }
+
+    private void sleep(Duration d, String op, String path, String interruptedProblem) {
         if (d.isZero()) {
             return;
         }
@@ -184,8 +207,7 @@ public final class FaultInjectingBlobStore implements BlobStore {
             Thread.sleep(d.toMillis(), (int) (d.toNanos() % 1_000_000));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new StorageException(StorageException.message(delegate.describe(),
-                    "call interrupted while delayed by injected latency", op, path), e);
+            throw new StorageException(StorageException.message(delegate.describe(), interruptedProblem, op, path), e);
         }
     }
 

@@ -136,6 +136,37 @@ class CheckpointCoordinatorTest {
     }
 
     @Test
+    void statsKeepDurationAndStateSizeOfTheRecentCheckpointsOldestFirst() {
+        create(INTERVAL, TIMEOUT, 2, 3);
+        onMain(coordinator::start);
+        long first = triggerNext();
+        long firstTriggeredAt = clock.currentTimeMillis();
+        clock.advance(Duration.ofMillis(40));
+        completeCheckpoint(first);
+        long second = triggerNext();
+        long secondTriggeredAt = clock.currentTimeMillis();
+        clock.advance(Duration.ofNanos(7_500_000));
+        completeCheckpoint(second);
+
+        CheckpointStats stats = onMain(coordinator::stats);
+        // Two keyed subtasks with a 3-byte state file each; the sources' positions are not state files.
+        assertThat(stats.recent()).containsExactly(
+                new CompletedCheckpointStats(first, firstTriggeredAt, 40_000_000L, 6),
+                new CompletedCheckpointStats(second, secondTriggeredAt, 7_500_000L, 6));
+        assertThat(stats.recent().get(1).durationMillis()).isEqualTo(7.5);
+        assertThat(stats.latestDurationMillis()).isEqualTo(7);
+
+        for (int i = 0; i < CheckpointStats.RECENT_LIMIT; i++) {
+            completeCheckpoint(triggerNext());
+        }
+        List<CompletedCheckpointStats> recent = onMain(coordinator::stats).recent();
+        assertThat(recent).as("only the latest are kept").hasSize(CheckpointStats.RECENT_LIMIT);
+        assertThat(recent.get(0).checkpointId()).isEqualTo(second + 1);
+        assertThat(recent.get(recent.size() - 1).checkpointId()).isEqualTo(second + CheckpointStats.RECENT_LIMIT);
+        assertThat(CheckpointStats.NONE.recent()).isEmpty();
+    }
+
+    @Test
     void retentionDiscardsSubsumedCheckpointsOnTheIoExecutor() {
         create(INTERVAL, TIMEOUT, 2, 3);
         onMain(coordinator::start);

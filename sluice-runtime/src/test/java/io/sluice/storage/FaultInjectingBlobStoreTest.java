@@ -123,6 +123,49 @@ class FaultInjectingBlobStoreTest {
     }
 
     @Test
+    void readLatencyDelaysOnlyGets() throws Exception {
+        store.setReadLatency(Duration.ofMinutes(5));
+
+        // Not delayed: each would take five minutes otherwise.
+        io.submit(() -> store.put("a/b", new byte[] {7})).get(10, TimeUnit.SECONDS);
+        assertThat(io.submit(() -> store.exists("a/b")).get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(io.submit(() -> store.list("a/")).get(10, TimeUnit.SECONDS)).containsExactly("a/b");
+
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Future<?> read = io.submit(() -> {
+            try {
+                store.get("a/b");
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        await().atMost(WAIT).until(() -> store.calls() == 4);
+        assertThat(read).as("the read waits out its latency").isNotDone();
+
+        read.cancel(true);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(failure.get()).isInstanceOf(StorageException.class)
+                .hasMessageContaining("read latency").hasMessageContaining("get a/b")
+                .hasCauseInstanceOf(InterruptedException.class));
+    }
+
+    @Test
+    void readLatencyAddsToEveryGetUntilHealed() throws Exception {
+        store.put("a/b", new byte[] {7});
+        store.setReadLatency(Duration.ofMillis(200));
+
+        long start = System.nanoTime();
+        assertThat(store.get("a/b")).containsExactly(7);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(200));
+
+        store.setReadLatency(Duration.ofMinutes(5));
+        store.heal();
+        assertThat(io.submit(() -> store.get("a/b")).get(10, TimeUnit.SECONDS)).as("heal removes the read latency")
+                .containsExactly(7);
+        assertThatThrownBy(() -> store.setReadLatency(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("read latency");
+    }
+
+    @Test
     void hungCallBlocksUntilReleased() throws Exception {
         store.put("a/b", new byte[] {5});
         store.hang();

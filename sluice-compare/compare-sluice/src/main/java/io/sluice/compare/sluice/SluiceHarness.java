@@ -1,0 +1,161 @@
+package io.sluice.compare.sluice;
+
+import ch.qos.logback.classic.Level;
+import io.sluice.compare.HarnessArgs;
+import io.sluice.compare.Machine;
+import io.sluice.compare.Plan;
+import io.sluice.compare.Results;
+import io.sluice.compare.Scenario;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Sluice harness of the side-by-side comparison with Apache Flink: runs the selected
+ * {@link Scenario}s in their enum order on Sluice in this JVM and writes the shared TSV result file
+ * (system {@code sluice}), rewritten after every scenario. Progress goes to stdout as
+ * {@code [sluice] <scenario> <variant>: ...}; a scenario that fails adds no rows, is reported on
+ * stderr, and the next one runs.
+ *
+ * <pre>
+ * java -Xmx2g -cp "sluice-compare/compare-sluice/target/classes:$(cat sluice-compare/compare-sluice/target/classpath.txt)" \
+ *     io.sluice.compare.sluice.SluiceHarness --mode full|smoke --out results.tsv [--only status-during-stall,...]
+ * </pre>
+ *
+ * <p>Exit status: 0 when every selected scenario produced its rows, 1 when one or more failed (the
+ * file has the others), 2 for a usage error. Setting {@code -Dsluice.compare.logLevel=INFO}
+ * shows the runtime's log (WARN by default).
+ */
+public final class SluiceHarness {
+    public static final String SYSTEM = "sluice";
+
+    private SluiceHarness() {}
+
+    /** What a run produced: the result set (also written to the file) and the scenarios that failed. */
+    public record Outcome(Results results, List<Scenario> failed) {
+        public Outcome {
+            failed = List.copyOf(failed);
+        }
+    }
+
+    public static void main(String[] args) {
+        HarnessArgs parsed;
+        try {
+            parsed = HarnessArgs.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("[sluice] " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        logLevel(System.getProperty("sluice.compare.logLevel", "WARN"));
+        Outcome outcome;
+        try {
+            outcome = run(parsed);
+        } catch (Exception e) {
+            System.err.println("[sluice] The harness could not run: " + e);
+            e.printStackTrace(System.err);
+            System.exit(1);
+            return;
+        }
+        if (!outcome.failed().isEmpty()) {
+            System.err.println("[sluice] " + outcome.failed().size() + " scenario(s) failed: "
+                    + outcome.failed().stream().map(Scenario::id).toList() + "; their errors are above. "
+                    + parsed.out() + " has the rows of the others.");
+            System.exit(1);
+        }
+        System.exit(0); // the clusters' threads are daemons, but do not wait for stragglers
+    }
+
+    /** Runs the scenarios of {@code args} with progress on stdout and problems on stderr. */
+    public static Outcome run(HarnessArgs args) throws IOException {
+        return run(args, new Progress(System.out, System.err));
+    }
+
+    static Outcome run(HarnessArgs args, Progress progress) throws IOException {
+        Plan plan = args.plan();
+        Results results = new Results(SYSTEM);
+        results.header("version", version());
+        Machine.record(results, plan);
+        results.header("sluice-setup", "every cluster in this JVM: 1 job manager, 2 task executors x 1 slot;"
+                + " recovery scenarios: ZooKeeper HA (sluice-ha-zookeeper) on an in-process Curator TestingServer,"
+                + " every client through the LatencyProxy; checkpoints on local disk behind FaultInjectingBlobStore"
+                + " (D = latency added to each blob read); restart strategy fixed-delay 0 ms; task-local recovery"
+                + " off; status call: DispatcherGateway.requestJobDetails; throughput and checkpoint-duration:"
+                + " HA in memory");
+        results.write(args.out());
+        List<Scenario> failed = new ArrayList<>();
+        long start = System.nanoTime();
+        try (HarnessContext context = new HarnessContext(plan, progress)) {
+            for (Scenario scenario : Scenario.values()) {
+                if (!args.scenarios().contains(scenario)) {
+                    continue;
+                }
+                progress.info("%s: %s (mode %s)", scenario.id(), scenario.title(), plan.mode());
+                Results rows = new Results(SYSTEM);
+                Map<String, String> notes = new LinkedHashMap<>();
+                long scenarioStart = System.nanoTime();
+                try {
+                    runner(scenario).run(context, rows, notes);
+                    for (Results.Row r : rows.rows()) {
+                        results.add(scenario, r.variant(), r.metric(), r.value());
+                    }
+                    notes.forEach(results::header);
+                    progress.info("%s done in %.1f s", scenario.id(), (System.nanoTime() - scenarioStart) / 1e9);
+                } catch (Exception | AssertionError e) {
+                    if (e instanceof InterruptedException) {
+                        Thread.currentThread().interrupt();
+                    }
+                    failed.add(scenario);
+                    progress.problem("%s FAILED after %.1f s, no rows added: %s", scenario.id(),
+                            (System.nanoTime() - scenarioStart) / 1e9, e);
+                    progress.problem(e);
+                }
+                results.write(args.out());
+                if (Thread.currentThread().isInterrupted()) {
+                    break;
+                }
+            }
+        }
+        results.header("finished", Instant.now().toString());
+        results.write(args.out());
+        progress.info("all done in %.1f s; %d row(s) in %s%s", (System.nanoTime() - start) / 1e9,
+                results.rows().size(), args.out(), failed.isEmpty() ? "" : "; FAILED: " + failed);
+        return new Outcome(results, failed);
+    }
+
+    private static ScenarioRunner runner(Scenario scenario) {
+        return switch (scenario) {
+            case STATUS_DURING_STALL -> new StatusDuringStall();
+            case TASK_FAILOVER -> new TaskFailover();
+            case JM_FAILOVER -> new JmFailover();
+            case THROUGHPUT -> new Throughput();
+            case CHECKPOINT_DURATION -> new CheckpointDuration();
+        };
+    }
+
+    /** The project version, from the resource Maven filters at build time. */
+    static String version() {
+        try (InputStream in = SluiceHarness.class.getResourceAsStream("harness.properties")) {
+            if (in == null) {
+                return "unknown";
+            }
+            Properties p = new Properties();
+            p.load(in);
+            return p.getProperty("version", "unknown");
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
+    private static void logLevel(String level) {
+        if (LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME) instanceof ch.qos.logback.classic.Logger root) {
+            root.setLevel(Level.toLevel(level, Level.WARN));
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package io.sluice.compare.sluice;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.compare.HarnessArgs;
+import io.sluice.compare.Plan;
+import io.sluice.compare.Results;
+import io.sluice.compare.Scenario;
+import io.sluice.compare.Scenario.Metric;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs the harness in smoke mode in-process and checks the result file: every scenario has every
+ * metric for every variant the smoke plan defines, with plausible values. Never checks timing
+ * beyond "a finite number": the build machine is shared, and the figures of a smoke run mean
+ * nothing. The properties Sluice guarantees are checked exactly: a task failover reads no
+ * checkpoint metadata, a job-manager failover reads exactly one.
+ */
+class SluiceHarnessSmokeTest {
+    private static final String SYSTEM = SluiceHarness.SYSTEM;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void smokeRunWritesEveryScenarioVariantAndMetric() throws Exception {
+        Path out = dir.resolve("sluice-smoke.tsv");
+        long start = System.nanoTime();
+        SluiceHarness.Outcome outcome = SluiceHarness.run(HarnessArgs.parse(
+                new String[] {"--mode", "smoke", "--out", out.toString()}));
+        System.out.printf("smoke run took %.1f s%n", (System.nanoTime() - start) / 1e9);
+
+        assertThat(outcome.failed()).as("failed scenarios (their errors are in the test output)").isEmpty();
+        Results.Parsed parsed = Results.read(out);
+        assertThat(parsed.headers()).containsEntry("system", SYSTEM).containsKeys("version", "plan", "cores", "jvm",
+                "sluice-setup", "note-status-extra", "finished");
+        assertThat(parsed.headers().get("version")).isNotBlank().doesNotContain("${");
+        assertThat(parsed.rows()).allSatisfy(r -> assertThat(r.system()).isEqualTo(SYSTEM));
+        Map<String, Double> v = parsed.rows().stream().collect(Collectors.toMap(
+                r -> r.scenario() + "|" + r.variant() + "|" + r.metric(), Results.Row::value));
+        Plan plan = Plan.smoke();
+
+        List<String> statusVariants = List.of(plan.statusTaskFailoverStalled(), plan.statusJmRestartStalled(),
+                plan.statusZkSlow(), plan.statusExtraCheckpoints());
+        for (String variant : statusVariants) {
+            Function<String, Double> m = metric -> value(v, Scenario.STATUS_DURING_STALL, variant, metric);
+            assertThat(m.apply(Metric.QUERIES)).as(variant).isPositive();
+            assertThat(m.apply(Metric.P50_MS)).as(variant).isFinite().isNotNegative();
+            assertThat(m.apply(Metric.P99_MS)).as(variant).isFinite().isGreaterThanOrEqualTo(m.apply(Metric.P50_MS));
+            assertThat(m.apply(Metric.MAX_MS)).as(variant).isFinite().isGreaterThanOrEqualTo(m.apply(Metric.P99_MS));
+            assertThat(m.apply(Metric.OVER_1S)).as(variant).isNotNegative();
+            assertThat(m.apply(Metric.UNANSWERED)).as(variant).isNotNegative();
+            assertThat(m.apply(Metric.ERRORS)).as(variant).isNotNegative();
+        }
+
+        for (String variant : nd(plan.failoverRetained(), plan.failoverLatencies())) {
+            Function<String, Double> m = metric -> value(v, Scenario.TASK_FAILOVER, variant, metric);
+            assertThat(m.apply(Metric.TO_RUNNING_MS)).as(variant).isFinite().isPositive();
+            assertThat(m.apply(Metric.METADATA_READS)).as(variant + ": a task failover restores from memory")
+                    .isZero();
+            assertThat(m.apply(Metric.RESTORED)).as(variant).isBetween(0.0, 1.0);
+        }
+
+        for (String variant : nd(plan.jmRetained(), plan.jmLatencies())) {
+            Function<String, Double> m = metric -> value(v, Scenario.JM_FAILOVER, variant, metric);
+            assertThat(m.apply(Metric.TO_RUNNING_MS)).as(variant).isFinite().isPositive();
+            assertThat(m.apply(Metric.METADATA_READS)).as(variant + ": only the latest checkpoint's metadata")
+                    .isEqualTo(1.0);
+            assertThat(m.apply(Metric.FIRST_STATUS_MS)).as(variant).isFinite().isNotNegative();
+            assertThat(m.apply(Metric.STATUS_P99_MS)).as(variant).isFinite().isNotNegative();
+            assertThat(m.apply(Metric.STATUS_MAX_MS)).as(variant).isFinite()
+                    .isGreaterThanOrEqualTo(m.apply(Metric.STATUS_P99_MS));
+        }
+
+        String throughput = Throughput.variant(plan);
+        assertThat(throughput).isEqualTo("parallelism 2, checkpoints every 500 ms");
+        assertThat(value(v, Scenario.THROUGHPUT, throughput, Metric.RECORDS_PER_S)).isFinite().isPositive();
+        assertThat(value(v, Scenario.THROUGHPUT, throughput, Metric.RUNS)).isEqualTo(plan.throughputRuns());
+
+        String keys = "keys=" + plan.checkpointKeys();
+        assertThat(value(v, Scenario.CHECKPOINT_DURATION, keys, Metric.DURATION_P50_MS)).isFinite().isPositive();
+        assertThat(value(v, Scenario.CHECKPOINT_DURATION, keys, Metric.DURATION_MAX_MS)).isFinite()
+                .isGreaterThanOrEqualTo(value(v, Scenario.CHECKPOINT_DURATION, keys, Metric.DURATION_P50_MS));
+        assertThat(value(v, Scenario.CHECKPOINT_DURATION, keys, Metric.STATE_BYTES)).as("8-byte count per key at least")
+                .isGreaterThanOrEqualTo(8.0 * plan.checkpointKeys());
+        assertThat(value(v, Scenario.CHECKPOINT_DURATION, keys, Metric.CHECKPOINTS)).isEqualTo(plan.checkpointsMeasured());
+
+        int expectedRows = statusVariants.size() * 7
+                + plan.failoverRetained().size() * plan.failoverLatencies().size() * 3
+                + plan.jmRetained().size() * plan.jmLatencies().size() * 5 + 2 + 4;
+        assertThat(parsed.rows()).as("no other rows").hasSize(expectedRows);
+    }
+
+    private static double value(Map<String, Double> values, Scenario scenario, String variant, String metric) {
+        String key = scenario.id() + "|" + variant + "|" + metric;
+        assertThat(values).as("row %s", key).containsKey(key);
+        return values.get(key);
+    }
+
+    private static List<String> nd(List<Integer> retained, List<Duration> latencies) {
+        List<String> out = new ArrayList<>();
+        for (int n : retained) {
+            for (Duration d : latencies) {
+                out.add(Plan.nd(n, d));
+            }
+        }
+        return out;
+    }
+}
