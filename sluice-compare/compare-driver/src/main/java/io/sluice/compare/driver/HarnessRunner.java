@@ -248,7 +248,7 @@ public final class HarnessRunner {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = r.readLine()) != null) {
-                    to.println("[" + system + "] " + line);
+                    to.println(prefixed(system, line));
                 }
             } catch (IOException e) {
                 // the process is gone and its pipe closed: nothing more to copy
@@ -257,6 +257,12 @@ public final class HarnessRunner {
         t.setDaemon(true);
         t.start();
         return t;
+    }
+
+    /** {@code line} with "[system] " in front, unless the harness put it there itself. */
+    static String prefixed(String system, String line) {
+        String prefix = "[" + system + "] ";
+        return line.startsWith(prefix) ? line : prefix + line;
     }
 
     /** "850 ms", "12.3 s", "4m 05s", "1h 02m". */

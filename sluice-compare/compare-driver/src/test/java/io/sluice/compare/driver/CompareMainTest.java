@@ -145,6 +145,16 @@ class CompareMainTest {
     }
 
     @Test
+    void harnessOutputIsPrefixedOnceAndDurationsAreReadable() {
+        assertThat(HarnessRunner.prefixed("flink-1.13.6", "started")).isEqualTo("[flink-1.13.6] started");
+        assertThat(HarnessRunner.prefixed("flink-1.13.6", "[flink-1.13.6] started")).isEqualTo("[flink-1.13.6] started");
+        assertThat(HarnessRunner.duration(Duration.ofMillis(850))).isEqualTo("850 ms");
+        assertThat(HarnessRunner.duration(Duration.ofMillis(12_345))).isEqualTo("12.3 s");
+        assertThat(HarnessRunner.duration(Duration.ofSeconds(245))).isEqualTo("4m 05s");
+        assertThat(HarnessRunner.duration(Duration.ofMinutes(62))).isEqualTo("1h 02m");
+    }
+
+    @Test
     void badCommandLineExitsWith2AndUsage(@TempDir Path dir) throws Exception {
         Path root = repo(dir);
         Run r = run(SystemUnderTest.ALL, root, "--mode", "smoke", "--write-docs");
