@@ -1,0 +1,193 @@
+package io.sluice.compare.driver;
+
+import io.sluice.compare.Results;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Runs the comparison: each system's harness in its own JVM, one after the other, with the same
+ * JVM options ({@link JvmOptions}); then merges their result files into a report and a chart in the
+ * output directory and, with {@code --write-docs}, into docs/benchmarks.md and docs/img/comparison.svg.
+ * A system that fails or times out does not stop the others; it is reported at the end and makes the
+ * exit code 1. See {@link DriverArgs#USAGE} for the options.
+ *
+ * <p>Threads: everything runs on the calling thread (see {@link HarnessRunner} for the threads that
+ * copy a harness's output).
+ */
+public final class CompareMain {
+    /** Name of the report in the output directory. */
+    public static final String REPORT_FILE = "comparison.md";
+    /** Name of the chart in the output directory. */
+    public static final String CHART_FILE = "comparison.svg";
+    /** System property through which a launcher script says how it was invoked (shown as the command). */
+    public static final String COMMAND_PROPERTY = "compare.command";
+
+    /**
+     * What a run did.
+     *
+     * @param exitCode   0 if every system produced figures (and docs were written if asked), 1 otherwise
+     * @param outcomes   each system's run, in run order
+     * @param comparison the merged result files
+     * @param report     the report file in the output directory, or null if the run stopped before it
+     */
+    public record RunResult(int exitCode, List<HarnessRunner.Outcome> outcomes, Comparison comparison, Path report) {
+    }
+
+    private final DriverArgs args;
+    private final String command;
+    private final PrintStream log;
+    private final Duration heartbeat;
+
+    public CompareMain(DriverArgs args, String command, PrintStream log, Duration heartbeat) {
+        this.args = args;
+        this.command = command;
+        this.log = log;
+        this.heartbeat = heartbeat;
+    }
+
+    public static void main(String[] argv) {
+        System.exit(run(argv, SystemUnderTest.ALL, Path.of("").toAbsolutePath(), System.out));
+    }
+
+    /** Parses {@code argv} and runs; returns the exit code (2 for a bad command line). */
+    public static int run(String[] argv, List<SystemUnderTest> known, Path cwd, PrintStream log) {
+        DriverArgs args;
+        try {
+            args = DriverArgs.parse(argv, known, cwd);
+        } catch (IllegalArgumentException e) {
+            log.println("compare: " + e.getMessage());
+            log.println(DriverArgs.USAGE);
+            return 2;
+        }
+        if (args.help()) {
+            log.println(DriverArgs.USAGE);
+            return 0;
+        }
+        String command = System.getProperty(COMMAND_PROPERTY);
+        if (command == null || command.isBlank()) {
+            command = "java -cp … " + CompareMain.class.getName() + (argv.length == 0 ? "" : " "
+                    + String.join(" ", argv));
+        }
+        return new CompareMain(args, command, log, Duration.ofSeconds(30)).execute().exitCode();
+    }
+
+    /** Runs every system, writes the report, chart and (if asked) docs. */
+    public RunResult execute() {
+        List<SystemUnderTest> systems = args.systems();
+        log.println("[compare] mode " + args.mode() + ", systems " + String.join(", ",
+                systems.stream().map(SystemUnderTest::name).toList()) + args.onlyArgument().map(o -> ", scenarios "
+                + o).orElse("") + ", time limit per system " + HarnessRunner.duration(args.timeout()));
+        log.println("[compare] repository " + args.root() + ", output " + args.outDir());
+
+        List<String> jvmOptions;
+        try {
+            Files.createDirectories(args.outDir());
+            List<String> hostNames = JvmOptions.localHostNames();
+            Path hosts = JvmOptions.writeHostsFile(args.outDir(), hostNames);
+            jvmOptions = JvmOptions.forHarness(hosts);
+            Files.write(args.outDir().resolve("jvm-options.txt"), jvmOptions, StandardCharsets.UTF_8);
+            log.println("[compare] JVM options of every harness: " + String.join(" ", jvmOptions));
+            log.println("[compare] " + hosts + ": " + String.join("; ", JvmOptions.hostsLines(hostNames)));
+            Optional<String> resolveProblem = HostsCheck.verify(HarnessRunner.currentJava(), jvmOptions,
+                    JvmOptions.hostsLines(hostNames).stream().map(l -> l.substring(l.indexOf(' ') + 1)).toList());
+            if (resolveProblem.isPresent()) {
+                log.println("[compare] FAILED before any harness ran: " + resolveProblem.get());
+                return new RunResult(1, List.of(), Comparison.of(List.of(), Map.of()), null);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            log.println("[compare] FAILED: cannot prepare the output directory " + args.outDir() + ": "
+                    + e.getMessage());
+            return new RunResult(1, List.of(), Comparison.of(List.of(), Map.of()), null);
+        }
+
+        HarnessRunner runner = new HarnessRunner(HarnessRunner.currentJava(), jvmOptions, args.outDir(), heartbeat,
+                log);
+        List<HarnessRunner.Outcome> outcomes = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int i = 0; i < systems.size(); i++) {
+            SystemUnderTest s = systems.get(i);
+            String label = s.name() + " (" + (i + 1) + "/" + systems.size() + ")";
+            outcomes.add(runner.run(s, args.root(), args.mode(), args.onlyArgument(), args.timeout(), label));
+            log.println("[compare] " + HarnessRunner.duration(Duration.ofNanos(System.nanoTime() - start))
+                    + " elapsed in all");
+        }
+
+        Comparison comparison = merge(systems, runner, outcomes);
+        List<String> problems = outcomes.stream().filter(o -> !o.ok()).map(HarnessRunner.Outcome::describe)
+                .toList();
+        String date = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'"));
+        String svg = Chart.svg(comparison);
+        Path reportFile = args.outDir().resolve(REPORT_FILE);
+        boolean docsFailed = false;
+        try {
+            Report report = new Report(comparison, new Report.RunInfo(date, command, args.mode(), CHART_FILE,
+                    problems));
+            Files.writeString(reportFile, report.document(), StandardCharsets.UTF_8);
+            Files.writeString(args.outDir().resolve(CHART_FILE), svg, StandardCharsets.UTF_8);
+            log.println("[compare] report: " + reportFile + ", chart: " + args.outDir().resolve(CHART_FILE));
+        } catch (IOException e) {
+            log.println("[compare] cannot write the report to " + args.outDir() + ": " + e.getMessage());
+            docsFailed = true;
+        }
+        if (args.writeDocs()) {
+            if (!problems.isEmpty()) {
+                log.println("[compare] " + DocsSection.DOC + " NOT updated: not every system produced its figures"
+                        + " (below). Fix that and rerun; this run's report is in " + reportFile);
+            } else {
+                try {
+                    Report docs = new Report(comparison, new Report.RunInfo(date, command, args.mode(),
+                            DocsSection.CHART_LINK, problems));
+                    DocsSection.write(args.root(), docs.body(), svg);
+                    log.println("[compare] updated " + args.root().resolve(DocsSection.DOC) + " and "
+                            + args.root().resolve(DocsSection.CHART));
+                } catch (RuntimeException e) {
+                    log.println("[compare] " + DocsSection.DOC + " NOT updated: " + e.getMessage());
+                    docsFailed = true;
+                }
+            }
+        }
+
+        log.println("[compare] summary (" + HarnessRunner.duration(Duration.ofNanos(System.nanoTime() - start))
+                + "):");
+        outcomes.forEach(o -> log.println("[compare]   " + (o.ok() ? "ok     " : "FAILED ") + o.describe()));
+        boolean failed = !problems.isEmpty() || docsFailed;
+        if (failed) {
+            log.println("[compare] FAILED: " + (problems.isEmpty() ? "see above" : problems.size() + " of "
+                    + systems.size() + " systems did not produce their figures") + ".");
+        }
+        return new RunResult(failed ? 1 : 0, List.copyOf(outcomes), comparison, reportFile);
+    }
+
+    /** The result files of the run (also those of failed systems, when readable: they show what was measured). */
+    private Comparison merge(List<SystemUnderTest> systems, HarnessRunner runner,
+                             List<HarnessRunner.Outcome> outcomes) {
+        Map<String, Results.Parsed> files = new LinkedHashMap<>();
+        for (SystemUnderTest s : systems) {
+            Path f = runner.resultFile(s);
+            boolean ran = outcomes.stream().anyMatch(o -> o.system().equals(s.name())
+                    && o.status() != HarnessRunner.Status.NOT_BUILT);
+            if (ran && Files.isRegularFile(f)) {
+                try {
+                    files.put(s.name(), Results.read(f));
+                } catch (RuntimeException e) {
+                    log.println("[compare] " + s.name() + ": result file left out of the report: " + e.getMessage());
+                }
+            }
+        }
+        return Comparison.of(systems.stream().map(SystemUnderTest::name).toList(), files);
+    }
+}

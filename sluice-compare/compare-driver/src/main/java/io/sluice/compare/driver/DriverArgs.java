@@ -1,0 +1,223 @@
+package io.sluice.compare.driver;
+
+import io.sluice.compare.Plan;
+import io.sluice.compare.Scenario;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The driver's command line, parsed and checked.
+ *
+ * @param mode        "full" or "smoke"
+ * @param systems     the systems to run, in {@link SystemUnderTest#ALL} order
+ * @param root        the repository root (contains sluice-compare/)
+ * @param outDir      where the result files, the report and the chart go
+ * @param writeDocs   whether to rewrite the comparison section of docs/benchmarks.md and docs/img/comparison.svg
+ * @param only        the scenarios to run (empty: all), passed to each harness as {@code --only}
+ * @param timeout     per-system time limit
+ * @param help        {@code --help} was given: print {@link #USAGE} and do nothing else
+ */
+public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, Path outDir, boolean writeDocs,
+                         Set<Scenario> only, Duration timeout, boolean help) {
+
+    public static final Duration FULL_TIMEOUT = Duration.ofMinutes(60);
+    public static final Duration SMOKE_TIMEOUT = Duration.ofMinutes(10);
+
+    public static final String USAGE = """
+            Usage: CompareMain [--mode full|smoke] [--systems sluice,flink-1.13.6,flink-1.14.6,flink-1.20.5]
+                               [--root <repository root>] [--out-dir <dir>] [--only <scenario,...>]
+                               [--timeout <90s|10m|1h>] [--write-docs]
+              --mode        full (the documented figures; default) or smoke (seconds per scenario; numbers mean nothing)
+              --systems     systems to run, comma-separated (default: all four)
+              --root        repository root (default: the nearest directory above the current one with sluice-compare/)
+              --out-dir     result files, report and chart (default: <root>/sluice-compare/compare-driver/target/compare)
+              --only        scenarios to run, passed to every harness: %s
+              --timeout     per-system limit; the harness is stopped after it (default: 60m full, 10m smoke)
+              --write-docs  also rewrite the comparison section of docs/benchmarks.md and docs/img/comparison.svg
+                            (full mode, all systems, all scenarios only)
+            """.formatted(String.join(",", Arrays.stream(Scenario.values()).map(Scenario::id).toList()));
+
+    public DriverArgs {
+        systems = List.copyOf(systems);
+        only = only.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(only));
+    }
+
+    public boolean smoke() {
+        return mode.equals("smoke");
+    }
+
+    /** The {@code --only} value to pass on (scenario ids in declaration order), if scenarios were restricted. */
+    public Optional<String> onlyArgument() {
+        if (only.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(String.join(",", EnumSet.copyOf(only).stream().map(Scenario::id).toList()));
+    }
+
+    /** Parses with the systems of {@link SystemUnderTest#ALL}, finding the root from the current directory. */
+    public static DriverArgs parse(String[] args) {
+        return parse(args, SystemUnderTest.ALL, Path.of("").toAbsolutePath());
+    }
+
+    /**
+     * Parses {@code args}.
+     *
+     * @param known the systems {@code --systems} may name (and the default)
+     * @param cwd   where the search for the repository root starts when {@code --root} is not given
+     * @throws IllegalArgumentException with what is wrong and what to do, for any bad argument
+     */
+    public static DriverArgs parse(String[] args, List<SystemUnderTest> known, Path cwd) {
+        String mode = "full";
+        String systemsArg = null;
+        Path root = null;
+        Path outDir = null;
+        boolean writeDocs = false;
+        String onlyArg = null;
+        Duration timeout = null;
+        boolean help = false;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--mode" -> {
+                    mode = value(args, ++i, a);
+                    Plan.of(mode); // rejects anything but full|smoke, with the reason
+                }
+                case "--systems" -> systemsArg = value(args, ++i, a);
+                case "--root" -> root = Path.of(value(args, ++i, a));
+                case "--out-dir" -> outDir = Path.of(value(args, ++i, a));
+                case "--only" -> onlyArg = value(args, ++i, a);
+                case "--timeout" -> timeout = parseDuration(value(args, ++i, a));
+                case "--write-docs" -> writeDocs = true;
+                case "--help", "-h" -> help = true;
+                default -> throw new IllegalArgumentException("Unknown option '" + a + "'. " + "See --help.");
+            }
+        }
+        if (help) {
+            return new DriverArgs(mode, known, cwd, cwd, false, Set.of(), FULL_TIMEOUT, true);
+        }
+        List<SystemUnderTest> systems = systemsArg == null ? known : parseSystems(systemsArg, known);
+        Set<Scenario> only = onlyArg == null ? Set.of() : parseScenarios(onlyArg);
+        if (root == null) {
+            root = findRoot(cwd);
+        } else if (!Files.isDirectory(root.resolve("sluice-compare"))) {
+            throw new IllegalArgumentException("--root " + root + " has no sluice-compare/ directory;"
+                    + " pass the repository root.");
+        }
+        root = root.toAbsolutePath().normalize();
+        outDir = (outDir == null ? root.resolve("sluice-compare/compare-driver/target/compare") : outDir)
+                .toAbsolutePath().normalize();
+        if (timeout == null) {
+            timeout = mode.equals("smoke") ? SMOKE_TIMEOUT : FULL_TIMEOUT;
+        }
+        if (writeDocs) {
+            if (mode.equals("smoke")) {
+                throw new IllegalArgumentException("--write-docs is refused with --mode smoke: smoke figures mean"
+                        + " nothing and must never reach docs/. Use --mode full, or drop --write-docs (the report"
+                        + " is written to the output directory either way).");
+            }
+            if (!only.isEmpty() || systems.size() != known.size()) {
+                throw new IllegalArgumentException("--write-docs rewrites the whole comparison in"
+                        + " docs/benchmarks.md, so it needs every system and every scenario: drop --only and"
+                        + " --systems, or drop --write-docs and read the report in the output directory.");
+            }
+        }
+        return new DriverArgs(mode, systems, root, outDir, writeDocs, only, timeout, help);
+    }
+
+    /** The nearest directory at or above {@code cwd} that contains sluice-compare/. */
+    public static Path findRoot(Path cwd) {
+        for (Path d = cwd.toAbsolutePath().normalize(); d != null; d = d.getParent()) {
+            if (Files.isDirectory(d.resolve("sluice-compare"))) {
+                return d;
+            }
+        }
+        throw new IllegalArgumentException("Cannot find the repository root (a directory with sluice-compare/)"
+                + " at or above " + cwd + ": run from inside the repository or pass --root <dir>.");
+    }
+
+    private static List<SystemUnderTest> parseSystems(String arg, List<SystemUnderTest> known) {
+        Set<String> names = new LinkedHashSet<>();
+        for (String n : arg.split(",")) {
+            String name = n.strip();
+            if (name.isEmpty()) {
+                continue;
+            }
+            if (known.stream().noneMatch(s -> s.name().equals(name))) {
+                throw new IllegalArgumentException("Unknown system '" + name + "' in --systems; known: "
+                        + String.join(",", known.stream().map(SystemUnderTest::name).toList()));
+            }
+            if (!names.add(name)) {
+                throw new IllegalArgumentException("System '" + name + "' is named twice in --systems");
+            }
+        }
+        if (names.isEmpty()) {
+            throw new IllegalArgumentException("--systems names no system; known: "
+                    + String.join(",", known.stream().map(SystemUnderTest::name).toList()));
+        }
+        List<SystemUnderTest> chosen = new ArrayList<>();
+        for (SystemUnderTest s : known) {
+            if (names.contains(s.name())) {
+                chosen.add(s);
+            }
+        }
+        return chosen;
+    }
+
+    private static Set<Scenario> parseScenarios(String arg) {
+        Set<Scenario> only = EnumSet.noneOf(Scenario.class);
+        for (String id : arg.split(",")) {
+            if (id.isBlank()) {
+                continue;
+            }
+            only.add(Scenario.byId(id.strip()).orElseThrow(() -> new IllegalArgumentException(
+                    "Unknown scenario '" + id.strip() + "' in --only; known: "
+                            + String.join(",", Arrays.stream(Scenario.values()).map(Scenario::id).toList()))));
+        }
+        if (only.isEmpty()) {
+            throw new IllegalArgumentException("--only names no scenario");
+        }
+        return only;
+    }
+
+    /** "90s", "10m", "1h" or a number of minutes. */
+    static Duration parseDuration(String s) {
+        String t = s.strip().toLowerCase(Locale.ROOT);
+        try {
+            Duration d;
+            if (t.endsWith("ms")) {
+                d = Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+            } else if (t.endsWith("s")) {
+                d = Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)));
+            } else if (t.endsWith("m")) {
+                d = Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1)));
+            } else if (t.endsWith("h")) {
+                d = Duration.ofHours(Long.parseLong(t.substring(0, t.length() - 1)));
+            } else {
+                d = Duration.ofMinutes(Long.parseLong(t));
+            }
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("--timeout must be positive, not '" + s + "'");
+            }
+            return d;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--timeout takes a duration like 90s, 10m or 1h, not '" + s + "'");
+        }
+    }
+
+    private static String value(String[] args, int i, String option) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException(option + " needs a value. See --help.");
+        }
+        return args[i];
+    }
+}

@@ -1,0 +1,165 @@
+package io.sluice.compare.driver;
+
+import io.sluice.compare.Results;
+import io.sluice.compare.Scenario;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The driver end to end, with {@link FakeHarness} standing in for the real harness modules. */
+class CompareMainTest {
+
+    /** A system whose "module" under {@code root} forks {@link FakeHarness}. */
+    static SystemUnderTest fake(Path root, String name, boolean built) throws Exception {
+        SystemUnderTest s = new SystemUnderTest(name, "fake/" + name, FakeHarness.class.getName());
+        if (built) {
+            Files.createDirectories(s.classesDir(root));
+            Files.writeString(s.classpathFile(root), FakeHarness.classpath() + "\n");
+        }
+        return s;
+    }
+
+    static Path repo(Path root) throws Exception {
+        Files.createDirectories(root.resolve("sluice-compare"));
+        Files.createDirectories(root.resolve("docs"));
+        Files.writeString(root.resolve("docs/benchmarks.md"), "# Benchmarks\n\n## Throughput\n\nHand-written.\n");
+        return root;
+    }
+
+    record Run(int code, String log) {
+    }
+
+    static Run run(List<SystemUnderTest> known, Path root, String... args) {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        PrintStream log = new PrintStream(buf, true, StandardCharsets.UTF_8);
+        int code = CompareMain.run(args, known, root, log);
+        return new Run(code, buf.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void runsEverySystemAndWritesReportChartAndDocs(@TempDir Path dir) throws Exception {
+        Path root = repo(dir);
+        List<SystemUnderTest> known = List.of(fake(root, "sluice", true), fake(root, "flink-1.13.6", true),
+                fake(root, "flink-1.20.5", true));
+        Path out = root.resolve("out");
+        Run r = run(known, root, "--mode", "full", "--out-dir", out.toString(), "--write-docs");
+
+        assertThat(r.code()).as(r.log()).isZero();
+        for (String s : List.of("sluice", "flink-1.13.6", "flink-1.20.5")) {
+            Results.Parsed p = Results.read(out.resolve(s + ".tsv"));
+            assertThat(p.rows()).isNotEmpty();
+            assertThat(p.headers().get("jvm-options")).contains("-Xmx2g -XX:+UseG1GC --add-opens=")
+                    .contains("-Djdk.net.hosts.file=" + out.resolve("hosts"));
+        }
+        assertThat(Files.readAllLines(out.resolve("hosts"))).startsWith("127.0.0.1 localhost",
+                "127.0.0.1 localhost/<unresolved>");
+        assertThat(Files.readAllLines(out.resolve("jvm-options.txt"))).contains("-Xmx2g");
+        assertThat(r.log()).contains("[compare] sluice (1/3): starting, time limit 1h 00m")
+                .contains("[compare] flink-1.20.5 (3/3): finished in").contains("[compare] JVM options of every"
+                + " harness: -Xmx2g").contains("[compare]   ok     flink-1.13.6: ok, ")
+                .contains("[compare] updated " + root.resolve("docs/benchmarks.md"));
+
+        String report = Files.readString(out.resolve(CompareMain.REPORT_FILE));
+        for (Scenario s : Scenario.values()) {
+            assertThat(report).contains("#### " + s.title() + " (`" + s.id() + "`)");
+        }
+        assertThat(report).contains("![Sluice ÷ Apache Flink, headline figures, log scale](comparison.svg)")
+                .contains("| command | `java -cp … io.sluice.compare.driver.CompareMain --mode full --out-dir");
+        assertThat(Files.readString(out.resolve(CompareMain.CHART_FILE))).startsWith("<?xml");
+
+        String doc = Files.readString(root.resolve("docs/benchmarks.md"));
+        assertThat(doc).startsWith("# Benchmarks\n\n## Sluice and Apache Flink side by side\n\n")
+                .contains("](img/comparison.svg)").contains("### Where Sluice is behind")
+                .contains("## Throughput\n\nHand-written.\n");
+        assertThat(root.resolve("docs/img/comparison.svg")).exists();
+    }
+
+    @Test
+    void aFailingOrHangingSystemDoesNotStopTheOthersAndFailsTheRun(@TempDir Path dir) throws Exception {
+        Path root = repo(dir);
+        List<SystemUnderTest> known = List.of(fake(root, "sluice", true), fake(root, "flink-crash", true),
+                fake(root, "flink-hang", true), fake(root, "flink-empty", true), fake(root, "flink-1.20.5", true));
+        Path out = root.resolve("out");
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("flink-crash.tsv"), "# system\tstale\nflink-crash\tthroughput\tv\truns\t1\n");
+        long start = System.nanoTime();
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        DriverArgs args = DriverArgs.parse(new String[] {"--mode", "full", "--out-dir", out.toString(), "--timeout",
+                "3s", "--root", root.toString()}, known, root);
+        CompareMain.RunResult result = new CompareMain(args, "test", new PrintStream(buf, true,
+                StandardCharsets.UTF_8), Duration.ofSeconds(1)).execute();
+        String log = buf.toString(StandardCharsets.UTF_8);
+
+        assertThat(result.exitCode()).as(log).isEqualTo(1);
+        assertThat(result.outcomes()).extracting(HarnessRunner.Outcome::status).containsExactly(
+                HarnessRunner.Status.OK, HarnessRunner.Status.FAILED, HarnessRunner.Status.TIMED_OUT,
+                HarnessRunner.Status.FAILED, HarnessRunner.Status.OK);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(40));
+        assertThat(log).contains("flink-crash: exited with code 3 after")
+                .contains("flink-hang: timed out after 3.0 s and was stopped")
+                .contains("flink-empty: exited with 0 after").contains("but wrote no rows to")
+                .contains("[compare] flink-hang (3/5): running, ").contains("elapsed (limit 3.0 s)")
+                .contains("FAILED: 3 of 5 systems did not produce their figures");
+        // the crashed and the stopped harness wrote one scenario each before: those figures are kept
+        assertThat(result.outcomes().get(1).detail()).contains("figures in").contains("are in the report");
+        assertThat(result.comparison().hasFile("flink-hang")).isTrue();
+        assertThat(result.comparison().rowCount("flink-crash")).isEqualTo(28); // status scenario only, not stale
+        String report = Files.readString(result.report());
+        assertThat(report).contains("### Problems in this run").contains("- flink-hang: timed out after 3.0 s");
+    }
+
+    @Test
+    void anUnbuiltHarnessIsReportedWithHowToBuildIt(@TempDir Path dir) throws Exception {
+        Path root = repo(dir);
+        List<SystemUnderTest> known = List.of(fake(root, "sluice", true), fake(root, "flink-1.13.6", false));
+        Run r = run(known, root, "--mode", "smoke", "--out-dir", root.resolve("out").toString());
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.log()).contains("flink-1.13.6 (2/2): not run. flink-1.13.6: cannot run its harness, the module"
+                + " fake/flink-1.13.6 does not exist").contains("must be on this branch and listed in");
+        // the module is there but not built
+        Files.createDirectories(root.resolve("fake/flink-1.13.6"));
+        Run built = run(known, root, "--mode", "smoke", "--out-dir", root.resolve("out").toString());
+        assertThat(built.log()).contains("target/classes does not exist. Build it first: mvn -B -q -DskipTests"
+                + " package -pl fake/flink-1.13.6 -am");
+        assertThat(Files.readString(root.resolve("out/comparison.md"))).contains("Smoke run");
+    }
+
+    @Test
+    void writeDocsLeavesDocsAloneWhenASystemFailed(@TempDir Path dir) throws Exception {
+        Path root = repo(dir);
+        List<SystemUnderTest> known = List.of(fake(root, "sluice", true), fake(root, "flink-crash", true));
+        Run r = run(known, root, "--out-dir", root.resolve("out").toString(), "--write-docs");
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.log()).contains("docs/benchmarks.md NOT updated: not every system produced its figures");
+        assertThat(Files.readString(root.resolve("docs/benchmarks.md"))).doesNotContain("comparison:begin");
+        assertThat(root.resolve("docs/img")).doesNotExist();
+    }
+
+    @Test
+    void harnessOutputIsPrefixedOnceAndDurationsAreReadable() {
+        assertThat(HarnessRunner.prefixed("flink-1.13.6", "started")).isEqualTo("[flink-1.13.6] started");
+        assertThat(HarnessRunner.prefixed("flink-1.13.6", "[flink-1.13.6] started")).isEqualTo("[flink-1.13.6] started");
+        assertThat(HarnessRunner.duration(Duration.ofMillis(850))).isEqualTo("850 ms");
+        assertThat(HarnessRunner.duration(Duration.ofMillis(12_345))).isEqualTo("12.3 s");
+        assertThat(HarnessRunner.duration(Duration.ofSeconds(245))).isEqualTo("4m 05s");
+        assertThat(HarnessRunner.duration(Duration.ofMinutes(62))).isEqualTo("1h 02m");
+    }
+
+    @Test
+    void badCommandLineExitsWith2AndUsage(@TempDir Path dir) throws Exception {
+        Path root = repo(dir);
+        Run r = run(SystemUnderTest.ALL, root, "--mode", "smoke", "--write-docs");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.log()).contains("compare: --write-docs is refused with --mode smoke").contains("Usage:");
+        assertThat(run(SystemUnderTest.ALL, root, "--help").code()).isZero();
+    }
+}

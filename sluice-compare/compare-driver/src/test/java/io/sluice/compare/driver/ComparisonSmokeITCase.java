@@ -1,0 +1,71 @@
+package io.sluice.compare.driver;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * The comparison in smoke mode with the real harnesses of all four systems, as in
+ * {@code sluice-compare/run-comparison} but with the tiny smoke plan and no docs: every system must
+ * produce a result file with rows for every scenario, and every figure Sluice reports must be reported
+ * by every Flink version with a finite value ({@link SmokeCheck}, which also states when NaN is
+ * allowed). The figures themselves are not checked: smoke runs last seconds on a shared machine.
+ *
+ * <p>Deliberately no assumptions: a harness module that is missing or not built fails this test
+ * (a comparison silently skipped in CI would look like a passing one). It needs the harness modules'
+ * target/classes and target/classpath.txt, which the reactor builds first (the driver's pom depends
+ * on them, test scope, no transitive dependencies). The harnesses' output is in this test's output
+ * file under target/failsafe-reports; the report and result files under target/compare-smoke.
+ */
+class ComparisonSmokeITCase {
+    private static final String OUTPUT = "target/failsafe-reports/" + ComparisonSmokeITCase.class.getName()
+            + "-output.txt";
+
+    @Test
+    void everySystemReportsEveryScenarioAndEveryFigureSluiceReports() throws Exception {
+        Path root = root();
+        List<String> notBuilt = SystemUnderTest.ALL.stream().map(s -> s.missingBuild(root)).flatMap(Optional::stream)
+                .toList();
+        if (!notBuilt.isEmpty()) {
+            fail("The smoke comparison needs every harness module built, and " + notBuilt.size() + " of "
+                    + SystemUnderTest.ALL.size() + " are not:\n  " + String.join("\n  ", notBuilt)
+                    + "\nRun the whole build (mvn -B verify from the repository root), which builds them before"
+                    + " compare-driver.");
+        }
+        Path outDir = root.resolve("sluice-compare/compare-driver/target/compare-smoke");
+        DriverArgs args = DriverArgs.parse(new String[] {"--mode", "smoke", "--root", root.toString(), "--out-dir",
+                outDir.toString()}, SystemUnderTest.ALL, root);
+        CompareMain.RunResult run = new CompareMain(args, "ComparisonSmokeITCase (CompareMain --mode smoke)",
+                System.out, Duration.ofSeconds(30)).execute();
+
+        for (SystemUnderTest s : SystemUnderTest.ALL) {
+            assertThat(outDir.resolve(s.name() + ".tsv")).as("%s wrote no result file; its output is in %s",
+                    s.name(), OUTPUT).isRegularFile();
+        }
+        List<String> failed = run.outcomes().stream().filter(o -> !o.ok()).map(HarnessRunner.Outcome::describe)
+                .toList();
+        assertThat(failed).as("harnesses that failed (their output is in %s)", OUTPUT).isEmpty();
+        List<String> problems = SmokeCheck.problems(run.comparison());
+        assertThat(problems).as("figures missing or not finite; the report is %s", run.report()).isEmpty();
+        assertThat(run.exitCode()).isZero();
+        assertThat(Files.readString(run.report())).contains("Smoke run");
+    }
+
+    /** The repository root: system property compare.root (set by the pom), else found from here. */
+    private static Path root() {
+        String prop = System.getProperty("compare.root");
+        Path root = prop != null ? Path.of(prop) : DriverArgs.findRoot(Path.of("").toAbsolutePath());
+        root = root.toAbsolutePath().normalize();
+        if (!Files.isDirectory(root.resolve("sluice-compare"))) {
+            fail("compare.root=" + root + " is not the repository root (no sluice-compare/ in it)");
+        }
+        return root;
+    }
+}
