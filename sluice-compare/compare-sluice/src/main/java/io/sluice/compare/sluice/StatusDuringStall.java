@@ -36,13 +36,19 @@ final class StatusDuringStall implements ScenarioRunner {
         record(context, rows, plan.statusExtraCheckpoints(), extraCheckpoints(context, notes));
     }
 
-    private static void record(HarnessContext context, Results rows, String variant, LatencySummary summary) {
-        summary.addTo(rows, Scenario.STATUS_DURING_STALL, variant);
-        context.progress().line(ID, variant, "%s", summary);
+    /** A status window's latencies and the checkpoint metadata reads the job manager made during it. */
+    private record Window(LatencySummary summary, long metadataReads) {
+    }
+
+    private static void record(HarnessContext context, Results rows, String variant, Window window) {
+        window.summary().addTo(rows, Scenario.STATUS_DURING_STALL, variant);
+        rows.add(Scenario.STATUS_DURING_STALL, variant, Scenario.Metric.METADATA_READS, window.metadataReads());
+        context.progress().line(ID, variant, "%s; %d metadata reads during the window", window.summary(),
+                window.metadataReads());
     }
 
     /** (a) Storage hangs (every call), then a keyed task fails: the restarted tasks block restoring their state. */
-    private LatencySummary taskFailoverStalled(HarnessContext context) throws Exception {
+    private Window taskFailoverStalled(HarnessContext context) throws Exception {
         Plan plan = context.plan();
         String variant = plan.statusTaskFailoverStalled();
         StorageFaults faults = new StorageFaults();
@@ -53,15 +59,17 @@ final class StatusDuringStall implements ScenarioRunner {
                 JobId id = runUntilRetained(cluster, plan, probe, variant);
                 DispatcherGateway dispatcher = cluster.dispatcher();
                 faults.hang();
+                long readsBefore = cluster.storage().metadataReads();
                 long faultAt = System.nanoTime();
                 probe.failNextRecordOf(0);
                 LatencySummary summary = probeStatus(plan, dispatcher, id);
+                long reads = cluster.storage().metadataReads() - readsBefore;
                 context.progress().line(ID, variant, "storage calls blocked at the end of the window: %d",
                         faults.blockedCalls());
                 faults.heal();
                 reportBackToRunning(context, variant, cluster, id, probe, faultAt);
                 cluster.cancel(id);
-                return summary;
+                return new Window(summary, reads);
             } finally {
                 faults.heal();
             }
@@ -73,7 +81,7 @@ final class StatusDuringStall implements ScenarioRunner {
      * ZooKeeper and checkpoint directory, and is asked for the job's status from the moment its gateway
      * exists, while its recovery blocks on storage.
      */
-    private LatencySummary jobManagerRestartStalled(HarnessContext context) throws Exception {
+    private Window jobManagerRestartStalled(HarnessContext context) throws Exception {
         Plan plan = context.plan();
         String variant = plan.statusJmRestartStalled();
         String clusterId = context.newClusterId("status-jm-restart");
@@ -90,12 +98,13 @@ final class StatusDuringStall implements ScenarioRunner {
                 try {
                     DispatcherGateway jobManager = second.jobManager();
                     LatencySummary summary = probeStatus(plan, jobManager, id);
+                    long reads = second.storage().metadataReads(); // the new job manager's, from its start
                     context.progress().line(ID, variant, "storage calls blocked at the end of the window: %d",
                             faults.blockedCalls());
                     faults.heal();
                     reportBackToRunning(context, variant, second, id, probe, startedAt);
                     second.cancel(id);
-                    return summary;
+                    return new Window(summary, reads);
                 } finally {
                     faults.heal();
                 }
@@ -104,7 +113,7 @@ final class StatusDuringStall implements ScenarioRunner {
     }
 
     /** (c) Every ZooKeeper round trip takes {@code plan.zkLatency()} longer while a keyed task fails over. */
-    private LatencySummary zooKeeperSlow(HarnessContext context) throws Exception {
+    private Window zooKeeperSlow(HarnessContext context) throws Exception {
         Plan plan = context.plan();
         String variant = plan.statusZkSlow();
         ZooKeeperSetup zk = context.zooKeeper();
@@ -115,13 +124,15 @@ final class StatusDuringStall implements ScenarioRunner {
                 JobId id = runUntilRetained(cluster, plan, probe, variant);
                 DispatcherGateway dispatcher = cluster.dispatcher();
                 zk.proxy().setDelay(plan.zkLatency());
+                long readsBefore = cluster.storage().metadataReads();
                 long faultAt = System.nanoTime();
                 probe.failNextRecordOf(0);
                 LatencySummary summary = probeStatus(plan, dispatcher, id);
+                long reads = cluster.storage().metadataReads() - readsBefore;
                 zk.proxy().setDelay(Duration.ZERO);
                 reportBackToRunning(context, variant, cluster, id, probe, faultAt);
                 cluster.cancel(id);
-                return summary;
+                return new Window(summary, reads);
             } finally {
                 zk.proxy().setDelay(Duration.ZERO);
             }
@@ -133,7 +144,7 @@ final class StatusDuringStall implements ScenarioRunner {
      * manager's memory lacks (complete copies, with pointers written by another ZooKeeper session, see
      * {@link ExtraCheckpoints}), while a keyed task fails over.
      */
-    private LatencySummary extraCheckpoints(HarnessContext context, Map<String, String> notes) throws Exception {
+    private Window extraCheckpoints(HarnessContext context, Map<String, String> notes) throws Exception {
         Plan plan = context.plan();
         String variant = plan.statusExtraCheckpoints();
         int retained = plan.statusRetained();
@@ -166,7 +177,7 @@ final class StatusDuringStall implements ScenarioRunner {
                             + " status window" + (stillThere ? "" : " (some copies were gone by the end)") + ".");
                     context.progress().line(ID, variant, "%s Metadata reads during the failover and the window: %d",
                             extra.describe(), reads);
-                    return summary;
+                    return new Window(summary, reads);
                 }
             } finally {
                 faults.heal();

@@ -59,7 +59,10 @@ class SluiceHarnessSmokeTest {
             assertThat(m.apply(Metric.OVER_1S)).as(variant).isNotNegative();
             assertThat(m.apply(Metric.UNANSWERED)).as(variant).isNotNegative();
             assertThat(m.apply(Metric.ERRORS)).as(variant).isNotNegative();
+            assertThat(m.apply(Metric.METADATA_READS)).as(variant).isNotNegative();
         }
+        assertThat(value(v, Scenario.STATUS_DURING_STALL, plan.statusExtraCheckpoints(), Metric.METADATA_READS))
+                .as("a task failover reads no metadata, whatever ZooKeeper holds").isZero();
 
         for (String variant : nd(plan.failoverRetained(), plan.failoverLatencies())) {
             Function<String, Double> m = metric -> value(v, Scenario.TASK_FAILOVER, variant, metric);
@@ -93,7 +96,7 @@ class SluiceHarnessSmokeTest {
                 .isGreaterThanOrEqualTo(8.0 * plan.checkpointKeys());
         assertThat(value(v, Scenario.CHECKPOINT_DURATION, keys, Metric.CHECKPOINTS)).isEqualTo(plan.checkpointsMeasured());
 
-        int expectedRows = statusVariants.size() * 7
+        int expectedRows = statusVariants.size() * 8
                 + plan.failoverRetained().size() * plan.failoverLatencies().size() * 3
                 + plan.jmRetained().size() * plan.jmLatencies().size() * 5 + 2 + 4;
         assertThat(parsed.rows()).as("no other rows").hasSize(expectedRows);
