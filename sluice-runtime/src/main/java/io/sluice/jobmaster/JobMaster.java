@@ -386,14 +386,17 @@ public final class JobMaster implements JobMasterGateway {
         checkpointCoordinator.restoreFinished();
     }
 
-    /** The state a subtask restores: its source position and the state files holding its key groups. */
+    /**
+     * The state a subtask restores: its source position and the handles (state files or inline
+     * state) holding its key groups.
+     */
     static TaskRestore restoreFor(CompletedCheckpoint cp, JobVertex vertex, int subtask) {
         TaskStateHandle own = cp.stateOf(vertex.id(), subtask);
         List<TaskStateHandle> keyed = new ArrayList<>();
         if (vertex.hasKeyedState()) {
             KeyGroupRange mine = KeyGroups.rangeForSubtask(subtask, vertex.maxParallelism(), vertex.parallelism());
             for (TaskStateHandle h : cp.taskStates()) {
-                if (h.vertexId() == vertex.id() && h.stateFile() != null && h.keyGroupRange() != null
+                if (h.vertexId() == vertex.id() && h.hasKeyedState() && h.keyGroupRange() != null
                         && h.keyGroupRange().start() <= mine.end() && mine.start() <= h.keyGroupRange().end()) {
                     keyed.add(h);
                 }

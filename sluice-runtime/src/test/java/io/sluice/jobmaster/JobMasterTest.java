@@ -311,6 +311,32 @@ class JobMasterTest {
     }
 
     @Test
+    void restoreHandsInlineStateToTheSubtasksOwningItsKeyGroupsWithoutAnyStorageRead() throws Exception {
+        createJobMaster(new FixedDelay(3, DELAY), Duration.ZERO);
+        start();
+        List<ExecutionAttemptId> round = currentRound();
+        reportAll(round, ExecutionState.RUNNING);
+        JobVertex keyed = graph.vertices().stream().filter(JobVertex::hasKeyedState).findFirst().orElseThrow();
+        List<TaskStateHandle> handles = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            handles.add(TaskStateHandle.inline(keyed.id(), i, new byte[] {4, 5, (byte) i}, null,
+                    KeyGroups.rangeForSubtask(i, keyed.maxParallelism(), keyed.parallelism())));
+        }
+        store.addCheckpoint(new CompletedCheckpoint(graph.jobId(), 9, 0, 0, handles, storage.metadataPath(graph.jobId(), 9)));
+
+        failAndCancelOthers(round, round.get(0));
+        mainThread.advanceTime(DELAY);
+
+        assertThat(taskExecutor.submitted().subList(round.size(), 2 * round.size()))
+                .filteredOn(d -> d.attemptId().vertexId() == keyed.id())
+                .hasSize(2)
+                .allSatisfy(d -> assertThat(d.restore().keyedStateHandles())
+                        .containsExactly(handles.get(d.subtaskIndex())));
+        assertThat(storage.metadataReads()).isZero();
+        assertThat(storage.stateReads()).isZero();
+    }
+
+    @Test
     void checkpointsThroughTheJobMasterTriggerSourcesNotifyAllAndAreRestoredFrom() {
         createJobMaster(new FixedDelay(3, DELAY), Duration.ofSeconds(10));
         start();
