@@ -46,6 +46,7 @@ public final class StreamExecutionEnvironment {
     private RestartStrategyConfig restartStrategy = new RestartStrategyConfig.FixedDelay(10, Duration.ofSeconds(1));
     private boolean startWithoutCheckpointAllowed = false;
     private boolean localRecovery = false;
+    private int inlineStateThreshold = CheckpointingOptions.DEFAULT_INLINE_STATE_THRESHOLD;
 
     private StreamExecutionEnvironment() {}
 
@@ -61,7 +62,8 @@ public final class StreamExecutionEnvironment {
     public static StreamExecutionEnvironment create(Configuration configuration) {
         configuration.validate(List.of(PipelineOptions.PARALLELISM, PipelineOptions.MAX_PARALLELISM,
                 CheckpointingOptions.INTERVAL, CheckpointingOptions.DIRECTORY, CheckpointingOptions.RETAINED,
-                CheckpointingOptions.TIMEOUT, CheckpointingOptions.TOLERABLE_FAILURES));
+                CheckpointingOptions.TIMEOUT, CheckpointingOptions.TOLERABLE_FAILURES,
+                CheckpointingOptions.INLINE_STATE_THRESHOLD));
         StreamExecutionEnvironment env = new StreamExecutionEnvironment();
         env.parallelism = configuration.get(PipelineOptions.PARALLELISM);
         env.maxParallelism = configuration.get(PipelineOptions.MAX_PARALLELISM);
@@ -70,6 +72,7 @@ public final class StreamExecutionEnvironment {
         env.retainedCheckpoints = configuration.get(CheckpointingOptions.RETAINED);
         env.checkpointTimeout = configuration.get(CheckpointingOptions.TIMEOUT);
         env.tolerableCheckpointFailures = configuration.get(CheckpointingOptions.TOLERABLE_FAILURES);
+        env.inlineStateThreshold = configuration.get(CheckpointingOptions.INLINE_STATE_THRESHOLD);
         env.restartStrategy = RestartStrategyConfig.fromConfiguration(configuration);
         return env;
     }
@@ -152,6 +155,17 @@ public final class StreamExecutionEnvironment {
         return this;
     }
 
+    /**
+     * A subtask's keyed-state snapshot of at most {@code bytes} serialized bytes is kept inside the
+     * checkpoint metadata instead of a state file, so that restoring it reads nothing from checkpoint
+     * storage. Default 20 KiB ({@code checkpoints.inline-state-threshold}); 0 writes every snapshot
+     * to a state file; at most 1 MiB.
+     */
+    public StreamExecutionEnvironment setInlineStateThreshold(int bytes) {
+        this.inlineStateThreshold = bytes;
+        return this;
+    }
+
     public int getParallelism() {
         return parallelism;
     }
@@ -162,7 +176,7 @@ public final class StreamExecutionEnvironment {
 
     public JobConfig jobConfig() {
         return new JobConfig(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures,
-                checkpointDir, restartStrategy, startWithoutCheckpointAllowed, localRecovery);
+                checkpointDir, restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold);
     }
 
     /** Builds and validates the job graph; throws {@link io.sluice.graph.InvalidJobException} naming any problem. */

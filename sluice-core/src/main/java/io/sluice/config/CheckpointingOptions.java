@@ -25,6 +25,23 @@ public final class CheckpointingOptions {
             .withConstraint(n -> n >= 1, "at least 1")
             .withDescription("Number of completed checkpoints kept; older ones are deleted.");
 
+    /** Default of {@link #INLINE_STATE_THRESHOLD}: 20 KiB, as Flink's {@code state.storage.fs.memory-threshold}. */
+    public static final int DEFAULT_INLINE_STATE_THRESHOLD = 20 * 1024;
+    /** Upper bound of {@link #INLINE_STATE_THRESHOLD}: 1 MiB, so that metadata stays small enough to hold in memory. */
+    public static final int MAX_INLINE_STATE_THRESHOLD = 1024 * 1024;
+
+    public static final ConfigOption<Integer> INLINE_STATE_THRESHOLD =
+            ConfigOptions.key("checkpoints.inline-state-threshold")
+            .intType()
+            .defaultValue(DEFAULT_INLINE_STATE_THRESHOLD)
+            .withConstraint(n -> n >= 0 && n <= MAX_INLINE_STATE_THRESHOLD,
+                    "between 0 and " + MAX_INLINE_STATE_THRESHOLD)
+            .withDescription("Largest keyed-state snapshot of one subtask, in serialized bytes, that is kept"
+                    + " inside the checkpoint metadata instead of in a state file of its own. The job manager"
+                    + " holds the latest metadata in memory, so a task failover then restores such state"
+                    + " without reading checkpoint storage. Larger snapshots are written to state files."
+                    + " 0 writes every snapshot to a state file.");
+
     public static final ConfigOption<Duration> TIMEOUT = ConfigOptions.key("checkpoints.timeout")
             .durationType()
             .defaultValue(Duration.ofMinutes(10))

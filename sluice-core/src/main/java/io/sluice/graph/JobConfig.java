@@ -1,5 +1,6 @@
 package io.sluice.graph;
 
+import io.sluice.config.CheckpointingOptions;
 import io.sluice.config.RestartStrategyConfig;
 import java.io.Serializable;
 import java.time.Duration;
@@ -19,10 +20,24 @@ import java.util.Objects;
  * @param localRecovery               task executors keep a local copy of each task's last checkpointed
  *                                    state, so a task restarted on the same executor restores without
  *                                    reading checkpoint storage (the remote copy stays the source of truth)
+ * @param inlineStateThreshold        a subtask's keyed-state snapshot of at most this many serialized bytes
+ *                                    is kept inside the checkpoint metadata instead of a state file, so that
+ *                                    restoring it reads nothing from storage; 0 writes every snapshot to a file.
+ *                                    (A job graph stored by a build without this setting reads back 0.)
  */
 public record JobConfig(Duration checkpointInterval, Duration checkpointTimeout, int retainedCheckpoints,
                         int tolerableCheckpointFailures, String checkpointDir, RestartStrategyConfig restartStrategy,
-                        boolean startWithoutCheckpointAllowed, boolean localRecovery) implements Serializable {
+                        boolean startWithoutCheckpointAllowed, boolean localRecovery, int inlineStateThreshold)
+        implements Serializable {
+
+    /** Settings with the default inline-state threshold. */
+    public JobConfig(Duration checkpointInterval, Duration checkpointTimeout, int retainedCheckpoints,
+                     int tolerableCheckpointFailures, String checkpointDir, RestartStrategyConfig restartStrategy,
+                     boolean startWithoutCheckpointAllowed, boolean localRecovery) {
+        this(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures, checkpointDir,
+                restartStrategy, startWithoutCheckpointAllowed, localRecovery,
+                CheckpointingOptions.DEFAULT_INLINE_STATE_THRESHOLD);
+    }
 
     /** Settings without task-local recovery. */
     public JobConfig(Duration checkpointInterval, Duration checkpointTimeout, int retainedCheckpoints,
@@ -51,6 +66,11 @@ public record JobConfig(Duration checkpointInterval, Duration checkpointTimeout,
         }
         if (tolerableCheckpointFailures < 0) {
             throw new InvalidJobException("Tolerable checkpoint failures must be >= 0, got " + tolerableCheckpointFailures);
+        }
+        if (inlineStateThreshold < 0 || inlineStateThreshold > CheckpointingOptions.MAX_INLINE_STATE_THRESHOLD) {
+            throw new InvalidJobException("The inline state threshold must be between 0 (off) and "
+                    + CheckpointingOptions.MAX_INLINE_STATE_THRESHOLD + " bytes, got " + inlineStateThreshold
+                    + "; larger state belongs in state files");
         }
     }
 

@@ -23,6 +23,7 @@ class EnvironmentConfigurationTest {
                 .setString("checkpoints.retained", "5")
                 .setString("checkpoints.timeout", "1 min")
                 .setString("checkpoints.tolerable-failures", "7")
+                .setString("checkpoints.inline-state-threshold", "4096")
                 .setString("restart-strategy", "exponential-delay");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.create(conf);
         assertThat(env.getParallelism()).isEqualTo(3);
@@ -33,6 +34,7 @@ class EnvironmentConfigurationTest {
         assertThat(job.retainedCheckpoints()).isEqualTo(5);
         assertThat(job.checkpointTimeout()).isEqualTo(Duration.ofMinutes(1));
         assertThat(job.tolerableCheckpointFailures()).isEqualTo(7);
+        assertThat(job.inlineStateThreshold()).isEqualTo(4096);
         assertThat(job.restartStrategy()).isInstanceOf(RestartStrategyConfig.ExponentialDelay.class);
     }
 
@@ -48,5 +50,20 @@ class EnvironmentConfigurationTest {
         assertThatThrownBy(() -> StreamExecutionEnvironment.create(conf))
                 .isInstanceOf(IllegalConfigurationException.class)
                 .hasMessageContaining("checkpoints.retained");
+    }
+
+    @Test
+    void theInlineStateThresholdDefaultsTo20KibAndIsBounded() {
+        assertThat(StreamExecutionEnvironment.create().jobConfig().inlineStateThreshold()).isEqualTo(20 * 1024);
+        assertThat(StreamExecutionEnvironment.create().setInlineStateThreshold(0).jobConfig().inlineStateThreshold())
+                .as("0 turns inlining off").isZero();
+        Configuration tooLarge = new Configuration().setString("checkpoints.inline-state-threshold", "2000000");
+        assertThatThrownBy(() -> StreamExecutionEnvironment.create(tooLarge))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("checkpoints.inline-state-threshold")
+                .hasMessageContaining("between 0 and 1048576");
+        assertThatThrownBy(() -> StreamExecutionEnvironment.create().setInlineStateThreshold(-1).jobConfig())
+                .isInstanceOf(io.sluice.graph.InvalidJobException.class)
+                .hasMessageContaining("between 0 (off) and 1048576 bytes, got -1");
     }
 }

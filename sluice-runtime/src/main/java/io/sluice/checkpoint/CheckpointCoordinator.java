@@ -29,6 +29,11 @@ import org.slf4j.LoggerFactory;
  * <p>Failures: a timeout or a task's decline aborts the pending checkpoint, deletes its files and
  * counts towards {@code tolerableCheckpointFailures}; beyond it the job is failed over (the
  * {@link Context#failJob} callback). An abort because of a job failover is not counted.
+ *
+ * <p>Restores: a checkpoint that is already finalizing when the job fails over is not aborted and
+ * may complete after the restart took the previous one as its restore checkpoint. The job master
+ * therefore pins the restore checkpoint ({@link #restoreStarting}) until the new tasks have
+ * restored ({@link #restoreFinished}); retention postpones discarding it until then.
  */
 public final class CheckpointCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointCoordinator.class);
@@ -75,6 +80,8 @@ public final class CheckpointCoordinator {
     private String lastFailure;
     /** Recently aborted checkpoint ids, oldest first, so late uploads into them can be cleaned up. */
     private final java.util.LinkedHashSet<Long> aborted = new java.util.LinkedHashSet<>();
+    /** The checkpoint the current deployment restores from, which retention must not discard yet. */
+    private final RestoreCheckpointPin restorePin = new RestoreCheckpointPin();
 
     /**
      * @param writesAllowed checked on the I/O thread right before each metadata or pointer write;
@@ -206,6 +213,25 @@ public final class CheckpointCoordinator {
         abortPending("the job is failing over", false);
     }
 
+    /**
+     * A deployment is about to restore from {@code checkpointId}: its files are kept, even if a
+     * newer checkpoint subsumes it, until {@link #restoreFinished()} or the next call of this
+     * method. Discards postponed for an earlier restore run now. Main thread.
+     */
+    public void restoreStarting(long checkpointId) {
+        mainThread.assertRunningInMainThread();
+        restorePin.pin(checkpointId).forEach(this::discardAsync);
+    }
+
+    /**
+     * The deployment no longer reads its restore checkpoint (every task restored or ended), or it
+     * restores nothing: a postponed discard of that checkpoint runs now. Idempotent. Main thread.
+     */
+    public void restoreFinished() {
+        mainThread.assertRunningInMainThread();
+        restorePin.release().forEach(this::discardAsync);
+    }
+
     private void completePending(PendingCheckpoint p) {
         p.finalizing = true;
         p.cancelTimeout();
@@ -250,7 +276,12 @@ public final class CheckpointCoordinator {
             LOG.info("Completed checkpoint {} of job {} ({} task states, {} ms)", p.checkpointId, jobId,
                     checkpoint.taskStates().size(), latestDurationMillis);
             for (Long id : subsumed) {
-                discardAsync(id);
+                if (restorePin.mayDiscardNow(id)) {
+                    discardAsync(id);
+                } else {
+                    LOG.info("Checkpoint {} of job {} is subsumed, but the current deployment is still restoring"
+                            + " from it: its files are discarded once its tasks have restored", id, jobId);
+                }
             }
             // Only the tasks that took part: after a failover the current tasks may be others.
             for (ExecutionAttemptId task : p.tasks) {
@@ -307,6 +338,12 @@ public final class CheckpointCoordinator {
         long latestAt = store.latest().map(CompletedCheckpoint::completionTimestampMillis).orElse(0L);
         return new CheckpointStats(completed, failed, consecutiveFailures, latestId, latestAt, latestDurationMillis, lastFailure,
                 List.copyOf(recent));
+    }
+
+    /** Subsumed checkpoints whose discard waits for a restore to finish, ascending (for tests). */
+    public List<Long> postponedDiscards() {
+        mainThread.assertRunningInMainThread();
+        return restorePin.postponed();
     }
 
     /** Whether a checkpoint is pending (for tests). */

@@ -12,10 +12,10 @@ import java.util.zip.CRC32;
 /**
  * The binary format of a checkpoint's {@code _metadata} blob.
  *
- * <p>Layout (big-endian), format version 1:
+ * <p>Layout (big-endian), format versions 1 and 2:
  * <pre>
  *   magic            4 bytes  "SLCM"
- *   version          int      1
+ *   version          int      1 or 2
  *   totalLength      int      length of the whole blob including the checksum
  *   jobId            UTF
  *   checkpointId     long
@@ -25,10 +25,16 @@ import java.util.zip.CRC32;
  *   per handle:      vertexId int, subtaskIndex int,
  *                    hasStateFile boolean [+ stateFile UTF], stateSize long,
  *                    sourcePosition length-prefixed bytes (-1 = none),
- *                    hasKeyGroups boolean [+ start int, end int]
+ *                    hasKeyGroups boolean [+ start int, end int],
+ *                    version 2 only: inlineState length-prefixed bytes (-1 = none)
  *   crc32            int      CRC32 of every byte before it
  * </pre>
- * The metadata path itself is not stored: a deserialized checkpoint carries the path it was read
+ * Version 2 adds keyed state carried inline (see {@link TaskStateHandle#inlineState()}). A
+ * checkpoint without inline state is written as version 1, byte for byte as before, so an older
+ * build can still restore it (for example after a rollback with
+ * {@code checkpoints.inline-state-threshold: 0}); both versions are read.
+ *
+ * <p>The metadata path itself is not stored: a deserialized checkpoint carries the path it was read
  * from, so moved storage stays readable.
  *
  * <p>Threading: stateless and thread-safe. Pure CPU work, but callers normally run it on the I/O
@@ -37,14 +43,29 @@ import java.util.zip.CRC32;
 public final class CheckpointMetadataSerializer {
     /** "SLCM": Sluice checkpoint metadata. */
     static final int MAGIC = 0x534C434D;
-    static final int VERSION = 1;
+    /** Without inline state. */
+    static final int VERSION_1 = 1;
+    /** With inline state: every handle ends with its inline bytes. */
+    static final int VERSION_2 = 2;
+    /** The newest version this build reads and writes. */
+    static final int VERSION = VERSION_2;
     private static final int HEADER_BYTES = 12; // magic, version, totalLength
     private static final int CRC_BYTES = 4;
 
+    /** Encodes {@code cp} in the lowest format version that can hold it (see the class comment). */
     public byte[] serialize(CompletedCheckpoint cp) {
-        DataOutputBuffer out = new DataOutputBuffer(256 + 64 * cp.taskStates().size());
+        int version = VERSION_1;
+        long inlineBytes = 0;
+        for (TaskStateHandle h : cp.taskStates()) {
+            if (h.isInline()) {
+                version = VERSION_2;
+                inlineBytes += h.inlineState().length;
+            }
+        }
+        DataOutputBuffer out = new DataOutputBuffer((int) Math.min(Integer.MAX_VALUE - 64,
+                256 + 64L * cp.taskStates().size() + inlineBytes));
         out.writeInt(MAGIC);
-        out.writeInt(VERSION);
+        out.writeInt(version);
         out.writeInt(0); // totalLength, patched below
         out.writeUTF(cp.jobId().value());
         out.writeLong(cp.checkpointId());
@@ -64,6 +85,9 @@ public final class CheckpointMetadataSerializer {
             if (h.keyGroupRange() != null) {
                 out.writeInt(h.keyGroupRange().start());
                 out.writeInt(h.keyGroupRange().end());
+            }
+            if (version >= VERSION_2) {
+                out.writeBytes(h.inlineState());
             }
         }
         int totalLength = out.position() + CRC_BYTES;
@@ -94,9 +118,9 @@ public final class CheckpointMetadataSerializer {
                     magic, MAGIC));
         }
         int version = in.readInt();
-        if (version != VERSION) {
-            throw corrupt(path, "unsupported format version " + version + " (this build reads version " + VERSION
-                    + "); restore with the Sluice version that wrote it or from another checkpoint");
+        if (version != VERSION_1 && version != VERSION_2) {
+            throw corrupt(path, "unsupported format version " + version + " (this build reads versions " + VERSION_1
+                    + " to " + VERSION + "); restore with the Sluice version that wrote it or from another checkpoint");
         }
         if (data.length < HEADER_BYTES + CRC_BYTES) {
             throw corrupt(path, "truncated: " + data.length + " bytes, too short for header and checksum");
@@ -133,7 +157,9 @@ public final class CheckpointMetadataSerializer {
                 long stateSize = in.readLong();
                 byte[] sourcePosition = in.readBytes();
                 KeyGroupRange range = in.readBoolean() ? KeyGroupRange.of(in.readInt(), in.readInt()) : null;
-                handles.add(new TaskStateHandle(vertexId, subtask, stateFile, stateSize, sourcePosition, range));
+                byte[] inlineState = version >= VERSION_2 ? in.readBytes() : null;
+                handles.add(new TaskStateHandle(vertexId, subtask, stateFile, stateSize, sourcePosition, range,
+                        inlineState));
             }
             if (in.hasRemaining()) {
                 throw corrupt(path, "malformed: " + in.remaining() + " unexpected bytes after the last task state");

@@ -18,6 +18,8 @@ import java.util.regex.Pattern;
  * <p>Layout:
  * <pre>
  *   &lt;jobId&gt;/chk-&lt;checkpointId&gt;/&lt;vertexId&gt;-&lt;subtask&gt;.state   one per subtask with keyed state
+ *                                                               above the inline-state threshold
+ *                                                               (smaller state is inline in the metadata)
  *   &lt;jobId&gt;/chk-&lt;checkpointId&gt;/_metadata                      written last
  * </pre>
  * A checkpoint is complete exactly when its {@code _metadata} blob exists: state files are

@@ -5,34 +5,82 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * What one subtask contributed to a checkpoint: where its keyed state was written, and its
- * source position (small, so kept inline in the metadata).
+ * What one subtask contributed to a checkpoint: its keyed state — in a state file of its own, or,
+ * when small, inline in the metadata — and its source position (small, so always inline).
+ *
+ * <p>A keyed-state snapshot is in exactly one place: {@code stateFile} or {@code inlineState}
+ * (see {@code checkpoints.inline-state-threshold}). Inline state travels with the metadata, which
+ * the job manager holds in memory, so restoring it reads nothing from checkpoint storage.
+ *
+ * <p>Immutable by convention: the byte arrays are shared, not copied, and must not be modified.
+ * Thread-safe to read from any thread.
  *
  * @param vertexId       the job vertex
  * @param subtaskIndex   the subtask
- * @param stateFile      storage path of the subtask's state file, or {@code null} if it has no keyed state
- * @param stateSize      bytes in {@code stateFile}, 0 if none
+ * @param stateFile      storage path of the subtask's state file, or {@code null} if its keyed state is
+ *                       inline or it has none
+ * @param stateSize      bytes of keyed state (in {@code stateFile} or {@code inlineState}), 0 if none
  * @param sourcePosition the source reader's position, or {@code null} if the task has no source
- * @param keyGroupRange  the key groups in {@code stateFile}, or {@code null} if none
+ * @param keyGroupRange  the key groups of the keyed state, or {@code null} if none
+ * @param inlineState    the serialized keyed-state snapshot itself, or {@code null} if it is in
+ *                       {@code stateFile} or there is none
  */
 public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, long stateSize,
-                              byte[] sourcePosition, KeyGroupRange keyGroupRange) {
+                              byte[] sourcePosition, KeyGroupRange keyGroupRange, byte[] inlineState) {
+
+    /** A handle whose keyed state, if any, is in {@code stateFile}. */
+    public TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, long stateSize, byte[] sourcePosition,
+                           KeyGroupRange keyGroupRange) {
+        this(vertexId, subtaskIndex, stateFile, stateSize, sourcePosition, keyGroupRange, null);
+    }
+
+    public TaskStateHandle {
+        if (stateFile != null && inlineState != null) {
+            throw new IllegalArgumentException("The state handle of vertex " + vertexId + ", subtask " + subtaskIndex
+                    + " names both a state file (" + stateFile + ") and inline state; a snapshot is stored in"
+                    + " exactly one place");
+        }
+        if (inlineState != null && stateSize != inlineState.length) {
+            throw new IllegalArgumentException("The state handle of vertex " + vertexId + ", subtask " + subtaskIndex
+                    + " claims " + stateSize + " bytes of state but carries " + inlineState.length + " inline");
+        }
+    }
+
+    /** A handle whose keyed-state snapshot {@code state} is carried inline, in the checkpoint metadata. */
+    public static TaskStateHandle inline(int vertexId, int subtaskIndex, byte[] state, byte[] sourcePosition,
+                                         KeyGroupRange keyGroupRange) {
+        Objects.requireNonNull(state, "state");
+        return new TaskStateHandle(vertexId, subtaskIndex, null, state.length, sourcePosition, keyGroupRange, state);
+    }
+
+    /** Whether this subtask contributed keyed state (in a file or inline). */
+    public boolean hasKeyedState() {
+        return stateFile != null || inlineState != null;
+    }
+
+    /** Whether the keyed state is carried inline, so restoring it needs no storage read. */
+    public boolean isInline() {
+        return inlineState != null;
+    }
 
     @Override
     public boolean equals(Object o) {
         return o instanceof TaskStateHandle h && vertexId == h.vertexId && subtaskIndex == h.subtaskIndex
                 && stateSize == h.stateSize && Objects.equals(stateFile, h.stateFile)
-                && Arrays.equals(sourcePosition, h.sourcePosition) && Objects.equals(keyGroupRange, h.keyGroupRange);
+                && Arrays.equals(sourcePosition, h.sourcePosition) && Objects.equals(keyGroupRange, h.keyGroupRange)
+                && Arrays.equals(inlineState, h.inlineState);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(vertexId, subtaskIndex, stateFile, stateSize, Arrays.hashCode(sourcePosition), keyGroupRange);
+        return Objects.hash(vertexId, subtaskIndex, stateFile, stateSize, Arrays.hashCode(sourcePosition), keyGroupRange,
+                Arrays.hashCode(inlineState));
     }
 
     @Override
     public String toString() {
-        return "TaskStateHandle{vertex=" + vertexId + ", subtask=" + subtaskIndex + ", file=" + stateFile
+        return "TaskStateHandle{vertex=" + vertexId + ", subtask=" + subtaskIndex
+                + ", " + (inlineState != null ? "inline" : "file=" + stateFile)
                 + ", bytes=" + stateSize + ", keyGroups=" + keyGroupRange
                 + ", sourcePosition=" + (sourcePosition == null ? "none" : sourcePosition.length + " bytes") + "}";
     }

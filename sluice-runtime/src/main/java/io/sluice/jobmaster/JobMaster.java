@@ -42,6 +42,11 @@ import org.slf4j.LoggerFactory;
  * checkpoint held in memory by the {@code CompletedCheckpointStore} (no storage read of metadata;
  * tasks read only their own state files). Each deployment round has a JVM-unique number, so
  * reports from an earlier round are ignored.
+ *
+ * <p>A task has restored its state once it reports {@code RUNNING} (a task restores before it
+ * runs). Until every task of a deployment has restored or ended, the checkpoint it restores from
+ * stays pinned in the {@link CheckpointCoordinator}, so that a checkpoint completing meanwhile does
+ * not discard the files the new tasks are reading.
  */
 public final class JobMaster implements JobMasterGateway {
     private static final Logger LOG = LoggerFactory.getLogger(JobMaster.class);
@@ -80,11 +85,14 @@ public final class JobMaster implements JobMasterGateway {
         final TaskExecutorGateway taskExecutor;
         final boolean source;
         ExecutionState state = ExecutionState.DEPLOYING;
+        /** Whether the task may still be reading its restore state: until it reports RUNNING or ends. */
+        boolean restoring;
 
-        Execution(ExecutionAttemptId id, TaskExecutorGateway taskExecutor, boolean source) {
+        Execution(ExecutionAttemptId id, TaskExecutorGateway taskExecutor, boolean source, boolean restoring) {
             this.id = id;
             this.taskExecutor = taskExecutor;
             this.source = source;
+            this.restoring = restoring;
         }
     }
 
@@ -250,6 +258,10 @@ public final class JobMaster implements JobMasterGateway {
             return;
         }
         execution.state = update.state();
+        if (execution.restoring && (update.state() == ExecutionState.RUNNING || update.state().isTerminal())) {
+            execution.restoring = false;
+            releaseRestoreCheckpointOnceRestored();
+        }
         switch (update.state()) {
             case FAILED -> {
                 if (status == JobStatus.RUNNING) {
@@ -337,12 +349,17 @@ public final class JobMaster implements JobMasterGateway {
         executions.clear();
         Optional<CompletedCheckpoint> latest = services.checkpointStore().latest();
         latest.ifPresent(cp -> LOG.info("Job {}: restoring from checkpoint {} (in memory)", jobGraph.jobId(), cp.checkpointId()));
+        if (latest.isPresent()) {
+            checkpointCoordinator.restoreStarting(latest.get().checkpointId());
+        } else {
+            checkpointCoordinator.restoreFinished();
+        }
         List<TaskDeploymentDescriptor> descriptors = new ArrayList<>();
         for (JobVertex vertex : jobGraph.vertices()) {
             for (int subtask = 0; subtask < vertex.parallelism(); subtask++) {
                 ExecutionAttemptId id = new ExecutionAttemptId(jobGraph.jobId(), vertex.id(), subtask, deployment);
                 TaskExecutorGateway te = services.slots().get(subtask);
-                executions.put(id, new Execution(id, te, vertex.isSource()));
+                executions.put(id, new Execution(id, te, vertex.isSource(), latest.isPresent()));
                 descriptors.add(new TaskDeploymentDescriptor(jobGraph, id, restarts,
                         latest.map(cp -> restoreFor(cp, vertex, id.subtaskIndex())).orElse(null)));
             }
@@ -359,14 +376,27 @@ public final class JobMaster implements JobMasterGateway {
         }
     }
 
-    /** The state a subtask restores: its source position and the state files holding its key groups. */
+    /** Unpins the restore checkpoint once no task of the current deployment may still read it. */
+    private void releaseRestoreCheckpointOnceRestored() {
+        for (Execution e : executions.values()) {
+            if (e.restoring) {
+                return;
+            }
+        }
+        checkpointCoordinator.restoreFinished();
+    }
+
+    /**
+     * The state a subtask restores: its source position and the handles (state files or inline
+     * state) holding its key groups.
+     */
     static TaskRestore restoreFor(CompletedCheckpoint cp, JobVertex vertex, int subtask) {
         TaskStateHandle own = cp.stateOf(vertex.id(), subtask);
         List<TaskStateHandle> keyed = new ArrayList<>();
         if (vertex.hasKeyedState()) {
             KeyGroupRange mine = KeyGroups.rangeForSubtask(subtask, vertex.maxParallelism(), vertex.parallelism());
             for (TaskStateHandle h : cp.taskStates()) {
-                if (h.vertexId() == vertex.id() && h.stateFile() != null && h.keyGroupRange() != null
+                if (h.vertexId() == vertex.id() && h.hasKeyedState() && h.keyGroupRange() != null
                         && h.keyGroupRange().start() <= mine.end() && mine.start() <= h.keyGroupRange().end()) {
                     keyed.add(h);
                 }

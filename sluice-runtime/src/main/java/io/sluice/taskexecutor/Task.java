@@ -55,7 +55,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Checkpoints: the synchronous part (source position, keyed-state copy, barrier forwarded
  * downstream) runs on the task thread; serializing and writing the state file runs on the I/O
- * executor, which then acknowledges to the job master.
+ * executor, which then acknowledges to the job master. A serialized snapshot of at most
+ * {@code inlineStateThreshold} bytes is not written to a file but acknowledged inline, inside its
+ * {@link TaskStateHandle}; restoring it reads nothing from storage.
  */
 public final class Task implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Task.class);
@@ -68,6 +70,8 @@ public final class Task implements Runnable {
     private final CheckpointStorage checkpointStorage;
     private final ExecutorService ioExecutor;
     private final TaskLocalStateStore localState;
+    /** Snapshots of at most this many bytes are acknowledged inline instead of written to a state file; -1: never. */
+    private final int inlineStateThreshold;
     /** Uploads in flight; a cancelled task interrupts them rather than leave threads waiting on storage. */
     private final java.util.Set<Future<?>> uploads = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final Consumer<TaskExecutionState> stateListener;
@@ -92,6 +96,8 @@ public final class Task implements Runnable {
          CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
          TaskLocalStateStore localState) {
         this.localState = tdd.jobGraph().config().localRecovery() ? localState : null;
+        int threshold = tdd.jobGraph().config().inlineStateThreshold();
+        this.inlineStateThreshold = threshold > 0 ? threshold : -1;
         this.tdd = tdd;
         this.jobMaster = jobMaster;
         this.shuffle = shuffle;
@@ -285,8 +291,7 @@ public final class Task implements Runnable {
             if (restore != null && !restore.keyedStateHandles().isEmpty()) {
                 List<DataInputBuffer> snapshots = new ArrayList<>();
                 for (TaskStateHandle h : restore.keyedStateHandles()) {
-                    byte[] local = localCopyOf(restore.checkpointId(), h);
-                    snapshots.add(new DataInputBuffer(local != null ? local : checkpointStorage.readTaskState(h.stateFile())));
+                    snapshots.add(new DataInputBuffer(restoreBytesOf(restore.checkpointId(), h)));
                 }
                 heap.restore(snapshots);
             }
@@ -453,20 +458,26 @@ public final class Task implements Runnable {
             CompletableFuture<Future<?>> self = new CompletableFuture<>();
             Future<?> upload = ioExecutor.submit(() -> {
                 try {
-                    String file = null;
-                    long size = 0;
-                    if (snapshot != null) {
+                    TaskStateHandle handle;
+                    if (snapshot == null) {
+                        handle = new TaskStateHandle(v.id(), subtask, null, 0, position, null);
+                    } else {
                         DataOutputBuffer out = new DataOutputBuffer(4096);
                         snapshot.writeTo(out);
-                        size = out.position();
                         byte[] bytes = out.toByteArray();
-                        file = checkpointStorage.writeTaskState(tdd.jobGraph().jobId(), checkpointId, v.id(), subtask, bytes);
-                        if (localState != null) {
-                            localState.store(tdd.jobGraph().jobId(), v.id(), subtask, checkpointId, file, bytes);
+                        if (bytes.length <= inlineStateThreshold) {
+                            // Small: carried in the metadata, which the job manager holds in memory.
+                            handle = TaskStateHandle.inline(v.id(), subtask, bytes, position, range);
+                        } else {
+                            String file = checkpointStorage.writeTaskState(tdd.jobGraph().jobId(), checkpointId,
+                                    v.id(), subtask, bytes);
+                            if (localState != null) {
+                                localState.store(tdd.jobGraph().jobId(), v.id(), subtask, checkpointId, file, bytes);
+                            }
+                            handle = new TaskStateHandle(v.id(), subtask, file, bytes.length, position, range);
                         }
                     }
-                    jobMaster.acknowledgeCheckpoint(tdd.attemptId(), checkpointId,
-                            new TaskStateHandle(v.id(), subtask, file, size, position, range));
+                    jobMaster.acknowledgeCheckpoint(tdd.attemptId(), checkpointId, handle);
                 } catch (Throwable t) {
                     if (cancelled) {
                         LOG.debug("Task {} was cancelled while writing its state for checkpoint {}", taskName, checkpointId, t);
@@ -484,6 +495,19 @@ public final class Task implements Runnable {
                 upload.cancel(true);
             }
         }
+    }
+
+    /**
+     * The serialized snapshot behind {@code handle}: inline bytes as they are (no I/O), else the
+     * task-local copy if there is a matching one, else the state file read from checkpoint storage.
+     * Task thread.
+     */
+    private byte[] restoreBytesOf(long checkpointId, TaskStateHandle handle) {
+        if (handle.isInline()) {
+            return handle.inlineState();
+        }
+        byte[] local = localCopyOf(checkpointId, handle);
+        return local != null ? local : checkpointStorage.readTaskState(handle.stateFile());
     }
 
     /** The local copy of a state file this very subtask wrote, if task-local recovery has a matching one. */

@@ -189,6 +189,29 @@ class CheckpointCoordinatorTest {
         assertThat(root.resolve(storage.metadataPath(job, 3))).isRegularFile();
     }
 
+    @Test
+    void aSubsumedCheckpointBeingRestoredFromIsDiscardedOnlyOnceTheRestoreFinished() {
+        create(INTERVAL, TIMEOUT, 1, 3);
+        onMain(coordinator::start);
+        completeCheckpoint(triggerNext());
+        onMain(() -> coordinator.restoreStarting(1));
+
+        completeCheckpoint(triggerNext());
+
+        assertThat(store.retainedIds()).containsExactly(2L);
+        assertThat(checkpointDir(1)).as("pinned by the restore").isDirectory();
+        assertThat(onMain(coordinator::postponedDiscards)).containsExactly(1L);
+
+        onMain(coordinator::restoreFinished);
+        io.triggerAll();
+        assertThat(checkpointDir(1)).doesNotExist();
+        assertThat(onMain(coordinator::postponedDiscards)).isEmpty();
+
+        completeCheckpoint(triggerNext());
+        assertThat(checkpointDir(2)).as("no pin any more: retention as usual").doesNotExist();
+        assertThat(checkpointDir(3)).isDirectory();
+    }
+
     // ------------------------------------------------------------------ failures
 
     @Test

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.graph.JobId;
 import io.sluice.state.KeyGroupRange;
+import java.io.IOException;
+import java.io.InputStream;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -98,5 +100,95 @@ class CheckpointMetadataSerializerTest {
                 .isInstanceOf(CorruptCheckpointException.class)
                 .hasMessageContaining(PATH)
                 .hasMessageContaining("unsupported format version 99");
+    }
+
+    // ------------------------------------------------------------------ inline state (format version 2)
+
+    static CompletedCheckpoint withInlineState(JobId jobId, long id) {
+        return new CompletedCheckpoint(jobId, id, 1_700_000_000_000L, 1_700_000_000_250L, List.of(
+                new TaskStateHandle(1, 0, null, 0, new byte[] {9, 8, 7}, null),
+                TaskStateHandle.inline(2, 0, new byte[] {1, 2, 3, 4, 5}, null, KeyGroupRange.of(0, 63)),
+                TaskStateHandle.inline(2, 1, new byte[0], null, KeyGroupRange.of(64, 127)),
+                new TaskStateHandle(2, 2, jobId + "/chk-" + id + "/2-2.state", 40_000, null, KeyGroupRange.of(128, 191))),
+                null);
+    }
+
+    @Test
+    void inlineStateRoundTripsNextToStateFilesInVersion2() {
+        CompletedCheckpoint cp = withInlineState(JobId.of("0123456789abcdef0123456789abcdef"), 7);
+
+        byte[] data = serializer.serialize(cp);
+        CompletedCheckpoint back = serializer.deserialize(data, PATH);
+
+        assertThat(version(data)).isEqualTo(CheckpointMetadataSerializer.VERSION_2);
+        assertThat(back).isEqualTo(cp.withMetadataPath(PATH));
+        assertThat(back.stateOf(2, 0).isInline()).isTrue();
+        assertThat(back.stateOf(2, 0).inlineState()).containsExactly(1, 2, 3, 4, 5);
+        assertThat(back.stateOf(2, 0).stateFile()).isNull();
+        assertThat(back.stateOf(2, 0).stateSize()).isEqualTo(5);
+        assertThat(back.stateOf(2, 1).inlineState()).as("empty, but inline").isEmpty();
+        assertThat(back.stateOf(2, 2).isInline()).isFalse();
+        assertThat(back.stateOf(2, 2).stateFile()).endsWith("/2-2.state");
+        assertThat(back.stateOf(1, 0).hasKeyedState()).isFalse();
+        assertThat(back.totalStateSize()).isEqualTo(40_005);
+    }
+
+    @Test
+    void aCheckpointWithoutInlineStateIsWrittenAsVersion1SoOlderBuildsCanReadIt() throws Exception {
+        byte[] golden = readGoldenVersion1();
+        CompletedCheckpoint fromGolden = serializer.deserialize(golden, PATH);
+
+        assertThat(version(serializer.serialize(sample(JobId.generate(), 3)))).isEqualTo(CheckpointMetadataSerializer.VERSION_1);
+        assertThat(serializer.serialize(fromGolden)).as("byte for byte what the version-1 writer wrote").isEqualTo(golden);
+    }
+
+    @Test
+    void metadataWrittenByTheVersion1WriterStillLoads() throws Exception {
+        // Written by the serializer before inline state existed (format version 1), kept as a file.
+        CompletedCheckpoint cp = serializer.deserialize(readGoldenVersion1(), PATH);
+
+        JobId job = JobId.of("0123456789abcdef0123456789abcdef");
+        assertThat(cp).isEqualTo(new CompletedCheckpoint(job, 42, 1_700_000_000_000L, 1_700_000_000_250L, List.of(
+                new TaskStateHandle(1, 0, null, 0, new byte[] {0, 0, 0, 0, 0, 0, 0x30, 0x39}, null),
+                new TaskStateHandle(2, 0, job.value() + "/chk-42/2-0.state", 1234, null, KeyGroupRange.of(0, 63)),
+                new TaskStateHandle(2, 1, job.value() + "/chk-42/2-1.state", 987, null, KeyGroupRange.of(64, 127))),
+                PATH));
+        assertThat(cp.taskStates()).noneMatch(TaskStateHandle::isInline);
+    }
+
+    @Test
+    void everySingleFlippedByteOfVersion2IsDetected() {
+        byte[] data = serializer.serialize(withInlineState(JobId.generate(), 3));
+        for (int i = 0; i < data.length; i++) {
+            byte[] copy = data.clone();
+            copy[i] ^= 0x10;
+            assertThatThrownBy(() -> serializer.deserialize(copy, PATH))
+                    .as("flipped byte %d", i)
+                    .isInstanceOf(CorruptCheckpointException.class)
+                    .hasMessageContaining(PATH);
+        }
+    }
+
+    @Test
+    void everyTruncationOfVersion2IsDetected() {
+        byte[] data = serializer.serialize(withInlineState(JobId.generate(), 3));
+        for (int len = 0; len < data.length; len++) {
+            byte[] cut = Arrays.copyOf(data, len);
+            assertThatThrownBy(() -> serializer.deserialize(cut, PATH))
+                    .as("truncated to %d bytes", len)
+                    .isInstanceOf(CorruptCheckpointException.class)
+                    .hasMessageContaining("truncated");
+        }
+    }
+
+    private static int version(byte[] data) {
+        return ((data[4] & 0xff) << 24) | ((data[5] & 0xff) << 16) | ((data[6] & 0xff) << 8) | (data[7] & 0xff);
+    }
+
+    private static byte[] readGoldenVersion1() throws IOException {
+        try (InputStream in = CheckpointMetadataSerializerTest.class.getResourceAsStream("/checkpoint/metadata-v1.bin")) {
+            assertThat(in).as("test resource checkpoint/metadata-v1.bin").isNotNull();
+            return in.readAllBytes();
+        }
     }
 }

@@ -7,6 +7,7 @@ import io.sluice.api.Tuple2;
 import io.sluice.api.sink.CollectingSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.cluster.LocalCluster;
+import io.sluice.config.CheckpointingOptions;
 import io.sluice.config.RestartStrategyConfig;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.examples.KeyedCountingJob;
@@ -21,10 +22,13 @@ import java.util.Random;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -32,7 +36,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * random records (seeded; the seed is in the test name and printed) and restarts from its latest
  * checkpoint. The last count emitted per key is the job's final state and must equal the exact
  * count: nothing lost, nothing counted twice. (The sink itself is at-least-once: it sees replayed
- * records after a restart, which is why the check reads the final state per key.)
+ * records after a restart, which is why the check reads the final state per key.) Each seed runs
+ * with small state inline in the checkpoint metadata (the default) and in state files (threshold 0).
  */
 class ExactlyOnceITCase {
     private static final int KEYS = 16;
@@ -54,18 +59,20 @@ class ExactlyOnceITCase {
         assertThat(RESTORED_FROM_CHECKPOINT.get()).as("runs that failed after a completed checkpoint").isPositive();
     }
 
-    static long[] seeds() {
+    /**
+     * Every seed twice: with the default inline-state threshold (the small counting state is carried
+     * inline in the metadata) and with 0 (every snapshot goes to a state file).
+     */
+    static Stream<Arguments> seedsAndInlineThresholds() {
         long base = Long.getLong("sluice.test.seed", 20261129L);
-        long[] seeds = new long[24];
-        for (int i = 0; i < seeds.length; i++) {
-            seeds[i] = base + i;
-        }
-        return seeds;
+        return LongStream.range(0, 24).boxed().flatMap(i -> Stream.of(
+                Arguments.of(base + i, CheckpointingOptions.DEFAULT_INLINE_STATE_THRESHOLD),
+                Arguments.of(base + i, 0)));
     }
 
-    @ParameterizedTest(name = "seed {0}")
-    @MethodSource("seeds")
-    void keyedCountsAreExactAfterInjectedFailures(long seed) throws Exception {
+    @ParameterizedTest(name = "seed {0}, inline-state threshold {1}")
+    @MethodSource("seedsAndInlineThresholds")
+    void keyedCountsAreExactAfterInjectedFailures(long seed, int inlineStateThreshold) throws Exception {
         Random random = new Random(seed);
         long records = 20_000 + random.nextInt(30_000);
         int parallelism = 1 + random.nextInt(2);
@@ -81,12 +88,13 @@ class ExactlyOnceITCase {
         try {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.create()
                     .setParallelism(parallelism)
+                    .setInlineStateThreshold(inlineStateThreshold)
                     .enableCheckpointing(Duration.ofMillis(5 + random.nextInt(20)))
-                    .setCheckpointDir(checkpoints.resolve("seed-" + seed).toString())
+                    .setCheckpointDir(checkpoints.resolve("seed-" + seed + "-inline-" + inlineStateThreshold).toString())
                     .setRestartStrategy(new RestartStrategyConfig.FixedDelay(100, Duration.ofMillis(random.nextInt(10))));
             KeyedCountingJob.build(env, SequenceSource.bounded(0, records - 1).withRate(150_000 + random.nextInt(150_000)),
                     KEYS, plan, sink);
-            JobId id = cluster.submit(env.buildJobGraph("exactly-once seed " + seed));
+            JobId id = cluster.submit(env.buildJobGraph("exactly-once seed " + seed + ", inline threshold " + inlineStateThreshold));
             JobResult result = cluster.dispatcher().requestJobResult(id).get(2, TimeUnit.MINUTES);
 
             assertThat(result.status()).as("seed %d: %s", seed, result.failureStackTrace()).isEqualTo(JobStatus.FINISHED);

@@ -246,11 +246,15 @@ class LeadershipRecoveryITCase {
         long records = 40_000;
         JobId id = cluster.submit(countingJob(records, 20_000));
         LocalCluster.JobManager standby = failOverToStandbyAfterCheckpoints(id, 3);
+        long metadataReads = storage().metadataReads();
+        long stateReads = storage().stateReads();
         stopLeaderAndAwaitTakeover(standby);
         JobResult result = standby.dispatcher().requestJobResult(id).get(60, TimeUnit.SECONDS);
         assertThat(result.status()).isEqualTo(JobStatus.FINISHED);
         JobDetails d = details(standby.dispatcher(), id);
         assertThat(d.recovery().metadataLoaded()).isEqualTo(1);
+        assertThat(storage().metadataReads() - metadataReads).as("the latest checkpoint's metadata, once").isEqualTo(1);
+        assertThat(storage().stateReads()).as("the small state is inline in that metadata").isEqualTo(stateReads);
         assertExactCounts(records);
     }
 

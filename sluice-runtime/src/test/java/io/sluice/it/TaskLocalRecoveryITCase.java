@@ -31,7 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Task-local recovery: with it on, a task failover while checkpoint storage refuses every
  * connection restores from the task executors' local copies and reads nothing from storage; with
- * it off, the same failover cannot restore until storage is back.
+ * it off, the same failover cannot restore until storage is back. The state is kept in state files
+ * (inline state off): small state inline in the metadata needs no local copy, see
+ * {@link InlineStateRecoveryITCase}.
  */
 class TaskLocalRecoveryITCase {
     private static final int KEYS = 8;
@@ -69,6 +71,8 @@ class TaskLocalRecoveryITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
                 .enableCheckpointing(Duration.ofMillis(20)).setCheckpointDir(dir.resolve("cp").toString())
                 .setTolerableCheckpointFailures(10_000).setLocalRecovery(localRecovery)
+                // The state is small enough to be inlined; keep it in state files, the subject here.
+                .setInlineStateThreshold(0)
                 .setRestartStrategy(new RestartStrategyConfig.FixedDelay(1_000, Duration.ofMillis(20)));
         KeyedCountingJob.build(env, SequenceSource.bounded(0, RECORDS - 1).withRate(30_000), KEYS, failures, sink);
         return cluster.submit(env.buildJobGraph("local recovery " + localRecovery));

@@ -311,6 +311,32 @@ class JobMasterTest {
     }
 
     @Test
+    void restoreHandsInlineStateToTheSubtasksOwningItsKeyGroupsWithoutAnyStorageRead() throws Exception {
+        createJobMaster(new FixedDelay(3, DELAY), Duration.ZERO);
+        start();
+        List<ExecutionAttemptId> round = currentRound();
+        reportAll(round, ExecutionState.RUNNING);
+        JobVertex keyed = graph.vertices().stream().filter(JobVertex::hasKeyedState).findFirst().orElseThrow();
+        List<TaskStateHandle> handles = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            handles.add(TaskStateHandle.inline(keyed.id(), i, new byte[] {4, 5, (byte) i}, null,
+                    KeyGroups.rangeForSubtask(i, keyed.maxParallelism(), keyed.parallelism())));
+        }
+        store.addCheckpoint(new CompletedCheckpoint(graph.jobId(), 9, 0, 0, handles, storage.metadataPath(graph.jobId(), 9)));
+
+        failAndCancelOthers(round, round.get(0));
+        mainThread.advanceTime(DELAY);
+
+        assertThat(taskExecutor.submitted().subList(round.size(), 2 * round.size()))
+                .filteredOn(d -> d.attemptId().vertexId() == keyed.id())
+                .hasSize(2)
+                .allSatisfy(d -> assertThat(d.restore().keyedStateHandles())
+                        .containsExactly(handles.get(d.subtaskIndex())));
+        assertThat(storage.metadataReads()).isZero();
+        assertThat(storage.stateReads()).isZero();
+    }
+
+    @Test
     void checkpointsThroughTheJobMasterTriggerSourcesNotifyAllAndAreRestoredFrom() {
         createJobMaster(new FixedDelay(3, DELAY), Duration.ofSeconds(10));
         start();
@@ -385,6 +411,76 @@ class JobMasterTest {
                 .as("tasks that did not take part in checkpoint 1 (and did not restore from it) are not told of it")
                 .extracting(TestingTaskExecutorGateway.NotifyCall::task)
                 .doesNotContainAnyElementsOf(second);
+    }
+
+    /**
+     * Regression: with one retained checkpoint, a task fails while checkpoint 2 is fully acknowledged
+     * and its metadata is being written (the I/O executor holds the write), so it is not aborted and
+     * the restart restores from checkpoint 1. When checkpoint 2 then completes it subsumes checkpoint
+     * 1, whose files the restarted tasks may still be reading: they must stay until every task of the
+     * new deployment has reported that its restore is done (RUNNING).
+     */
+    @Test
+    void aCheckpointCompletingDuringAFailoverKeepsTheRestoreCheckpointUntilTheNewTasksHaveRestored() {
+        createJobMaster(new FixedDelay(3, DELAY), Duration.ofSeconds(10), 1);
+        start();
+        List<ExecutionAttemptId> first = currentRound();
+        reportAll(first, ExecutionState.RUNNING);
+        completeCheckpoint(first, 1);
+        acknowledgeCheckpoint(first, triggerCheckpoint());
+        assertThat(io.numQueued()).as("checkpoint 2 is being finalized; its metadata write is held").isEqualTo(1);
+
+        failAndCancelOthers(first, first.get(0));
+        mainThread.advanceTime(DELAY);
+        List<ExecutionAttemptId> second = currentRound();
+        List<TaskDeploymentDescriptor> redeployed = taskExecutor.submitted().subList(first.size(), 2 * first.size());
+        assertThat(redeployed).allSatisfy(d -> assertThat(d.restore().checkpointId()).isEqualTo(1));
+        List<Path> restoreFiles = redeployed.stream().flatMap(d -> d.restore().keyedStateHandles().stream())
+                .map(h -> root.resolve(h.stateFile())).toList();
+        assertThat(restoreFiles).hasSize(2).allSatisfy(f -> assertThat(f).isRegularFile());
+
+        // Checkpoint 2 completes while the new tasks still restore from checkpoint 1.
+        io.triggerAll();
+        mainThread.triggerAll();
+        io.triggerAll();
+        assertThat(store.retainedIds()).containsExactly(2L);
+        assertThat(restoreFiles).as("checkpoint 1 is still being restored from").allSatisfy(f -> assertThat(f).isRegularFile());
+
+        reportAll(second.subList(0, second.size() - 1), ExecutionState.RUNNING);
+        io.triggerAll();
+        assertThat(restoreFiles).as("one task has not finished restoring").allSatisfy(f -> assertThat(f).isRegularFile());
+
+        report(second.get(second.size() - 1), ExecutionState.RUNNING);
+        io.triggerAll();
+        assertThat(checkpointDir(1)).as("discarded once every new task restored").doesNotExist();
+        assertThat(checkpointDir(2)).isDirectory();
+    }
+
+    @Test
+    void aDeploymentThatFailsWhileRestoringReleasesItsCheckpointOnceAllItsTasksEnded() {
+        createJobMaster(new FixedDelay(3, DELAY), Duration.ofSeconds(10), 1);
+        start();
+        List<ExecutionAttemptId> first = currentRound();
+        reportAll(first, ExecutionState.RUNNING);
+        completeCheckpoint(first, 1);
+        acknowledgeCheckpoint(first, triggerCheckpoint());
+        failAndCancelOthers(first, first.get(0));
+        mainThread.advanceTime(DELAY);
+        List<ExecutionAttemptId> second = currentRound();
+        io.triggerAll();
+        mainThread.triggerAll();
+        io.triggerAll();
+        assertThat(checkpointDir(1)).as("restored from by the second deployment").isDirectory();
+
+        // The second deployment fails before any of its tasks finished restoring.
+        failAndCancelOthers(second, second.get(1));
+        io.triggerAll();
+        assertThat(checkpointDir(1)).as("no task of the second deployment reads it any more").doesNotExist();
+
+        mainThread.advanceTime(DELAY);
+        assertThat(taskExecutor.submitted().subList(2 * first.size(), 3 * first.size()))
+                .allSatisfy(d -> assertThat(d.restore().checkpointId()).isEqualTo(2));
+        assertThat(checkpointDir(2)).isDirectory();
     }
 
     // ------------------------------------------------------------------ cancel
@@ -594,8 +690,13 @@ class JobMasterTest {
     // ------------------------------------------------------------------ harness
 
     private void createJobMaster(RestartStrategyConfig restart, Duration checkpointInterval) {
+        createJobMaster(restart, checkpointInterval, 3);
+    }
+
+    private void createJobMaster(RestartStrategyConfig restart, Duration checkpointInterval, int retained) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.create()
                 .setParallelism(2)
+                .setRetainedCheckpoints(retained)
                 .setRestartStrategy(restart)
                 .setCheckpointDir(root.toString());
         if (!checkpointInterval.isZero()) {
@@ -663,6 +764,49 @@ class JobMasterTest {
         fail(failing, new IllegalStateException("task " + failing + " failed"));
         assertThat(status()).isEqualTo(JobStatus.RESTARTING);
         reportAll(without(round, failing), ExecutionState.CANCELED);
+    }
+
+    /** Advances to the next periodic trigger and lets it reach the sources; returns its id. */
+    private long triggerCheckpoint() {
+        int before = taskExecutor.triggers().size();
+        mainThread.advanceTime(Duration.ofSeconds(10));
+        io.triggerAll();
+        mainThread.triggerAll();
+        assertThat(taskExecutor.triggers()).as("a trigger went out").hasSizeGreaterThan(before);
+        return taskExecutor.triggers().get(taskExecutor.triggers().size() - 1).checkpointId();
+    }
+
+    /** Every task of {@code round} acknowledges; keyed subtasks write a state file first, as tasks do. */
+    private void acknowledgeCheckpoint(List<ExecutionAttemptId> round, long checkpointId) {
+        for (ExecutionAttemptId id : round) {
+            JobVertex v = graph.vertex(id.vertexId());
+            TaskStateHandle handle;
+            if (v.hasKeyedState()) {
+                byte[] data = {1, 2, (byte) id.subtaskIndex()};
+                String file = storage.writeTaskState(graph.jobId(), checkpointId, v.id(), id.subtaskIndex(), data);
+                handle = new TaskStateHandle(v.id(), id.subtaskIndex(), file, data.length, null,
+                        KeyGroups.rangeForSubtask(id.subtaskIndex(), v.maxParallelism(), v.parallelism()));
+            } else {
+                handle = new TaskStateHandle(v.id(), id.subtaskIndex(), null, 0,
+                        v.isSource() ? new byte[] {(byte) checkpointId} : null, null);
+            }
+            jobMaster.acknowledgeCheckpoint(id, checkpointId, handle);
+        }
+        mainThread.triggerAll();
+    }
+
+    /** Triggers, acknowledges and completes the next checkpoint, which must get {@code expectedId}. */
+    private void completeCheckpoint(List<ExecutionAttemptId> round, long expectedId) {
+        assertThat(triggerCheckpoint()).isEqualTo(expectedId);
+        acknowledgeCheckpoint(round, expectedId);
+        io.triggerAll();
+        mainThread.triggerAll();
+        io.triggerAll();
+        assertThat(store.latest()).get().extracting(CompletedCheckpoint::checkpointId).isEqualTo(expectedId);
+    }
+
+    private Path checkpointDir(long checkpointId) {
+        return root.resolve(graph.jobId().value()).resolve("chk-" + checkpointId);
     }
 
     private static List<ExecutionAttemptId> without(List<ExecutionAttemptId> ids, ExecutionAttemptId excluded) {

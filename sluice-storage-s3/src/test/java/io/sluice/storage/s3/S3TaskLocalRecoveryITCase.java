@@ -63,6 +63,7 @@ class S3TaskLocalRecoveryITCase {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
                     .enableCheckpointing(Duration.ofSeconds(2)).setCheckpointDir("s3://bucket/checkpoints")
                     .setTolerableCheckpointFailures(1_000).setLocalRecovery(true)
+                    .setInlineStateThreshold(0) // state files and their local copies are the subject here
                     .setRestartStrategy(new RestartStrategyConfig.FixedDelay(5, Duration.ZERO));
             env.fromSource(SequenceSource.bounded(0, RECORDS - 1).withRate(8_000), "numbers")
                     .keyBy(new KeyedCountingJob.ModKey(KEYS))
