@@ -31,8 +31,13 @@ class RecoveryBenchmarksSmokeTest {
         RecoveryTimeBenchmark.print(recovery, true);
         assertThat(recovery.few()).hasSize(rs.runs());
         assertThat(recovery.many()).hasSize(rs.runs());
-        assertThat(recovery.few()).allSatisfy(r -> assertThat(r.pointersFound()).isEqualTo(rs.fewRetained()));
-        assertThat(recovery.many()).allSatisfy(r -> assertThat(r.pointersFound()).isEqualTo(rs.manyRetained()));
+        // The store writes a new checkpoint's pointer before it removes the oldest one (so a crash never loses
+        // the latest); a job manager stopped between the two leaves one pointer more than retained, which the
+        // next completed checkpoint trims. Asserting exactly N failed about 1 run in 5.
+        assertThat(recovery.few()).allSatisfy(r -> assertThat(r.pointersFound())
+                .isBetween(rs.fewRetained(), rs.fewRetained() + 1));
+        assertThat(recovery.many()).allSatisfy(r -> assertThat(r.pointersFound())
+                .isBetween(rs.manyRetained(), rs.manyRetained() + 1));
         assertThat(recovery.many()).as("only the latest checkpoint's metadata is loaded")
                 .allSatisfy(r -> assertThat(r.metadataLoaded()).isEqualTo(1));
 
