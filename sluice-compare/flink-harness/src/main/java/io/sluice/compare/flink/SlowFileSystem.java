@@ -49,6 +49,12 @@ public final class SlowFileSystem extends LocalFileSystem {
     }
 
     @Override
+    public boolean exists(Path f) throws IOException {
+        StorageFaults.gate("exists", f.getPath()); // LocalFileSystem answers exists() without getFileStatus()
+        return super.exists(f);
+    }
+
+    @Override
     public FileStatus[] listStatus(Path f) throws IOException {
         StorageFaults.gate("list", f.getPath());
         return super.listStatus(f);
