@@ -2,6 +2,7 @@ package io.sluice.compare.sluice;
 
 import ch.qos.logback.classic.Level;
 import io.sluice.compare.HarnessArgs;
+import io.sluice.config.CheckpointingOptions;
 import io.sluice.compare.Machine;
 import io.sluice.compare.Plan;
 import io.sluice.compare.Results;
@@ -86,7 +87,7 @@ public final class SluiceHarness {
                 + " recovery scenarios: ZooKeeper HA (sluice-ha-zookeeper) on an in-process Curator TestingServer,"
                 + " every client through the LatencyProxy; checkpoints on local disk behind FaultInjectingBlobStore"
                 + " (D = latency added to each blob read); restart strategy fixed-delay 0 ms; task-local recovery"
-                + " off; status call: DispatcherGateway.requestJobDetails; throughput and checkpoint-duration:"
+                + " off; checkpoints.inline-state-threshold at its default (" + CheckpointingOptions.DEFAULT_INLINE_STATE_THRESHOLD + " bytes: smaller subtask state travels inside the checkpoint metadata); status call: DispatcherGateway.requestJobDetails; throughput and checkpoint-duration:"
                 + " HA in memory");
         results.write(args.out());
         List<Scenario> failed = new ArrayList<>();
