@@ -2,15 +2,11 @@ package io.sluice.bench;
 
 import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.api.functions.KeySelector;
-import io.sluice.api.functions.MapFunction;
-import io.sluice.api.functions.RichFunction;
-import io.sluice.api.functions.RuntimeContext;
 import io.sluice.api.sink.DiscardingSink;
 import io.sluice.api.source.SequenceSource;
-import io.sluice.api.state.ValueState;
-import io.sluice.api.state.ValueStateDescriptor;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.core.serialization.Serializers;
+import io.sluice.examples.RunningCount;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import io.sluice.graph.JobVertex;
@@ -241,29 +237,10 @@ public final class ThroughputBenchmark {
                 .enableCheckpointing(config.interval).setCheckpointDir(checkpointDir.toString());
         env.fromSource(SequenceSource.unbounded(0), "sequence")
                 .keyBy((KeySelector<Long, Long>) v -> v % KEYS)
-                .map(new CountPerKey()).name("count per key")
+                .map(new RunningCount()).name("count per key")
                 .returns(Serializers.LONG)
                 .addSink(new DiscardingSink<>(), "discard");
         return env.buildJobGraph("throughput " + config.name());
-    }
-
-    /** Counts records per key in a {@code ValueState<Long>} and emits the new count. */
-    public static final class CountPerKey implements MapFunction<Long, Long>, RichFunction {
-        private static final long serialVersionUID = 1L;
-        private transient ValueState<Long> count;
-
-        @Override
-        public void open(RuntimeContext context) {
-            count = context.getState(new ValueStateDescriptor<>("count", Serializers.LONG));
-        }
-
-        @Override
-        public Long map(Long value) {
-            Long c = count.value();
-            Long next = c == null ? 1L : c + 1;
-            count.update(next);
-            return next;
-        }
     }
 
     private static Run measure(LocalCluster cluster, Config config, Path checkpointDir, int index, Duration settle,

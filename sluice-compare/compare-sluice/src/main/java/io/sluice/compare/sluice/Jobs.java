@@ -13,6 +13,7 @@ import io.sluice.config.RestartStrategyConfig;
 import io.sluice.core.serialization.Serializers;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.examples.KeyedCountingJob;
+import io.sluice.examples.RunningCount;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobVertex;
 import java.nio.file.Path;
@@ -61,7 +62,7 @@ final class Jobs {
                 .setCheckpointDir(checkpointDir.toString());
         env.fromSource(SequenceSource.unbounded(0), "numbers")
                 .keyBy(new KeyedCountingJob.ModKey(keys))
-                .map(new CountPerKey()).name("count per key")
+                .map(new RunningCount()).name("count per key")
                 .returns(Serializers.LONG)
                 .addSink(new DiscardingSink<>(), "discard");
         return env.buildJobGraph(name);
@@ -71,25 +72,6 @@ final class Jobs {
     static int keyedVertex(JobGraph graph) {
         return graph.vertices().stream().filter(JobVertex::hasKeyedState).mapToInt(JobVertex::id).findFirst()
                 .orElseThrow(() -> new IllegalStateException("Job " + graph.name() + " has no keyed vertex"));
-    }
-
-    /** Counts records per key and emits the new count; nothing else on the per-record path. */
-    static final class CountPerKey implements MapFunction<Long, Long>, RichFunction {
-        private static final long serialVersionUID = 1L;
-        private transient ValueState<Long> count;
-
-        @Override
-        public void open(RuntimeContext context) {
-            count = context.getState(new ValueStateDescriptor<>("count", Serializers.LONG));
-        }
-
-        @Override
-        public Long map(Long value) {
-            Long c = count.value();
-            Long next = c == null ? 1L : c + 1;
-            count.update(next);
-            return next;
-        }
     }
 
     /**
