@@ -87,6 +87,9 @@ public final class CompareMain {
 
     /** Runs every system, writes the report, chart and (if asked) docs. */
     public RunResult execute() {
+        if (args.reportOnly()) {
+            return reportOnly();
+        }
         List<SystemUnderTest> systems = args.systems();
         log.println("[compare] mode " + args.mode() + ", systems " + String.join(", ",
                 systems.stream().map(SystemUnderTest::name).toList()) + args.onlyArgument().map(o -> ", scenarios "
@@ -129,7 +132,54 @@ public final class CompareMain {
         Comparison comparison = merge(systems, runner, outcomes);
         List<String> problems = outcomes.stream().filter(o -> !o.ok()).map(HarnessRunner.Outcome::describe)
                 .toList();
-        String date = ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'"));
+        String date = ZonedDateTime.now(ZoneOffset.UTC).format(DATE);
+        boolean docsFailed = !publish(comparison, problems, date, command);
+
+        log.println("[compare] summary (" + HarnessRunner.duration(Duration.ofNanos(System.nanoTime() - start))
+                + "):");
+        outcomes.forEach(o -> log.println("[compare]   " + (o.ok() ? "ok     " : "FAILED ") + o.describe()));
+        boolean failed = !problems.isEmpty() || docsFailed;
+        if (failed) {
+            log.println("[compare] FAILED: " + (problems.isEmpty() ? "see above" : problems.size() + " of "
+                    + systems.size() + " systems did not produce their figures") + ".");
+        }
+        return new RunResult(failed ? 1 : 0, List.copyOf(outcomes), comparison, args.outDir().resolve(REPORT_FILE));
+    }
+
+    private static final DateTimeFormatter DATE = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'");
+
+    /**
+     * {@code --report-only}: reads the result files already in the output directory (a system without
+     * one is a problem, as in a run) and writes the report, chart and, if asked, docs from them. The
+     * date shown is when the newest result file was written, i.e. when that run finished.
+     */
+    private RunResult reportOnly() {
+        Map<String, Results.Parsed> files = new LinkedHashMap<>();
+        List<String> problems = new ArrayList<>();
+        java.time.Instant newest = null;
+        for (SystemUnderTest s : args.systems()) {
+            Path f = args.outDir().resolve(s.name() + ".tsv");
+            try {
+                files.put(s.name(), Results.read(f));
+                java.time.Instant written = Files.getLastModifiedTime(f).toInstant();
+                newest = newest == null || written.isAfter(newest) ? written : newest;
+            } catch (IOException | RuntimeException e) {
+                problems.add(s.name() + ": no readable result file " + f + " (" + e.getMessage() + "); run the"
+                        + " comparison first");
+            }
+        }
+        Comparison comparison = Comparison.of(args.systems().stream().map(SystemUnderTest::name).toList(), files);
+        String date = newest == null ? "unknown" : newest.atZone(ZoneOffset.UTC).format(DATE);
+        log.println("[compare] --report-only: " + files.size() + " result files from " + args.outDir()
+                + (problems.isEmpty() ? "" : "; problems: " + String.join("; ", problems)));
+        boolean ok = publish(comparison, problems, date, "sluice-compare/run-comparison (report re-rendered from"
+                + " its result files with --report-only)");
+        return new RunResult(ok && problems.isEmpty() ? 0 : 1, List.of(), comparison,
+                args.outDir().resolve(REPORT_FILE));
+    }
+
+    /** Writes the report and chart to the output directory and, if asked and nothing failed, the docs; false on failure. */
+    private boolean publish(Comparison comparison, List<String> problems, String date, String command) {
         String svg = Chart.svg(comparison);
         Path reportFile = args.outDir().resolve(REPORT_FILE);
         boolean docsFailed = false;
@@ -161,15 +211,7 @@ public final class CompareMain {
             }
         }
 
-        log.println("[compare] summary (" + HarnessRunner.duration(Duration.ofNanos(System.nanoTime() - start))
-                + "):");
-        outcomes.forEach(o -> log.println("[compare]   " + (o.ok() ? "ok     " : "FAILED ") + o.describe()));
-        boolean failed = !problems.isEmpty() || docsFailed;
-        if (failed) {
-            log.println("[compare] FAILED: " + (problems.isEmpty() ? "see above" : problems.size() + " of "
-                    + systems.size() + " systems did not produce their figures") + ".");
-        }
-        return new RunResult(failed ? 1 : 0, List.copyOf(outcomes), comparison, reportFile);
+        return !docsFailed;
     }
 
     /** The result files of the run (also those of failed systems, when readable: they show what was measured). */

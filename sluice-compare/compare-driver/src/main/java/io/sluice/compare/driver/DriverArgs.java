@@ -26,9 +26,11 @@ import java.util.Set;
  * @param only        the scenarios to run (empty: all), passed to each harness as {@code --only}
  * @param timeout     per-system time limit
  * @param help        {@code --help} was given: print {@link #USAGE} and do nothing else
+ * @param reportOnly  run no harness: re-render the report and chart (and, with {@code --write-docs}, the docs)
+ *                    from the result files already in the output directory
  */
 public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, Path outDir, boolean writeDocs,
-                         Set<Scenario> only, Duration timeout, boolean help) {
+                         Set<Scenario> only, Duration timeout, boolean help, boolean reportOnly) {
 
     public static final Duration FULL_TIMEOUT = Duration.ofMinutes(60);
     public static final Duration SMOKE_TIMEOUT = Duration.ofMinutes(10);
@@ -36,7 +38,7 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
     public static final String USAGE = """
             Usage: CompareMain [--mode full|smoke] [--systems sluice,flink-1.13.6,flink-1.14.6,flink-1.20.5]
                                [--root <repository root>] [--out-dir <dir>] [--only <scenario,...>]
-                               [--timeout <90s|10m|1h>] [--write-docs]
+                               [--timeout <90s|10m|1h>] [--write-docs] [--report-only]
               --mode        full (the documented figures; default) or smoke (seconds per scenario; numbers mean nothing)
               --systems     systems to run, comma-separated (default: all four)
               --root        repository root (default: the nearest directory above the current one with sluice-compare/)
@@ -45,6 +47,8 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
               --timeout     per-system limit; the harness is stopped after it (default: 60m full, 10m smoke)
               --write-docs  also rewrite the comparison section of docs/benchmarks.md and docs/img/comparison.svg
                             (full mode, all systems, all scenarios only)
+              --report-only run no harness; re-render the report and chart (and the docs, with --write-docs) from
+                            the result files already in --out-dir, e.g. after changing how the report is written
             """.formatted(String.join(",", Arrays.stream(Scenario.values()).map(Scenario::id).toList()));
 
     public DriverArgs {
@@ -85,6 +89,7 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
         String onlyArg = null;
         Duration timeout = null;
         boolean help = false;
+        boolean reportOnly = false;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -99,11 +104,12 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
                 case "--timeout" -> timeout = parseDuration(value(args, ++i, a));
                 case "--write-docs" -> writeDocs = true;
                 case "--help", "-h" -> help = true;
+                case "--report-only" -> reportOnly = true;
                 default -> throw new IllegalArgumentException("Unknown option '" + a + "'. " + "See --help.");
             }
         }
         if (help) {
-            return new DriverArgs(mode, known, cwd, cwd, false, Set.of(), FULL_TIMEOUT, true);
+            return new DriverArgs(mode, known, cwd, cwd, false, Set.of(), FULL_TIMEOUT, true, false);
         }
         List<SystemUnderTest> systems = systemsArg == null ? known : parseSystems(systemsArg, known);
         Set<Scenario> only = onlyArg == null ? Set.of() : parseScenarios(onlyArg);
@@ -131,7 +137,7 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
                         + " --systems, or drop --write-docs and read the report in the output directory.");
             }
         }
-        return new DriverArgs(mode, systems, root, outDir, writeDocs, only, timeout, help);
+        return new DriverArgs(mode, systems, root, outDir, writeDocs, only, timeout, help, reportOnly);
     }
 
     /** The nearest directory at or above {@code cwd} that contains sluice-compare/. */

@@ -94,6 +94,7 @@ public final class Report {
                     .append(c.headers(s).getOrDefault("started", "—")).append(" |\n");
         }
         md.append('\n');
+        configurations(md);
 
         for (String h : SAME_EVERYWHERE) {
             Optional<Map<String, String>> differs = c.headerDiffers(h);
@@ -105,6 +106,28 @@ public final class Report {
                 md.append('\n');
             }
         }
+    }
+
+    /** Headers every harness writes the same way; the others describe one system's set-up and are listed per system. */
+    private static final java.util.Set<String> COMMON_HEADERS = java.util.Set.of("system", "cores", "memory", "cpu",
+            "jvm", "max-heap-mib", "jvm-options", "os", "plan", "started", "finished");
+
+    /** Each system's own set-up, as its harness recorded it (version, cluster, configuration, notes). */
+    private void configurations(StringBuilder md) {
+        md.append("Set-up and configuration of each system, as its harness recorded them:\n\n");
+        for (String s : c.systems()) {
+            if (!c.hasFile(s)) {
+                continue;
+            }
+            md.append("- **").append(s).append("**");
+            c.headers(s).forEach((k, v) -> {
+                if (!COMMON_HEADERS.contains(k)) {
+                    md.append("\n  - `").append(k).append("`: ").append(escape(v));
+                }
+            });
+            md.append('\n');
+        }
+        md.append('\n');
     }
 
     private String machine() {

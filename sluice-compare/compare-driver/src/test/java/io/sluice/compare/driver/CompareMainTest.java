@@ -84,6 +84,34 @@ class CompareMainTest {
     }
 
     @Test
+    void reportOnlyRerendersReportAndDocsFromTheResultFilesWithoutRunningAnyHarness(@TempDir Path dir)
+            throws Exception {
+        Path root = repo(dir);
+        List<SystemUnderTest> known = List.of(fake(root, "sluice", true), fake(root, "flink-1.13.6", true));
+        Path out = root.resolve("out");
+        Files.createDirectories(out);
+        Files.writeString(out.resolve("sluice.tsv"), "# system\tsluice\n# sluice-setup\tlocal cluster, ZooKeeper HA\n"
+                + "sluice\tthroughput\tv\trecords_per_s\t30000000\n");
+        Files.writeString(out.resolve("flink-1.13.6.tsv"), "# system\tflink-1.13.6\n# version\t1.13.6\n"
+                + "flink-1.13.6\tthroughput\tv\trecords_per_s\t15000000\n");
+
+        Run r = run(known, root, "--out-dir", out.toString(), "--write-docs", "--report-only");
+
+        assertThat(r.code()).as(r.log()).isZero();
+        assertThat(r.log()).contains("--report-only: 2 result files").doesNotContain("starting, time limit");
+        String report = Files.readString(out.resolve(CompareMain.REPORT_FILE));
+        assertThat(report).contains("| 30,000,000 | 15,000,000 | 2.00x |")
+                .contains("--report-only").contains("- **sluice**\n  - `sluice-setup`: local cluster, ZooKeeper HA")
+                .contains("- **flink-1.13.6**\n  - `version`: 1.13.6");
+        assertThat(Files.readString(root.resolve("docs/benchmarks.md"))).contains("| 30,000,000 | 15,000,000 |");
+
+        Files.delete(out.resolve("flink-1.13.6.tsv"));
+        Run missing = run(known, root, "--out-dir", out.toString(), "--report-only");
+        assertThat(missing.code()).isEqualTo(1);
+        assertThat(missing.log()).contains("flink-1.13.6: no readable result file").contains("run the comparison first");
+    }
+
+    @Test
     void aFailingOrHangingSystemDoesNotStopTheOthersAndFailsTheRun(@TempDir Path dir) throws Exception {
         Path root = repo(dir);
         List<SystemUnderTest> known = List.of(fake(root, "sluice", true), fake(root, "flink-crash", true),
