@@ -4,6 +4,8 @@ import java.net.ConnectException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
 import java.util.function.Supplier;
 
 /**
@@ -45,6 +47,19 @@ public final class FaultInjectingBlobStore implements BlobStore {
     private long hangGeneration;
     private int blocked;
     private int passesLeft = -1; // -1: failAfter not armed
+
+    /**
+     * A blob-store decorator (for {@code LocalCluster.Builder.blobStoreDecorator}) that wraps each
+     * store it is given in a fault-injecting one and puts the latest wrapper into {@code last}, so a
+     * test can flip its switches once the cluster has opened the store.
+     */
+    public static UnaryOperator<BlobStore> capturingInto(AtomicReference<FaultInjectingBlobStore> last) {
+        return store -> {
+            FaultInjectingBlobStore f = new FaultInjectingBlobStore(store);
+            last.set(f);
+            return f;
+        };
+    }
 
     public FaultInjectingBlobStore(BlobStore delegate) {
         this.delegate = delegate;

@@ -46,11 +46,7 @@ class InlineStateRecoveryITCase {
 
     @BeforeEach
     void start() {
-        cluster = LocalCluster.builder().blobStoreDecorator(store -> {
-            FaultInjectingBlobStore f = new FaultInjectingBlobStore(store);
-            faults.set(f);
-            return f;
-        }).build();
+        cluster = LocalCluster.builder().blobStoreDecorator(FaultInjectingBlobStore.capturingInto(faults)).build();
         sink = CollectingSink.create();
         failures = InjectedFailures.at(List.of(45_000L));
     }

@@ -53,11 +53,7 @@ class LeadershipRecoveryITCase {
     @BeforeEach
     void start() {
         cluster = LocalCluster.builder().haDirectory(dir.resolve("ha"))
-                .blobStoreDecorator(store -> {
-                    FaultInjectingBlobStore f = new FaultInjectingBlobStore(store);
-                    faults.set(f);
-                    return f;
-                })
+                .blobStoreDecorator(FaultInjectingBlobStore.capturingInto(faults))
                 .recoveryBackoff(new RecoveryBackoff(Duration.ofMillis(20), Duration.ofMillis(200), 2.0, 0.2))
                 .build();
         sink = CollectingSink.create();

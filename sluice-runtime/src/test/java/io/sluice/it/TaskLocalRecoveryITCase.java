@@ -48,11 +48,7 @@ class TaskLocalRecoveryITCase {
 
     @BeforeEach
     void start() {
-        cluster = LocalCluster.builder().blobStoreDecorator(store -> {
-            FaultInjectingBlobStore f = new FaultInjectingBlobStore(store);
-            faults.set(f);
-            return f;
-        }).build();
+        cluster = LocalCluster.builder().blobStoreDecorator(FaultInjectingBlobStore.capturingInto(faults)).build();
         sink = CollectingSink.create();
         failures = InjectedFailures.at(List.of(45_000L));
     }

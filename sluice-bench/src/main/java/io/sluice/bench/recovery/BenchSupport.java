@@ -82,11 +82,7 @@ final class BenchSupport {
                                 int slotsPerTaskExecutor) {
         return LocalCluster.builder().haDirectory(dir.resolve("ha"))
                 .taskExecutors(taskExecutors).slotsPerTaskExecutor(slotsPerTaskExecutor)
-                .blobStoreDecorator(store -> {
-                    FaultInjectingBlobStore f = new FaultInjectingBlobStore(store);
-                    faults.set(f);
-                    return f;
-                })
+                .blobStoreDecorator(FaultInjectingBlobStore.capturingInto(faults))
                 .recoveryBackoff(new RecoveryBackoff(Duration.ofMillis(20), Duration.ofMillis(200), 2.0, 0.2))
                 .build();
     }

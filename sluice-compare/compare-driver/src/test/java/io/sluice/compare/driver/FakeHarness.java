@@ -39,7 +39,7 @@ public final class FakeHarness {
             add(r, plan, s, f);
             r.write(args.out());
             if (system.contains("hang")) {
-                Thread.sleep(Duration.ofMinutes(10).toMillis());
+                new java.util.concurrent.CountDownLatch(1).await(); // hangs until the driver kills it
             }
             if (system.contains("crash")) {
                 System.exit(3);
