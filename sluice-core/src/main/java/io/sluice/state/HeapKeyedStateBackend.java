@@ -8,6 +8,8 @@ import io.sluice.api.state.StateDescriptor;
 import io.sluice.api.state.ValueState;
 import io.sluice.api.state.ValueStateDescriptor;
 import io.sluice.core.serialization.DataInputBuffer;
+import io.sluice.core.serialization.Serializers;
+import io.sluice.core.serialization.TypeSerializer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,16 +26,17 @@ import java.util.Objects;
  * group is outside {@link #keyGroupRange()}. Without the check, a record routed to the wrong
  * subtask would silently create state that a later restore drops.
  *
- * <p><b>Values are shared, not copied.</b> Values handed to state (a {@code ValueState} value, list
- * elements, map keys and values) and the keys themselves are stored by reference and shared with
- * snapshots being written on another thread: they must not be mutated afterwards. Keys must also
- * have a value-based {@code hashCode} that is the same in every JVM, and be supported by the
- * dynamic serializer ({@link io.sluice.core.serialization.Serializers#dynamic()}), which snapshots
- * use for keys.
+ * <p><b>Values are stored by reference, snapshots copy them.</b> Values handed to state (a
+ * {@code ValueState} value, list elements, map keys and values) are stored by reference, so user
+ * code may mutate what it got from state. Keys are stored by reference too and must be immutable,
+ * with a value-based {@code hashCode} that is the same in every JVM (see
+ * {@link KeyGroups#keyGroupFor}); snapshots write them with the backend's key serializer
+ * (by default the dynamic serializer, {@link io.sluice.core.serialization.Serializers#dynamic()}).
  *
- * <p><b>Snapshots.</b> {@link #snapshot()} copies each state's table (and the list and map
- * containers the backend mutates in place), which is O(number of entries) on the task thread;
- * serializing happens later in {@link KeyedStateSnapshot#writeTo}, in the key-group-organised
+ * <p><b>Snapshots.</b> {@link #snapshot()} copies each state's table, its list and map containers
+ * and every value through the state's serializers ({@link io.sluice.core.serialization.TypeSerializer#copy},
+ * the identity for immutable types), which is O(number of entries) on the task thread; serializing
+ * happens later in {@link KeyedStateSnapshot#writeTo}, in the key-group-organised
  * {@link KeyedSnapshotFormat}.
  *
  * <p><b>Registration.</b> Asking again for a state with the same name returns the same object; the
@@ -48,6 +51,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
     private final int firstKeyGroup;
     private final int lastKeyGroup;
     private final int maxParallelism;
+    private final TypeSerializer<Object> keySerializer;
     /** By name, in registration order (which is the order snapshots write them in). */
     private final Map<String, HeapState<?>> states = new LinkedHashMap<>();
     private boolean restored;
@@ -60,7 +64,16 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
      * @param maxParallelism the job's number of key groups; must be the same for every restore
      */
     public HeapKeyedStateBackend(KeyGroupRange range, int maxParallelism) {
+        this(range, maxParallelism, Serializers.dynamic());
+    }
+
+    /**
+     * @param keySerializer writes the keys into snapshots; the keys' type must be what it accepts
+     */
+    @SuppressWarnings("unchecked")
+    public HeapKeyedStateBackend(KeyGroupRange range, int maxParallelism, TypeSerializer<?> keySerializer) {
         Objects.requireNonNull(range, "key-group range");
+        this.keySerializer = (TypeSerializer<Object>) Objects.requireNonNull(keySerializer, "key serializer");
         if (maxParallelism <= 0) {
             throw new IllegalArgumentException("Max parallelism must be positive, was " + maxParallelism);
         }
@@ -149,7 +162,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
             metaInfos.add(state.metaInfo());
             tables.add(state.copyForSnapshot());
         }
-        return new HeapKeyedStateSnapshot(range, maxParallelism, metaInfos, tables);
+        return new HeapKeyedStateSnapshot(range, maxParallelism, keySerializer, metaInfos, tables);
     }
 
     /**

@@ -1,7 +1,8 @@
 package io.sluice.state;
 
 import io.sluice.core.serialization.DataOutputBuffer;
-import io.sluice.core.serialization.Serializers;
+import io.sluice.core.serialization.SerializationException;
+import io.sluice.core.serialization.SerializerRegistry;
 import io.sluice.core.serialization.TypeSerializer;
 import java.util.List;
 import java.util.Map;
@@ -11,21 +12,21 @@ import java.util.Map;
  * and written in the key-group-organised {@link KeyedSnapshotFormat} by {@link #writeTo}.
  *
  * <p>Threading: created on the task thread; {@link #writeTo} may then run on any one thread (the
- * hand-over, such as submitting to an executor, provides the happens-before). The copied tables
- * are not shared with the backend; the user values in them are, which is safe because values
- * handed to state must not be mutated afterwards. {@code writeTo} may be called more than once.
+ * hand-over, such as submitting to an executor, provides the happens-before). Nothing in the
+ * copied tables is shared with the backend except the (immutable) keys and immutable values, so
+ * the task may go on changing its state meanwhile. {@code writeTo} may be called more than once.
  */
 final class HeapKeyedStateSnapshot implements KeyedStateSnapshot {
-    private static final TypeSerializer<Object> KEY_SERIALIZER = Serializers.dynamic();
-
     private final KeyGroupRange range;
+    private final TypeSerializer<Object> keySerializer;
     private final int maxParallelism;
     private final List<StateMetaInfo> metaInfos;
     private final List<Map<Object, Object>> tables;
 
-    HeapKeyedStateSnapshot(KeyGroupRange range, int maxParallelism, List<StateMetaInfo> metaInfos,
-            List<Map<Object, Object>> tables) {
+    HeapKeyedStateSnapshot(KeyGroupRange range, int maxParallelism, TypeSerializer<Object> keySerializer,
+            List<StateMetaInfo> metaInfos, List<Map<Object, Object>> tables) {
         this.range = range;
+        this.keySerializer = keySerializer;
         this.maxParallelism = maxParallelism;
         this.metaInfos = List.copyOf(metaInfos);
         this.tables = List.copyOf(tables);
@@ -38,6 +39,7 @@ final class HeapKeyedStateSnapshot implements KeyedStateSnapshot {
         out.writeInt(maxParallelism);
         out.writeInt(range.start());
         out.writeInt(range.end());
+        SerializerRegistry.write(keySerializer, out);
         out.writeVarInt(metaInfos.size());
         for (StateMetaInfo metaInfo : metaInfos) {
             metaInfo.writeTo(out);
@@ -80,9 +82,19 @@ final class HeapKeyedStateSnapshot implements KeyedStateSnapshot {
             block.writeVarInt(s);
             block.writeVarInt(p.count(keyGroup));
             for (int i = p.start(keyGroup), end = p.end(keyGroup); i < end; i++) {
-                KEY_SERIALIZER.serialize(p.keys[i], block);
+                serializeKey(p.keys[i], block);
                 metaInfo.writeValue(p.values[i], block);
             }
+        }
+    }
+
+    private void serializeKey(Object key, DataOutputBuffer block) {
+        try {
+            keySerializer.serialize(key, block);
+        } catch (RuntimeException e) {
+            throw new SerializationException("Cannot write key " + key + " of type " + key.getClass().getName()
+                    + " with key serializer " + keySerializer.typeName() + " (" + e.getMessage() + "): declare a"
+                    + " serializer for the key type with keyBy(selector, TypeSerializer)", e);
         }
     }
 

@@ -13,8 +13,8 @@ import java.util.Objects;
  * one lookup. A key whose list becomes empty is removed, so it no longer counts as a key with
  * state.
  *
- * <p>Elements are stored by reference and shared with snapshots: an element must not be mutated
- * after it was added. {@code null} elements are rejected when added, not when a checkpoint later
+ * <p>Elements are stored by reference; snapshots copy them with the element serializer on the task
+ * thread, so mutating an element after a snapshot was taken never shows in it. {@code null} elements are rejected when added, not when a checkpoint later
  * fails to write them.
  *
  * <p>Threading: task thread only, like the backend.
@@ -64,12 +64,6 @@ final class HeapListState<T> extends HeapState<ArrayList<T>> implements ListStat
         table.remove(currentKey());
     }
 
-    @Override
-    Map<Object, Object> copyForSnapshot() {
-        HashMap<Object, Object> copy = new HashMap<>(table.size() * 4 / 3 + 1);
-        table.forEach((key, list) -> copy.put(key, new ArrayList<>(list)));
-        return copy;
-    }
 
     private void requireElement(T value) {
         Objects.requireNonNull(value, () -> "List state '" + metaInfo().name()

@@ -12,8 +12,8 @@ import java.util.Objects;
  * one lookup of the current key plus one in its map. A key whose map becomes empty is removed, so
  * it no longer counts as a key with state.
  *
- * <p>Map keys and values are stored by reference and shared with snapshots: they must not be
- * mutated after {@link #put}. {@code null} map keys and values are rejected at {@code put}
+ * <p>Map keys and values are stored by reference; snapshots copy them with the state's serializers
+ * on the task thread, so mutating a value after a snapshot was taken never shows in it. {@code null} map keys and values are rejected at {@code put}
  * (remove the entry instead), not when a checkpoint later fails to write them.
  *
  * <p>Iterables are read-only views of the live map: do not change this state while iterating.
@@ -89,10 +89,4 @@ final class HeapMapState<K, V> extends HeapState<HashMap<K, V>> implements MapSt
         table.remove(currentKey());
     }
 
-    @Override
-    Map<Object, Object> copyForSnapshot() {
-        HashMap<Object, Object> copy = new HashMap<>(table.size() * 4 / 3 + 1);
-        table.forEach((key, map) -> copy.put(key, new HashMap<>(map)));
-        return copy;
-    }
 }

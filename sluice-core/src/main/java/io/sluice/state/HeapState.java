@@ -63,9 +63,16 @@ abstract sealed class HeapState<S> permits HeapValueState, HeapListState, HeapMa
     }
 
     /**
-     * A copy of the table that later changes to this state do not affect. Values the backend
-     * mutates in place (list and map containers) are copied; user values are shared, as the user
-     * promised not to mutate them after handing them to state.
+     * A copy of the table that later changes to this state do not affect, neither changes through
+     * the state API nor changes user code makes to value objects it got from the state (the
+     * {@code acc.n++; state.update(acc)} idiom): containers are new and user values are copied with
+     * their serializers ({@link StateMetaInfo#copyValue}). Keys are shared: they must be immutable.
+     * O(entries) on the task thread; for immutable value types a copy is the value itself.
      */
-    abstract Map<Object, Object> copyForSnapshot();
+    final Map<Object, Object> copyForSnapshot() {
+        StateMetaInfo info = metaInfo;
+        HashMap<Object, Object> copy = new HashMap<>(table.size() * 4 / 3 + 1);
+        table.forEach((key, value) -> copy.put(key, info.copyValue(value)));
+        return copy;
+    }
 }

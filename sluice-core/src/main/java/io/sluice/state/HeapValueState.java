@@ -8,8 +8,9 @@ import java.util.Map;
  * {@link ValueState} on the heap: each access is one lookup in a {@link HashMap} keyed by the
  * current key, with no allocation.
  *
- * <p>Values are stored by reference and shared with snapshots: a value must not be mutated after
- * it was passed to {@link #update}; update with a new object instead.
+ * <p>Values are stored by reference: {@link #value()} returns the stored object, and user code may
+ * mutate it (and call {@link #update} or not). Snapshots copy values with the state's serializer
+ * on the task thread, so a change made after a snapshot was taken never shows in it.
  *
  * <p>Threading: task thread only, like the backend.
  */
@@ -39,8 +40,4 @@ final class HeapValueState<T> extends HeapState<T> implements ValueState<T> {
         table.remove(currentKey());
     }
 
-    @Override
-    Map<Object, Object> copyForSnapshot() {
-        return new HashMap<>(table);
-    }
 }

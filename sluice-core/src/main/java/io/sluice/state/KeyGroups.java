@@ -10,12 +10,30 @@ package io.sluice.state;
 public final class KeyGroups {
     private KeyGroups() {}
 
-    /** The key group of {@code key}, in {@code [0, maxParallelism)}. */
+    /**
+     * The key group of {@code key}, in {@code [0, maxParallelism)}, from {@link #stableHashCode}.
+     */
     public static int keyGroupFor(Object key, int maxParallelism) {
         if (key == null) {
             throw new NullPointerException("A key selector returned null; keys must not be null");
         }
-        return keyGroupForHash(key.hashCode(), maxParallelism);
+        return keyGroupForHash(stableHashCode(key), maxParallelism);
+    }
+
+    /**
+     * A hash of {@code key} that is the same in every JVM: {@code hashCode()}, except for enums,
+     * whose {@code hashCode()} is their identity and differs between JVMs (they hash by name), and
+     * for records with enum components (declared as an enum or a record type that has one), which
+     * hash like a record does but over the components' stable hashes.
+     */
+    public static int stableHashCode(Object key) {
+        if (key instanceof Enum<?> e) {
+            return e.name().hashCode();
+        }
+        if (key instanceof Record r && RecordHashing.NEEDS_STABLE_HASH.get(r.getClass())) {
+            return RecordHashing.hash(r);
+        }
+        return key.hashCode();
     }
 
     /**
@@ -53,5 +71,47 @@ public final class KeyGroups {
         h *= 0xc2b2ae35;
         h ^= h >>> 16;
         return h;
+    }
+
+    /** Stable hashes of records whose default hash would use an enum's identity hash. */
+    private static final class RecordHashing {
+        static final ClassValue<Boolean> NEEDS_STABLE_HASH = new ClassValue<>() {
+            @Override
+            protected Boolean computeValue(Class<?> type) {
+                return needsStableHash(type, 0);
+            }
+        };
+
+        private static boolean needsStableHash(Class<?> type, int depth) {
+            if (type.isEnum()) {
+                return true;
+            }
+            if (!type.isRecord() || depth > 8) {
+                return false;
+            }
+            for (var c : type.getRecordComponents()) {
+                if (needsStableHash(c.getType(), depth + 1)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        static int hash(Record r) {
+            int h = 0;
+            for (var c : r.getClass().getRecordComponents()) {
+                Object v;
+                try {
+                    var accessor = c.getAccessor();
+                    accessor.setAccessible(true);
+                    v = accessor.invoke(r);
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    throw new IllegalStateException("Cannot hash key " + r + ": component " + c.getName()
+                            + " of record " + r.getClass().getName() + " is not readable (" + e + ")", e);
+                }
+                h = 31 * h + (v == null ? 0 : stableHashCode(v));
+            }
+            return h;
+        }
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.state;
 
 import io.sluice.core.serialization.DataInputBuffer;
 import io.sluice.core.serialization.SerializationException;
+import io.sluice.core.serialization.SerializerRegistry;
 import io.sluice.core.serialization.Serializers;
 import io.sluice.core.serialization.TypeSerializer;
 import java.util.BitSet;
@@ -16,7 +17,8 @@ import java.util.function.Function;
  * <p>Threading: task thread only, like the backend it restores.
  */
 final class KeyedSnapshotReader {
-    private static final TypeSerializer<Object> KEY_SERIALIZER = Serializers.dynamic();
+    /** The key serializer of snapshots of format version 1, which did not record it. */
+    private static final TypeSerializer<Object> VERSION_1_KEY_SERIALIZER = Serializers.dynamic();
 
     private final KeyGroupRange range;
     private final int maxParallelism;
@@ -39,9 +41,9 @@ final class KeyedSnapshotReader {
                     + Integer.toHexString(magic) + "): it is not a keyed-state snapshot, or it is corrupt");
         }
         int version = in.readInt();
-        if (version != KeyedSnapshotFormat.VERSION) {
+        if (version < 1 || version > KeyedSnapshotFormat.VERSION) {
             throw new SerializationException(which + " has format version " + version + ", but this Sluice reads"
-                    + " only version " + KeyedSnapshotFormat.VERSION + ": restore it with the Sluice version that"
+                    + " versions 1 to " + KeyedSnapshotFormat.VERSION + ": restore it with the Sluice version that"
                     + " wrote it, or start the job without this checkpoint");
         }
         int snapshotMaxParallelism = in.readInt();
@@ -52,12 +54,14 @@ final class KeyedSnapshotReader {
         }
         in.readInt(); // writer's range start, informational
         in.readInt(); // writer's range end, informational
+        ClassLoader classLoader = classLoader();
+        TypeSerializer<Object> keySerializer = version == 1 ? VERSION_1_KEY_SERIALIZER : readKeySerializer(in, which, classLoader);
 
         int stateCount = in.readVarInt();
         HeapState<?>[] states = new HeapState<?>[stateCount];
         StateMetaInfo[] metaInfos = new StateMetaInfo[stateCount];
         for (int s = 0; s < stateCount; s++) {
-            metaInfos[s] = StateMetaInfo.readFrom(in);
+            metaInfos[s] = StateMetaInfo.readFrom(in, version, classLoader);
             states[s] = stateRegistry.apply(metaInfos[s]);
         }
 
@@ -76,7 +80,7 @@ final class KeyedSnapshotReader {
             }
             restoredKeyGroups.set(keyGroup);
             int blockEnd = in.position() + blockLength;
-            readBlock(in, keyGroup, states, metaInfos, which);
+            readBlock(in, keyGroup, keySerializer, states, metaInfos, which);
             if (in.position() != blockEnd) {
                 throw new SerializationException(which + ": key group " + keyGroup + " should end at position "
                         + blockEnd + " but reading stopped at " + in.position()
@@ -89,8 +93,21 @@ final class KeyedSnapshotReader {
         }
     }
 
-    private void readBlock(DataInputBuffer in, int keyGroup, HeapState<?>[] states, StateMetaInfo[] metaInfos,
-            String which) {
+    private static TypeSerializer<Object> readKeySerializer(DataInputBuffer in, String which, ClassLoader classLoader) {
+        try {
+            return SerializerRegistry.read(in, classLoader);
+        } catch (SerializationException e) {
+            throw new SerializationException(which + ": its key serializer cannot be read: " + e.getMessage(), e);
+        }
+    }
+
+    private static ClassLoader classLoader() {
+        ClassLoader cl = Thread.currentThread().getContextClassLoader();
+        return cl != null ? cl : KeyedSnapshotReader.class.getClassLoader();
+    }
+
+    private void readBlock(DataInputBuffer in, int keyGroup, TypeSerializer<Object> keySerializer,
+            HeapState<?>[] states, StateMetaInfo[] metaInfos, String which) {
         int statesInGroup = in.readVarInt();
         for (int j = 0; j < statesInGroup; j++) {
             int s = in.readVarInt();
@@ -100,7 +117,7 @@ final class KeyedSnapshotReader {
             }
             int entries = in.readVarInt();
             for (int e = 0; e < entries; e++) {
-                Object key = KEY_SERIALIZER.deserialize(in);
+                Object key = keySerializer.deserialize(in);
                 int actualGroup = KeyGroups.keyGroupFor(key, maxParallelism);
                 if (actualGroup != keyGroup) {
                     throw new IllegalStateException(which + ": key " + key + " of state '" + metaInfos[s].name()

@@ -9,11 +9,7 @@ import io.sluice.core.serialization.DataInputBuffer;
 import io.sluice.core.serialization.DataOutputBuffer;
 import io.sluice.core.serialization.SerializationException;
 import io.sluice.core.serialization.TypeSerializer;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.ObjectInputStream;
-import java.io.ObjectOutputStream;
+import io.sluice.core.serialization.SerializerRegistry;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -25,8 +21,8 @@ import java.util.Map;
  *
  * <p>The per-key value is the heap backend's representation: the user's value for
  * {@link Kind#VALUE}, an {@link ArrayList} of elements for {@link Kind#LIST}, a {@link HashMap}
- * for {@link Kind#MAP}. The serializers are written once per state with Java serialization (they
- * are {@link java.io.Serializable} by contract); values are never Java-serialized.
+ * for {@link Kind#MAP}. The serializers are written once per state by their stable identity
+ * ({@link SerializerRegistry}); values are never Java-serialized.
  *
  * <p>Threading: immutable, so it may be handed from the task thread to the thread that writes a
  * snapshot. Serializers are stateless by the {@link TypeSerializer} contract.
@@ -74,21 +70,21 @@ final class StateMetaInfo {
         return kind;
     }
 
-    /** Writes name, kind and the Java-serialized serializers. */
+    /** Writes name, kind and the serializers by their stable identity (format version 2). */
     void writeTo(DataOutputBuffer out) {
         out.writeUTF(name);
         out.writeUTF(kind.name());
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (ObjectOutputStream oos = new ObjectOutputStream(bytes)) {
-            oos.writeObject(serializers);
-        } catch (IOException e) {
-            throw new SerializationException("Could not write the serializers of state '" + name
-                    + "' with Java serialization: make every field of the serializer Serializable", e);
+        out.writeVarInt(serializers.length);
+        for (TypeSerializer<Object> s : serializers) {
+            SerializerRegistry.write(s, out);
         }
-        out.writeBytes(bytes.toByteArray());
     }
 
-    static StateMetaInfo readFrom(DataInputBuffer in) {
+    /**
+     * Reads what {@link #writeTo} wrote, in the layout of snapshot format {@code formatVersion}:
+     * version 1 stored the serializer array with Java serialization.
+     */
+    static StateMetaInfo readFrom(DataInputBuffer in, int formatVersion, ClassLoader classLoader) {
         String name = in.readUTF();
         String kindName = in.readUTF();
         Kind kind;
@@ -98,17 +94,61 @@ final class StateMetaInfo {
             throw new SerializationException("State '" + name + "' in the snapshot has unknown kind '" + kindName
                     + "': the snapshot was written by an incompatible Sluice version", e);
         }
-        byte[] bytes = in.readBytes();
-        if (bytes == null) {
-            throw new SerializationException("State '" + name + "' in the snapshot has no serializers: the snapshot is corrupt");
+        if (formatVersion == 1) {
+            byte[] bytes = in.readBytes();
+            if (bytes == null) {
+                throw new SerializationException("State '" + name + "' in the snapshot has no serializers: the snapshot is corrupt");
+            }
+            try {
+                return new StateMetaInfo(name, kind, SerializerRegistry.readLegacyJavaSerialized(bytes, classLoader));
+            } catch (SerializationException e) {
+                throw new SerializationException("State '" + name + "': " + e.getMessage(), e);
+            }
         }
-        try (ObjectInputStream ois = new ObjectInputStream(new ByteArrayInputStream(bytes))) {
-            @SuppressWarnings("unchecked")
-            TypeSerializer<Object>[] serializers = (TypeSerializer<Object>[]) ois.readObject();
-            return new StateMetaInfo(name, kind, serializers);
-        } catch (IOException | ClassNotFoundException | ClassCastException e) {
-            throw new SerializationException("Could not read the serializers of state '" + name
-                    + "' from the snapshot: put the serializer classes the job used on the class path", e);
+        int count = in.readVarInt();
+        if (count < 1 || count > 2) {
+            throw new SerializationException("State '" + name + "' in the snapshot claims " + count
+                    + " serializers: the snapshot is corrupt");
+        }
+        @SuppressWarnings("unchecked")
+        TypeSerializer<Object>[] serializers = new TypeSerializer[count];
+        for (int i = 0; i < count; i++) {
+            try {
+                serializers[i] = SerializerRegistry.read(in, classLoader);
+            } catch (SerializationException e) {
+                throw new SerializationException("State '" + name + "': " + e.getMessage(), e);
+            }
+        }
+        return new StateMetaInfo(name, kind, serializers);
+    }
+
+    /**
+     * A copy of one key's value (as the backend holds it) that later changes by user code, to the
+     * value or to the objects in it, do not affect: containers are new, and every user value is
+     * copied with its serializer ({@link TypeSerializer#copy}, the identity for immutable types).
+     */
+    Object copyValue(Object value) {
+        switch (kind) {
+            case VALUE:
+                return serializers[0].copy(value);
+            case LIST: {
+                List<?> list = (List<?>) value;
+                ArrayList<Object> copy = new ArrayList<>(list.size());
+                for (Object element : list) {
+                    copy.add(serializers[0].copy(element));
+                }
+                return copy;
+            }
+            case MAP: {
+                Map<?, ?> map = (Map<?, ?>) value;
+                HashMap<Object, Object> copy = new HashMap<>(map.size() * 4 / 3 + 1);
+                for (Map.Entry<?, ?> e : map.entrySet()) {
+                    copy.put(serializers[0].copy(e.getKey()), serializers[1].copy(e.getValue()));
+                }
+                return copy;
+            }
+            default:
+                throw new AssertionError(kind);
         }
     }
 

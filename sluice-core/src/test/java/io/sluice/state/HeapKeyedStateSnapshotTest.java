@@ -208,7 +208,7 @@ class HeapKeyedStateSnapshotTest {
         assertThatThrownBy(() -> target.restore(List.of(new DataInputBuffer(bytes))))
                 .isInstanceOf(SerializationException.class)
                 .hasMessageContaining("format version 99")
-                .hasMessageContaining("version " + KeyedSnapshotFormat.VERSION);
+                .hasMessageContaining("versions 1 to " + KeyedSnapshotFormat.VERSION);
     }
 
     @Test

@@ -3,14 +3,21 @@ package io.sluice.core.serialization;
 import io.sluice.api.Tuple2;
 import io.sluice.api.Tuple3;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.LinkedHashMap;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The serializer used when a stream's type was not declared: one tag byte per value, then the
- * value. It handles {@code null}, boxed primitives, {@link String}, {@code byte[]},
- * {@link Tuple2}, {@link Tuple3}, {@link List} and {@link Map} of these, nested.
+ * value. It handles {@code null}, boxed primitives, {@link String}, {@code byte[]}, {@link UUID},
+ * enums (by class and constant name), records (by class, then their components), {@link Tuple2},
+ * {@link Tuple3}, {@link List} and {@link Map} of these, nested. Enum and record classes are
+ * resolved by name through the thread's context class loader when read, once per class name.
+ *
+ * <p>Format versions (see {@link #identity()}): 1 knew tags 0-14; 2 adds UUID, enum and record.
+ * Data of version 1 is valid data of version 2.
  *
  * <p>Java cannot see the element type of a lambda's result, so this is what lets
  * {@code env.fromSequence(..).map(v -> Tuple2.of(v % 8, 1L))} work with no type hints. For other
@@ -21,7 +28,12 @@ public final class DynamicSerializer implements TypeSerializer<Object> {
     static final DynamicSerializer INSTANCE = new DynamicSerializer();
 
     private static final byte NULL = 0, LONG = 1, INT = 2, STRING = 3, DOUBLE = 4, BOOLEAN = 5, FLOAT = 6,
-            SHORT = 7, BYTE = 8, CHAR = 9, BYTES = 10, TUPLE2 = 11, TUPLE3 = 12, LIST = 13, MAP = 14;
+            SHORT = 7, BYTE = 8, CHAR = 9, BYTES = 10, TUPLE2 = 11, TUPLE3 = 12, LIST = 13, MAP = 14,
+            UUID_TAG = 15, ENUM = 16, RECORD = 17;
+    static final int VERSION = 2;
+    private static final long serialVersionUID = 1040987296686979546L;
+    /** Enum and record classes by name, so that reading a value does not look a class up each time. */
+    private static final Map<String, Class<?>> CLASSES = new ConcurrentHashMap<>();
 
     private DynamicSerializer() {}
 
@@ -81,11 +93,91 @@ public final class DynamicSerializer implements TypeSerializer<Object> {
                 serialize(e.getKey(), out);
                 serialize(e.getValue(), out);
             }
+        } else if (v instanceof UUID u) {
+            out.writeByte(UUID_TAG);
+            out.writeLong(u.getMostSignificantBits());
+            out.writeLong(u.getLeastSignificantBits());
+        } else if (v instanceof Enum<?> e) {
+            out.writeByte(ENUM);
+            out.writeUTF(e.getDeclaringClass().getName());
+            out.writeUTF(e.name());
+        } else if (v instanceof Record r) {
+            out.writeByte(RECORD);
+            out.writeUTF(r.getClass().getName());
+            RecordSerializer.RecordShape shape = RecordSerializer.RecordShape.of(r.getClass());
+            for (int i = 0; i < shape.size(); i++) {
+                serialize(shape.get(r, i), out);
+            }
         } else {
-            throw new SerializationException("No serializer for values of " + v.getClass().getName()
-                    + ". Sluice does not fall back to Java serialization: declare one with"
-                    + " .returns(TypeSerializer) on the operator that produces these values.");
+            throw new SerializationException(unsupported(v.getClass()));
         }
+    }
+
+    /**
+     * Whether values of {@code type} can be written (for containers: the container; their elements
+     * are checked when written).
+     */
+    public static boolean supports(Class<?> type) {
+        return type == Long.class || type == Integer.class || type == String.class || type == Double.class
+                || type == Boolean.class || type == Float.class || type == Short.class || type == Byte.class
+                || type == Character.class || type == byte[].class || type == Tuple2.class || type == Tuple3.class
+                || type == UUID.class || type.isEnum() || (type.getSuperclass() != null && type.getSuperclass().isEnum())
+                || type.isRecord() || List.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type);
+    }
+
+    static String unsupported(Class<?> type) {
+        return "No serializer for values of " + type.getName() + ". Sluice does not fall back to Java"
+                + " serialization: declare one with .returns(TypeSerializer) on the operator that produces these"
+                + " values (for keys: keyBy(selector, TypeSerializer)), or use a record, an enum or a built-in type";
+    }
+
+    /** Deep copy: immutable values are returned as they are, containers and arrays are copied. */
+    @Override
+    public Object copy(Object v) {
+        if (v == null || v instanceof Long || v instanceof Integer || v instanceof String || v instanceof Double
+                || v instanceof Boolean || v instanceof Float || v instanceof Short || v instanceof Byte
+                || v instanceof Character || v instanceof UUID || v instanceof Enum<?>) {
+            return v;
+        } else if (v instanceof byte[] b) {
+            return b.clone();
+        } else if (v instanceof Tuple2<?, ?> t) {
+            Object a = copy(t.f0());
+            Object b = copy(t.f1());
+            return a == t.f0() && b == t.f1() ? t : new Tuple2<>(a, b);
+        } else if (v instanceof Tuple3<?, ?, ?> t) {
+            Object a = copy(t.f0());
+            Object b = copy(t.f1());
+            Object c = copy(t.f2());
+            return a == t.f0() && b == t.f1() && c == t.f2() ? t : new Tuple3<>(a, b, c);
+        } else if (v instanceof List<?> list) {
+            List<Object> copy = new ArrayList<>(list.size());
+            for (Object o : list) {
+                copy.add(copy(o));
+            }
+            return copy;
+        } else if (v instanceof Map<?, ?> map) {
+            Map<Object, Object> copy = new LinkedHashMap<>();
+            for (Map.Entry<?, ?> e : map.entrySet()) {
+                copy.put(copy(e.getKey()), copy(e.getValue()));
+            }
+            return copy;
+        } else if (v instanceof Record r) {
+            RecordSerializer.RecordShape shape = RecordSerializer.RecordShape.of(r.getClass());
+            Object[] components = new Object[shape.size()];
+            boolean changed = false;
+            for (int i = 0; i < components.length; i++) {
+                Object c = shape.get(r, i);
+                components[i] = copy(c);
+                changed |= components[i] != c;
+            }
+            return changed ? shape.create(components) : r;
+        }
+        throw new SerializationException(unsupported(v.getClass()));
+    }
+
+    @Override
+    public SerializerIdentity identity() {
+        return SerializerIdentity.of(Serializers.DYNAMIC_ID, VERSION);
     }
 
     @Override
@@ -129,6 +221,33 @@ public final class DynamicSerializer implements TypeSerializer<Object> {
                 }
                 return map;
             }
+            case UUID_TAG: {
+                long most = in.readLong();
+                return new UUID(most, in.readLong());
+            }
+            case ENUM: {
+                Class<?> type = classNamed(in.readUTF());
+                String name = in.readUTF();
+                for (Object constant : type.getEnumConstants()) {
+                    if (((Enum<?>) constant).name().equals(name)) {
+                        return constant;
+                    }
+                }
+                throw new SerializationException("Enum " + type.getName() + " has no constant " + name
+                        + ": the data was written when it had one; add the constant back to read it");
+            }
+            case RECORD: {
+                Class<?> type = classNamed(in.readUTF());
+                if (!type.isRecord()) {
+                    throw new SerializationException(type.getName() + " was written as a record but is no longer one");
+                }
+                RecordSerializer.RecordShape shape = RecordSerializer.RecordShape.of(type);
+                Object[] components = new Object[shape.size()];
+                for (int i = 0; i < components.length; i++) {
+                    components[i] = deserialize(in);
+                }
+                return shape.create(components);
+            }
             default:
                 throw new SerializationException("Unknown type tag " + tag + " at position " + (in.position() - 1)
                         + ": the data was not written by the dynamic serializer");
@@ -138,6 +257,21 @@ public final class DynamicSerializer implements TypeSerializer<Object> {
     @Override
     public String typeName() {
         return "dynamic";
+    }
+
+    private static Class<?> classNamed(String name) {
+        Class<?> type = CLASSES.get(name);
+        if (type == null) {
+            ClassLoader loader = Thread.currentThread().getContextClassLoader();
+            try {
+                type = Class.forName(name, false, loader != null ? loader : DynamicSerializer.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new SerializationException("The data holds a value of class " + name + ", which is not on the"
+                        + " class path: put the job's classes on the class path to read it", e);
+            }
+            CLASSES.put(name, type);
+        }
+        return type;
     }
 
     private Object readResolve() {
