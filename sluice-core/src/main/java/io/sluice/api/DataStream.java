@@ -52,7 +52,19 @@ public class DataStream<T> {
         Objects.requireNonNull(keySelector, "key selector");
         Transformation.PartitionNode<T> p = new Transformation.PartitionNode<>(env.nextId(), transformation,
                 PartitionKind.HASH, keySelector);
-        return new KeyedStream<>(env, p, keySelector);
+        return new KeyedStream<>(env, p, keySelector, null);
+    }
+
+    /**
+     * Partitions by key, with {@code keySerializer} writing the keys into checkpoints: for key types
+     * the default (dynamic) serializer does not handle, or to fix the keys' binary form.
+     */
+    public <K> KeyedStream<T, K> keyBy(KeySelector<T, K> keySelector, TypeSerializer<K> keySerializer) {
+        Objects.requireNonNull(keySelector, "key selector");
+        Objects.requireNonNull(keySerializer, "key serializer");
+        Transformation.PartitionNode<T> p = new Transformation.PartitionNode<>(env.nextId(), transformation,
+                PartitionKind.HASH, keySelector);
+        return new KeyedStream<>(env, p, keySelector, keySerializer);
     }
 
     /** Spreads records round robin over the next operator's subtasks. */
@@ -79,6 +91,7 @@ public class DataStream<T> {
         Objects.requireNonNull(sink, "sink function");
         Transformation.OperatorNode<T, Void> node = new Transformation.OperatorNode<>(env.nextId(), "Sink: " + name,
                 transformation, new SinkOperator<>(sink, "Sink: " + name), keySelectorOfInput(), true);
+        node.keySerializer = keySerializerOfInput();
         env.register(node);
         return new DataStreamSink<>(node);
     }
@@ -125,9 +138,15 @@ public class DataStream<T> {
         return null;
     }
 
+    /** The declared serializer of the input's keys, or {@code null} for the default. */
+    protected TypeSerializer<?> keySerializerOfInput() {
+        return null;
+    }
+
     protected <O> DataStream<O> transform(String name, StreamOperator<T> operator) {
         Transformation.OperatorNode<T, O> node = new Transformation.OperatorNode<>(env.nextId(), name, transformation,
                 operator, keySelectorOfInput(), false);
+        node.keySerializer = keySerializerOfInput();
         env.register(node);
         return new DataStream<>(env, node);
     }

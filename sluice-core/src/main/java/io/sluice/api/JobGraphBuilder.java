@@ -152,6 +152,7 @@ final class JobGraphBuilder {
             List<String> names = new ArrayList<>();
             io.sluice.api.source.Source<?> source = null;
             KeySelector<?, ?> keySelector = null;
+            TypeSerializer<?> keySerializer = null;
             for (Transformation<?> member : chain.getValue()) {
                 names.add(member.name);
                 if (member instanceof Transformation.SourceNode<?> s) {
@@ -160,12 +161,16 @@ final class JobGraphBuilder {
                     ops.add(n.operator);
                     if (member == head) {
                         keySelector = n.keySelector;
+                        keySerializer = n.keySerializer;
+                        if (keySelector != null && keySerializer == null) {
+                            KeyTypes.requireCheckpointableKeys(keySelector, n.name);
+                        }
                     }
                 }
             }
             String name = String.join(" -> ", names);
             VertexPayload payload = new VertexPayload(source, ops, keySelector,
-                    inputSerializers.getOrDefault(id, Map.of()), outputs.getOrDefault(id, Map.of()));
+                    inputSerializers.getOrDefault(id, Map.of()), outputs.getOrDefault(id, Map.of()), keySerializer);
             vertices.add(new JobVertex(id, name, parallelism.get(head), maxParallelism, source != null,
                     keySelector != null, vertexInputs.getOrDefault(id, List.of()),
                     vertexOutputs.getOrDefault(id, List.of()), payload.serialize(name)));

@@ -2,6 +2,7 @@ package io.sluice.api;
 
 import io.sluice.api.functions.KeySelector;
 import io.sluice.api.functions.ReduceFunction;
+import io.sluice.core.serialization.TypeSerializer;
 import io.sluice.operators.ReduceOperator;
 import java.util.Objects;
 
@@ -13,10 +14,13 @@ import java.util.Objects;
  */
 public final class KeyedStream<T, K> extends DataStream<T> {
     private final KeySelector<T, K> keySelector;
+    private final TypeSerializer<K> keySerializer;
 
-    KeyedStream(StreamExecutionEnvironment env, Transformation<T> partition, KeySelector<T, K> keySelector) {
+    KeyedStream(StreamExecutionEnvironment env, Transformation<T> partition, KeySelector<T, K> keySelector,
+                TypeSerializer<K> keySerializer) {
         super(env, partition);
         this.keySelector = keySelector;
+        this.keySerializer = keySerializer;
     }
 
     /** A rolling reduce per key: emits the new aggregate for each record. */
@@ -34,5 +38,10 @@ public final class KeyedStream<T, K> extends DataStream<T> {
     @Override
     protected KeySelector<T, ?> keySelectorOfInput() {
         return keySelector;
+    }
+
+    @Override
+    protected TypeSerializer<?> keySerializerOfInput() {
+        return keySerializer;
     }
 }

@@ -50,6 +50,8 @@ abstract class Transformation<T> {
         final Transformation<I> input;
         final StreamOperator<I> operator;
         final KeySelector<I, ?> keySelector;
+        /** The declared serializer of the keys when the input is keyed; {@code null}: the dynamic serializer. */
+        TypeSerializer<?> keySerializer;
         final boolean sink;
 
         OperatorNode(int id, String name, Transformation<I> input, StreamOperator<I> operator,

@@ -25,10 +25,18 @@ import java.util.Map;
  * @param inputKeySelector  the key selector when the input is keyed, else {@code null}
  * @param inputSerializers  edge id -> serializer of the records arriving on that edge
  * @param outputs           edge id -> how to write the records leaving on that edge
+ * @param inputKeySerializer the serializer of the keys of a keyed input (for state snapshots), or
+ *                          {@code null} for the dynamic serializer
  */
 public record VertexPayload(Source<?> source, List<StreamOperator<?>> operators, KeySelector<?, ?> inputKeySelector,
                             Map<Integer, TypeSerializer<?>> inputSerializers,
-                            Map<Integer, OutputSpec> outputs) implements Serializable {
+                            Map<Integer, OutputSpec> outputs, TypeSerializer<?> inputKeySerializer) implements Serializable {
+
+    /** A payload whose keys, if keyed, use the dynamic serializer. */
+    public VertexPayload(Source<?> source, List<StreamOperator<?>> operators, KeySelector<?, ?> inputKeySelector,
+                         Map<Integer, TypeSerializer<?>> inputSerializers, Map<Integer, OutputSpec> outputs) {
+        this(source, operators, inputKeySelector, inputSerializers, outputs, null);
+    }
 
     /** How a vertex writes one output edge. */
     public record OutputSpec(TypeSerializer<?> serializer, KeySelector<?, ?> keySelector, PartitionKind partitioning)

@@ -8,6 +8,7 @@ import io.sluice.api.state.StateDescriptor;
 import io.sluice.api.state.ValueState;
 import io.sluice.api.state.ValueStateDescriptor;
 import io.sluice.core.serialization.DataInputBuffer;
+import io.sluice.core.serialization.SerializationException;
 import io.sluice.core.serialization.Serializers;
 import io.sluice.core.serialization.TypeSerializer;
 import java.util.ArrayList;
@@ -170,8 +171,8 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
      * they describe, so that a later {@code get*State} with the same name and kind returns it.
      *
      * @throws IllegalStateException if called twice, or after a state was registered
-     * @throws io.sluice.core.serialization.SerializationException if a snapshot has an unknown format
-     *         version or cannot be read
+     * @throws UnreadableSnapshotException if a snapshot has an unknown format version or cannot be
+     *         decoded, naming which one
      */
     @Override
     public void restore(List<DataInputBuffer> snapshots) {
@@ -182,7 +183,15 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
         restored = true;
         KeyedSnapshotReader reader = new KeyedSnapshotReader(range, maxParallelism, this::registerRestored);
         for (int i = 0; i < snapshots.size(); i++) {
-            reader.read(snapshots.get(i), i);
+            try {
+                reader.read(snapshots.get(i), i);
+            } catch (UnreadableSnapshotException e) {
+                throw e;
+            } catch (SerializationException | IndexOutOfBoundsException | NegativeArraySizeException
+                     | ClassCastException | OutOfMemoryError e) {
+                throw new UnreadableSnapshotException(i, e instanceof OutOfMemoryError
+                        ? new SerializationException("a length in it is absurd (" + e.getMessage() + ")") : (RuntimeException) e);
+            }
         }
     }
 

@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
  *
  * <p>Layout:
  * <pre>
- *   &lt;jobId&gt;/chk-&lt;checkpointId&gt;/&lt;vertexId&gt;-&lt;subtask&gt;.state   one per subtask with keyed state
+ *   &lt;jobId&gt;/chk-&lt;checkpointId&gt;/&lt;vertexId&gt;-&lt;subtask&gt;.state   one per subtask with keyed state, checksummed (StateFileFormat)
  *                                                               above the inline-state threshold
  *                                                               (smaller state is inline in the metadata)
  *   &lt;jobId&gt;/chk-&lt;checkpointId&gt;/_metadata                      written last
@@ -68,22 +68,32 @@ public final class CheckpointStorage {
         return checkpointDir(jobId, checkpointId) + "/" + METADATA_FILE;
     }
 
-    /** Writes one subtask's state file of a checkpoint and returns its path. */
+    /**
+     * Writes one subtask's state file of a checkpoint, {@code data} inside a header with its
+     * CRC32C ({@link StateFileFormat}), and returns its path.
+     */
     public String writeTaskState(JobId jobId, long checkpointId, int vertexId, int subtask, byte[] data) {
         if (vertexId < 0 || subtask < 0) {
             throw new IllegalArgumentException("Vertex id and subtask index must be >= 0, got vertex " + vertexId
                     + ", subtask " + subtask);
         }
         String path = checkpointDir(jobId, checkpointId) + "/" + vertexId + "-" + subtask + ".state";
+        byte[] file = StateFileFormat.encode(data);
         stateWrites.increment();
-        store.put(path, data);
+        store.put(path, file);
         return path;
     }
 
-    /** Reads a state file written by {@link #writeTaskState}. */
+    /**
+     * Reads a state file written by {@link #writeTaskState} (or by a build before state files had
+     * a checksum) and returns the data, checked.
+     *
+     * @throws io.sluice.storage.BlobNotFoundException if there is no such file
+     * @throws CorruptStateFileException               if it is not intact (naming the path and the problem)
+     */
     public byte[] readTaskState(String path) {
         stateReads.increment();
-        return store.get(path);
+        return StateFileFormat.decode(store.get(path), path);
     }
 
     /**

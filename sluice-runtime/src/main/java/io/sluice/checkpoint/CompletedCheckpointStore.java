@@ -36,6 +36,24 @@ public interface CompletedCheckpointStore {
 
     int size();
 
+    /**
+     * Checkpoint {@code unusableId} turned out unusable while tasks restored from it (a corrupt or
+     * undecodable state file): from now on {@link #latest()} is the newest older retained
+     * checkpoint that is usable, whose metadata is read from storage if it is not in memory, or
+     * empty if none is. Unusable checkpoints keep their pointers and files (retention removes them
+     * later); they are never restored from again in this session. {@code events} is told of every
+     * checkpoint skipped.
+     *
+     * <p>Blocking, on an I/O executor.
+     *
+     * @return the new latest checkpoint, or empty if no usable one remains
+     * @throws Exception if storage could not be read (nothing changed then; retry)
+     */
+    default Optional<CompletedCheckpoint> fallBackFrom(long unusableId, java.util.function.Consumer<String> events)
+            throws Exception {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot fall back to an older checkpoint");
+    }
+
     int maxRetained();
 
     /**

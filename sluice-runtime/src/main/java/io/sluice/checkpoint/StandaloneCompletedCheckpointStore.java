@@ -21,6 +21,8 @@ public final class StandaloneCompletedCheckpointStore implements CompletedCheckp
     private final int maxRetained;
     private final CheckpointStorage storage;
     private final Deque<CompletedCheckpoint> checkpoints = new ArrayDeque<>();
+    /** Checkpoints a restore found unusable; guarded by {@code checkpoints}. */
+    private final java.util.Set<Long> unusable = new java.util.HashSet<>();
 
     public StandaloneCompletedCheckpointStore(JobId jobId, int maxRetained, CheckpointStorage storage) {
         if (maxRetained < 1) {
@@ -46,7 +48,14 @@ public final class StandaloneCompletedCheckpointStore implements CompletedCheckp
     @Override
     public Optional<CompletedCheckpoint> latest() {
         synchronized (checkpoints) {
-            return Optional.ofNullable(checkpoints.peekLast());
+            var it = checkpoints.descendingIterator();
+            while (it.hasNext()) {
+                CompletedCheckpoint cp = it.next();
+                if (!unusable.contains(cp.checkpointId())) {
+                    return Optional.of(cp);
+                }
+            }
+            return Optional.empty();
         }
     }
 
@@ -61,6 +70,15 @@ public final class StandaloneCompletedCheckpointStore implements CompletedCheckp
     public int size() {
         synchronized (checkpoints) {
             return checkpoints.size();
+        }
+    }
+
+    /** All retained checkpoints are in memory: drops {@code unusableId} and the newer ones from the restore candidates. */
+    @Override
+    public Optional<CompletedCheckpoint> fallBackFrom(long unusableId, java.util.function.Consumer<String> events) {
+        synchronized (checkpoints) {
+            unusable.add(unusableId);
+            return latest();
         }
     }
 

@@ -1,6 +1,8 @@
 package io.sluice.jobmaster;
 
 import io.sluice.checkpoint.CheckpointCoordinator;
+import io.sluice.checkpoint.CheckpointException;
+import io.sluice.checkpoint.StateRestoreException;
 import io.sluice.checkpoint.CompletedCheckpoint;
 import io.sluice.checkpoint.TaskStateHandle;
 import io.sluice.graph.JobGraph;
@@ -74,6 +76,10 @@ public final class JobMaster implements JobMasterGateway {
     private int restarts;
     private Throwable lastFailure;
     private MainThreadExecutor.ScheduledTask scheduledRestart;
+    /** The checkpoint the current deployment restores from, or -1. */
+    private long restoreCheckpointId = -1;
+    /** Falls back past checkpoints whose state turned out unusable; see {@link RestoreFallback}. */
+    private final RestoreFallback restoreFallback;
     /** Task counters of the last details request, kept for the final details. */
     private List<TaskMetrics> lastMetrics = List.of();
     private long lastMetricsNanos;
@@ -117,6 +123,8 @@ public final class JobMaster implements JobMasterGateway {
                 services.checkpointStorage(), services.checkpointStore(), services.checkpointIdCounter(),
                 mainThread, services.ioExecutor(), services.clock(), new CoordinatorContext(),
                 services.writesAllowed());
+        this.restoreFallback = new RestoreFallback(jobGraph.jobId(), services.checkpointStore(), services.ioExecutor(),
+                mainThread);
         this.status = JobStatus.CREATED;
         transitions.add(new JobStatusTransition(JobStatus.CREATED, services.clock().currentTimeMillis()));
     }
@@ -287,6 +295,11 @@ public final class JobMaster implements JobMasterGateway {
     }
 
     private void handleTaskFailure(Throwable cause) {
+        StateRestoreException unusable = StateRestoreException.find(cause);
+        if (unusable != null && unusable.checkpointId() == restoreCheckpointId) {
+            fallBackFromUnusableCheckpoint(unusable);
+            return;
+        }
         lastFailure = cause;
         services.restartStrategy().notifyFailure(cause);
         checkpointCoordinator.abortPendingOnFailover();
@@ -301,6 +314,25 @@ public final class JobMaster implements JobMasterGateway {
             checkpointCoordinator.stop("the job is failing");
             transitionTo(JobStatus.FAILING, EnumSet.of(JobStatus.RUNNING));
         }
+        cancelAllExecutions();
+        checkAllEnded();
+    }
+
+    /**
+     * The state of the checkpoint this deployment restores from is unusable (a corrupt state file):
+     * restart from the previous retained checkpoint. This is not a failure of the job's tasks and
+     * does not use the restart budget; it happens at most once per retained checkpoint, since each
+     * fallback goes to an older one, and the job fails when none is left.
+     */
+    private void fallBackFromUnusableCheckpoint(StateRestoreException unusable) {
+        LOG.warn("Job {} ({}): checkpoint {} is unusable, falling back to the previous retained checkpoint: {}",
+                jobGraph.jobId(), jobGraph.name(), unusable.checkpointId(), unusable.getMessage());
+        lastFailure = new CheckpointException("Checkpoint " + unusable.checkpointId() + " is unusable: "
+                + unusable.getMessage() + "; falling back to the previous retained checkpoint");
+        checkpointCoordinator.abortPendingOnFailover();
+        restoreFallback.start(unusable);
+        restarts++;
+        transitionTo(JobStatus.RESTARTING, EnumSet.of(JobStatus.RUNNING));
         cancelAllExecutions();
         checkAllEnded();
     }
@@ -340,14 +372,37 @@ public final class JobMaster implements JobMasterGateway {
         if (status != JobStatus.RESTARTING) {
             return;
         }
+        if (!restoreFallback.readyToDeploy(this::restartAfterFallback, this::failWithoutUsableCheckpoint,
+                fallbackEvent -> lastFailure = new CheckpointException(fallbackEvent))) {
+            return;
+        }
         deployAll();
         transitionTo(JobStatus.RUNNING, EnumSet.of(JobStatus.RESTARTING));
+    }
+
+    /** The fallback's storage work finished (or needs a retry): restart if still restarting. */
+    private void restartAfterFallback(java.time.Duration delay) {
+        if (status == JobStatus.RESTARTING && scheduledRestart == null) {
+            scheduledRestart = mainThread.schedule(this::restart, delay);
+        }
+    }
+
+    private void failWithoutUsableCheckpoint(Throwable cause) {
+        if (status != JobStatus.RESTARTING) {
+            return;
+        }
+        lastFailure = cause;
+        LOG.warn("Job {} ({}) fails: {}", jobGraph.jobId(), jobGraph.name(), cause.getMessage());
+        checkpointCoordinator.stop("no usable checkpoint remains");
+        transitionTo(JobStatus.FAILED, EnumSet.of(JobStatus.RESTARTING));
+        finish(JobStatus.FAILED);
     }
 
     private void deployAll() {
         deployment = DEPLOYMENTS.incrementAndGet();
         executions.clear();
         Optional<CompletedCheckpoint> latest = services.checkpointStore().latest();
+        restoreCheckpointId = latest.map(CompletedCheckpoint::checkpointId).orElse(-1L);
         latest.ifPresent(cp -> LOG.info("Job {}: restoring from checkpoint {} (in memory)", jobGraph.jobId(), cp.checkpointId()));
         if (latest.isPresent()) {
             checkpointCoordinator.restoreStarting(latest.get().checkpointId());

@@ -5,9 +5,13 @@ import io.sluice.api.functions.KeySelector;
 import io.sluice.api.source.SourceReader;
 import io.sluice.checkpoint.CheckpointException;
 import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.checkpoint.CorruptCheckpointException;
+import io.sluice.checkpoint.CorruptStateFileException;
+import io.sluice.checkpoint.StateRestoreException;
 import io.sluice.checkpoint.TaskStateHandle;
 import io.sluice.core.serialization.DataInputBuffer;
 import io.sluice.core.serialization.DataOutputBuffer;
+import io.sluice.core.serialization.Serializers;
 import io.sluice.core.serialization.TypeSerializer;
 import io.sluice.graph.JobEdge;
 import io.sluice.graph.JobGraph;
@@ -34,6 +38,7 @@ import io.sluice.state.KeyGroupRange;
 import io.sluice.state.KeyGroups;
 import io.sluice.state.KeyedStateBackend;
 import io.sluice.state.KeyedStateSnapshot;
+import io.sluice.state.UnreadableSnapshotException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -286,14 +291,12 @@ public final class Task implements Runnable {
         // Keyed state
         if (vertex.hasKeyedState()) {
             KeyGroupRange range = KeyGroups.rangeForSubtask(subtask, vertex.maxParallelism(), vertex.parallelism());
-            HeapKeyedStateBackend heap = new HeapKeyedStateBackend(range, vertex.maxParallelism());
+            TypeSerializer<?> keySerializer = payload.inputKeySerializer() != null
+                    ? payload.inputKeySerializer() : Serializers.dynamic();
+            HeapKeyedStateBackend heap = new HeapKeyedStateBackend(range, vertex.maxParallelism(), keySerializer);
             TaskRestore restore = tdd.restore();
             if (restore != null && !restore.keyedStateHandles().isEmpty()) {
-                List<DataInputBuffer> snapshots = new ArrayList<>();
-                for (TaskStateHandle h : restore.keyedStateHandles()) {
-                    snapshots.add(new DataInputBuffer(restoreBytesOf(restore.checkpointId(), h)));
-                }
-                heap.restore(snapshots);
+                restoreKeyedState(heap, restore);
             }
             backend = heap;
         }
@@ -343,6 +346,7 @@ public final class Task implements Runnable {
         } else {
             this.headInput = (Output<Object>) headInput;
             this.keySelector = (KeySelector<Object, ?>) payload.inputKeySelector();
+            this.keySerializerDeclared = payload.inputKeySerializer() != null;
             this.inputSerializers = inSerializers;
         }
     }
@@ -350,6 +354,7 @@ public final class Task implements Runnable {
     private Output<Object> sourceOutput;
     private Output<Object> headInput;
     private KeySelector<Object, ?> keySelector;
+    private boolean keySerializerDeclared;
     private List<TypeSerializer<?>> inputSerializers;
 
     @SuppressWarnings("unchecked")
@@ -389,9 +394,12 @@ public final class Task implements Runnable {
         if (keySelector != null) {
             KeySelector<Object, ?> ks = keySelector;
             KeyedStateBackend b = backend;
+            KeyTypeCheck keyCheck = new KeyTypeCheck(taskName, keySerializerDeclared);
             handler = record -> {
                 recordsIn++;
-                b.setCurrentKey(ks.getKey(record));
+                Object key = ks.getKey(record);
+                keyCheck.check(key);
+                b.setCurrentKey(key);
                 head.collect(record);
             };
         } else {
@@ -498,16 +506,54 @@ public final class Task implements Runnable {
     }
 
     /**
+     * Restores the keyed state from the restore's handles. An unusable snapshot — a corrupt state
+     * file or one that cannot be decoded — fails with a {@link StateRestoreException} naming the
+     * checkpoint, the subtask and the file, so that the job master falls back to an older
+     * checkpoint; an unreachable storage fails with the storage error, to be retried. Task thread.
+     */
+    private void restoreKeyedState(HeapKeyedStateBackend heap, TaskRestore restore) {
+        List<TaskStateHandle> handles = restore.keyedStateHandles();
+        List<DataInputBuffer> snapshots = new ArrayList<>(handles.size());
+        for (TaskStateHandle h : handles) {
+            try {
+                snapshots.add(new DataInputBuffer(restoreBytesOf(restore.checkpointId(), h)));
+            } catch (CorruptCheckpointException e) {
+                throw unusableState(restore, h, e);
+            }
+        }
+        try {
+            heap.restore(snapshots);
+        } catch (UnreadableSnapshotException e) {
+            throw unusableState(restore, handles.get(e.snapshotIndex()), e);
+        }
+    }
+
+    private StateRestoreException unusableState(TaskRestore restore, TaskStateHandle handle, Throwable cause) {
+        StateRestoreException e = new StateRestoreException(taskName, restore.checkpointId(), handle.vertexId(),
+                handle.subtaskIndex(), handle.stateFile(), cause);
+        LOG.warn(e.getMessage());
+        return e;
+    }
+
+    /**
      * The serialized snapshot behind {@code handle}: inline bytes as they are (no I/O), else the
-     * task-local copy if there is a matching one, else the state file read from checkpoint storage.
-     * Task thread.
+     * task-local copy if there is a matching one, else the state file read from checkpoint storage
+     * (checked against its checksum and the size the metadata records). Task thread.
      */
     private byte[] restoreBytesOf(long checkpointId, TaskStateHandle handle) {
         if (handle.isInline()) {
             return handle.inlineState();
         }
         byte[] local = localCopyOf(checkpointId, handle);
-        return local != null ? local : checkpointStorage.readTaskState(handle.stateFile());
+        if (local != null) {
+            return local;
+        }
+        byte[] data = checkpointStorage.readTaskState(handle.stateFile());
+        if (data.length != handle.stateSize()) {
+            throw new CorruptStateFileException(handle.stateFile(), "it holds " + data.length
+                    + " bytes of state, but the checkpoint metadata records " + handle.stateSize());
+        }
+        return data;
     }
 
     /** The local copy of a state file this very subtask wrote, if task-local recovery has a matching one. */

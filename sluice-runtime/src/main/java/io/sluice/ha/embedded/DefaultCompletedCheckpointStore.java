@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: {@link #latest()}, {@link #retainedIds()} and {@link #size()} read one immutable
  * snapshot from a volatile field: thread-safe, non-blocking, fine on main threads.
- * {@link #addCheckpoint}, {@link #shutdown} and {@link #loadRetained} block on I/O and run on an
- * I/O executor, one call at a time; every pointer write or removal runs inside
+ * {@link #addCheckpoint}, {@link #fallBackFrom}, {@link #shutdown} and {@link #loadRetained} block on
+ * I/O and run on an I/O executor ({@code addCheckpoint} and {@code fallBackFrom} exclude each other); every pointer write or removal runs inside
  * {@link LeaderElection#runIfLeader}, so none lands after leadership was revoked.
  */
 public final class DefaultCompletedCheckpointStore implements CompletedCheckpointStore {
@@ -69,11 +69,11 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
         this.leaderSessionId = leaderSessionId;
         List<Long> ids = new ArrayList<>(retainedIds);
         ids.sort(null);
-        this.snapshot = new Snapshot(latest, List.copyOf(ids));
+        this.snapshot = new Snapshot(latest, List.copyOf(ids), java.util.Set.of());
     }
 
     @Override
-    public List<Long> addCheckpoint(CompletedCheckpoint checkpoint) throws Exception {
+    public synchronized List<Long> addCheckpoint(CompletedCheckpoint checkpoint) throws Exception {
         long id = checkpoint.checkpointId();
         if (!checkpoint.jobId().equals(jobId)) {
             throw new IllegalArgumentException("Checkpoint " + id + " belongs to job " + checkpoint.jobId()
@@ -91,7 +91,7 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
         election.runIfLeader(leaderSessionId, () -> pointers.writePointer(jobId, id, checkpoint.metadataPath()));
         List<Long> ids = new ArrayList<>(before.ids());
         ids.add(id);
-        snapshot = new Snapshot(checkpoint, List.copyOf(ids));
+        snapshot = new Snapshot(checkpoint, List.copyOf(ids), before.unusable());
 
         List<Long> subsumed = new ArrayList<>();
         while (ids.size() > maxRetained) {
@@ -106,7 +106,7 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
             }
             ids.remove(0);
             subsumed.add(oldest);
-            snapshot = new Snapshot(checkpoint, List.copyOf(ids));
+            snapshot = new Snapshot(checkpoint, List.copyOf(ids), before.unusable());
         }
         return subsumed;
     }
@@ -147,6 +147,55 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
         return storage.readMetadata(pointers.readPointer(jobId, checkpointId));
     }
 
+    /**
+     * Reads the metadata of the retained checkpoints older than {@code unusableId}, newest first,
+     * skipping corrupt or missing ones (as {@link #recover} does), and makes the first usable one
+     * the latest.
+     */
+    @Override
+    public synchronized Optional<CompletedCheckpoint> fallBackFrom(long unusableId,
+            java.util.function.Consumer<String> events) throws Exception {
+        MainThreads.checkNotMainThread("checkpoint fallback of job " + jobId);
+        Snapshot current = snapshot;
+        if (current.latest() != null && current.latest().checkpointId() > unusableId) {
+            // A newer checkpoint completed meanwhile (written by running tasks): restore from it.
+            java.util.Set<Long> unusable = new java.util.HashSet<>(current.unusable());
+            unusable.add(unusableId);
+            snapshot = new Snapshot(current.latest(), current.ids(), java.util.Set.copyOf(unusable));
+            return Optional.of(current.latest());
+        }
+        java.util.Set<Long> unusable = new java.util.HashSet<>(current.unusable());
+        unusable.add(unusableId);
+        List<Long> ids = current.ids();
+        for (int i = ids.size() - 1; i >= 0; i--) {
+            long id = ids.get(i);
+            if (id >= unusableId || unusable.contains(id)) {
+                continue;
+            }
+            String reason;
+            try {
+                CompletedCheckpoint cp = storage.readMetadata(pointers.readPointer(jobId, id));
+                if (cp.checkpointId() == id && cp.jobId().equals(jobId)) {
+                    snapshot = new Snapshot(cp, ids, java.util.Set.copyOf(unusable));
+                    return Optional.of(cp);
+                }
+                reason = "its metadata is of checkpoint " + cp.checkpointId() + " of job " + cp.jobId();
+            } catch (CorruptCheckpointException e) {
+                reason = "corrupt (" + e.getMessage() + ")";
+            } catch (BlobNotFoundException e) {
+                reason = "missing";
+            } catch (NoSuchFileException e) {
+                reason = "pointer removed";
+            }
+            unusable.add(id);
+            String event = "Checkpoint " + id + " of job " + jobId + " is unusable too (" + reason + ")";
+            LOG.warn(event);
+            events.accept(event);
+        }
+        snapshot = new Snapshot(null, ids, java.util.Set.copyOf(unusable));
+        return Optional.empty();
+    }
+
     @Override
     public void shutdown(JobStatus status) throws Exception {
         if (!status.isGloballyTerminal()) {
@@ -157,7 +206,7 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
         List<Long> ids = snapshot.ids();
         // Pointers first: a pointer to deleted files would make the next recovery fail.
         election.runIfLeader(leaderSessionId, () -> pointers.removeAll(jobId));
-        snapshot = new Snapshot(null, List.of());
+        snapshot = new Snapshot(null, List.of(), java.util.Set.of());
         for (long id : ids) {
             try {
                 storage.discard(jobId, id);
@@ -256,5 +305,6 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
             throw e;
         }
     }
-    private record Snapshot(CompletedCheckpoint latest, List<Long> ids) {}
+    /** @param unusable ids a restore found unusable in this session; never the latest again */
+    private record Snapshot(CompletedCheckpoint latest, List<Long> ids, java.util.Set<Long> unusable) {}
 }
