@@ -1,0 +1,153 @@
+package io.sluice.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.sluice.api.StreamExecutionEnvironment;
+import io.sluice.api.Tuple2;
+import io.sluice.api.sink.CollectingSink;
+import io.sluice.api.source.SequenceSource;
+import io.sluice.cluster.LocalCluster;
+import io.sluice.examples.InjectedFailures;
+import io.sluice.examples.KeyedCountingJob;
+import io.sluice.graph.JobId;
+import io.sluice.jobmaster.JobDetails;
+import io.sluice.jobmaster.JobResult;
+import io.sluice.jobmaster.JobStatus;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A corrupt {@code .state} file in the latest checkpoint, found when a new job manager restores a
+ * job (as after a process restart), makes the job fall back to the previous checkpoint — with
+ * exact final counts and a warning naming the checkpoint, the subtask and the file — instead of
+ * restoring wrong data or spending the restart budget on the same checkpoint. Default settings
+ * (inline-state threshold, retained checkpoints, restart strategy); the state is large enough to
+ * go to state files.
+ */
+class CorruptStateFileITCase {
+    /** Enough keys that each subtask's snapshot is above the default inline threshold of 20 KiB. */
+    private static final int KEYS = 6_000;
+    private static final long RECORDS = 240_000;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aFlippedBitInTheLatestCheckpointFallsBackToThePreviousOneAfterAJobManagerRestart() throws Exception {
+        runCorruptingTheLatestCheckpoint(file -> {
+            byte[] copy = file.clone();
+            copy[copy.length / 2] ^= 0x04;
+            return copy;
+        });
+    }
+
+    @Test
+    void garbageInAStateFileOfTheLatestCheckpointFallsBackToThePreviousOne() throws Exception {
+        runCorruptingTheLatestCheckpoint(file -> "garbage, not a state file".repeat(200).getBytes());
+    }
+
+    @Test
+    void whenEveryRetainedCheckpointIsCorruptTheErrorNamesCheckpointSubtaskAndFile() throws Exception {
+        CollectingSink<Tuple2<Long, Long>> sink = CollectingSink.create();
+        try {
+            JobId id = runFirstJobManagerUntilCheckpoints(sink);
+            List<Path> checkpoints = completedCheckpoints(id);
+            for (Path chk : checkpoints) {
+                try (Stream<Path> files = Files.list(chk)) {
+                    for (Path f : files.filter(p -> p.toString().endsWith(".state")).toList()) {
+                        Files.write(f, "garbage".getBytes());
+                    }
+                }
+            }
+            try (LocalCluster second = LocalCluster.builder().haDirectory(dir.resolve("ha")).build()) {
+                JobResult result = second.dispatcher().requestJobResult(id).get(60, TimeUnit.SECONDS);
+                assertThat(result.status()).isEqualTo(JobStatus.FAILED);
+                long oldest = checkpointId(checkpoints.get(0));
+                assertThat(result.failureMessage())
+                        .contains("No usable checkpoint remains")
+                        .contains("checkpoint " + oldest)
+                        .containsPattern("subtask \\d")
+                        .contains("chk-" + oldest + "/")
+                        .contains(".state")
+                        .contains("start it without its checkpoints");
+                JobDetails details = second.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS);
+                assertThat(details.restarts()).as("one fallback per retained checkpoint, no restart loop")
+                        .isLessThanOrEqualTo(checkpoints.size());
+            }
+        } finally {
+            sink.release();
+        }
+    }
+
+    private void runCorruptingTheLatestCheckpoint(UnaryOperator<byte[]> corrupt) throws Exception {
+        CollectingSink<Tuple2<Long, Long>> sink = CollectingSink.create();
+        try {
+            JobId id = runFirstJobManagerUntilCheckpoints(sink);
+            List<Path> checkpoints = completedCheckpoints(id);
+            assertThat(checkpoints).as("retained checkpoints").hasSizeGreaterThanOrEqualTo(2);
+            Path latest = checkpoints.get(checkpoints.size() - 1);
+            Path stateFile;
+            try (Stream<Path> files = Files.list(latest)) {
+                stateFile = files.filter(p -> p.toString().endsWith(".state")).sorted().findFirst().orElseThrow(
+                        () -> new AssertionError("no state file in " + latest + ": the state is inline"));
+            }
+            Files.write(stateFile, corrupt.apply(Files.readAllBytes(stateFile)));
+            long latestId = checkpointId(latest);
+
+            try (LocalCluster second = LocalCluster.builder().haDirectory(dir.resolve("ha")).build()) {
+                JobResult result = second.dispatcher().requestJobResult(id).get(90, TimeUnit.SECONDS);
+                assertThat(result.status()).as("%s", result.failureStackTrace()).isEqualTo(JobStatus.FINISHED);
+                Map<Long, Long> last = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
+                assertThat(last).isEqualTo(KeyedCountingJob.expectedCounts(RECORDS, KEYS));
+
+                JobDetails details = second.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS);
+                String stateFileName = stateFile.getFileName().toString();
+                assertThat(details.failureMessage())
+                        .contains("Checkpoint " + latestId + " is unusable")
+                        .contains("subtask " + stateFileName.substring(stateFileName.indexOf('-') + 1,
+                                stateFileName.indexOf('.')))
+                        .contains("chk-" + latestId + "/" + stateFileName)
+                        .containsPattern("restoring from checkpoint \\d+ instead");
+                assertThat(details.restarts()).as("the fallback is the only restart").isEqualTo(1);
+            }
+        } finally {
+            sink.release();
+        }
+    }
+
+    /** Runs the job on a first cluster until it has completed checkpoints, then stops that cluster. */
+    private JobId runFirstJobManagerUntilCheckpoints(CollectingSink<Tuple2<Long, Long>> sink) throws Exception {
+        try (LocalCluster first = LocalCluster.builder().haDirectory(dir.resolve("ha")).build()) {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
+                    .enableCheckpointing(Duration.ofMillis(100)).setCheckpointDir(dir.resolve("checkpoints").toString());
+            KeyedCountingJob.build(env, SequenceSource.bounded(0, RECORDS - 1).withRate(40_000), KEYS,
+                    InjectedFailures.none(), sink);
+            JobId id = first.submit(env.buildJobGraph("corrupt state file"));
+            await().atMost(Duration.ofSeconds(30)).until(() ->
+                    first.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS).checkpoints().completed() >= 3);
+            return id;
+        }
+    }
+
+    private List<Path> completedCheckpoints(JobId id) throws IOException {
+        try (Stream<Path> dirs = Files.list(dir.resolve("checkpoints").resolve(id.value()))) {
+            return dirs.filter(d -> Files.exists(d.resolve("_metadata")))
+                    .sorted(Comparator.comparingLong(CorruptStateFileITCase::checkpointId)).toList();
+        }
+    }
+
+    private static long checkpointId(Path chk) {
+        return Long.parseLong(chk.getFileName().toString().substring("chk-".length()));
+    }
+}
