@@ -346,7 +346,9 @@ public final class JobMaster implements JobMasterGateway {
             case RESTARTING -> {
                 if (scheduledRestart == null) {
                     releaseDeployment();
-                    scheduledRestart = mainThread.schedule(this::restart, services.restartStrategy().backoff());
+                    // A fallback past an unusable checkpoint is not a failure the restart strategy paces.
+                    scheduledRestart = mainThread.schedule(this::restart, restoreFallback.inProgress()
+                            ? java.time.Duration.ZERO : services.restartStrategy().backoff());
                 }
             }
             case FAILING -> {
@@ -382,7 +384,12 @@ public final class JobMaster implements JobMasterGateway {
 
     /** The fallback's storage work finished (or needs a retry): restart if still restarting. */
     private void restartAfterFallback(java.time.Duration delay) {
-        if (status == JobStatus.RESTARTING && scheduledRestart == null) {
+        if (status != JobStatus.RESTARTING || scheduledRestart != null) {
+            return;
+        }
+        if (delay.isZero()) {
+            restart();
+        } else {
             scheduledRestart = mainThread.schedule(this::restart, delay);
         }
     }

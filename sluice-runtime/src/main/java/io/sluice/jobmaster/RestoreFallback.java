@@ -61,6 +61,11 @@ final class RestoreFallback {
         launch();
     }
 
+    /** Whether a fallback is in progress (started and not yet deployed from or failed). */
+    boolean inProgress() {
+        return unusable != null;
+    }
+
     /**
      * Whether the restart may deploy now. If not, exactly one of the callbacks is called later on
      * the main thread: {@code retryAfter} (call {@code readyToDeploy} again after that delay) or

@@ -22,6 +22,7 @@ import java.util.Random;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -38,10 +39,17 @@ import org.junit.jupiter.params.provider.MethodSource;
  * count: nothing lost, nothing counted twice. (The sink itself is at-least-once: it sees replayed
  * records after a restart, which is why the check reads the final state per key.) Each seed runs
  * with small state inline in the checkpoint metadata (the default) and in state files (threshold 0).
+ *
+ * <p>The counter is a mutable accumulator ({@link MutableCountingJob}: {@code acc.n++;
+ * state.update(acc)}), so a snapshot sharing values with the running task would fail the check.
+ * Each run counts the keys restored from a checkpoint and the records replayed after restarts; over
+ * all runs both must be positive, so a suite in which no restore happened fails.
  */
 class ExactlyOnceITCase {
     private static final int KEYS = 16;
     private static final AtomicInteger RESTORED_FROM_CHECKPOINT = new AtomicInteger();
+    private static final AtomicLong RESTORED_KEYS = new AtomicLong();
+    private static final AtomicLong REPLAYED_RECORDS = new AtomicLong();
     private static LocalCluster cluster;
 
     @TempDir
@@ -57,6 +65,8 @@ class ExactlyOnceITCase {
         cluster.close();
         // At least some runs must have restored from a completed checkpoint (not only from scratch).
         assertThat(RESTORED_FROM_CHECKPOINT.get()).as("runs that failed after a completed checkpoint").isPositive();
+        assertThat(RESTORED_KEYS.get()).as("keys restored from checkpoints, over all runs").isPositive();
+        assertThat(REPLAYED_RECORDS.get()).as("records replayed after restarts, over all runs").isPositive();
     }
 
     /**
@@ -92,8 +102,8 @@ class ExactlyOnceITCase {
                     .enableCheckpointing(Duration.ofMillis(5 + random.nextInt(20)))
                     .setCheckpointDir(checkpoints.resolve("seed-" + seed + "-inline-" + inlineStateThreshold).toString())
                     .setRestartStrategy(new RestartStrategyConfig.FixedDelay(100, Duration.ofMillis(random.nextInt(10))));
-            KeyedCountingJob.build(env, SequenceSource.bounded(0, records - 1).withRate(150_000 + random.nextInt(150_000)),
-                    KEYS, plan, sink);
+            MutableCountingJob.Run run = MutableCountingJob.build(env,
+                    SequenceSource.bounded(0, records - 1).withRate(150_000 + random.nextInt(150_000)), KEYS, plan, sink);
             JobId id = cluster.submit(env.buildJobGraph("exactly-once seed " + seed + ", inline threshold " + inlineStateThreshold));
             JobResult result = cluster.dispatcher().requestJobResult(id).get(2, TimeUnit.MINUTES);
 
@@ -107,11 +117,19 @@ class ExactlyOnceITCase {
             // Two subtasks may fail at nearly the same time; the second failure lands while the job is
             // already restarting and causes no extra restart.
             assertThat(details.restarts()).as("seed %d: restarts", seed).isBetween(1, failures);
-            if (details.checkpoints().completed() > 0) {
+            long restoredKeys = run.restoredKeys();
+            // Every (key, count) pair is emitted once per run without failures: the rest are replays.
+            long replayed = sink.count() - records;
+            run.release();
+            assertThat(replayed).as("seed %d: records replayed", seed).isNotNegative();
+            if (restoredKeys > 0) {
                 RESTORED_FROM_CHECKPOINT.incrementAndGet();
             }
-            System.out.printf("seed %d: FINISHED, %d restarts, %d checkpoints completed%n", seed,
-                    details.restarts(), details.checkpoints().completed());
+            RESTORED_KEYS.addAndGet(restoredKeys);
+            REPLAYED_RECORDS.addAndGet(replayed);
+            System.out.printf("seed %d: FINISHED, %d restarts, %d checkpoints completed, %d keys restored,"
+                    + " %d records replayed%n", seed, details.restarts(), details.checkpoints().completed(),
+                    restoredKeys, replayed);
         } finally {
             plan.release();
             sink.release();
