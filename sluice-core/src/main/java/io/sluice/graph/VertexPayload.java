@@ -2,16 +2,15 @@ package io.sluice.graph;
 
 import io.sluice.api.functions.KeySelector;
 import io.sluice.api.source.Source;
+import io.sluice.core.serialization.LegacySerializerObjectInputStream;
 import io.sluice.core.serialization.TypeSerializer;
 import io.sluice.operators.StreamOperator;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.NotSerializableException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
-import java.io.ObjectStreamClass;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
@@ -59,28 +58,10 @@ public record VertexPayload(Source<?> source, List<StreamOperator<?>> operators,
     }
 
     static VertexPayload deserialize(byte[] payload, ClassLoader classLoader, String vertexName) {
-        try (ObjectInputStream in = new ClassLoaderObjectInputStream(new ByteArrayInputStream(payload), classLoader)) {
+        try (ObjectInputStream in = new LegacySerializerObjectInputStream(new ByteArrayInputStream(payload), classLoader)) {
             return (VertexPayload) in.readObject();
         } catch (IOException | ClassNotFoundException e) {
             throw new InvalidJobException("The user code of '" + vertexName + "' cannot be deserialized: " + e, e);
-        }
-    }
-
-    private static final class ClassLoaderObjectInputStream extends ObjectInputStream {
-        private final ClassLoader classLoader;
-
-        ClassLoaderObjectInputStream(InputStream in, ClassLoader classLoader) throws IOException {
-            super(in);
-            this.classLoader = classLoader;
-        }
-
-        @Override
-        protected Class<?> resolveClass(ObjectStreamClass desc) throws IOException, ClassNotFoundException {
-            try {
-                return Class.forName(desc.getName(), false, classLoader);
-            } catch (ClassNotFoundException e) {
-                return super.resolveClass(desc);
-            }
         }
     }
 }

@@ -3,10 +3,8 @@ package io.sluice.core.serialization;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
-import java.io.ObjectStreamClass;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -175,7 +173,7 @@ public final class SerializerRegistry {
         if (bytes == null) {
             throw new SerializationException("A serializer record has no bytes: the snapshot is corrupt");
         }
-        try (ObjectInputStream in = new LegacyAwareObjectInputStream(new ByteArrayInputStream(bytes), classLoader)) {
+        try (ObjectInputStream in = new LegacySerializerObjectInputStream(new ByteArrayInputStream(bytes), classLoader)) {
             return (TypeSerializer<Object>) in.readObject();
         } catch (IOException | ClassNotFoundException | ClassCastException e) {
             throw new SerializationException("Could not read a serializer recorded with Java serialization (" + e
@@ -194,7 +192,7 @@ public final class SerializerRegistry {
      * data written by the one build that had those anonymous classes.
      */
     public static TypeSerializer<Object>[] readLegacyJavaSerialized(byte[] bytes, ClassLoader classLoader) {
-        try (ObjectInputStream in = new LegacyAwareObjectInputStream(new ByteArrayInputStream(bytes), classLoader)) {
+        try (ObjectInputStream in = new LegacySerializerObjectInputStream(new ByteArrayInputStream(bytes), classLoader)) {
             @SuppressWarnings("unchecked")
             TypeSerializer<Object>[] serializers = (TypeSerializer<Object>[]) in.readObject();
             return serializers;
@@ -204,44 +202,4 @@ public final class SerializerRegistry {
         }
     }
 
-    /** Maps the class names of format-1 built-in serializers onto today's classes. */
-    private static final class LegacyAwareObjectInputStream extends ObjectInputStream {
-        private static final String PREFIX = "io.sluice.core.serialization.Serializers$";
-        private static final Map<String, Class<?>> LEGACY = Map.of(
-                PREFIX + "1", Serializers.LongSerializer.class,
-                PREFIX + "2", Serializers.IntSerializer.class,
-                PREFIX + "3", Serializers.DoubleSerializer.class,
-                PREFIX + "4", Serializers.BooleanSerializer.class,
-                PREFIX + "5", Serializers.StringSerializer.class,
-                PREFIX + "6", Serializers.BytesSerializer.class,
-                DynamicSerializer.class.getName(), DynamicSerializer.class);
-
-        private final ClassLoader classLoader;
-
-        LegacyAwareObjectInputStream(InputStream in, ClassLoader classLoader) throws IOException {
-            super(in);
-            this.classLoader = classLoader;
-        }
-
-        @Override
-        protected ObjectStreamClass readClassDescriptor() throws IOException, ClassNotFoundException {
-            ObjectStreamClass written = super.readClassDescriptor();
-            Class<?> current = LEGACY.get(written.getName());
-            // The built-in serializers have no fields, so today's description reads their (empty) data.
-            return current != null ? ObjectStreamClass.lookup(current) : written;
-        }
-
-        @Override
-        protected Class<?> resolveClass(ObjectStreamClass desc) throws IOException, ClassNotFoundException {
-            Class<?> current = LEGACY.get(desc.getName());
-            if (current != null) {
-                return current;
-            }
-            try {
-                return Class.forName(desc.getName(), false, classLoader);
-            } catch (ClassNotFoundException e) {
-                return super.resolveClass(desc);
-            }
-        }
-    }
 }
