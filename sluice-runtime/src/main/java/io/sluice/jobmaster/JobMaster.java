@@ -124,7 +124,7 @@ public final class JobMaster implements JobMasterGateway {
                 mainThread, services.ioExecutor(), services.clock(), new CoordinatorContext(),
                 services.writesAllowed());
         this.restoreFallback = new RestoreFallback(jobGraph.jobId(), services.checkpointStore(), services.ioExecutor(),
-                mainThread);
+                mainThread, jobGraph.config().startWithoutCheckpointAllowed());
         this.status = JobStatus.CREATED;
         transitions.add(new JobStatusTransition(JobStatus.CREATED, services.clock().currentTimeMillis()));
     }

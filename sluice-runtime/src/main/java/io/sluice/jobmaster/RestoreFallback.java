@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * ({@link CompletedCheckpointStore#fallBackFrom}); the restart waits for that, then deploys from it.
  * Storage errors while loading are retried with {@link RecoveryBackoff} delays; a corrupt or
  * missing older checkpoint is skipped like at recovery. When none is left the job fails with a
- * message naming the checkpoint, the subtask and the file, and what to do.
+ * message naming the checkpoint, the subtask and the file, and what to do — or, if the job allows
+ * starting without a checkpoint, starts from empty state with a warning.
  *
  * <p>Threading: main thread of its job master only; the store call runs on the I/O executor and
  * its result is looked at on the main thread, by the job master's restart.
@@ -36,6 +37,7 @@ final class RestoreFallback {
     private final CompletedCheckpointStore store;
     private final Executor ioExecutor;
     private final MainThreadExecutor mainThread;
+    private final boolean startWithoutCheckpointAllowed;
     private final SplittableRandom random = new SplittableRandom();
 
     /** What is being fallen back from, or {@code null} when no fallback is in progress. */
@@ -45,8 +47,14 @@ final class RestoreFallback {
     /** A failed attempt is to be repeated at the next {@link #readyToDeploy}. */
     private boolean relaunchDue;
 
-    RestoreFallback(JobId jobId, CompletedCheckpointStore store, Executor ioExecutor, MainThreadExecutor mainThread) {
+    /**
+     * @param startWithoutCheckpointAllowed start from empty state, with a warning, when no usable
+     *                                      checkpoint is left (the job's {@code startWithoutCheckpointAllowed})
+     */
+    RestoreFallback(JobId jobId, CompletedCheckpointStore store, Executor ioExecutor, MainThreadExecutor mainThread,
+                    boolean startWithoutCheckpointAllowed) {
         this.jobId = jobId;
+        this.startWithoutCheckpointAllowed = startWithoutCheckpointAllowed;
         this.store = store;
         this.ioExecutor = ioExecutor;
         this.mainThread = mainThread;
@@ -106,6 +114,14 @@ final class RestoreFallback {
         StateRestoreException from = unusable;
         unusable = null;
         pending = null;
+        if (result.isEmpty() && startWithoutCheckpointAllowed) {
+            String event = "Checkpoint " + from.checkpointId() + " is unusable: " + from.getMessage() + "; no older"
+                    + " retained checkpoint could be restored, so the job starts from empty state because"
+                    + " allowStartWithoutCheckpoint is set";
+            LOG.warn("Job {}: {}", jobId, event);
+            fellBack.accept(event);
+            return true;
+        }
         if (result.isEmpty()) {
             fail.accept(new CheckpointException("No usable checkpoint remains for job " + jobId + ": checkpoint "
                     + from.checkpointId() + " is unusable (" + from.getMessage() + "), and no older retained"

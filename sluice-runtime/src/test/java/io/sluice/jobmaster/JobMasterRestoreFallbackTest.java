@@ -108,6 +108,21 @@ class JobMasterRestoreFallbackTest {
     }
 
     @Test
+    void withStartWithoutCheckpointAllowedTheJobStartsEmptyWhenNoUsableCheckpointRemains() throws Exception {
+        createJobMaster(new RestartStrategyConfig.NoRestart(), true);
+        addCheckpoint(8);
+        start();
+        failRestoreAndCancelOthers(currentRound(), 8);
+        io.triggerAll();
+        mainThread.triggerAll();
+
+        assertThat(status()).isEqualTo(JobStatus.RUNNING);
+        assertThat(restoredCheckpoints(currentRound())).containsOnly(-1L);
+        assertThat(onMain(jobMaster::currentDetails).failureMessage()).contains("Checkpoint 8 is unusable")
+                .contains("starts from empty state because allowStartWithoutCheckpoint is set");
+    }
+
+    @Test
     void aStateRestoreFailureOfAnotherCheckpointIsAnOrdinaryFailure() throws Exception {
         createJobMaster(new RestartStrategyConfig.NoRestart());
         addCheckpoint(7);
@@ -164,8 +179,13 @@ class JobMasterRestoreFallbackTest {
     }
 
     private void createJobMaster(RestartStrategyConfig restart) {
+        createJobMaster(restart, false);
+    }
+
+    private void createJobMaster(RestartStrategyConfig restart, boolean startWithoutCheckpointAllowed) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
-                .setRestartStrategy(restart).setCheckpointDir(root.toString());
+                .setRestartStrategy(restart).setCheckpointDir(root.toString())
+                .setStartWithoutCheckpointAllowed(startWithoutCheckpointAllowed);
         env.fromSequence(0, 100).keyBy(v -> v % 4).map(v -> v).name("count").addSink(v -> { });
         graph = env.buildJobGraph("restore-fallback-test");
         keyed = graph.vertices().stream().filter(JobVertex::hasKeyedState).findFirst().orElseThrow();
