@@ -14,6 +14,7 @@ import io.sluice.graph.JobId;
 import io.sluice.jobmaster.JobDetails;
 import io.sluice.jobmaster.JobResult;
 import io.sluice.jobmaster.JobStatus;
+import io.sluice.storage.BlobStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +23,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -33,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * exact final counts and a warning naming the checkpoint, the subtask and the file — instead of
  * restoring wrong data or spending the restart budget on the same checkpoint. Default settings
  * (inline-state threshold, retained checkpoints, restart strategy); the state is large enough to
- * go to state files.
+ * go to state files. The same on a task failover, where the job master holds the checkpoint's
+ * metadata in memory and only the tasks read state files.
  */
 class CorruptStateFileITCase {
     /** Enough keys that each subtask's snapshot is above the default inline threshold of 20 KiB. */
@@ -55,6 +58,35 @@ class CorruptStateFileITCase {
     @Test
     void garbageInAStateFileOfTheLatestCheckpointFallsBackToThePreviousOne() throws Exception {
         runCorruptingTheLatestCheckpoint(file -> "garbage, not a state file".repeat(200).getBytes());
+    }
+
+    @Test
+    void aCorruptStateFileFoundOnATaskFailoverFallsBackToThePreviousCheckpoint() throws Exception {
+        CollectingSink<Tuple2<Long, Long>> sink = CollectingSink.create();
+        InjectedFailures failure = InjectedFailures.at(List.of(RECORDS / 2));
+        AtomicReference<String> corrupted = new AtomicReference<>();
+        try (LocalCluster cluster = LocalCluster.builder()
+                .blobStoreDecorator(store -> new CorruptingFirstStateRead(store, corrupted)).build()) {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
+                    .enableCheckpointing(Duration.ofMillis(100)).setCheckpointDir(dir.resolve("checkpoints").toString());
+            KeyedCountingJob.build(env, SequenceSource.bounded(0, RECORDS - 1).withRate(40_000), KEYS, failure, sink);
+            JobId id = cluster.submit(env.buildJobGraph("corrupt state file on task failover"));
+
+            JobResult result = cluster.dispatcher().requestJobResult(id).get(90, TimeUnit.SECONDS);
+            assertThat(result.status()).as("%s", result.failureStackTrace()).isEqualTo(JobStatus.FINISHED);
+            assertThat(failure.thrown()).isEqualTo(1);
+            assertThat(corrupted.get()).as("a state file was read, and corrupted, on the restore").isNotNull();
+            Map<Long, Long> last = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
+            assertThat(last).isEqualTo(KeyedCountingJob.expectedCounts(RECORDS, KEYS));
+            JobDetails details = cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS);
+            long corruptId = checkpointId(Path.of(corrupted.get()).getParent());
+            assertThat(details.failureMessage()).contains("Checkpoint " + corruptId + " is unusable")
+                    .contains(corrupted.get()).containsPattern("restoring from checkpoint \\d+ instead");
+            assertThat(details.restarts()).as("the injected failure, then the fallback").isEqualTo(2);
+        } finally {
+            failure.release();
+            sink.release();
+        }
     }
 
     @Test
@@ -144,6 +176,57 @@ class CorruptStateFileITCase {
         try (Stream<Path> dirs = Files.list(dir.resolve("checkpoints").resolve(id.value()))) {
             return dirs.filter(d -> Files.exists(d.resolve("_metadata")))
                     .sorted(Comparator.comparingLong(CorruptStateFileITCase::checkpointId)).toList();
+        }
+    }
+
+    /** Returns the first state file read from it with one bit flipped (checkpoint storage going bad). */
+    private static final class CorruptingFirstStateRead implements BlobStore {
+        private final BlobStore delegate;
+        private final AtomicReference<String> corrupted;
+
+        CorruptingFirstStateRead(BlobStore delegate, AtomicReference<String> corrupted) {
+            this.delegate = delegate;
+            this.corrupted = corrupted;
+        }
+
+        @Override
+        public byte[] get(String path) {
+            byte[] data = delegate.get(path);
+            if (path.endsWith(".state") && corrupted.compareAndSet(null, path)) {
+                data = data.clone();
+                data[data.length / 2] ^= 0x10;
+            }
+            return data;
+        }
+
+        @Override
+        public void put(String path, byte[] data) {
+            delegate.put(path, data);
+        }
+
+        @Override
+        public boolean exists(String path) {
+            return delegate.exists(path);
+        }
+
+        @Override
+        public List<String> list(String prefix) {
+            return delegate.list(prefix);
+        }
+
+        @Override
+        public void delete(String path) {
+            delegate.delete(path);
+        }
+
+        @Override
+        public void deleteRecursively(String prefix) {
+            delegate.deleteRecursively(prefix);
+        }
+
+        @Override
+        public String describe() {
+            return delegate.describe();
         }
     }
 
