@@ -37,7 +37,8 @@ public interface KeyedStateBackend {
 
     /**
      * The synchronous part of a checkpoint: captures a consistent copy of the state, quickly, on
-     * the task thread. Later changes to the state do not affect the returned snapshot.
+     * the task thread. Later changes to the state, including changes user code makes to value
+     * objects it got from the state, do not affect the returned snapshot.
      */
     KeyedStateSnapshot snapshot();
 

@@ -49,6 +49,10 @@ import org.slf4j.LoggerFactory;
  * runs). Until every task of a deployment has restored or ended, the checkpoint it restores from
  * stays pinned in the {@link CheckpointCoordinator}, so that a checkpoint completing meanwhile does
  * not discard the files the new tasks are reading.
+ *
+ * <p>A task that finds the state of its restore checkpoint unusable (a corrupt state file,
+ * {@link StateRestoreException}) makes the job restart from the previous retained checkpoint
+ * ({@link RestoreFallback}), outside the restart strategy's budget.
  */
 public final class JobMaster implements JobMasterGateway {
     private static final Logger LOG = LoggerFactory.getLogger(JobMaster.class);
