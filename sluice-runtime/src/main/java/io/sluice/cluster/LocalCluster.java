@@ -67,6 +67,7 @@ public final class LocalCluster implements AutoCloseable {
         this.ioExecutor = Executors.newCachedThreadPool(daemonThreads("sluice-io-"));
         this.shuffle = new LocalShuffleService(b.buffersPerChannel, b.bufferSize);
         this.storages = new CheckpointStorageRegistry(b.meterRegistry, b.blobStoreDecorator, b.configuration);
+        io.sluice.rpc.MainThreadMetrics.bind(b.meterRegistry);
         for (int i = 0; i < b.taskExecutors; i++) {
             DedicatedMainThreadExecutor main = new DedicatedMainThreadExecutor("taskexecutor-" + i);
             executors.add(main);
