@@ -10,7 +10,6 @@ import io.sluice.cluster.LocalCluster;
 import io.sluice.core.serialization.Serializers;
 import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobId;
-import io.sluice.ha.embedded.EmbeddedHaServices;
 import io.sluice.jobmaster.JobDetails;
 import io.sluice.jobmaster.JobResult;
 import io.sluice.storage.BlobStore;
@@ -37,10 +36,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one {@link ChaosPlan} against a {@link LocalCluster} with embedded HA on a fresh directory
- * and checkpoint storage behind a {@link FaultInjectingBlobStore}: submits the jobs, fires the
+ * Runs one {@link ChaosPlan} against a {@link LocalCluster} on fresh HA services ({@link ChaosHa}:
+ * embedded or ZooKeeper) and checkpoint storage behind a {@link FaultInjectingBlobStore}: submits the jobs, fires the
  * plan's steps at their offsets (from a scheduler thread; the test thread only waits, bounded),
- * heals storage, waits for every job to end, then restarts the cluster on the same HA directory to
+ * heals storage, waits for every job to end, then restarts the cluster on the same HA state to
  * see whether an ended job runs again. Returns what it saw; {@link ChaosInvariants} judges it.
  */
 final class ChaosRun {
@@ -48,15 +47,17 @@ final class ChaosRun {
 
     private final ChaosPlan plan;
     private final ChaosSettings settings;
+    private final ChaosHa ha;
     private final Path dir;
     private final List<FaultInjectingBlobStore> stores = new CopyOnWriteArrayList<>();
     private final Map<Integer, Long> maxCompleted = new ConcurrentHashMap<>();
     private final Map<Integer, Boolean> cancelled = new ConcurrentHashMap<>();
     private volatile ChaosAction storageMode = ChaosAction.STORAGE_HEAL;
 
-    ChaosRun(ChaosPlan plan, ChaosSettings settings, Path dir) {
+    ChaosRun(ChaosPlan plan, ChaosSettings settings, ChaosHa ha, Path dir) {
         this.plan = plan;
         this.settings = settings;
+        this.ha = ha;
         this.dir = dir;
     }
 
@@ -80,7 +81,6 @@ final class ChaosRun {
     }
 
     ChaosReport run() throws Exception {
-        Path ha = dir.resolve("ha");
         Path checkpoints = dir.resolve("checkpoints");
         List<JobId> ids = new ArrayList<>();
         List<String> tags = new ArrayList<>();
@@ -93,7 +93,7 @@ final class ChaosRun {
         List<JobResult> results = new ArrayList<>();
         List<Integer> afterRestart = new ArrayList<>();
         try {
-            try (LocalCluster cluster = LocalCluster.builder().haDirectory(ha).taskExecutors(2)
+            try (LocalCluster cluster = LocalCluster.builder().haServices(ha.open(), true).taskExecutors(2)
                     .slotsPerTaskExecutor(2 * settings.jobs()).blobStoreDecorator(faultInjection())
                     .seed(plan.seed()).build()) {
                 for (int j = 0; j < settings.jobs(); j++) {
@@ -127,7 +127,7 @@ final class ChaosRun {
             for (int j = 0; j < ids.size(); j++) {
                 before.put(j, DeploymentLog.spans(tags.get(j)).size());
             }
-            try (LocalCluster restarted = LocalCluster.builder().haDirectory(ha).taskExecutors(2)
+            try (LocalCluster restarted = LocalCluster.builder().haServices(ha.open(), true).taskExecutors(2)
                     .slotsPerTaskExecutor(2 * settings.jobs()).seed(plan.seed()).build()) {
                 restarted.dispatcher().listJobs().get(30, TimeUnit.SECONDS);
                 // For a second, no job with a result may deploy again (a re-run logs records at once).
@@ -148,7 +148,7 @@ final class ChaosRun {
                         cancelled.getOrDefault(j, false), maxCompleted.getOrDefault(j, 0L),
                         DeploymentLog.spans(tags.get(j)), afterRestart.get(j),
                         CollectingSink.lastValuePerKey(sinks.get(j).results(), Tuple2::f0, Tuple2::f1),
-                        list(ha.resolve("checkpoints").resolve(id.value())),
+                        ha.pointers(id),
                         list(checkpoints.resolve(id.value()))));
             }
             return new ChaosReport(plan, settings, outcomes);
@@ -190,8 +190,7 @@ final class ChaosRun {
                     storageMode = step.action();
                     stores.forEach(s -> apply(s, step.action()));
                 }
-                case REVOKE_LEADERSHIP -> ((EmbeddedHaServices) cluster.haServices()).leaderElectionService()
-                        .revokeLeader(EmbeddedHaServices.jobLeadershipName(ids.get(step.job())));
+                case REVOKE_LEADERSHIP -> ha.revoke(cluster, ids.get(step.job()));
                 case CANCEL -> {
                     cancelled.put(step.job(), true);
                     cluster.dispatcher().cancelJob(ids.get(step.job())).exceptionally(e -> {
@@ -200,7 +199,7 @@ final class ChaosRun {
                     });
                 }
             }
-        } catch (RuntimeException e) {
+        } catch (Exception e) {
             LOG.warn("chaos seed={}: step {} failed: {}", plan.seed(), step, e.toString());
         }
     }

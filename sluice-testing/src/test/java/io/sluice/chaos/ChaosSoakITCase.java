@@ -8,6 +8,9 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Random;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,10 +20,23 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The chaos suite: many seeded runs with longer plans (profile {@code chaos}, not part of the
  * default build: {@code mvn -B -o -pl sluice-testing -am verify -Pchaos}). Settings:
  * {@code -Dsluice.chaos.runs=N} (default 20), {@code -Dsluice.chaos.seed=S} (replay one seed;
- * default: seeds drawn from a printed base seed). Every run prints its seed; all runs execute,
- * then the test fails listing the seeds that broke an invariant.
+ * default: seeds drawn from a printed base seed), {@code -Dsluice.chaos.ha=embedded|zookeeper|both}
+ * (default both: every seed on each). Every run prints its seed; all runs execute, then the test
+ * fails listing the seeds that broke an invariant.
  */
 class ChaosSoakITCase {
+    private static TestingServer zooKeeper;
+
+    @BeforeAll
+    static void startZooKeeper() throws Exception {
+        zooKeeper = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stopZooKeeper() throws Exception {
+        zooKeeper.close();
+    }
+
     static final ChaosSettings SOAK = new ChaosSettings(3, 30_000, 5_000, 20, 6_000, ChaosPlan.all(),
             Duration.ofMillis(100), Duration.ofMinutes(2), true);
 
@@ -42,13 +58,21 @@ class ChaosSoakITCase {
                 seeds.add(random.nextLong());
             }
         }
+        String which = System.getProperty("sluice.chaos.ha", "both");
         List<String> failed = new ArrayList<>();
         for (long seed : seeds) {
-            Path runDir = Files.createDirectories(dir.resolve(Long.toUnsignedString(seed)));
-            try {
-                ChaosSuite.runAndCheck(seed, SOAK, runDir, EnumSet.allOf(Invariant.class));
-            } catch (AssertionError e) {
-                failed.add(seed + ": " + e.getMessage());
+            for (String haName : List.of("embedded", "zookeeper")) {
+                if (!which.equals("both") && !which.equals(haName)) {
+                    continue;
+                }
+                Path runDir = Files.createDirectories(dir.resolve(haName + "-" + Long.toUnsignedString(seed)));
+                ChaosHa ha = haName.equals("embedded") ? new EmbeddedChaosHa(runDir.resolve("ha"))
+                        : new ZooKeeperChaosHa(zooKeeper.getConnectString(), "chaos-" + Long.toUnsignedString(seed));
+                try {
+                    ChaosSuite.runAndCheck(seed, SOAK, ha, runDir, EnumSet.allOf(Invariant.class));
+                } catch (AssertionError e) {
+                    failed.add(haName + " seed " + seed + ": " + e.getMessage());
+                }
             }
         }
         assertThat(failed).as("seeds that broke an invariant").isEmpty();

@@ -14,12 +14,13 @@ final class ChaosSuite {
      * Runs {@code seed} and fails on a violation of any of {@code enforced}; violations of the other
      * invariants are printed as known (areas fixed on other branches), not failed.
      */
-    static List<ChaosInvariants.Violation> runAndCheck(long seed, ChaosSettings settings, Path dir,
+    static List<ChaosInvariants.Violation> runAndCheck(long seed, ChaosSettings settings, ChaosHa ha, Path dir,
                                                        Set<ChaosInvariants.Invariant> enforced) throws Exception {
         ChaosPlan plan = ChaosPlan.generate(seed, settings.jobs(), settings.steps(), settings.spanMillis(),
                 settings.actions());
-        System.out.println("CHAOS seed=" + seed + " (replay: -Dsluice.chaos.seed=" + seed + ") " + plan);
-        ChaosReport report = new ChaosRun(plan, settings, dir).run();
+        System.out.println("CHAOS seed=" + seed + " (replay: -Dsluice.chaos.seed=" + seed + ") on " + ha.name()
+                + " HA: " + plan);
+        ChaosReport report = new ChaosRun(plan, settings, ha, dir).run();
         report.jobs().forEach(j -> System.out.println("CHAOS seed=" + seed + " " + j));
         List<ChaosInvariants.Violation> violations = ChaosInvariants.check(report);
         violations.forEach(v -> System.out.println("CHAOS seed=" + seed + " VIOLATION "
