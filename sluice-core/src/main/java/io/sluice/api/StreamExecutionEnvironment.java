@@ -57,13 +57,13 @@ public final class StreamExecutionEnvironment {
     /**
      * An environment whose defaults come from {@code configuration}: {@code pipeline.*},
      * {@code checkpoints.*} and {@code restart-strategy.*} (see docs/configuration.md). Setters
-     * called afterwards override them. Invalid values are rejected here, naming the key and value.
+     * called afterwards override them. Every key is validated first
+     * ({@link Configuration#validateAll()}): an unknown key (a typo such as
+     * {@code checkpoints.intervall}) or an invalid value is rejected here, naming the key and the
+     * nearest known key or the value.
      */
     public static StreamExecutionEnvironment create(Configuration configuration) {
-        configuration.validate(List.of(PipelineOptions.PARALLELISM, PipelineOptions.MAX_PARALLELISM,
-                CheckpointingOptions.INTERVAL, CheckpointingOptions.DIRECTORY, CheckpointingOptions.RETAINED,
-                CheckpointingOptions.TIMEOUT, CheckpointingOptions.TOLERABLE_FAILURES,
-                CheckpointingOptions.INLINE_STATE_THRESHOLD));
+        configuration.validateAll();
         StreamExecutionEnvironment env = new StreamExecutionEnvironment();
         env.parallelism = configuration.get(PipelineOptions.PARALLELISM);
         env.maxParallelism = configuration.get(PipelineOptions.MAX_PARALLELISM);

@@ -86,6 +86,16 @@ public final class Configuration {
         }
     }
 
+    /**
+     * Checks every key and value against the options known in this JVM: an unknown key fails naming
+     * the nearest known key (see {@link ConfigurationValidator}). Call at start-up.
+     *
+     * @throws IllegalConfigurationException listing every problem, one per line
+     */
+    public void validateAll() {
+        ConfigurationValidator.validate(this);
+    }
+
     @Override
     public String toString() {
         return "Configuration" + values;

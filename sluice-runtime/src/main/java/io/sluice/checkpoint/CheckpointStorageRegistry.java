@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every store is wrapped in an {@link InstrumentedBlobStore} (counts, timings, the main-thread
  * guard). Tests add their own decorator, typically a
- * {@link io.sluice.storage.FaultInjectingBlobStore}, between the real store and the instrumentation.
+ * {@code FaultInjectingBlobStore} (module sluice-testing), between the real store and the instrumentation.
  *
  * <p>The {@link Configuration} given here is passed to {@link BlobStores#open(String, Configuration)}
  * for every location, which is how store settings such as the {@code s3.*} options reach the store

@@ -67,6 +67,7 @@ public final class LocalCluster implements AutoCloseable {
         this.ioExecutor = Executors.newCachedThreadPool(daemonThreads("sluice-io-"));
         this.shuffle = new LocalShuffleService(b.buffersPerChannel, b.bufferSize);
         this.storages = new CheckpointStorageRegistry(b.meterRegistry, b.blobStoreDecorator, b.configuration);
+        io.sluice.rpc.MainThreadMetrics.bind(b.meterRegistry);
         for (int i = 0; i < b.taskExecutors; i++) {
             DedicatedMainThreadExecutor main = new DedicatedMainThreadExecutor("taskexecutor-" + i);
             executors.add(main);
@@ -339,13 +340,13 @@ public final class LocalCluster implements AutoCloseable {
          * Settings of the cluster: {@code cluster.task-executors}, {@code cluster.slots-per-task-executor}
          * and {@code network.*} (when set, they replace what the builder had), and the settings of the
          * checkpoint blob stores, passed to {@link io.sluice.storage.BlobStores} for every checkpoint
-         * location (for example the {@code s3.*} options of {@code sluice-storage-s3}). Copied; invalid
-         * values are rejected naming the key. Default: empty (every default).
+         * location (for example the {@code s3.*} options of {@code sluice-storage-s3}). Copied; every
+         * key is validated ({@link io.sluice.config.Configuration#validateAll()}): an unknown key or an
+         * invalid value is rejected naming the key. Default: empty (every default).
          */
         public Builder configuration(io.sluice.config.Configuration configuration) {
+            configuration.validateAll();
             this.configuration = configuration.copy();
-            configuration.validate(java.util.List.of(ClusterOptions.TASK_EXECUTORS, ClusterOptions.SLOTS_PER_TASK_EXECUTOR,
-                    ClusterOptions.NETWORK_BUFFER_SIZE, ClusterOptions.NETWORK_BUFFERS_PER_CHANNEL));
             if (configuration.contains(ClusterOptions.TASK_EXECUTORS)) {
                 taskExecutors(configuration.get(ClusterOptions.TASK_EXECUTORS));
             }

@@ -20,7 +20,12 @@ public final class HighAvailabilityServicesLoader {
 
     private HighAvailabilityServicesLoader() {}
 
+    /**
+     * Validates {@code configuration} ({@link Configuration#validateAll()}: an unknown key fails
+     * naming the nearest known one), then creates the services it selects.
+     */
     public static HighAvailabilityServices load(Configuration configuration) throws Exception {
+        configuration.validateAll();
         return factoryFor(configuration.get(HighAvailabilityOptions.TYPE)).create(configuration);
     }
 

@@ -32,4 +32,16 @@ class LocalClusterConfigurationTest {
                 .isInstanceOf(IllegalConfigurationException.class)
                 .hasMessageContaining("cluster.task-executors").hasMessageContaining("zero");
     }
+
+    @Test
+    void anUnknownKeyIsRejectedNamingTheNearestKnownKey() {
+        Configuration conf = new Configuration().setString("cluster.task-executor", "3");
+        assertThatThrownBy(() -> LocalCluster.builder().configuration(conf))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessage("Unknown configuration key 'cluster.task-executor'; did you mean 'cluster.task-executors'?");
+        assertThatThrownBy(() -> LocalCluster.builder().haServices(
+                        new Configuration().setString("high-availability.typ", "memory")))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessage("Unknown configuration key 'high-availability.typ'; did you mean 'high-availability.type'?");
+    }
 }

@@ -13,7 +13,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -69,8 +72,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: thread-safe. The constructor blocks until connected (or fails naming the quorum).
  * {@link #jobLeaderElection} and {@link #close} do not talk to ZooKeeper on the caller's thread;
- * election callbacks run on one dedicated notification thread per instance. Store methods block
- * and check that they are not on a component main thread.
+ * election callbacks run on one dedicated notification thread per instance, which makes no
+ * ZooKeeper call itself: the elections' and the retrieval's ZooKeeper calls run on a
+ * {@link SerialExecutor} per component over a shared pool. Store methods block and check that they
+ * are not on a component main thread.
  */
 public final class ZooKeeperHaServices implements HighAvailabilityServices {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperHaServices.class);
@@ -86,6 +91,7 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
     private final CuratorFramework client;
     private final Map<String, CuratorFramework> contenderClients = new ConcurrentHashMap<>();
     private final ScheduledThreadPoolExecutor notifier;
+    private final ExecutorService zooKeeperPool;
     private final ZooKeeperJobGraphStore jobGraphStore;
     private final ZooKeeperJobResultStore jobResultStore;
     private final ZooKeeperCheckpointRecoveryFactory recoveryFactory;
@@ -120,6 +126,12 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
             return t;
         });
         notifier.setRemoveOnCancelPolicy(true);
+        AtomicInteger zooKeeperThreads = new AtomicInteger();
+        this.zooKeeperPool = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "sluice-zk-" + clusterId + "-" + zooKeeperThreads.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
         this.jobGraphStore = new ZooKeeperJobGraphStore(this, ZKPaths.makePath(basePath, "jobgraphs"));
         this.jobResultStore = new ZooKeeperJobResultStore(this, ZKPaths.makePath(basePath, "jobresults"));
         this.recoveryFactory = new ZooKeeperCheckpointRecoveryFactory(this,
@@ -169,8 +181,22 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
         return suspendedTolerance;
     }
 
+    /**
+     * The notification thread: Curator's latch and connection-state listeners and every
+     * grant, revocation and leader-listener call run here. It never calls ZooKeeper (a blocking
+     * call retries in the foreground and would hold back revocations); see {@link #serialExecutor}.
+     */
     ScheduledThreadPoolExecutor notifier() {
         return notifier;
+    }
+
+    /**
+     * A new executor for one component's blocking ZooKeeper calls: its tasks run one at a time, in
+     * order, on the services' ZooKeeper pool ({@code sluice-zk-<cluster-id>-N}), so a call stuck in
+     * retries holds back only that component.
+     */
+    SerialExecutor serialExecutor(String name) {
+        return new SerialExecutor(zooKeeperPool, name);
     }
 
     /** Path of a job's leader latch. */
@@ -269,6 +295,14 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
         try {
             if (!notifier.awaitTermination(30, TimeUnit.SECONDS)) {
                 LOG.warn("The ZooKeeper election thread did not finish within 30 s; closing the clients anyway");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        zooKeeperPool.shutdown();
+        try {
+            if (!zooKeeperPool.awaitTermination(30, TimeUnit.SECONDS)) {
+                LOG.warn("ZooKeeper calls of the HA services did not finish within 30 s; closing the clients anyway");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -4,11 +4,12 @@ import io.sluice.ha.LeaderContender;
 import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeadershipLostException;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
@@ -25,10 +26,20 @@ import org.slf4j.LoggerFactory;
  * with the contender id as participant id (stored as the latch node's data, which is what
  * {@link ZooKeeperLeaderRetrieval} reads), on the contender's own ZooKeeper session.
  *
- * <p><b>Grants.</b> When the latch reports leadership, the election checks (one ZooKeeper read)
- * that its latch node still exists, records that node as the <em>fence</em> of a fresh session id
- * (a new UUID per grant) and calls {@code grantLeadership}. All callbacks run on the services'
- * dedicated notification thread, in order; never on a caller's or a main thread.
+ * <p><b>Threads.</b> Curator delivers latch and connection-state events to the services'
+ * notification thread ({@code sluice-zk-election-<cluster-id>}), which also delivers
+ * {@code grantLeadership} / {@code revokeLeadership}, in order. That thread <em>never</em> makes a
+ * ZooKeeper call: a blocking Curator call retries in the foreground (each attempt may wait the
+ * connection timeout), which can outlast the session timeout, and a revocation queued behind it
+ * would arrive after a standby was granted. Every ZooKeeper call of this place (verifying the latch
+ * node before a grant, closing the latch, deleting nodes) runs on its own {@link SerialExecutor}
+ * on the services' ZooKeeper pool, one at a time, and hands its result back to the notification
+ * thread, which re-checks that nothing changed meanwhile (same latch, same connection generation,
+ * not suspended, not closed) before acting on it.
+ *
+ * <p><b>Grants.</b> When the latch reports leadership, the election checks (one ZooKeeper read,
+ * off the notification thread) that its latch node still exists, records that node as the
+ * <em>fence</em> of a fresh session id (a new UUID per grant) and calls {@code grantLeadership}.
  *
  * <p><b>Connection states</b> (the client uses Curator's session error policy, so the latch itself
  * only gives up leadership on LOST): on SUSPENDED, leadership is revoked after
@@ -38,34 +49,46 @@ import org.slf4j.LoggerFactory;
  * granted again under a fresh session id; otherwise the latch recreates its node and the grant
  * follows when it leads.
  *
- * <p><b>Fencing</b> ({@link #runIfLeader}): under the fence lock, the session is checked in memory
- * and the write runs with the fence active, so every ZooKeeper write it makes through this
- * module's stores is a transaction that first checks that the latch node recorded at grant still
- * exists (see {@link ZooKeeperHaServices}). A revocation takes the fence lock before it is
- * delivered, so it waits for a write in flight and no write of the old session starts afterwards;
- * a new leader elsewhere can only be granted once this node is gone, which makes the check fail.
+ * <p><b>Fencing</b> ({@link #runIfLeader}): the session is checked in memory and the write runs
+ * with the fence active, so every ZooKeeper write it makes through this module's stores is a
+ * transaction that first checks that the latch node recorded at grant still exists (see
+ * {@link ZooKeeperHaServices}); a new leader elsewhere can only be granted once this node is gone,
+ * which makes the check fail. A revocation does not wait for a write in flight to finish its
+ * retries: it clears the session (later writes are refused), interrupts the writing threads (the
+ * write fails with {@link LeadershipLostException}) and delivers {@code revokeLeadership} once they
+ * have returned, or after {@link #REVOKE_WAIT_FOR_WRITES} at the latest. A write whose transaction
+ * had already reached ZooKeeper when it was interrupted may still have been applied — only while
+ * the latch node existed, that is before any other contender could be granted.
  *
  * <p>{@link #startLeaderElection} and {@link #close} only enqueue work on the notification thread.
  * {@link #hasLeadership} reads one volatile field. {@code LeaderLatch.close()} is called at most once.
  */
 final class ZooKeeperLeaderElection implements LeaderElection {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperLeaderElection.class);
+    /** How long a revocation waits for interrupted fenced writes to return before it is delivered anyway. */
+    static final Duration REVOKE_WAIT_FOR_WRITES = Duration.ofSeconds(2);
 
     private final ZooKeeperHaServices services;
     private final CuratorFramework client;
     private final String latchPath;
     private final String leadershipName;
     private final String contenderId;
-    private final ReentrantLock fenceLock = new ReentrantLock();
+    private final SerialExecutor zooKeeper;
     private final ConnectionStateListener connectionListener = (c, state) -> onConnectionState(state);
 
+    // Guarded by fence (current is also read without it).
+    private final Object fence = new Object();
+    private final Set<Thread> writers = new HashSet<>();
+    private final Set<Thread> interruptedWriters = new HashSet<>();
     private volatile Leadership current;
+
     private volatile boolean closed;
     private volatile LeaderContender contender;
     private boolean started;
     // Notification thread only.
     private LeaderLatch latch;
     private boolean suspended;
+    private boolean verifying;
     private long connectionGeneration;
 
     private record Leadership(UUID session, String latchNode) {}
@@ -77,6 +100,7 @@ final class ZooKeeperLeaderElection implements LeaderElection {
         this.latchPath = latchPath;
         this.leadershipName = leadershipName;
         this.contenderId = contenderId;
+        this.zooKeeper = services.serialExecutor("election of " + contenderId + " in " + latchPath);
     }
 
     private String description() {
@@ -95,7 +119,7 @@ final class ZooKeeperLeaderElection implements LeaderElection {
             started = true;
             contender = leaderContender;
         }
-        enqueue(() -> {
+        onNotifier(() -> {
             if (closed) {
                 return;
             }
@@ -123,33 +147,63 @@ final class ZooKeeperLeaderElection implements LeaderElection {
         });
     }
 
-    /** Notification thread. */
+    /** Notification thread: starts verifying the latch node (off this thread) if a grant may be due. */
     private void onLatchLeader(LeaderLatch which) {
-        if (closed || which != latch || current != null || suspended || !which.hasLeadership()) {
+        if (closed || which != latch || current != null || suspended || verifying || !which.hasLeadership()) {
             return;
         }
         String node = which.getOurPath();
         if (node == null) {
             return;
         }
+        long generation = connectionGeneration;
+        verifying = true;
         try {
-            ZooKeeperGuard.check("verify leader node", node);
-            Stat stat = client.checkExists().forPath(node);
-            if (stat == null) {
-                LOG.debug("{}: latch node {} vanished before the grant; checking again", description(), node);
-                recheckLater(which);
-                return;
-            }
-        } catch (Exception e) {
-            LOG.warn("{}: could not verify latch node {} ({}); checking again", description(), node, e.toString());
+            zooKeeper.execute(() -> {
+                Stat stat = null;
+                Exception error = null;
+                try {
+                    ZooKeeperGuard.check("verify leader node", node);
+                    stat = client.checkExists().forPath(node);
+                } catch (Exception e) {
+                    error = e;
+                }
+                boolean exists = stat != null;
+                Exception failure = error;
+                onNotifier(() -> completeGrant(which, node, generation, exists, failure));
+            });
+        } catch (RejectedExecutionException e) {
+            verifying = false; // closed
+        }
+    }
+
+    /** Notification thread: grants if the verified node is still ours and nothing changed meanwhile. */
+    private void completeGrant(LeaderLatch which, String node, long generation, boolean exists, Exception error) {
+        verifying = false;
+        if (closed || which != latch || current != null || suspended) {
+            return; // a RECONNECTED looks again
+        }
+        if (generation != connectionGeneration || !node.equals(which.getOurPath())) {
+            onLatchLeader(which); // the connection changed while verifying: verify again
+            return;
+        }
+        if (error != null) {
+            LOG.warn("{}: could not verify latch node {} ({}); checking again", description(), node, error.toString());
             recheckLater(which);
             return;
         }
-        if (closed || which != latch || !which.hasLeadership()) {
+        if (!exists) {
+            LOG.debug("{}: latch node {} vanished before the grant; checking again", description(), node);
+            recheckLater(which);
+            return;
+        }
+        if (!which.hasLeadership()) {
             return;
         }
         UUID session = UUID.randomUUID();
-        current = new Leadership(session, node);
+        synchronized (fence) {
+            current = new Leadership(session, node);
+        }
         LOG.info("{} leads {} (session {}, leader node {})", description(), latchPath, session, node);
         try {
             contender.grantLeadership(session);
@@ -162,26 +216,73 @@ final class ZooKeeperLeaderElection implements LeaderElection {
     private void recheckLater(LeaderLatch which) {
         try {
             services.notifier().schedule(() -> onLatchLeader(which), 100, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             // closed
         }
     }
 
-    /** Notification thread. */
+    /**
+     * Notification thread. Never waits here: clears the session, interrupts fenced writes in flight
+     * and delivers the revocation at once, or (if writes were in flight) once they returned, from a
+     * task on this place's serial executor that hands the delivery back to this thread.
+     */
     private void revoke(String why) {
-        if (current == null) {
-            return;
-        }
-        fenceLock.lock(); // waits for a fenced write in flight
-        try {
-            if (current == null) {
+        Leadership old;
+        Set<Thread> inFlight;
+        synchronized (fence) {
+            old = current;
+            if (old == null) {
                 return;
             }
-            LOG.info("{} no longer leads {} (session {}): {}", description(), latchPath, current.session(), why);
             current = null;
-        } finally {
-            fenceLock.unlock();
+            inFlight = Set.copyOf(writers);
+            for (Thread writer : inFlight) {
+                interruptedWriters.add(writer);
+                writer.interrupt();
+            }
         }
+        LOG.info("{} no longer leads {} (session {}): {}", description(), latchPath, old.session(), why);
+        if (inFlight.isEmpty()) {
+            deliverRevocation();
+            return;
+        }
+        LOG.info("{}: interrupted {} fenced write(s) of session {} in flight", description(), inFlight.size(),
+                old.session());
+        try {
+            zooKeeper.execute(() -> {
+                awaitWriters(inFlight);
+                if (!onNotifier(this::deliverRevocation)) {
+                    deliverRevocation(); // the services are closing: the notification thread takes no more tasks
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            deliverRevocation(); // closing: deliver now
+        }
+    }
+
+    /** Serial executor: waits (bounded) until the interrupted writers have left {@link #runIfLeader}. */
+    private void awaitWriters(Set<Thread> inFlight) {
+        long deadline = System.nanoTime() + REVOKE_WAIT_FOR_WRITES.toNanos();
+        synchronized (fence) {
+            while (inFlight.stream().anyMatch(writers::contains)) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    LOG.warn("{}: a fenced write of the revoked session did not return within {} of its interruption;"
+                            + " delivering the revocation anyway (ZooKeeper rejects its transaction once the latch node"
+                            + " is gone)", description(), ZooKeeperHaServices.describe(REVOKE_WAIT_FOR_WRITES));
+                    return;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(fence, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    private void deliverRevocation() {
         try {
             contender.revokeLeadership();
         } catch (RuntimeException e) {
@@ -243,18 +344,46 @@ final class ZooKeeperLeaderElection implements LeaderElection {
     @Override
     public void runIfLeader(UUID leaderSessionId, FencedWrite write) throws Exception {
         ZooKeeperGuard.check("fenced write", latchPath);
-        fenceLock.lockInterruptibly();
-        try {
-            Leadership l = current;
+        Thread me = Thread.currentThread();
+        Leadership l;
+        synchronized (fence) {
+            l = current;
             if (closed || l == null || !l.session().equals(leaderSessionId)) {
                 throw new LeadershipLostException(description() + " no longer leads " + latchPath + " (session "
                         + leaderSessionId + "); the write was not performed");
             }
+            writers.add(me);
+        }
+        Throwable failure = null;
+        try {
             ZooKeeperHaServices.runFenced(new ZooKeeperHaServices.Fence(l.latchNode(),
                     description() + " (session " + leaderSessionId + ")"), write);
-        } finally {
-            fenceLock.unlock();
+        } catch (Throwable t) {
+            failure = t;
         }
+        boolean revokedMeanwhile;
+        synchronized (fence) {
+            writers.remove(me);
+            revokedMeanwhile = interruptedWriters.remove(me);
+            fence.notifyAll();
+        }
+        if (revokedMeanwhile) {
+            Thread.interrupted(); // the interrupt was the revocation's, not the caller's
+        }
+        if (failure == null) {
+            return;
+        }
+        if (revokedMeanwhile && !(failure instanceof LeadershipLostException)) {
+            LeadershipLostException lost = new LeadershipLostException(description() + " lost leadership of "
+                    + latchPath + " (session " + leaderSessionId + ") while a write was in flight; the write was"
+                    + " interrupted (" + failure + ")");
+            lost.initCause(failure);
+            throw lost;
+        }
+        if (failure instanceof Exception e) {
+            throw e;
+        }
+        throw (Error) failure;
     }
 
     @Override
@@ -268,21 +397,9 @@ final class ZooKeeperLeaderElection implements LeaderElection {
                 return;
             }
         }
-        enqueue(() -> {
+        onNotifier(() -> {
             client.getConnectionStateListenable().removeListener(connectionListener);
-            if (current != null) {
-                fenceLock.lock();
-                try {
-                    current = null;
-                } finally {
-                    fenceLock.unlock();
-                }
-                try {
-                    contender.revokeLeadership();
-                } catch (RuntimeException e) {
-                    LOG.error("{} failed in revokeLeadership", description(), e);
-                }
-            }
+            revoke("the election place was closed");
             LeaderLatch l = latch;
             latch = null;
             if (l == null) {
@@ -290,15 +407,21 @@ final class ZooKeeperLeaderElection implements LeaderElection {
             }
             String node = l.getOurPath();
             try {
-                l.close(); // once only: a second close throws
-            } catch (Exception e) {
-                LOG.debug("{}: closing the leader latch failed: {}", description(), e.toString());
+                zooKeeper.execute(() -> {
+                    try {
+                        l.close(); // once only: a second close throws
+                    } catch (Exception e) {
+                        LOG.debug("{}: closing the leader latch failed: {}", description(), e.toString());
+                    }
+                    removeNodes(node);
+                });
+            } catch (RejectedExecutionException e) {
+                LOG.debug("{}: the ZooKeeper HA services are closed; the latch node goes with the session", description());
             }
-            removeNodes(node);
         });
     }
 
-    /** After leaving: deletes our latch node now, and the job's latch path if nobody else is in it. */
+    /** Serial executor, after leaving: deletes our latch node now, and the job's latch path if nobody else is in it. */
     private void removeNodes(String node) {
         try {
             if (node != null) {
@@ -321,7 +444,8 @@ final class ZooKeeperLeaderElection implements LeaderElection {
         }
     }
 
-    private void enqueue(Runnable task) {
+    /** Runs {@code task} on the notification thread; false if the services are closed. */
+    private boolean onNotifier(Runnable task) {
         try {
             services.notifier().execute(() -> {
                 try {
@@ -330,8 +454,10 @@ final class ZooKeeperLeaderElection implements LeaderElection {
                     LOG.error("{}: election task failed", description(), e);
                 }
             });
+            return true;
         } catch (RejectedExecutionException e) {
             LOG.debug("{}: the ZooKeeper HA services are closed; dropping an election task", description());
+            return false;
         }
     }
 }

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
@@ -23,11 +24,14 @@ import org.slf4j.LoggerFactory;
  * lowest sequence number (what {@code LeaderLatch} itself uses), and its data is the leader's
  * contender id ({@code LeaderLatch} stores the participant id there).
  *
- * <p>Threading: every ZooKeeper read runs on the services' election thread, triggered by a
- * children watch on the latch path (or an exists watch while it is missing), by a reconnection,
- * and every 2 s as a safety net; a failed read is retried after 200 ms. {@link #currentLeader()}
- * returns the last value read, from memory. Listeners are called on the election thread, in
- * order: once after registration with the current value, then at each change.
+ * <p>Threading: every ZooKeeper read runs on this retrieval's own {@link SerialExecutor} (never on
+ * the services' notification thread, where a read stuck in Curator's foreground retries would
+ * hold back the elections' revocations), triggered by a children watch on the latch path (or an
+ * exists watch while it is missing), by a reconnection, and every 2 s as a safety net; requests
+ * while a read is queued are coalesced, and a failed read is retried after 200 ms.
+ * {@link #currentLeader()} returns the last value read, from memory. Listeners are called on the
+ * notification thread, in order: once after registration with the current value, then at each
+ * change.
  */
 public final class ZooKeeperLeaderRetrieval implements LeaderRetrieval {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperLeaderRetrieval.class);
@@ -36,10 +40,12 @@ public final class ZooKeeperLeaderRetrieval implements LeaderRetrieval {
     private final ZooKeeperHaServices services;
     private final String latchPath;
     private final List<Consumer<Optional<String>>> listeners = new CopyOnWriteArrayList<>();
-    private final Watcher watcher = event -> enqueue(this::refresh);
+    private final SerialExecutor zooKeeper;
+    private final AtomicBoolean refreshQueued = new AtomicBoolean();
+    private final Watcher watcher = event -> requestRefresh();
     private final ConnectionStateListener connectionListener = (c, state) -> {
         if (state == ConnectionState.RECONNECTED || state == ConnectionState.CONNECTED) {
-            refresh();
+            requestRefresh();
         }
     };
     private volatile Optional<String> leader = Optional.empty();
@@ -48,14 +54,16 @@ public final class ZooKeeperLeaderRetrieval implements LeaderRetrieval {
     ZooKeeperLeaderRetrieval(ZooKeeperHaServices services, String latchPath) {
         this.services = services;
         this.latchPath = latchPath;
+        this.zooKeeper = services.serialExecutor("leader retrieval of " + latchPath);
     }
 
     /** Non-blocking: registers for reconnections and schedules the first read and the periodic re-read. */
     void start() {
         services.client().getConnectionStateListenable().addListener(connectionListener, services.notifier());
-        enqueue(this::refresh);
+        requestRefresh();
         try {
-            services.notifier().scheduleWithFixedDelay(this::refresh, POLL_MILLIS, POLL_MILLIS, TimeUnit.MILLISECONDS);
+            services.notifier().scheduleWithFixedDelay(this::requestRefresh, POLL_MILLIS, POLL_MILLIS,
+                    TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             // closed
         }
@@ -75,7 +83,7 @@ public final class ZooKeeperLeaderRetrieval implements LeaderRetrieval {
     public void addListener(Consumer<Optional<String>> listener) {
         Objects.requireNonNull(listener, "listener");
         listeners.add(listener);
-        enqueue(() -> call(listener, leader));
+        onNotifier(() -> call(listener, leader));
     }
 
     @Override
@@ -83,8 +91,21 @@ public final class ZooKeeperLeaderRetrieval implements LeaderRetrieval {
         listeners.remove(listener);
     }
 
-    /** Election thread: reads the lowest latch node and its data, publishes a change. */
+    /** Any thread, non-blocking: queues one read unless one is queued already. */
+    private void requestRefresh() {
+        if (closed || !refreshQueued.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            zooKeeper.execute(this::refresh);
+        } catch (RejectedExecutionException e) {
+            refreshQueued.set(false); // closed
+        }
+    }
+
+    /** Serial executor: reads the lowest latch node and its data, publishes a change on the notification thread. */
     private void refresh() {
+        refreshQueued.set(false);
         if (closed) {
             return;
         }
@@ -94,7 +115,7 @@ public final class ZooKeeperLeaderRetrieval implements LeaderRetrieval {
         } catch (Exception e) {
             LOG.debug("Could not read the leader of {} ({}); retrying", latchPath, e.toString());
             try {
-                services.notifier().schedule(this::refresh, 200, TimeUnit.MILLISECONDS);
+                services.notifier().schedule(this::requestRefresh, 200, TimeUnit.MILLISECONDS);
             } catch (RejectedExecutionException closedNow) {
                 // closed
             }
@@ -103,9 +124,11 @@ public final class ZooKeeperLeaderRetrieval implements LeaderRetrieval {
         if (!now.equals(leader)) {
             LOG.info("Leader of {} is now {}", latchPath, now.orElse("(none)"));
             leader = now;
-            for (Consumer<Optional<String>> l : listeners) {
-                call(l, now);
-            }
+            onNotifier(() -> {
+                for (Consumer<Optional<String>> l : listeners) {
+                    call(l, now);
+                }
+            });
         }
     }
 
@@ -145,7 +168,7 @@ public final class ZooKeeperLeaderRetrieval implements LeaderRetrieval {
         }
     }
 
-    private void enqueue(Runnable task) {
+    private void onNotifier(Runnable task) {
         try {
             services.notifier().execute(task);
         } catch (RejectedExecutionException e) {

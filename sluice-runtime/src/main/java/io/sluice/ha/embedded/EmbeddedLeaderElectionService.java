@@ -30,7 +30,10 @@ import org.slf4j.LoggerFactory;
  * every {@link EmbeddedHaServices} of the JVM that uses the same HA directory: instances are kept
  * in a static registry keyed by the directory's canonical path, so two job managers in one JVM on
  * one directory compete in the same election. Obtain one with {@link #acquire(Path)} and give it
- * back with {@link #release()}; the last release stops its thread.
+ * back with {@link #release()}; the last release stops its thread. The registry is also what makes
+ * the directory's exclusive lock ({@link HaDirectoryLock}) per process: the first acquire in the
+ * JVM takes it, the last release gives it back, and another process gets
+ * {@link HaDirectoryLockedException}.
  *
  * <p>Rules: the first contender to join leads. When the leader closes its {@link LeaderElection},
  * or is revoked with {@link #revokeLeader(String)}, leadership passes to the next contender in
@@ -60,13 +63,15 @@ public final class EmbeddedLeaderElectionService {
     private static final Map<Path, EmbeddedLeaderElectionService> REGISTRY = new HashMap<>();
 
     private final Path directory;
+    private final HaDirectoryLock processLock;
     private final ExecutorService notifier;
     private final Map<String, Election> elections = new ConcurrentHashMap<>();
     // Guarded by REGISTRY.
     private int references;
 
-    private EmbeddedLeaderElectionService(Path directory) {
+    private EmbeddedLeaderElectionService(Path directory, HaDirectoryLock processLock) {
         this.directory = directory;
+        this.processLock = processLock;
         this.notifier = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "sluice-ha-election-" + directory.getFileName());
             t.setDaemon(true);
@@ -76,8 +81,10 @@ public final class EmbeddedLeaderElectionService {
 
     /**
      * The service for the HA directory {@code haDirectory} (created if missing), shared with every
-     * other user of the same directory in this JVM. Blocking (resolves the canonical path); call
-     * {@link #release()} once when done.
+     * other user of the same directory in this JVM. The first acquire in the JVM takes the
+     * directory's process lock ({@link HaDirectoryLock}); it fails with
+     * {@link HaDirectoryLockedException} if another process holds it. Blocking (resolves the
+     * canonical path, locks); call {@link #release()} once when done.
      */
     public static EmbeddedLeaderElectionService acquire(Path haDirectory) {
         Path canonical;
@@ -90,14 +97,20 @@ public final class EmbeddedLeaderElectionService {
                     + " for leader election (" + e + "); check that it is a writable directory", e);
         }
         synchronized (REGISTRY) {
-            EmbeddedLeaderElectionService service =
-                    REGISTRY.computeIfAbsent(canonical, EmbeddedLeaderElectionService::new);
+            EmbeddedLeaderElectionService service = REGISTRY.get(canonical);
+            if (service == null) {
+                service = new EmbeddedLeaderElectionService(canonical, HaDirectoryLock.acquire(canonical));
+                REGISTRY.put(canonical, service);
+            }
             service.references++;
             return service;
         }
     }
 
-    /** Gives back one {@link #acquire}; the last one stops the notification thread after queued callbacks ran. */
+    /**
+     * Gives back one {@link #acquire}; the last one stops the notification thread after queued
+     * callbacks ran and releases the directory's process lock.
+     */
     public void release() {
         synchronized (REGISTRY) {
             if (references == 0) {
@@ -106,8 +119,14 @@ public final class EmbeddedLeaderElectionService {
             if (--references == 0) {
                 REGISTRY.remove(directory);
                 notifier.shutdown();
+                processLock.release();
             }
         }
+    }
+
+    /** The directory's process lock, held while this service is registered. */
+    HaDirectoryLock processLock() {
+        return processLock;
     }
 
     /** The canonical HA directory this service is registered under. */

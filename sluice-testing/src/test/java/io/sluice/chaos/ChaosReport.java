@@ -1,0 +1,37 @@
+package io.sluice.chaos;
+
+import io.sluice.graph.JobId;
+import io.sluice.jobmaster.JobResult;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one chaos run observed, for {@link ChaosInvariants}.
+ *
+ * @param plan the plan that ran (its seed replays it)
+ * @param jobs one entry per job
+ */
+record ChaosReport(ChaosPlan plan, ChaosSettings settings, List<JobOutcome> jobs) {
+    /**
+     * @param result              the job's result, or null if it did not end in time
+     * @param cancelled           whether the plan cancelled it (the user asked)
+     * @param maxCompleted        the most completed checkpoints its status ever reported
+     * @param spans               its deployments, by first record
+     * @param deploymentsAfterRestart deployments seen after the cluster was restarted on the same HA directory
+     * @param lastCounts          last count emitted per key
+     * @param retainedPointers    checkpoint pointers left in the HA directory at the end
+     * @param retainedCheckpoints {@code chk-*} directories left in checkpoint storage at the end
+     */
+    record JobOutcome(int index, JobId id, String tag, JobResult result, boolean cancelled, long maxCompleted,
+                      List<DeploymentLog.Span> spans, int deploymentsAfterRestart, Map<Long, Long> lastCounts,
+                      List<String> retainedPointers, List<String> retainedCheckpoints) {
+        @Override
+        public String toString() {
+            return "job " + index + " " + id + ": " + (result == null ? "did not end" : result.status()
+                    + (result.failureMessage() != null ? " (" + result.failureMessage() + ")" : ""))
+                    + (cancelled ? ", cancelled by the plan" : "") + ", checkpoints completed " + maxCompleted
+                    + ", deployments " + spans.size() + ", after restart " + deploymentsAfterRestart
+                    + ", pointers left " + retainedPointers.size() + ", checkpoints left " + retainedCheckpoints.size();
+        }
+    }
+}

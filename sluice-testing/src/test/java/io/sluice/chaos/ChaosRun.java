@@ -1,0 +1,246 @@
+package io.sluice.chaos;
+
+import static org.awaitility.Awaitility.await;
+
+import io.sluice.api.StreamExecutionEnvironment;
+import io.sluice.api.Tuple2;
+import io.sluice.api.sink.CollectingSink;
+import io.sluice.api.source.SequenceSource;
+import io.sluice.cluster.LocalCluster;
+import io.sluice.core.serialization.Serializers;
+import io.sluice.examples.KeyedCountingJob;
+import io.sluice.graph.JobId;
+import io.sluice.jobmaster.JobDetails;
+import io.sluice.jobmaster.JobResult;
+import io.sluice.storage.BlobStore;
+import io.sluice.storage.FaultInjectingBlobStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one {@link ChaosPlan} against a {@link LocalCluster} on fresh HA services ({@link ChaosHa}:
+ * embedded or ZooKeeper) and checkpoint storage behind a {@link FaultInjectingBlobStore}: submits the jobs, fires the
+ * plan's steps at their offsets (from a scheduler thread; the test thread only waits, bounded),
+ * heals storage, waits for every job to end, then restarts the cluster on the same HA state to
+ * see whether an ended job runs again. Returns what it saw; {@link ChaosInvariants} judges it.
+ */
+final class ChaosRun {
+    private static final Logger LOG = LoggerFactory.getLogger(ChaosRun.class);
+
+    private final ChaosPlan plan;
+    private final ChaosSettings settings;
+    private final ChaosHa ha;
+    private final Path dir;
+    private final List<FaultInjectingBlobStore> stores = new CopyOnWriteArrayList<>();
+    private final Map<Integer, Long> maxCompleted = new ConcurrentHashMap<>();
+    private final Map<Integer, Boolean> cancelled = new ConcurrentHashMap<>();
+    private volatile ChaosAction storageMode = ChaosAction.STORAGE_HEAL;
+
+    ChaosRun(ChaosPlan plan, ChaosSettings settings, ChaosHa ha, Path dir) {
+        this.plan = plan;
+        this.settings = settings;
+        this.ha = ha;
+        this.dir = dir;
+    }
+
+    /** Every checkpoint store the cluster opens, starting in the fault mode currently in force. */
+    private UnaryOperator<BlobStore> faultInjection() {
+        return store -> {
+            FaultInjectingBlobStore faults = new FaultInjectingBlobStore(store);
+            apply(faults, storageMode);
+            stores.add(faults);
+            return faults;
+        };
+    }
+
+    private static void apply(FaultInjectingBlobStore store, ChaosAction mode) {
+        switch (mode) {
+            case STORAGE_REFUSE -> store.refuseConnections();
+            case STORAGE_HANG -> store.hang();
+            case STORAGE_HEAL -> store.heal();
+            default -> throw new IllegalArgumentException(mode + " is no storage mode");
+        }
+    }
+
+    ChaosReport run() throws Exception {
+        Path checkpoints = dir.resolve("checkpoints");
+        List<JobId> ids = new ArrayList<>();
+        List<String> tags = new ArrayList<>();
+        List<CollectingSink<Tuple2<Long, Long>>> sinks = new ArrayList<>();
+        ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, r -> {
+            Thread t = new Thread(r, "chaos-" + plan.seed());
+            t.setDaemon(true);
+            return t;
+        });
+        List<JobResult> results = new ArrayList<>();
+        List<Integer> afterRestart = new ArrayList<>();
+        try {
+            try (LocalCluster cluster = LocalCluster.builder().haServices(ha.open(), true).taskExecutors(2)
+                    .slotsPerTaskExecutor(2 * settings.jobs()).blobStoreDecorator(faultInjection())
+                    .seed(plan.seed()).build()) {
+                for (int j = 0; j < settings.jobs(); j++) {
+                    String tag = "chaos-" + plan.seed() + "-" + j + "-" + UUID.randomUUID();
+                    DeploymentLog.open(tag);
+                    CollectingSink<Tuple2<Long, Long>> sink = CollectingSink.create();
+                    JobId id = JobId.generate();
+                    tags.add(tag);
+                    sinks.add(sink);
+                    ids.add(id);
+                    cluster.submit(jobGraph(tag, id, sink, checkpoints));
+                }
+                ScheduledFuture<?> poller = scheduler.scheduleWithFixedDelay(() -> poll(cluster, ids), 50, 100,
+                        TimeUnit.MILLISECONDS);
+                List<ScheduledFuture<?>> steps = new ArrayList<>();
+                for (ChaosPlan.Step step : plan.steps()) {
+                    steps.add(scheduler.schedule(() -> fire(cluster, step, ids, tags), step.atMillis(),
+                            TimeUnit.MILLISECONDS));
+                }
+                long lastStep = plan.steps().get(plan.steps().size() - 1).atMillis();
+                for (ScheduledFuture<?> step : steps) {
+                    step.get(lastStep + 60_000, TimeUnit.MILLISECONDS);
+                }
+                for (JobId id : ids) {
+                    results.add(awaitResult(cluster, id));
+                }
+                poller.cancel(false);
+            }
+            // The same HA directory again: a job with a durable result must not run again.
+            Map<Integer, Integer> before = new ConcurrentHashMap<>();
+            for (int j = 0; j < ids.size(); j++) {
+                before.put(j, DeploymentLog.spans(tags.get(j)).size());
+            }
+            try (LocalCluster restarted = LocalCluster.builder().haServices(ha.open(), true).taskExecutors(2)
+                    .slotsPerTaskExecutor(2 * settings.jobs()).seed(plan.seed()).build()) {
+                restarted.dispatcher().listJobs().get(30, TimeUnit.SECONDS);
+                // For a second, no job with a result may deploy again (a re-run logs records at once).
+                try {
+                    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() ->
+                            noNewDeployments(results, tags, before));
+                } catch (ConditionTimeoutException e) {
+                    LOG.warn("chaos seed={}: a job with a result deployed again after the restart", plan.seed());
+                }
+            }
+            for (int j = 0; j < ids.size(); j++) {
+                afterRestart.add(DeploymentLog.spans(tags.get(j)).size() - before.get(j));
+            }
+            List<ChaosReport.JobOutcome> outcomes = new ArrayList<>();
+            for (int j = 0; j < ids.size(); j++) {
+                JobId id = ids.get(j);
+                outcomes.add(new ChaosReport.JobOutcome(j, id, tags.get(j), results.get(j),
+                        cancelled.getOrDefault(j, false), maxCompleted.getOrDefault(j, 0L),
+                        DeploymentLog.spans(tags.get(j)), afterRestart.get(j),
+                        CollectingSink.lastValuePerKey(sinks.get(j).results(), Tuple2::f0, Tuple2::f1),
+                        ha.pointers(id),
+                        list(checkpoints.resolve(id.value()))));
+            }
+            return new ChaosReport(plan, settings, outcomes);
+        } finally {
+            scheduler.shutdownNow();
+            stores.forEach(FaultInjectingBlobStore::heal);
+            tags.forEach(t -> {
+                DeploymentLog.release(t);
+                ChaosCounter.release(t);
+            });
+            sinks.forEach(CollectingSink::release);
+        }
+    }
+
+    private io.sluice.graph.JobGraph jobGraph(String tag, JobId id, CollectingSink<Tuple2<Long, Long>> sink,
+                                             Path checkpoints) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.create()
+                .setParallelism(ChaosSettings.PARALLELISM)
+                .enableCheckpointing(settings.checkpointInterval())
+                .setCheckpointDir(checkpoints.toString());
+        env.fromSource(SequenceSource.bounded(0, settings.records() - 1).withRate(settings.recordsPerSecond()), "numbers")
+                .keyBy(new KeyedCountingJob.ModKey(ChaosSettings.KEYS))
+                .map(new ChaosCounter(tag, ChaosSettings.KEYS, settings.mutableState())).name("chaos count")
+                .returns(Serializers.tuple2(Serializers.LONG, Serializers.LONG))
+                .addSink(sink, "results");
+        return env.buildJobGraph("chaos " + tag, id);
+    }
+
+    /** Scheduler thread. */
+    private void fire(LocalCluster cluster, ChaosPlan.Step step, List<JobId> ids, List<String> tags) {
+        LOG.info("chaos seed={} step {}", plan.seed(), step);
+        try {
+            switch (step.action()) {
+                case TASK_FAILURE -> ChaosCounter.armFailure(tags.get(step.job()));
+                case STORAGE_REFUSE, STORAGE_HANG, STORAGE_HEAL -> {
+                    if (storageMode != ChaosAction.STORAGE_HEAL) {
+                        stores.forEach(FaultInjectingBlobStore::heal); // a new fault replaces the old one
+                    }
+                    storageMode = step.action();
+                    stores.forEach(s -> apply(s, step.action()));
+                }
+                case REVOKE_LEADERSHIP -> ha.revoke(cluster, ids.get(step.job()));
+                case CANCEL -> {
+                    cancelled.put(step.job(), true);
+                    cluster.dispatcher().cancelJob(ids.get(step.job())).exceptionally(e -> {
+                        LOG.info("chaos seed={}: cancel of job {} answered {}", plan.seed(), step.job(), e.toString());
+                        return null;
+                    });
+                }
+            }
+        } catch (Exception e) {
+            LOG.warn("chaos seed={}: step {} failed: {}", plan.seed(), step, e.toString());
+        }
+    }
+
+    /** Scheduler thread: the most completed checkpoints each job's status has reported. */
+    private void poll(LocalCluster cluster, List<JobId> ids) {
+        for (int j = 0; j < ids.size(); j++) {
+            try {
+                JobDetails details = cluster.dispatcher().requestJobDetails(ids.get(j)).get(2, TimeUnit.SECONDS);
+                if (details.checkpoints() != null) {
+                    maxCompleted.merge(j, details.checkpoints().completed(), Math::max);
+                }
+            } catch (Exception e) {
+                // a status that cannot be answered now is asked again at the next poll
+            }
+        }
+    }
+
+    private static boolean noNewDeployments(List<JobResult> results, List<String> tags, Map<Integer, Integer> before) {
+        for (int j = 0; j < tags.size(); j++) {
+            if (results.get(j) != null && DeploymentLog.spans(tags.get(j)).size() != before.get(j)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private JobResult awaitResult(LocalCluster cluster, JobId id) throws Exception {
+        try {
+            return cluster.dispatcher().requestJobResult(id).get(settings.endTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            return null;
+        }
+    }
+
+    private static List<String> list(Path d) throws IOException {
+        if (!Files.isDirectory(d)) {
+            return List.of();
+        }
+        try (Stream<Path> s = Files.list(d)) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package io.sluice.chaos;
+
+import io.sluice.chaos.ChaosInvariants.Invariant;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Random;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The chaos suite: many seeded runs with longer plans (profile {@code chaos}, not part of the
+ * default build: {@code mvn -B -o -pl sluice-testing -am verify -Pchaos}). Settings:
+ * {@code -Dsluice.chaos.runs=N} (default 20), {@code -Dsluice.chaos.seed=S} (replay one seed;
+ * default: seeds drawn from a printed base seed), {@code -Dsluice.chaos.ha=embedded|zookeeper|both}
+ * (default both: every seed on each). Every run prints its seed; all runs execute, then the test
+ * fails listing the seeds that broke an invariant.
+ */
+class ChaosSoakITCase {
+    private static TestingServer zooKeeper;
+
+    @BeforeAll
+    static void startZooKeeper() throws Exception {
+        zooKeeper = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stopZooKeeper() throws Exception {
+        zooKeeper.close();
+    }
+
+    static final ChaosSettings SOAK = new ChaosSettings(3, 30_000, 5_000, 20, 6_000, ChaosPlan.all(),
+            Duration.ofMillis(100), Duration.ofMinutes(2), true);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void invariantsHoldForEverySeed() throws Exception {
+        List<Long> seeds = new ArrayList<>();
+        String replay = System.getProperty("sluice.chaos.seed");
+        if (replay != null) {
+            seeds.add(Long.parseLong(replay));
+        } else {
+            long base = Long.getLong("sluice.chaos.base-seed", System.nanoTime());
+            System.out.println("CHAOS base seed=" + base + " (-Dsluice.chaos.base-seed=" + base + ")");
+            Random random = new Random(base);
+            int runs = Integer.getInteger("sluice.chaos.runs", 20);
+            for (int i = 0; i < runs; i++) {
+                seeds.add(random.nextLong());
+            }
+        }
+        String which = System.getProperty("sluice.chaos.ha", "both");
+        List<String> failed = new ArrayList<>();
+        for (long seed : seeds) {
+            for (String haName : List.of("embedded", "zookeeper")) {
+                if (!which.equals("both") && !which.equals(haName)) {
+                    continue;
+                }
+                Path runDir = Files.createDirectories(dir.resolve(haName + "-" + Long.toUnsignedString(seed)));
+                ChaosHa ha = haName.equals("embedded") ? new EmbeddedChaosHa(runDir.resolve("ha"))
+                        : new ZooKeeperChaosHa(zooKeeper.getConnectString(), "chaos-" + Long.toUnsignedString(seed));
+                try {
+                    ChaosSuite.runAndCheck(seed, SOAK, ha, runDir, EnumSet.allOf(Invariant.class));
+                } catch (AssertionError e) {
+                    failed.add(haName + " seed " + seed + ": " + e.getMessage());
+                }
+            }
+        }
+        assertThat(failed).as("seeds that broke an invariant").isEmpty();
+    }
+}
