@@ -13,7 +13,7 @@ public final class KeyGroups {
     /** The key group of {@code key}, in {@code [0, maxParallelism)}. */
     public static int keyGroupFor(Object key, int maxParallelism) {
         if (key == null) {
-            throw new NullPointerException("A key selector returned null; keys must not be null");
+            throw new io.sluice.api.NullKeyException("A key selector returned null; keys must not be null");
         }
         return keyGroupForHash(key.hashCode(), maxParallelism);
     }

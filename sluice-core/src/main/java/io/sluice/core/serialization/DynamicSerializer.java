@@ -82,7 +82,7 @@ public final class DynamicSerializer implements TypeSerializer<Object> {
                 serialize(e.getValue(), out);
             }
         } else {
-            throw new SerializationException("No serializer for values of " + v.getClass().getName()
+            throw new io.sluice.api.MissingSerializerException("No serializer for values of " + v.getClass().getName()
                     + ". Sluice does not fall back to Java serialization: declare one with"
                     + " .returns(TypeSerializer) on the operator that produces these values.");
         }
