@@ -507,13 +507,21 @@ public final class CheckpointCoordinator {
         long since = failingSinceMillis;
         String cause = since >= 0 ? lastFailure : null;
         PendingCheckpoint p = pending;
+        TriggerAttempt attempt = triggerInFlight;
+        long stuckMillis = Math.max(MIN_STUCK.toMillis(), config.checkpointInterval().toMillis() * STUCK_INTERVALS);
         if (since < 0 && p != null) {
             long ageMillis = (clock.nanoTime() - p.triggerNanos) / 1_000_000L;
-            long stuckMillis = Math.max(MIN_STUCK.toMillis(), config.checkpointInterval().toMillis() * STUCK_INTERVALS);
             if (ageMillis > stuckMillis) {
                 since = p.triggerTimestampMillis;
                 cause = "Checkpoint " + p.checkpointId + " has been pending for " + ageMillis + " ms (" + p.waitingFor()
                         + "); it is aborted after " + config.checkpointTimeout();
+            }
+        } else if (since < 0 && attempt != null) {
+            long ageMillis = (clock.nanoTime() - attempt.startedNanos) / 1_000_000L;
+            if (ageMillis > stuckMillis) {
+                since = clock.currentTimeMillis() - ageMillis;
+                cause = "The checkpoint id counter (HA services) has not answered for " + ageMillis
+                        + " ms; the checkpoint is aborted after " + config.checkpointTimeout();
             }
         }
         return new CheckpointStats(completed, failed, consecutiveFailures, latestId, latestAt, latestDurationMillis,

@@ -459,6 +459,22 @@ class CheckpointCoordinatorTest {
         assertThat(stats.failed()).as("not a failure yet").isZero();
     }
 
+    @Test
+    void aHungIdRequestShowsAsFailingAfterTenSecondsBeforeItTimesOut() {
+        create(Duration.ofSeconds(1), TIMEOUT, 2, 3);
+        onMain(coordinator::start);
+        mainThread.advanceTime(Duration.ofSeconds(1));
+        long requestedAt = clock.currentTimeMillis();
+        assertThat(io.numQueued()).as("the id request, hung").isEqualTo(1);
+
+        mainThread.advanceTime(Duration.ofSeconds(10));
+        assertThat(onMain(coordinator::stats).failing()).as("10 s: not yet").isFalse();
+        mainThread.advanceTime(MS);
+        CheckpointStats stats = onMain(coordinator::stats);
+        assertThat(stats.failingSinceMillis()).isEqualTo(requestedAt);
+        assertThat(stats.failingCause()).contains("id counter (HA services) has not answered for 10001 ms");
+    }
+
     // ------------------------------------------------------------------ finalization timeout
 
     @Test
