@@ -43,7 +43,7 @@ public final class StreamExecutionEnvironment {
     private int retainedCheckpoints = 3;
     private int tolerableCheckpointFailures = 3;
     private String checkpointDir = "./sluice-data/checkpoints";
-    private RestartStrategyConfig restartStrategy = new RestartStrategyConfig.FixedDelay(10, Duration.ofSeconds(1));
+    private RestartStrategyConfig restartStrategy = RestartStrategyConfig.defaults();
     private boolean startWithoutCheckpointAllowed = false;
     private boolean localRecovery = false;
     private int inlineStateThreshold = CheckpointingOptions.DEFAULT_INLINE_STATE_THRESHOLD;

@@ -46,11 +46,19 @@ public final class CheckpointingOptions {
             .durationType()
             .defaultValue(Duration.ofMinutes(10))
             .withConstraint(d -> !d.isNegative() && !d.isZero(), "positive")
-            .withDescription("A checkpoint not completed within this time is aborted.");
+            .withDescription("A checkpoint not completed within this time is aborted and its files deleted. It"
+                    + " bounds the whole checkpoint: taking its id, the tasks' acknowledgements, and writing its"
+                    + " metadata and pointer (so a hung mount cannot stall checkpointing for ever). A timeout"
+                    + " never fails the job: the next checkpoint is tried one interval later.");
 
     public static final ConfigOption<Integer> TOLERABLE_FAILURES = ConfigOptions.key("checkpoints.tolerable-failures")
             .intType()
             .defaultValue(3)
             .withConstraint(n -> n >= 0, "zero or positive")
-            .withDescription("Consecutive failed checkpoints tolerated before the job is failed and restarted.");
+            .withDescription("Consecutive checkpoints failed by the tasks themselves (a task declined because its"
+                    + " own work failed, for example its state could not be serialized) tolerated before the job"
+                    + " is failed over. Failures of checkpoint storage or the HA services (unreachable, refused,"
+                    + " hung, full, read-only) and timeouts are not counted: they never restart healthy tasks;"
+                    + " the job keeps running, its status says since when checkpoints fail and why, and"
+                    + " checkpoints resume by themselves when storage answers again.");
 }

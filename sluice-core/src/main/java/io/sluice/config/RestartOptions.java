@@ -2,14 +2,25 @@ package io.sluice.config;
 
 import java.time.Duration;
 
-/** Options choosing and tuning how a failed job is restarted. Constants only; thread-safe. */
+/**
+ * Options choosing and tuning how a failed job is restarted. Constants only; thread-safe.
+ *
+ * <p>The default is what a production job wants: exponential delay with jitter and no attempt
+ * limit, starting again from the initial wait after a stable period. A job whose tasks fail for
+ * a reason that goes away (a lost machine, a dependency that is down for a while) comes back by
+ * itself; a crash loop costs at most one restart per {@code max} and shows in the job's status
+ * (restarts in the last 10 minutes and their causes) instead of ending the job. Errors no restart
+ * can fix (see {@code io.sluice.api.UnrecoverableJobException}) fail the job at once instead.
+ */
 public final class RestartOptions {
     private RestartOptions() {}
 
     public static final ConfigOption<RestartStrategyType> STRATEGY = ConfigOptions.key("restart-strategy")
             .enumType(RestartStrategyType.class)
-            .defaultValue(RestartStrategyType.FIXED_DELAY)
-            .withDescription("How a failed job is restarted; each strategy reads the options under its own prefix.");
+            .defaultValue(RestartStrategyType.EXPONENTIAL_DELAY)
+            .withDescription("How a failed job is restarted; each strategy reads the options under its own prefix."
+                    + " The default, exponential-delay, restarts without limit with a growing, jittered wait;"
+                    + " fixed-delay and failure-rate give up after a number of failures, none never restarts.");
 
     public static final ConfigOption<Integer> FIXED_DELAY_ATTEMPTS = ConfigOptions.key("restart-strategy.fixed-delay.attempts")
             .intType()
@@ -25,15 +36,17 @@ public final class RestartOptions {
 
     public static final ConfigOption<Duration> EXPONENTIAL_DELAY_INITIAL = ConfigOptions.key("restart-strategy.exponential-delay.initial")
             .durationType()
-            .defaultValue(Duration.ofMillis(100))
+            .defaultValue(Duration.ofSeconds(1))
             .withConstraint(d -> !d.isNegative() && !d.isZero(), "positive")
             .withDescription("Wait before the first restart, and again after a quiet period.");
 
     public static final ConfigOption<Duration> EXPONENTIAL_DELAY_MAX = ConfigOptions.key("restart-strategy.exponential-delay.max")
             .durationType()
-            .defaultValue(Duration.ofSeconds(30))
+            .defaultValue(Duration.ofMinutes(1))
             .withConstraint(d -> !d.isNegative() && !d.isZero(), "positive")
-            .withDescription("Upper bound of the wait; must not be smaller than the initial wait.");
+            .withDescription("Upper bound of the wait; must not be smaller than the initial wait. One minute: a job"
+                    + " is back at most about a minute after the cause of its failures went away, while a crash"
+                    + " loop restarts (and re-reads its restore state) at most about once a minute.");
 
     public static final ConfigOption<Double> EXPONENTIAL_DELAY_MULTIPLIER = ConfigOptions.key("restart-strategy.exponential-delay.multiplier")
             .doubleType()
@@ -43,7 +56,7 @@ public final class RestartOptions {
 
     public static final ConfigOption<Duration> EXPONENTIAL_DELAY_RESET_AFTER = ConfigOptions.key("restart-strategy.exponential-delay.reset-after")
             .durationType()
-            .defaultValue(Duration.ofMinutes(1))
+            .defaultValue(Duration.ofMinutes(10))
             .withConstraint(d -> !d.isNegative() && !d.isZero(), "positive")
             .withDescription("After running this long without a failure, the wait starts again from the initial wait.");
 

@@ -9,6 +9,11 @@ import java.time.Duration;
  */
 public sealed interface RestartStrategyConfig extends Serializable {
 
+    /** The strategy of a job that sets none: the defaults of {@link RestartOptions} (exponential delay). */
+    static RestartStrategyConfig defaults() {
+        return fromConfiguration(new Configuration());
+    }
+
     /** Reads {@link RestartOptions#STRATEGY} and the options of the chosen strategy. */
     static RestartStrategyConfig fromConfiguration(Configuration config) {
         RestartStrategyType type = config.get(RestartOptions.STRATEGY);

@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param checkpointInterval          time between checkpoint triggers; {@link Duration#ZERO} disables checkpointing
  * @param checkpointTimeout           a pending checkpoint older than this is aborted
  * @param retainedCheckpoints         how many completed checkpoints to keep (the latest N)
- * @param tolerableCheckpointFailures consecutive failed checkpoints tolerated before the job fails over
+ * @param tolerableCheckpointFailures consecutive checkpoints failed by the tasks themselves tolerated before the
+ *                                    job fails over (storage failures and timeouts never count)
  * @param checkpointDir               checkpoint storage location ({@code file:///...} or a path)
  * @param restartStrategy             what to do when a task fails
  * @param startWithoutCheckpointAllowed when recovery finds retained checkpoints but none is

@@ -51,7 +51,7 @@ class ConfigDocsTest {
     @Test
     void rendersEnumValuesInTheTypeColumn() {
         assertThat(ConfigDocs.render(List.of(RestartOptions.class)))
-                .contains("| `restart-strategy` | `fixed-delay` | Enum (none, fixed-delay, exponential-delay, failure-rate) |");
+                .contains("| `restart-strategy` | `exponential-delay` | Enum (none, fixed-delay, exponential-delay, failure-rate) |");
     }
 
     @Test

@@ -15,7 +15,7 @@ class ConfigurationTest {
     void unsetOptionsYieldTheirDefaults() {
         assertThat(config.get(CheckpointingOptions.INTERVAL)).isEqualTo(Duration.ZERO);
         assertThat(config.get(CheckpointingOptions.RETAINED)).isEqualTo(3);
-        assertThat(config.get(RestartOptions.STRATEGY)).isEqualTo(RestartStrategyType.FIXED_DELAY);
+        assertThat(config.get(RestartOptions.STRATEGY)).isEqualTo(RestartStrategyType.EXPONENTIAL_DELAY);
         assertThat(config.get(PipelineOptions.MAX_PARALLELISM)).isEqualTo(128);
         assertThat(config.contains(CheckpointingOptions.RETAINED)).isFalse();
     }

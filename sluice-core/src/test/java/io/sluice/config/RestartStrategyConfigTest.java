@@ -18,8 +18,18 @@ import org.junit.jupiter.api.Test;
 class RestartStrategyConfigTest {
 
     @Test
-    void defaultIsFixedDelayWithDefaultValues() {
-        assertThat(RestartStrategyConfig.fromConfiguration(new Configuration()))
+    void defaultIsUnlimitedExponentialDelayWithJitterAndReset() {
+        ExponentialDelay expected = new ExponentialDelay(Duration.ofSeconds(1), Duration.ofMinutes(1), 2.0,
+                Duration.ofMinutes(10), 0.1);
+        assertThat(RestartStrategyConfig.fromConfiguration(new Configuration())).isEqualTo(expected);
+        assertThat(RestartStrategyConfig.defaults()).isEqualTo(expected);
+        assertThat(io.sluice.api.StreamExecutionEnvironment.create().jobConfig().restartStrategy())
+                .as("a job that sets no strategy").isEqualTo(expected);
+    }
+
+    @Test
+    void fixedDelayKeepsItsDefaultValues() {
+        assertThat(RestartStrategyConfig.fromConfiguration(new Configuration(Map.of("restart-strategy", "fixed-delay"))))
                 .isEqualTo(new FixedDelay(10, Duration.ofSeconds(1)));
     }
 

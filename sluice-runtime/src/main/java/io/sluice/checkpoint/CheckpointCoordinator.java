@@ -26,9 +26,24 @@ import org.slf4j.LoggerFactory;
  * counted, subsumed checkpoints discarded and tasks notified. A crash anywhere before the pointer
  * write leaves no completed checkpoint behind, only files that a later discard removes.
  *
- * <p>Failures: a timeout or a task's decline aborts the pending checkpoint, deletes its files and
- * counts towards {@code tolerableCheckpointFailures}; beyond it the job is failed over (the
- * {@link Context#failJob} callback). An abort because of a job failover is not counted.
+ * <p>Finished tasks: a task that finished before the trigger is part of the checkpoint as
+ * {@linkplain TaskStateHandle#finished finished} (it is restored as finished and emits nothing
+ * again) and is neither triggered nor awaited; one that finishes while awaited without having
+ * acknowledged ({@link #taskFinished}) never took its snapshot, so it is recorded as finished too.
+ *
+ * <p>Timeout: the whole checkpoint, from the trigger through acknowledgements, the id, the
+ * metadata write and the pointer write, is bounded by {@code checkpoints.timeout}. On expiry it is
+ * aborted and its files are discarded; an I/O call that returns after that is ignored (the
+ * pointer is never written for an expired checkpoint). Only when the pointer write itself was
+ * already under way are the files kept: the pointer may still land, and then the checkpoint is a
+ * valid restore point but is not counted as completed.
+ *
+ * <p>Failures are classified ({@link CheckpointFailureReason}): only a task's decline because its
+ * own work failed counts towards {@code tolerableCheckpointFailures}, beyond which the job is failed
+ * over (the {@link Context#failJob} callback). Storage failures and timeouts never fail the job:
+ * the next trigger one interval later retries, {@link #stats()} says since when checkpoints fail
+ * and why, and checkpoints resume by themselves once storage answers. An abort because of a job
+ * failover is not a failure.
  *
  * <p>Restores: a checkpoint that is already finalizing when the job fails over is not aborted and
  * may complete after the restart took the previous one as its restore checkpoint. The job master
@@ -37,17 +52,27 @@ import org.slf4j.LoggerFactory;
  */
 public final class CheckpointCoordinator {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointCoordinator.class);
+    /** A pending checkpoint older than this many intervals (and at least {@link #MIN_STUCK}) shows as failing. */
+    private static final int STUCK_INTERVALS = 10;
+    private static final Duration MIN_STUCK = Duration.ofSeconds(10);
+    /** While checkpoints keep failing, every this-many-th failure is logged at WARN (the others at DEBUG). */
+    private static final int WARN_EVERY = 10;
 
     /** What the coordinator needs from its job master. Called on the main thread. */
     public interface Context {
-        /** Whether all tasks run, so a checkpoint can start. */
+        /** Whether a checkpoint can start: every task runs or has finished, and some source still runs. */
         boolean canTriggerCheckpoint();
 
-        /** Tasks that receive the trigger (sources). */
+        /** Tasks that receive the trigger (the running sources). */
         List<ExecutionAttemptId> tasksToTrigger();
 
-        /** Tasks that must acknowledge (all). */
+        /** Tasks that must acknowledge (all that have not finished). */
         List<ExecutionAttemptId> tasksToAcknowledge();
+
+        /** The state of the tasks that have finished: part of every checkpoint as finished, without acknowledging. */
+        default List<TaskStateHandle> finishedTaskStates() {
+            return List.of();
+        }
 
         void triggerTask(ExecutionAttemptId task, long checkpointId, long timestampMillis);
 
@@ -68,12 +93,19 @@ public final class CheckpointCoordinator {
     private final BooleanSupplier writesAllowed;
 
     private boolean running;
-    private boolean triggerInFlight;
+    /** The id request in flight, or {@code null}; its timeout is part of the checkpoint's timeout. */
+    private TriggerAttempt triggerInFlight;
     private PendingCheckpoint pending;
+    /** A checkpoint that expired while its pointer was being written; the store takes one write at a time. */
+    private PendingCheckpoint lingeringCommit;
     private MainThreadExecutor.ScheduledTask nextTrigger;
     private long completed;
     private long failed;
     private int consecutiveFailures;
+    /** Consecutive failures that count towards the tolerance (caused by the tasks); reset by a completion. */
+    private int consecutiveTaskFailures;
+    /** Wall-clock time of the first failure since the last completion; -1 while checkpoints succeed. */
+    private long failingSinceMillis = -1;
     private long latestDurationMillis;
     /** The latest completed checkpoints, oldest first, at most {@link CheckpointStats#RECENT_LIMIT}. */
     private final java.util.ArrayDeque<CompletedCheckpointStats> recent = new java.util.ArrayDeque<>();
@@ -82,6 +114,17 @@ public final class CheckpointCoordinator {
     private final java.util.LinkedHashSet<Long> aborted = new java.util.LinkedHashSet<>();
     /** The checkpoint the current deployment restores from, which retention must not discard yet. */
     private final RestoreCheckpointPin restorePin = new RestoreCheckpointPin();
+
+    /** An id request on the I/O executor; expired by the checkpoint timeout if the counter does not answer. */
+    private static final class TriggerAttempt {
+        final long startedNanos;
+        boolean expired;
+        MainThreadExecutor.ScheduledTask timeout;
+
+        TriggerAttempt(long startedNanos) {
+            this.startedNanos = startedNanos;
+        }
+    }
 
     /**
      * @param writesAllowed checked on the I/O thread right before each metadata or pointer write;
@@ -121,7 +164,7 @@ public final class CheckpointCoordinator {
             nextTrigger.cancel();
             nextTrigger = null;
         }
-        abortPending(reason, false);
+        abortPending(reason, null);
     }
 
     private void scheduleNext(Duration delay) {
@@ -136,15 +179,25 @@ public final class CheckpointCoordinator {
     }
 
     /**
-     * Starts a checkpoint now if none is pending and all tasks run; otherwise does nothing.
+     * Starts a checkpoint now if none is pending and the tasks allow it; otherwise does nothing.
      * The id is taken on the I/O executor; the trigger messages go out on the main thread.
      */
     public void triggerCheckpoint() {
         mainThread.assertRunningInMainThread();
-        if (!running || pending != null || triggerInFlight || !context.canTriggerCheckpoint()) {
+        if (!running || pending != null || triggerInFlight != null || lingeringCommit != null
+                || !context.canTriggerCheckpoint()) {
             return;
         }
-        triggerInFlight = true;
+        TriggerAttempt attempt = new TriggerAttempt(clock.nanoTime());
+        triggerInFlight = attempt;
+        attempt.timeout = mainThread.schedule(() -> {
+            if (triggerInFlight == attempt && running) {
+                // The request stays in flight (the counter takes one at a time); its late answer is dropped.
+                attempt.expired = true;
+                onCheckpointFailure(-1, CheckpointFailureReason.TIMED_OUT, "no checkpoint id within the timeout of "
+                        + config.checkpointTimeout() + ": the checkpoint id counter (HA services) does not answer");
+            }
+        }, config.checkpointTimeout());
         CompletableFuture.supplyAsync(() -> {
             try {
                 return idCounter.getAndIncrement();
@@ -152,38 +205,70 @@ public final class CheckpointCoordinator {
                 throw new CompletionException(e);
             }
         }, ioExecutor).whenCompleteAsync((id, error) -> {
-            triggerInFlight = false;
-            if (!running) {
+            if (triggerInFlight == attempt) {
+                triggerInFlight = null;
+            }
+            if (attempt.timeout != null) {
+                attempt.timeout.cancel();
+            }
+            if (!running || attempt.expired) {
                 return;
             }
             if (error != null) {
-                onCheckpointFailure(-1, "could not obtain a checkpoint id: " + rootMessage(error), true);
+                onCheckpointFailure(-1, CheckpointFailureReason.STORAGE,
+                        "could not obtain a checkpoint id: " + rootMessage(error));
                 return;
             }
             if (pending != null || !context.canTriggerCheckpoint()) {
                 return;
             }
-            long now = clock.currentTimeMillis();
-            PendingCheckpoint p = new PendingCheckpoint(id, now, clock.nanoTime(), context.tasksToAcknowledge());
-            pending = p;
-            p.timeout = mainThread.schedule(() -> {
-                if (pending == p && !p.finalizing) {
-                    abortPending("it did not complete within the timeout of " + config.checkpointTimeout()
-                            + " (" + p.pendingAcks() + " task(s) had not acknowledged)", true);
-                }
-            }, config.checkpointTimeout());
-            LOG.debug("Triggering checkpoint {} of job {}", id, jobId);
-            for (ExecutionAttemptId task : context.tasksToTrigger()) {
-                context.triggerTask(task, id, now);
-            }
+            startPending(id, attempt.startedNanos);
         }, mainThread);
+    }
+
+    private void startPending(long id, long startedNanos) {
+        long now = clock.currentTimeMillis();
+        PendingCheckpoint p = new PendingCheckpoint(id, now, clock.nanoTime(), context.tasksToAcknowledge(),
+                context.finishedTaskStates());
+        pending = p;
+        // The id request counts against the timeout too.
+        Duration remaining = config.checkpointTimeout().minusNanos(clock.nanoTime() - startedNanos);
+        p.timeout = mainThread.schedule(() -> onTimeout(p), remaining.isNegative() ? Duration.ZERO : remaining);
+        LOG.debug("Triggering checkpoint {} of job {}", id, jobId);
+        for (ExecutionAttemptId task : context.tasksToTrigger()) {
+            context.triggerTask(task, id, now);
+        }
+        if (p.isFullyAcknowledged()) {
+            completePending(p); // every task awaited finished meanwhile: nothing to wait for
+        }
+    }
+
+    private void onTimeout(PendingCheckpoint p) {
+        p.timeout = null;
+        if (pending != p || !running) {
+            return;
+        }
+        String waiting = p.waitingFor();
+        boolean finalizing = p.finalizing();
+        PendingCheckpoint.Phase expiredIn = p.expire();
+        pending = null;
+        rememberAborted(p.checkpointId);
+        if (expiredIn == PendingCheckpoint.Phase.EXPIRED_WHILE_COMMITTING) {
+            // The pointer write is under way and may still land: keep the files it would point to.
+            lingeringCommit = p;
+        } else {
+            discardAsync(p.checkpointId);
+        }
+        onCheckpointFailure(p.checkpointId,
+                finalizing ? CheckpointFailureReason.FINALIZATION_TIMED_OUT : CheckpointFailureReason.TIMED_OUT,
+                "it did not complete within the timeout of " + config.checkpointTimeout() + " (" + waiting + ")");
     }
 
     /** A task has written its state for {@code checkpointId}. */
     public void acknowledgeCheckpoint(ExecutionAttemptId task, long checkpointId, TaskStateHandle handle) {
         mainThread.assertRunningInMainThread();
         PendingCheckpoint p = pending;
-        if (p == null || p.checkpointId != checkpointId || p.finalizing) {
+        if (p == null || p.checkpointId != checkpointId || p.finalizing()) {
             LOG.debug("Ignoring acknowledgement of checkpoint {} from {}: not pending", checkpointId, task);
             if (aborted.contains(checkpointId) && handle != null && handle.stateFile() != null) {
                 discardAsync(checkpointId); // a late upload into an aborted checkpoint: remove it again
@@ -198,19 +283,32 @@ public final class CheckpointCoordinator {
         }
     }
 
+    /**
+     * {@code task} finished. If the pending checkpoint still awaits it, it finished without taking
+     * its snapshot (a task acknowledges before it reports FINISHED): everything it emitted reached
+     * its consumers before they took theirs, so it is part of the checkpoint as {@code finishedState}.
+     */
+    public void taskFinished(ExecutionAttemptId task, TaskStateHandle finishedState) {
+        mainThread.assertRunningInMainThread();
+        PendingCheckpoint p = pending;
+        if (p != null && !p.finalizing() && p.acknowledge(task, finishedState) && p.isFullyAcknowledged()) {
+            completePending(p);
+        }
+    }
+
     /** A task could not take part in {@code checkpointId}. */
     public void declineCheckpoint(ExecutionAttemptId task, long checkpointId, Throwable reason) {
         mainThread.assertRunningInMainThread();
         PendingCheckpoint p = pending;
-        if (p != null && p.checkpointId == checkpointId && !p.finalizing && p.isAwaiting(task)) {
-            abortPending("task " + task + " declined it: " + rootMessage(reason), true);
+        if (p != null && p.checkpointId == checkpointId && !p.finalizing() && p.isAwaiting(task)) {
+            abortPending("task " + task + " declined it: " + rootMessage(reason), CheckpointFailureReason.ofDecline(reason));
         }
     }
 
     /** The job is failing over: abort the pending checkpoint without counting it as failed. */
     public void abortPendingOnFailover() {
         mainThread.assertRunningInMainThread();
-        abortPending("the job is failing over", false);
+        abortPending("the job is failing over", null);
     }
 
     /**
@@ -233,92 +331,157 @@ public final class CheckpointCoordinator {
     }
 
     private void completePending(PendingCheckpoint p) {
-        p.finalizing = true;
-        p.cancelTimeout();
+        p.startFinalizing(); // the timeout keeps running: finalization is bounded too
         CompletedCheckpoint checkpoint = new CompletedCheckpoint(jobId, p.checkpointId, p.triggerTimestampMillis,
                 clock.currentTimeMillis(), p.handles(), null);
         CompletableFuture.supplyAsync(() -> {
             try {
-                if (!writesAllowed.getAsBoolean()) {
-                    throw new CheckpointException("this job master is no longer the leader");
+                requireWritesAllowed();
+                if (p.expired()) {
+                    throw new CheckpointException("it expired before its metadata was written");
                 }
                 String path = storage.writeMetadata(checkpoint);
-                CompletedCheckpoint stored = new CompletedCheckpoint(jobId, checkpoint.checkpointId(),
-                        checkpoint.triggerTimestampMillis(), checkpoint.completionTimestampMillis(),
-                        checkpoint.taskStates(), path);
-                if (!writesAllowed.getAsBoolean()) {
-                    throw new CheckpointException("this job master is no longer the leader");
+                CompletedCheckpoint stored = checkpoint.withMetadataPath(path);
+                requireWritesAllowed();
+                if (!p.tryStartCommit()) {
+                    throw new CheckpointException("it expired while its metadata was written; no pointer was written");
                 }
                 return store.addCheckpoint(stored);
             } catch (Exception e) {
                 throw new CompletionException(e);
             }
         }, ioExecutor).whenCompleteAsync((subsumed, error) -> {
+            boolean expired = p.expired();
+            p.cancelTimeout();
             if (pending == p) {
                 pending = null;
             }
+            if (lingeringCommit == p) {
+                lingeringCommit = null;
+            }
             if (error != null) {
-                discardAsync(p.checkpointId);
-                if (running) {
-                    onCheckpointFailure(p.checkpointId, "could not be completed: " + rootMessage(error), true);
+                discardAsync(p.checkpointId); // no pointer was written: its files (and a late _metadata) go
+                if (running && !expired) {
+                    Throwable cause = unwrap(error);
+                    onCheckpointFailure(p.checkpointId, cause instanceof NotLeaderException
+                                    ? CheckpointFailureReason.LEADERSHIP_LOST : CheckpointFailureReason.STORAGE,
+                            "could not be completed: " + rootMessage(error));
                 }
                 return;
             }
-            completed++;
-            consecutiveFailures = 0;
-            long durationNanos = clock.nanoTime() - p.triggerNanos;
-            latestDurationMillis = durationNanos / 1_000_000L;
-            recent.addLast(new CompletedCheckpointStats(p.checkpointId, p.triggerTimestampMillis, durationNanos,
-                    checkpoint.totalStateSize()));
-            if (recent.size() > CheckpointStats.RECENT_LIMIT) {
-                recent.removeFirst();
+            if (expired) {
+                // The pointer landed after the timeout: the checkpoint is durable and a valid restore point,
+                // but it does not count as completed and its tasks are not notified.
+                LOG.warn("Checkpoint {} of job {} was persisted only after its timeout of {}; it is kept as a restore"
+                        + " point but not counted as completed", p.checkpointId, jobId, config.checkpointTimeout());
+                discardSubsumed(subsumed);
+                return;
             }
-            LOG.info("Completed checkpoint {} of job {} ({} task states, {} ms)", p.checkpointId, jobId,
-                    checkpoint.taskStates().size(), latestDurationMillis);
-            for (Long id : subsumed) {
-                if (restorePin.mayDiscardNow(id)) {
-                    discardAsync(id);
-                } else {
-                    LOG.info("Checkpoint {} of job {} is subsumed, but the current deployment is still restoring"
-                            + " from it: its files are discarded once its tasks have restored", id, jobId);
-                }
-            }
-            // Only the tasks that took part: after a failover the current tasks may be others.
-            for (ExecutionAttemptId task : p.tasks) {
-                context.notifyTaskCheckpointComplete(task, p.checkpointId);
-            }
+            onCompleted(p, checkpoint, subsumed);
         }, mainThread);
     }
 
-    private void abortPending(String reason, boolean countAsFailure) {
+    private void requireWritesAllowed() throws NotLeaderException {
+        if (!writesAllowed.getAsBoolean()) {
+            throw new NotLeaderException();
+        }
+    }
+
+    /** Leadership was lost: nothing is written for this job master any more. */
+    private static final class NotLeaderException extends CheckpointException {
+        NotLeaderException() {
+            super("this job master is no longer the leader");
+        }
+    }
+
+    private void onCompleted(PendingCheckpoint p, CompletedCheckpoint checkpoint, List<Long> subsumed) {
+        completed++;
+        if (failingSinceMillis >= 0) {
+            LOG.info("Checkpoints of job {} succeed again after failing for {} ms ({} failure(s) in a row)", jobId,
+                    clock.currentTimeMillis() - failingSinceMillis, consecutiveFailures);
+        }
+        consecutiveFailures = 0;
+        consecutiveTaskFailures = 0;
+        failingSinceMillis = -1;
+        long durationNanos = clock.nanoTime() - p.triggerNanos;
+        latestDurationMillis = durationNanos / 1_000_000L;
+        recent.addLast(new CompletedCheckpointStats(p.checkpointId, p.triggerTimestampMillis, durationNanos,
+                checkpoint.totalStateSize()));
+        if (recent.size() > CheckpointStats.RECENT_LIMIT) {
+            recent.removeFirst();
+        }
+        LOG.info("Completed checkpoint {} of job {} ({} task states, {} ms)", p.checkpointId, jobId,
+                checkpoint.taskStates().size(), latestDurationMillis);
+        discardSubsumed(subsumed);
+        // Only the tasks that took part: after a failover the current tasks may be others.
+        for (ExecutionAttemptId task : p.tasks) {
+            context.notifyTaskCheckpointComplete(task, p.checkpointId);
+        }
+    }
+
+    private void discardSubsumed(List<Long> subsumed) {
+        for (Long id : subsumed) {
+            if (restorePin.mayDiscardNow(id)) {
+                discardAsync(id);
+            } else {
+                LOG.info("Checkpoint {} of job {} is subsumed, but the current deployment is still restoring"
+                        + " from it: its files are discarded once its tasks have restored", id, jobId);
+            }
+        }
+    }
+
+    /** Aborts the pending checkpoint unless it is finalizing; {@code reason} null: not a failure. */
+    private void abortPending(String message, CheckpointFailureReason reason) {
         PendingCheckpoint p = pending;
-        if (p == null || p.finalizing) {
+        if (p == null || p.finalizing()) {
             return;
         }
         pending = null;
         p.cancelTimeout();
-        aborted.add(p.checkpointId);
-        if (aborted.size() > 16) {
-            aborted.remove(aborted.iterator().next());
-        }
+        p.expire();
+        rememberAborted(p.checkpointId);
         discardAsync(p.checkpointId);
-        if (countAsFailure) {
-            onCheckpointFailure(p.checkpointId, reason, true);
+        if (reason != null) {
+            onCheckpointFailure(p.checkpointId, reason, message);
         } else {
-            LOG.info("Aborted checkpoint {} of job {}: {}", p.checkpointId, jobId, reason);
+            LOG.info("Aborted checkpoint {} of job {}: {}", p.checkpointId, jobId, message);
         }
     }
 
-    private void onCheckpointFailure(long checkpointId, String reason, boolean counts) {
+    private void rememberAborted(long checkpointId) {
+        aborted.add(checkpointId);
+        if (aborted.size() > 16) {
+            aborted.remove(aborted.iterator().next());
+        }
+    }
+
+    private void onCheckpointFailure(long checkpointId, CheckpointFailureReason reason, String message) {
         failed++;
         consecutiveFailures++;
-        lastFailure = "Checkpoint " + (checkpointId >= 0 ? checkpointId + " " : "") + "failed: " + reason;
-        LOG.warn("{} (job {}, {} consecutive failure(s), {} tolerated)", lastFailure, jobId, consecutiveFailures,
-                config.tolerableCheckpointFailures());
-        if (counts && consecutiveFailures > config.tolerableCheckpointFailures()) {
-            consecutiveFailures = 0;
+        if (failingSinceMillis < 0) {
+            failingSinceMillis = clock.currentTimeMillis();
+        }
+        lastFailure = "Checkpoint " + (checkpointId >= 0 ? checkpointId + " " : "") + "failed (" + reason.label() + "): "
+                + message;
+        boolean counts = reason.countsTowardsTolerance();
+        if (counts) {
+            consecutiveTaskFailures++;
+        }
+        String consequence = counts
+                ? consecutiveTaskFailures + " task-caused failure(s) in a row, " + config.tolerableCheckpointFailures()
+                        + " tolerated before the job fails over"
+                : "not counted towards the tolerance: the job keeps running and the next checkpoint is tried in "
+                        + config.checkpointInterval().toMillis() + " ms";
+        if (consecutiveFailures == 1 || consecutiveFailures % WARN_EVERY == 0 || counts) {
+            LOG.warn("{} (job {}; {}; failing since {}, {} failure(s) in a row)", lastFailure, jobId, consequence,
+                    java.time.Instant.ofEpochMilli(failingSinceMillis), consecutiveFailures);
+        } else {
+            LOG.debug("{} (job {}; {})", lastFailure, jobId, consequence);
+        }
+        if (counts && consecutiveTaskFailures > config.tolerableCheckpointFailures()) {
+            consecutiveTaskFailures = 0;
             context.failJob(new CheckpointException("Exceeded the tolerable number of consecutive checkpoint failures ("
-                    + config.tolerableCheckpointFailures() + "). Last: " + lastFailure));
+                    + config.tolerableCheckpointFailures() + ") caused by the tasks. Last: " + lastFailure));
         }
     }
 
@@ -333,11 +496,36 @@ public final class CheckpointCoordinator {
         });
     }
 
+    /**
+     * The counters for status. Checkpoints count as failing from their first failure after the last
+     * completion, or while the pending checkpoint has been pending for more than
+     * {@value #STUCK_INTERVALS} intervals (at least 10 s), as on hung storage before the timeout.
+     */
     public CheckpointStats stats() {
         long latestId = store.latest().map(CompletedCheckpoint::checkpointId).orElse(-1L);
         long latestAt = store.latest().map(CompletedCheckpoint::completionTimestampMillis).orElse(0L);
-        return new CheckpointStats(completed, failed, consecutiveFailures, latestId, latestAt, latestDurationMillis, lastFailure,
-                List.copyOf(recent));
+        long since = failingSinceMillis;
+        String cause = since >= 0 ? lastFailure : null;
+        PendingCheckpoint p = pending;
+        TriggerAttempt attempt = triggerInFlight;
+        long stuckMillis = Math.max(MIN_STUCK.toMillis(), config.checkpointInterval().toMillis() * STUCK_INTERVALS);
+        if (since < 0 && p != null) {
+            long ageMillis = (clock.nanoTime() - p.triggerNanos) / 1_000_000L;
+            if (ageMillis > stuckMillis) {
+                since = p.triggerTimestampMillis;
+                cause = "Checkpoint " + p.checkpointId + " has been pending for " + ageMillis + " ms (" + p.waitingFor()
+                        + "); it is aborted after " + config.checkpointTimeout();
+            }
+        } else if (since < 0 && attempt != null) {
+            long ageMillis = (clock.nanoTime() - attempt.startedNanos) / 1_000_000L;
+            if (ageMillis > stuckMillis) {
+                since = clock.currentTimeMillis() - ageMillis;
+                cause = "The checkpoint id counter (HA services) has not answered for " + ageMillis
+                        + " ms; the checkpoint is aborted after " + config.checkpointTimeout();
+            }
+        }
+        return new CheckpointStats(completed, failed, consecutiveFailures, latestId, latestAt, latestDurationMillis,
+                lastFailure, List.copyOf(recent), since, cause);
     }
 
     /** Subsumed checkpoints whose discard waits for a restore to finish, ascending (for tests). */
@@ -352,10 +540,15 @@ public final class CheckpointCoordinator {
     }
 
     static String rootMessage(Throwable t) {
+        Throwable c = unwrap(t);
+        return c.getMessage() != null ? c.getMessage() : c.getClass().getSimpleName();
+    }
+
+    private static Throwable unwrap(Throwable t) {
         Throwable c = t;
         while ((c instanceof CompletionException || c instanceof java.util.concurrent.ExecutionException) && c.getCause() != null) {
             c = c.getCause();
         }
-        return c.getMessage() != null ? c.getMessage() : c.getClass().getSimpleName();
+        return c;
     }
 }

@@ -36,7 +36,7 @@ public record CompletedCheckpoint(JobId jobId, long checkpointId, long triggerTi
     public long totalStateSize() {
         long s = 0;
         for (TaskStateHandle h : taskStates) {
-            s += h.stateSize();
+            s += Math.max(0, h.stateSize()); // a finished subtask's handle holds no state
         }
         return s;
     }

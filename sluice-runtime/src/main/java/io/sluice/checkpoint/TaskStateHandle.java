@@ -19,7 +19,8 @@ import java.util.Objects;
  * @param subtaskIndex   the subtask
  * @param stateFile      storage path of the subtask's state file, or {@code null} if its keyed state is
  *                       inline or it has none
- * @param stateSize      bytes of keyed state (in {@code stateFile} or {@code inlineState}), 0 if none
+ * @param stateSize      bytes of keyed state (in {@code stateFile} or {@code inlineState}), 0 if none;
+ *                       {@link #FINISHED} for a subtask that had finished (see {@link #finished})
  * @param sourcePosition the source reader's position, or {@code null} if the task has no source
  * @param keyGroupRange  the key groups of the keyed state, or {@code null} if none
  * @param inlineState    the serialized keyed-state snapshot itself, or {@code null} if it is in
@@ -27,6 +28,19 @@ import java.util.Objects;
  */
 public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, long stateSize,
                               byte[] sourcePosition, KeyGroupRange keyGroupRange, byte[] inlineState) {
+
+    /** The {@code stateSize} of a {@linkplain #finished finished} subtask's handle. */
+    public static final long FINISHED = -1;
+
+    /**
+     * The handle of a subtask that had finished when the checkpoint was taken: it has emitted
+     * everything, and its consumers had received all of it before taking their own snapshots, so
+     * it is restored as finished and emits nothing again. Stored in the metadata like any other
+     * handle (no file, no position, no state, size {@link #FINISHED}), so no format change is needed.
+     */
+    public static TaskStateHandle finished(int vertexId, int subtaskIndex) {
+        return new TaskStateHandle(vertexId, subtaskIndex, null, FINISHED, null, null, null);
+    }
 
     /** A handle whose keyed state, if any, is in {@code stateFile}. */
     public TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, long stateSize, byte[] sourcePosition,
@@ -51,6 +65,11 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
                                          KeyGroupRange keyGroupRange) {
         Objects.requireNonNull(state, "state");
         return new TaskStateHandle(vertexId, subtaskIndex, null, state.length, sourcePosition, keyGroupRange, state);
+    }
+
+    /** Whether the subtask had finished: it is restored as finished (see {@link #finished}). */
+    public boolean isFinished() {
+        return stateSize == FINISHED && stateFile == null && inlineState == null && sourcePosition == null;
     }
 
     /** Whether this subtask contributed keyed state (in a file or inline). */
@@ -79,6 +98,9 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
 
     @Override
     public String toString() {
+        if (isFinished()) {
+            return "TaskStateHandle{vertex=" + vertexId + ", subtask=" + subtaskIndex + ", finished}";
+        }
         return "TaskStateHandle{vertex=" + vertexId + ", subtask=" + subtaskIndex
                 + ", " + (inlineState != null ? "inline" : "file=" + stateFile)
                 + ", bytes=" + stateSize + ", keyGroups=" + keyGroupRange

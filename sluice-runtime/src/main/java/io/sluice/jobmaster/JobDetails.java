@@ -2,6 +2,7 @@ package io.sluice.jobmaster;
 
 import io.sluice.checkpoint.CheckpointStats;
 import io.sluice.graph.JobId;
+import io.sluice.restart.RestartHistory;
 import java.util.List;
 
 /**
@@ -9,11 +10,21 @@ import java.util.List;
  *
  * @param recovery        progress of leadership recovery while INITIALIZING, else {@code null}
  * @param failureMessage  root cause of the last failure (kept through restarts), or {@code null}
+ * @param restartHistory restarts in the last 10 minutes and the latest causes, so a crash loop is visible
  */
 public record JobDetails(JobId jobId, String name, JobStatus status, List<JobStatusTransition> transitions,
                          List<VertexStatus> vertices, CheckpointStats checkpoints, int restarts,
-                         String failureMessage, RecoveryStatus recovery) {
+                         String failureMessage, RecoveryStatus recovery, RestartHistory restartHistory) {
+    /** Details without a restart history (none recorded). */
+    public JobDetails(JobId jobId, String name, JobStatus status, List<JobStatusTransition> transitions,
+                      List<VertexStatus> vertices, CheckpointStats checkpoints, int restarts,
+                      String failureMessage, RecoveryStatus recovery) {
+        this(jobId, name, status, transitions, vertices, checkpoints, restarts, failureMessage, recovery,
+                RestartHistory.NONE);
+    }
+
     public JobDetails {
+        restartHistory = restartHistory == null ? RestartHistory.NONE : restartHistory;
         transitions = List.copyOf(transitions);
         vertices = List.copyOf(vertices);
     }

@@ -1,5 +1,6 @@
 package io.sluice.jobmaster;
 
+import io.sluice.api.UnrecoverableJobException;
 import io.sluice.checkpoint.CheckpointCoordinator;
 import io.sluice.checkpoint.CheckpointException;
 import io.sluice.checkpoint.StateRestoreException;
@@ -9,6 +10,7 @@ import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import io.sluice.graph.JobVertex;
 import io.sluice.rpc.Acknowledge;
+import io.sluice.restart.RestartTracker;
 import io.sluice.rpc.MainThreadExecutor;
 import io.sluice.state.KeyGroupRange;
 import io.sluice.state.KeyGroups;
@@ -79,6 +81,7 @@ public final class JobMaster implements JobMasterGateway {
     private int deployment = -1;
     private int restarts;
     private Throwable lastFailure;
+    private final RestartTracker restartTracker;
     private MainThreadExecutor.ScheduledTask scheduledRestart;
     /** The checkpoint the current deployment restores from, or -1. */
     private long restoreCheckpointId = -1;
@@ -129,6 +132,7 @@ public final class JobMaster implements JobMasterGateway {
                 services.writesAllowed());
         this.restoreFallback = new RestoreFallback(jobGraph.jobId(), services.checkpointStore(), services.ioExecutor(),
                 mainThread, jobGraph.config().startWithoutCheckpointAllowed());
+        this.restartTracker = new RestartTracker(services.clock());
         this.status = JobStatus.CREATED;
         transitions.add(new JobStatusTransition(JobStatus.CREATED, services.clock().currentTimeMillis()));
     }
@@ -284,6 +288,9 @@ public final class JobMaster implements JobMasterGateway {
                 }
             }
             case FINISHED -> {
+                // Finished without acknowledging the pending checkpoint: it is part of it as finished.
+                checkpointCoordinator.taskFinished(execution.id,
+                        TaskStateHandle.finished(execution.id.vertexId(), execution.id.subtaskIndex()));
                 if (status == JobStatus.RUNNING && executions.values().stream().allMatch(e -> e.state == ExecutionState.FINISHED)) {
                     checkpointCoordinator.stop("the job finished");
                     transitionTo(JobStatus.FINISHED, EnumSet.of(JobStatus.RUNNING));
@@ -305,12 +312,17 @@ public final class JobMaster implements JobMasterGateway {
             return;
         }
         lastFailure = cause;
-        services.restartStrategy().notifyFailure(cause);
         checkpointCoordinator.abortPendingOnFailover();
-        if (services.restartStrategy().canRestart()) {
+        if (UnrecoverableJobException.isCauseOf(cause)) {
+            LOG.warn("Job {} ({}) fails without a restart: its error cannot be fixed by restarting ({}); fix the job"
+                    + " and submit it again", jobGraph.jobId(), jobGraph.name(), JobResult.describe(cause), cause);
+            checkpointCoordinator.stop("the job is failing");
+            transitionTo(JobStatus.FAILING, EnumSet.of(JobStatus.RUNNING));
+        } else if (notifyRestartStrategy(cause)) {
             LOG.info("Job {} ({}) restarts after task failure ({}): {}", jobGraph.jobId(), jobGraph.name(),
                     services.restartStrategy().describe(), JobResult.describe(cause));
             restarts++;
+            restartTracker.record(JobResult.describe(cause));
             transitionTo(JobStatus.RESTARTING, EnumSet.of(JobStatus.RUNNING));
         } else {
             LOG.warn("Job {} ({}) fails: the restart strategy ({}) gives up", jobGraph.jobId(), jobGraph.name(),
@@ -339,6 +351,12 @@ public final class JobMaster implements JobMasterGateway {
         transitionTo(JobStatus.RESTARTING, EnumSet.of(JobStatus.RUNNING));
         cancelAllExecutions();
         checkAllEnded();
+    }
+
+    /** Records the failure with the restart strategy; whether it allows a restart. */
+    private boolean notifyRestartStrategy(Throwable cause) {
+        services.restartStrategy().notifyFailure(cause);
+        return services.restartStrategy().canRestart();
     }
 
     /** Called after any task reached a terminal state while the job winds down. */
@@ -458,6 +476,9 @@ public final class JobMaster implements JobMasterGateway {
      */
     static TaskRestore restoreFor(CompletedCheckpoint cp, JobVertex vertex, int subtask) {
         TaskStateHandle own = cp.stateOf(vertex.id(), subtask);
+        if (own != null && own.isFinished()) {
+            return new TaskRestore(cp.checkpointId(), null, List.of(), true);
+        }
         List<TaskStateHandle> keyed = new ArrayList<>();
         if (vertex.hasKeyedState()) {
             KeyGroupRange mine = KeyGroups.rangeForSubtask(subtask, vertex.maxParallelism(), vertex.parallelism());
@@ -538,7 +559,8 @@ public final class JobMaster implements JobMasterGateway {
             vertices.add(new VertexStatus(v.id(), v.name(), v.parallelism(), running, in, out));
         }
         return new JobDetails(jobGraph.jobId(), jobGraph.name(), status, transitions, vertices,
-                checkpointCoordinator.stats(), restarts, lastFailure == null ? null : JobResult.describe(lastFailure), null);
+                checkpointCoordinator.stats(), restarts, lastFailure == null ? null : JobResult.describe(lastFailure), null,
+                restartTracker.history());
     }
 
     /** The details at the moment the job ended under this job master, or {@code null} before. Any thread. */
@@ -558,20 +580,30 @@ public final class JobMaster implements JobMasterGateway {
     }
 
     private final class CoordinatorContext implements CheckpointCoordinator.Context {
+        /** Every task runs or has finished, and a source still runs to inject the barriers. */
         @Override
         public boolean canTriggerCheckpoint() {
             return status == JobStatus.RUNNING && !executions.isEmpty()
-                    && executions.values().stream().allMatch(e -> e.state == ExecutionState.RUNNING);
+                    && executions.values().stream().allMatch(e -> e.state == ExecutionState.RUNNING
+                            || e.state == ExecutionState.FINISHED)
+                    && executions.values().stream().anyMatch(e -> e.source && e.state == ExecutionState.RUNNING);
         }
 
         @Override
         public List<ExecutionAttemptId> tasksToTrigger() {
-            return executions.values().stream().filter(e -> e.source).map(e -> e.id).toList();
+            return executions.values().stream().filter(e -> e.source && e.state == ExecutionState.RUNNING)
+                    .map(e -> e.id).toList();
         }
 
         @Override
         public List<ExecutionAttemptId> tasksToAcknowledge() {
-            return List.copyOf(executions.keySet());
+            return executions.values().stream().filter(e -> e.state != ExecutionState.FINISHED).map(e -> e.id).toList();
+        }
+
+        @Override
+        public List<TaskStateHandle> finishedTaskStates() {
+            return executions.values().stream().filter(e -> e.state == ExecutionState.FINISHED)
+                    .map(e -> TaskStateHandle.finished(e.id.vertexId(), e.id.subtaskIndex())).toList();
         }
 
         @Override

@@ -63,6 +63,15 @@ import org.slf4j.LoggerFactory;
  * executor, which then acknowledges to the job master. A serialized snapshot of at most
  * {@code inlineStateThreshold} bytes is not written to a file but acknowledged inline, inside its
  * {@link TaskStateHandle}; restoring it reads nothing from storage.
+ *
+ * <p>Finishing: a source that reached the end of its input drains its mailbox once more, so a
+ * trigger that arrived before that is still taken (its barrier precedes the end of its outputs);
+ * a later trigger is dropped. Before it reports {@code FINISHED} a task waits for its state
+ * uploads, so its acknowledgement reaches the job master first: a task that reports
+ * {@code FINISHED} while a checkpoint still awaits it never took that snapshot, and the job master
+ * records it as finished in that checkpoint. A task restored as finished ({@link TaskRestore#finished})
+ * emits nothing (its operators' {@code finish} already ran before that checkpoint) and ends its
+ * outputs at once.
  */
 public final class Task implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Task.class);
@@ -187,18 +196,24 @@ public final class Task implements Runnable {
         try {
             setUp();
             transition(ExecutionState.RUNNING, null);
-            if (reader != null) {
+            boolean restoredFinished = tdd.restore() != null && tdd.restore().finished();
+            if (restoredFinished) {
+                LOG.debug("Task {} had finished at checkpoint {}: it emits nothing", taskName, tdd.restore().checkpointId());
+            } else if (reader != null) {
                 runSource();
             } else {
                 runInput();
             }
             if (!cancelled) {
-                for (StreamOperator<?> op : operators) {
-                    op.finish();
+                if (!restoredFinished) {
+                    for (StreamOperator<?> op : operators) {
+                        op.finish();
+                    }
                 }
                 for (RecordWriter<?> w : writers) {
                     w.close();
                 }
+                awaitUploads();
             }
         } catch (Throwable t) {
             failure = t;
@@ -369,6 +384,8 @@ public final class Task implements Runnable {
             drainMailbox();
             int n = r.emit(counting, SOURCE_BATCH);
             if (n == SourceReader.END_OF_INPUT) {
+                // A trigger that came before the end is taken now, at the final position; later ones are dropped.
+                drainMailbox();
                 break;
             }
             if (n < SOURCE_BATCH) {
@@ -440,6 +457,21 @@ public final class Task implements Runnable {
     @FunctionalInterface
     private interface MailboxAction {
         void run() throws Exception;
+    }
+
+    /**
+     * Waits until every state upload of this task acknowledged or declined (each ends on its own or
+     * with a storage timeout; a cancel interrupts it), so those messages reach the job master before
+     * this task's FINISHED.
+     */
+    private void awaitUploads() throws InterruptedException {
+        for (Future<?> upload : List.copyOf(uploads)) {
+            try {
+                upload.get();
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.CancellationException e) {
+                LOG.debug("A state upload of {} ended abnormally", taskName, e);
+            }
+        }
     }
 
     private void flushWriters() throws InterruptedException {

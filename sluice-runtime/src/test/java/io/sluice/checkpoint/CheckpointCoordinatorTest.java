@@ -7,6 +7,7 @@ import io.sluice.config.RestartStrategyConfig.NoRestart;
 import io.sluice.graph.JobConfig;
 import io.sluice.graph.JobId;
 import io.sluice.state.KeyGroupRange;
+import io.sluice.storage.FaultInjectingBlobStore;
 import io.sluice.storage.LocalFileBlobStore;
 import io.sluice.taskexecutor.ExecutionAttemptId;
 import io.sluice.testutil.ManualExecutor;
@@ -49,6 +50,8 @@ class CheckpointCoordinatorTest {
     private final ExecutionAttemptId keyed1 = new ExecutionAttemptId(job, 2, 1, 5);
     private final List<ExecutionAttemptId> all = List.of(source0, source1, keyed0, keyed1);
 
+    private final AtomicBoolean idCounterFails = new AtomicBoolean();
+    private FaultInjectingBlobStore faults;
     private CheckpointStorage storage;
     private StandaloneCompletedCheckpointStore store;
     private CheckpointCoordinator coordinator;
@@ -347,6 +350,226 @@ class CheckpointCoordinatorTest {
         assertThat(io.numQueued()).as("no trigger after stop").isZero();
     }
 
+    // ------------------------------------------------------------------ failure classes
+
+    @Test
+    void storageFailuresNeverFailTheJobAndAreReportedAsFailingSinceTheFirstUntilACheckpointCompletes() {
+        create(INTERVAL, TIMEOUT, 2, 0); // not even one task failure tolerated
+        onMain(coordinator::start);
+        completeCheckpoint(triggerNext());
+        assertThat(onMain(coordinator::stats).failing()).isFalse();
+
+        faults.refuseConnections();
+        long firstFailureAt = 0;
+        for (int i = 0; i < 5; i++) {
+            long id = triggerNext();
+            if (i == 0) {
+                firstFailureAt = clock.currentTimeMillis();
+            }
+            acknowledgeAllInline(id); // small state: nothing to upload
+            io.triggerAll(); // the metadata write is refused
+            mainThread.triggerAll();
+            io.triggerAll(); // discard (refused too, logged)
+        }
+        // An id counter on storage that fails is a storage failure as well.
+        idCounterFails.set(true);
+        mainThread.advanceTime(INTERVAL);
+        io.triggerAll();
+        mainThread.triggerAll();
+
+        assertThat(context.failures).as("storage failures do not count towards the tolerance").isEmpty();
+        CheckpointStats stats = onMain(coordinator::stats);
+        assertThat(stats.failed()).isEqualTo(6);
+        assertThat(stats.consecutiveFailures()).isEqualTo(6);
+        assertThat(stats.failingSinceMillis()).isEqualTo(firstFailureAt);
+        assertThat(stats.lastFailure()).contains("failed (storage)").contains("checkpoint id").contains("disk full");
+        assertThat(stats.failingSummary()).startsWith("checkpoints failing since "
+                + java.time.Instant.ofEpochMilli(firstFailureAt) + ": Checkpoint failed (storage)");
+
+        faults.heal();
+        idCounterFails.set(false);
+        long id = triggerNext();
+        completeCheckpoint(id);
+        stats = onMain(coordinator::stats);
+        assertThat(stats.failing()).as("cleared by the next completed checkpoint").isFalse();
+        assertThat(stats.failingSummary()).isNull();
+        assertThat(stats.consecutiveFailures()).isZero();
+        assertThat(stats.latestCompletedId()).isEqualTo(id);
+        assertThat(context.failures).isEmpty();
+    }
+
+    @Test
+    void aDeclineCausedByStorageIsNotCountedButOneCausedByTheTaskIs() {
+        create(INTERVAL, TIMEOUT, 2, 1);
+        onMain(coordinator::start);
+        for (int i = 0; i < 4; i++) {
+            long id = triggerNext();
+            onMain(() -> coordinator.declineCheckpoint(keyed0, id, new io.sluice.storage.StorageException(
+                    "Checkpoint storage file:///x unreachable (Connection refused) during put chk-" + id + "/2-0.state",
+                    new java.net.ConnectException("Connection refused"))));
+        }
+        assertThat(context.failures).as("uploads refused by storage").isEmpty();
+        assertThat(onMain(coordinator::stats).lastFailure()).contains("failed (storage)").contains("Connection refused");
+
+        decline(triggerNext()); // the task's own failure
+        assertThat(context.failures).as("one task failure tolerated").isEmpty();
+        assertThat(onMain(coordinator::stats).lastFailure()).contains("failed (task)");
+        long id = triggerNext();
+        onMain(() -> coordinator.declineCheckpoint(keyed1, id,
+                new io.sluice.core.serialization.SerializationException("cannot write state 'count'")));
+
+        assertThat(context.failures).hasSize(1);
+        assertThat(context.failures.get(0)).hasMessageContaining("caused by the tasks")
+                .hasMessageContaining("cannot write state 'count'");
+    }
+
+    @Test
+    void timeoutsAreNotCountedTowardsTheTolerance() {
+        Duration timeout = INTERVAL.multipliedBy(3).dividedBy(2);
+        create(INTERVAL, timeout, 2, 0);
+        onMain(coordinator::start);
+        for (int i = 0; i < 3; i++) {
+            triggerNext();
+            mainThread.advanceTime(timeout);
+            io.triggerAll();
+        }
+        assertThat(context.failures).isEmpty();
+        assertThat(onMain(coordinator::stats).lastFailure()).contains("failed (timeout)");
+        assertThat(onMain(coordinator::stats).failed()).isEqualTo(3);
+    }
+
+    @Test
+    void aCheckpointStuckLongerThanTenIntervalsShowsAsFailingBeforeItTimesOut() {
+        create(Duration.ofSeconds(1), TIMEOUT, 2, 3);
+        onMain(coordinator::start);
+        mainThread.advanceTime(Duration.ofSeconds(1));
+        io.triggerAll();
+        mainThread.triggerAll();
+        long triggeredAt = clock.currentTimeMillis();
+        acknowledgeAll(1);
+        // The metadata write hangs: the I/O executor does not run it.
+
+        mainThread.advanceTime(Duration.ofSeconds(10));
+        assertThat(onMain(coordinator::stats).failing()).as("10 s: not yet").isFalse();
+        mainThread.advanceTime(Duration.ofMillis(1));
+        CheckpointStats stats = onMain(coordinator::stats);
+        assertThat(stats.failingSinceMillis()).isEqualTo(triggeredAt);
+        assertThat(stats.failingCause()).contains("Checkpoint 1 has been pending for")
+                .contains("writing the metadata");
+        assertThat(stats.failed()).as("not a failure yet").isZero();
+    }
+
+    @Test
+    void aHungIdRequestShowsAsFailingAfterTenSecondsBeforeItTimesOut() {
+        create(Duration.ofSeconds(1), TIMEOUT, 2, 3);
+        onMain(coordinator::start);
+        mainThread.advanceTime(Duration.ofSeconds(1));
+        long requestedAt = clock.currentTimeMillis();
+        assertThat(io.numQueued()).as("the id request, hung").isEqualTo(1);
+
+        mainThread.advanceTime(Duration.ofSeconds(10));
+        assertThat(onMain(coordinator::stats).failing()).as("10 s: not yet").isFalse();
+        mainThread.advanceTime(MS);
+        CheckpointStats stats = onMain(coordinator::stats);
+        assertThat(stats.failingSinceMillis()).isEqualTo(requestedAt);
+        assertThat(stats.failingCause()).contains("id counter (HA services) has not answered for 10001 ms");
+    }
+
+    // ------------------------------------------------------------------ finalization timeout
+
+    @Test
+    void aHungFinalizationIsAbortedAtTheTimeoutAndItsLateMetadataWriteNeverCompletesIt() {
+        Duration timeout = Duration.ofSeconds(55); // not a multiple of the interval: no trigger at the same instant
+        create(INTERVAL, timeout, 2, 0);
+        onMain(coordinator::start);
+        long id = triggerNext();
+        acknowledgeAll(id);
+        assertThat(io.numQueued()).as("the metadata write, hung").isEqualTo(1);
+
+        mainThread.advanceTime(timeout.minus(MS));
+        assertThat(onMain(coordinator::hasPendingCheckpoint)).isTrue();
+        mainThread.advanceTime(MS);
+
+        assertThat(onMain(coordinator::hasPendingCheckpoint)).as("aborted at the timeout").isFalse();
+        CheckpointStats stats = onMain(coordinator::stats);
+        assertThat(stats.lastFailure()).contains("Checkpoint " + id + " failed (finalization timeout)")
+                .contains("writing the metadata");
+        assertThat(stats.failing()).isTrue();
+        assertThat(context.failures).as("a timeout does not fail the job").isEmpty();
+
+        // The hung write returns now. Queued: the abort's discard first, then the write.
+        io.triggerAll();
+        mainThread.triggerAll();
+        io.triggerAll(); // the late write's own clean-up
+        assertThat(store.size()).as("no pointer for an expired checkpoint").isZero();
+        assertThat(checkpointDir(id)).as("its late _metadata is discarded again").doesNotExist();
+        assertThat(context.notifications).isEmpty();
+        assertThat(onMain(coordinator::stats).completed()).isZero();
+
+        long next = triggerNext();
+        completeCheckpoint(next);
+        assertThat(onMain(coordinator::stats).failing()).isFalse();
+        assertThat(store.retainedIds()).containsExactly(next);
+    }
+
+    @Test
+    void aHungIdCounterCountsAgainstTheTimeoutAndItsLateIdIsDropped() {
+        create(INTERVAL, TIMEOUT, 2, 0);
+        onMain(coordinator::start);
+        mainThread.advanceTime(INTERVAL);
+        assertThat(io.numQueued()).as("the id request, hung").isEqualTo(1);
+
+        mainThread.advanceTime(TIMEOUT);
+        assertThat(onMain(coordinator::stats).lastFailure()).contains("failed (timeout)").contains("checkpoint id");
+        assertThat(io.numQueued()).as("no second id request while the first hangs").isEqualTo(1);
+
+        io.triggerAll();
+        mainThread.triggerAll();
+        assertThat(context.triggers).as("the late id starts nothing").isEmpty();
+        long id = triggerNext();
+        completeCheckpoint(id);
+        assertThat(context.failures).isEmpty();
+    }
+
+    // ------------------------------------------------------------------ finished tasks
+
+    @Test
+    void aTaskThatFinishedBeforeTheTriggerIsPartOfTheCheckpointAsFinishedWithoutAcknowledging() {
+        create(INTERVAL, TIMEOUT, 2, 3);
+        context.finished = List.of(source1);
+        onMain(coordinator::start);
+        long id = triggerNext();
+        for (ExecutionAttemptId task : List.of(source0, keyed0, keyed1)) {
+            acknowledge(task, id);
+        }
+        io.triggerAll();
+        mainThread.triggerAll();
+
+        CompletedCheckpoint cp = store.latest().orElseThrow();
+        assertThat(cp.checkpointId()).isEqualTo(id);
+        assertThat(cp.stateOf(1, 1).isFinished()).isTrue();
+        assertThat(storage.readMetadata(cp.metadataPath()).stateOf(1, 1).isFinished())
+                .as("the marker survives the metadata format").isTrue();
+        assertThat(context.notifications).extracting(Notification::task).containsExactlyInAnyOrder(source0, keyed0, keyed1);
+    }
+
+    @Test
+    void aTaskFinishingWhileAwaitedCompletesTheCheckpointAsFinished() {
+        create(INTERVAL, TIMEOUT, 2, 3);
+        onMain(coordinator::start);
+        long id = triggerNext();
+        acknowledge(source0, id);
+        acknowledge(keyed0, id);
+        acknowledge(keyed1, id);
+
+        onMain(() -> coordinator.taskFinished(source1, TaskStateHandle.finished(1, 1)));
+        io.triggerAll();
+        mainThread.triggerAll();
+
+        assertThat(store.latest().orElseThrow().stateOf(1, 1).isFinished()).isTrue();
+        assertThat(onMain(coordinator::stats).completed()).isEqualTo(1);
+    }
+
     // ------------------------------------------------------------------ harness
 
     record Trigger(ExecutionAttemptId task, long checkpointId, long timestampMillis) {
@@ -358,6 +581,7 @@ class CheckpointCoordinatorTest {
     /** Sources get the trigger, all four tasks acknowledge; every call is recorded. */
     private final class TestContext implements CheckpointCoordinator.Context {
         volatile boolean canTrigger = true;
+        List<ExecutionAttemptId> finished = List.of();
         final List<Trigger> triggers = new ArrayList<>();
         final List<Notification> notifications = new ArrayList<>();
         final List<Throwable> failures = new ArrayList<>();
@@ -369,12 +593,17 @@ class CheckpointCoordinatorTest {
 
         @Override
         public List<ExecutionAttemptId> tasksToTrigger() {
-            return List.of(source0, source1);
+            return List.of(source0, source1).stream().filter(t -> !finished.contains(t)).toList();
         }
 
         @Override
         public List<ExecutionAttemptId> tasksToAcknowledge() {
-            return all;
+            return all.stream().filter(t -> !finished.contains(t)).toList();
+        }
+
+        @Override
+        public List<TaskStateHandle> finishedTaskStates() {
+            return finished.stream().map(t -> TaskStateHandle.finished(t.vertexId(), t.subtaskIndex())).toList();
         }
 
         @Override
@@ -396,9 +625,25 @@ class CheckpointCoordinatorTest {
     private void create(Duration interval, Duration timeout, int retained, int tolerableFailures) {
         JobConfig config = new JobConfig(interval, timeout, retained, tolerableFailures, root.toString(),
                 new NoRestart(), false);
-        storage = new CheckpointStorage(new LocalFileBlobStore(root), new SimpleMeterRegistry());
+        faults = new FaultInjectingBlobStore(new LocalFileBlobStore(root));
+        storage = new CheckpointStorage(faults, new SimpleMeterRegistry());
         store = new StandaloneCompletedCheckpointStore(job, retained, storage);
-        coordinator = new CheckpointCoordinator(job, config, storage, store, new InMemoryCheckpointIdCounter(1),
+        InMemoryCheckpointIdCounter ids = new InMemoryCheckpointIdCounter(1);
+        CheckpointIdCounter counter = new CheckpointIdCounter() {
+            @Override
+            public long getAndIncrement() throws Exception {
+                if (idCounterFails.get()) {
+                    throw new java.io.IOException("Could not persist the checkpoint id counter (injected: disk full)");
+                }
+                return ids.getAndIncrement();
+            }
+
+            @Override
+            public long peek() throws Exception {
+                return ids.peek();
+            }
+        };
+        coordinator = new CheckpointCoordinator(job, config, storage, store, counter,
                 mainThread, io, clock, context, writesAllowed::get);
     }
 
@@ -408,7 +653,7 @@ class CheckpointCoordinatorTest {
         mainThread.advanceTime(INTERVAL);
         io.triggerAll();
         mainThread.triggerAll();
-        assertThat(context.triggers).as("a trigger went out").hasSize(before + 2);
+        assertThat(context.triggers).as("a trigger went out").hasSize(before + context.tasksToTrigger().size());
         return context.triggers.get(context.triggers.size() - 1).checkpointId();
     }
 
@@ -423,6 +668,17 @@ class CheckpointCoordinatorTest {
                     new KeyGroupRange(task.subtaskIndex() * 64, task.subtaskIndex() * 64 + 63));
         }
         onMain(() -> coordinator.acknowledgeCheckpoint(task, id, handle));
+    }
+
+    /** Every task acknowledges with its state inline, so nothing is written before the metadata. */
+    private void acknowledgeAllInline(long id) {
+        for (ExecutionAttemptId task : all) {
+            TaskStateHandle handle = task.vertexId() == 1
+                    ? new TaskStateHandle(1, task.subtaskIndex(), null, 0, new byte[] {(byte) id}, null)
+                    : TaskStateHandle.inline(task.vertexId(), task.subtaskIndex(), new byte[] {1, 2, 3}, null,
+                            new KeyGroupRange(task.subtaskIndex() * 64, task.subtaskIndex() * 64 + 63));
+            onMain(() -> coordinator.acknowledgeCheckpoint(task, id, handle));
+        }
     }
 
     private void acknowledgeAll(long id) {

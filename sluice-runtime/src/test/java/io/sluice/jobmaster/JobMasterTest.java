@@ -3,6 +3,7 @@ package io.sluice.jobmaster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.api.NullKeyException;
 import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CompletedCheckpoint;
@@ -16,6 +17,7 @@ import io.sluice.config.RestartStrategyConfig.FixedDelay;
 import io.sluice.config.RestartStrategyConfig.NoRestart;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobVertex;
+import io.sluice.restart.RestartHistory;
 import io.sluice.restart.RestartStrategies;
 import io.sluice.state.KeyGroups;
 import io.sluice.storage.LocalFileBlobStore;
@@ -685,6 +687,85 @@ class JobMasterTest {
         assertThat(status()).isEqualTo(JobStatus.SUSPENDED);
         assertThat(jobMaster.resultFuture().getNow(null).status()).isEqualTo(JobStatus.SUSPENDED);
         assertNothingDeployedLater(round.size());
+    }
+
+    // ------------------------------------------------------------------ unrecoverable errors, restart history
+
+    @Test
+    void anUnrecoverableErrorFailsTheJobAtOnceWithoutSpendingARestart() {
+        createJobMaster(RestartStrategyConfig.defaults(), Duration.ZERO);
+        start();
+        List<ExecutionAttemptId> round = currentRound();
+        reportAll(round, ExecutionState.RUNNING);
+
+        fail(round.get(0), new RuntimeException("record writer failed",
+                new NullKeyException("A key selector returned null; keys must not be null")));
+
+        assertThat(status()).isEqualTo(JobStatus.FAILING);
+        reportAll(without(round, round.get(0)), ExecutionState.CANCELED);
+        assertThat(status()).isEqualTo(JobStatus.FAILED);
+        JobResult result = jobMaster.resultFuture().getNow(null);
+        assertThat(result.failureMessage()).isEqualTo(
+                "io.sluice.api.NullKeyException: A key selector returned null; keys must not be null");
+        assertThat(onMain(jobMaster::currentDetails).restarts()).isZero();
+        assertNothingDeployedLater(round.size());
+    }
+
+    @Test
+    void everyRestartIsInTheHistoryWithItsTimeAndCause() {
+        createJobMaster(RestartStrategyConfig.defaults(), Duration.ZERO);
+        start();
+        long firstAt = clock.currentTimeMillis();
+        for (int i = 0; i < 3; i++) {
+            List<ExecutionAttemptId> round = currentRound();
+            reportAll(round, ExecutionState.RUNNING);
+            fail(round.get(1), new IllegalStateException("boom " + i));
+            reportAll(without(round, round.get(1)), ExecutionState.CANCELED);
+            mainThread.advanceTime(Duration.ofMinutes(1)); // at least the backoff
+        }
+        RestartHistory history = onMain(jobMaster::currentDetails).restartHistory();
+        assertThat(history.restartsInWindow()).isEqualTo(3);
+        assertThat(history.recent()).extracting(RestartHistory.RestartEvent::cause).containsExactly(
+                "java.lang.IllegalStateException: boom 0", "java.lang.IllegalStateException: boom 1",
+                "java.lang.IllegalStateException: boom 2");
+        assertThat(history.recent().get(0).timestampMillis()).isEqualTo(firstAt);
+        assertThat(status()).as("the default strategy never gives up").isEqualTo(JobStatus.RUNNING);
+
+        mainThread.advanceTime(Duration.ofMinutes(10));
+        assertThat(onMain(jobMaster::currentDetails).restartHistory().restartsInWindow()).isZero();
+    }
+
+    // ------------------------------------------------------------------ finished tasks
+
+    @Test
+    void aFinishedSourceIsPartOfLaterCheckpointsAndIsRestoredAsFinished() {
+        createJobMaster(new FixedDelay(3, DELAY), Duration.ofSeconds(10));
+        start();
+        List<ExecutionAttemptId> round = currentRound();
+        reportAll(round, ExecutionState.RUNNING);
+        ExecutionAttemptId finishedSource = round.stream()
+                .filter(id -> graph.vertex(id.vertexId()).isSource()).findFirst().orElseThrow();
+        report(finishedSource, ExecutionState.FINISHED);
+
+        long id = triggerCheckpoint();
+        assertThat(taskExecutor.triggers()).extracting(t -> t.task())
+                .as("only the running source is triggered").doesNotContain(finishedSource).hasSize(1);
+        acknowledgeCheckpoint(without(round, finishedSource), id);
+        io.triggerAll();
+        mainThread.triggerAll();
+
+        CompletedCheckpoint cp = store.latest().orElseThrow();
+        assertThat(cp.checkpointId()).isEqualTo(id);
+        assertThat(cp.stateOf(finishedSource.vertexId(), finishedSource.subtaskIndex()).isFinished()).isTrue();
+
+        failAndCancelOthers(round, round.stream().filter(r -> !r.equals(finishedSource)).findFirst().orElseThrow());
+        mainThread.advanceTime(DELAY);
+        TaskDeploymentDescriptor restored = taskExecutor.submitted().stream()
+                .skip(round.size())
+                .filter(d -> d.attemptId().vertexId() == finishedSource.vertexId()
+                        && d.subtaskIndex() == finishedSource.subtaskIndex())
+                .findFirst().orElseThrow();
+        assertThat(restored.restore().finished()).as("restored as finished: it emits nothing again").isTrue();
     }
 
     // ------------------------------------------------------------------ harness

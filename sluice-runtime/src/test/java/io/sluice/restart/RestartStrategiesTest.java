@@ -6,8 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.config.Configuration;
 import io.sluice.config.RestartStrategyConfig;
 import io.sluice.util.ManualClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
 
 class RestartStrategiesTest {
@@ -22,13 +26,37 @@ class RestartStrategiesTest {
     }
 
     @Test
-    void defaultConfigurationRestartsTenTimesAfterOneSecond() {
-        RestartStrategy strategy = RestartStrategies.create(
-                RestartStrategyConfig.fromConfiguration(new Configuration()), clock, new Random(1));
+    void defaultConfigurationRestartsWithoutLimitDoublingFromOneSecondToOneMinuteAndResetsAfterTenQuietMinutes() {
+        RandomGenerator half = () -> Long.MIN_VALUE; // nextDouble() == 0.5: no jitter, the unjittered waits
+        RestartStrategy strategy = RestartStrategies.create(RestartStrategyConfig.defaults(), clock, half);
+        List<Duration> waits = new ArrayList<>();
+        for (int i = 0; i < 1_000; i++) { // a crash loop: fail right after every restart
+            strategy.notifyFailure(new RuntimeException("boom " + i));
+            assertThat(strategy.canRestart()).as("no attempt limit, failure " + (i + 1)).isTrue();
+            waits.add(strategy.backoff());
+            clock.advance(strategy.backoff());
+        }
+        assertThat(waits.subList(0, 8)).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2),
+                Duration.ofSeconds(4), Duration.ofSeconds(8), Duration.ofSeconds(16), Duration.ofSeconds(32),
+                Duration.ofMinutes(1), Duration.ofMinutes(1));
+        assertThat(waits.get(999)).isEqualTo(Duration.ofMinutes(1));
 
+        clock.advance(Duration.ofMinutes(10).minusMillis(1));
+        strategy.notifyFailure(new RuntimeException("just short of the stable period"));
+        assertThat(strategy.backoff()).isEqualTo(Duration.ofMinutes(1));
+        clock.advance(strategy.backoff().plus(Duration.ofMinutes(10)));
+        strategy.notifyFailure(new RuntimeException("after ten stable minutes"));
+        assertThat(strategy.backoff()).isEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void defaultJitterKeepsEachWaitWithinTenPercent() {
+        long seed = System.nanoTime();
+        System.out.println("RestartStrategiesTest seed " + seed);
+        RestartStrategy strategy = RestartStrategies.create(RestartStrategyConfig.defaults(), clock, new Random(seed));
         strategy.notifyFailure(new RuntimeException("boom"));
-
-        assertThat(strategy.describe()).isEqualTo("fixed delay: attempt 1 of 10, 1 s");
+        assertThat(strategy.backoff()).as("seed " + seed).isBetween(Duration.ofMillis(900), Duration.ofMillis(1100));
+        assertThat(strategy.describe()).startsWith("exponential delay: failure 1, backoff ");
     }
 
     @Test

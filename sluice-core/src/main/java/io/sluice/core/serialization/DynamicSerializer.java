@@ -109,7 +109,7 @@ public final class DynamicSerializer implements TypeSerializer<Object> {
                 serialize(shape.get(r, i), out);
             }
         } else {
-            throw new SerializationException(unsupported(v.getClass()));
+            throw new io.sluice.api.MissingSerializerException(unsupported(v.getClass()));
         }
     }
 

@@ -192,30 +192,5 @@ class S3CheckpointingITCase {
         assertThat(result.status()).isEqualTo(JobStatus.CANCELED);
     }
 
-    @Test
-    void s3DownWhileTheJobRuns_checkpointsFailAndAreCountedTheJobKeepsRunningAndCheckpointsResume() throws Exception {
-        long records = 200_000;
-        JobId id = cluster.submit(countingJob(records, 20_000, 1_000));
-        DispatcherGateway dispatcher = cluster.dispatcher();
-        await().atMost(Duration.ofSeconds(30)).until(() -> details(dispatcher, id).checkpoints().completed() >= 2);
-
-        proxy.refuseConnections();
-        await().atMost(Duration.ofSeconds(30)).until(() -> details(dispatcher, id).checkpoints().failed() >= 3);
-        JobDetails during = details(dispatcher, id);
-        assertThat(during.status()).isEqualTo(JobStatus.RUNNING);
-        assertThat(during.restarts()).isZero();
-        assertThat(during.checkpoints().lastFailure()).isNotNull();
-        long completedDuringOutage = during.checkpoints().completed();
-
-        proxy.heal();
-        await().atMost(Duration.ofSeconds(30)).until(() ->
-                details(dispatcher, id).checkpoints().completed() >= completedDuringOutage + 2);
-        JobResult result = dispatcher.requestJobResult(id).get(90, TimeUnit.SECONDS);
-        assertThat(result.status()).as(String.valueOf(result.failureStackTrace())).isEqualTo(JobStatus.FINISHED);
-        JobDetails after = details(dispatcher, id);
-        assertThat(after.restarts()).isZero();
-        assertExactCounts(records);
-        System.out.printf("S3 down while running: %d checkpoints failed (last: %s), %d completed%n",
-                after.checkpoints().failed(), during.checkpoints().lastFailure(), after.checkpoints().completed());
-    }
+    // S3 down while the job runs, with default job settings: S3StorageOutageWhileRunningITCase.
 }

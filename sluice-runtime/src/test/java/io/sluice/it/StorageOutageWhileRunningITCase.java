@@ -1,0 +1,130 @@
+package io.sluice.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.sluice.api.StreamExecutionEnvironment;
+import io.sluice.api.source.SequenceSource;
+import io.sluice.checkpoint.CheckpointStats;
+import io.sluice.cluster.LocalCluster;
+import io.sluice.examples.InjectedFailures;
+import io.sluice.examples.KeyedCountingJob;
+import io.sluice.graph.JobId;
+import io.sluice.jobmaster.JobDetails;
+import io.sluice.jobmaster.JobResult;
+import io.sluice.jobmaster.JobStatus;
+import io.sluice.jobmaster.JobStatusTransition;
+import io.sluice.storage.FaultInjectingBlobStore;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The production failure Sluice was built around, while the job runs, with DEFAULT settings (as a
+ * new user runs it: checkpoints every second, local checkpoint storage, embedded HA on a
+ * directory, the default restart strategy, checkpoint timeout and tolerable failures): the keyed
+ * counting job at 20,000 records/s while checkpoint storage refuses connections (or hangs) for
+ * {@link #OUTAGE}, then heals. The job never leaves RUNNING, restarts nothing, says since when
+ * checkpoints fail and why, resumes checkpointing within two intervals of the heal, and ends with
+ * the exact counts.
+ *
+ * <p>The two outages run at the same time, each on its own cluster, to keep the suite short. The
+ * outage lasts {@code -Dsluice.it.outageSeconds} (120 s by default, as in the issue).
+ */
+class StorageOutageWhileRunningITCase {
+    static final Duration OUTAGE = Duration.ofSeconds(Long.getLong("sluice.it.outageSeconds", 120));
+    private static final Duration INTERVAL = Duration.ofSeconds(1);
+    private static final double RATE = 20_000;
+    private static final int KEYS = 8;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    @Timeout(value = 10, unit = TimeUnit.MINUTES)
+    void refusedAndHungStorageWhileRunningNeverRestartOrFailTheJobAndCheckpointsResumeAfterTheHeal() throws Exception {
+        CompletableFuture<Void> refused = CompletableFuture.runAsync(() -> run("refused", dir.resolve("refused"),
+                FaultInjectingBlobStore::refuseConnections, "Connection refused"));
+        CompletableFuture<Void> hung = CompletableFuture.runAsync(() -> run("hung", dir.resolve("hung"),
+                FaultInjectingBlobStore::hang, "has been pending"));
+        CompletableFuture.allOf(refused, hung).join();
+    }
+
+    /** One scenario on its own cluster; throws an AssertionError naming the scenario if it fails. */
+    private static void run(String name, Path dir, Consumer<FaultInjectingBlobStore> outage, String expectedCause) {
+        AtomicReference<FaultInjectingBlobStore> faults = new AtomicReference<>();
+        MaxCountPerKeySink sink = new MaxCountPerKeySink();
+        long records = (long) (RATE * (OUTAGE.toSeconds() + 25));
+        try (LocalCluster cluster = LocalCluster.builder().haDirectory(dir.resolve("ha"))
+                .blobStoreDecorator(FaultInjectingBlobStore.capturingInto(faults)).build()) {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
+                    .enableCheckpointing(INTERVAL).setCheckpointDir(dir.resolve("checkpoints").toString());
+            KeyedCountingJob.build(env, SequenceSource.bounded(0, records - 1).withRate(RATE), KEYS,
+                    InjectedFailures.none(), sink);
+            JobId id = cluster.submit(env.buildJobGraph("storage " + name + " while running"));
+            await(name + ": first checkpoints").atMost(Duration.ofSeconds(60))
+                    .until(() -> details(cluster, id).checkpoints().completed() >= 3);
+
+            outage.accept(faults.get());
+            long outageStart = System.currentTimeMillis();
+            // For the whole outage the job stays RUNNING; checks status every 500 ms.
+            await(name + ": RUNNING through the outage").during(OUTAGE).atMost(OUTAGE.plusSeconds(30))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> details(cluster, id).status() == JobStatus.RUNNING);
+            JobDetails during = details(cluster, id);
+            CheckpointStats stats = during.checkpoints();
+            assertThat(stats.failing()).as(name + ": failing during the outage: " + stats).isTrue();
+            assertThat(stats.failingSummary()).as(name).startsWith("checkpoints failing since ").contains(expectedCause);
+            assertThat(stats.failingSinceMillis()).as(name).isGreaterThanOrEqualTo(outageStart - INTERVAL.toMillis());
+            assertThat(during.restarts()).as(name + ": restarts during the outage").isZero();
+
+            long healedAt = System.currentTimeMillis();
+            faults.get().heal();
+            await(name + ": a checkpoint after the heal").atMost(Duration.ofSeconds(30))
+                    .until(() -> firstCompletionAfter(details(cluster, id).checkpoints(), healedAt) > 0);
+            long resumedAfter = firstCompletionAfter(details(cluster, id).checkpoints(), healedAt) - healedAt;
+            System.out.printf("%s: checkpoints resumed %d ms after the heal (outage %d s)%n", name, resumedAfter,
+                    OUTAGE.toSeconds());
+            assertThat(resumedAfter).as(name + ": ms from the heal to the first completed checkpoint")
+                    .isLessThanOrEqualTo(2 * INTERVAL.toMillis());
+            assertThat(details(cluster, id).checkpoints().failing()).as(name + ": no longer failing").isFalse();
+
+            JobResult result = cluster.dispatcher().requestJobResult(id).get(OUTAGE.toSeconds() + 120, TimeUnit.SECONDS);
+            assertThat(result.status()).as(name + ": " + result.failureStackTrace()).isEqualTo(JobStatus.FINISHED);
+            JobDetails end = details(cluster, id);
+            assertThat(end.restarts()).as(name + ": restarts").isZero();
+            List<JobStatus> statuses = end.transitions().stream().map(JobStatusTransition::status).toList();
+            assertThat(statuses).as(name + ": the job never left RUNNING until it finished")
+                    .doesNotContain(JobStatus.RESTARTING, JobStatus.FAILING, JobStatus.FAILED, JobStatus.SUSPENDED)
+                    .endsWith(JobStatus.RUNNING, JobStatus.FINISHED);
+            assertThat(statuses.stream().filter(s -> s == JobStatus.RUNNING)).hasSize(1);
+            assertThat(sink.maxPerKey()).as(name + ": exact counts").isEqualTo(KeyedCountingJob.expectedCounts(records, KEYS));
+            assertThat(sink.records()).as(name + ": no record replayed (no restart)").isEqualTo(records);
+        } catch (Exception e) {
+            throw new AssertionError(name + ": " + e, e);
+        } finally {
+            if (faults.get() != null) {
+                faults.get().heal();
+            }
+            sink.release();
+        }
+    }
+
+    /** Wall-clock time of the first checkpoint completed after {@code millis}, or -1. */
+    private static long firstCompletionAfter(CheckpointStats stats, long millis) {
+        return stats.recent().stream()
+                .mapToLong(c -> c.triggerTimestampMillis() + (long) Math.ceil(c.durationMillis()))
+                .filter(t -> t > millis).min().orElse(-1);
+    }
+
+    private static JobDetails details(LocalCluster cluster, JobId id) throws Exception {
+        return cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS);
+    }
+}
