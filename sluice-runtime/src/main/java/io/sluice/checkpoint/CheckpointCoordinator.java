@@ -110,6 +110,8 @@ public final class CheckpointCoordinator {
     /** The latest completed checkpoints, oldest first, at most {@link CheckpointStats#RECENT_LIMIT}. */
     private final java.util.ArrayDeque<CompletedCheckpointStats> recent = new java.util.ArrayDeque<>();
     private String lastFailure;
+    /** The checkpoint the current deployment restores from, -1 for none. */
+    private long restoredCheckpointId = -1;
     /** Recently aborted checkpoint ids, oldest first, so late uploads into them can be cleaned up. */
     private final java.util.LinkedHashSet<Long> aborted = new java.util.LinkedHashSet<>();
     /** The checkpoint the current deployment restores from, which retention must not discard yet. */
@@ -318,6 +320,7 @@ public final class CheckpointCoordinator {
      */
     public void restoreStarting(long checkpointId) {
         mainThread.assertRunningInMainThread();
+        restoredCheckpointId = checkpointId;
         restorePin.pin(checkpointId).forEach(this::discardAsync);
     }
 
@@ -405,8 +408,9 @@ public final class CheckpointCoordinator {
         failingSinceMillis = -1;
         long durationNanos = clock.nanoTime() - p.triggerNanos;
         latestDurationMillis = durationNanos / 1_000_000L;
+        boolean inline = checkpoint.taskStates().stream().allMatch(h -> h.stateFile() == null);
         recent.addLast(new CompletedCheckpointStats(p.checkpointId, p.triggerTimestampMillis, durationNanos,
-                checkpoint.totalStateSize()));
+                checkpoint.totalStateSize(), inline));
         if (recent.size() > CheckpointStats.RECENT_LIMIT) {
             recent.removeFirst();
         }
@@ -525,7 +529,7 @@ public final class CheckpointCoordinator {
             }
         }
         return new CheckpointStats(completed, failed, consecutiveFailures, latestId, latestAt, latestDurationMillis,
-                lastFailure, List.copyOf(recent), since, cause);
+                lastFailure, List.copyOf(recent), since, cause, restoredCheckpointId);
     }
 
     /** Subsumed checkpoints whose discard waits for a restore to finish, ascending (for tests). */

@@ -16,21 +16,40 @@ import java.util.List;
  *                              stuck) since the last completed checkpoint; -1 while checkpoints succeed
  * @param failingCause          what makes them fail (the last failure, or the stuck checkpoint), or {@code null}
  *                              while checkpoints succeed
+ * @param restoredCheckpointId  the checkpoint the current deployment restored from, -1 when it started empty
  */
 public record CheckpointStats(long completed, long failed, long consecutiveFailures, long latestCompletedId,
                               long latestCompletedAtMillis, long latestDurationMillis, String lastFailure,
-                              List<CompletedCheckpointStats> recent, long failingSinceMillis, String failingCause) {
+                              List<CompletedCheckpointStats> recent, long failingSinceMillis, String failingCause,
+                              long restoredCheckpointId) {
     /** How many completed checkpoints {@link #recent} keeps. */
     public static final int RECENT_LIMIT = 16;
 
     public static final CheckpointStats NONE = new CheckpointStats(0, 0, 0, -1, 0, 0, null, List.of());
 
-    /** Stats of checkpoints that are not failing. */
+    /** Stats of checkpoints that are not failing, of a deployment that restored nothing. */
     public CheckpointStats(long completed, long failed, long consecutiveFailures, long latestCompletedId,
                            long latestCompletedAtMillis, long latestDurationMillis, String lastFailure,
                            List<CompletedCheckpointStats> recent) {
         this(completed, failed, consecutiveFailures, latestCompletedId, latestCompletedAtMillis, latestDurationMillis,
-                lastFailure, recent, -1, null);
+                lastFailure, recent, -1, null, -1);
+    }
+
+    /** Without the restored checkpoint (-1). */
+    public CheckpointStats(long completed, long failed, long consecutiveFailures, long latestCompletedId,
+                           long latestCompletedAtMillis, long latestDurationMillis, String lastFailure,
+                           List<CompletedCheckpointStats> recent, long failingSinceMillis, String failingCause) {
+        this(completed, failed, consecutiveFailures, latestCompletedId, latestCompletedAtMillis, latestDurationMillis,
+                lastFailure, recent, failingSinceMillis, failingCause, -1);
+    }
+
+    /** With the restored checkpoint and the failing-since time, but no failing cause (the last failure is it). */
+    public CheckpointStats(long completed, long failed, long consecutiveFailures, long latestCompletedId,
+                           long latestCompletedAtMillis, long latestDurationMillis, String lastFailure,
+                           List<CompletedCheckpointStats> recent, long restoredCheckpointId, long failingSinceMillis) {
+        this(completed, failed, consecutiveFailures, latestCompletedId, latestCompletedAtMillis, latestDurationMillis,
+                lastFailure, recent, failingSinceMillis, failingSinceMillis >= 0 ? lastFailure : null,
+                restoredCheckpointId);
     }
 
     public CheckpointStats {

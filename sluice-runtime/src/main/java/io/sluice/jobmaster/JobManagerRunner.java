@@ -101,6 +101,18 @@ public final class JobManagerRunner implements LeaderContender {
         return status;
     }
 
+    /** Wall-clock time of the first transition (when this runner was created). Main thread. */
+    public long startTimeMillis() {
+        mainThread.assertRunningInMainThread();
+        return transitions.get(0).timestampMillis();
+    }
+
+    /** Wall-clock time of the latest status change seen by this runner. Main thread. */
+    public long lastTransitionMillis() {
+        mainThread.assertRunningInMainThread();
+        return transitions.get(transitions.size() - 1).timestampMillis();
+    }
+
     /** Completes on the main thread when the job is globally terminal (FINISHED, FAILED, CANCELED). */
     public CompletableFuture<JobResult> resultFuture() {
         return resultFuture;
@@ -328,7 +340,8 @@ public final class JobManagerRunner implements LeaderContender {
             List<JobStatusTransition> all = new ArrayList<>(transitions.subList(0, 1));
             all.addAll(last.transitions());
             finalDetails = new JobDetails(last.jobId(), last.name(), last.status(), all, last.vertices(),
-                    last.checkpoints(), last.restarts(), last.failureMessage(), lastRecovery);
+                    last.checkpoints(), last.restarts(), last.failureMessage(), lastRecovery, last.restartHistory(),
+                    last.recentFailures());
         }
     }
 
@@ -397,7 +410,7 @@ public final class JobManagerRunner implements LeaderContender {
                 List<JobStatusTransition> all = new ArrayList<>(before);
                 all.addAll(d.transitions());
                 JobDetails details = new JobDetails(d.jobId(), d.name(), d.status(), all, d.vertices(), d.checkpoints(),
-                        d.restarts(), d.failureMessage(), lastRecovery);
+                        d.restarts(), d.failureMessage(), lastRecovery, d.restartHistory(), d.recentFailures());
                 if (jobMaster == jm) {
                     cachedDetails = details;
                     cachedFrom = jm;

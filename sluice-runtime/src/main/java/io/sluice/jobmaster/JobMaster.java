@@ -82,6 +82,8 @@ public final class JobMaster implements JobMasterGateway {
     private int restarts;
     private Throwable lastFailure;
     private final RestartTracker restartTracker;
+    /** The latest task failures, oldest first, at most {@link JobDetails#RECENT_FAILURES_LIMIT}. */
+    private final java.util.ArrayDeque<FailureEvent> recentFailures = new java.util.ArrayDeque<>();
     private MainThreadExecutor.ScheduledTask scheduledRestart;
     /** The checkpoint the current deployment restores from, or -1. */
     private long restoreCheckpointId = -1;
@@ -313,12 +315,18 @@ public final class JobMaster implements JobMasterGateway {
         }
         lastFailure = cause;
         checkpointCoordinator.abortPendingOnFailover();
-        if (UnrecoverableJobException.isCauseOf(cause)) {
+        boolean unrecoverable = UnrecoverableJobException.isCauseOf(cause);
+        boolean restart = !unrecoverable && notifyRestartStrategy(cause);
+        recentFailures.addLast(new FailureEvent(services.clock().currentTimeMillis(), JobResult.describe(cause), restart));
+        if (recentFailures.size() > JobDetails.RECENT_FAILURES_LIMIT) {
+            recentFailures.removeFirst();
+        }
+        if (unrecoverable) {
             LOG.warn("Job {} ({}) fails without a restart: its error cannot be fixed by restarting ({}); fix the job"
                     + " and submit it again", jobGraph.jobId(), jobGraph.name(), JobResult.describe(cause), cause);
             checkpointCoordinator.stop("the job is failing");
             transitionTo(JobStatus.FAILING, EnumSet.of(JobStatus.RUNNING));
-        } else if (notifyRestartStrategy(cause)) {
+        } else if (restart) {
             LOG.info("Job {} ({}) restarts after task failure ({}): {}", jobGraph.jobId(), jobGraph.name(),
                     services.restartStrategy().describe(), JobResult.describe(cause));
             restarts++;
@@ -547,6 +555,8 @@ public final class JobMaster implements JobMasterGateway {
         for (JobVertex v : jobGraph.vertices()) {
             long in = 0, out = 0;
             int running = 0;
+            long[] subtaskIn = new long[v.parallelism()];
+            long[] subtaskOut = new long[v.parallelism()];
             for (TaskMetrics m : metrics) {
                 if (m.attemptId().vertexId() == v.id() && m.attemptId().deployment() == deployment) {
                     in += m.recordsIn();
@@ -554,13 +564,25 @@ public final class JobMaster implements JobMasterGateway {
                     if (m.state() == ExecutionState.RUNNING) {
                         running++;
                     }
+                    if (m.attemptId().subtaskIndex() < v.parallelism()) {
+                        subtaskIn[m.attemptId().subtaskIndex()] += m.recordsIn();
+                        subtaskOut[m.attemptId().subtaskIndex()] += m.recordsOut();
+                    }
                 }
             }
-            vertices.add(new VertexStatus(v.id(), v.name(), v.parallelism(), running, in, out));
+            List<SubtaskStatus> subtasks = new ArrayList<>();
+            for (Execution e : executions.values()) {
+                if (e.id.vertexId() == v.id()) {
+                    int i = e.id.subtaskIndex();
+                    subtasks.add(new SubtaskStatus(i, e.state, subtaskIn[i], subtaskOut[i]));
+                }
+            }
+            subtasks.sort(java.util.Comparator.comparingInt(SubtaskStatus::subtaskIndex));
+            vertices.add(new VertexStatus(v.id(), v.name(), v.parallelism(), running, in, out, subtasks));
         }
         return new JobDetails(jobGraph.jobId(), jobGraph.name(), status, transitions, vertices,
                 checkpointCoordinator.stats(), restarts, lastFailure == null ? null : JobResult.describe(lastFailure), null,
-                restartTracker.history());
+                restartTracker.history(), List.copyOf(recentFailures));
     }
 
     /** The details at the moment the job ended under this job master, or {@code null} before. Any thread. */
