@@ -7,10 +7,6 @@ package io.sluice.jar;
 public final class JarException extends RuntimeException {
     /** What went wrong. */
     public enum Kind {
-        /** No jar with the given id (or the id is malformed). */
-        NOT_FOUND,
-        /** The upload is larger than allowed. */
-        TOO_LARGE,
         /** The file is not a jar, or has no usable entry class. */
         INVALID,
         /** The program's {@code main} threw, or ended without building a job. */

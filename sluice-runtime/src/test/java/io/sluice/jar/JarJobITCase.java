@@ -8,7 +8,6 @@ import io.sluice.cluster.LocalCluster;
 import io.sluice.graph.JobId;
 import io.sluice.jobmaster.JobResult;
 import io.sluice.jobmaster.JobStatus;
-import java.io.InputStream;
 import java.lang.ref.WeakReference;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,19 +30,9 @@ class JarJobITCase {
     @TempDir
     Path dir;
 
-    private static JarRunner runner(LocalCluster cluster, JarStore jars) {
-        return new JarRunner(jars, cluster.userCodeClassLoaders(), cluster.haServices()::jobJarStore, cluster::dispatcher,
-                cluster.ioExecutor(), JarRunner.DEFAULT_MAIN_TIMEOUT);
-    }
-
-    private static StoredJar upload(JarStore jars, Path jar, LocalCluster cluster) throws Exception {
-        return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-            try (InputStream in = Files.newInputStream(jar)) {
-                return jars.upload(jar.getFileName().toString(), in, 10_000_000);
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }, cluster.ioExecutor()).get(30, TimeUnit.SECONDS);
+    private static JarJobSubmitter submitter(LocalCluster cluster) {
+        return new JarJobSubmitter(cluster.userCodeClassLoaders(), cluster.haServices()::jobJarStore, cluster::dispatcher,
+                cluster.ioExecutor(), JarJobSubmitter.DEFAULT_MAIN_TIMEOUT);
     }
 
     private static long outputLines(Path output) throws Exception {
@@ -68,9 +57,7 @@ class JarJobITCase {
         Path jar = TestJars.countingProgramJar(dir);
         Path output = dir.resolve("out");
         try (LocalCluster cluster = LocalCluster.builder().build()) {
-            JarStore jars = new JarStore(dir.resolve("jars"));
-            StoredJar stored = upload(jars, jar, cluster);
-            JobId jobId = runner(cluster, jars).run(stored.id(), new ProgramRequest(null, 2,
+            JobId jobId = submitter(cluster).run(jar, "counting.jar", new ProgramRequest(null, 2,
                     List.of("--records", "0", "--rate", "500", "--output", output.toString()), Map.of()))
                     .get(60, TimeUnit.SECONDS);
 
@@ -113,9 +100,7 @@ class JarJobITCase {
         Path jar = TestJars.countingProgramJar(dir);
         Path output = dir.resolve("out");
         try (LocalCluster cluster = LocalCluster.builder().build()) {
-            JarStore jars = new JarStore(dir.resolve("jars"));
-            StoredJar stored = upload(jars, jar, cluster);
-            JobId jobId = runner(cluster, jars).run(stored.id(), new ProgramRequest("userjob.CountingProgram", 3,
+            JobId jobId = submitter(cluster).run(jar, "counting.jar", new ProgramRequest("userjob.CountingProgram", 3,
                     List.of("--records", "300", "--rate", "0", "--output", output.toString()), Map.of()))
                     .get(60, TimeUnit.SECONDS);
             JobResult result = cluster.dispatcher().requestJobResult(jobId).get(60, TimeUnit.SECONDS);
@@ -135,9 +120,7 @@ class JarJobITCase {
         Path output = dir.resolve("out");
         JobId jobId;
         try (LocalCluster first = LocalCluster.builder().haDirectory(ha).build()) {
-            JarStore jars = new JarStore(dir.resolve("jars"));
-            StoredJar stored = upload(jars, jar, first);
-            jobId = runner(first, jars).run(stored.id(), new ProgramRequest(null, null, List.of("--records", "0",
+            jobId = submitter(first).run(jar, "counting.jar", new ProgramRequest(null, null, List.of("--records", "0",
                     "--rate", "500", "--output", output.toString(), "--checkpoint-dir", dir.resolve("cp").toString()),
                     Map.of())).get(60, TimeUnit.SECONDS);
             JobId id = jobId;

@@ -19,7 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs an uploaded jar as a job: loads the jar in a class loader of its own, runs its entry
+ * Runs a jar as a job: loads the jar in a class loader of its own, runs its entry
  * point's {@code main} to capture the job graph ({@link PackagedProgram}), stores the jar in the HA
  * services' {@link JobJarStore} (before the job graph, so any job manager that recovers the job
  * finds its jar) and submits the graph to the dispatcher. The job's class loader stays registered in
@@ -28,21 +28,19 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: {@link #run} returns at once; the work runs on the I/O executor and on the program's
  * own thread.
  */
-public final class JarRunner {
-    private static final Logger LOG = LoggerFactory.getLogger(JarRunner.class);
+public final class JarJobSubmitter {
+    private static final Logger LOG = LoggerFactory.getLogger(JarJobSubmitter.class);
     /** How long a program's {@code main} may take to call {@code execute}. */
     public static final Duration DEFAULT_MAIN_TIMEOUT = Duration.ofSeconds(60);
 
-    private final JarStore jars;
     private final UserCodeClassLoaders loaders;
     private final Supplier<JobJarStore> jobJars;
     private final Supplier<DispatcherGateway> dispatcher;
     private final Executor ioExecutor;
     private final Duration mainTimeout;
 
-    public JarRunner(JarStore jars, UserCodeClassLoaders loaders, Supplier<JobJarStore> jobJars,
-                     Supplier<DispatcherGateway> dispatcher, Executor ioExecutor, Duration mainTimeout) {
-        this.jars = jars;
+    public JarJobSubmitter(UserCodeClassLoaders loaders, Supplier<JobJarStore> jobJars,
+                           Supplier<DispatcherGateway> dispatcher, Executor ioExecutor, Duration mainTimeout) {
         this.loaders = loaders;
         this.jobJars = jobJars;
         this.dispatcher = dispatcher;
@@ -51,13 +49,14 @@ public final class JarRunner {
     }
 
     /**
-     * Runs the uploaded jar {@code jarId}; completes with the job id once the dispatcher accepted the
-     * job. Fails with {@link JarException} (jar not found, no entry class, {@code main} failed) or the
-     * dispatcher's {@link io.sluice.dispatcher.JobSubmissionException}.
+     * Runs the program of {@code jar} (named {@code jarName} in messages and logs); completes with the
+     * job id once the dispatcher accepted the job. Fails with {@link JarException} (no entry class,
+     * {@code main} failed) or the dispatcher's {@link io.sluice.dispatcher.JobSubmissionException}.
+     * {@code jar} is copied before the future completes, so the caller may delete it afterwards.
      */
-    public CompletableFuture<JobId> run(String jarId, ProgramRequest request) {
+    public CompletableFuture<JobId> run(Path jar, String jarName, ProgramRequest request) {
         JobId jobId = JobId.generate();
-        return CompletableFuture.supplyAsync(() -> prepare(jarId, request, jobId), ioExecutor)
+        return CompletableFuture.supplyAsync(() -> prepare(jar, jarName, request, jobId), ioExecutor)
                 .thenCompose(prepared -> prepared.program().captureJobGraph(prepared.lease().classLoader(),
                                 request.args(), runConfiguration(request), jobId, mainTimeout)
                         .thenApplyAsync(graph -> storeJar(graph, prepared), ioExecutor)
@@ -67,7 +66,7 @@ public final class JarRunner {
                             if (error != null) {
                                 removeJarQuietly(jobId);
                             } else {
-                                LOG.info("Job {} submitted from jar {} ({})", id, jarId, prepared.program().entryClass());
+                                LOG.info("Job {} submitted from jar {} ({})", id, jarName, prepared.program().entryClass());
                             }
                         }, ioExecutor));
     }
@@ -75,16 +74,29 @@ public final class JarRunner {
     private record Prepared(PackagedProgram program, ClassLoaderLease lease) {
     }
 
-    private Prepared prepare(String jarId, ProgramRequest request, JobId jobId) {
+    private Prepared prepare(Path jar, String jarName, ProgramRequest request, JobId jobId) {
+        Path copy = null;
         try {
-            Path file = jars.file(jarId);
-            String name = jars.info(jarId).map(StoredJar::name).orElse(jarId);
-            PackagedProgram program = PackagedProgram.of(file, name, request.entryClass());
-            Path copy = loaders.jarCopyFor(jobId);
-            Files.copy(file, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            copy = loaders.jarCopyFor(jobId);
+            Files.copy(jar, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            PackagedProgram program = PackagedProgram.of(copy, jarName, request.entryClass());
             return new Prepared(program, loaders.register(jobId, copy));
         } catch (IOException e) {
-            throw new UncheckedIOException("Could not read the uploaded jar " + jarId + " (" + e + ")", e);
+            deleteQuietly(copy);
+            throw new UncheckedIOException("Could not read the jar " + jarName + " (" + e + ")", e);
+        } catch (RuntimeException e) {
+            deleteQuietly(copy);
+            throw e;
+        }
+    }
+
+    private static void deleteQuietly(Path file) {
+        try {
+            if (file != null) {
+                Files.deleteIfExists(file);
+            }
+        } catch (IOException e) {
+            LOG.warn("Could not delete {}: {}", file, e.toString());
         }
     }
 
