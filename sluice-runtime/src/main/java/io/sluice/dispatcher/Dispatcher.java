@@ -58,6 +58,11 @@ import org.slf4j.LoggerFactory;
  * is not read yet are reported INITIALIZING ("reading the job graph") rather than unknown, and
  * while the listing itself is still running, any id is reported INITIALIZING ("recovering the list
  * of jobs").
+ *
+ * <p>User code: for every job it runs, the Dispatcher holds a {@link ClassLoaderLease} from
+ * {@link io.sluice.jar.UserCodeClassLoaders} (taken on the I/O executor when the job is stored or its
+ * graph read back; for a job from a jar this loads the jar the HA services kept), and closes it once
+ * the job's runner has closed, so the job's class loader lives exactly as long as the job runs here.
  */
 public final class Dispatcher implements DispatcherGateway {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);

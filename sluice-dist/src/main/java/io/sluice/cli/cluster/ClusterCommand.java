@@ -101,6 +101,10 @@ public final class ClusterCommand implements Callable<Integer> {
                         + " port with --port", e);
             }
             StopSignals.install(stop::countDown);
+            LocalCluster started = cluster;
+            RestServer serving = server;
+            // Any other way the JVM shuts down (SIGHUP, System.exit elsewhere): still suspend the jobs in order.
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> stopOnce(serving, started), "sluice-cluster-shutdown"));
             String url = "http://" + restConfig.bindAddress() + ":" + server.port() + "/";
             out.printf("Sluice cluster: %d task executor(s) x %d slot(s); high availability: %s%n",
                     cluster.taskExecutors().size(), cluster.taskExecutors().get(0).numberOfSlots(), haDescription(configuration));
@@ -114,11 +118,20 @@ public final class ClusterCommand implements Callable<Integer> {
         stop.await();
         out.println("Stopping: suspending the jobs; the HA data stays for the next start.");
         out.flush();
-        server.close();
-        cluster.close();
+        stopOnce(server, cluster);
         out.println("Sluice cluster stopped.");
         out.flush();
         return ExitCodes.OK;
+    }
+
+    private final java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /** Stops serving, then suspends every job (tasks cancelled, HA data kept); only the first call does anything. */
+    private void stopOnce(RestServer server, LocalCluster cluster) {
+        if (stopped.compareAndSet(false, true)) {
+            server.close();
+            cluster.close();
+        }
     }
 
     private Configuration configuration() {
