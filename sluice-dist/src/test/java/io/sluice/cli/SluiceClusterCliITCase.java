@@ -158,6 +158,13 @@ class SluiceClusterCliITCase {
                 "--poll-interval", "100 ms", "--", "--input", text.toString(), "--output", dir.resolve("wc").toString());
         assertThat(wordCount.exitCode()).as(wordCount.err()).isEqualTo(ExitCodes.OK);
 
+        // A job that fails while it runs (its input file does not exist; no restarts): attached run exits 2.
+        Result failing = cli("run", examples, "--cluster", url, "--class", "io.sluice.examples.jobs.WordCount",
+                "-D", "restart-strategy=none", "--poll-interval", "100 ms",
+                "--", "--input", dir.resolve("no-such-file.txt").toString(), "--output", dir.resolve("wc2").toString());
+        assertThat(failing.exitCode()).as(failing.out() + failing.err()).isEqualTo(ExitCodes.JOB_FAILED);
+        assertThat(failing.out()).contains("FAILED").contains("no-such-file.txt");
+
         // A long-running job with checkpoints, detached.
         Path output = dir.resolve("counts");
         Result detached = cli("run", examples, "--cluster", url, "--detached", "--output", "json",
