@@ -17,6 +17,13 @@ import java.util.concurrent.CompletableFuture;
 @FunctionalInterface
 public interface JarRunner {
 
+    /**
+     * @param jarFile the stored jar (a generated name in the jar directory)
+     * @param request as sent, except that {@link RunRequest#entryClass()} is resolved: the requested class
+     *                or the jar's {@code Main-Class}, checked to be in the jar
+     * @return the submitted job's id; fails with a {@link RestException} (its status) or another exception
+     *         that the server maps (see {@link io.sluice.rest.RestBackend})
+     */
     CompletableFuture<JobId> run(Path jarFile, JarInfo jar, RunRequest request);
 
     /** Refuses every run with a 501 that says running jars is not available in this server. */
