@@ -4,6 +4,10 @@ import io.sluice.api.source.CollectionSource;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.api.source.Source;
 import io.sluice.api.source.TextFileSource;
+import io.sluice.api.execution.ExecutionContext;
+import io.sluice.api.execution.JobExecutionResult;
+import io.sluice.api.execution.JobExecutor;
+import io.sluice.api.execution.JobExecutorFactory;
 import io.sluice.config.CheckpointingOptions;
 import io.sluice.config.Configuration;
 import io.sluice.config.PipelineOptions;
@@ -14,7 +18,9 @@ import io.sluice.graph.JobId;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.ServiceLoader;
 
 /**
  * Where a job is written: creates sources, holds the job-wide settings, and builds the
@@ -27,8 +33,13 @@ import java.util.Objects;
  *    .keyBy(v -> v % 16)
  *    .map(new CountPerKey())
  *    .print();
- * JobGraph job = env.buildJobGraph("count per key");
+ * JobGraph job = env.buildJobGraph("count per key");   // or: env.execute("count per key");
  * }</pre>
+ *
+ * <p>{@link #execute(String)} hands the graph to a {@link JobExecutor}: inside a cluster's jar runner
+ * (an {@link ExecutionContext} bound to the thread running {@code main}) to the cluster, otherwise to
+ * the {@link JobExecutorFactory} found on the class path (sluice-runtime: an embedded local cluster),
+ * so a program's {@code main} runs the same way in both places.
  */
 public final class StreamExecutionEnvironment {
     public static final int DEFAULT_PARALLELISM = 2;
@@ -48,21 +59,40 @@ public final class StreamExecutionEnvironment {
     private boolean localRecovery = false;
     private int inlineStateThreshold = CheckpointingOptions.DEFAULT_INLINE_STATE_THRESHOLD;
 
+    /** The run context this environment was created in, or {@code null} outside a cluster's jar runner. */
+    private ExecutionContext context;
+    /** The configuration the environment was created from (the settings of a standalone executor). */
+    private Configuration configuration = new Configuration();
+
     private StreamExecutionEnvironment() {}
 
+    /**
+     * An environment with every default, or, inside a cluster's jar runner, with the run's
+     * configuration ({@code sluice run --parallelism N -D key=value}).
+     */
     public static StreamExecutionEnvironment create() {
-        return new StreamExecutionEnvironment();
+        ExecutionContext context = ExecutionContext.current();
+        return context == null ? new StreamExecutionEnvironment() : create(new Configuration());
     }
 
     /**
      * An environment whose defaults come from {@code configuration}: {@code pipeline.*},
      * {@code checkpoints.*} and {@code restart-strategy.*} (see docs/configuration.md). Setters
-     * called afterwards override them. Every key is validated first
+     * called afterwards override them. Inside a cluster's jar runner the run's configuration is
+     * applied over {@code configuration}. Every key is then validated
      * ({@link Configuration#validateAll()}): an unknown key (a typo such as
      * {@code checkpoints.intervall}) or an invalid value is rejected here, naming the key and the
      * nearest known key or the value.
      */
     public static StreamExecutionEnvironment create(Configuration configuration) {
+        ExecutionContext context = ExecutionContext.current();
+        if (context != null) {
+            Configuration merged = configuration.copy();
+            for (Map.Entry<String, String> e : context.configuration().toMap().entrySet()) {
+                merged.setString(e.getKey(), e.getValue());
+            }
+            configuration = merged;
+        }
         configuration.validateAll();
         StreamExecutionEnvironment env = new StreamExecutionEnvironment();
         env.parallelism = configuration.get(PipelineOptions.PARALLELISM);
@@ -74,6 +104,8 @@ public final class StreamExecutionEnvironment {
         env.tolerableCheckpointFailures = configuration.get(CheckpointingOptions.TOLERABLE_FAILURES);
         env.inlineStateThreshold = configuration.get(CheckpointingOptions.INLINE_STATE_THRESHOLD);
         env.restartStrategy = RestartStrategyConfig.fromConfiguration(configuration);
+        env.context = context;
+        env.configuration = configuration.copy();
         return env;
     }
 
@@ -186,6 +218,32 @@ public final class StreamExecutionEnvironment {
 
     public JobGraph buildJobGraph(String jobName, JobId jobId) {
         return new JobGraphBuilder(jobName, jobId, operators, parallelism, maxParallelism, jobConfig()).build();
+    }
+
+    /**
+     * Builds the job graph and runs it: inside a cluster's jar runner the cluster takes it (the
+     * runner may end {@code main} here: do not catch {@link Error}s around this call); on its own,
+     * the program runs the job on an embedded local cluster (sluice-runtime must be on the class
+     * path) and this call returns when the job has finished, or throws
+     * {@link io.sluice.api.execution.JobExecutionException} if it failed or was cancelled.
+     */
+    public JobExecutionResult execute(String jobName) throws Exception {
+        JobGraph graph = buildJobGraph(jobName);
+        JobExecutor executor = context != null ? context.executor() : standaloneExecutor();
+        return executor.execute(graph);
+    }
+
+    private JobExecutor standaloneExecutor() {
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        if (loader == null) {
+            loader = StreamExecutionEnvironment.class.getClassLoader();
+        }
+        for (JobExecutorFactory factory : ServiceLoader.load(JobExecutorFactory.class, loader)) {
+            return factory.create(configuration);
+        }
+        throw new IllegalStateException("No Sluice runtime on the class path to execute the job on: put sluice-runtime"
+                + " and its dependencies on the class path to run it on an embedded local cluster, or build a jar and"
+                + " submit it to a cluster with 'sluice run <jar>'");
     }
 
     int nextId() {

@@ -6,7 +6,7 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
 /** Reads durations the way the configuration does ({@link Durations}): {@code 500 ms}, {@code 10 s}, {@code PT1S}. */
-final class DurationConverter implements ITypeConverter<Duration> {
+public final class DurationConverter implements ITypeConverter<Duration> {
     @Override
     public Duration convert(String value) {
         try {

@@ -10,8 +10,16 @@ public final class ExitCodes {
     public static final int JOB_FAILED = 2;
     /** Invalid command line: unknown command or option, or an option value out of range (sysexits EX_USAGE). */
     public static final int USAGE = 64;
+    /** The cluster refused the request as invalid, e.g. a jar over the upload limit (sysexits EX_DATAERR). */
+    public static final int REFUSED = 65;
+    /** The job, the jar id, or the local jar file does not exist (sysexits EX_NOINPUT). */
+    public static final int NOT_FOUND = 66;
+    /** The cluster cannot be reached or did not answer in time (sysexits EX_UNAVAILABLE). */
+    public static final int UNAVAILABLE = 69;
     /** An unexpected error in the command itself (sysexits EX_SOFTWARE); the stack trace is printed. */
     public static final int INTERNAL_ERROR = 70;
+    /** The cluster refused the bearer token (missing or wrong {@code --token}) (sysexits EX_NOPERM). */
+    public static final int NO_PERMISSION = 77;
 
     private ExitCodes() {}
 }

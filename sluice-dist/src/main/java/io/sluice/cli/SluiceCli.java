@@ -1,5 +1,11 @@
 package io.sluice.cli;
 
+import io.sluice.cli.client.CancelCommand;
+import io.sluice.cli.client.CheckpointsCommand;
+import io.sluice.cli.client.ListCommand;
+import io.sluice.cli.client.RunCommand;
+import io.sluice.cli.client.StatusCommand;
+import io.sluice.cli.cluster.ClusterCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
@@ -15,7 +21,8 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = SluiceCli.ManifestVersion.class,
         description = "Sluice, a stateful stream-processing runtime.",
-        subcommands = {DemoCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {DemoCommand.class, ClusterCommand.class, RunCommand.class, ListCommand.class,
+            StatusCommand.class, CancelCommand.class, CheckpointsCommand.class, CommandLine.HelpCommand.class},
         commandListHeading = "%nCommands:%n")
 public final class SluiceCli implements Runnable {
     @Spec
@@ -37,7 +44,7 @@ public final class SluiceCli implements Runnable {
     @Override
     public void run() {
         throw new ParameterException(spec.commandLine(), "Missing command: run 'sluice demo' for the exactly-once demo,"
-                + " or 'sluice help' for the list of commands.");
+                + " 'sluice cluster' to start a cluster, or 'sluice help' for the list of commands.");
     }
 
     /** The version recorded in the jar's manifest by the build. */

@@ -10,6 +10,7 @@ import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import io.sluice.ha.HighAvailabilityServices;
 import io.sluice.ha.memory.InMemoryHaServices;
+import io.sluice.jar.UserCodeClassLoaders;
 import io.sluice.jobmaster.JobManagerServices;
 import io.sluice.jobmaster.JobResult;
 import io.sluice.jobmaster.RecoveryBackoff;
@@ -56,6 +57,7 @@ public final class LocalCluster implements AutoCloseable {
     private final CheckpointStorageRegistry storages;
     private final HighAvailabilityServices ha;
     private final ExecutorService ioExecutor;
+    private final UserCodeClassLoaders userCode;
     private final Builder config;
 
     /** One job manager: its Dispatcher and main thread. */
@@ -68,13 +70,15 @@ public final class LocalCluster implements AutoCloseable {
         this.shuffle = new LocalShuffleService(b.buffersPerChannel, b.bufferSize);
         this.storages = new CheckpointStorageRegistry(b.meterRegistry, b.blobStoreDecorator, b.configuration);
         io.sluice.rpc.MainThreadMetrics.bind(b.meterRegistry);
+        this.ha = b.haServices != null ? b.haServices : new InMemoryHaServices();
+        this.userCode = UserCodeClassLoaders.inTemporaryDirectory(ha::jobJarStore, ioExecutor);
         for (int i = 0; i < b.taskExecutors; i++) {
             DedicatedMainThreadExecutor main = new DedicatedMainThreadExecutor("taskexecutor-" + i);
             executors.add(main);
-            taskExecutors.add(new TaskExecutor("taskexecutor-" + i, b.slotsPerTaskExecutor, main, ioExecutor, shuffle, storages));
+            taskExecutors.add(new TaskExecutor("taskexecutor-" + i, b.slotsPerTaskExecutor, main, ioExecutor, shuffle,
+                    storages, userCode));
         }
         this.slotPool = new SlotPool(taskExecutors);
-        this.ha = b.haServices != null ? b.haServices : new InMemoryHaServices();
         startJobManager();
     }
 
@@ -93,7 +97,7 @@ public final class LocalCluster implements AutoCloseable {
         JobManagerServices services = new JobManagerServices(ha, storages, slotPool,
                 (jobId, deployment) -> shuffle.releaseAttempt(jobId, deployment,
                         new IllegalStateException("deployment " + deployment + " of job " + jobId + " ended")),
-                ioExecutor, config.clock, new Random(config.seed), config.recoveryBackoff, id);
+                ioExecutor, config.clock, new Random(config.seed), config.recoveryBackoff, id, userCode);
         Dispatcher dispatcher = new Dispatcher(services, main);
         dispatcher.onLeadershipChange(this::leadershipChanged);
         dispatcher.start();
@@ -202,6 +206,16 @@ public final class LocalCluster implements AutoCloseable {
 
     public HighAvailabilityServices haServices() {
         return ha;
+    }
+
+    /** The class loaders of the jobs from jars, shared by this cluster's job managers and task executors. */
+    public UserCodeClassLoaders userCodeClassLoaders() {
+        return userCode;
+    }
+
+    /** The I/O executor of this cluster (storage, HA stores, jar handling). */
+    public ExecutorService ioExecutor() {
+        return ioExecutor;
     }
 
     @Override

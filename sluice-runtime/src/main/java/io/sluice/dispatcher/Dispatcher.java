@@ -9,6 +9,7 @@ import io.sluice.ha.LeaderContender;
 import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeaderRetrieval;
 import io.sluice.ha.LeadershipLostException;
+import io.sluice.jar.ClassLoaderLease;
 import io.sluice.jobmaster.JobDetails;
 import io.sluice.jobmaster.JobManagerRunner;
 import io.sluice.jobmaster.JobManagerServices;
@@ -57,6 +58,11 @@ import org.slf4j.LoggerFactory;
  * is not read yet are reported INITIALIZING ("reading the job graph") rather than unknown, and
  * while the listing itself is still running, any id is reported INITIALIZING ("recovering the list
  * of jobs").
+ *
+ * <p>User code: for every job it runs, the Dispatcher holds a {@link ClassLoaderLease} from
+ * {@link io.sluice.jar.UserCodeClassLoaders} (taken on the I/O executor when the job is stored or its
+ * graph read back; for a job from a jar this loads the jar the HA services kept), and closes it once
+ * the job's runner has closed, so the job's class loader lives exactly as long as the job runs here.
  */
 public final class Dispatcher implements DispatcherGateway {
     private static final Logger LOG = LoggerFactory.getLogger(Dispatcher.class);
@@ -64,6 +70,8 @@ public final class Dispatcher implements DispatcherGateway {
     private final JobManagerServices services;
     private final MainThreadExecutor mainThread;
     private final Map<JobId, JobManagerRunner> runners = new LinkedHashMap<>();
+    /** The class loader lease of each runner's job (the runtime's loader for jobs not from jars). Main thread. */
+    private final Map<JobId, ClassLoaderLease> leases = new java.util.HashMap<>();
     private final Set<JobId> graphsBeingRead = new LinkedHashSet<>();
     private final Set<JobId> submissionsInFlight = new HashSet<>();
     private final Map<JobId, JobResult> finished = new LinkedHashMap<>();
@@ -164,7 +172,16 @@ public final class Dispatcher implements DispatcherGateway {
         graphsBeingRead.clear();
         List<JobManagerRunner> all = List.copyOf(runners.values());
         runners.clear();
-        all.forEach(JobManagerRunner::close); // suspends each job and leaves its election; the new leader recovers it
+        // suspends each job and leaves its election; the new leader recovers it
+        all.forEach(r -> releaseLeaseAfter(r.jobId(), r.close()));
+    }
+
+    /** Closes the class loader lease of {@code jobId} once {@code done} completes (its runner has closed). */
+    private void releaseLeaseAfter(JobId jobId, CompletableFuture<?> done) {
+        ClassLoaderLease lease = leases.remove(jobId);
+        if (lease != null) {
+            done.whenComplete((ignored, error) -> lease.close());
+        }
     }
 
     /** The message a standby gives a client that should talk to the leader. */
@@ -235,15 +252,24 @@ public final class Dispatcher implements DispatcherGateway {
         }, mainThread);
     }
 
+    /** A job graph read back from the HA services, with the lease on the class loader of its user code. */
+    private record RecoveredJob(JobGraph graph, ClassLoaderLease lease) {
+    }
+
     private void readJobGraph(JobId id, int attempt, UUID session) {
         CompletableFuture.supplyAsync(() -> {
             try {
-                return services.ha().jobGraphStore().recoverJobGraph(id);
+                JobGraph graph = services.ha().jobGraphStore().recoverJobGraph(id);
+                // A job from a jar: its user code is deserialized (by its tasks) with the jar's class loader.
+                return new RecoveredJob(graph, services.userCode().acquire(id));
             } catch (Exception e) {
                 throw new CompletionException(e);
             }
-        }, services.ioExecutor()).whenCompleteAsync((graph, error) -> {
+        }, services.ioExecutor()).whenCompleteAsync((recovered, error) -> {
             if (closed || !session.equals(leaderSession) || !graphsBeingRead.contains(id)) {
+                if (recovered != null) {
+                    recovered.lease().close();
+                }
                 return;
             }
             if (error != null) {
@@ -254,12 +280,15 @@ public final class Dispatcher implements DispatcherGateway {
                 return;
             }
             graphsBeingRead.remove(id);
-            startRunner(graph);
+            startRunner(recovered.graph(), recovered.lease());
         }, mainThread);
     }
 
     /** What the main thread decided at submission: where checkpoints go, and under which leadership. */
-    private record Admitted(CheckpointStorage storage, UUID session) {
+    private record Admitted(CheckpointStorage storage, UUID session, ClassLoaderLease lease) {
+        Admitted withLease(ClassLoaderLease l) {
+            return new Admitted(storage, session, l);
+        }
     }
 
     @Override
@@ -292,7 +321,7 @@ public final class Dispatcher implements DispatcherGateway {
                 throw new JobSubmissionException(what + " was rejected: " + e.getMessage(), e);
             }
             submissionsInFlight.add(id);
-            return new Admitted(storage, leaderSession);
+            return new Admitted(storage, leaderSession, null);
         }, mainThread).thenApplyAsync(admitted -> {
             try {
                 if (jobGraph.config().checkpointingEnabled()) {
@@ -306,7 +335,7 @@ public final class Dispatcher implements DispatcherGateway {
                 // leader listed the stored jobs. Conditional: a duplicate job id is rejected by the store.
                 dispatcherElection.runIfLeader(admitted.session(),
                         () -> services.ha().jobGraphStore().putJobGraph(jobGraph));
-                return admitted;
+                return admitted.withLease(services.userCode().acquire(jobGraph.jobId()));
             } catch (JobSubmissionException e) {
                 throw e;
             } catch (JobAlreadySubmittedException e) {
@@ -328,10 +357,12 @@ public final class Dispatcher implements DispatcherGateway {
                 throw cause instanceof RuntimeException re ? re : new CompletionException(cause);
             }
             if (closed) {
+                admitted.lease().close();
                 throw new JobSubmissionException("Job " + graph.jobId() + " was stored but the job manager is shutting"
                         + " down; it will be recovered by the next dispatcher leader");
             }
             if (!admitted.session().equals(leaderSession)) {
+                admitted.lease().close();
                 // Stored under our leadership before it ended: the next leader's recovery lists it.
                 LOG.info("Accepted job '{}' ({}); leadership changed meanwhile, the dispatcher leader will run it",
                         graph.name(), graph.jobId());
@@ -339,15 +370,21 @@ public final class Dispatcher implements DispatcherGateway {
             }
             LOG.info("Accepted job '{}' ({})", graph.name(), graph.jobId());
             if (!runners.containsKey(graph.jobId()) && !graphsBeingRead.contains(graph.jobId())) {
-                startRunner(graph);
+                startRunner(graph, admitted.lease());
+            } else {
+                admitted.lease().close();
             }
             return graph.jobId();
         }, mainThread);
     }
 
-    private void startRunner(JobGraph graph) {
+    private void startRunner(JobGraph graph, ClassLoaderLease lease) {
         JobManagerRunner runner = new JobManagerRunner(graph, services, mainThread);
         runners.put(graph.jobId(), runner);
+        ClassLoaderLease previous = leases.put(graph.jobId(), lease);
+        if (previous != null) {
+            previous.close();
+        }
         runner.start();
         runner.resultFuture().whenCompleteAsync((result, error) -> {
             if (runners.get(graph.jobId()) != runner) {
@@ -355,7 +392,8 @@ public final class Dispatcher implements DispatcherGateway {
             }
             runner.requestJobDetails().whenCompleteAsync((details, e) -> {
                 runners.remove(graph.jobId());
-                runner.close();  // leaves the election; the job master has already ended
+                // leaves the election; the job master has already ended; then the job's class loader may close
+                releaseLeaseAfter(graph.jobId(), runner.close());
                 if (result != null) {
                     finished.put(graph.jobId(), result);
                     finishedDetails.put(graph.jobId(), details != null ? details : detailsOf(result));
@@ -490,7 +528,11 @@ public final class Dispatcher implements DispatcherGateway {
                     "The job manager " + id() + " stopped before the job ended here; ask the dispatcher leader")));
             resultWaiters.clear();
             Collection<JobManagerRunner> all = List.copyOf(runners.values());
-            return CompletableFuture.allOf(all.stream().map(JobManagerRunner::close).toArray(CompletableFuture[]::new));
+            return CompletableFuture.allOf(all.stream().map(r -> {
+                CompletableFuture<Void> done = r.close();
+                releaseLeaseAfter(r.jobId(), done);
+                return done;
+            }).toArray(CompletableFuture[]::new));
         }, mainThread).thenCompose(f -> f);
     }
 }

@@ -51,6 +51,15 @@ public interface HighAvailabilityServices extends AutoCloseable {
 
     CheckpointRecoveryFactory checkpointRecoveryFactory();
 
+    /**
+     * Where the jars of jobs submitted from jars are kept beside their job graphs (blocking, I/O
+     * executor only, like the other stores). The default cannot store jars: such services run jobs
+     * built in Java, and reject jobs from jars saying why.
+     */
+    default io.sluice.jar.JobJarStore jobJarStore() {
+        return io.sluice.jar.JobJarStore.unsupported(getClass().getSimpleName());
+    }
+
     /** Releases resources; keeps all data (other job managers may still use it). */
     @Override
     void close();

@@ -364,6 +364,7 @@ public final class JobManagerRunner implements LeaderContender {
             try {
                 election.runIfLeader(s, () -> services.ha().jobResultStore().putResult(result));
                 election.runIfLeader(s, () -> services.ha().jobGraphStore().removeJobGraph(jobGraph.jobId()));
+                election.runIfLeader(s, () -> services.ha().jobJarStore().removeJobJar(jobGraph.jobId()));
                 if (store != null) {
                     store.shutdown(result.status());
                 }

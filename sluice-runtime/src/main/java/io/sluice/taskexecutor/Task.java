@@ -91,6 +91,8 @@ public final class Task implements Runnable {
     private final Consumer<TaskExecutionState> stateListener;
     private final ConcurrentLinkedQueue<MailboxAction> mailbox = new ConcurrentLinkedQueue<>();
     private final String taskName;
+    /** The context class loader of the task thread: the job's own loader for a job from a jar. */
+    private final ClassLoader userCodeClassLoader;
 
     private volatile boolean cancelled;
     private volatile Thread thread;
@@ -109,6 +111,15 @@ public final class Task implements Runnable {
     Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, LocalShuffleService shuffle,
          CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
          TaskLocalStateStore localState) {
+        this(tdd, jobMaster, shuffle, checkpointStorage, ioExecutor, stateListener, localState,
+                Thread.currentThread().getContextClassLoader());
+    }
+
+    /** @param userCodeClassLoader loads the job's user code; the task thread's context class loader */
+    Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, LocalShuffleService shuffle,
+         CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
+         TaskLocalStateStore localState, ClassLoader userCodeClassLoader) {
+        this.userCodeClassLoader = userCodeClassLoader;
         this.localState = tdd.jobGraph().config().localRecovery() ? localState : null;
         int threshold = tdd.jobGraph().config().inlineStateThreshold();
         this.inlineStateThreshold = threshold > 0 ? threshold : -1;
@@ -138,6 +149,7 @@ public final class Task implements Runnable {
     void start() {
         Thread t = new Thread(this, "sluice-task-" + taskName + "@" + tdd.attemptId().deployment());
         t.setDaemon(true);
+        t.setContextClassLoader(userCodeClassLoader);
         thread = t;
         t.start();
     }
@@ -233,6 +245,7 @@ public final class Task implements Runnable {
         } else {
             transition(ExecutionState.FINISHED, null);
         }
+        Thread.currentThread().setContextClassLoader(null); // the ended thread keeps no job class loader alive
     }
 
     private static boolean causedByReleasedChannel(Throwable t) {

@@ -3,6 +3,8 @@ package io.sluice.taskexecutor;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
 import io.sluice.graph.JobId;
+import io.sluice.jar.ClassLoaderLease;
+import io.sluice.jar.UserCodeClassLoaders;
 import io.sluice.jobmaster.JobMasterGateway;
 import io.sluice.network.LocalShuffleService;
 import io.sluice.rpc.Acknowledge;
@@ -19,7 +21,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs tasks in slots. Its main thread keeps the table of tasks; each task runs on its own thread
  * and its checkpoint uploads on the I/O executor. Task state changes are recorded on the main
- * thread and forwarded to the task's job master.
+ * thread and forwarded to the task's job master. A task of a job from a jar runs with the job's
+ * class loader as its thread's context class loader (its user code is deserialized with it) and
+ * holds a lease on it until the task has ended.
  */
 public final class TaskExecutor implements TaskExecutorGateway {
     private static final Logger LOG = LoggerFactory.getLogger(TaskExecutor.class);
@@ -32,12 +36,21 @@ public final class TaskExecutor implements TaskExecutorGateway {
     private final CheckpointStorageRegistry storages;
     private final Map<ExecutionAttemptId, RunningTask> tasks = new HashMap<>();
     private final TaskLocalStateStore localState = new TaskLocalStateStore();
+    private final UserCodeClassLoaders userCode;
 
-    private record RunningTask(Task task, JobMasterGateway jobMaster) {
+    private record RunningTask(Task task, JobMasterGateway jobMaster, ClassLoaderLease classLoader) {
     }
 
+    /** A task executor whose tasks all use the runtime's own class loader (no jobs from jars). */
     public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
                         LocalShuffleService shuffle, CheckpointStorageRegistry storages) {
+        this(id, slots, mainThread, ioExecutor, shuffle, storages, null);
+    }
+
+    /** @param userCode the class loaders of jobs from jars, shared with the job managers; {@code null}: none */
+    public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
+                        LocalShuffleService shuffle, CheckpointStorageRegistry storages, UserCodeClassLoaders userCode) {
+        this.userCode = userCode;
         this.id = id;
         this.slots = slots;
         this.mainThread = mainThread;
@@ -63,9 +76,12 @@ public final class TaskExecutor implements TaskExecutorGateway {
                 throw new IllegalStateException("Task " + descriptor.attemptId() + " is already running on " + id);
             }
             CheckpointStorage storage = storages.forLocation(descriptor.jobGraph().config().checkpointDir());
+            ClassLoaderLease classLoader = userCode == null
+                    ? ClassLoaderLease.unmanaged(TaskExecutor.class.getClassLoader())
+                    : userCode.acquireIfLoaded(descriptor.attemptId().jobId()).orElseGet(userCode::defaultLease);
             Task task = new Task(descriptor, jobMaster, shuffle, storage, ioExecutor,
-                    state -> mainThread.execute(() -> onTaskState(state)), localState);
-            tasks.put(descriptor.attemptId(), new RunningTask(task, jobMaster));
+                    state -> mainThread.execute(() -> onTaskState(state)), localState, classLoader.classLoader());
+            tasks.put(descriptor.attemptId(), new RunningTask(task, jobMaster, classLoader));
             task.start();
             return Acknowledge.INSTANCE;
         }, mainThread);
@@ -75,6 +91,9 @@ public final class TaskExecutor implements TaskExecutorGateway {
         RunningTask running = state.state().isTerminal() ? tasks.remove(state.attemptId()) : tasks.get(state.attemptId());
         if (running == null) {
             return;
+        }
+        if (state.state().isTerminal()) {
+            running.classLoader().close();
         }
         if (state.state() == ExecutionState.FINISHED) {
             ExecutionAttemptId a = state.attemptId();

@@ -23,6 +23,7 @@ import java.util.function.Consumer;
  *   &lt;haDir&gt;/jobresults/&lt;jobId&gt;
  *   &lt;haDir&gt;/checkpoints/&lt;jobId&gt;/&lt;checkpointId, 19 digits&gt;
  *   &lt;haDir&gt;/checkpoint-counters/&lt;jobId&gt;
+ *   &lt;haDir&gt;/jobjars/&lt;jobId&gt;.jar      (jobs submitted from a jar)
  * </pre>
  * It survives job-manager failover within the JVM, and with a durable directory also JVM
  * restarts; it does not coordinate job managers in different JVMs.
@@ -41,6 +42,7 @@ public final class EmbeddedHaServices implements HighAvailabilityServices {
     private final FileJobGraphStore jobGraphStore;
     private final FileJobResultStore jobResultStore;
     private final EmbeddedCheckpointRecoveryFactory checkpointRecoveryFactory;
+    private final io.sluice.jar.FileJobJarStore jobJarStore;
     private final List<LeaderElection> created = new ArrayList<>();
     private final List<Consumer<Optional<String>>> retrievalListeners = new CopyOnWriteArrayList<>();
     private final LeaderRetrieval dispatcherRetrieval = new LeaderRetrieval() {
@@ -71,6 +73,7 @@ public final class EmbeddedHaServices implements HighAvailabilityServices {
         this.checkpointRecoveryFactory = new EmbeddedCheckpointRecoveryFactory(
                 new FileCheckpointPointerStore(this.haDirectory.resolve("checkpoints")),
                 this.haDirectory.resolve("checkpoint-counters"));
+        this.jobJarStore = new io.sluice.jar.FileJobJarStore(this.haDirectory.resolve("jobjars"));
     }
 
     /** The canonical HA directory. */
@@ -131,6 +134,11 @@ public final class EmbeddedHaServices implements HighAvailabilityServices {
     @Override
     public CheckpointRecoveryFactory checkpointRecoveryFactory() {
         return checkpointRecoveryFactory;
+    }
+
+    @Override
+    public io.sluice.jar.JobJarStore jobJarStore() {
+        return jobJarStore;
     }
 
     /** Leaves every election joined through this instance and releases the election service; keeps all files. */

@@ -47,6 +47,7 @@ import java.util.function.Consumer;
 public final class InMemoryHaServices implements HighAvailabilityServices {
     private final Map<JobId, JobGraph> graphs = new ConcurrentHashMap<>();
     private final Map<JobId, JobResult> results = new ConcurrentHashMap<>();
+    private final io.sluice.jar.InMemoryJobJarStore jobJars = new io.sluice.jar.InMemoryJobJarStore();
     private final ExecutorService notifier = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "sluice-ha-memory");
         t.setDaemon(true);
@@ -189,6 +190,11 @@ public final class InMemoryHaServices implements HighAvailabilityServices {
                 return new ArrayList<>(results.values());
             }
         };
+    }
+
+    @Override
+    public io.sluice.jar.JobJarStore jobJarStore() {
+        return jobJars;
     }
 
     @Override

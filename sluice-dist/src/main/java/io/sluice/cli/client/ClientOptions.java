@@ -1,0 +1,68 @@
+package io.sluice.cli.client;
+
+import io.sluice.cli.ExitCodes;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/** The options every command that talks to a cluster takes: where it is, its token, and the output format. */
+public final class ClientOptions {
+    /** How results are printed. */
+    public enum Output { text, json }
+
+    @Option(names = "--cluster", paramLabel = "URL", defaultValue = "${env:SLUICE_CLUSTER:-http://localhost:8081}",
+            description = "REST address of the cluster. Default: $SLUICE_CLUSTER, else http://localhost:8081.")
+    String cluster;
+
+    @Option(names = "--token", paramLabel = "TOKEN",
+            description = "Bearer token, when the cluster sets rest.auth.token.")
+    String token;
+
+    @Option(names = "--token-file", paramLabel = "FILE", description = "File whose first line is the bearer token.")
+    Path tokenFile;
+
+    @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text",
+            description = "text (for people) or json (the REST API's JSON, for scripts). Default: ${DEFAULT-VALUE}.")
+    Output output;
+
+    boolean json() {
+        return output == Output.json;
+    }
+
+    RestClient client(CommandSpec spec) throws ClientException {
+        URI uri;
+        try {
+            uri = new URI(cluster.endsWith("/") ? cluster : cluster + "/");
+        } catch (URISyntaxException e) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--cluster': " + cluster
+                    + "; it must be an address such as http://localhost:8081");
+        }
+        if (!List.of("http", "https").contains(String.valueOf(uri.getScheme())) || uri.getHost() == null) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--cluster': " + cluster
+                    + "; it must be an address such as http://localhost:8081");
+        }
+        if (token != null && tokenFile != null) {
+            throw new ParameterException(spec.commandLine(), "Give either --token or --token-file, not both");
+        }
+        String t = token;
+        if (tokenFile != null) {
+            try {
+                t = Files.readAllLines(tokenFile).stream().findFirst().orElse("").strip();
+            } catch (IOException e) {
+                throw new ClientException(ExitCodes.NOT_FOUND, "Cannot read the token file " + tokenFile.toAbsolutePath()
+                        + " (" + e + ")");
+            }
+            if (t.isEmpty()) {
+                throw new ParameterException(spec.commandLine(), "The token file " + tokenFile.toAbsolutePath()
+                        + " is empty; write the token on its first line");
+            }
+        }
+        return new RestClient(uri, t);
+    }
+}

@@ -1,0 +1,144 @@
+package io.sluice.cli.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.cli.ExitCodes;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+
+/**
+ * The REST API of a Sluice cluster as the CLI uses it: JSON over {@link HttpClient}, an optional
+ * bearer token, and every failure turned into a {@link ClientException} with the exit code that
+ * tells it apart (cluster unreachable, not found, token refused, request refused).
+ *
+ * <p>Threading: blocking calls on the command's thread; thread-safe.
+ */
+final class RestClient {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+    private final URI base;
+    private final String token;
+    private final HttpClient http;
+
+    RestClient(URI base, String token) {
+        this.base = base;
+        this.token = token;
+        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    }
+
+    URI base() {
+        return base;
+    }
+
+    JsonNode get(String path) throws ClientException {
+        return send(request(path).GET().build(), path);
+    }
+
+    JsonNode postJson(String path, Object body) throws ClientException {
+        byte[] bytes;
+        try {
+            bytes = JSON.writeValueAsBytes(body);
+        } catch (IOException e) {
+            throw new ClientException(ExitCodes.INTERNAL_ERROR, "Could not write the request to " + path + ": " + e, e);
+        }
+        return send(request(path).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(bytes)).build(), path);
+    }
+
+    /** {@code POST /v1/jars}: the jar as the multipart field {@code jarfile}. */
+    JsonNode uploadJar(Path jar) throws ClientException {
+        String boundary = "sluice-" + UUID.randomUUID();
+        String fileName = jar.getFileName().toString().replace("\"", "");
+        String head = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"jarfile\"; filename=\"" + fileName
+                + "\"\r\nContent-Type: application/java-archive\r\n\r\n";
+        String tail = "\r\n--" + boundary + "--\r\n";
+        HttpRequest.BodyPublisher body;
+        try {
+            body = HttpRequest.BodyPublishers.concat(
+                    HttpRequest.BodyPublishers.ofString(head, StandardCharsets.UTF_8),
+                    HttpRequest.BodyPublishers.ofFile(jar),
+                    HttpRequest.BodyPublishers.ofString(tail, StandardCharsets.UTF_8));
+        } catch (java.io.FileNotFoundException e) {
+            throw new ClientException(ExitCodes.NOT_FOUND, "There is no jar file " + jar.toAbsolutePath()
+                    + "; build it first (e.g. mvn package) or check the path");
+        }
+        return send(request("/v1/jars").header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(body).build(), "/v1/jars");
+    }
+
+    private HttpRequest.Builder request(String path) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(REQUEST_TIMEOUT)
+                .header("Accept", "application/json");
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return b;
+    }
+
+    private JsonNode send(HttpRequest request, String path) throws ClientException {
+        HttpResponse<byte[]> response;
+        try {
+            response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+        } catch (HttpConnectTimeoutException | ConnectException e) {
+            throw unreachable(e);
+        } catch (HttpTimeoutException e) {
+            throw new ClientException(ExitCodes.UNAVAILABLE, "The Sluice cluster at " + base + " did not answer " + path
+                    + " within " + REQUEST_TIMEOUT.toSeconds() + " s; check that it is running and not overloaded");
+        } catch (IOException e) {
+            throw unreachable(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClientException(ExitCodes.INTERNAL_ERROR, "Interrupted while waiting for " + base.resolve(path));
+        }
+        JsonNode json = parse(response.body());
+        int status = response.statusCode();
+        if (status >= 200 && status < 300) {
+            return json;
+        }
+        String error = json != null && json.hasNonNull("error") ? json.get("error").asText()
+                : "HTTP " + status + " from " + base.resolve(path);
+        throw switch (status) {
+            case 401, 403 -> new ClientException(ExitCodes.NO_PERMISSION, error
+                    + " (the cluster requires its rest.auth.token: pass --token or --token-file)");
+            case 404 -> new ClientException(ExitCodes.NOT_FOUND, error);
+            case 503 -> new ClientException(ExitCodes.UNAVAILABLE, error);
+            default -> status < 500 ? new ClientException(ExitCodes.REFUSED, error)
+                    : new ClientException(ExitCodes.INTERNAL_ERROR, "The cluster failed to answer " + path + ": " + error);
+        };
+    }
+
+    private ClientException unreachable(IOException e) {
+        String reason = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        if (e instanceof ConnectException && e.getMessage() == null) {
+            reason = "connection refused";
+        }
+        return new ClientException(ExitCodes.UNAVAILABLE, "Cannot reach a Sluice cluster at " + base + " (" + reason
+                + "). Start one with 'sluice cluster', or point --cluster (or SLUICE_CLUSTER) at a running one.", e);
+    }
+
+    private static JsonNode parse(byte[] body) {
+        if (body == null || body.length == 0) {
+            return null;
+        }
+        try {
+            return JSON.readTree(body);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    static ObjectMapper json() {
+        return JSON;
+    }
+}

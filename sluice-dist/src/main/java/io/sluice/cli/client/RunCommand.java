@@ -1,0 +1,110 @@
+package io.sluice.cli.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.cli.DurationConverter;
+import io.sluice.cli.ExitCodes;
+import io.sluice.graph.JobId;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code sluice run <jar>}: uploads the jar, runs its program on the cluster, and (unless detached) follows the job. */
+@Command(name = "run",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Uploads a job jar to the cluster and runs it: the entry class's main(String[]) builds the job through"
+                + " StreamExecutionEnvironment and calls execute(name). Arguments after '--' go to main.",
+            "Attached (the default) it prints a progress line whenever the job's status changes, and exits with the"
+                + " job's outcome; --detached returns as soon as the job is accepted."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            " 0:the job FINISHED (attached), or was accepted (--detached)",
+            " 2:the job was rejected (e.g. its main threw), or ended FAILED or CANCELED",
+            "64:invalid command line",
+            "65:the cluster refused the upload (e.g. over rest.max-upload-size)",
+            "66:the jar file does not exist",
+            "69:the cluster cannot be reached",
+            "77:the cluster refused the token"})
+public final class RunCommand extends ClientCommand {
+    @Parameters(index = "0", paramLabel = "JAR", description = "The job jar, e.g. sluice-examples/target/sluice-examples.jar.")
+    Path jar;
+
+    @Parameters(index = "1..*", paramLabel = "ARGS", description = "Arguments of the program's main (after '--').")
+    List<String> args = new ArrayList<>();
+
+    @Option(names = "--class", paramLabel = "CLASS", description = "Entry class. Default: the jar manifest's Main-Class.")
+    String entryClass;
+
+    @Option(names = "--parallelism", paramLabel = "N", description = "Default parallelism of the job's operators.")
+    Integer parallelism;
+
+    @Option(names = "--detached", description = "Return once the job is accepted; do not follow it.")
+    boolean detached;
+
+    @Option(names = "-D", paramLabel = "KEY=VALUE", mapFallbackValue = "",
+            description = "Job configuration over the program's, repeatable, e.g. -D checkpoints.interval=1s"
+                    + " or -D checkpoints.restore-from=<checkpoint path>.")
+    Map<String, String> config = new LinkedHashMap<>();
+
+    @Option(names = "--poll-interval", paramLabel = "DURATION", defaultValue = "500 ms", converter = DurationConverter.class,
+            description = "How often an attached run asks for the job's status. Default: ${DEFAULT-VALUE}.")
+    Duration pollInterval;
+
+    @Override
+    int run(RestClient client, PrintWriter out) throws ClientException, InterruptedException {
+        if (parallelism != null && parallelism < 1) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "Invalid value for option '--parallelism': " + parallelism + "; it must be at least 1.");
+        }
+        if (!Files.isRegularFile(jar)) {
+            throw new ClientException(ExitCodes.NOT_FOUND, "There is no jar file " + jar.toAbsolutePath()
+                    + "; build it first (mvn package builds sluice-examples/target/sluice-examples.jar) or check the path");
+        }
+        JsonNode uploaded = client.uploadJar(jar);
+        String jarId = uploaded.path("id").asText();
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("entryClass", entryClass);
+        body.put("parallelism", parallelism);
+        body.put("args", args);
+        body.put("config", config);
+        JobId jobId;
+        try {
+            jobId = JobId.of(client.postJson("v1/jars/" + jarId + "/run", body).path("jobId").asText());
+        } catch (ClientException e) {
+            if (e.exitCode() == ExitCodes.REFUSED) {
+                throw new ClientException(ExitCodes.JOB_FAILED, "The cluster did not run the job: " + e.getMessage());
+            }
+            throw e;
+        }
+        if (detached) {
+            if (options.json()) {
+                printJson(out, Map.of("jobId", jobId.toString(), "jarId", jarId));
+            } else {
+                out.println("Job " + jobId + " submitted from " + jar.getFileName() + ".");
+                out.println("Follow it with: sluice status " + jobId + " --watch");
+            }
+            return ExitCodes.OK;
+        }
+        if (!options.json()) {
+            out.println("Job " + jobId + " submitted from " + jar.getFileName() + "; following it (Ctrl-C stops"
+                    + " following, the job keeps running).");
+            out.flush();
+        }
+        int code = new JobWatcher(client, out, options.json(), pollInterval).watch(jobId, null, e ->
+                new ClientException(e.exitCode(), e.getMessage() + " (job " + jobId + " may still be running;"
+                        + " check with 'sluice status " + jobId + "')", e));
+        if (!options.json()) {
+            out.println(code == ExitCodes.OK ? "Job " + jobId + " finished." : "Job " + jobId + " did not finish.");
+        }
+        return code;
+    }
+}

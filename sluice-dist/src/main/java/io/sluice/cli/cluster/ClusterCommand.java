@@ -1,0 +1,185 @@
+package io.sluice.cli.cluster;
+
+import io.sluice.cli.ExitCodes;
+import io.sluice.cluster.LocalCluster;
+import io.sluice.config.ClusterOptions;
+import io.sluice.config.Configuration;
+import io.sluice.config.HighAvailabilityOptions;
+import io.sluice.config.IllegalConfigurationException;
+import io.sluice.jar.JarJobSubmitter;
+import io.sluice.rest.RestOptions;
+import io.sluice.rest.RestServer;
+import io.sluice.rest.RestServerConfig;
+import io.sluice.rest.local.LocalClusterBackend;
+import io.sluice.rest.local.LocalJarDirectory;
+import io.sluice.util.SystemClock;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code sluice cluster}: a job manager and task executors in this process, with the REST API,
+ * until SIGTERM or Ctrl-C. Stopping suspends the jobs and keeps the HA data, so the next
+ * {@code sluice cluster} on the same HA directory resumes them (with their jars) from their latest
+ * checkpoints.
+ *
+ * <p>Threading: {@link #call()} runs on the command's thread and waits there for a stop signal;
+ * the signal handlers only release that wait.
+ */
+@Command(name = "cluster",
+        mixinStandardHelpOptions = true,
+        sortOptions = false,
+        description = {
+            "Starts a Sluice cluster in this process: a job manager and task executors, and the REST API"
+                + " (and dashboard) on http://127.0.0.1:8081/ by default. Submit jobs with 'sluice run <jar>'.",
+            "Runs until SIGTERM or Ctrl-C: the jobs are then suspended and the HA data kept, so a cluster started"
+                + " again on the same HA directory (default ./sluice-data/ha) resumes them from their checkpoints."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {
+            " 0:stopped by SIGTERM or Ctrl-C (jobs suspended, HA data kept)",
+            "64:invalid option or configuration value",
+            "70:unexpected error"})
+public final class ClusterCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--task-executors", paramLabel = "N",
+            description = "Task executors in this process. Default: cluster.task-executors, else 2.")
+    private Integer taskExecutors;
+
+    @Option(names = "--slots", paramLabel = "N",
+            description = "Slots per task executor. Default: cluster.slots-per-task-executor, else 2.")
+    private Integer slots;
+
+    @Option(names = "--port", paramLabel = "PORT",
+            description = "Port of the REST API; 0 picks a free one (printed). Default: rest.port, else 8081.")
+    private Integer port;
+
+    @Option(names = "--config", paramLabel = "FILE",
+            description = "YAML configuration file: 'key: value' lines (or nested keys) as in docs/configuration.md.")
+    private Path configFile;
+
+    @Option(names = "-D", paramLabel = "KEY=VALUE", mapFallbackValue = "",
+            description = "A configuration entry, over the file's; repeatable, e.g. -D high-availability.dir=/data/ha.")
+    private Map<String, String> overrides = new LinkedHashMap<>();
+
+    @Option(names = "--jar-dir", paramLabel = "DIR", defaultValue = "./sluice-data/jars",
+            description = "Where uploaded jars are kept. Default: ${DEFAULT-VALUE}.")
+    private Path jarDirectory;
+
+    private final CountDownLatch stop = new CountDownLatch(1);
+
+    @Override
+    public Integer call() throws Exception {
+        Configuration configuration = configuration();
+        PrintWriter out = spec.commandLine().getOut();
+        LocalCluster cluster;
+        RestServer server;
+        try {
+            RestServerConfig restConfig = RestServerConfig.fromConfiguration(configuration);
+            cluster = LocalCluster.builder().configuration(configuration).haServices(configuration).build();
+            JarJobSubmitter submitter = new JarJobSubmitter(cluster.userCodeClassLoaders(),
+                    cluster.haServices()::jobJarStore, cluster::dispatcher, cluster.ioExecutor(),
+                    JarJobSubmitter.DEFAULT_MAIN_TIMEOUT);
+            LocalJarDirectory jars = new LocalJarDirectory(jarDirectory, cluster.ioExecutor(), SystemClock.INSTANCE);
+            server = RestServer.builder(restConfig, new LocalClusterBackend(cluster, jars, new ClusterJarRunner(submitter)))
+                    .build();
+            try {
+                server.start();
+            } catch (RuntimeException e) {
+                cluster.close();
+                throw new IllegalStateException("Could not serve the REST API on " + restConfig.bindAddress() + ":"
+                        + restConfig.port() + " (" + rootMessage(e) + "); is another cluster running? Pick another"
+                        + " port with --port", e);
+            }
+            StopSignals.install(stop::countDown);
+            LocalCluster started = cluster;
+            RestServer serving = server;
+            // Any other way the JVM shuts down (SIGHUP, System.exit elsewhere): still suspend the jobs in order.
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> stopOnce(serving, started), "sluice-cluster-shutdown"));
+            String url = "http://" + restConfig.bindAddress() + ":" + server.port() + "/";
+            out.printf("Sluice cluster: %d task executor(s) x %d slot(s); high availability: %s%n",
+                    cluster.taskExecutors().size(), cluster.taskExecutors().get(0).numberOfSlots(), haDescription(configuration));
+            out.println("Listening on " + url + " (REST API under " + url + "v1, dashboard at " + url + ")");
+            out.println("Submit a job with: sluice run <jar> --cluster " + url.substring(0, url.length() - 1));
+            out.println("Stop with Ctrl-C or SIGTERM: jobs are suspended and resume when the cluster starts again.");
+            out.flush();
+        } catch (IllegalConfigurationException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        stop.await();
+        out.println("Stopping: suspending the jobs; the HA data stays for the next start.");
+        out.flush();
+        stopOnce(server, cluster);
+        out.println("Sluice cluster stopped.");
+        out.flush();
+        return ExitCodes.OK;
+    }
+
+    private final java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /** Stops serving, then suspends every job (tasks cancelled, HA data kept); only the first call does anything. */
+    private void stopOnce(RestServer server, LocalCluster cluster) {
+        if (stopped.compareAndSet(false, true)) {
+            server.close();
+            cluster.close();
+        }
+    }
+
+    private Configuration configuration() {
+        Configuration c;
+        try {
+            c = configFile != null ? ConfigFile.load(configFile) : new Configuration();
+        } catch (IllegalConfigurationException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage());
+        }
+        overrides.forEach(c::setString);
+        if (taskExecutors != null) {
+            require(taskExecutors >= 1, "--task-executors", taskExecutors, "at least 1");
+            c.set(ClusterOptions.TASK_EXECUTORS, taskExecutors);
+        } else if (!c.contains(ClusterOptions.TASK_EXECUTORS)) {
+            c.set(ClusterOptions.TASK_EXECUTORS, 2);
+        }
+        if (slots != null) {
+            require(slots >= 1, "--slots", slots, "at least 1");
+            c.set(ClusterOptions.SLOTS_PER_TASK_EXECUTOR, slots);
+        } else if (!c.contains(ClusterOptions.SLOTS_PER_TASK_EXECUTOR)) {
+            c.set(ClusterOptions.SLOTS_PER_TASK_EXECUTOR, 2);
+        }
+        if (port != null) {
+            require(port >= 0 && port <= 65535, "--port", port, "between 0 (any free port) and 65535");
+            c.setString(RestOptions.PORT.key(), Integer.toString(port));
+        }
+        return c;
+    }
+
+    private static String haDescription(Configuration c) {
+        String type = c.get(HighAvailabilityOptions.TYPE);
+        return "embedded".equals(type)
+                ? "embedded in " + Path.of(c.get(HighAvailabilityOptions.DIRECTORY)).toAbsolutePath().normalize()
+                : type;
+    }
+
+    private static String rootMessage(Throwable t) {
+        Throwable c = t;
+        while (c.getCause() != null && c.getCause() != c) {
+            c = c.getCause();
+        }
+        return c.toString();
+    }
+
+    private void require(boolean valid, String option, Object value, String requirement) {
+        if (!valid) {
+            throw new ParameterException(spec.commandLine(),
+                    "Invalid value for option '" + option + "': " + value + "; it must be " + requirement + ".");
+        }
+    }
+}

@@ -1,0 +1,239 @@
+package io.sluice.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code sluice cluster} as its own process (the built {@code sluice.jar}) and the client commands
+ * against it, in this JVM through {@link SluiceCli#commandLine()}: the example jar run attached and
+ * detached, list, status (also watched), checkpoints, cancel, every exit code of the client
+ * commands, and a cluster stopped with SIGTERM (exit 0) and started again on the same HA directory
+ * running the job again from its checkpoint.
+ */
+class SluiceClusterCliITCase {
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final Pattern LISTENING = Pattern.compile("Listening on (http://127\\.0\\.0\\.1:\\d+)/");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int KEYS = 4;
+
+    @TempDir
+    Path dir;
+
+    private final List<Process> processes = new ArrayList<>();
+
+    /** A running {@code sluice cluster} process and its REST address. */
+    private record Cluster(Process process, String url, Path stdout) {
+    }
+
+    @AfterEach
+    void stopProcesses() throws Exception {
+        for (Process p : processes) {
+            p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private Cluster startCluster(int n) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Path stdout = dir.resolve("cluster-" + n + ".out");
+        Process process = new ProcessBuilder(java, "-Xmx512m", "-jar", requiredFile("sluice.jar").toString(), "cluster",
+                "--port", "0", "--task-executors", "2", "--slots", "2",
+                "-D", "high-availability.dir=" + dir.resolve("ha"), "--jar-dir", dir.resolve("jars").toString())
+                .directory(dir.toFile())
+                .redirectOutput(stdout.toFile())
+                .redirectError(dir.resolve("cluster-" + n + ".err").toFile())
+                .start();
+        processes.add(process);
+        String[] url = new String[1];
+        await().atMost(TIMEOUT).until(() -> {
+            if (!process.isAlive()) {
+                throw new AssertionError("sluice cluster exited with " + process.exitValue() + ":\n"
+                        + Files.readString(stdout) + Files.readString(dir.resolve("cluster-" + n + ".err")));
+            }
+            Matcher m = LISTENING.matcher(Files.readString(stdout));
+            if (m.find()) {
+                url[0] = m.group(1);
+                return true;
+            }
+            return false;
+        });
+        return new Cluster(process, url[0], stdout);
+    }
+
+    private static Path requiredFile(String property) {
+        String path = System.getProperty(property);
+        assertThat(path).as("system property " + property + " (set by the pom)").isNotNull();
+        Path file = Path.of(path);
+        assertThat(file).as(property + " is built before the integration tests").isRegularFile();
+        return file;
+    }
+
+    /** The outcome of one in-process CLI invocation. */
+    private record Result(int exitCode, String out, String err) {
+        JsonNode json() throws IOException {
+            return JSON.readTree(out);
+        }
+    }
+
+    private static Result cli(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        var cli = SluiceCli.commandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        int code = cli.execute(args);
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    private JsonNode job(Cluster c, String jobId) throws IOException {
+        Result r = cli("status", jobId, "--cluster", c.url(), "--output", "json");
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(0);
+        return r.json();
+    }
+
+    /** Every {@code key,count} line of the keyed counting job's output, as key -> all counts seen. */
+    private Map<String, List<Long>> counts(Path output) throws IOException {
+        Map<String, List<Long>> all = new HashMap<>();
+        if (!Files.isDirectory(output)) {
+            return all;
+        }
+        try (Stream<Path> parts = Files.list(output)) {
+            for (Path part : parts.toList()) {
+                for (String line : Files.readAllLines(part)) {
+                    int comma = line.indexOf(',');
+                    if (comma > 0 && line.indexOf(',', comma + 1) < 0 && !line.substring(comma + 1).isEmpty()) {
+                        all.computeIfAbsent(line.substring(0, comma), k -> new ArrayList<>())
+                                .add(Long.parseLong(line.substring(comma + 1)));
+                    }
+                }
+            }
+        }
+        return all;
+    }
+
+    private static long max(Map<String, List<Long>> counts) {
+        return counts.values().stream().flatMap(List::stream).mapToLong(Long::longValue).max().orElse(0);
+    }
+
+    @Test
+    void theCliRunsWatchesAndCancelsJobsOnAClusterProcessThatResumesItsJobAfterARestart() throws Exception {
+        String examples = requiredFile("sluice.examples.jar").toString();
+        Cluster cluster = startCluster(1);
+        String url = cluster.url();
+
+        // Attached run of a bounded job: live progress lines, exit 0 when it FINISHED.
+        Result attached = cli("run", examples, "--cluster", url, "--parallelism", "2", "--poll-interval", "100 ms",
+                "--", "--records", "2000", "--keys", "8", "--rate", "0");
+        assertThat(attached.exitCode()).as(attached.err()).isEqualTo(ExitCodes.OK);
+        assertThat(attached.out()).contains("submitted from sluice-examples.jar").contains("FINISHED");
+
+        // A program whose main throws: the job is rejected with the user's exception, exit 2.
+        Result bad = cli("run", examples, "--cluster", url, "--", "--no-such-argument", "1");
+        assertThat(bad.exitCode()).isEqualTo(ExitCodes.JOB_FAILED);
+        assertThat(bad.err()).contains("threw").contains("--no-such-argument");
+
+        // Word count, by explicit --class, attached: FINISHED and the file counted.
+        Path text = Files.writeString(dir.resolve("text.txt"), "to be or not to be\n");
+        Result wordCount = cli("run", examples, "--cluster", url, "--class", "io.sluice.examples.jobs.WordCount",
+                "--poll-interval", "100 ms", "--", "--input", text.toString(), "--output", dir.resolve("wc").toString());
+        assertThat(wordCount.exitCode()).as(wordCount.err()).isEqualTo(ExitCodes.OK);
+
+        // A job that fails while it runs (its input file does not exist; no restarts): attached run exits 2.
+        Result failing = cli("run", examples, "--cluster", url, "--class", "io.sluice.examples.jobs.WordCount",
+                "-D", "restart-strategy=none", "--poll-interval", "100 ms",
+                "--", "--input", dir.resolve("no-such-file.txt").toString(), "--output", dir.resolve("wc2").toString());
+        assertThat(failing.exitCode()).as(failing.out() + failing.err()).isEqualTo(ExitCodes.JOB_FAILED);
+        assertThat(failing.out()).contains("FAILED").contains("no-such-file.txt");
+
+        // A long-running job with checkpoints, detached.
+        Path output = dir.resolve("counts");
+        Result detached = cli("run", examples, "--cluster", url, "--detached", "--output", "json",
+                "-D", "checkpoints.interval=200 ms", "-D", "checkpoints.dir=" + dir.resolve("checkpoints"),
+                "--", "--records", "0", "--keys", Integer.toString(KEYS), "--rate", "200", "--output", output.toString());
+        assertThat(detached.exitCode()).as(detached.err()).isEqualTo(ExitCodes.OK);
+        String jobId = detached.json().path("jobId").asText();
+
+        Result list = cli("list", "--cluster", url);
+        assertThat(list.exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(list.out()).contains(jobId).contains("keyed counting over " + KEYS + " keys");
+
+        await().atMost(TIMEOUT).until(() -> job(cluster, jobId).path("checkpoints").path("completed").asLong() >= 3);
+        Result watch = cli("status", jobId, "--watch", "--interval", "100 ms", "--timeout", "1 s", "--cluster", url);
+        assertThat(watch.exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(watch.out()).contains("RUNNING").contains("keeps running on the cluster");
+        Result status = cli("status", jobId, "--cluster", url);
+        assertThat(status.out()).contains("status       RUNNING").contains("count per key");
+        Result checkpoints = cli("checkpoints", jobId, "--cluster", url);
+        assertThat(checkpoints.exitCode()).isEqualTo(ExitCodes.OK);
+        assertThat(checkpoints.out()).contains("checkpoint(s) completed");
+
+        // Exit codes of mistakes.
+        assertThat(cli("status", "not-a-job", "--cluster", url).exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(cli("status", "0123456789abcdef0123456789abcdef", "--cluster", url).exitCode())
+                .isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(cli("cancel", "0123456789abcdef0123456789abcdef", "--cluster", url).exitCode())
+                .isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(cli("run", dir.resolve("missing.jar").toString(), "--cluster", url).exitCode())
+                .isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(cli("list", "--cluster", url, "--no-such-option").exitCode()).isEqualTo(ExitCodes.USAGE);
+        String nobody = "http://127.0.0.1:" + freePort();
+        Result unreachable = cli("list", "--cluster", nobody);
+        assertThat(unreachable.exitCode()).isEqualTo(ExitCodes.UNAVAILABLE);
+        assertThat(unreachable.err()).contains(nobody).contains("sluice cluster");
+
+        // SIGTERM: jobs suspended, HA data kept, exit 0.
+        long countedBefore = max(counts(output));
+        cluster.process().destroy();
+        assertThat(cluster.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(cluster.process().exitValue()).as(Files.readString(cluster.stdout())).isEqualTo(0);
+        assertThat(Files.readString(cluster.stdout())).contains("Sluice cluster stopped.");
+        assertThat(cli("status", jobId, "--cluster", url).exitCode()).isEqualTo(ExitCodes.UNAVAILABLE);
+
+        // Started again on the same HA directory: the job (with its jar) RUNNING again, from its checkpoint.
+        Cluster second = startCluster(2);
+        await().atMost(TIMEOUT).until(() -> "RUNNING".equals(job(second, jobId).path("status").asText())
+                && max(counts(output)) > countedBefore);
+        Map<String, List<Long>> counts = counts(output);
+        assertThat(counts).hasSize(KEYS);
+        for (Map.Entry<String, List<Long>> key : counts.entrySet()) {
+            assertThat(key.getValue().stream().filter(c -> c == 1).count())
+                    .as("key %s counted from 1 only once: the restarted job resumed its state", key.getKey())
+                    .isEqualTo(1);
+        }
+
+        Result cancel = cli("cancel", jobId, "--cluster", second.url());
+        assertThat(cancel.exitCode()).as(cancel.err()).isEqualTo(ExitCodes.OK);
+        Result ended = cli("status", jobId, "--watch", "--interval", "100 ms", "--timeout", "60 s", "--cluster", second.url());
+        assertThat(ended.exitCode()).as("a watched job that ends CANCELED").isEqualTo(ExitCodes.JOB_FAILED);
+        assertThat(ended.out()).contains("CANCELED");
+        second.process().destroy();
+        assertThat(second.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(second.process().exitValue()).isEqualTo(0);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+}
