@@ -82,6 +82,8 @@ public final class CheckpointCoordinator {
     private final java.util.LinkedHashSet<Long> aborted = new java.util.LinkedHashSet<>();
     /** The checkpoint the current deployment restores from, which retention must not discard yet. */
     private final RestoreCheckpointPin restorePin = new RestoreCheckpointPin();
+    /** Told of each completion and failure, where the counters of {@link #stats()} change. */
+    private CheckpointMetricsListener metricsListener = CheckpointMetricsListener.NONE;
 
     /**
      * @param writesAllowed checked on the I/O thread right before each metadata or pointer write;
@@ -101,6 +103,12 @@ public final class CheckpointCoordinator {
         this.clock = clock;
         this.context = context;
         this.writesAllowed = writesAllowed;
+    }
+
+    /** Sets who is told of each completed and failed checkpoint (metrics). Main thread. */
+    public void setMetricsListener(CheckpointMetricsListener listener) {
+        mainThread.assertRunningInMainThread();
+        this.metricsListener = java.util.Objects.requireNonNull(listener, "listener");
     }
 
     /** Starts periodic triggering (no-op when checkpointing is disabled). */
@@ -270,6 +278,7 @@ public final class CheckpointCoordinator {
             latestDurationMillis = durationNanos / 1_000_000L;
             recent.addLast(new CompletedCheckpointStats(p.checkpointId, p.triggerTimestampMillis, durationNanos,
                     checkpoint.totalStateSize()));
+            metricsListener.checkpointCompleted(recent.peekLast());
             if (recent.size() > CheckpointStats.RECENT_LIMIT) {
                 recent.removeFirst();
             }
@@ -312,6 +321,7 @@ public final class CheckpointCoordinator {
     private void onCheckpointFailure(long checkpointId, String reason, boolean counts) {
         failed++;
         consecutiveFailures++;
+        metricsListener.checkpointFailed();
         lastFailure = "Checkpoint " + (checkpointId >= 0 ? checkpointId + " " : "") + "failed: " + reason;
         LOG.warn("{} (job {}, {} consecutive failure(s), {} tolerated)", lastFailure, jobId, consecutiveFailures,
                 config.tolerableCheckpointFailures());

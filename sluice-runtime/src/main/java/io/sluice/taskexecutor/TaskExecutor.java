@@ -33,7 +33,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
     private final Map<ExecutionAttemptId, RunningTask> tasks = new HashMap<>();
     private final TaskLocalStateStore localState = new TaskLocalStateStore();
 
-    private record RunningTask(Task task, JobMasterGateway jobMaster) {
+    private record RunningTask(Task task, JobMasterGateway jobMaster, TaskMeters meters) {
     }
 
     public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
@@ -65,7 +65,8 @@ public final class TaskExecutor implements TaskExecutorGateway {
             CheckpointStorage storage = storages.forLocation(descriptor.jobGraph().config().checkpointDir());
             Task task = new Task(descriptor, jobMaster, shuffle, storage, ioExecutor,
                     state -> mainThread.execute(() -> onTaskState(state)), localState);
-            tasks.put(descriptor.attemptId(), new RunningTask(task, jobMaster));
+            tasks.put(descriptor.attemptId(), new RunningTask(task, jobMaster,
+                    TaskMeters.register(storages.meterRegistry(), task)));
             task.start();
             return Acknowledge.INSTANCE;
         }, mainThread);
@@ -75,6 +76,9 @@ public final class TaskExecutor implements TaskExecutorGateway {
         RunningTask running = state.state().isTerminal() ? tasks.remove(state.attemptId()) : tasks.get(state.attemptId());
         if (running == null) {
             return;
+        }
+        if (state.state().isTerminal()) {
+            running.meters().close();
         }
         if (state.state() == ExecutionState.FINISHED) {
             ExecutionAttemptId a = state.attemptId();
