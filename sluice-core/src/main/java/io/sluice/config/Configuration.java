@@ -86,8 +86,16 @@ public final class Configuration {
         }
     }
 
+    /** Values of secret options (tokens, secret keys, passwords) are shown as {@code ******}. */
     @Override
     public String toString() {
-        return "Configuration" + values;
+        Map<String, String> shown = new java.util.TreeMap<>();
+        values.forEach((k, v) -> shown.put(k, isSecret(k) ? "******" : v));
+        return "Configuration" + shown;
+    }
+
+    private static boolean isSecret(String key) {
+        String k = key.toLowerCase(java.util.Locale.ROOT);
+        return k.endsWith("token") || k.contains("secret") || k.contains("password");
     }
 }

@@ -136,6 +136,14 @@ class ConfigurationTest {
                 .hasMessageContaining("'checkpoints interval'");
     }
 
+    @Test
+    void toStringHidesTokensSecretsAndPasswords() {
+        Configuration c = new Configuration(Map.of("rest.auth.token", "t0ken-value", "s3.secret-key", "s3cret-value",
+                "db.password", "pa55", "rest.port", "8081"));
+        assertThat(c.toString()).doesNotContain("t0ken-value", "s3cret-value", "pa55")
+                .contains("rest.auth.token=******", "rest.port=8081");
+    }
+
     private static <T> String formatDefault(ConfigOption<T> option) {
         return option.format(option.defaultValue());
     }

@@ -32,6 +32,15 @@ public final class SlotPool {
         return slots.size() - owners.size();
     }
 
+    /** Free slots per task executor id, in the order of the task executors. */
+    public synchronized Map<String, Integer> freeSlotsByTaskExecutor() {
+        Map<String, Integer> free = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < slots.size(); i++) {
+            free.merge(slots.get(i).id(), owners.containsKey(i) ? 0 : 1, Integer::sum);
+        }
+        return free;
+    }
+
     /**
      * Takes {@code count} slots for {@code jobId}, spread over the task executors, or throws
      * {@link NotEnoughSlotsException} (taking none). A job that already holds slots gets the same ones back.

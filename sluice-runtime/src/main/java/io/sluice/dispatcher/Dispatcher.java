@@ -379,11 +379,18 @@ public final class Dispatcher implements DispatcherGateway {
     public CompletableFuture<List<JobSummary>> listJobs() {
         return CompletableFuture.supplyAsync(() -> {
             List<JobSummary> out = new ArrayList<>();
-            runners.values().forEach(r -> out.add(new JobSummary(r.jobId(), r.jobGraph().name(), r.status())));
-            graphsBeingRead.forEach(id -> out.add(new JobSummary(id, null, JobStatus.INITIALIZING)));
-            finished.values().forEach(r -> out.add(new JobSummary(r.jobId(), r.jobName(), r.status())));
+            runners.values().forEach(r -> out.add(new JobSummary(r.jobId(), r.jobGraph().name(), r.status(),
+                    r.startTimeMillis(), r.lastTransitionMillis())));
+            graphsBeingRead.forEach(id -> out.add(new JobSummary(id, null, JobStatus.INITIALIZING, startMillis, startMillis)));
+            finished.values().forEach(r -> out.add(finishedSummary(r)));
             return out;
         }, mainThread);
+    }
+
+    private JobSummary finishedSummary(JobResult r) {
+        JobDetails d = finishedDetails.get(r.jobId());
+        long start = d != null && !d.transitions().isEmpty() ? d.transitions().get(0).timestampMillis() : -1;
+        return new JobSummary(r.jobId(), r.jobName(), r.status(), start, r.endTimestampMillis());
     }
 
     @Override

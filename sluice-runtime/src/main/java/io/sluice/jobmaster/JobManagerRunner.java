@@ -106,6 +106,18 @@ public final class JobManagerRunner implements LeaderContender {
         return status;
     }
 
+    /** Wall-clock time of the first transition (when this runner was created). Main thread. */
+    public long startTimeMillis() {
+        mainThread.assertRunningInMainThread();
+        return transitions.get(0).timestampMillis();
+    }
+
+    /** Wall-clock time of the latest status change seen by this runner. Main thread. */
+    public long lastTransitionMillis() {
+        mainThread.assertRunningInMainThread();
+        return transitions.get(transitions.size() - 1).timestampMillis();
+    }
+
     /** Completes on the main thread when the job is globally terminal (FINISHED, FAILED, CANCELED). */
     public CompletableFuture<JobResult> resultFuture() {
         return resultFuture;

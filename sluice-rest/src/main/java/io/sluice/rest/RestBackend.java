@@ -1,0 +1,44 @@
+package io.sluice.rest;
+
+import io.sluice.dispatcher.JobSummary;
+import io.sluice.graph.JobId;
+import io.sluice.jobmaster.JobDetails;
+import io.sluice.rpc.Acknowledge;
+import java.io.InputStream;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Everything a REST handler may ask of the cluster. Callable from any thread; every method returns
+ * at once with a future answered from the components' gateways, and never does I/O on the calling
+ * thread or on a component's main thread (jar files are written and read on an I/O executor).
+ * Failures: {@link io.sluice.dispatcher.UnknownJobException} (404), {@link RestException} (its status),
+ * {@link IllegalArgumentException} (400), {@link IllegalStateException} (409).
+ */
+public interface RestBackend {
+
+    /** Version, leader, task executors and slots, and job counts. */
+    CompletableFuture<ClusterOverview> overview();
+
+    /** Every job the answering job manager knows, running or ended. */
+    CompletableFuture<List<JobSummary>> listJobs();
+
+    /** Status, transitions, vertices, restarts, checkpoints and (while INITIALIZING) recovery progress. */
+    CompletableFuture<JobDetails> jobDetails(JobId jobId);
+
+    /** Cancels the job; completes once the cancel is accepted (the job ends CANCELED later). */
+    CompletableFuture<Acknowledge> cancelJob(JobId jobId);
+
+    /**
+     * Stores an uploaded jar under a generated id; {@code originalFileName} is only shown, never used
+     * as a path. Reads {@code content} (at most {@code maxBytes}, else fails with a 413
+     * {@link RestException}) before the future completes. Fails with 400 when it is not a jar.
+     */
+    CompletableFuture<JarInfo> uploadJar(String originalFileName, InputStream content, long maxBytes);
+
+    /** The stored jars, oldest first. */
+    CompletableFuture<List<JarInfo>> listJars();
+
+    /** Builds the jar's job with {@code request} and submits it; completes with the job id once accepted. */
+    CompletableFuture<JobId> runJar(String jarId, RunRequest request);
+}

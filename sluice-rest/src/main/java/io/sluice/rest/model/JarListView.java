@@ -1,0 +1,11 @@
+package io.sluice.rest.model;
+
+import io.sluice.rest.JarInfo;
+import java.util.List;
+
+/** {@code GET /v1/jars}: the stored jars, oldest first. */
+public record JarListView(List<JarInfo> jars) {
+    public JarListView {
+        jars = List.copyOf(jars);
+    }
+}

@@ -1,0 +1,76 @@
+package io.sluice.rest.model;
+
+import io.sluice.checkpoint.CheckpointStats;
+import io.sluice.jobmaster.JobDetails;
+import io.sluice.jobmaster.JobStatusTransition;
+import io.sluice.jobmaster.RecoveryStatus;
+import io.sluice.jobmaster.VertexStatus;
+import java.util.List;
+
+/**
+ * {@code GET /v1/jobs/{jobId}}: a job's status and progress. Built from {@link JobDetails}; field
+ * names and meaning are the REST API's contract (see docs/rest.md), independent of the runtime record.
+ *
+ * @param failure  the root cause of the last failure, or {@code null}
+ * @param recovery while INITIALIZING, what recovery is doing; after it, how the latest recovery went; else {@code null}
+ */
+public record JobDetailView(String id, String name, String status, List<Transition> transitions, List<Vertex> vertices,
+                            Restarts restarts, Failure failure, Recovery recovery, CheckpointSummary checkpoints) {
+
+    public record Transition(String status, long timestampMillis) {
+        static Transition of(JobStatusTransition t) {
+            return new Transition(t.status().name(), t.timestampMillis());
+        }
+    }
+
+    /** @param subtasks per subtask of the current deployment: its state and record counts */
+    public record Vertex(int id, String name, int parallelism, int runningSubtasks, long recordsIn, long recordsOut,
+                         List<Subtask> subtasks) {
+        static Vertex of(VertexStatus v) {
+            return new Vertex(v.vertexId(), v.name(), v.parallelism(), v.runningSubtasks(), v.recordsIn(), v.recordsOut(),
+                    List.of());
+        }
+    }
+
+    /** @param state DEPLOYING, RUNNING, FINISHED, CANCELING, CANCELED or FAILED */
+    public record Subtask(int index, String state, long recordsIn, long recordsOut) {
+    }
+
+    /** @param recent the latest restarts, oldest first, with the failure that caused each */
+    public record Restarts(int count, List<Restart> recent) {
+    }
+
+    public record Restart(long timestampMillis, String cause) {
+    }
+
+    public record Failure(String message) {
+    }
+
+    public record Recovery(String phase, int attempt, int pointersFound, int metadataLoaded, long elapsedMillis,
+                           String lastError, long nextRetryMillis, List<String> events) {
+        static Recovery of(RecoveryStatus r) {
+            return r == null ? null : new Recovery(r.phase(), r.attempt(), r.pointersFound(), r.metadataLoaded(),
+                    r.elapsedMillis(), r.lastError(), r.nextRetryMillis(), r.events());
+        }
+    }
+
+    /**
+     * @param latestId           -1 when none completed
+     * @param failingSinceMillis when the current run of consecutive checkpoint failures began, or {@code null}
+     */
+    public record CheckpointSummary(long completed, long failed, long latestId, String lastFailure, Long failingSinceMillis) {
+        static CheckpointSummary of(CheckpointStats c) {
+            return new CheckpointSummary(c.completed(), c.failed(), c.latestCompletedId(), c.lastFailure(), null);
+        }
+    }
+
+    public static JobDetailView of(JobDetails d) {
+        return new JobDetailView(d.jobId().value(), d.name(), d.status().name(),
+                d.transitions().stream().map(Transition::of).toList(),
+                d.vertices().stream().map(Vertex::of).toList(),
+                new Restarts(d.restarts(), List.of()),
+                d.failureMessage() == null ? null : new Failure(d.failureMessage()),
+                Recovery.of(d.recovery()),
+                CheckpointSummary.of(d.checkpoints()));
+    }
+}
