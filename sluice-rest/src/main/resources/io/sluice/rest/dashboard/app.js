@@ -255,6 +255,7 @@
     $("view-job").hidden = false;
     $("job-id").textContent = jobId;
     var throughput = new ThroughputSeries();
+    var graphEdges = { edges: null }; // the job's edges, kept once seen (an ended job's answer has none)
     var charts = { throughput: null, checkpoints: null };
     var onResize = function () {
       [["throughput", "throughput-chart"], ["checkpoints", "checkpoint-chart"]].forEach(function (c) {
@@ -278,7 +279,10 @@
           })
         ]).then(function (answers) {
           var job = answers[0];
-          renderJob(job);
+          if (job.edges && job.edges.length) {
+            graphEdges.edges = job.edges;
+          }
+          renderJob(job, graphEdges.edges);
           throughput.add(job);
           charts.throughput = drawThroughput(charts.throughput, throughput);
           charts.checkpoints = drawCheckpoints(charts.checkpoints, answers[1]);
@@ -296,7 +300,7 @@
     };
   }
 
-  function renderJob(job) {
+  function renderJob(job, edges) {
     document.title = (job.name || job.id) + " – Sluice";
     $("job-title").textContent = job.name || job.id;
     var st = $("job-status");
@@ -308,7 +312,7 @@
     $("failure-text").textContent = job.failure ? job.failure.message : "";
     renderTimeline(job.transitions || []);
     renderRestarts(job.restarts);
-    renderGraph(job);
+    renderGraph(job.vertices || [], edges);
     renderVertices(job.vertices || []);
   }
 
@@ -381,9 +385,15 @@
    * The operator graph: one box per vertex in columns by depth (distance from a source), with an
    * arrow per edge. Without edges in the answer, the vertices are drawn as a chain in their order.
    */
-  function renderGraph(job) {
-    var vertices = job.vertices || [];
-    var edges = job.edges || vertices.slice(1).map(function (v, i) {
+  function renderGraph(vertices, knownEdges) {
+    var box = $("graph");
+    $("graph-empty").hidden = vertices.length > 0;
+    box.hidden = vertices.length === 0;
+    if (!vertices.length) {
+      clear(box);
+      return;
+    }
+    var edges = knownEdges || vertices.slice(1).map(function (v, i) {
       return { source: vertices[i].id, target: v.id, partitioning: "" };
     });
     var depth = {};
@@ -438,7 +448,6 @@
       root.appendChild(g);
       labels.push(v.name + " (parallelism " + v.parallelism + ")");
     });
-    var box = $("graph");
     box.setAttribute("aria-label", "Operator graph: " + labels.join(", then ") + ".");
     clear(box);
     box.appendChild(root);
@@ -507,6 +516,7 @@
   }
 
   function drawThroughput(chart, series) {
+    $("throughput-empty").hidden = !!(series.ids && series.x.length);
     if (!series.ids || series.x.length < 1 || typeof uPlot === "undefined") {
       return chart;
     }
@@ -532,6 +542,7 @@
 
   function drawCheckpoints(chart, body) {
     var history = body && body.history ? body.history.slice().sort(function (a, b) { return a.id - b.id; }) : [];
+    $("checkpoint-chart").hidden = !history.length && !chart;
     if (!history.length || typeof uPlot === "undefined") {
       return chart;
     }
