@@ -23,7 +23,7 @@ import java.util.Properties;
  */
 public final class DashboardRoutes implements RestRoutes {
     static final String FOLDER = "io/sluice/rest/dashboard/";
-    static final String UPLOT_PROPERTIES = "META-INF/maven/org.webjars.npm/uplot/pom.properties";
+    static final String PROPERTIES = FOLDER + "dashboard.properties";
     /** Allows the page's own scripts and styles only, and inline style attributes (set by the charts). */
     static final String CONTENT_SECURITY_POLICY = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline';"
             + " img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
@@ -69,18 +69,24 @@ public final class DashboardRoutes implements RestRoutes {
         return List.copyOf(assets.keySet());
     }
 
+    /** The uPlot WebJar version, written into {@value #PROPERTIES} by the build (the version in the parent pom). */
     private static String uplotVersion(ClassLoader loader) {
-        try (InputStream in = loader.getResourceAsStream(UPLOT_PROPERTIES)) {
+        Properties p = new Properties();
+        try (InputStream in = loader.getResourceAsStream(PROPERTIES)) {
             if (in == null) {
-                throw new IllegalStateException("The uPlot WebJar (org.webjars.npm:uplot) is not on the classpath: "
-                        + UPLOT_PROPERTIES + " is missing; the dashboard needs it for its charts");
+                throw new IllegalStateException("Dashboard asset " + PROPERTIES + " is missing from the classpath;"
+                        + " the sluice-rest jar is incomplete");
             }
-            Properties p = new Properties();
             p.load(in);
-            return p.getProperty("version");
         } catch (IOException e) {
-            throw new UncheckedIOException("Cannot read " + UPLOT_PROPERTIES, e);
+            throw new UncheckedIOException("Cannot read " + PROPERTIES, e);
         }
+        String version = p.getProperty("uplot.version");
+        if (version == null || version.isBlank() || version.startsWith("$")) {
+            throw new IllegalStateException(PROPERTIES + " names no uPlot version (" + version + "); it is filtered by"
+                    + " the Maven build of sluice-rest");
+        }
+        return version;
     }
 
     private static byte[] read(ClassLoader loader, String resource) {
