@@ -38,16 +38,7 @@ final class HeadlessChromium implements AutoCloseable {
 
     /** Starts the browser, or fails (or, with the skip property, aborts) the test when Chromium is missing. */
     static HeadlessChromium start() throws IOException {
-        if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
-            String message = "The dashboard's browser test needs Debian's chromium and chromium-driver ("
-                    + CHROMIUM + ", " + CHROMEDRIVER + "), which are not installed. Run ./scripts/install-test-deps.sh"
-                    + " (the project's test command ./scripts/test does), or pass -D" + SKIP_PROPERTY
-                    + "=true to skip this test.";
-            if (Boolean.getBoolean(SKIP_PROPERTY)) {
-                Assumptions.abort(message);
-            }
-            fail(message);
-        }
+        requireInstalled(CHROMIUM, CHROMEDRIVER, Boolean.getBoolean(SKIP_PROPERTY));
         System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
         Path profile = Files.createTempDirectory("sluice-chromium-profile");
         ChromeOptions options = new ChromeOptions();
@@ -62,6 +53,23 @@ final class HeadlessChromium implements AutoCloseable {
         ChromeDriver driver = new ChromeDriver(service, options);
         driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
         return new HeadlessChromium(driver, profile);
+    }
+
+    /**
+     * Fails the test, saying how to install them, when {@code chromium} or {@code chromedriver} is
+     * not an executable file; with {@code skip} it aborts the test (reported as skipped) instead.
+     */
+    static void requireInstalled(Path chromium, Path chromedriver, boolean skip) {
+        if (Files.isExecutable(chromium) && Files.isExecutable(chromedriver)) {
+            return;
+        }
+        String message = "The dashboard's browser test needs Debian's chromium and chromium-driver (" + chromium
+                + ", " + chromedriver + "), which are not installed. Run ./scripts/install-test-deps.sh (the project's"
+                + " test command ./scripts/test does), or pass -D" + SKIP_PROPERTY + "=true to skip this test.";
+        if (skip) {
+            Assumptions.abort(message);
+        }
+        fail(message);
     }
 
     ChromeDriver driver() {
