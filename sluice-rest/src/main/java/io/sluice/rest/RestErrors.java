@@ -70,6 +70,10 @@ final class RestErrors {
         if (body.status() == 401) {
             ctx.header("WWW-Authenticate", "Bearer realm=\"sluice\"");
         }
+        if (body.status() == 413) {
+            // The rest of the body is not read: say that the connection ends, so clients do not reuse it.
+            ctx.header("Connection", "close");
+        }
         ctx.status(body.status()).json(body);
     }
 }

@@ -78,6 +78,10 @@ public final class CheckpointCoordinator {
     /** The latest completed checkpoints, oldest first, at most {@link CheckpointStats#RECENT_LIMIT}. */
     private final java.util.ArrayDeque<CompletedCheckpointStats> recent = new java.util.ArrayDeque<>();
     private String lastFailure;
+    /** Wall-clock time of the first of the current consecutive failures, -1 when the latest checkpoint did not fail. */
+    private long failingSinceMillis = -1;
+    /** The checkpoint the current deployment restores from, -1 for none. */
+    private long restoredCheckpointId = -1;
     /** Recently aborted checkpoint ids, oldest first, so late uploads into them can be cleaned up. */
     private final java.util.LinkedHashSet<Long> aborted = new java.util.LinkedHashSet<>();
     /** The checkpoint the current deployment restores from, which retention must not discard yet. */
@@ -228,6 +232,7 @@ public final class CheckpointCoordinator {
      */
     public void restoreStarting(long checkpointId) {
         mainThread.assertRunningInMainThread();
+        restoredCheckpointId = checkpointId;
         restorePin.pin(checkpointId).forEach(this::discardAsync);
     }
 
@@ -274,10 +279,12 @@ public final class CheckpointCoordinator {
             }
             completed++;
             consecutiveFailures = 0;
+            failingSinceMillis = -1;
             long durationNanos = clock.nanoTime() - p.triggerNanos;
             latestDurationMillis = durationNanos / 1_000_000L;
+            boolean inline = checkpoint.taskStates().stream().allMatch(h -> h.stateFile() == null);
             recent.addLast(new CompletedCheckpointStats(p.checkpointId, p.triggerTimestampMillis, durationNanos,
-                    checkpoint.totalStateSize()));
+                    checkpoint.totalStateSize(), inline));
             metricsListener.checkpointCompleted(recent.peekLast());
             if (recent.size() > CheckpointStats.RECENT_LIMIT) {
                 recent.removeFirst();
@@ -320,6 +327,9 @@ public final class CheckpointCoordinator {
 
     private void onCheckpointFailure(long checkpointId, String reason, boolean counts) {
         failed++;
+        if (consecutiveFailures == 0) {
+            failingSinceMillis = clock.currentTimeMillis();
+        }
         consecutiveFailures++;
         metricsListener.checkpointFailed();
         lastFailure = "Checkpoint " + (checkpointId >= 0 ? checkpointId + " " : "") + "failed: " + reason;
@@ -327,6 +337,7 @@ public final class CheckpointCoordinator {
                 config.tolerableCheckpointFailures());
         if (counts && consecutiveFailures > config.tolerableCheckpointFailures()) {
             consecutiveFailures = 0;
+            failingSinceMillis = -1;
             context.failJob(new CheckpointException("Exceeded the tolerable number of consecutive checkpoint failures ("
                     + config.tolerableCheckpointFailures() + "). Last: " + lastFailure));
         }
@@ -347,7 +358,7 @@ public final class CheckpointCoordinator {
         long latestId = store.latest().map(CompletedCheckpoint::checkpointId).orElse(-1L);
         long latestAt = store.latest().map(CompletedCheckpoint::completionTimestampMillis).orElse(0L);
         return new CheckpointStats(completed, failed, consecutiveFailures, latestId, latestAt, latestDurationMillis, lastFailure,
-                List.copyOf(recent));
+                List.copyOf(recent), restoredCheckpointId, failingSinceMillis);
     }
 
     /** Subsumed checkpoints whose discard waits for a restore to finish, ascending (for tests). */

@@ -10,10 +10,13 @@ import java.util.List;
  * @param lastFailure           message of the last failed checkpoint, or {@code null}
  * @param recent                the most recently completed checkpoints of the current job master, oldest
  *                              first, at most {@link #RECENT_LIMIT}; per checkpoint its duration and state size
+ * @param restoredCheckpointId  the checkpoint the current deployment restored from, -1 when it started empty
+ * @param failingSinceMillis    wall-clock time of the first of the current consecutive checkpoint failures,
+ *                              -1 while the latest checkpoint did not fail
  */
 public record CheckpointStats(long completed, long failed, long consecutiveFailures, long latestCompletedId,
                               long latestCompletedAtMillis, long latestDurationMillis, String lastFailure,
-                              List<CompletedCheckpointStats> recent) {
+                              List<CompletedCheckpointStats> recent, long restoredCheckpointId, long failingSinceMillis) {
     /** How many completed checkpoints {@link #recent} keeps. */
     public static final int RECENT_LIMIT = 16;
 
@@ -21,5 +24,13 @@ public record CheckpointStats(long completed, long failed, long consecutiveFailu
 
     public CheckpointStats {
         recent = List.copyOf(recent);
+    }
+
+    /** Without the restored checkpoint and the failing-since time (both -1). */
+    public CheckpointStats(long completed, long failed, long consecutiveFailures, long latestCompletedId,
+                           long latestCompletedAtMillis, long latestDurationMillis, String lastFailure,
+                           List<CompletedCheckpointStats> recent) {
+        this(completed, failed, consecutiveFailures, latestCompletedId, latestCompletedAtMillis, latestDurationMillis,
+                lastFailure, recent, -1, -1);
     }
 }

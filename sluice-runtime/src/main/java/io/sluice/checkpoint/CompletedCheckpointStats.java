@@ -10,9 +10,17 @@ package io.sluice.checkpoint;
  *                               coordinator's clock
  * @param stateBytes             the full size of the checkpoint's state: the bytes of all its state files
  *                               (source positions, kept inline in the metadata, are not counted)
+ * @param inline                 whether the checkpoint has no state files: all its state is inline in its
+ *                               {@code _metadata}, the only blob it wrote
  */
 public record CompletedCheckpointStats(long checkpointId, long triggerTimestampMillis, long durationNanos,
-                                       long stateBytes) {
+                                       long stateBytes, boolean inline) {
+
+    /** Not marked inline. */
+    public CompletedCheckpointStats(long checkpointId, long triggerTimestampMillis, long durationNanos, long stateBytes) {
+        this(checkpointId, triggerTimestampMillis, durationNanos, stateBytes, false);
+    }
+
     public double durationMillis() {
         return durationNanos / 1e6;
     }

@@ -352,7 +352,7 @@ public final class JobManagerRunner implements LeaderContender {
             List<JobStatusTransition> all = new ArrayList<>(transitions.subList(0, 1));
             all.addAll(last.transitions());
             finalDetails = new JobDetails(last.jobId(), last.name(), last.status(), all, last.vertices(),
-                    last.checkpoints(), last.restarts(), last.failureMessage(), lastRecovery);
+                    last.checkpoints(), last.restarts(), last.failureMessage(), lastRecovery, last.recentFailures());
         }
     }
 
@@ -421,7 +421,7 @@ public final class JobManagerRunner implements LeaderContender {
                 List<JobStatusTransition> all = new ArrayList<>(before);
                 all.addAll(d.transitions());
                 JobDetails details = new JobDetails(d.jobId(), d.name(), d.status(), all, d.vertices(), d.checkpoints(),
-                        d.restarts(), d.failureMessage(), lastRecovery);
+                        d.restarts(), d.failureMessage(), lastRecovery, d.recentFailures());
                 if (jobMaster == jm) {
                     cachedDetails = details;
                     cachedFrom = jm;

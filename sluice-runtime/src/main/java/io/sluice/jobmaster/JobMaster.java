@@ -73,6 +73,8 @@ public final class JobMaster implements JobMasterGateway {
     private int deployment = -1;
     private int restarts;
     private Throwable lastFailure;
+    /** The latest task failures, oldest first, at most {@link JobDetails#RECENT_FAILURES_LIMIT}. */
+    private final java.util.ArrayDeque<FailureEvent> recentFailures = new java.util.ArrayDeque<>();
     private MainThreadExecutor.ScheduledTask scheduledRestart;
     /** Task counters of the last details request, kept for the final details. */
     private List<TaskMetrics> lastMetrics = List.of();
@@ -290,7 +292,12 @@ public final class JobMaster implements JobMasterGateway {
         lastFailure = cause;
         services.restartStrategy().notifyFailure(cause);
         checkpointCoordinator.abortPendingOnFailover();
-        if (services.restartStrategy().canRestart()) {
+        boolean restart = services.restartStrategy().canRestart();
+        recentFailures.addLast(new FailureEvent(services.clock().currentTimeMillis(), JobResult.describe(cause), restart));
+        if (recentFailures.size() > JobDetails.RECENT_FAILURES_LIMIT) {
+            recentFailures.removeFirst();
+        }
+        if (restart) {
             LOG.info("Job {} ({}) restarts after task failure ({}): {}", jobGraph.jobId(), jobGraph.name(),
                     services.restartStrategy().describe(), JobResult.describe(cause));
             restarts++;
@@ -460,6 +467,8 @@ public final class JobMaster implements JobMasterGateway {
         for (JobVertex v : jobGraph.vertices()) {
             long in = 0, out = 0;
             int running = 0;
+            long[] subtaskIn = new long[v.parallelism()];
+            long[] subtaskOut = new long[v.parallelism()];
             for (TaskMetrics m : metrics) {
                 if (m.attemptId().vertexId() == v.id() && m.attemptId().deployment() == deployment) {
                     in += m.recordsIn();
@@ -467,12 +476,25 @@ public final class JobMaster implements JobMasterGateway {
                     if (m.state() == ExecutionState.RUNNING) {
                         running++;
                     }
+                    if (m.attemptId().subtaskIndex() < v.parallelism()) {
+                        subtaskIn[m.attemptId().subtaskIndex()] += m.recordsIn();
+                        subtaskOut[m.attemptId().subtaskIndex()] += m.recordsOut();
+                    }
                 }
             }
-            vertices.add(new VertexStatus(v.id(), v.name(), v.parallelism(), running, in, out));
+            List<SubtaskStatus> subtasks = new ArrayList<>();
+            for (Execution e : executions.values()) {
+                if (e.id.vertexId() == v.id()) {
+                    int i = e.id.subtaskIndex();
+                    subtasks.add(new SubtaskStatus(i, e.state, subtaskIn[i], subtaskOut[i]));
+                }
+            }
+            subtasks.sort(java.util.Comparator.comparingInt(SubtaskStatus::subtaskIndex));
+            vertices.add(new VertexStatus(v.id(), v.name(), v.parallelism(), running, in, out, subtasks));
         }
         return new JobDetails(jobGraph.jobId(), jobGraph.name(), status, transitions, vertices,
-                checkpointCoordinator.stats(), restarts, lastFailure == null ? null : JobResult.describe(lastFailure), null);
+                checkpointCoordinator.stats(), restarts, lastFailure == null ? null : JobResult.describe(lastFailure), null,
+                List.copyOf(recentFailures));
     }
 
     /** The details at the moment the job ended under this job master, or {@code null} before. Any thread. */

@@ -286,6 +286,29 @@ class CheckpointCoordinatorTest {
     }
 
     @Test
+    void statsTellSinceWhenCheckpointsFailWhichCheckpointWasRestoredAndWhetherStateWasInline() {
+        create(INTERVAL, TIMEOUT, 2, 10);
+        onMain(coordinator::start);
+        assertThat(onMain(coordinator::stats).failingSinceMillis()).isEqualTo(-1);
+        assertThat(onMain(coordinator::stats).restoredCheckpointId()).isEqualTo(-1);
+
+        long firstFailureAt = clock.currentTimeMillis() + INTERVAL.toMillis();
+        decline(triggerNext());
+        decline(triggerNext());
+        CheckpointStats failing = onMain(coordinator::stats);
+        assertThat(failing.consecutiveFailures()).isEqualTo(2);
+        assertThat(failing.failingSinceMillis()).as("the first of the consecutive failures").isEqualTo(firstFailureAt);
+
+        completeCheckpoint(triggerNext());
+        CheckpointStats ok = onMain(coordinator::stats);
+        assertThat(ok.failingSinceMillis()).as("reset by a completed checkpoint").isEqualTo(-1);
+        assertThat(ok.recent().get(ok.recent().size() - 1).inline()).as("the keyed subtasks wrote state files").isFalse();
+
+        onMain(() -> coordinator.restoreStarting(ok.latestCompletedId()));
+        assertThat(onMain(coordinator::stats).restoredCheckpointId()).isEqualTo(ok.latestCompletedId());
+    }
+
+    @Test
     void aLateAcknowledgementOfAnAbortedCheckpointCleansUpItsFiles() {
         create(INTERVAL, TIMEOUT, 2, 3);
         onMain(coordinator::start);

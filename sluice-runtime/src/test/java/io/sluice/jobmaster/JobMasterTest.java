@@ -192,6 +192,36 @@ class JobMasterTest {
     }
 
     @Test
+    void detailsShowEachSubtasksStateTheRecentFailuresAndTheRestoredCheckpoint() {
+        createJobMaster(new FixedDelay(3, DELAY), Duration.ofSeconds(10));
+        start();
+        List<ExecutionAttemptId> first = currentRound();
+        report(first.get(0), ExecutionState.RUNNING);
+        JobDetails deploying = onMain(jobMaster::currentDetails);
+        VertexStatus v0 = deploying.vertices().stream().filter(v -> v.vertexId() == first.get(0).vertexId()).findFirst()
+                .orElseThrow();
+        assertThat(v0.subtasks()).hasSize(v0.parallelism());
+        assertThat(v0.subtasks()).extracting(SubtaskStatus::subtaskIndex).containsExactly(0, 1);
+        assertThat(v0.subtasks().get(first.get(0).subtaskIndex()).state()).isEqualTo(ExecutionState.RUNNING);
+        assertThat(v0.subtasks().get(1 - first.get(0).subtaskIndex()).state()).isEqualTo(ExecutionState.DEPLOYING);
+        assertThat(deploying.recentFailures()).isEmpty();
+
+        reportAll(first, ExecutionState.RUNNING);
+        completeCheckpoint(first, 1);
+        assertThat(onMain(jobMaster::currentDetails).checkpoints().restoredCheckpointId()).isEqualTo(-1);
+        long failedAt = clock.currentTimeMillis();
+        failAndCancelOthers(first, first.get(1));
+        mainThread.advanceTime(DELAY);
+
+        JobDetails restarted = onMain(jobMaster::currentDetails);
+        assertThat(restarted.recentFailures()).containsExactly(new FailureEvent(failedAt,
+                "java.lang.IllegalStateException: task " + first.get(1) + " failed", true));
+        assertThat(restarted.checkpoints().restoredCheckpointId()).isEqualTo(1);
+        assertThat(restarted.vertices()).allSatisfy(v -> assertThat(v.subtasks())
+                .allSatisfy(st -> assertThat(st.state()).isEqualTo(ExecutionState.DEPLOYING)));
+    }
+
+    @Test
     void exponentialDelayBackoffsGrowWithEachFailure() {
         createJobMaster(new ExponentialDelay(Duration.ofMillis(100), Duration.ofSeconds(10), 2.0,
                 Duration.ofHours(1), 0.0), Duration.ZERO);

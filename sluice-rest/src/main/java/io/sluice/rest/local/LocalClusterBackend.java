@@ -128,7 +128,8 @@ public final class LocalClusterBackend implements RestBackend {
         try {
             JarInfo jar = jars.find(jarId).orElseThrow(() -> RestException.notFound("No jar " + jarId
                     + " is stored here; upload it with POST /v1/jars, or list the stored jars with GET /v1/jars"));
-            return jarRunner.run(jars.fileOf(jar), jar, request);
+            return jars.entryClassOf(jar, request.entryClass()).thenCompose(entryClass -> jarRunner.run(jars.fileOf(jar), jar,
+                    new RunRequest(entryClass, request.parallelism(), request.args(), request.config())));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -124,6 +124,37 @@ public final class LocalJarDirectory {
         return name.length() > MAX_DISPLAY_NAME ? name.substring(0, MAX_DISPLAY_NAME) : name;
     }
 
+    /**
+     * The class to run from {@code jar}: {@code entryClass} if given, else the jar's {@code Main-Class};
+     * checked to be in the jar (on the I/O executor). Fails with 400 when there is none or it is missing.
+     */
+    public CompletableFuture<String> entryClassOf(JarInfo jar, String entryClass) {
+        Path file = fileOf(jar);
+        return CompletableFuture.supplyAsync(() -> {
+            try (java.util.jar.JarFile jarFile = new java.util.jar.JarFile(file.toFile())) {
+                String name = entryClass;
+                if (name == null) {
+                    java.util.jar.Manifest manifest = jarFile.getManifest();
+                    name = manifest == null ? null : manifest.getMainAttributes().getValue(java.util.jar.Attributes.Name.MAIN_CLASS);
+                    if (name == null || name.isBlank()) {
+                        throw RestException.badRequest("The jar " + jar.id() + " (" + jar.name() + ") names no Main-Class in"
+                                + " its manifest; give the class to run as entryClass");
+                    }
+                    name = name.strip();
+                }
+                if (jarFile.getEntry(name.replace('.', '/') + ".class") == null) {
+                    throw RestException.badRequest("The jar " + jar.id() + " (" + jar.name() + ") has no class " + name
+                            + (entryClass == null ? " (its Main-Class)" : "") + "; check the class name and that it is"
+                            + " packaged in the jar");
+                }
+                return name;
+            } catch (IOException e) {
+                throw new IllegalStateException("Cannot read the stored jar " + jar.id() + " in " + directory.toAbsolutePath()
+                        + ": " + e.getMessage(), e);
+            }
+        }, ioExecutor);
+    }
+
     /** The stored jars, in upload order. */
     public List<JarInfo> list() {
         synchronized (jars) {

@@ -27,8 +27,10 @@ public record CheckpointsView(long completed, long failed, long latestId, String
         for (int i = recent.size() - 1; i >= 0; i--) {
             CompletedCheckpointStats s = recent.get(i);
             history.add(new Entry(s.checkpointId(), s.triggerTimestampMillis(), s.durationMillis(), s.stateBytes(),
-                    false, false));
+                    s.inline(), s.checkpointId() == c.restoredCheckpointId()));
         }
-        return new CheckpointsView(c.completed(), c.failed(), c.latestCompletedId(), c.lastFailure(), null, null, history);
+        return new CheckpointsView(c.completed(), c.failed(), c.latestCompletedId(), c.lastFailure(),
+                c.failingSinceMillis() < 0 ? null : c.failingSinceMillis(),
+                c.restoredCheckpointId() < 0 ? null : c.restoredCheckpointId(), history);
     }
 }

@@ -1,9 +1,11 @@
 package io.sluice.rest.model;
 
 import io.sluice.checkpoint.CheckpointStats;
+import io.sluice.jobmaster.FailureEvent;
 import io.sluice.jobmaster.JobDetails;
 import io.sluice.jobmaster.JobStatusTransition;
 import io.sluice.jobmaster.RecoveryStatus;
+import io.sluice.jobmaster.SubtaskStatus;
 import io.sluice.jobmaster.VertexStatus;
 import java.util.List;
 
@@ -53,12 +55,15 @@ public record JobDetailView(String id, String name, String status, List<Transiti
                          List<Subtask> subtasks) {
         static Vertex of(VertexStatus v) {
             return new Vertex(v.vertexId(), v.name(), v.parallelism(), v.runningSubtasks(), v.recordsIn(), v.recordsOut(),
-                    List.of());
+                    v.subtasks().stream().map(Subtask::of).toList());
         }
     }
 
     /** @param state DEPLOYING, RUNNING, FINISHED, CANCELING, CANCELED or FAILED */
     public record Subtask(int index, String state, long recordsIn, long recordsOut) {
+        static Subtask of(SubtaskStatus s) {
+            return new Subtask(s.subtaskIndex(), s.state().name(), s.recordsIn(), s.recordsOut());
+        }
     }
 
     /** @param recent the latest restarts, oldest first, with the failure that caused each */
@@ -85,7 +90,8 @@ public record JobDetailView(String id, String name, String status, List<Transiti
      */
     public record CheckpointSummary(long completed, long failed, long latestId, String lastFailure, Long failingSinceMillis) {
         static CheckpointSummary of(CheckpointStats c) {
-            return new CheckpointSummary(c.completed(), c.failed(), c.latestCompletedId(), c.lastFailure(), null);
+            return new CheckpointSummary(c.completed(), c.failed(), c.latestCompletedId(), c.lastFailure(),
+                    c.failingSinceMillis() < 0 ? null : c.failingSinceMillis());
         }
     }
 
@@ -93,7 +99,8 @@ public record JobDetailView(String id, String name, String status, List<Transiti
         return new JobDetailView(d.jobId().value(), d.name(), d.status().name(),
                 d.transitions().stream().map(Transition::of).toList(),
                 d.vertices().stream().map(Vertex::of).toList(),
-                new Restarts(d.restarts(), List.of()),
+                new Restarts(d.restarts(), d.recentFailures().stream().filter(FailureEvent::restarted)
+                        .map(f -> new Restart(f.timestampMillis(), f.cause())).toList()),
                 d.failureMessage() == null ? null : new Failure(d.failureMessage()),
                 Recovery.of(d.recovery()),
                 CheckpointSummary.of(d.checkpoints()));

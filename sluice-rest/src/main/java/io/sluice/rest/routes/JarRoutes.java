@@ -3,6 +3,7 @@ package io.sluice.rest.routes;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.javalin.http.Context;
 import io.javalin.http.UploadedFile;
 import io.sluice.rest.RestBackend;
 import io.sluice.rest.RestException;
@@ -50,7 +51,7 @@ public final class JarRoutes implements RestRoutes {
                 throw new RestException(415, "Upload a jar as multipart/form-data with the file in the field '" + JAR_FIELD
                         + "', e.g. curl -F " + JAR_FIELD + "=@job.jar http://host:port/v1/jars");
             }
-            UploadedFile file = ctx.uploadedFile(JAR_FIELD);
+            UploadedFile file = uploadedJar(ctx);
             if (file == null) {
                 throw RestException.badRequest("No file in the multipart field '" + JAR_FIELD + "'; send the jar as -F "
                         + JAR_FIELD + "=@job.jar");
@@ -62,6 +63,23 @@ public final class JarRoutes implements RestRoutes {
             RunRequest request = parseRun(r.body(ctx));
             r.json(ctx, backend.runJar(ctx.pathParam("jarId"), request).thenApply(id -> new RunView(id.value())), 202);
         });
+    }
+
+    /** Parses the multipart request (on this request thread) and returns the jar's part, or {@code null}. */
+    private UploadedFile uploadedJar(Context ctx) {
+        try {
+            return ctx.uploadedFile(JAR_FIELD);
+        } catch (Exception e) { // the servlet container's ServletException arrives undeclared
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                String m = String.valueOf(t.getMessage()).toLowerCase(java.util.Locale.ROOT);
+                if (m.contains("max") || m.contains("exceed") || m.contains("too large")) {
+                    throw new RestException(413, "The upload is larger than this server accepts (" + maxUploadBytes
+                            + " bytes, rest.max-upload-size)");
+                }
+            }
+            throw RestException.badRequest("The upload is not a well-formed multipart/form-data request ("
+                    + rootMessage(e) + "); send the jar as -F " + JAR_FIELD + "=@job.jar");
+        }
     }
 
     private RunRequest parseRun(byte[] body) {
@@ -95,5 +113,13 @@ public final class JarRoutes implements RestRoutes {
             throw RestException.badRequest("config must map keys to string values, without nulls");
         }
         return new RunRequest(b.entryClass(), b.parallelism(), b.args(), b.config());
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 }

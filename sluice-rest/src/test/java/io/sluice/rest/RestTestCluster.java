@@ -1,0 +1,41 @@
+package io.sluice.rest;
+
+import io.sluice.cluster.LocalCluster;
+import io.sluice.rest.local.JarRunner;
+import io.sluice.rest.local.LocalClusterBackend;
+import io.sluice.rest.local.LocalJarDirectory;
+import io.sluice.util.SystemClock;
+import java.nio.file.Path;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/** A {@link RestServer} on a free loopback port over a {@link LocalCluster}, and a client for it. */
+final class RestTestCluster implements AutoCloseable {
+    final LocalCluster cluster;
+    final RestServer server;
+    final RestTestClient client;
+    private final ExecutorService io = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "rest-test-io");
+        t.setDaemon(true);
+        return t;
+    });
+
+    RestTestCluster(LocalCluster cluster, Path jarDir, RestServerConfig config, JarRunner runner) {
+        this.cluster = cluster;
+        this.server = RestServer.builder(config.withPort(0),
+                new LocalClusterBackend(cluster, new LocalJarDirectory(jarDir, io, SystemClock.INSTANCE), runner))
+                .build().start();
+        this.client = new RestTestClient(server.port(), config.authToken());
+    }
+
+    RestTestCluster(LocalCluster cluster, Path jarDir) {
+        this(cluster, jarDir, RestServerConfig.defaults(), JarRunner.unsupported());
+    }
+
+    @Override
+    public void close() {
+        server.close();
+        cluster.close();
+        io.shutdownNow();
+    }
+}
