@@ -57,18 +57,21 @@ class JobMetricsITCase {
             assertThat(registry.find(MetricNames.TASK_BACKPRESSURE_TIME).tag(MetricNames.TAG_JOB, id).meters())
                     .hasSameSizeAs(recordsIn);
 
-            // Checkpoint counters match CheckpointStats (read between two status answers, as both move on).
+            // Checkpoint counters match CheckpointStats. Both move on while the job runs, so the meters are read
+            // between a status answer and a later one that has caught up with them (a status answer may be up
+            // to 100 ms old: the runner caches it).
             JobDetails d1 = details(cluster, job);
             double completed = counter(registry, MetricNames.JOB_CHECKPOINTS_COMPLETED, id);
             long timed = registry.get(MetricNames.JOB_CHECKPOINT_DURATION).tag(MetricNames.TAG_JOB, id).timer().count();
-            JobDetails d2 = details(cluster, job);
-            assertThat(completed).isBetween((double) d1.checkpoints().completed(), (double) d2.checkpoints().completed());
-            assertThat(timed).isBetween(d1.checkpoints().completed(), d2.checkpoints().completed());
-            assertThat(counter(registry, MetricNames.JOB_CHECKPOINTS_FAILED, id))
-                    .isBetween((double) d1.checkpoints().failed(), (double) d2.checkpoints().failed());
-            assertThat(registry.get(MetricNames.JOB_CHECKPOINT_SIZE).tag(MetricNames.TAG_JOB, id).summary().count())
-                    .isEqualTo(timed);
-            assertThat(d2.restarts()).isEqualTo(1);
+            long sized = registry.get(MetricNames.JOB_CHECKPOINT_SIZE).tag(MetricNames.TAG_JOB, id).summary().count();
+            double failed = counter(registry, MetricNames.JOB_CHECKPOINTS_FAILED, id);
+            long atLeast = d1.checkpoints().completed();
+            assertThat(List.of((long) completed, timed, sized)).allSatisfy(n -> assertThat(n).isGreaterThanOrEqualTo(atLeast));
+            assertThat(failed).isGreaterThanOrEqualTo(d1.checkpoints().failed());
+            long most = Math.max((long) completed, Math.max(timed, sized));
+            await().atMost(Duration.ofSeconds(10)).until(() -> details(cluster, job).checkpoints().completed() >= most
+                    && details(cluster, job).checkpoints().failed() >= failed);
+            assertThat(d1.restarts()).isEqualTo(1);
 
             // Recovery: one attempt after the grant, one finished recovery; time in RUNNING grows.
             assertThat(counter(registry, MetricNames.JOB_RECOVERY_ATTEMPTS, id)).isEqualTo(1.0);

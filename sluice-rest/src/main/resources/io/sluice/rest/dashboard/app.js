@@ -463,7 +463,8 @@
     vertices.forEach(function (v) {
       tbody.appendChild(el("tr", null, el("td", { text: v.name }), el("td", { className: "num", text: String(v.parallelism) }),
         el("td", { className: "num", text: String(v.runningSubtasks) }),
-        el("td", { className: "num", text: count(v.recordsIn) }), el("td", { className: "num", text: count(v.recordsOut) })));
+        el("td", { className: "num", text: count(v.recordsIn) }), el("td", { className: "num", text: count(v.recordsOut) }),
+        el("td", { text: (v.subtasks || []).map(function (t) { return t.index + ": " + t.state; }).join(", ") || "–" })));
     });
   }
 
@@ -516,8 +517,11 @@
   }
 
   function drawThroughput(chart, series) {
-    $("throughput-empty").hidden = !!(series.ids && series.x.length);
-    if (!series.ids || series.x.length < 1 || typeof uPlot === "undefined") {
+    // Two rates at least: uPlot cannot scale a time axis over a single point.
+    var hasData = !!(series.ids && series.x.length >= 2);
+    $("throughput-empty").hidden = hasData;
+    $("throughput-chart").hidden = !hasData && !chart;
+    if (!hasData || typeof uPlot === "undefined") {
       return chart;
     }
     var data = [series.x.slice()].concat(series.ys.map(function (y) { return y.slice(); }));
@@ -532,7 +536,8 @@
       title: "Records per second",
       width: chartWidth("throughput-chart"), height: 220,
       series: [{}].concat(series.names.map(function (name, i) {
-        return { label: name, stroke: PALETTE[i % PALETTE.length], width: 2, spanGaps: false,
+        // Every other line dashed, so that operators with the same rate (a chain) stay visible.
+        return { label: name, stroke: PALETTE[i % PALETTE.length], width: 2, spanGaps: false, dash: i % 2 ? [8, 5] : undefined,
           value: function (u, v) { return v == null ? "–" : Math.round(v).toLocaleString() + "/s"; } };
       })),
       axes: [{}, { label: "records/s", size: 70 }]
@@ -558,14 +563,18 @@
     var opts = {
       title: "Checkpoint duration and size",
       width: chartWidth("checkpoint-chart"), height: 220,
-      scales: { x: { time: false }, kib: {} },
+      scales: {
+        x: { time: false, range: function (u, min, max) { return [min - 0.5, max + 0.5]; } },
+        y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.15 : 1]; } },
+        kib: { range: function (u, min, max) { return [0, max > 0 ? max * 1.15 : 1]; } }
+      },
       series: [
         { label: "checkpoint" },
         { label: "duration (ms)", stroke: "#1a56b3", fill: "rgba(26,86,179,0.25)", paths: uPlot.paths.bars({ size: [0.6, 40] }),
           points: { show: false } },
         { label: "size (KiB)", stroke: "#a35a00", width: 2, scale: "kib" }
       ],
-      axes: [{ label: "checkpoint id" }, { label: "ms", size: 60 }, { side: 1, scale: "kib", label: "KiB", size: 60,
+      axes: [{ label: "checkpoint id", incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000] }, { label: "ms", size: 60 }, { side: 1, scale: "kib", label: "KiB", size: 60,
         grid: { show: false } }]
     };
     return new uPlot(opts, data, $("checkpoint-chart"));
@@ -585,6 +594,9 @@
     }
     if (body.restoredId !== undefined && body.restoredId !== null && body.restoredId >= 0) {
       text += " Restored from: " + body.restoredId + ".";
+    }
+    if (body.failingSinceMillis) {
+      text += " Checkpoints have been failing since " + time(body.failingSinceMillis) + ".";
     }
     if (body.lastFailure) {
       text += " Last failure: " + body.lastFailure;

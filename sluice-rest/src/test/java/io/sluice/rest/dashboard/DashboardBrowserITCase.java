@@ -13,6 +13,7 @@ import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import io.sluice.jobmaster.JobStatus;
+import io.sluice.core.serialization.Serializers;
 import io.sluice.storage.FaultInjectingBlobStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -44,7 +45,7 @@ class DashboardBrowserITCase {
     @TempDir
     Path dir;
     private DashboardTestCluster cluster;
-    private InjectedFailures failures = InjectedFailures.none();
+    private final FailOnDemand failOnDemand = new FailOnDemand();
 
     @BeforeAll
     static void startBrowser() throws Exception {
@@ -63,15 +64,21 @@ class DashboardBrowserITCase {
         if (cluster != null) {
             cluster.close();
         }
-        failures.release();
+        failOnDemand.release();
     }
 
+    /** The keyed counting job behind a pass-through map that fails when the test says so. */
     private JobGraph countingJob(String name, double rate, Duration restartDelay) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
                 .enableCheckpointing(Duration.ofMillis(200))
                 .setCheckpointDir(dir.resolve("checkpoints").toString())
                 .setRestartStrategy(new RestartStrategyConfig.FixedDelay(5, restartDelay));
-        KeyedCountingJob.build(env, SequenceSource.unbounded(0).withRate(rate), 8, failures, new DiscardingSink<>());
+        env.fromSource(SequenceSource.unbounded(0).withRate(rate), "numbers")
+                .map(failOnDemand).name("fail on demand").returns(Serializers.LONG)
+                .keyBy(new KeyedCountingJob.ModKey(8))
+                .map(new KeyedCountingJob.CountPerKey(8, InjectedFailures.none())).name("count per key")
+                .returns(Serializers.tuple2(Serializers.LONG, Serializers.LONG))
+                .addSink(new DiscardingSink<>(), "results");
         return env.buildJobGraph(name);
     }
 
@@ -96,7 +103,6 @@ class DashboardBrowserITCase {
     @Test
     void showsAJobRunningThenRestartingAfterAFailureThenRunningAgain() throws Exception {
         cluster = DashboardTestCluster.start(dir, TOKEN, LocalCluster.builder());
-        failures = InjectedFailures.at(List.of(1_000L)); // about 2.5 s after the start at 400 records/s
         JobId job = cluster.cluster().submit(countingJob("dashboard restart", 400, Duration.ofSeconds(3)));
 
         // The jobs list, opened once with ?token= (kept in session storage afterwards).
@@ -116,6 +122,7 @@ class DashboardBrowserITCase {
         assertThat(page().findElement(By.id("graph")).getText()).contains("parallelism 2");
         browser.screenshot("job-running");
 
+        failOnDemand.failNextRecord(); // the restart waits 3 s, so the page (polling every second) sees RESTARTING
         awaitShownStatus(JobStatus.RESTARTING);
         browser.screenshot("job-restarting");
         assertThat(page().findElement(By.id("restarts")).getText()).contains("Restarts: 1");
