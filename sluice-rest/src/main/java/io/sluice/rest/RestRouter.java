@@ -155,8 +155,8 @@ public final class RestRouter {
 
     private Throwable timeoutToUnavailable(Throwable error) {
         if (error instanceof TimeoutException) {
-            return new RestException(503, "The cluster did not answer within " + answerTimeout.toSeconds()
-                    + " s; it may be overloaded or shutting down. Retry later and check the cluster log.");
+            return new RestException(503, "The cluster did not answer within " + answerTimeout.toMillis()
+                    + " ms; it may be overloaded or shutting down. Retry later and check the cluster log.");
         }
         return error;
     }

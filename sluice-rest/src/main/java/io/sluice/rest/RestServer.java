@@ -33,14 +33,15 @@ import org.slf4j.LoggerFactory;
  * served on the server's own pool ({@code sluice-rest-N}, at most {@link #MAX_THREADS}); handlers
  * ask the {@link RestBackend}, which answers with futures from the components' gateways, so no
  * request ever waits on a component's main thread or on storage, and a component's main thread
- * never writes a response. An answer that does not come within {@link #ANSWER_TIMEOUT} is 503.
+ * never writes a response. An answer that does not come within the answer timeout
+ * ({@link #ANSWER_TIMEOUT} by default) is 503.
  */
 public final class RestServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RestServer.class);
 
     /** Request threads of the server. */
     public static final int MAX_THREADS = 32;
-    /** How long a handler waits for the cluster's answer before it answers 503. */
+    /** How long a handler waits for the cluster's answer before it answers 503, unless the builder sets another. */
     public static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(10);
     /** Uploads up to this size stay in memory while parsed; larger ones go to a temporary file. */
     private static final int IN_MEMORY_UPLOAD_BYTES = 1024 * 1024;
@@ -77,7 +78,7 @@ public final class RestServer implements AutoCloseable {
             cfg.routes.exception(Exception.class, (e, ctx) -> RestErrors.answer(e, ctx));
             // Javalin answers its own 404/405/413 through this type; without a handler of its own it writes text.
             cfg.routes.exception(HttpResponseException.class, (e, ctx) -> RestErrors.answer(e, ctx));
-            RestRouter router = new RestRouter(cfg.routes, auth, pool, ANSWER_TIMEOUT, config.maxRequestBytes());
+            RestRouter router = new RestRouter(cfg.routes, auth, pool, b.answerTimeout, config.maxRequestBytes());
             for (RestRoutes group : b.groups(config)) {
                 group.register(router);
             }
@@ -132,6 +133,7 @@ public final class RestServer implements AutoCloseable {
         private final RestBackend backend;
         private final List<RestRoutes> extra = new ArrayList<>();
         private io.micrometer.core.instrument.MeterRegistry meterRegistry;
+        private Duration answerTimeout = ANSWER_TIMEOUT;
 
         private Builder(RestServerConfig config, RestBackend backend) {
             this.config = Objects.requireNonNull(config, "config");
@@ -150,6 +152,15 @@ public final class RestServer implements AutoCloseable {
          */
         public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
             this.meterRegistry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /** How long a handler waits for the backend's answer before it answers 503 (default {@link #ANSWER_TIMEOUT}). */
+        public Builder answerTimeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("The answer timeout must be positive, not " + timeout);
+            }
+            this.answerTimeout = timeout;
             return this;
         }
 

@@ -78,6 +78,7 @@ class RecoveryStatusOverRestITCase {
             assertThat(recovery.has("nextRetryMillis")).isTrue();
             assertThat(recovery.get("events").isArray()).isTrue();
         }
+        new OpenApiSchemas().assertAnswerMatches("GET", "/v1/jobs/{jobId}", 200, client.get(path).json());
         assertThat(client.get("/v1/jobs").json().get("jobs").get(0).get("status").asText()).isEqualTo("INITIALIZING");
         JsonNode overview = client.get("/v1/overview").json();
         assertThat(overview.get("leader").get("contenderId").asText()).isEqualTo(standby.id());
