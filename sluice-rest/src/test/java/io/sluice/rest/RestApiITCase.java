@@ -95,6 +95,48 @@ class RestApiITCase {
     }
 
     @Test
+    void afterATaskFailureDetailCheckpointsAndExceptionsShowTheCauseTheRestartAndTheRestoredCheckpoint() throws Exception {
+        InjectedFailures failures = InjectedFailures.at(java.util.List.of(4_000L));
+        try {
+            JobId id = cluster.submit(TestJobs.counting("failing once", 10_000_000, 2_000, dir.resolve("cp").toString(),
+                    failures));
+            String path = "/v1/jobs/" + id;
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                JsonNode d = client.get(path).json();
+                return d.get("status").asText().equals("RUNNING") && d.get("restarts").get("count").asInt() == 1
+                        && client.get(path + "/checkpoints").json().get("history").size() >= 2;
+            });
+            JsonNode d = client.get(path).json();
+            JsonNode restart = d.get("restarts").get("recent").get(0);
+            assertThat(restart.get("cause").asText()).contains("Injected failure at record 4000");
+            assertThat(d.get("failure").get("message").asText()).isEqualTo(restart.get("cause").asText());
+            assertThat(d.get("transitions").findValuesAsText("status")).containsSubsequence("RUNNING", "RESTARTING", "RUNNING");
+            assertThat(d.get("vertices")).allSatisfy(v -> assertThat(v.get("subtasks")).hasSize(v.get("parallelism").asInt()));
+
+            JsonNode exceptions = client.get(path + "/exceptions").json().get("exceptions");
+            assertThat(exceptions).hasSize(1);
+            assertThat(exceptions.get(0).get("message").asText()).isEqualTo(restart.get("cause").asText());
+            assertThat(exceptions.get(0).get("restarted").asBoolean()).isTrue();
+            assertThat(exceptions.get(0).get("timestampMillis").asLong()).isEqualTo(restart.get("timestampMillis").asLong());
+
+            JsonNode cp = client.get(path + "/checkpoints").json();
+            JsonNode newest = cp.get("history").get(0);
+            assertThat(newest.get("id").asLong()).isEqualTo(cp.get("latestId").asLong());
+            assertThat(newest.get("inline").asBoolean()).as("4 keys of counts are far below the inline threshold").isTrue();
+            assertThat(newest.get("durationMillis").asDouble()).isPositive();
+            assertThat(cp.get("restoredId").isNull()).as("the restart restored from a checkpoint taken before record 4000")
+                    .isFalse();
+            long restored = cp.get("restoredId").asLong();
+            assertThat(restored).isLessThan(cp.get("latestId").asLong());
+            for (JsonNode e : cp.get("history")) {
+                assertThat(e.get("restored").asBoolean()).isEqualTo(e.get("id").asLong() == restored);
+            }
+        } finally {
+            failures.release();
+        }
+    }
+
+    @Test
     void unknownAndMalformedJobIdsAreAnswered404And400WithAJsonError() {
         RestTestClient.Answer unknown = client.get("/v1/jobs/" + JobId.generate());
         assertThat(unknown.status()).isEqualTo(404);
