@@ -26,6 +26,14 @@ public interface RestBackend {
     /** Status, transitions, vertices, restarts, checkpoints and (while INITIALIZING) recovery progress. */
     CompletableFuture<JobDetails> jobDetails(JobId jobId);
 
+    /**
+     * The graph of a job the cluster runs now (for the operator graph's edges), or empty when it is
+     * not available (an ended job, or a backend without graphs).
+     */
+    default CompletableFuture<java.util.Optional<io.sluice.graph.JobGraph>> jobGraph(JobId jobId) {
+        return CompletableFuture.completedFuture(java.util.Optional.empty());
+    }
+
     /** Cancels the job; completes once the cancel is accepted (the job ends CANCELED later). */
     CompletableFuture<Acknowledge> cancelJob(JobId jobId);
 

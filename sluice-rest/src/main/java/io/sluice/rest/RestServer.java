@@ -72,6 +72,9 @@ public final class RestServer implements AutoCloseable {
             cfg.http.prefer405over404 = true;
             cfg.jsonMapper(new JavalinJackson(new ObjectMapper(), false));
             cfg.routes.before(ctx -> RequestLimits.check(ctx, config));
+            if (b.meterRegistry != null) {
+                cfg.requestLogger.http(new io.sluice.rest.metrics.RestRequestMetrics(b.meterRegistry));
+            }
             cfg.routes.exception(Exception.class, (e, ctx) -> RestErrors.answer(e, ctx));
             // Javalin answers its own 404/405/413 through this type; without a handler of its own it writes text.
             cfg.routes.exception(HttpResponseException.class, (e, ctx) -> RestErrors.answer(e, ctx));
@@ -129,6 +132,7 @@ public final class RestServer implements AutoCloseable {
         private final RestServerConfig config;
         private final RestBackend backend;
         private final List<RestRoutes> extra = new ArrayList<>();
+        private io.micrometer.core.instrument.MeterRegistry meterRegistry;
         private Duration answerTimeout = ANSWER_TIMEOUT;
 
         private Builder(RestServerConfig config, RestBackend backend) {
@@ -139,6 +143,15 @@ public final class RestServer implements AutoCloseable {
         /** Adds a route group (for example the metrics endpoint or the dashboard). */
         public Builder addRoutes(RestRoutes routes) {
             extra.add(Objects.requireNonNull(routes, "routes"));
+            return this;
+        }
+
+        /**
+         * Times every request in {@code sluice.rest.requests} in {@code registry} (see
+         * {@link io.sluice.rest.metrics.RestRequestMetrics}); without it requests are not measured.
+         */
+        public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry registry) {
+            this.meterRegistry = Objects.requireNonNull(registry, "registry");
             return this;
         }
 

@@ -116,6 +116,8 @@ public final class CheckpointCoordinator {
     private final java.util.LinkedHashSet<Long> aborted = new java.util.LinkedHashSet<>();
     /** The checkpoint the current deployment restores from, which retention must not discard yet. */
     private final RestoreCheckpointPin restorePin = new RestoreCheckpointPin();
+    /** Told of each completion and failure, where the counters of {@link #stats()} change. */
+    private CheckpointMetricsListener metricsListener = CheckpointMetricsListener.NONE;
 
     /** An id request on the I/O executor; expired by the checkpoint timeout if the counter does not answer. */
     private static final class TriggerAttempt {
@@ -146,6 +148,12 @@ public final class CheckpointCoordinator {
         this.clock = clock;
         this.context = context;
         this.writesAllowed = writesAllowed;
+    }
+
+    /** Sets who is told of each completed and failed checkpoint (metrics). Main thread. */
+    public void setMetricsListener(CheckpointMetricsListener listener) {
+        mainThread.assertRunningInMainThread();
+        this.metricsListener = java.util.Objects.requireNonNull(listener, "listener");
     }
 
     /** Starts periodic triggering (no-op when checkpointing is disabled). */
@@ -411,6 +419,7 @@ public final class CheckpointCoordinator {
         boolean inline = checkpoint.taskStates().stream().allMatch(h -> h.stateFile() == null);
         recent.addLast(new CompletedCheckpointStats(p.checkpointId, p.triggerTimestampMillis, durationNanos,
                 checkpoint.totalStateSize(), inline));
+        metricsListener.checkpointCompleted(recent.peekLast());
         if (recent.size() > CheckpointStats.RECENT_LIMIT) {
             recent.removeFirst();
         }
@@ -462,6 +471,7 @@ public final class CheckpointCoordinator {
     private void onCheckpointFailure(long checkpointId, CheckpointFailureReason reason, String message) {
         failed++;
         consecutiveFailures++;
+        metricsListener.checkpointFailed();
         if (failingSinceMillis < 0) {
             failingSinceMillis = clock.currentTimeMillis();
         }

@@ -408,6 +408,12 @@ public final class Dispatcher implements DispatcherGateway {
     }
 
     @Override
+    public CompletableFuture<Optional<JobGraph>> requestJobGraph(JobId jobId) {
+        return CompletableFuture.supplyAsync(() -> Optional.ofNullable(runners.get(jobId)).map(JobManagerRunner::jobGraph),
+                mainThread);
+    }
+
+    @Override
     public CompletableFuture<List<JobSummary>> listJobs() {
         return CompletableFuture.supplyAsync(() -> {
             List<JobSummary> out = new ArrayList<>();

@@ -31,4 +31,13 @@ public interface DispatcherGateway {
 
     /** Completes when the job is globally terminal. */
     CompletableFuture<JobResult> requestJobResult(JobId jobId);
+
+    /**
+     * The graph of a job this job manager currently runs or recovers (its vertices and edges, for
+     * the dashboard's operator graph); empty for a job it does not run (ended, unknown, or led
+     * elsewhere). Answered from memory, without I/O.
+     */
+    default CompletableFuture<java.util.Optional<JobGraph>> requestJobGraph(JobId jobId) {
+        return CompletableFuture.completedFuture(java.util.Optional.empty());
+    }
 }

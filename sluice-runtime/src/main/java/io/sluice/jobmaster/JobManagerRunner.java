@@ -79,6 +79,8 @@ public final class JobManagerRunner implements LeaderContender {
     private CompletableFuture<Void> closeFuture;
     /** How the current job master's recovery went (shown with the running job's details). */
     private RecoveryStatus lastRecovery;
+    /** This job's meters; removed when the job ends here or this runner is closed. */
+    private final io.sluice.metrics.JobMetrics metrics;
 
     public JobManagerRunner(JobGraph jobGraph, JobManagerServices services, MainThreadExecutor mainThread) {
         this.jobGraph = jobGraph;
@@ -86,6 +88,9 @@ public final class JobManagerRunner implements LeaderContender {
         this.mainThread = mainThread;
         this.progress = new RecoveryProgress(services.clock());
         transitions.add(new JobStatusTransition(JobStatus.INITIALIZING, services.clock().currentTimeMillis()));
+        this.metrics = new io.sluice.metrics.JobMetrics(services.checkpointStorages().meterRegistry(),
+                jobGraph.jobId(), jobGraph.name(), JobStatus.INITIALIZING, services.clock());
+        resultFuture.whenComplete((result, error) -> metrics.close());
     }
 
     public JobId jobId() {
@@ -148,6 +153,7 @@ public final class JobManagerRunner implements LeaderContender {
         session = s;
         attempt = 0;
         progress = new RecoveryProgress(services.clock());
+        metrics.recoveryStarted();
         startRecoveryAttempt(s);
     }
 
@@ -158,6 +164,7 @@ public final class JobManagerRunner implements LeaderContender {
         LOG.info("{} lost leadership (session {})", description(), session);
         session = null;
         cancelRecovery();
+        metrics.recoveryAbandoned();
         progress = new RecoveryProgress(services.clock());
         if (jobMaster != null) {
             JobMaster jm = jobMaster;
@@ -185,6 +192,7 @@ public final class JobManagerRunner implements LeaderContender {
 
     private void startRecoveryAttempt(UUID s) {
         attempt++;
+        metrics.recoveryAttempt();
         RecoveryProgress p = progress;
         p.startAttempt(attempt);
         CompletableFuture<Recovered> result = new CompletableFuture<>();
@@ -284,6 +292,7 @@ public final class JobManagerRunner implements LeaderContender {
 
     private void startJobMaster(UUID s, Recovered recovered) {
         lastRecovery = progress.snapshot();
+        metrics.recoveryFinished();
         List<TaskExecutorGateway> slots;
         try {
             slots = services.slotPool().allocate(jobGraph.jobId(), jobGraph.requiredSlots());
@@ -309,7 +318,10 @@ public final class JobManagerRunner implements LeaderContender {
         jobMaster = jm;
         jobMasterThread = jmThread;
         setStatus(JobStatus.CREATED);
-        jmThread.execute(jm::start);
+        jmThread.execute(() -> {
+            jm.checkpointCoordinator().setMetricsListener(metrics);
+            jm.start();
+        });
         jm.resultFuture().whenCompleteAsync((result, error) -> onJobMasterDone(s, jm, jmThread, recovered, result), mainThread);
     }
 
@@ -432,6 +444,7 @@ public final class JobManagerRunner implements LeaderContender {
         if (status != next) {
             status = next;
             transitions.add(new JobStatusTransition(next, services.clock().currentTimeMillis()));
+            metrics.statusChanged(next);
         }
     }
 
@@ -455,6 +468,7 @@ public final class JobManagerRunner implements LeaderContender {
             closeFuture.complete(null);
         }
         return closeFuture.whenComplete((ignored, error) -> {
+            metrics.close();
             if (election != null) {
                 election.close();
             }

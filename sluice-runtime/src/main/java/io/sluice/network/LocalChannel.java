@@ -28,6 +28,10 @@ public final class LocalChannel {
     private boolean released;
     private BufferAvailabilityListener listener;
     private int listenerIndex;
+    /** Time the producer spent waiting on a full channel, in finished waits; written under lock, read by metrics. */
+    private volatile long blockedNanos;
+    /** When the producer's current wait on a full channel began, or 0 when it is not waiting. */
+    private volatile long blockedSinceNanos;
 
     public LocalChannel(String name, int capacityInBuffers) {
         this.name = Objects.requireNonNull(name, "name");
@@ -58,8 +62,8 @@ public final class LocalChannel {
         int index;
         lock.lockInterruptibly();
         try {
-            while (size == ring.length && !released) {
-                notFull.await();
+            if (size == ring.length && !released) {
+                awaitNotFull();
             }
             if (released) {
                 throw releasedException();
@@ -78,6 +82,30 @@ public final class LocalChannel {
         if (toNotify != null) {
             toNotify.notifyBufferAvailable(index);
         }
+    }
+
+    /** Waits while the channel is full, adding the time waited to {@link #blockedNanos()}. Under lock. */
+    private void awaitNotFull() throws InterruptedException {
+        long start = System.nanoTime();
+        blockedSinceNanos = start == 0 ? 1 : start;
+        try {
+            while (size == ring.length && !released) {
+                notFull.await();
+            }
+        } finally {
+            blockedSinceNanos = 0;
+            blockedNanos += System.nanoTime() - start;
+        }
+    }
+
+    /**
+     * Total time the producer was blocked in {@link #send} on a full channel, including a wait in
+     * progress: the backpressure this channel exerted. Any thread; may be slightly stale.
+     */
+    public long blockedNanos() {
+        long since = blockedSinceNanos;
+        long done = blockedNanos;
+        return since == 0 ? done : done + Math.max(0, System.nanoTime() - since);
     }
 
     /**

@@ -18,7 +18,7 @@ import java.util.Objects;
  * threshold rarely makes it grow; a record larger than the headroom still works (the array grows).
  *
  * <p>Threading: owned by the producer's task thread, which alone calls every method except
- * {@link #recordsWritten()} and {@link #buffersSent()}. Those read plain fields racily, which is
+ * {@link #recordsWritten()}, {@link #buffersSent()} and {@link #blockedNanos()}. Those read plain fields racily, which is
  * fine for metrics (a value may be slightly stale) and keeps the hot path free of volatile writes.
  */
 public final class RecordWriter<T> {
@@ -162,6 +162,19 @@ public final class RecordWriter<T> {
     /** Data buffers handed to channels so far; read racily (see the class comment). */
     public long buffersSent() {
         return buffers;
+    }
+
+    /**
+     * Total time this writer's thread was blocked on full channels so far (see
+     * {@link LocalChannel#blockedNanos()}); the thread blocks on one channel at a time, so this never
+     * exceeds the wall time. Any thread; may be slightly stale.
+     */
+    public long blockedNanos() {
+        long sum = 0;
+        for (LocalChannel channel : channels) {
+            sum += channel.blockedNanos();
+        }
+        return sum;
     }
 
     public int numberOfChannels() {

@@ -18,8 +18,9 @@ import java.util.function.Supplier;
  * guard on, storage I/O from a component main thread fails with
  * {@link io.sluice.rpc.MainThreadViolationException} (such a rejected call is not counted, since
  * it never reached the store). Each call that reaches the delegate is counted in
- * {@code sluice.storage.requests} (tags {@code store}, {@code op}, {@code outcome=success|failure})
- * and timed in {@code sluice.storage.latency} (tags {@code store}, {@code op}). The same counts are
+ * {@code sluice.storage.requests} (tags {@code store}, {@code operation}, {@code outcome=success|failure})
+ * and timed in {@code sluice.storage.latency} (tags {@code store}, {@code operation}; with a
+ * percentile histogram from 1 ms to 5 min). The same counts are
  * available cheaply through {@link #count(BlobOp)} and {@link #failures(BlobOp)}, which work even
  * with a registry that drops meters.
  *
@@ -126,11 +127,13 @@ public final class InstrumentedBlobStore implements BlobStore {
 
         OpMeters(MeterRegistry registry, String store, BlobOp op) {
             successCounter = Counter.builder(REQUESTS_METRIC).description("Blob store calls")
-                    .tag("store", store).tag("op", op.tagValue()).tag("outcome", "success").register(registry);
+                    .tag("store", store).tag(io.sluice.metrics.MetricNames.TAG_OPERATION, op.tagValue()).tag("outcome", "success").register(registry);
             failureCounter = Counter.builder(REQUESTS_METRIC).description("Blob store calls")
-                    .tag("store", store).tag("op", op.tagValue()).tag("outcome", "failure").register(registry);
+                    .tag("store", store).tag(io.sluice.metrics.MetricNames.TAG_OPERATION, op.tagValue()).tag("outcome", "failure").register(registry);
             latency = Timer.builder(LATENCY_METRIC).description("Blob store call latency")
-                    .tag("store", store).tag("op", op.tagValue()).register(registry);
+                    .tag("store", store).tag(io.sluice.metrics.MetricNames.TAG_OPERATION, op.tagValue())
+                    .publishPercentileHistogram().minimumExpectedValue(java.time.Duration.ofMillis(1))
+                    .maximumExpectedValue(java.time.Duration.ofMinutes(5)).register(registry);
         }
     }
 }

@@ -202,6 +202,20 @@ public final class Task implements Runnable {
         return new TaskMetrics(tdd.attemptId(), state, recordsIn, out);
     }
 
+    /** Total time this task's output was blocked on full channels (backpressure), in nanoseconds. Any thread. */
+    long outputBlockedNanos() {
+        long sum = 0;
+        for (RecordWriter<?> w : writers) {
+            sum += w.blockedNanos();
+        }
+        return sum;
+    }
+
+    /** The deployment descriptor of this attempt. */
+    TaskDeploymentDescriptor descriptor() {
+        return tdd;
+    }
+
     @Override
     public void run() {
         Throwable failure = null;

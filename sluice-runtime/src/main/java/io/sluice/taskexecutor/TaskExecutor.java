@@ -38,7 +38,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
     private final TaskLocalStateStore localState = new TaskLocalStateStore();
     private final UserCodeClassLoaders userCode;
 
-    private record RunningTask(Task task, JobMasterGateway jobMaster, ClassLoaderLease classLoader) {
+    private record RunningTask(Task task, JobMasterGateway jobMaster, ClassLoaderLease classLoader, TaskMeters meters) {
     }
 
     /** A task executor whose tasks all use the runtime's own class loader (no jobs from jars). */
@@ -81,7 +81,8 @@ public final class TaskExecutor implements TaskExecutorGateway {
                     : userCode.acquireIfLoaded(descriptor.attemptId().jobId()).orElseGet(userCode::defaultLease);
             Task task = new Task(descriptor, jobMaster, shuffle, storage, ioExecutor,
                     state -> mainThread.execute(() -> onTaskState(state)), localState, classLoader.classLoader());
-            tasks.put(descriptor.attemptId(), new RunningTask(task, jobMaster, classLoader));
+            tasks.put(descriptor.attemptId(), new RunningTask(task, jobMaster, classLoader,
+                    TaskMeters.register(storages.meterRegistry(), task)));
             task.start();
             return Acknowledge.INSTANCE;
         }, mainThread);
@@ -93,6 +94,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
             return;
         }
         if (state.state().isTerminal()) {
+            running.meters().close();
             running.classLoader().close();
         }
         if (state.state() == ExecutionState.FINISHED) {

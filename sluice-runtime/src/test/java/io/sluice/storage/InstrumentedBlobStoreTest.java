@@ -49,9 +49,9 @@ class InstrumentedBlobStoreTest {
             assertThat(store.failures(op)).isZero();
         }
         assertThat(registry.get(InstrumentedBlobStore.REQUESTS_METRIC)
-                .tags("store", "checkpoints", "op", "put", "outcome", "success").counter().count()).isEqualTo(2.0);
+                .tags("store", "checkpoints", "operation", "put", "outcome", "success").counter().count()).isEqualTo(2.0);
         assertThat(registry.get(InstrumentedBlobStore.LATENCY_METRIC)
-                .tags("store", "checkpoints", "op", "delete").timer().count()).isEqualTo(2);
+                .tags("store", "checkpoints", "operation", "delete").timer().count()).isEqualTo(2);
     }
 
     @Test
@@ -64,9 +64,9 @@ class InstrumentedBlobStoreTest {
         assertThat(store.failures(BlobOp.GET)).isEqualTo(1);
         assertThat(store.failures(BlobOp.PUT)).isEqualTo(1);
         assertThat(registry.get(InstrumentedBlobStore.REQUESTS_METRIC)
-                .tags("store", "checkpoints", "op", "put", "outcome", "failure").counter().count()).isEqualTo(1.0);
+                .tags("store", "checkpoints", "operation", "put", "outcome", "failure").counter().count()).isEqualTo(1.0);
         assertThat(registry.get(InstrumentedBlobStore.REQUESTS_METRIC)
-                .tags("store", "checkpoints", "op", "put", "outcome", "success").counter().count()).isZero();
+                .tags("store", "checkpoints", "operation", "put", "outcome", "success").counter().count()).isZero();
     }
 
     @Test

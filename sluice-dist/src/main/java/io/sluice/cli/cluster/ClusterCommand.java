@@ -3,7 +3,11 @@ package io.sluice.cli.cluster;
 import io.sluice.cli.ExitCodes;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.config.ClusterOptions;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sluice.config.Configuration;
+import io.sluice.rest.dashboard.DashboardRoutes;
+import io.sluice.rest.metrics.MetricsRoutes;
 import io.sluice.config.HighAvailabilityOptions;
 import io.sluice.config.IllegalConfigurationException;
 import io.sluice.jar.JarJobSubmitter;
@@ -85,12 +89,17 @@ public final class ClusterCommand implements Callable<Integer> {
         RestServer server;
         try {
             RestServerConfig restConfig = RestServerConfig.fromConfiguration(configuration);
-            cluster = LocalCluster.builder().configuration(configuration).haServices(configuration).build();
+            PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            cluster = LocalCluster.builder().configuration(configuration).haServices(configuration)
+                    .meterRegistry(metrics).build();
             JarJobSubmitter submitter = new JarJobSubmitter(cluster.userCodeClassLoaders(),
                     cluster.haServices()::jobJarStore, cluster::dispatcher, cluster.ioExecutor(),
                     JarJobSubmitter.DEFAULT_MAIN_TIMEOUT);
             LocalJarDirectory jars = new LocalJarDirectory(jarDirectory, cluster.ioExecutor(), SystemClock.INSTANCE);
             server = RestServer.builder(restConfig, new LocalClusterBackend(cluster, jars, new ClusterJarRunner(submitter)))
+                    .meterRegistry(metrics)
+                    .addRoutes(new MetricsRoutes(metrics))
+                    .addRoutes(new DashboardRoutes())
                     .build();
             try {
                 server.start();

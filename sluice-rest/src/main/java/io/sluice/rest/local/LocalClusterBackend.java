@@ -104,6 +104,11 @@ public final class LocalClusterBackend implements RestBackend {
     }
 
     @Override
+    public CompletableFuture<java.util.Optional<io.sluice.graph.JobGraph>> jobGraph(JobId jobId) {
+        return withDispatcher(d -> d.requestJobGraph(jobId));
+    }
+
+    @Override
     public CompletableFuture<Acknowledge> cancelJob(JobId jobId) {
         return withDispatcher(d -> d.cancelJob(jobId));
     }

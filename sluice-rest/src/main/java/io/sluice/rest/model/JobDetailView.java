@@ -17,7 +17,32 @@ import java.util.List;
  * @param recovery while INITIALIZING, what recovery is doing; after it, how the latest recovery went; else {@code null}
  */
 public record JobDetailView(String id, String name, String status, List<Transition> transitions, List<Vertex> vertices,
-                            Restarts restarts, Failure failure, Recovery recovery, CheckpointSummary checkpoints) {
+                            Restarts restarts, Failure failure, Recovery recovery, CheckpointSummary checkpoints,
+                            List<Edge> edges) {
+
+    /** Without edges ({@code null}: the graph is not available, e.g. for an ended job). */
+    public JobDetailView(String id, String name, String status, List<Transition> transitions, List<Vertex> vertices,
+                         Restarts restarts, Failure failure, Recovery recovery, CheckpointSummary checkpoints) {
+        this(id, name, status, transitions, vertices, restarts, failure, recovery, checkpoints, null);
+    }
+
+    /**
+     * One edge of the operator graph, from the vertex {@code source} to {@code target}.
+     *
+     * @param partitioning FORWARD, REBALANCE or HASH
+     */
+    public record Edge(int source, int target, String partitioning) {
+    }
+
+    /** This view with the edges of {@code graph}, or unchanged when there is none. */
+    public JobDetailView withEdges(java.util.Optional<io.sluice.graph.JobGraph> graph) {
+        if (graph.isEmpty()) {
+            return this;
+        }
+        List<Edge> e = graph.get().edges().stream()
+                .map(x -> new Edge(x.sourceVertexId(), x.targetVertexId(), x.partitioning().name())).toList();
+        return new JobDetailView(id, name, status, transitions, vertices, restarts, failure, recovery, checkpoints, e);
+    }
 
     public record Transition(String status, long timestampMillis) {
         static Transition of(JobStatusTransition t) {

@@ -33,8 +33,11 @@ public final class JobRoutes implements RestRoutes {
             r.json(ctx, backend.listJobs().thenApply(jobs -> JobListView.of(filter == null ? jobs
                     : jobs.stream().filter(j -> j.status() == filter).toList())), 200);
         });
-        r.get("/v1/jobs/{jobId}", ctx ->
-                r.json(ctx, backend.jobDetails(jobId(ctx)).thenApply(JobDetailView::of), 200));
+        r.get("/v1/jobs/{jobId}", ctx -> {
+            JobId id = jobId(ctx);
+            r.json(ctx, backend.jobDetails(id).thenApply(JobDetailView::of)
+                    .thenCombine(backend.jobGraph(id), JobDetailView::withEdges), 200);
+        });
         r.get("/v1/jobs/{jobId}/checkpoints", ctx ->
                 r.json(ctx, backend.jobDetails(jobId(ctx)).thenApply(d -> CheckpointsView.of(d.checkpoints())), 200));
         r.get("/v1/jobs/{jobId}/exceptions", ctx ->

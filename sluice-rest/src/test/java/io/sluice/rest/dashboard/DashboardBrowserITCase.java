@@ -1,0 +1,177 @@
+package io.sluice.rest.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.sluice.api.StreamExecutionEnvironment;
+import io.sluice.api.sink.DiscardingSink;
+import io.sluice.api.source.SequenceSource;
+import io.sluice.cluster.LocalCluster;
+import io.sluice.config.RestartStrategyConfig;
+import io.sluice.examples.InjectedFailures;
+import io.sluice.examples.KeyedCountingJob;
+import io.sluice.graph.JobGraph;
+import io.sluice.graph.JobId;
+import io.sluice.jobmaster.JobStatus;
+import io.sluice.core.serialization.Serializers;
+import io.sluice.storage.FaultInjectingBlobStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+/**
+ * The dashboard in headless Chromium, against a real cluster and REST server on loopback: a job
+ * goes RUNNING, RESTARTING after an injected failure, and RUNNING again; a job whose new job
+ * manager finds checkpoint storage refusing connections shows INITIALIZING with its attempt count
+ * and the storage error in words. Screenshots go to {@code target/dashboard-screenshots/}.
+ */
+class DashboardBrowserITCase {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final String TOKEN = "browser-test-token";
+
+    private static HeadlessChromium browser;
+
+    @TempDir
+    Path dir;
+    private DashboardTestCluster cluster;
+    private final FailOnDemand failOnDemand = new FailOnDemand();
+
+    @BeforeAll
+    static void startBrowser() throws Exception {
+        browser = HeadlessChromium.start();
+    }
+
+    @AfterAll
+    static void stopBrowser() throws Exception {
+        if (browser != null) {
+            browser.close();
+        }
+    }
+
+    @AfterEach
+    void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+        failOnDemand.release();
+    }
+
+    /** The keyed counting job behind a pass-through map that fails when the test says so. */
+    private JobGraph countingJob(String name, double rate, Duration restartDelay) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
+                .enableCheckpointing(Duration.ofMillis(200))
+                .setCheckpointDir(dir.resolve("checkpoints").toString())
+                .setRestartStrategy(new RestartStrategyConfig.FixedDelay(5, restartDelay));
+        env.fromSource(SequenceSource.unbounded(0).withRate(rate), "numbers")
+                .map(failOnDemand).name("fail on demand").returns(Serializers.LONG)
+                .keyBy(new KeyedCountingJob.ModKey(8))
+                .map(new KeyedCountingJob.CountPerKey(8, InjectedFailures.none())).name("count per key")
+                .returns(Serializers.tuple2(Serializers.LONG, Serializers.LONG))
+                .addSink(new DiscardingSink<>(), "results");
+        return env.buildJobGraph(name);
+    }
+
+    private WebDriver page() {
+        return browser.driver();
+    }
+
+    private String shownStatus() {
+        return page().findElement(By.id("job-status")).getAttribute("data-status");
+    }
+
+    private void awaitShownStatus(JobStatus status) {
+        new WebDriverWait(page(), WAIT).withMessage(() -> "the dashboard to show " + status + "; it shows "
+                + shownStatus()).until(d -> status.name().equals(shownStatus()));
+    }
+
+    private List<String> timeline() {
+        return page().findElements(By.cssSelector("#timeline li")).stream()
+                .map(li -> li.getAttribute("data-status")).toList();
+    }
+
+    @Test
+    void showsAJobRunningThenRestartingAfterAFailureThenRunningAgain() throws Exception {
+        cluster = DashboardTestCluster.start(dir, TOKEN, LocalCluster.builder());
+        JobId job = cluster.cluster().submit(countingJob("dashboard restart", 400, Duration.ofSeconds(3)));
+
+        // The jobs list, opened once with ?token= (kept in session storage afterwards).
+        page().get(cluster.baseUrl() + "/?token=" + TOKEN + "#/");
+        new WebDriverWait(page(), WAIT).until(d -> !d.findElements(By.cssSelector("tr[data-job-id='" + job.value() + "']"))
+                .isEmpty());
+        assertThat(page().getCurrentUrl()).as("the token is taken out of the address").doesNotContain(TOKEN);
+        WebElement row = page().findElement(By.cssSelector("tr[data-job-id='" + job.value() + "']"));
+        assertThat(row.getText()).contains("dashboard restart");
+        browser.screenshot("jobs-list");
+
+        row.findElement(By.tagName("a")).click();
+        awaitShownStatus(JobStatus.RUNNING);
+        assertThat(page().findElements(By.cssSelector("#graph g.box"))).as("one box per operator").hasSize(
+                cluster.cluster().dispatcher().requestJobDetails(job).get(5, TimeUnit.SECONDS).vertices().size());
+        assertThat(page().findElements(By.cssSelector("#graph path.edge"))).isNotEmpty();
+        assertThat(page().findElement(By.id("graph")).getText()).contains("parallelism 2");
+        browser.screenshot("job-running");
+
+        failOnDemand.failNextRecord(); // the restart waits 3 s, so the page (polling every second) sees RESTARTING
+        awaitShownStatus(JobStatus.RESTARTING);
+        browser.screenshot("job-restarting");
+        assertThat(page().findElement(By.id("restarts")).getText()).contains("Restarts: 1");
+
+        awaitShownStatus(JobStatus.RUNNING);
+        new WebDriverWait(page(), WAIT).until(d -> !d.findElements(By.cssSelector("#checkpoint-chart canvas")).isEmpty()
+                && !d.findElements(By.cssSelector("#throughput-chart canvas")).isEmpty());
+        // Give the throughput chart a few points after the restart.
+        int rows = page().findElements(By.cssSelector("#checkpoints-body tr")).size();
+        new WebDriverWait(page(), WAIT).until(d -> d.findElements(By.cssSelector("#checkpoints-body tr")).size() > rows
+                || rows >= 10);
+        assertThat(timeline()).containsSubsequence("RUNNING", "RESTARTING", "RUNNING");
+        assertThat(page().findElement(By.id("connection")).getText()).startsWith("Updated");
+        Path shot = browser.screenshot("job-running-again");
+        assertThat(Files.size(shot)).isPositive();
+    }
+
+    @Test
+    void showsAJobWaitingOnRefusedStorageAsInitializingWithItsAttempts() throws Exception {
+        cluster = DashboardTestCluster.start(dir, TOKEN, LocalCluster.builder()
+                .haDirectory(dir.resolve("ha"))
+                .recoveryBackoff(new io.sluice.jobmaster.RecoveryBackoff(Duration.ofMillis(200), Duration.ofMillis(800),
+                        2.0, 0.2)));
+        JobId job = cluster.cluster().submit(countingJob("dashboard recovery", 2_000, Duration.ofMillis(100)));
+        await().atMost(WAIT).until(() -> cluster.cluster().dispatcher().requestJobDetails(job).get(5, TimeUnit.SECONDS)
+                .checkpoints().completed() >= 1);
+
+        // A second job manager takes over while checkpoint storage refuses connections.
+        LocalCluster.JobManager standby = cluster.cluster().startJobManager();
+        FaultInjectingBlobStore storage = cluster.faults();
+        storage.refuseConnections();
+        cluster.cluster().stopJobManager(cluster.cluster().jobManagers().get(0));
+        await().atMost(WAIT).until(() -> standby.dispatcher().isLeader());
+
+        page().get(cluster.baseUrl() + "/?token=" + TOKEN + "#/jobs/" + job.value());
+        awaitShownStatus(JobStatus.INITIALIZING);
+        new WebDriverWait(page(), WAIT).withMessage("the recovery attempt count to reach 3").until(d -> {
+            String attempt = d.findElement(By.id("recovery-text")).getAttribute("data-attempt");
+            return attempt != null && Integer.parseInt(attempt) >= 3;
+        });
+        String text = page().findElement(By.id("recovery-text")).getText();
+        assertThat(text).containsPattern("Recovery attempt \\d+");
+        assertThat(page().findElement(By.id("recovery-error")).getText()).startsWith("Last error: ")
+                .containsIgnoringCase("refused");
+        browser.screenshot("job-initializing");
+
+        storage.heal();
+        awaitShownStatus(JobStatus.RUNNING);
+        assertThat(page().findElement(By.id("recovery")).isDisplayed()).isFalse();
+        browser.screenshot("job-recovered");
+    }
+}

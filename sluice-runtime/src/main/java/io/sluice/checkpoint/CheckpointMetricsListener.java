@@ -1,0 +1,22 @@
+package io.sluice.checkpoint;
+
+/**
+ * Told by a {@link CheckpointCoordinator} of every completed and every failed checkpoint, in the
+ * same places its {@link CheckpointStats} counters change, so that metrics match those counters.
+ * Called on the job master's main thread; must not block.
+ */
+public interface CheckpointMetricsListener {
+    CheckpointMetricsListener NONE = new CheckpointMetricsListener() {
+        @Override
+        public void checkpointCompleted(CompletedCheckpointStats stats) {
+        }
+
+        @Override
+        public void checkpointFailed() {
+        }
+    };
+
+    void checkpointCompleted(CompletedCheckpointStats stats);
+
+    void checkpointFailed();
+}

@@ -1,0 +1,43 @@
+package io.sluice.metrics;
+
+/**
+ * The names and tag keys of Sluice's own meters, as registered with Micrometer (dotted; the
+ * Prometheus endpoint shows them with underscores and unit suffixes, see {@code docs/metrics.md},
+ * which lists every one).
+ */
+public final class MetricNames {
+    /** Tag: the job id. */
+    public static final String TAG_JOB = "job";
+    /** Tag: the job's name. */
+    public static final String TAG_JOB_NAME = "job_name";
+    /** Tag: the vertex (operator chain) name. */
+    public static final String TAG_VERTEX = "vertex";
+    /** Tag: the vertex id in the job graph (names need not be unique). */
+    public static final String TAG_VERTEX_ID = "vertex_id";
+    /** Tag: the subtask index, 0-based. */
+    public static final String TAG_SUBTASK = "subtask";
+    /** Tag: a storage operation ({@code get}, {@code put}, {@code exists}, {@code list}, {@code delete}). */
+    public static final String TAG_OPERATION = "operation";
+    /** Tag: {@code success} or {@code failure}. */
+    public static final String TAG_OUTCOME = "outcome";
+    /** Tag: a job status such as {@code RUNNING}. */
+    public static final String TAG_STATUS = "status";
+
+    public static final String TASK_RECORDS_IN = "sluice.task.records.in";
+    public static final String TASK_RECORDS_OUT = "sluice.task.records.out";
+    public static final String TASK_BACKPRESSURE_TIME = "sluice.task.backpressure.time";
+    public static final String TASK_BACKPRESSURE_RATIO = "sluice.task.backpressure.ratio";
+
+    public static final String JOB_CHECKPOINTS_COMPLETED = "sluice.job.checkpoints.completed";
+    public static final String JOB_CHECKPOINTS_FAILED = "sluice.job.checkpoints.failed";
+    public static final String JOB_CHECKPOINT_DURATION = "sluice.job.checkpoint.duration";
+    public static final String JOB_CHECKPOINT_SIZE = "sluice.job.checkpoint.size";
+    public static final String JOB_RESTARTS = "sluice.job.restarts";
+    public static final String JOB_STATUS_TIME = "sluice.job.status.time";
+    public static final String JOB_RECOVERY_ATTEMPTS = "sluice.job.recovery.attempts";
+    public static final String JOB_RECOVERY_DURATION = "sluice.job.recovery.duration";
+    public static final String JOB_RECOVERY_ELAPSED = "sluice.job.recovery.elapsed";
+
+    private MetricNames() {
+    }
+}

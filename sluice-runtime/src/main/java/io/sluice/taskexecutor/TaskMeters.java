@@ -1,0 +1,67 @@
+package io.sluice.taskexecutor;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.sluice.graph.JobVertex;
+import io.sluice.metrics.BackpressureRatio;
+import io.sluice.metrics.MeterGroup;
+import io.sluice.metrics.MetricNames;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The meters of one task attempt: records in and out, time blocked on full output channels, and
+ * the backpressure ratio (the fraction of wall time the output was blocked, over the time since
+ * the previous reading, at least one second). Tags {@code job}, {@code job_name}, {@code vertex},
+ * {@code vertex_id}, {@code subtask}. The values are those of the current attempt: a restarted
+ * task starts again from 0, which Prometheus treats as a counter reset.
+ *
+ * <p>Registered by the task executor when the task is submitted, removed when it ends; a new
+ * attempt with the same tags replaces the meters of the previous one. Thread-safe.
+ */
+final class TaskMeters implements AutoCloseable {
+    /** Backpressure ratio readings closer together than this repeat the previous value. */
+    static final long BACKPRESSURE_MIN_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final MeterGroup group;
+
+    private TaskMeters(MeterGroup group) {
+        this.group = group;
+    }
+
+    static TaskMeters register(MeterRegistry registry, Task task) {
+        TaskDeploymentDescriptor tdd = task.descriptor();
+        JobVertex v = tdd.vertex();
+        Tags tags = Tags.of(MetricNames.TAG_JOB, tdd.jobGraph().jobId().value(),
+                MetricNames.TAG_JOB_NAME, tdd.jobGraph().name(),
+                MetricNames.TAG_VERTEX, v.name(),
+                MetricNames.TAG_VERTEX_ID, Integer.toString(v.id()),
+                MetricNames.TAG_SUBTASK, Integer.toString(tdd.subtaskIndex()));
+        MeterGroup group = new MeterGroup(registry, tags);
+        for (String name : new String[] {MetricNames.TASK_RECORDS_IN, MetricNames.TASK_RECORDS_OUT,
+                MetricNames.TASK_BACKPRESSURE_TIME, MetricNames.TASK_BACKPRESSURE_RATIO}) {
+            group.removeExisting(name); // a previous attempt's meters, if its end was not seen yet
+        }
+        group.add(r -> FunctionCounter.builder(MetricNames.TASK_RECORDS_IN, task, t -> t.metrics().recordsIn())
+                .description("Records the task read (sources: records emitted by the reader)").tags(tags).register(r));
+        group.add(r -> FunctionCounter.builder(MetricNames.TASK_RECORDS_OUT, task, t -> t.metrics().recordsOut())
+                .description("Records the task wrote to its output channels").tags(tags).register(r));
+        group.add(r -> FunctionCounter.builder(MetricNames.TASK_BACKPRESSURE_TIME, task,
+                        t -> t.outputBlockedNanos() / 1e9)
+                .description("Time the task's output was blocked on full channels").baseUnit("seconds").tags(tags)
+                .register(r));
+        BackpressureRatio ratio = new BackpressureRatio(task::outputBlockedNanos, System::nanoTime,
+                BACKPRESSURE_MIN_WINDOW_NANOS);
+        group.add(r -> Gauge.builder(MetricNames.TASK_BACKPRESSURE_RATIO, ratio, BackpressureRatio::ratio)
+                .description("Fraction of wall time the task's output was blocked on full channels, since the"
+                        + " previous reading (at least 1 s)").tags(tags).strongReference(true).register(r));
+        return new TaskMeters(group);
+    }
+
+    /** Removes the meters. Idempotent. */
+    @Override
+    public void close() {
+        group.close();
+    }
+}
