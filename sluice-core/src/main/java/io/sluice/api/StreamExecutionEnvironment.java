@@ -47,6 +47,8 @@ public final class StreamExecutionEnvironment {
     private boolean startWithoutCheckpointAllowed = false;
     private boolean localRecovery = false;
     private int inlineStateThreshold = CheckpointingOptions.DEFAULT_INLINE_STATE_THRESHOLD;
+    private String restoreFrom = "";
+    private boolean retainCheckpointsOnCancel = true;
 
     private StreamExecutionEnvironment() {}
 
@@ -63,7 +65,8 @@ public final class StreamExecutionEnvironment {
         configuration.validate(List.of(PipelineOptions.PARALLELISM, PipelineOptions.MAX_PARALLELISM,
                 CheckpointingOptions.INTERVAL, CheckpointingOptions.DIRECTORY, CheckpointingOptions.RETAINED,
                 CheckpointingOptions.TIMEOUT, CheckpointingOptions.TOLERABLE_FAILURES,
-                CheckpointingOptions.INLINE_STATE_THRESHOLD));
+                CheckpointingOptions.INLINE_STATE_THRESHOLD, CheckpointingOptions.RESTORE_FROM,
+                CheckpointingOptions.RETAIN_ON_CANCEL));
         StreamExecutionEnvironment env = new StreamExecutionEnvironment();
         env.parallelism = configuration.get(PipelineOptions.PARALLELISM);
         env.maxParallelism = configuration.get(PipelineOptions.MAX_PARALLELISM);
@@ -74,6 +77,8 @@ public final class StreamExecutionEnvironment {
         env.tolerableCheckpointFailures = configuration.get(CheckpointingOptions.TOLERABLE_FAILURES);
         env.inlineStateThreshold = configuration.get(CheckpointingOptions.INLINE_STATE_THRESHOLD);
         env.restartStrategy = RestartStrategyConfig.fromConfiguration(configuration);
+        env.restoreFrom = configuration.get(CheckpointingOptions.RESTORE_FROM);
+        env.retainCheckpointsOnCancel = configuration.get(CheckpointingOptions.RETAIN_ON_CANCEL);
         return env;
     }
 
@@ -166,6 +171,25 @@ public final class StreamExecutionEnvironment {
         return this;
     }
 
+    /**
+     * Starts the job from a retained checkpoint when it has none of its own yet: a checkpoint
+     * directory ({@code <checkpoints.dir>/<jobId>/chk-<n>}) or its {@code _metadata} file, or
+     * {@code latest:<jobId>} for the newest readable retained checkpoint of an earlier job (for example
+     * one that FAILED or was CANCELED). The checkpoint must lie in this job's checkpoint directory.
+     * Read when the job recovers, on an I/O thread; a path that holds no readable checkpoint fails the
+     * job with a message naming it. Same as {@code checkpoints.restore-from}; empty: start empty.
+     */
+    public StreamExecutionEnvironment restoreFrom(String checkpoint) {
+        this.restoreFrom = Objects.requireNonNull(checkpoint, "checkpoint").trim();
+        return this;
+    }
+
+    /** Whether a CANCELED job keeps its checkpoints ({@code checkpoints.retain-on-cancel}, default true). */
+    public StreamExecutionEnvironment setRetainCheckpointsOnCancel(boolean retain) {
+        this.retainCheckpointsOnCancel = retain;
+        return this;
+    }
+
     public int getParallelism() {
         return parallelism;
     }
@@ -176,7 +200,8 @@ public final class StreamExecutionEnvironment {
 
     public JobConfig jobConfig() {
         return new JobConfig(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures,
-                checkpointDir, restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold);
+                checkpointDir, restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold,
+                restoreFrom.isEmpty() ? null : restoreFrom, !retainCheckpointsOnCancel);
     }
 
     /** Builds and validates the job graph; throws {@link io.sluice.graph.InvalidJobException} naming any problem. */

@@ -68,6 +68,12 @@ public final class Dispatcher implements DispatcherGateway {
     private final Set<JobId> submissionsInFlight = new HashSet<>();
     private final Map<JobId, JobResult> finished = new LinkedHashMap<>();
     private final Map<JobId, JobDetails> finishedDetails = new LinkedHashMap<>();
+    /**
+     * Runners closed when the dispatcher leadership was lost, until their job masters' tasks have
+     * ended and they left their elections: a new runner of the same job starts only after that, so
+     * a revoke followed by a grant never runs two task sets of one job.
+     */
+    private final Map<JobId, CompletableFuture<Void>> closingRunners = new java.util.HashMap<>();
     private final long startMillis;
     private boolean listingJobs;
     /** Result requests for jobs that have not ended here yet: completed when the job ends here. */
@@ -164,7 +170,14 @@ public final class Dispatcher implements DispatcherGateway {
         graphsBeingRead.clear();
         List<JobManagerRunner> all = List.copyOf(runners.values());
         runners.clear();
-        all.forEach(JobManagerRunner::close); // suspends each job and leaves its election; the new leader recovers it
+        for (JobManagerRunner runner : all) {
+            // Suspends the job and leaves its election once its tasks ended; the new leader recovers it.
+            CompletableFuture<Void> closing = runner.close();
+            if (!closing.isDone()) {
+                closingRunners.put(runner.jobId(), closing);
+                closing.whenCompleteAsync((ignored, error) -> closingRunners.remove(runner.jobId(), closing), mainThread);
+            }
+        }
     }
 
     /** The message a standby gives a client that should talk to the leader. */
@@ -348,7 +361,17 @@ public final class Dispatcher implements DispatcherGateway {
     private void startRunner(JobGraph graph) {
         JobManagerRunner runner = new JobManagerRunner(graph, services, mainThread);
         runners.put(graph.jobId(), runner);
-        runner.start();
+        CompletableFuture<Void> previous = closingRunners.get(graph.jobId());
+        if (previous == null) {
+            runner.start();
+        } else {
+            LOG.info("Job {}: waiting for the previous runner's tasks to end before joining the job's election", graph.jobId());
+            previous.whenCompleteAsync((ignored, error) -> {
+                if (runners.get(graph.jobId()) == runner && !closed) {
+                    runner.start();
+                }
+            }, mainThread);
+        }
         runner.resultFuture().whenCompleteAsync((result, error) -> {
             if (runners.get(graph.jobId()) != runner) {
                 return;
