@@ -184,6 +184,7 @@ public final class JobManagerRunner implements LeaderContender {
         if (jobMaster != null) {
             // The job master of an earlier session is still suspending: its tasks must end first.
             progress.phase("waiting for the job master of the previous leadership to stop its tasks");
+            setStatus(JobStatus.INITIALIZING);
             LOG.info("{}: waiting for the previous job master to stop its tasks before recovering", description());
             return;
         }
@@ -578,6 +579,9 @@ public final class JobManagerRunner implements LeaderContender {
         }
         if (finalDetails != null) {
             return CompletableFuture.completedFuture(finalDetails);
+        }
+        if (jobMaster != null && jobMasterSuspending && session != null) {
+            return CompletableFuture.completedFuture(initializingDetails(status)); // re-granted, old tasks still ending
         }
         if (jobMaster != null) {
             JobMaster jm = jobMaster;

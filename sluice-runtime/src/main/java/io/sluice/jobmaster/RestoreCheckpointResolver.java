@@ -24,7 +24,8 @@ import java.util.regex.Pattern;
  *       that job (its pointers), or, when they hold none, among the {@code chk-<n>} directories of that
  *       job in the checkpoint storage. Corrupt or missing ones are skipped.</li>
  * </ul>
- * What cannot be used fails with {@link RestoreCheckpointException} naming the path; storage errors
+ * What cannot be used fails with {@link RestoreCheckpointException} naming the path (its message carries
+ * the cause's text and no cause, so that the job result's failure message is this one); storage errors
  * (unreachable, I/O) propagate for the caller to retry.
  *
  * <p>Threading: blocking; on an I/O thread only (checked). Stateless apart from its collaborators.
@@ -57,7 +58,7 @@ final class RestoreCheckpointResolver {
             jobId = JobId.of(idText);
         } catch (RuntimeException e) {
             throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "' names no job id ("
-                    + e.getMessage() + "); use latest:<32 hex digits of the job id>", e);
+                    + e.getMessage() + "); use latest:<32 hex digits of the job id>");
         }
         List<String> candidates = new ArrayList<>(recoveryFactory.retainedCheckpointPaths(jobId));
         String source = "the HA checkpoint pointers";
@@ -111,7 +112,7 @@ final class RestoreCheckpointResolver {
             storageLocation = storages.forLocation(location).location();
         } catch (RuntimeException e) {
             throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "': its location " + location
-                    + " cannot be opened (" + e.getMessage() + ")", e);
+                    + " cannot be opened (" + e.getMessage() + ")");
         }
         if (!storageLocation.equals(jobStorage.location())) {
             throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "' lies in " + storageLocation
@@ -124,10 +125,10 @@ final class RestoreCheckpointResolver {
         } catch (BlobNotFoundException e) {
             throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "': there is no checkpoint at "
                     + storageLocation + "/" + metadata + " (no _metadata; the checkpoint never completed or was"
-                    + " deleted). Pass a chk-<n> directory that holds a _metadata file, or latest:" + jobId + ".", e);
+                    + " deleted). Pass a chk-<n> directory that holds a _metadata file, or latest:" + jobId + ".");
         } catch (CorruptCheckpointException e) {
             throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "': the checkpoint is corrupt ("
-                    + e.getMessage() + "). Pass an older chk-<n> directory of job " + jobId + ".", e);
+                    + e.getMessage() + "). Pass an older chk-<n> directory of job " + jobId + ".");
         }
     }
 }
