@@ -556,7 +556,7 @@ public final class JobManagerRunner implements LeaderContender {
             return CompletableFuture.failedFuture(new IllegalStateException("Job " + jobGraph.jobId()
                     + " is not led by this job manager (" + services.contenderId() + ") right now; cancel it on its leader"));
         }
-        if (jobMaster != null && !progressWaitsForOldJobMaster()) {
+        if (jobMaster != null && !jobMasterIsOfAnEndedSession()) {
             return jobMaster.cancel();
         }
         LOG.info("{}: cancelled while {}", description(), progress.snapshot().phase());
@@ -565,7 +565,7 @@ public final class JobManagerRunner implements LeaderContender {
     }
 
     /** Whether the job master is one of an earlier session, still suspending while a new grant waits. */
-    private boolean progressWaitsForOldJobMaster() {
+    private boolean jobMasterIsOfAnEndedSession() {
         return jobMaster != null && jobMasterSuspending;
     }
 
