@@ -58,6 +58,8 @@ public final class StreamExecutionEnvironment {
     private boolean startWithoutCheckpointAllowed = false;
     private boolean localRecovery = false;
     private int inlineStateThreshold = CheckpointingOptions.DEFAULT_INLINE_STATE_THRESHOLD;
+    private String restoreFrom = "";
+    private boolean retainCheckpointsOnCancel = true;
 
     /** The run context this environment was created in, or {@code null} outside a cluster's jar runner. */
     private ExecutionContext context;
@@ -106,6 +108,8 @@ public final class StreamExecutionEnvironment {
         env.restartStrategy = RestartStrategyConfig.fromConfiguration(configuration);
         env.context = context;
         env.configuration = configuration.copy();
+        env.restoreFrom = configuration.get(CheckpointingOptions.RESTORE_FROM);
+        env.retainCheckpointsOnCancel = configuration.get(CheckpointingOptions.RETAIN_ON_CANCEL);
         return env;
     }
 
@@ -198,6 +202,25 @@ public final class StreamExecutionEnvironment {
         return this;
     }
 
+    /**
+     * Starts the job from a retained checkpoint when it has none of its own yet: a checkpoint
+     * directory ({@code <checkpoints.dir>/<jobId>/chk-<n>}) or its {@code _metadata} file, or
+     * {@code latest:<jobId>} for the newest readable retained checkpoint of an earlier job (for example
+     * one that FAILED or was CANCELED). The checkpoint must lie in this job's checkpoint directory.
+     * Read when the job recovers, on an I/O thread; a path that holds no readable checkpoint fails the
+     * job with a message naming it. Same as {@code checkpoints.restore-from}; empty: start empty.
+     */
+    public StreamExecutionEnvironment restoreFrom(String checkpoint) {
+        this.restoreFrom = Objects.requireNonNull(checkpoint, "checkpoint").trim();
+        return this;
+    }
+
+    /** Whether a CANCELED job keeps its checkpoints ({@code checkpoints.retain-on-cancel}, default true). */
+    public StreamExecutionEnvironment setRetainCheckpointsOnCancel(boolean retain) {
+        this.retainCheckpointsOnCancel = retain;
+        return this;
+    }
+
     public int getParallelism() {
         return parallelism;
     }
@@ -208,7 +231,8 @@ public final class StreamExecutionEnvironment {
 
     public JobConfig jobConfig() {
         return new JobConfig(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures,
-                checkpointDir, restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold);
+                checkpointDir, restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold,
+                restoreFrom.isEmpty() ? null : restoreFrom, !retainCheckpointsOnCancel);
     }
 
     /** Builds and validates the job graph; throws {@link io.sluice.graph.InvalidJobException} naming any problem. */

@@ -61,4 +61,20 @@ public final class CheckpointingOptions {
                     + " hung, full, read-only) and timeouts are not counted: they never restart healthy tasks;"
                     + " the job keeps running, its status says since when checkpoints fail and why, and"
                     + " checkpoints resume by themselves when storage answers again.");
+
+    public static final ConfigOption<Boolean> RETAIN_ON_CANCEL = ConfigOptions.key("checkpoints.retain-on-cancel")
+            .booleanType()
+            .defaultValue(true)
+            .withDescription("Whether a CANCELED job keeps its retained checkpoints and their HA pointers, so that"
+                    + " it can be started again from them (checkpoints.restore-from). A FAILED job always keeps"
+                    + " them; a FINISHED job always deletes them.");
+
+    public static final ConfigOption<String> RESTORE_FROM = ConfigOptions.key("checkpoints.restore-from")
+            .stringType()
+            .defaultValue("")
+            .withDescription("Start the job from a retained checkpoint: a checkpoint directory"
+                    + " (<checkpoints.dir>/<jobId>/chk-<n>) or its _metadata file, or latest:<jobId> for the newest"
+                    + " readable retained checkpoint of an earlier job (found through the HA checkpoint pointers,"
+                    + " else in checkpoints.dir). The checkpoint must lie in this job's checkpoints.dir. Used only"
+                    + " when the job has no checkpoint of its own yet. Empty: start from empty state.");
 }

@@ -25,11 +25,26 @@ import java.util.Objects;
  *                                    is kept inside the checkpoint metadata instead of a state file, so that
  *                                    restoring it reads nothing from storage; 0 writes every snapshot to a file.
  *                                    (A job graph stored by a build without this setting reads back 0.)
+ * @param restoreFrom                 where the job starts from when it has no checkpoint of its own yet: a
+ *                                    checkpoint directory or {@code _metadata} path, {@code latest:<jobId>}, or
+ *                                    {@code null} / empty for empty state ({@code checkpoints.restore-from})
+ * @param discardCheckpointsOnCancel  a CANCELED job deletes its checkpoints (the inverse of
+ *                                    {@code checkpoints.retain-on-cancel}, so that a job graph stored by an older
+ *                                    build reads back the default, retain)
  */
 public record JobConfig(Duration checkpointInterval, Duration checkpointTimeout, int retainedCheckpoints,
                         int tolerableCheckpointFailures, String checkpointDir, RestartStrategyConfig restartStrategy,
-                        boolean startWithoutCheckpointAllowed, boolean localRecovery, int inlineStateThreshold)
+                        boolean startWithoutCheckpointAllowed, boolean localRecovery, int inlineStateThreshold,
+                        String restoreFrom, boolean discardCheckpointsOnCancel)
         implements Serializable {
+
+    /** Settings that start from empty state and retain checkpoints on cancel. */
+    public JobConfig(Duration checkpointInterval, Duration checkpointTimeout, int retainedCheckpoints,
+                     int tolerableCheckpointFailures, String checkpointDir, RestartStrategyConfig restartStrategy,
+                     boolean startWithoutCheckpointAllowed, boolean localRecovery, int inlineStateThreshold) {
+        this(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures, checkpointDir,
+                restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold, null, false);
+    }
 
     /** Settings with the default inline-state threshold. */
     public JobConfig(Duration checkpointInterval, Duration checkpointTimeout, int retainedCheckpoints,
@@ -73,6 +88,18 @@ public record JobConfig(Duration checkpointInterval, Duration checkpointTimeout,
                     + CheckpointingOptions.MAX_INLINE_STATE_THRESHOLD + " bytes, got " + inlineStateThreshold
                     + "; larger state belongs in state files");
         }
+    }
+
+    /** Whether the job starts from a retained checkpoint ({@link #restoreFrom}) when it has none of its own. */
+    public boolean hasRestoreFrom() {
+        return restoreFrom != null && !restoreFrom.isBlank();
+    }
+
+    /** The same settings, starting from {@code restoreFrom} (a checkpoint path or {@code latest:<jobId>}). */
+    public JobConfig withRestoreFrom(String restoreFrom) {
+        return new JobConfig(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures,
+                checkpointDir, restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold,
+                restoreFrom, discardCheckpointsOnCancel);
     }
 
     public boolean checkpointingEnabled() {

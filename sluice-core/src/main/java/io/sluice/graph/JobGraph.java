@@ -50,6 +50,11 @@ public record JobGraph(JobId jobId, String name, List<JobVertex> vertices, List<
     }
 
     /** The same graph under another id (used when a user resubmits with a fixed id). */
+    /** The same job with other settings (for example {@link JobConfig#withRestoreFrom}). */
+    public JobGraph withConfig(JobConfig newConfig) {
+        return new JobGraph(jobId, name, vertices, edges, newConfig);
+    }
+
     public JobGraph withJobId(JobId id) {
         return new JobGraph(id, name, vertices, edges, config);
     }

@@ -57,9 +57,18 @@ public interface CompletedCheckpointStore {
     int maxRetained();
 
     /**
-     * Called when the job reaches {@code status} under this job master. On a globally terminal
-     * status the pointers are removed and checkpoint files discarded; on {@code SUSPENDED} all is
-     * kept for the next leader.
+     * Called once the job reached {@code status} under this job master (and, for a globally terminal
+     * status, after its result is durable). With {@code discardCheckpoints} the pointers are removed
+     * (first) and the checkpoint files discarded; otherwise everything is kept: the pointers for the
+     * next leader ({@code SUSPENDED}), or so that the job can be started again from its checkpoints
+     * ({@code FAILED}, and {@code CANCELED} with {@code checkpoints.retain-on-cancel}).
+     * The job manager runner's rule: only a FINISHED job, or a CANCELED one that asked for it,
+     * discards (see {@link CheckpointRetention}).
      */
-    void shutdown(JobStatus status) throws Exception;
+    void shutdown(JobStatus status, boolean discardCheckpoints) throws Exception;
+
+    /** {@link #shutdown(JobStatus, boolean)} with the default retention: discard only when FINISHED. */
+    default void shutdown(JobStatus status) throws Exception {
+        shutdown(status, CheckpointRetention.discardsByDefault(status));
+    }
 }

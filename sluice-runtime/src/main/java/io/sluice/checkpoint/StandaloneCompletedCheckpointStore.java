@@ -88,8 +88,9 @@ public final class StandaloneCompletedCheckpointStore implements CompletedCheckp
     }
 
     @Override
-    public void shutdown(JobStatus status) {
-        if (!status.isGloballyTerminal()) {
+    public void shutdown(JobStatus status, boolean discardCheckpoints) {
+        if (!discardCheckpoints) {
+            LOG.info("Job {} is {}; keeping its checkpoints {}", jobId, status, retainedIds());
             return;
         }
         List<Long> ids = retainedIds();

@@ -178,6 +178,17 @@ public final class LocalCluster implements AutoCloseable {
         return dispatcher().submitJob(jobGraph).get(60, TimeUnit.SECONDS);
     }
 
+    /**
+     * Submits {@code jobGraph} to start from a retained checkpoint: a checkpoint directory
+     * ({@code <checkpoints.dir>/<jobId>/chk-<n>}) or its {@code _metadata} file, or
+     * {@code latest:<jobId>} (for example of a job that FAILED). Same as setting
+     * {@code checkpoints.restore-from}; the checkpoint is read when the job recovers, and a path that
+     * holds no readable checkpoint fails the job naming it.
+     */
+    public JobId submit(JobGraph jobGraph, String restoreFrom) throws Exception {
+        return submit(jobGraph.withConfig(jobGraph.config().withRestoreFrom(restoreFrom)));
+    }
+
     /** Submits and waits until the job is globally terminal. */
     public JobResult executeAndWait(JobGraph jobGraph, Duration timeout) throws Exception {
         JobId id = submit(jobGraph);

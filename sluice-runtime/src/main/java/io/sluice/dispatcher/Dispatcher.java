@@ -76,6 +76,12 @@ public final class Dispatcher implements DispatcherGateway {
     private final Set<JobId> submissionsInFlight = new HashSet<>();
     private final Map<JobId, JobResult> finished = new LinkedHashMap<>();
     private final Map<JobId, JobDetails> finishedDetails = new LinkedHashMap<>();
+    /**
+     * Runners closed when the dispatcher leadership was lost, until their job masters' tasks have
+     * ended and they left their elections: a new runner of the same job starts only after that, so
+     * a revoke followed by a grant never runs two task sets of one job.
+     */
+    private final Map<JobId, CompletableFuture<Void>> closingRunners = new java.util.HashMap<>();
     private final long startMillis;
     private boolean listingJobs;
     /** Result requests for jobs that have not ended here yet: completed when the job ends here. */
@@ -172,8 +178,15 @@ public final class Dispatcher implements DispatcherGateway {
         graphsBeingRead.clear();
         List<JobManagerRunner> all = List.copyOf(runners.values());
         runners.clear();
-        // suspends each job and leaves its election; the new leader recovers it
-        all.forEach(r -> releaseLeaseAfter(r.jobId(), r.close()));
+        for (JobManagerRunner runner : all) {
+            // Suspends the job and leaves its election once its tasks ended; the new leader recovers it.
+            CompletableFuture<Void> closing = runner.close();
+            releaseLeaseAfter(runner.jobId(), closing);
+            if (!closing.isDone()) {
+                closingRunners.put(runner.jobId(), closing);
+                closing.whenCompleteAsync((ignored, error) -> closingRunners.remove(runner.jobId(), closing), mainThread);
+            }
+        }
     }
 
     /** Closes the class loader lease of {@code jobId} once {@code done} completes (its runner has closed). */
@@ -381,11 +394,21 @@ public final class Dispatcher implements DispatcherGateway {
     private void startRunner(JobGraph graph, ClassLoaderLease lease) {
         JobManagerRunner runner = new JobManagerRunner(graph, services, mainThread);
         runners.put(graph.jobId(), runner);
-        ClassLoaderLease previous = leases.put(graph.jobId(), lease);
-        if (previous != null) {
-            previous.close();
+        ClassLoaderLease previousLease = leases.put(graph.jobId(), lease);
+        if (previousLease != null) {
+            previousLease.close();
         }
-        runner.start();
+        CompletableFuture<Void> previous = closingRunners.get(graph.jobId());
+        if (previous == null) {
+            runner.start();
+        } else {
+            LOG.info("Job {}: waiting for the previous runner's tasks to end before joining the job's election", graph.jobId());
+            previous.whenCompleteAsync((ignored, error) -> {
+                if (runners.get(graph.jobId()) == runner && !closed) {
+                    runner.start();
+                }
+            }, mainThread);
+        }
         runner.resultFuture().whenCompleteAsync((result, error) -> {
             if (runners.get(graph.jobId()) != runner) {
                 return;

@@ -26,6 +26,16 @@ public interface CheckpointRecoveryFactory {
             JobId jobId, int maxRetained, CheckpointStorage storage, LeaderElection election, UUID leaderSessionId,
             boolean allowStartWithoutCheckpoint, RecoveryListener listener) throws Exception;
 
+    /**
+     * The metadata paths of the checkpoints the HA services retain for {@code jobId} (also of a job
+     * that ended FAILED or CANCELED and kept them), newest first; empty when there are none or when
+     * these services keep no pointers. Blocking, I/O executor only. Used to start a job from
+     * {@code latest:<jobId>}.
+     */
+    default java.util.List<String> retainedCheckpointPaths(JobId jobId) throws Exception {
+        return java.util.List.of();
+    }
+
     /** The counter for the job; blocking; ids continue after every checkpoint ever completed. */
     CheckpointIdCounter createCheckpointIdCounter(JobId jobId, long minimumNextId) throws Exception;
 }

@@ -4,12 +4,13 @@ import io.sluice.checkpoint.CheckpointIdCounter;
 import io.sluice.checkpoint.CheckpointStats;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CompletedCheckpoint;
+import io.sluice.checkpoint.CheckpointRetention;
 import io.sluice.checkpoint.CompletedCheckpointStore;
 import io.sluice.cluster.SlotPool;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
+import io.sluice.ha.CheckpointRecoveryException;
 import io.sluice.ha.CheckpointRecoveryFactory;
-import io.sluice.ha.HighAvailabilityServices;
 import io.sluice.ha.LeaderContender;
 import io.sluice.ha.LeaderElection;
 import io.sluice.restart.RestartStrategies;
@@ -34,12 +35,33 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Lifecycle: joins the job's leader election. On a grant (session S) it recovers on the I/O
  * executor, once for the session: checks the job result store (a finished job is never run
- * again), creates the recovered checkpoint store (only the latest checkpoint's metadata is read)
- * and the id counter, retrying storage errors with backoff and jitter. Then it starts a
- * {@link JobMaster} on the job master's own main thread. Until then it answers status itself:
- * {@code INITIALIZING} with {@link RecoveryStatus} (attempt, pointers, metadata loaded, time,
- * last error). On revocation it cancels the recovery in flight (interrupting a hung storage call)
- * and suspends the job master; writes of session S are fenced by the election.
+ * again), creates the recovered checkpoint store (only the latest checkpoint's metadata is read),
+ * reads the checkpoint to start from when the job has none of its own and {@code restoreFrom} is
+ * set ({@link RestoreCheckpointResolver}), and creates the id counter, retrying storage errors with
+ * backoff and jitter. Then it starts a {@link JobMaster} on the job master's own main thread. Until
+ * then it answers status itself: {@code INITIALIZING} with {@link RecoveryStatus} (attempt,
+ * pointers, metadata loaded, time, last error). On revocation it cancels the recovery in flight
+ * (interrupting a hung storage call) and suspends the job master; writes of session S are fenced by
+ * the election.
+ *
+ * <p>Ordering rules (each checked by {@code JobManagerRunnerTest}):
+ * <ul>
+ *   <li><b>One chain for grant and revoke.</b> A grant that arrives while the job master of an
+ *       earlier session is still suspending waits: recovery (and so a new job master) starts only
+ *       once the old job master's tasks have all ended. Never two task sets of one job.</li>
+ *   <li><b>The end wins.</b> Once the job is ending (cancelled, failed, finished) no recovery attempt,
+ *       retry or job master starts any more, whatever was queued before.</li>
+ *   <li><b>The result is durable before anything is cleaned up.</b> The result is written to the
+ *       {@code JobResultStore} (fenced) and the job graph removed, retried with backoff until they
+ *       succeed (status shows the attempts); only then are checkpoints cleaned up as
+ *       {@link io.sluice.checkpoint.CheckpointRetention} says (FINISHED deletes; FAILED keeps; CANCELED
+ *       keeps unless {@code checkpoints.retain-on-cancel} is false) and {@link #resultFuture()}
+ *       completes.</li>
+ *   <li><b>Unreadable checkpoints suspend, not fail.</b> When every retained checkpoint is unreadable
+ *       and starting empty is not allowed, the job stays {@code INITIALIZING} with its graph and
+ *       checkpoints kept, says so in status, and retries on a slow backoff, so it resumes by itself
+ *       once the files are repaired.</li>
+ * </ul>
  *
  * <p>Threading: everything here runs on the owner's main thread (the Dispatcher's), given as
  * {@code mainThread}; election callbacks are handed over to it. Blocking work runs on the I/O
@@ -63,11 +85,22 @@ public final class JobManagerRunner implements LeaderContender {
     private MainThreadExecutor.ScheduledTask retry;
     private int attempt;
     private JobMaster jobMaster;
-    private DedicatedMainThreadExecutor jobMasterThread;
+    private MainThreadExecutor jobMasterThread;
+    /** Whether {@link #jobMaster} was told to suspend (its session ended); it still runs until its tasks ended. */
+    private boolean jobMasterSuspending;
     private volatile JobStatus status = JobStatus.INITIALIZING;
     private String failureMessage;
     private JobDetails finalDetails;
     private boolean closed;
+    /** The result of a job that is ending here (set once, before it is durable); null while it runs. */
+    private JobResult ending;
+    /** The checkpoint store to clean up once the result is durable, or null. */
+    private CompletedCheckpointStore endingStore;
+    /** Progress of writing the result and removing the graph (shown in status until done). */
+    private RecoveryProgress endingProgress;
+    private int endingAttempt;
+    private boolean endingWriteInFlight;
+    private MainThreadExecutor.ScheduledTask endingRetry;
     /**
      * The running job's last details, served for a burst of status queries without a hop to the job
      * master's thread; used only while younger than {@link #DETAILS_MAX_AGE_NANOS} and while its
@@ -118,7 +151,10 @@ public final class JobManagerRunner implements LeaderContender {
         return transitions.get(transitions.size() - 1).timestampMillis();
     }
 
-    /** Completes on the main thread when the job is globally terminal (FINISHED, FAILED, CANCELED). */
+    /**
+     * Completes on the main thread when the job is globally terminal (FINISHED, FAILED, CANCELED)
+     * and its result is durable in the job result store.
+     */
     public CompletableFuture<JobResult> resultFuture() {
         return resultFuture;
     }
@@ -146,18 +182,35 @@ public final class JobManagerRunner implements LeaderContender {
     }
 
     private void onGrant(UUID s) {
+        mainThread.assertRunningInMainThread();
         if (closed || resultFuture.isDone()) {
             return;
         }
-        LOG.info("{} gained leadership (session {}); recovering", description(), s);
+        if (session != null && !session.equals(s)) {
+            onRevoke(); // a grant without the revoke in between: end the old session first
+        }
         session = s;
+        if (ending != null) {
+            LOG.info("{} gained leadership (session {}) while its result is being recorded", description(), s);
+            recordResultSoon(Duration.ZERO);
+            return;
+        }
+        LOG.info("{} gained leadership (session {}); recovering", description(), s);
         attempt = 0;
         progress = new RecoveryProgress(services.clock());
         metrics.recoveryStarted();
+        if (jobMaster != null) {
+            // The job master of an earlier session is still suspending: its tasks must end first.
+            progress.phase("waiting for the job master of the previous leadership to stop its tasks");
+            setStatus(JobStatus.INITIALIZING);
+            LOG.info("{}: waiting for the previous job master to stop its tasks before recovering", description());
+            return;
+        }
         startRecoveryAttempt(s);
     }
 
     private void onRevoke() {
+        mainThread.assertRunningInMainThread();
         if (session == null) {
             return;
         }
@@ -168,8 +221,9 @@ public final class JobManagerRunner implements LeaderContender {
         progress = new RecoveryProgress(services.clock());
         if (jobMaster != null) {
             JobMaster jm = jobMaster;
+            jobMasterSuspending = true;
             jobMasterThread.execute(() -> jm.suspend("leadership was revoked"));
-        } else {
+        } else if (ending == null) {
             setStatus(JobStatus.INITIALIZING);
         }
     }
@@ -185,12 +239,20 @@ public final class JobManagerRunner implements LeaderContender {
         }
     }
 
+    /** Whether a recovery step of session {@code s} may still act: s leads, and the job neither ends nor closes. */
+    private boolean mayRecover(UUID s) {
+        return s.equals(session) && !closed && ending == null && jobMaster == null;
+    }
+
     /** What one successful recovery attempt produced. */
     private record Recovered(JobResult alreadyFinished, CompletedCheckpointStore store, CheckpointIdCounter counter,
                              CheckpointStorage storage) {
     }
 
     private void startRecoveryAttempt(UUID s) {
+        if (!mayRecover(s)) {
+            return;
+        }
         attempt++;
         metrics.recoveryAttempt();
         RecoveryProgress p = progress;
@@ -220,19 +282,35 @@ public final class JobManagerRunner implements LeaderContender {
         CompletedCheckpointStore store = factory.createRecoveredCompletedCheckpointStore(id,
                 jobGraph.config().retainedCheckpoints(), storage, election, s,
                 jobGraph.config().startWithoutCheckpointAllowed(), p);
-        if (Thread.interrupted()) {
-            throw new InterruptedException("recovery cancelled");
-        }
+        checkInterrupted();
         long nextId = store.latest().map(CompletedCheckpoint::checkpointId).orElse(0L) + 1;
+        if (store.latest().isEmpty() && store.retainedIds().isEmpty() && jobGraph.config().hasRestoreFrom()) {
+            String spec = jobGraph.config().restoreFrom();
+            p.phase("reading the checkpoint to start from (" + spec + ")");
+            CompletedCheckpoint from = new RestoreCheckpointResolver(storage, services.checkpointStorages(), factory)
+                    .resolve(spec);
+            checkInterrupted();
+            p.metadataLoaded(from.checkpointId());
+            p.event("Starting from checkpoint " + from.checkpointId() + " of job " + from.jobId() + " ("
+                    + storage.location() + "/" + from.metadataPath() + ", from checkpoints.restore-from " + spec + ")");
+            store = new RestoredCheckpointStore(store, from);
+            nextId = Math.max(nextId, from.checkpointId() + 1);
+        }
         p.phase("creating the checkpoint id counter");
         CheckpointIdCounter counter = factory.createCheckpointIdCounter(id, nextId);
         p.phase("starting the job master");
         return new Recovered(null, store, counter, storage);
     }
 
+    private static void checkInterrupted() throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException("recovery cancelled");
+        }
+    }
+
     private void onRecoveryAttemptDone(UUID s, RecoveryProgress p, Recovered recovered, Throwable error) {
-        if (!s.equals(session) || closed || resultFuture.isDone()) {
-            return; // revoked, cancelled or closed meanwhile: nothing of this session may act
+        if (!mayRecover(s)) {
+            return; // revoked, ending or closed meanwhile: nothing of this session may act
         }
         recoveryInFlight = null;
         if (error != null) {
@@ -240,10 +318,22 @@ public final class JobManagerRunner implements LeaderContender {
             if (cause instanceof InterruptedException || cause instanceof CancellationException) {
                 return;
             }
+            if (cause instanceof CheckpointRecoveryException) {
+                // Every retained checkpoint is unreadable: keep the job (graph and checkpoints) and wait.
+                Duration delay = services.unusableCheckpointsBackoff().delayAfter(attempt, services.random());
+                String message = cause.getMessage();
+                p.failedAttempt(message, delay.toNanos(), "waiting: no retained checkpoint is readable; retrying in "
+                        + formatDelay(delay) + " (repair the checkpoint files and the job resumes by itself, or cancel"
+                        + " it and start it again with checkpoints.restore-from=<an intact chk-<n> directory>)");
+                LOG.error("{}: recovery attempt {}: {} The job keeps its graph and checkpoints and waits; next attempt"
+                        + " in {}", description(), attempt, message, formatDelay(delay));
+                scheduleRetry(s, delay);
+                return;
+            }
             if (isPermanent(cause)) {
                 LOG.error("{}: recovery failed permanently", description(), cause);
                 failureMessage = JobResult.describe(cause);
-                completeWithoutJobMaster(s, JobStatus.FAILED, cause);
+                completeWithoutJobMaster(JobStatus.FAILED, cause);
                 return;
             }
             Duration delay = services.recoveryBackoff().delayAfter(attempt, services.random());
@@ -251,21 +341,30 @@ public final class JobManagerRunner implements LeaderContender {
             p.failedAttempt(message, delay.toNanos());
             LOG.warn("{}: recovery attempt {} failed: {}; next attempt in {} ms", description(), attempt, message,
                     delay.toMillis());
-            retry = mainThread.schedule(() -> {
-                retry = null;
-                if (s.equals(session)) {
-                    startRecoveryAttempt(s);
-                }
-            }, delay);
+            scheduleRetry(s, delay);
             return;
         }
         if (recovered.alreadyFinished() != null) {
             LOG.info("{}: the job already ended ({}); it is not run again", description(), recovered.alreadyFinished().status());
+            ending = recovered.alreadyFinished();
             setStatus(recovered.alreadyFinished().status());
+            finalDetails = initializingDetails(recovered.alreadyFinished().status());
             resultFuture.complete(recovered.alreadyFinished());
             return;
         }
         startJobMaster(s, recovered);
+    }
+
+    private void scheduleRetry(UUID s, Duration delay) {
+        retry = mainThread.schedule(() -> {
+            retry = null;
+            startRecoveryAttempt(s); // re-checks session, ending and closed
+        }, delay);
+    }
+
+    private static String formatDelay(Duration d) {
+        return d.toMillis() >= 1000 ? String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0)
+                : d.toMillis() + " ms";
     }
 
     /**
@@ -285,12 +384,14 @@ public final class JobManagerRunner implements LeaderContender {
     }
 
     private static boolean isPermanent(Throwable cause) {
-        return cause instanceof io.sluice.ha.CheckpointRecoveryException
-                || cause instanceof IllegalArgumentException
+        return cause instanceof IllegalArgumentException // includes RestoreCheckpointException
                 || cause instanceof io.sluice.graph.InvalidJobException;
     }
 
     private void startJobMaster(UUID s, Recovered recovered) {
+        if (!mayRecover(s)) {
+            return;
+        }
         lastRecovery = progress.snapshot();
         metrics.recoveryFinished();
         List<TaskExecutorGateway> slots;
@@ -298,56 +399,68 @@ public final class JobManagerRunner implements LeaderContender {
             slots = services.slotPool().allocate(jobGraph.jobId(), jobGraph.requiredSlots());
         } catch (SlotPool.NotEnoughSlotsException e) {
             failureMessage = e.getMessage();
-            completeWithoutJobMaster(s, JobStatus.FAILED, e);
+            completeWithoutJobMaster(JobStatus.FAILED, e);
             return;
         }
         JobMasterServices jmServices = new JobMasterServices(recovered.storage(), recovered.store(), recovered.counter(),
                 services.shuffleMaster(), slots, services.ioExecutor(), services.clock(),
                 RestartStrategies.create(jobGraph.config().restartStrategy(), services.clock(), services.random()),
                 () -> election.hasLeadership(s));
-        DedicatedMainThreadExecutor jmThread = new DedicatedMainThreadExecutor("jobmaster-" + jobGraph.jobId().value().substring(0, 8));
+        MainThreadExecutor jmThread = services.jobMasterThreads().apply("jobmaster-" + jobGraph.jobId().value().substring(0, 8));
         AtomicReference<JobMaster> self = new AtomicReference<>();
         JobMaster jm = new JobMaster(jobGraph, jmServices, jmThread,
                 st -> mainThread.execute(() -> {
                     // Only the current job master speaks for the job; a suspended one's late news is ignored.
-                    if (jobMaster != null && jobMaster == self.get() && st != JobStatus.SUSPENDED) {
+                    if (jobMaster != null && jobMaster == self.get() && st != JobStatus.SUSPENDED && ending == null) {
                         setStatus(st);
                     }
                 }));
         self.set(jm);
         jobMaster = jm;
         jobMasterThread = jmThread;
+        jobMasterSuspending = false;
         setStatus(JobStatus.CREATED);
         jmThread.execute(() -> {
             jm.checkpointCoordinator().setMetricsListener(metrics);
             jm.start();
         });
-        jm.resultFuture().whenCompleteAsync((result, error) -> onJobMasterDone(s, jm, jmThread, recovered, result), mainThread);
+        jm.resultFuture().whenCompleteAsync((result, error) -> onJobMasterDone(jm, jmThread, recovered, result), mainThread);
     }
 
-    private void onJobMasterDone(UUID s, JobMaster jm, DedicatedMainThreadExecutor jmThread, Recovered recovered,
-                                 JobResult result) {
+    private void onJobMasterDone(JobMaster jm, MainThreadExecutor jmThread, Recovered recovered, JobResult result) {
         if (jobMaster == jm) {
             jobMaster = null;
             jobMasterThread = null;
+            jobMasterSuspending = false;
         }
         if (jobMaster == null) {
             services.slotPool().release(jobGraph.jobId()); // not while a newer job master uses them
         }
-        jmThread.retire(); // late messages (task reports, status requests) still get answered
+        if (jmThread instanceof DedicatedMainThreadExecutor dedicated) {
+            dedicated.retire(); // late messages (task reports, status requests) still get answered
+        }
         if (closeFuture != null && jobMaster == null) {
             closeFuture.complete(null);
         }
         if (result.status() == JobStatus.SUSPENDED) {
-            recovered.store().latest(); // nothing to clean: the next leader recovers from the same pointers
+            // Nothing to clean: the next leader recovers from the same pointers.
+            if (ending != null) {
+                return; // cancelled after the revoke: the result is being recorded
+            }
             if (session == null) {
                 setStatus(JobStatus.INITIALIZING);
+            } else if (!closed) {
+                // Re-granted while this job master suspended: its tasks have ended, recover now.
+                setStatus(JobStatus.INITIALIZING);
+                startRecoveryAttempt(session);
             }
             return;
         }
+        if (ending != null) {
+            return; // already ending (cancelled while this job master's session was over)
+        }
         failureMessage = result.failureMessage();
         JobDetails last = jm.finalDetails();
-        finishGlobally(s, result, recovered.store());
         if (last != null) {
             List<JobStatusTransition> all = new ArrayList<>(transitions.subList(0, 1));
             all.addAll(last.transitions());
@@ -355,42 +468,113 @@ public final class JobManagerRunner implements LeaderContender {
                     last.checkpoints(), last.restarts(), last.failureMessage(), lastRecovery, last.restartHistory(),
                     last.recentFailures());
         }
+        finishGlobally(result, recovered.store(), finalDetails);
     }
 
     /** Ends the job without a job master (cancelled or failed while recovering). */
-    private void completeWithoutJobMaster(UUID s, JobStatus terminal, Throwable failure) {
+    private void completeWithoutJobMaster(JobStatus terminal, Throwable failure) {
         cancelRecovery();
         JobResult result = JobResult.of(jobGraph.jobId(), jobGraph.name(), terminal,
                 services.clock().currentTimeMillis(), failure);
-        finishGlobally(s, result, null);
+        finishGlobally(result, null, null);
     }
 
     /**
-     * Records the result (fenced on the session) before removing the job graph and checkpoints,
-     * so a later leader never re-runs a finished job; then completes the result future.
+     * The job ends with {@code result}: from now on nothing starts any more. Records the result
+     * (fenced on the current session) and removes the job graph, retrying with backoff until both
+     * are durable; then cleans up the checkpoints as {@link CheckpointRetention} says, and completes
+     * the result future. {@code details}: the job master's last details, or null.
      */
-    private void finishGlobally(UUID s, JobResult result, CompletedCheckpointStore store) {
+    private void finishGlobally(JobResult result, CompletedCheckpointStore store, JobDetails details) {
+        ending = result;
+        endingStore = store;
+        endingProgress = new RecoveryProgress(services.clock());
+        endingProgress.phase("recording the job result");
+        cancelRecovery();
         setStatus(result.status());
-        finalDetails = initializingDetails(result.status());
-        services.ioExecutor().execute(() -> {
+        finalDetails = details != null ? details : initializingDetails(result.status());
+        recordResultSoon(Duration.ZERO);
+    }
+
+    private void recordResultSoon(Duration delay) {
+        if (endingRetry != null || endingWriteInFlight || resultFuture.isDone()) {
+            return;
+        }
+        if (delay.isZero()) {
+            recordResult();
+        } else {
+            endingRetry = mainThread.schedule(() -> {
+                endingRetry = null;
+                recordResult();
+            }, delay);
+        }
+    }
+
+    private void recordResult() {
+        if (closed || resultFuture.isDone() || endingWriteInFlight) {
+            return;
+        }
+        UUID s = session;
+        JobResult result = ending;
+        if (s == null) {
+            endingProgress.phase("waiting for leadership to record the job result (" + result.status() + ")");
+            LOG.info("{}: not leading; the result {} is recorded once leadership is back", description(), result.status());
+            return; // onGrant resumes
+        }
+        endingAttempt++;
+        endingProgress.startAttempt(endingAttempt);
+        endingProgress.phase("recording the job result (" + result.status() + ") and removing the job graph");
+        endingWriteInFlight = true;
+        CompletableFuture.runAsync(() -> {
             try {
                 election.runIfLeader(s, () -> services.ha().jobResultStore().putResult(result));
+                // Only once the result is durable: without the graph nothing could run the job again anyway.
                 election.runIfLeader(s, () -> services.ha().jobGraphStore().removeJobGraph(jobGraph.jobId()));
                 election.runIfLeader(s, () -> services.ha().jobJarStore().removeJobJar(jobGraph.jobId()));
-                if (store != null) {
-                    store.shutdown(result.status());
-                }
             } catch (Exception e) {
-                LOG.warn("{}: could not record the result or clean up: {}", description(), e.toString());
+                throw new CompletionException(e);
             }
-            mainThread.execute(() -> resultFuture.complete(result));
-        });
+        }, services.ioExecutor()).whenCompleteAsync((ok, error) -> {
+            endingWriteInFlight = false;
+            if (closed) {
+                return;
+            }
+            if (error == null) {
+                cleanUpCheckpoints(result);
+                return;
+            }
+            Throwable cause = unwrap(error);
+            Duration delay = services.recoveryBackoff().delayAfter(endingAttempt, services.random());
+            String message = describeStorageError(cause);
+            endingProgress.failedAttempt(message, delay.toNanos(), "could not record the job result (" + result.status()
+                    + "); the job graph is kept until it is recorded; retrying in " + formatDelay(delay));
+            LOG.warn("{}: could not record the result {} (attempt {}): {}; the job graph is kept, retrying in {}",
+                    description(), result.status(), endingAttempt, message, formatDelay(delay));
+            recordResultSoon(delay.isZero() ? Duration.ofMillis(1) : delay);
+        }, mainThread);
+    }
+
+    /** The result is durable: delete checkpoints if the retention rule says so (best effort), then complete. */
+    private void cleanUpCheckpoints(JobResult result) {
+        CompletedCheckpointStore store = endingStore;
+        boolean discard = CheckpointRetention.discards(result.status(), jobGraph.config().discardCheckpointsOnCancel());
+        endingProgress.phase(discard ? "deleting the job's checkpoints" : "keeping the job's checkpoints");
+        CompletableFuture.runAsync(() -> {
+            if (store != null) {
+                try {
+                    store.shutdown(result.status(), discard);
+                } catch (Exception e) {
+                    LOG.warn("{}: the result {} is recorded, but the checkpoints could not be cleaned up: {}",
+                            description(), result.status(), e.toString());
+                }
+            }
+        }, services.ioExecutor()).whenCompleteAsync((ok, error) -> resultFuture.complete(result), mainThread);
     }
 
     /** Cancels the job: forwarded to the job master, or ends recovery at once. Main thread. */
     public CompletableFuture<Acknowledge> cancel() {
         mainThread.assertRunningInMainThread();
-        if (resultFuture.isDone() || status.isGloballyTerminal()) {
+        if (resultFuture.isDone() || ending != null) {
             return CompletableFuture.completedFuture(Acknowledge.INSTANCE);
         }
         if (session == null) {
@@ -398,19 +582,33 @@ public final class JobManagerRunner implements LeaderContender {
             return CompletableFuture.failedFuture(new IllegalStateException("Job " + jobGraph.jobId()
                     + " is not led by this job manager (" + services.contenderId() + ") right now; cancel it on its leader"));
         }
-        if (jobMaster != null) {
+        if (jobMaster != null && !jobMasterIsOfAnEndedSession()) {
             return jobMaster.cancel();
         }
         LOG.info("{}: cancelled while {}", description(), progress.snapshot().phase());
-        completeWithoutJobMaster(session, JobStatus.CANCELED, null);
+        completeWithoutJobMaster(JobStatus.CANCELED, null);
         return CompletableFuture.completedFuture(Acknowledge.INSTANCE);
+    }
+
+    /** Whether the job master is one of an earlier session, still suspending while a new grant waits. */
+    private boolean jobMasterIsOfAnEndedSession() {
+        return jobMaster != null && jobMasterSuspending;
     }
 
     /** Answers at once while recovering; forwards to the job master once it runs. Main thread. */
     public CompletableFuture<JobDetails> requestJobDetails() {
         mainThread.assertRunningInMainThread();
+        if (finalDetails != null && ending != null && !resultFuture.isDone()) {
+            JobDetails d = finalDetails;
+            return CompletableFuture.completedFuture(new JobDetails(d.jobId(), d.name(), d.status(), d.transitions(),
+                    d.vertices(), d.checkpoints(), d.restarts(), d.failureMessage(), endingProgress.snapshot(),
+                    d.restartHistory(), d.recentFailures()));
+        }
         if (finalDetails != null) {
             return CompletableFuture.completedFuture(finalDetails);
+        }
+        if (jobMaster != null && jobMasterSuspending && session != null) {
+            return CompletableFuture.completedFuture(initializingDetails(status)); // re-granted, old tasks still ending
         }
         if (jobMaster != null) {
             JobMaster jm = jobMaster;
@@ -461,8 +659,13 @@ public final class JobManagerRunner implements LeaderContender {
         closed = true;
         closeFuture = new CompletableFuture<>();
         cancelRecovery();
+        if (endingRetry != null) {
+            endingRetry.cancel();
+            endingRetry = null;
+        }
         if (jobMaster != null) {
             JobMaster jm = jobMaster;
+            jobMasterSuspending = true;
             jobMasterThread.execute(() -> jm.suspend("the job manager is shutting down"));
         } else {
             closeFuture.complete(null);

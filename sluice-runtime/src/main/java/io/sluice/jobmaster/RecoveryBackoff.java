@@ -6,9 +6,23 @@ import java.util.random.RandomGenerator;
 /**
  * Waits between recovery attempts: exponential from {@code initial} up to {@code max}, with
  * +/- {@code jitter} (a fraction) so that many jobs recovering at once do not retry in lockstep.
+ * A delay never exceeds {@code max}.
  */
 public record RecoveryBackoff(Duration initial, Duration max, double multiplier, double jitter) {
-    public static final RecoveryBackoff DEFAULT = new RecoveryBackoff(Duration.ofMillis(100), Duration.ofSeconds(10), 2.0, 0.2);
+    /**
+     * Storage errors during recovery (and job-result writes): 100 ms doubling to 1 s, +/-20 %. The
+     * cap keeps a recovering job manager within about one second of storage coming back, at about
+     * one storage request per second and job while storage is down.
+     */
+    public static final RecoveryBackoff DEFAULT = new RecoveryBackoff(Duration.ofMillis(100), Duration.ofSeconds(1), 2.0, 0.2);
+
+    /**
+     * When every retained checkpoint is unreadable (corrupt or missing) and starting empty is not
+     * allowed: 5 s doubling to 1 min, +/-20 %. Each attempt re-reads the metadata of every retained
+     * checkpoint, so it is slow; the job resumes by itself once the files are repaired.
+     */
+    public static final RecoveryBackoff UNUSABLE_CHECKPOINTS =
+            new RecoveryBackoff(Duration.ofSeconds(5), Duration.ofMinutes(1), 2.0, 0.2);
 
     public RecoveryBackoff {
         if (initial.isNegative() || max.compareTo(initial) < 0 || multiplier < 1.0 || jitter < 0 || jitter >= 1) {

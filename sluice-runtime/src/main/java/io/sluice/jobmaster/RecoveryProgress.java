@@ -56,9 +56,14 @@ final class RecoveryProgress implements RecoveryListener {
     }
 
     synchronized void failedAttempt(String error, long retryDelayNanos) {
+        failedAttempt(error, retryDelayNanos, "waiting to retry after a storage error");
+    }
+
+    /** An attempt failed with {@code error}; the next one starts in {@code retryDelayNanos}; meanwhile {@code waitingPhase}. */
+    synchronized void failedAttempt(String error, long retryDelayNanos, String waitingPhase) {
         this.lastError = error;
         this.nextRetryAtNanos = clock.nanoTime() + retryDelayNanos;
-        this.phase = "waiting to retry after a storage error";
+        this.phase = waitingPhase;
     }
 
     synchronized List<String> events() {

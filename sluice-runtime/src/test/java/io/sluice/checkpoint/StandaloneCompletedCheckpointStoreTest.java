@@ -69,12 +69,12 @@ class StandaloneCompletedCheckpointStoreTest {
 
     @ParameterizedTest
     @EnumSource(value = JobStatus.class, names = {"FINISHED", "FAILED", "CANCELED"})
-    void shutdownInAGloballyTerminalStateDiscardsAll(JobStatus status) throws Exception {
+    void aDiscardingShutdownDiscardsAll(JobStatus status) throws Exception {
         StandaloneCompletedCheckpointStore store = new StandaloneCompletedCheckpointStore(job, 2, storage);
         store.addCheckpoint(checkpoint(1));
         store.addCheckpoint(checkpoint(2));
 
-        store.shutdown(status);
+        store.shutdown(status, true);
 
         assertThat(store.size()).isZero();
         assertThat(store.latest()).isEmpty();
@@ -85,12 +85,24 @@ class StandaloneCompletedCheckpointStoreTest {
     }
 
     @Test
-    void shutdownSuspendedKeepsAll() throws Exception {
+    void finishedDiscardsByDefault() throws Exception {
+        StandaloneCompletedCheckpointStore store = new StandaloneCompletedCheckpointStore(job, 2, storage);
+        store.addCheckpoint(checkpoint(1));
+
+        store.shutdown(JobStatus.FINISHED);
+
+        assertThat(store.retainedIds()).isEmpty();
+        assertThat(checkpointDir(1)).doesNotExist();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = JobStatus.class, names = {"SUSPENDED", "FAILED", "CANCELED"})
+    void shutdownKeepsAllByDefaultUnlessFinished(JobStatus status) throws Exception {
         StandaloneCompletedCheckpointStore store = new StandaloneCompletedCheckpointStore(job, 2, storage);
         store.addCheckpoint(checkpoint(1));
         store.addCheckpoint(checkpoint(2));
 
-        store.shutdown(JobStatus.SUSPENDED);
+        store.shutdown(status);
 
         assertThat(store.retainedIds()).containsExactly(1L, 2L);
         assertThat(store.latest()).get().extracting(CompletedCheckpoint::checkpointId).isEqualTo(2L);

@@ -32,6 +32,7 @@ public final class TestingTaskExecutorGateway implements TaskExecutorGateway {
     private final int slots;
     private final List<TaskDeploymentDescriptor> submitted = new CopyOnWriteArrayList<>();
     private final List<ExecutionAttemptId> cancelled = new CopyOnWriteArrayList<>();
+    private final java.util.Map<ExecutionAttemptId, JobMasterGateway> jobMasters = new java.util.concurrent.ConcurrentHashMap<>();
     private final List<TriggerCall> triggers = new CopyOnWriteArrayList<>();
     private final List<NotifyCall> notifications = new CopyOnWriteArrayList<>();
     private volatile Function<TaskDeploymentDescriptor, CompletableFuture<Acknowledge>> submitFunction =
@@ -69,6 +70,7 @@ public final class TestingTaskExecutorGateway implements TaskExecutorGateway {
     @Override
     public CompletableFuture<Acknowledge> submitTask(TaskDeploymentDescriptor descriptor, JobMasterGateway jobMaster) {
         submitted.add(descriptor);
+        jobMasters.put(descriptor.attemptId(), jobMaster);
         return submitFunction.apply(descriptor);
     }
 
@@ -96,6 +98,11 @@ public final class TestingTaskExecutorGateway implements TaskExecutorGateway {
     /** Every descriptor submitted so far, in submission order. */
     public List<TaskDeploymentDescriptor> submitted() {
         return List.copyOf(submitted);
+    }
+
+    /** The job master that submitted {@code task} (to report its state changes to), or null. */
+    public JobMasterGateway jobMasterOf(ExecutionAttemptId task) {
+        return jobMasters.get(task);
     }
 
     /** The attempt ids of {@link #submitted()}. */

@@ -45,6 +45,11 @@ public final class ZooKeeperCheckpointRecoveryFactory implements CheckpointRecov
     }
 
     @Override
+    public java.util.List<String> retainedCheckpointPaths(JobId jobId) throws Exception {
+        return DefaultCompletedCheckpointStore.retainedPaths(pointers, jobId);
+    }
+
+    @Override
     public CheckpointIdCounter createCheckpointIdCounter(JobId jobId, long minimumNextId) throws Exception {
         return ZooKeeperCheckpointIdCounter.open(zk, jobId, ZKPaths.makePath(counterDir, jobId.value()), minimumNextId);
     }

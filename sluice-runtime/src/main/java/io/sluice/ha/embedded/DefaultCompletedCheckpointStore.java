@@ -197,10 +197,10 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
     }
 
     @Override
-    public void shutdown(JobStatus status) throws Exception {
-        if (!status.isGloballyTerminal()) {
-            LOG.info("Job {} is {}; keeping the pointers of checkpoints {} for the next leader", jobId, status,
-                    snapshot.ids());
+    public void shutdown(JobStatus status, boolean discardCheckpoints) throws Exception {
+        if (!discardCheckpoints) {
+            LOG.info("Job {} is {}; keeping its checkpoints {} and their pointers{}", jobId, status, snapshot.ids(),
+                    status == JobStatus.SUSPENDED ? " for the next leader" : " (it can be started again from them)");
             return;
         }
         List<Long> ids = snapshot.ids();
@@ -289,6 +289,25 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
         }
         return new DefaultCompletedCheckpointStore(jobId, maxRetained, pointers, storage, election, leaderSessionId,
                 latest, ids);
+    }
+
+    /**
+     * The metadata paths recorded by the job's pointers, newest first (for starting another job from
+     * them). Blocking, on an I/O thread; reads every pointer, but no metadata.
+     */
+    public static List<String> retainedPaths(CheckpointPointerStore pointers, JobId jobId) throws Exception {
+        MainThreads.checkNotMainThread("listing the retained checkpoints of job " + jobId);
+        List<Long> ids = new ArrayList<>(pointers.checkpointIds(jobId));
+        java.util.Collections.reverse(ids);
+        List<String> paths = new ArrayList<>();
+        for (long id : ids) {
+            try {
+                paths.add(pointers.readPointer(jobId, id));
+            } catch (NoSuchFileException e) {
+                // removed meanwhile
+            }
+        }
+        return paths;
     }
 
     private static void checkInterrupted(JobId jobId) throws InterruptedException {

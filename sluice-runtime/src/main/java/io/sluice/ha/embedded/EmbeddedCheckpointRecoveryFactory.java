@@ -49,6 +49,11 @@ public final class EmbeddedCheckpointRecoveryFactory implements CheckpointRecove
     }
 
     @Override
+    public java.util.List<String> retainedCheckpointPaths(JobId jobId) throws Exception {
+        return DefaultCompletedCheckpointStore.retainedPaths(pointers, jobId);
+    }
+
+    @Override
     public CheckpointIdCounter createCheckpointIdCounter(JobId jobId, long minimumNextId) throws Exception {
         return FileCheckpointIdCounter.open(jobId, counterDir.resolve(jobId.value()), minimumNextId);
     }

@@ -101,16 +101,20 @@ class DefaultCompletedCheckpointStoreTest {
     }
 
     @Test
-    void globallyTerminalShutdownRemovesPointersAndFilesSuspendedKeepsThem() throws Exception {
+    void onlyADiscardingShutdownRemovesPointersAndFilesSuspendedFailedAndCancelledKeepThem() throws Exception {
         DefaultCompletedCheckpointStore store = emptyStore(3);
         store.addCheckpoint(writeCheckpoint(storage, JOB, 1));
         store.addCheckpoint(writeCheckpoint(storage, JOB, 2));
 
         store.shutdown(JobStatus.SUSPENDED);
+        store.shutdown(JobStatus.FAILED);
+        store.shutdown(JobStatus.CANCELED); // default: checkpoints.retain-on-cancel
         assertThat(pointers.checkpointIds(JOB)).containsExactly(1L, 2L);
         assertThat(storage.listCheckpointIds(JOB)).containsExactly(1L, 2L);
+        assertThat(DefaultCompletedCheckpointStore.retainedPaths(pointers, JOB))
+                .containsExactly(storage.metadataPath(JOB, 2), storage.metadataPath(JOB, 1));
 
-        store.shutdown(JobStatus.CANCELED);
+        store.shutdown(JobStatus.CANCELED, true);
         assertThat(pointers.checkpointIds(JOB)).isEmpty();
         assertThat(Files.exists(ha.haDirectory().resolve("checkpoints").resolve(JOB.value()))).isFalse();
         assertThat(storage.listCheckpointIds(JOB)).isEmpty();

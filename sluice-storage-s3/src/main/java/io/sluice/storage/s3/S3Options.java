@@ -61,26 +61,28 @@ public final class S3Options {
 
     public static final ConfigOption<Duration> CONNECT_TIMEOUT = ConfigOptions.key("s3.connect-timeout")
             .durationType()
-            .defaultValue(Duration.ofSeconds(5))
+            .defaultValue(Duration.ofSeconds(2))
             .withConstraint(d -> !d.isNegative() && !d.isZero(), "positive")
-            .withDescription("Time to establish a TCP connection to the endpoint.");
+            .withDescription("Time to establish a TCP connection to the endpoint (and to get a pooled one); an"
+                    + " endpoint that does not answer fails the attempt after this.");
 
     public static final ConfigOption<Duration> SOCKET_TIMEOUT = ConfigOptions.key("s3.socket-timeout")
             .durationType()
-            .defaultValue(Duration.ofSeconds(10))
+            .defaultValue(Duration.ofSeconds(5))
             .withConstraint(d -> !d.isNegative() && !d.isZero(), "positive")
             .withDescription("Longest wait for data on an open connection (read timeout).");
 
     public static final ConfigOption<Duration> API_CALL_ATTEMPT_TIMEOUT = ConfigOptions.key("s3.api-call-attempt-timeout")
             .durationType()
-            .defaultValue(Duration.ofSeconds(15))
+            .defaultValue(Duration.ofSeconds(5))
             .withConstraint(d -> !d.isNegative() && !d.isZero(), "positive")
-            .withDescription("Longest time one HTTP attempt of a request may take (an attempt that stalls is"
-                    + " aborted and retried).");
+            .withDescription("Longest time one HTTP attempt of a request may take (an attempt that stalls, for"
+                    + " example on a hung connection, is aborted and retried on a new one). Raise it if single"
+                    + " part uploads (s3.part-size) take longer on a slow link.");
 
     public static final ConfigOption<Duration> API_CALL_TIMEOUT = ConfigOptions.key("s3.api-call-timeout")
             .durationType()
-            .defaultValue(Duration.ofSeconds(60))
+            .defaultValue(Duration.ofSeconds(20))
             .withConstraint(d -> !d.isNegative() && !d.isZero(), "positive")
             .withDescription("Longest time one request may take including all retries; the bound on how long"
                     + " a storage call can block its thread.");

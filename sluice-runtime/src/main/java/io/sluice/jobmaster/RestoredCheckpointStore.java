@@ -1,0 +1,56 @@
+package io.sluice.jobmaster;
+
+import io.sluice.checkpoint.CompletedCheckpoint;
+import io.sluice.checkpoint.CompletedCheckpointStore;
+import io.sluice.jobmaster.JobStatus;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A job's own (empty) checkpoint store that offers, until the job completes a checkpoint of its
+ * own, the checkpoint it was told to start from ({@code checkpoints.restore-from}) as
+ * {@link #latest()}. That checkpoint belongs to another job (or an earlier run): it is never among
+ * {@link #retainedIds()}, so this job's retention and cleanup never delete it.
+ *
+ * <p>Threading: as the wrapped store; {@link #latest()} is non-blocking and safe on any thread.
+ */
+final class RestoredCheckpointStore implements CompletedCheckpointStore {
+    private final CompletedCheckpointStore own;
+    private final CompletedCheckpoint restoreFrom;
+
+    RestoredCheckpointStore(CompletedCheckpointStore own, CompletedCheckpoint restoreFrom) {
+        this.own = own;
+        this.restoreFrom = restoreFrom;
+    }
+
+    @Override
+    public List<Long> addCheckpoint(CompletedCheckpoint checkpoint) throws Exception {
+        return own.addCheckpoint(checkpoint);
+    }
+
+    @Override
+    public Optional<CompletedCheckpoint> latest() {
+        Optional<CompletedCheckpoint> latest = own.latest();
+        return latest.isPresent() ? latest : Optional.of(restoreFrom);
+    }
+
+    @Override
+    public List<Long> retainedIds() {
+        return own.retainedIds();
+    }
+
+    @Override
+    public int size() {
+        return own.size();
+    }
+
+    @Override
+    public int maxRetained() {
+        return own.maxRetained();
+    }
+
+    @Override
+    public void shutdown(JobStatus status, boolean discardCheckpoints) throws Exception {
+        own.shutdown(status, discardCheckpoints);
+    }
+}

@@ -1,0 +1,206 @@
+package io.sluice.taskexecutor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.api.StreamExecutionEnvironment;
+import io.sluice.checkpoint.CheckpointStorageRegistry;
+import io.sluice.checkpoint.TaskStateHandle;
+import io.sluice.graph.JobGraph;
+import io.sluice.graph.JobId;
+import io.sluice.jobmaster.JobDetails;
+import io.sluice.jobmaster.JobMasterGateway;
+import io.sluice.network.LocalShuffleService;
+import io.sluice.rpc.Acknowledge;
+import io.sluice.testutil.ManuallyTriggeredMainThreadExecutor;
+import io.sluice.util.ManualClock;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The task executor's table of tasks, on a manually triggered main thread: submissions, duplicate
+ * rejection, cancellation, state reports forwarded to the submitting job master in order (and only
+ * from the main thread), metrics per job, and commands for unknown tasks. Tasks run on their own
+ * threads (as in production); the test waits (bounded) only for their reports to be queued on the
+ * main thread and then runs that thread itself.
+ */
+@Timeout(60)
+class TaskExecutorTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    @TempDir
+    Path root;
+
+    private final ManualClock clock = new ManualClock();
+    private final ManuallyTriggeredMainThreadExecutor main = new ManuallyTriggeredMainThreadExecutor("taskexecutor-test", clock);
+    private final ExecutorService io = Executors.newCachedThreadPool();
+    private final RecordingJobMaster jobMaster = new RecordingJobMaster();
+    private CheckpointStorageRegistry storages;
+    private TaskExecutor taskExecutor;
+
+    @BeforeEach
+    void setUp() {
+        storages = new CheckpointStorageRegistry(new SimpleMeterRegistry());
+        taskExecutor = new TaskExecutor("te-test", 2, main, io, new LocalShuffleService(), storages);
+    }
+
+    @AfterEach
+    void tearDown() {
+        taskExecutor.cancelAll();
+        main.triggerAll();
+        io.shutdownNow();
+        storages.close();
+    }
+
+    @Test
+    void aTaskRunsToFinishedItsReportsReachTheJobMasterInOrderAndItLeavesTheTable() {
+        TaskDeploymentDescriptor d = descriptor(bounded(), 1);
+
+        CompletableFuture<Acknowledge> ack = taskExecutor.submitTask(d, jobMaster);
+        assertThat(ack).as("nothing happens before the main thread runs").isNotDone();
+        main.triggerAll();
+        assertThat(ack).isCompleted();
+
+        awaitReport(d.attemptId(), ExecutionState.FINISHED);
+
+        assertThat(jobMaster.states(d.attemptId())).containsExactly(ExecutionState.RUNNING, ExecutionState.FINISHED);
+        assertThat(jobMaster.reportedOnMainThread).isTrue();
+        assertThat(onMain(taskExecutor::numberOfTasks)).isZero();
+    }
+
+    @Test
+    void aDuplicateSubmissionIsRejectedAndCancelEndsTheTask() {
+        TaskDeploymentDescriptor d = descriptor(unbounded(), 1);
+        CompletableFuture<Acknowledge> first = taskExecutor.submitTask(d, jobMaster);
+        CompletableFuture<Acknowledge> second = taskExecutor.submitTask(d, jobMaster);
+        main.triggerAll();
+
+        assertThat(first).isCompleted();
+        assertThat(second).isCompletedExceptionally();
+        assertThat(second.handle((ok, e) -> e.getCause().getMessage()).join())
+                .contains("already running on te-test").contains(d.attemptId().toString());
+        awaitReport(d.attemptId(), ExecutionState.RUNNING);
+        assertThat(onMain(taskExecutor::numberOfTasks)).isEqualTo(1);
+
+        CompletableFuture<Acknowledge> cancelled = taskExecutor.cancelTask(d.attemptId());
+        main.triggerAll();
+        assertThat(cancelled).isCompleted();
+        awaitReport(d.attemptId(), ExecutionState.CANCELED);
+
+        assertThat(jobMaster.states(d.attemptId())).containsExactly(ExecutionState.RUNNING, ExecutionState.CANCELED);
+        assertThat(onMain(taskExecutor::numberOfTasks)).isZero();
+    }
+
+    @Test
+    void metricsAreAnsweredPerJobAndCommandsForUnknownTasksAreHarmless() {
+        TaskDeploymentDescriptor mine = descriptor(unbounded(), 1);
+        TaskDeploymentDescriptor other = descriptor(unbounded(), 2);
+        taskExecutor.submitTask(mine, jobMaster);
+        taskExecutor.submitTask(other, jobMaster);
+        main.triggerAll();
+        awaitReport(mine.attemptId(), ExecutionState.RUNNING);
+        awaitReport(other.attemptId(), ExecutionState.RUNNING);
+
+        List<TaskMetrics> metrics = onMain(() -> taskExecutor.requestTaskMetrics(mine.attemptId().jobId()));
+        assertThat(metrics).extracting(TaskMetrics::attemptId).containsExactly(mine.attemptId());
+
+        ExecutionAttemptId unknown = new ExecutionAttemptId(JobId.generate(), 1, 0, 99);
+        assertThat(onMain(() -> taskExecutor.cancelTask(unknown))).isEqualTo(Acknowledge.INSTANCE);
+        taskExecutor.triggerCheckpoint(unknown, 1, 0);
+        taskExecutor.notifyCheckpointComplete(unknown, 1);
+        main.triggerAll();
+        assertThat(onMain(taskExecutor::numberOfTasks)).isEqualTo(2);
+
+        // A report of a task that already left the table is not forwarded again.
+        CompletableFuture<Void> all = taskExecutor.cancelAll();
+        main.triggerAll();
+        assertThat(all).isCompleted();
+        awaitReport(mine.attemptId(), ExecutionState.CANCELED);
+        awaitReport(other.attemptId(), ExecutionState.CANCELED);
+        assertThat(jobMaster.states(mine.attemptId())).containsExactly(ExecutionState.RUNNING, ExecutionState.CANCELED);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private JobGraph bounded() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(1)
+                .setCheckpointDir(root.toString());
+        env.fromSequence(0, 1_000).map(v -> v + 1).addSink(v -> { });
+        return env.buildJobGraph("bounded");
+    }
+
+    private JobGraph unbounded() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(1)
+                .setCheckpointDir(root.toString());
+        env.fromSequence(0, Long.MAX_VALUE).map(v -> v + 1).addSink(v -> { });
+        return env.buildJobGraph("unbounded");
+    }
+
+    private static TaskDeploymentDescriptor descriptor(JobGraph graph, int deployment) {
+        assertThat(graph.vertices()).as("one chained task").hasSize(1);
+        return new TaskDeploymentDescriptor(graph,
+                new ExecutionAttemptId(graph.jobId(), graph.vertices().get(0).id(), 0, deployment), 0, null);
+    }
+
+    /** Waits (bounded) until the task's report is queued, running the main thread meanwhile. */
+    private void awaitReport(ExecutionAttemptId id, ExecutionState state) {
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> {
+            main.triggerAll();
+            return jobMaster.states(id).contains(state);
+        });
+    }
+
+    private <T> T onMain(Supplier<CompletableFuture<T>> call) {
+        CompletableFuture<T> f = call.get();
+        main.triggerAll();
+        assertThat(f).isCompleted();
+        return f.join();
+    }
+
+    /** Records the state reports it gets, and whether each came from the task executor's main thread. */
+    private final class RecordingJobMaster implements JobMasterGateway {
+        final List<TaskExecutionState> reports = new CopyOnWriteArrayList<>();
+        volatile boolean reportedOnMainThread = true;
+
+        @Override
+        public CompletableFuture<Acknowledge> updateTaskExecutionState(TaskExecutionState state) {
+            reportedOnMainThread &= main.isMainThread();
+            reports.add(state);
+            return CompletableFuture.completedFuture(Acknowledge.INSTANCE);
+        }
+
+        List<ExecutionState> states(ExecutionAttemptId id) {
+            return reports.stream().filter(r -> r.attemptId().equals(id)).map(TaskExecutionState::state).toList();
+        }
+
+        @Override
+        public void acknowledgeCheckpoint(ExecutionAttemptId task, long checkpointId, TaskStateHandle state) {
+        }
+
+        @Override
+        public void declineCheckpoint(ExecutionAttemptId task, long checkpointId, Throwable reason) {
+        }
+
+        @Override
+        public CompletableFuture<JobDetails> requestJobDetails() {
+            return new CompletableFuture<>();
+        }
+
+        @Override
+        public CompletableFuture<Acknowledge> cancel() {
+            return CompletableFuture.completedFuture(Acknowledge.INSTANCE);
+        }
+    }
+}
