@@ -53,12 +53,22 @@ class UnrecoverableJobErrorITCase {
         sink.release();
     }
 
-    /** A value type without a serializer. */
-    record Point(long x, long y) implements java.io.Serializable {
+    /**
+     * A value type without a serializer: a plain class (records, enums and UUIDs have built-in
+     * serializers; Sluice never falls back to Java serialization).
+     */
+    static final class Point implements java.io.Serializable {
+        final long x;
+        final long y;
+
+        Point(long x, long y) {
+            this.x = x;
+            this.y = y;
+        }
     }
 
     @Test
-    void aRecordTypeWithoutASerializer() throws Exception {
+    void aValueTypeWithoutASerializer() throws Exception {
         assertFailsAtOnce(numbers -> numbers.map((MapFunction<Long, Object>) v -> new Point(v, v)).rebalance(),
                 MissingSerializerException.class, "No serializer for values of");
     }
