@@ -126,6 +126,7 @@ final class JobGraphBuilder {
         Map<Integer, List<Integer>> vertexOutputs = new HashMap<>();
         Map<Integer, Map<Integer, TypeSerializer<?>>> inputSerializers = new HashMap<>();
         Map<Integer, Map<Integer, VertexPayload.OutputSpec>> outputs = new HashMap<>();
+        Map<Integer, Set<Integer>> timestampedInputs = new HashMap<>();
         int nextEdge = 1;
         for (PhysicalEdge e : edges) {
             Transformation<?> fromHead = headOf.get(e.from);
@@ -141,7 +142,10 @@ final class JobGraphBuilder {
             vertexInputs.computeIfAbsent(to, k -> new ArrayList<>()).add(edgeId);
             inputSerializers.computeIfAbsent(to, k -> new LinkedHashMap<>()).put(edgeId, e.from.serializer);
             outputs.computeIfAbsent(from, k -> new LinkedHashMap<>())
-                    .put(edgeId, new VertexPayload.OutputSpec(e.from.serializer, e.keySelector, e.kind));
+                    .put(edgeId, new VertexPayload.OutputSpec(e.from.serializer, e.keySelector, e.kind, e.from.timestamped));
+            if (e.from.timestamped) {
+                timestampedInputs.computeIfAbsent(to, k -> new HashSet<>()).add(edgeId);
+            }
         }
 
         List<JobVertex> vertices = new ArrayList<>();
@@ -159,6 +163,9 @@ final class JobGraphBuilder {
                     source = s.source;
                 } else if (member instanceof Transformation.OperatorNode<?, ?> n) {
                     ops.add(n.operator);
+                    if (n.watermarkStrategy != null) {
+                        n.watermarkStrategy.validate(n.name);
+                    }
                     if (member == head) {
                         keySelector = n.keySelector;
                         keySerializer = n.keySerializer;
@@ -170,7 +177,8 @@ final class JobGraphBuilder {
             }
             String name = String.join(" -> ", names);
             VertexPayload payload = new VertexPayload(source, ops, keySelector,
-                    inputSerializers.getOrDefault(id, Map.of()), outputs.getOrDefault(id, Map.of()), keySerializer);
+                    inputSerializers.getOrDefault(id, Map.of()), outputs.getOrDefault(id, Map.of()), keySerializer,
+                    timestampedInputs.getOrDefault(id, Set.of()));
             vertices.add(new JobVertex(id, name, parallelism.get(head), maxParallelism, source != null,
                     keySelector != null, vertexInputs.getOrDefault(id, List.of()),
                     vertexOutputs.getOrDefault(id, List.of()), payload.serialize(name)));

@@ -2,6 +2,7 @@ package io.sluice.operators;
 
 import io.sluice.api.functions.RuntimeContext;
 import io.sluice.state.KeyedStateBackend;
+import io.sluice.util.Clock;
 
 /** What the task gives an operator when it opens it. */
 public interface OperatorContext {
@@ -15,4 +16,10 @@ public interface OperatorContext {
      * current key before each {@code processElement}); {@code null} otherwise.
      */
     KeyedStateBackend keyedStateBackend();
+
+    /** The event timestamp of the record being processed, shared by the task's chain. */
+    RecordTimestamp recordTimestamp();
+
+    /** The task's clock: processing time is its {@link Clock#currentTimeMillis()}. */
+    Clock clock();
 }

@@ -70,7 +70,8 @@ public final class LocalCluster implements AutoCloseable {
         for (int i = 0; i < b.taskExecutors; i++) {
             DedicatedMainThreadExecutor main = new DedicatedMainThreadExecutor("taskexecutor-" + i);
             executors.add(main);
-            taskExecutors.add(new TaskExecutor("taskexecutor-" + i, b.slotsPerTaskExecutor, main, ioExecutor, shuffle, storages));
+            taskExecutors.add(new TaskExecutor("taskexecutor-" + i, b.slotsPerTaskExecutor, main, ioExecutor, shuffle, storages,
+                    b.clock));
         }
         this.slotPool = new SlotPool(taskExecutors);
         this.ha = b.haServices != null ? b.haServices : new InMemoryHaServices();

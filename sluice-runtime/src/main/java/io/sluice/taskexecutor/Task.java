@@ -30,6 +30,11 @@ import io.sluice.network.Partitioner;
 import io.sluice.network.RecordHandler;
 import io.sluice.network.RecordWriter;
 import io.sluice.network.StreamInputProcessor;
+import io.sluice.network.WatermarkHandler;
+import io.sluice.operators.RecordTimestamp;
+import io.sluice.api.eventtime.Watermarks;
+import io.sluice.util.Clock;
+import io.sluice.util.SystemClock;
 import io.sluice.operators.OperatorContext;
 import io.sluice.operators.Output;
 import io.sluice.operators.StreamOperator;
@@ -68,6 +73,8 @@ public final class Task implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Task.class);
     /** Records a source emits between two looks at the mailbox: small enough for prompt barriers. */
     static final int SOURCE_BATCH = 512;
+    /** How long an input task waits for data before it looks at processing time again (timers, idleness). */
+    static final long INPUT_POLL_TIMEOUT_NANOS = 10_000_000L;
 
     private final TaskDeploymentDescriptor tdd;
     private final JobMasterGateway jobMaster;
@@ -82,6 +89,9 @@ public final class Task implements Runnable {
     private final Consumer<TaskExecutionState> stateListener;
     private final ConcurrentLinkedQueue<MailboxAction> mailbox = new ConcurrentLinkedQueue<>();
     private final String taskName;
+    private final Clock clock;
+    /** The event timestamp of the record in the chain; shared by the input, the operators and the writers. */
+    private final RecordTimestamp recordTimestamp = new RecordTimestamp();
 
     private volatile boolean cancelled;
     private volatile Thread thread;
@@ -100,6 +110,14 @@ public final class Task implements Runnable {
     Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, LocalShuffleService shuffle,
          CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
          TaskLocalStateStore localState) {
+        this(tdd, jobMaster, shuffle, checkpointStorage, ioExecutor, stateListener, localState, SystemClock.INSTANCE);
+    }
+
+    /** @param clock processing time for the task's operators (timers, periodic watermarks, idleness) */
+    Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, LocalShuffleService shuffle,
+         CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
+         TaskLocalStateStore localState, Clock clock) {
+        this.clock = java.util.Objects.requireNonNull(clock, "clock");
         this.localState = tdd.jobGraph().config().localRecovery() ? localState : null;
         int threshold = tdd.jobGraph().config().inlineStateThreshold();
         this.inlineStateThreshold = threshold > 0 ? threshold : -1;
@@ -260,26 +278,35 @@ public final class Task implements Runnable {
             synchronized (ownedChannels) {
                 ownedChannels.addAll(channels);
             }
-            ws.add(new RecordWriter<>(channels, (TypeSerializer) spec.serializer(), partitioner, shuffle.bufferSize()));
+            ws.add(new RecordWriter<>(channels, (TypeSerializer) spec.serializer(), partitioner, shuffle.bufferSize(),
+                    spec.timestamped() ? recordTimestamp : null));
         }
         writers = ws;
 
         // Inputs
         List<LocalChannel> inChannels = new ArrayList<>();
         List<TypeSerializer<?>> inSerializers = new ArrayList<>();
+        List<Boolean> inTimestamped = new ArrayList<>();
         for (int edgeId : vertex.inputEdgeIds()) {
             JobEdge edge = graph.edge(edgeId);
             int producers = graph.vertex(edge.sourceVertexId()).parallelism();
             TypeSerializer<?> serializer = payload.inputSerializers().get(edgeId);
+            boolean timestamped = payload.timestampedInputs().contains(edgeId);
             if (edge.partitioning() == io.sluice.graph.PartitionKind.FORWARD) {
                 inChannels.add(shuffle.channel(new ChannelKey(graph.jobId(), deployment, edgeId, subtask, subtask)));
                 inSerializers.add(serializer);
+                inTimestamped.add(timestamped);
             } else {
                 for (int p = 0; p < producers; p++) {
                     inChannels.add(shuffle.channel(new ChannelKey(graph.jobId(), deployment, edgeId, p, subtask)));
                     inSerializers.add(serializer);
+                    inTimestamped.add(timestamped);
                 }
             }
+        }
+        inputTimestamped = new boolean[inTimestamped.size()];
+        for (int i = 0; i < inputTimestamped.length; i++) {
+            inputTimestamped[i] = inTimestamped.get(i);
         }
         if (!inChannels.isEmpty()) {
             inputGate = new InputGate(taskName, inChannels);
@@ -331,6 +358,16 @@ public final class Task implements Runnable {
                 public KeyedStateBackend keyedStateBackend() {
                     return opBackend;
                 }
+
+                @Override
+                public RecordTimestamp recordTimestamp() {
+                    return recordTimestamp;
+                }
+
+                @Override
+                public Clock clock() {
+                    return clock;
+                }
             });
         }
 
@@ -356,6 +393,7 @@ public final class Task implements Runnable {
     private KeySelector<Object, ?> keySelector;
     private boolean keySerializerDeclared;
     private List<TypeSerializer<?>> inputSerializers;
+    private boolean[] inputTimestamped;
 
     @SuppressWarnings("unchecked")
     private void runSource() throws Exception {
@@ -367,8 +405,13 @@ public final class Task implements Runnable {
         };
         while (!cancelled) {
             drainMailbox();
+            advanceProcessingTime();
             int n = r.emit(counting, SOURCE_BATCH);
             if (n == SourceReader.END_OF_INPUT) {
+                if (!cancelled) {
+                    // The end of a bounded input: event time is over; every pending event-time timer fires.
+                    head.emitWatermark(Watermarks.MAX);
+                }
                 break;
             }
             if (n < SOURCE_BATCH) {
@@ -387,8 +430,9 @@ public final class Task implements Runnable {
         StreamInputProcessor<Object> processor = new StreamInputProcessor<>(inputGate, (List) inputSerializers,
                 () -> {
                     drainMailbox();
+                    advanceProcessingTime();
                     flushWriters();
-                });
+                }, inputTimestamped, recordTimestamp, INPUT_POLL_TIMEOUT_NANOS);
         Output<Object> head = headInput;
         RecordHandler<Object> handler;
         if (keySelector != null) {
@@ -421,11 +465,32 @@ public final class Task implements Runnable {
                                 + " was abandoned because a newer checkpoint's barrier arrived"));
             }
         };
+        WatermarkHandler watermarks = new WatermarkHandler() {
+            @Override
+            public void onWatermark(long watermark) {
+                head.emitWatermark(watermark);
+            }
+
+            @Override
+            public void onIdleStatus(boolean idle) {
+                head.emitIdleStatus(idle);
+            }
+        };
         while (!cancelled) {
             drainMailbox();
-            if (processor.processNext(handler, barriers) == InputStatus.END_OF_INPUT) {
+            InputStatus status = processor.processNext(handler, barriers, watermarks);
+            if (status == InputStatus.END_OF_INPUT) {
                 break;
             }
+            advanceProcessingTime(); // a clock read per buffer: cheap, and timers fire while input is busy too
+        }
+    }
+
+    /** Tells the operators the processing time (timers, periodic watermarks, idleness). Task thread. */
+    private void advanceProcessingTime() throws Exception {
+        long now = clock.currentTimeMillis();
+        for (StreamOperator<?> op : operators) {
+            op.advanceProcessingTime(now);
         }
     }
 

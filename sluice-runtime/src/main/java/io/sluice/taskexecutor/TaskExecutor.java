@@ -1,5 +1,7 @@
 package io.sluice.taskexecutor;
 
+import io.sluice.util.Clock;
+import io.sluice.util.SystemClock;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
 import io.sluice.graph.JobId;
@@ -32,12 +34,20 @@ public final class TaskExecutor implements TaskExecutorGateway {
     private final CheckpointStorageRegistry storages;
     private final Map<ExecutionAttemptId, RunningTask> tasks = new HashMap<>();
     private final TaskLocalStateStore localState = new TaskLocalStateStore();
+    private final Clock clock;
 
     private record RunningTask(Task task, JobMasterGateway jobMaster) {
     }
 
     public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
                         LocalShuffleService shuffle, CheckpointStorageRegistry storages) {
+        this(id, slots, mainThread, ioExecutor, shuffle, storages, SystemClock.INSTANCE);
+    }
+
+    /** @param clock the processing time of the tasks' operators (timers, periodic watermarks, idleness) */
+    public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
+                        LocalShuffleService shuffle, CheckpointStorageRegistry storages, Clock clock) {
+        this.clock = java.util.Objects.requireNonNull(clock, "clock");
         this.id = id;
         this.slots = slots;
         this.mainThread = mainThread;
@@ -64,7 +74,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
             }
             CheckpointStorage storage = storages.forLocation(descriptor.jobGraph().config().checkpointDir());
             Task task = new Task(descriptor, jobMaster, shuffle, storage, ioExecutor,
-                    state -> mainThread.execute(() -> onTaskState(state)), localState);
+                    state -> mainThread.execute(() -> onTaskState(state)), localState, clock);
             tasks.put(descriptor.attemptId(), new RunningTask(task, jobMaster));
             task.start();
             return Acknowledge.INSTANCE;

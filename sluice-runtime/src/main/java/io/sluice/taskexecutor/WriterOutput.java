@@ -1,6 +1,9 @@
 package io.sluice.taskexecutor;
 
+import io.sluice.network.IdleStatus;
+import io.sluice.network.NetworkEvent;
 import io.sluice.network.RecordWriter;
+import io.sluice.network.Watermark;
 import io.sluice.operators.Output;
 import java.util.List;
 
@@ -24,6 +27,26 @@ final class WriterOutput<T> implements Output<T> {
                 for (RecordWriter<T> w : writers) {
                     w.emit(record);
                 }
+            }
+        } catch (Throwable t) {
+            throw Sneaky.rethrow(t);
+        }
+    }
+
+    @Override
+    public void emitWatermark(long watermark) {
+        broadcast(new Watermark(watermark));
+    }
+
+    @Override
+    public void emitIdleStatus(boolean idle) {
+        broadcast(idle ? IdleStatus.IDLE : IdleStatus.ACTIVE);
+    }
+
+    private void broadcast(NetworkEvent event) {
+        try {
+            for (RecordWriter<T> w : writers) {
+                w.broadcastEvent(event);
             }
         } catch (Throwable t) {
             throw Sneaky.rethrow(t);
