@@ -49,7 +49,16 @@ final class JobGraphBuilder {
     }
 
     /** An edge between two physical nodes of the plan. */
-    private record PhysicalEdge(Transformation<?> from, Transformation<?> to, PartitionKind kind, KeySelector<?, ?> keySelector) {
+    /** {@code side}: the side output the edge carries, or {@code null} for the main output. */
+    private record PhysicalEdge(Transformation<?> from, Transformation<?> to, PartitionKind kind, KeySelector<?, ?> keySelector,
+                                Transformation.SideOutputNode<?> side) {
+        TypeSerializer<?> serializer() {
+            return side == null ? from.serializer : side.serializer;
+        }
+
+        String sideOutput() {
+            return side == null ? null : side.tag.id();
+        }
     }
 
     JobGraph build() {
@@ -85,7 +94,7 @@ final class JobGraphBuilder {
         List<PhysicalEdge> edges = new ArrayList<>();
         for (Transformation<?> t : physical) {
             if (t instanceof Transformation.OperatorNode<?, ?> node) {
-                resolveInputs(node.input, node, null, null, edges, parallelism);
+                resolveInputs(node.input, node, null, null, null, edges, parallelism);
             }
         }
         Map<Transformation<?>, List<PhysicalEdge>> outEdges = new HashMap<>();
@@ -103,7 +112,7 @@ final class JobGraphBuilder {
             boolean chain = false;
             if (in.size() == 1 && t.chainingAllowed) {
                 PhysicalEdge e = in.get(0);
-                chain = e.kind == PartitionKind.FORWARD && e.from.chainingAllowed
+                chain = e.kind == PartitionKind.FORWARD && e.from.chainingAllowed && e.side == null
                         && outEdges.get(e.from).size() == 1 && implicitForward(e);
             }
             if (chain) {
@@ -140,9 +149,10 @@ final class JobGraphBuilder {
             jobEdges.add(new JobEdge(edgeId, from, to, e.kind));
             vertexOutputs.computeIfAbsent(from, k -> new ArrayList<>()).add(edgeId);
             vertexInputs.computeIfAbsent(to, k -> new ArrayList<>()).add(edgeId);
-            inputSerializers.computeIfAbsent(to, k -> new LinkedHashMap<>()).put(edgeId, e.from.serializer);
+            inputSerializers.computeIfAbsent(to, k -> new LinkedHashMap<>()).put(edgeId, e.serializer());
             outputs.computeIfAbsent(from, k -> new LinkedHashMap<>())
-                    .put(edgeId, new VertexPayload.OutputSpec(e.from.serializer, e.keySelector, e.kind, e.from.timestamped));
+                    .put(edgeId, new VertexPayload.OutputSpec(e.serializer(), e.keySelector, e.kind, e.from.timestamped,
+                            e.sideOutput()));
             if (e.from.timestamped) {
                 timestampedInputs.computeIfAbsent(to, k -> new HashSet<>()).add(edgeId);
             }
@@ -191,7 +201,8 @@ final class JobGraphBuilder {
     }
 
     private void markUsed(Transformation<?> t, Set<Transformation<?>> used) {
-        if (t instanceof Transformation.PartitionNode<?> || t instanceof Transformation.UnionNode<?>) {
+        if (t instanceof Transformation.PartitionNode<?> || t instanceof Transformation.UnionNode<?>
+                || t instanceof Transformation.SideOutputNode<?>) {
             for (Transformation<?> in : t.inputs()) {
                 markUsed(in, used);
             }
@@ -205,20 +216,22 @@ final class JobGraphBuilder {
     }
 
     private void resolveInputs(Transformation<?> input, Transformation<?> consumer, PartitionKind kind,
-                               KeySelector<?, ?> keySelector, List<PhysicalEdge> edges,
-                               Map<Transformation<?>, Integer> parallelism) {
+                               KeySelector<?, ?> keySelector, Transformation.SideOutputNode<?> side,
+                               List<PhysicalEdge> edges, Map<Transformation<?>, Integer> parallelism) {
         if (input instanceof Transformation.PartitionNode<?> p) {
-            resolveInputs(p.input, consumer, p.kind, p.keySelector, edges, parallelism);
+            resolveInputs(p.input, consumer, p.kind, p.keySelector, side, edges, parallelism);
         } else if (input instanceof Transformation.UnionNode<?> u) {
             for (Transformation<?> in : u.inputs()) {
-                resolveInputs(in, consumer, kind, keySelector, edges, parallelism);
+                resolveInputs(in, consumer, kind, keySelector, side, edges, parallelism);
             }
+        } else if (input instanceof Transformation.SideOutputNode<?> s) {
+            resolveInputs(s.input, consumer, kind, keySelector, s, edges, parallelism);
         } else {
             PartitionKind k = kind;
             if (k == null) {
                 k = parallelism.get(input).equals(parallelism.get(consumer)) ? PartitionKind.FORWARD : PartitionKind.REBALANCE;
             }
-            edges.add(new PhysicalEdge(input, consumer, k, keySelector));
+            edges.add(new PhysicalEdge(input, consumer, k, keySelector, side));
         }
     }
 }

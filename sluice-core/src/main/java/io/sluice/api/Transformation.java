@@ -95,6 +95,25 @@ abstract class Transformation<T> {
         }
     }
 
+    /** Virtual: the records an operator emits to one of its side outputs. */
+    static final class SideOutputNode<T> extends Transformation<T> {
+        final Transformation<?> input;
+        final io.sluice.api.OutputTag<T> tag;
+
+        SideOutputNode(int id, Transformation<?> input, io.sluice.api.OutputTag<T> tag) {
+            super(id, "side output " + tag.id());
+            this.input = input;
+            this.tag = tag;
+            this.serializer = tag.serializer();
+            this.timestamped = input.timestamped;
+        }
+
+        @Override
+        List<Transformation<?>> inputs() {
+            return List.of(input);
+        }
+    }
+
     /** Virtual: merges streams of the same type. */
     static final class UnionNode<T> extends Transformation<T> {
         final List<Transformation<T>> unionInputs;

@@ -56,12 +56,14 @@ public record VertexPayload(Source<?> source, List<StreamOperator<?>> operators,
      * How a vertex writes one output edge.
      *
      * @param timestamped whether each record is preceded by its event timestamp in the channel
+     * @param sideOutput  the id of the side output ({@code OutputTag}) the edge carries, or {@code null}
+     *                    for the main output
      */
     public record OutputSpec(TypeSerializer<?> serializer, KeySelector<?, ?> keySelector, PartitionKind partitioning,
-                             boolean timestamped) implements Serializable {
-        /** An edge without timestamps. */
+                             boolean timestamped, String sideOutput) implements Serializable {
+        /** A main-output edge without timestamps. */
         public OutputSpec(TypeSerializer<?> serializer, KeySelector<?, ?> keySelector, PartitionKind partitioning) {
-            this(serializer, keySelector, partitioning, false);
+            this(serializer, keySelector, partitioning, false, null);
         }
     }
 

@@ -262,6 +262,8 @@ public final class Task implements Runnable {
 
         // Outputs
         List<RecordWriter<?>> ws = new ArrayList<>();
+        List<RecordWriter<?>> mainWriters = new ArrayList<>();
+        java.util.Map<String, List<RecordWriter<?>>> sideWriters = new java.util.HashMap<>();
         for (int edgeId : vertex.outputEdgeIds()) {
             JobEdge edge = graph.edge(edgeId);
             VertexPayload.OutputSpec spec = payload.outputs().get(edgeId);
@@ -278,10 +280,18 @@ public final class Task implements Runnable {
             synchronized (ownedChannels) {
                 ownedChannels.addAll(channels);
             }
-            ws.add(new RecordWriter<>(channels, (TypeSerializer) spec.serializer(), partitioner, shuffle.bufferSize(),
-                    spec.timestamped() ? recordTimestamp : null));
+            RecordWriter<?> writer = new RecordWriter<>(channels, (TypeSerializer) spec.serializer(), partitioner,
+                    shuffle.bufferSize(), spec.timestamped() ? recordTimestamp : null);
+            ws.add(writer);
+            if (spec.sideOutput() == null) {
+                mainWriters.add(writer);
+            } else {
+                sideWriters.computeIfAbsent(spec.sideOutput(), k -> new ArrayList<>()).add(writer);
+            }
         }
         writers = ws;
+        this.mainWriters = mainWriters;
+        this.sideWriters = sideWriters;
 
         // Inputs
         List<LocalChannel> inChannels = new ArrayList<>();
@@ -330,7 +340,7 @@ public final class Task implements Runnable {
 
         // Operator chain, wired tail to head
         operators = payload.operators();
-        Output<?> out = writers.isEmpty() ? record -> { } : new WriterOutput<>(writers);
+        Output<?> out = writers.isEmpty() ? record -> { } : new WriterOutput<>(mainWriters, sideWriters);
         List<Output<?>> outputs = new ArrayList<>();
         for (int i = operators.size() - 1; i >= 0; i--) {
             outputs.add(0, out);
@@ -394,6 +404,8 @@ public final class Task implements Runnable {
     private boolean keySerializerDeclared;
     private List<TypeSerializer<?>> inputSerializers;
     private boolean[] inputTimestamped;
+    private List<RecordWriter<?>> mainWriters;
+    private java.util.Map<String, List<RecordWriter<?>>> sideWriters;
 
     @SuppressWarnings("unchecked")
     private void runSource() throws Exception {
