@@ -176,6 +176,15 @@ final class JobGraphBuilder {
                     if (n.watermarkStrategy != null) {
                         n.watermarkStrategy.validate(n.name);
                     }
+                    if (n.windowAssigner != null) {
+                        n.windowAssigner.validate(n.name);
+                        if (n.windowAssigner.isEventTime() && !n.input.timestamped) {
+                            throw new InvalidJobException("Operator '" + n.name + "' uses event-time windows, but its"
+                                    + " input has no timestamps. Apply a WatermarkStrategy upstream (env.fromSource("
+                                    + "source, strategy, name) or stream.assignTimestampsAndWatermarks(strategy)), or use"
+                                    + " processing-time windows.");
+                        }
+                    }
                     if (member == head) {
                         keySelector = n.keySelector;
                         keySerializer = n.keySerializer;

@@ -44,6 +44,11 @@ public final class KeyedStream<T, K> extends DataStream<T> {
         return new SingleOutputStreamOperator<>(env, out.transformation);
     }
 
+    /** Cuts the stream, per key, into windows (tumbling, sliding or session; event or processing time). */
+    public WindowedStream<T, K> window(io.sluice.api.windowing.WindowAssigner assigner) {
+        return new WindowedStream<>(this, assigner);
+    }
+
     public KeySelector<T, K> keySelector() {
         return keySelector;
     }

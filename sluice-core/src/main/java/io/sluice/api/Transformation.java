@@ -57,6 +57,8 @@ abstract class Transformation<T> {
         final boolean sink;
         /** The strategy of a timestamp/watermark operator, checked when the graph is built; else {@code null}. */
         io.sluice.api.eventtime.WatermarkStrategy<?> watermarkStrategy;
+        /** The assigner of a window operator, checked when the graph is built; else {@code null}. */
+        io.sluice.api.windowing.WindowAssigner windowAssigner;
 
         OperatorNode(int id, String name, Transformation<I> input, StreamOperator<I> operator,
                      KeySelector<I, ?> keySelector, boolean sink) {

@@ -25,6 +25,11 @@ final class OperatorHarness<I> {
             }
 
             @Override
+            public <X> void collect(io.sluice.api.OutputTag<X> tag, X value) {
+                out.add(tag.id() + ": " + value + "@" + (timestamp.isSet() ? Long.toString(timestamp.get()) : "-"));
+            }
+
+            @Override
             public void emitWatermark(long watermark) {
                 out.add("wm " + (watermark == Long.MAX_VALUE ? "MAX" : watermark));
             }

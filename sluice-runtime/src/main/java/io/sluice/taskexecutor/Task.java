@@ -196,7 +196,13 @@ public final class Task implements Runnable {
         for (RecordWriter<?> w : writers) {
             out += w.recordsWritten();
         }
-        return new TaskMetrics(tdd.attemptId(), state, recordsIn, out);
+        long lateDropped = 0;
+        for (StreamOperator<?> op : operators) {
+            if (op instanceof io.sluice.operators.windowing.WindowOperator<?, ?, ?, ?> window) {
+                lateDropped += window.lateRecordsDropped();
+            }
+        }
+        return new TaskMetrics(tdd.attemptId(), state, recordsIn, out, lateDropped);
     }
 
     @Override
