@@ -15,8 +15,9 @@ public record TimeWindow(long start, long end) {
         return end - 1;
     }
 
+    /** Whether the two windows share a millisecond (sessions that do merge; merely adjacent ones do not). */
     public boolean intersects(TimeWindow other) {
-        return start <= other.end && other.start <= end;
+        return start < other.end && other.start < end;
     }
 
     public TimeWindow cover(TimeWindow other) {
