@@ -17,9 +17,16 @@ public interface OperatorContext {
      */
     KeyedStateBackend keyedStateBackend();
 
-    /** The event timestamp of the record being processed, shared by the task's chain. */
-    RecordTimestamp recordTimestamp();
+    /**
+     * The event timestamp of the record being processed, shared by the task's chain. The default (for
+     * contexts that have no timestamps) is a fresh holder with no timestamp; the task overrides it.
+     */
+    default RecordTimestamp recordTimestamp() {
+        return new RecordTimestamp();
+    }
 
-    /** The task's clock: processing time is its {@link Clock#currentTimeMillis()}. */
-    Clock clock();
+    /** The task's clock: processing time is its {@link Clock#currentTimeMillis()}. Default: the system clock. */
+    default Clock clock() {
+        return io.sluice.util.SystemClock.INSTANCE;
+    }
 }
