@@ -1,5 +1,6 @@
 package io.sluice.api;
 
+import io.sluice.api.eventtime.WatermarkStrategy;
 import io.sluice.api.functions.FilterFunction;
 import io.sluice.api.functions.FlatMapFunction;
 import io.sluice.api.functions.KeySelector;
@@ -14,6 +15,7 @@ import io.sluice.operators.FlatMapOperator;
 import io.sluice.operators.MapOperator;
 import io.sluice.operators.SinkOperator;
 import io.sluice.operators.StreamOperator;
+import io.sluice.operators.TimestampsAndWatermarksOperator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -45,6 +47,21 @@ public class DataStream<T> {
 
     public <O> DataStream<O> flatMap(FlatMapFunction<T, O> fn) {
         return transform("FlatMap", new FlatMapOperator<>(Objects.requireNonNull(fn, "flatMap function"), "FlatMap"));
+    }
+
+    /**
+     * Gives the records event timestamps and the stream watermarks, per subtask, by {@code strategy}
+     * (chained to this operator). Watermarks arriving from upstream are replaced by this
+     * strategy's, except the final one at the end of a bounded input.
+     */
+    public DataStream<T> assignTimestampsAndWatermarks(WatermarkStrategy<T> strategy) {
+        Objects.requireNonNull(strategy, "watermark strategy");
+        String name = "Timestamps/Watermarks";
+        DataStream<T> out = transform(name, new TimestampsAndWatermarksOperator<>(strategy, name));
+        out.transformation.serializer = transformation.serializer;
+        out.transformation.timestamped = true;
+        ((Transformation.OperatorNode<?, ?>) out.transformation).watermarkStrategy = strategy;
+        return out;
     }
 
     /** Partitions by key: every record with the same key reaches the same subtask and its keyed state. */

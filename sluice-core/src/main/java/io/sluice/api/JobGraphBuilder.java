@@ -49,7 +49,16 @@ final class JobGraphBuilder {
     }
 
     /** An edge between two physical nodes of the plan. */
-    private record PhysicalEdge(Transformation<?> from, Transformation<?> to, PartitionKind kind, KeySelector<?, ?> keySelector) {
+    /** {@code side}: the side output the edge carries, or {@code null} for the main output. */
+    private record PhysicalEdge(Transformation<?> from, Transformation<?> to, PartitionKind kind, KeySelector<?, ?> keySelector,
+                                Transformation.SideOutputNode<?> side) {
+        TypeSerializer<?> serializer() {
+            return side == null ? from.serializer : side.serializer;
+        }
+
+        String sideOutput() {
+            return side == null ? null : side.tag.id();
+        }
     }
 
     JobGraph build() {
@@ -85,7 +94,7 @@ final class JobGraphBuilder {
         List<PhysicalEdge> edges = new ArrayList<>();
         for (Transformation<?> t : physical) {
             if (t instanceof Transformation.OperatorNode<?, ?> node) {
-                resolveInputs(node.input, node, null, null, edges, parallelism);
+                resolveInputs(node.input, node, null, null, null, edges, parallelism);
             }
         }
         Map<Transformation<?>, List<PhysicalEdge>> outEdges = new HashMap<>();
@@ -103,7 +112,7 @@ final class JobGraphBuilder {
             boolean chain = false;
             if (in.size() == 1 && t.chainingAllowed) {
                 PhysicalEdge e = in.get(0);
-                chain = e.kind == PartitionKind.FORWARD && e.from.chainingAllowed
+                chain = e.kind == PartitionKind.FORWARD && e.from.chainingAllowed && e.side == null
                         && outEdges.get(e.from).size() == 1 && implicitForward(e);
             }
             if (chain) {
@@ -126,6 +135,7 @@ final class JobGraphBuilder {
         Map<Integer, List<Integer>> vertexOutputs = new HashMap<>();
         Map<Integer, Map<Integer, TypeSerializer<?>>> inputSerializers = new HashMap<>();
         Map<Integer, Map<Integer, VertexPayload.OutputSpec>> outputs = new HashMap<>();
+        Map<Integer, Set<Integer>> timestampedInputs = new HashMap<>();
         int nextEdge = 1;
         for (PhysicalEdge e : edges) {
             Transformation<?> fromHead = headOf.get(e.from);
@@ -139,9 +149,13 @@ final class JobGraphBuilder {
             jobEdges.add(new JobEdge(edgeId, from, to, e.kind));
             vertexOutputs.computeIfAbsent(from, k -> new ArrayList<>()).add(edgeId);
             vertexInputs.computeIfAbsent(to, k -> new ArrayList<>()).add(edgeId);
-            inputSerializers.computeIfAbsent(to, k -> new LinkedHashMap<>()).put(edgeId, e.from.serializer);
+            inputSerializers.computeIfAbsent(to, k -> new LinkedHashMap<>()).put(edgeId, e.serializer());
             outputs.computeIfAbsent(from, k -> new LinkedHashMap<>())
-                    .put(edgeId, new VertexPayload.OutputSpec(e.from.serializer, e.keySelector, e.kind));
+                    .put(edgeId, new VertexPayload.OutputSpec(e.serializer(), e.keySelector, e.kind, e.from.timestamped,
+                            e.sideOutput()));
+            if (e.from.timestamped) {
+                timestampedInputs.computeIfAbsent(to, k -> new HashSet<>()).add(edgeId);
+            }
         }
 
         List<JobVertex> vertices = new ArrayList<>();
@@ -159,6 +173,18 @@ final class JobGraphBuilder {
                     source = s.source;
                 } else if (member instanceof Transformation.OperatorNode<?, ?> n) {
                     ops.add(n.operator);
+                    if (n.watermarkStrategy != null) {
+                        n.watermarkStrategy.validate(n.name);
+                    }
+                    if (n.windowAssigner != null) {
+                        n.windowAssigner.validate(n.name);
+                        if (n.windowAssigner.isEventTime() && !n.input.timestamped) {
+                            throw new InvalidJobException("Operator '" + n.name + "' uses event-time windows, but its"
+                                    + " input has no timestamps. Apply a WatermarkStrategy upstream (env.fromSource("
+                                    + "source, strategy, name) or stream.assignTimestampsAndWatermarks(strategy)), or use"
+                                    + " processing-time windows.");
+                        }
+                    }
                     if (member == head) {
                         keySelector = n.keySelector;
                         keySerializer = n.keySerializer;
@@ -170,7 +196,8 @@ final class JobGraphBuilder {
             }
             String name = String.join(" -> ", names);
             VertexPayload payload = new VertexPayload(source, ops, keySelector,
-                    inputSerializers.getOrDefault(id, Map.of()), outputs.getOrDefault(id, Map.of()), keySerializer);
+                    inputSerializers.getOrDefault(id, Map.of()), outputs.getOrDefault(id, Map.of()), keySerializer,
+                    timestampedInputs.getOrDefault(id, Set.of()));
             vertices.add(new JobVertex(id, name, parallelism.get(head), maxParallelism, source != null,
                     keySelector != null, vertexInputs.getOrDefault(id, List.of()),
                     vertexOutputs.getOrDefault(id, List.of()), payload.serialize(name)));
@@ -183,7 +210,8 @@ final class JobGraphBuilder {
     }
 
     private void markUsed(Transformation<?> t, Set<Transformation<?>> used) {
-        if (t instanceof Transformation.PartitionNode<?> || t instanceof Transformation.UnionNode<?>) {
+        if (t instanceof Transformation.PartitionNode<?> || t instanceof Transformation.UnionNode<?>
+                || t instanceof Transformation.SideOutputNode<?>) {
             for (Transformation<?> in : t.inputs()) {
                 markUsed(in, used);
             }
@@ -197,20 +225,22 @@ final class JobGraphBuilder {
     }
 
     private void resolveInputs(Transformation<?> input, Transformation<?> consumer, PartitionKind kind,
-                               KeySelector<?, ?> keySelector, List<PhysicalEdge> edges,
-                               Map<Transformation<?>, Integer> parallelism) {
+                               KeySelector<?, ?> keySelector, Transformation.SideOutputNode<?> side,
+                               List<PhysicalEdge> edges, Map<Transformation<?>, Integer> parallelism) {
         if (input instanceof Transformation.PartitionNode<?> p) {
-            resolveInputs(p.input, consumer, p.kind, p.keySelector, edges, parallelism);
+            resolveInputs(p.input, consumer, p.kind, p.keySelector, side, edges, parallelism);
         } else if (input instanceof Transformation.UnionNode<?> u) {
             for (Transformation<?> in : u.inputs()) {
-                resolveInputs(in, consumer, kind, keySelector, edges, parallelism);
+                resolveInputs(in, consumer, kind, keySelector, side, edges, parallelism);
             }
+        } else if (input instanceof Transformation.SideOutputNode<?> s) {
+            resolveInputs(s.input, consumer, kind, keySelector, s, edges, parallelism);
         } else {
             PartitionKind k = kind;
             if (k == null) {
                 k = parallelism.get(input).equals(parallelism.get(consumer)) ? PartitionKind.FORWARD : PartitionKind.REBALANCE;
             }
-            edges.add(new PhysicalEdge(input, consumer, k, keySelector));
+            edges.add(new PhysicalEdge(input, consumer, k, keySelector, side));
         }
     }
 }

@@ -1,8 +1,10 @@
 package io.sluice.api;
 
+import io.sluice.api.functions.KeyedProcessFunction;
 import io.sluice.api.functions.KeySelector;
 import io.sluice.api.functions.ReduceFunction;
 import io.sluice.core.serialization.TypeSerializer;
+import io.sluice.operators.KeyedProcessOperator;
 import io.sluice.operators.ReduceOperator;
 import java.util.Objects;
 
@@ -29,6 +31,22 @@ public final class KeyedStream<T, K> extends DataStream<T> {
                 transformation.serializer, "Reduce"));
         out.transformation.serializer = transformation.serializer;
         return out;
+    }
+
+    /**
+     * Applies a {@link KeyedProcessFunction}: per record, with the record's timestamp, the key's
+     * state and timers. Its output carries event timestamps (those of the input, or of the firing
+     * event-time timer).
+     */
+    public <O> SingleOutputStreamOperator<O> process(KeyedProcessFunction<K, T, O> fn) {
+        DataStream<O> out = transform("KeyedProcess", new KeyedProcessOperator<>(
+                Objects.requireNonNull(fn, "keyed process function"), "KeyedProcess"));
+        return new SingleOutputStreamOperator<>(env, out.transformation);
+    }
+
+    /** Cuts the stream, per key, into windows (tumbling, sliding or session; event or processing time). */
+    public WindowedStream<T, K> window(io.sluice.api.windowing.WindowAssigner assigner) {
+        return new WindowedStream<>(this, assigner);
     }
 
     public KeySelector<T, K> keySelector() {

@@ -132,6 +132,15 @@ public final class StreamExecutionEnvironment {
         return new DataStream<>(this, node);
     }
 
+    /**
+     * A source whose records get event timestamps and watermarks by {@code strategy}, generated in
+     * each source subtask, before any exchange.
+     */
+    public <T> DataStream<T> fromSource(Source<T> source, io.sluice.api.eventtime.WatermarkStrategy<T> strategy,
+                                        String name) {
+        return fromSource(source, name).assignTimestampsAndWatermarks(strategy);
+    }
+
     /** Default parallelism of operators that do not set their own. */
     public StreamExecutionEnvironment setParallelism(int parallelism) {
         this.parallelism = parallelism;

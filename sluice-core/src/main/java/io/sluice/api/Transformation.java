@@ -19,6 +19,8 @@ abstract class Transformation<T> {
     int parallelism = -1; // -1: the environment's default
     TypeSerializer<T> serializer = Serializers.dynamic();
     boolean chainingAllowed = true;
+    /** Whether this stream's records carry event timestamps (a watermark strategy upstream): its edges then ship them. */
+    boolean timestamped;
 
     Transformation(int id, String name) {
         this.id = id;
@@ -53,6 +55,10 @@ abstract class Transformation<T> {
         /** The declared serializer of the keys when the input is keyed; {@code null}: the dynamic serializer. */
         TypeSerializer<?> keySerializer;
         final boolean sink;
+        /** The strategy of a timestamp/watermark operator, checked when the graph is built; else {@code null}. */
+        io.sluice.api.eventtime.WatermarkStrategy<?> watermarkStrategy;
+        /** The assigner of a window operator, checked when the graph is built; else {@code null}. */
+        io.sluice.api.windowing.WindowAssigner windowAssigner;
 
         OperatorNode(int id, String name, Transformation<I> input, StreamOperator<I> operator,
                      KeySelector<I, ?> keySelector, boolean sink) {
@@ -61,6 +67,7 @@ abstract class Transformation<T> {
             this.operator = operator;
             this.keySelector = keySelector;
             this.sink = sink;
+            this.timestamped = input.timestamped;
         }
 
         @Override
@@ -81,6 +88,26 @@ abstract class Transformation<T> {
             this.kind = kind;
             this.keySelector = keySelector;
             this.serializer = input.serializer;
+            this.timestamped = input.timestamped;
+        }
+
+        @Override
+        List<Transformation<?>> inputs() {
+            return List.of(input);
+        }
+    }
+
+    /** Virtual: the records an operator emits to one of its side outputs. */
+    static final class SideOutputNode<T> extends Transformation<T> {
+        final Transformation<?> input;
+        final io.sluice.api.OutputTag<T> tag;
+
+        SideOutputNode(int id, Transformation<?> input, io.sluice.api.OutputTag<T> tag) {
+            super(id, "side output " + tag.id());
+            this.input = input;
+            this.tag = tag;
+            this.serializer = tag.serializer();
+            this.timestamped = input.timestamped;
         }
 
         @Override
@@ -97,6 +124,7 @@ abstract class Transformation<T> {
             super(id, "union");
             this.unionInputs = List.copyOf(inputs);
             this.serializer = inputs.get(0).serializer;
+            this.timestamped = inputs.stream().anyMatch(t -> t.timestamped);
         }
 
         @Override

@@ -14,6 +14,7 @@ import java.io.ObjectOutputStream;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The user code of one job vertex: its source (if any), its operator chain, the key selector of
@@ -26,10 +27,24 @@ import java.util.Map;
  * @param outputs           edge id -> how to write the records leaving on that edge
  * @param inputKeySerializer the serializer of the keys of a keyed input (for state snapshots), or
  *                          {@code null} for the dynamic serializer
+ * @param timestampedInputs the input edges whose records carry an event timestamp (a {@code long}
+ *                          before each record in the channel); {@code null} (from older payloads): none
  */
 public record VertexPayload(Source<?> source, List<StreamOperator<?>> operators, KeySelector<?, ?> inputKeySelector,
                             Map<Integer, TypeSerializer<?>> inputSerializers,
-                            Map<Integer, OutputSpec> outputs, TypeSerializer<?> inputKeySerializer) implements Serializable {
+                            Map<Integer, OutputSpec> outputs, TypeSerializer<?> inputKeySerializer,
+                            Set<Integer> timestampedInputs) implements Serializable {
+
+    /** A payload none of whose inputs carry event timestamps (and so the form of payloads persisted by older builds). */
+    public VertexPayload(Source<?> source, List<StreamOperator<?>> operators, KeySelector<?, ?> inputKeySelector,
+                         Map<Integer, TypeSerializer<?>> inputSerializers, Map<Integer, OutputSpec> outputs,
+                         TypeSerializer<?> inputKeySerializer) {
+        this(source, operators, inputKeySelector, inputSerializers, outputs, inputKeySerializer, Set.of());
+    }
+
+    public VertexPayload {
+        timestampedInputs = timestampedInputs == null ? Set.of() : Set.copyOf(timestampedInputs);
+    }
 
     /** A payload whose keys, if keyed, use the dynamic serializer. */
     public VertexPayload(Source<?> source, List<StreamOperator<?>> operators, KeySelector<?, ?> inputKeySelector,
@@ -37,9 +52,19 @@ public record VertexPayload(Source<?> source, List<StreamOperator<?>> operators,
         this(source, operators, inputKeySelector, inputSerializers, outputs, null);
     }
 
-    /** How a vertex writes one output edge. */
-    public record OutputSpec(TypeSerializer<?> serializer, KeySelector<?, ?> keySelector, PartitionKind partitioning)
-            implements Serializable {
+    /**
+     * How a vertex writes one output edge.
+     *
+     * @param timestamped whether each record is preceded by its event timestamp in the channel
+     * @param sideOutput  the id of the side output ({@code OutputTag}) the edge carries, or {@code null}
+     *                    for the main output
+     */
+    public record OutputSpec(TypeSerializer<?> serializer, KeySelector<?, ?> keySelector, PartitionKind partitioning,
+                             boolean timestamped, String sideOutput) implements Serializable {
+        /** A main-output edge without timestamps. */
+        public OutputSpec(TypeSerializer<?> serializer, KeySelector<?, ?> keySelector, PartitionKind partitioning) {
+            this(serializer, keySelector, partitioning, false, null);
+        }
     }
 
     /** Serializes, or explains which piece of user code cannot be serialized. */

@@ -2,6 +2,7 @@ package io.sluice.operators;
 
 import io.sluice.api.functions.RuntimeContext;
 import io.sluice.state.KeyedStateBackend;
+import io.sluice.util.Clock;
 
 /** What the task gives an operator when it opens it. */
 public interface OperatorContext {
@@ -15,4 +16,17 @@ public interface OperatorContext {
      * current key before each {@code processElement}); {@code null} otherwise.
      */
     KeyedStateBackend keyedStateBackend();
+
+    /**
+     * The event timestamp of the record being processed, shared by the task's chain. The default (for
+     * contexts that have no timestamps) is a fresh holder with no timestamp; the task overrides it.
+     */
+    default RecordTimestamp recordTimestamp() {
+        return new RecordTimestamp();
+    }
+
+    /** The task's clock: processing time is its {@link Clock#currentTimeMillis()}. Default: the system clock. */
+    default Clock clock() {
+        return io.sluice.util.SystemClock.INSTANCE;
+    }
 }

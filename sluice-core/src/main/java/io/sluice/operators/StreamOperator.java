@@ -15,6 +15,23 @@ public interface StreamOperator<IN> extends Serializable {
 
     void processElement(IN value) throws Exception;
 
+    /**
+     * The operator's input watermark advanced to {@code watermark} (the minimum over the task's
+     * non-idle input channels, or what an upstream operator of the chain emitted). Operators forward
+     * it to their output, after firing what it makes due (event-time timers, windows).
+     */
+    void processWatermark(long watermark) throws Exception;
+
+    /** All of the operator's inputs became idle ({@code true}), or one became active again. Forwarded by default. */
+    void processIdleStatus(boolean idle) throws Exception;
+
+    /**
+     * Processing time is now {@code nowMillis} (the task's injected clock, wall-clock milliseconds).
+     * The task calls it between batches of records and while waiting for input; operators with
+     * processing-time timers or periodic watermarks act here. Nothing by default.
+     */
+    default void advanceProcessingTime(long nowMillis) throws Exception {}
+
     /** All input has been processed; emit whatever is buffered. Not called on cancellation. */
     default void finish() throws Exception {}
 

@@ -29,6 +29,17 @@ public abstract class UdfOperator<IN, OUT, F> implements StreamOperator<IN> {
         }
     }
 
+    /** Forwards the watermark; operators with event-time logic override this. */
+    @Override
+    public void processWatermark(long watermark) throws Exception {
+        output.emitWatermark(watermark);
+    }
+
+    @Override
+    public void processIdleStatus(boolean idle) throws Exception {
+        output.emitIdleStatus(idle);
+    }
+
     @Override
     public void close() throws Exception {
         if (function instanceof RichFunction rich) {

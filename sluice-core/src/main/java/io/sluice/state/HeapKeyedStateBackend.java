@@ -147,6 +147,12 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
      * counts twice. Exact for a backend with one state.
      */
     @Override
+    public List<Object> keysOf(String stateName) {
+        HeapState<?> state = states.get(stateName);
+        return state == null ? List.of() : new ArrayList<>(state.table.keySet());
+    }
+
+    @Override
     public long numberOfKeys() {
         long n = 0;
         for (HeapState<?> state : states.values()) {

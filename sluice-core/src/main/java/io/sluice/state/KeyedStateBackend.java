@@ -32,6 +32,13 @@ public interface KeyedStateBackend {
 
     <K, V> MapState<K, V> getMapState(MapStateDescriptor<K, V> descriptor);
 
+    /**
+     * The keys that have a value in the state named {@code stateName} (none if no such state was
+     * registered), as a copy: the caller may change the state while iterating. For operators that
+     * rebuild an index over all keys after a restore (timers).
+     */
+    List<Object> keysOf(String stateName);
+
     /** The number of keys with any state, over all states; for metrics and tests. */
     long numberOfKeys();
 

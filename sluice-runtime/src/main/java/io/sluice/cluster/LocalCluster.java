@@ -76,7 +76,7 @@ public final class LocalCluster implements AutoCloseable {
             DedicatedMainThreadExecutor main = new DedicatedMainThreadExecutor("taskexecutor-" + i);
             executors.add(main);
             taskExecutors.add(new TaskExecutor("taskexecutor-" + i, b.slotsPerTaskExecutor, main, ioExecutor, shuffle,
-                    storages, userCode));
+                    storages, userCode, b.clock));
         }
         this.slotPool = new SlotPool(taskExecutors);
         startJobManager();

@@ -81,6 +81,27 @@ public final class InputGate {
         }
     }
 
+    /**
+     * Like {@link #pollNext()}, but waits at most {@code timeoutNanos} and then returns {@code null}.
+     *
+     * @throws InterruptedException if the consumer thread is interrupted while waiting
+     */
+    public BufferOrEvent pollNext(long timeoutNanos) throws InterruptedException {
+        lock.lockInterruptibly();
+        try {
+            long remaining = timeoutNanos;
+            while (true) {
+                BufferOrEvent next = pollLocked();
+                if (next != null || remaining <= 0) {
+                    return next;
+                }
+                remaining = available.awaitNanos(remaining);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Like {@link #pollNext()}, but returns {@code null} instead of waiting. */
     public BufferOrEvent tryPollNext() {
         lock.lock();

@@ -3,6 +3,7 @@ package io.sluice.network;
 import io.sluice.api.functions.KeySelector;
 import io.sluice.core.serialization.DataOutputBuffer;
 import io.sluice.core.serialization.TypeSerializer;
+import io.sluice.operators.RecordTimestamp;
 import io.sluice.state.KeyGroups;
 import java.util.List;
 import java.util.Objects;
@@ -36,6 +37,8 @@ public final class RecordWriter<T> {
     private final KeySelector<T, ?> keySelector;
     private final int maxParallelism;
     private final int[] keyGroupToChannel;
+    /** The task's record timestamps, written before each record; {@code null} on an edge without timestamps. */
+    private final RecordTimestamp timestamps;
 
     private int nextRebalanceChannel;
     /** Why the writer cannot be used any more, or {@code null} while it can. */
@@ -49,7 +52,18 @@ public final class RecordWriter<T> {
      */
     public RecordWriter(List<LocalChannel> channels, TypeSerializer<T> serializer, Partitioner<T> partitioner,
             int bufferSize) {
+        this(channels, serializer, partitioner, bufferSize, null);
+    }
+
+    /**
+     * A writer that puts each record's event timestamp ({@code timestamps.get()} at {@link #emit}), as
+     * a {@code long}, before the record, for consumers that read the channels as timestamped. With
+     * {@code timestamps} {@code null} the channel format is the plain one: records only.
+     */
+    public RecordWriter(List<LocalChannel> channels, TypeSerializer<T> serializer, Partitioner<T> partitioner,
+            int bufferSize, RecordTimestamp timestamps) {
         Objects.requireNonNull(channels, "channels");
+        this.timestamps = timestamps;
         this.serializer = Objects.requireNonNull(serializer, "serializer");
         this.partitioner = Objects.requireNonNull(partitioner, "partitioner");
         if (channels.isEmpty()) {
@@ -107,6 +121,9 @@ public final class RecordWriter<T> {
         }
         DataOutputBuffer out = outputs[target];
         try {
+            if (timestamps != null) {
+                out.writeLong(timestamps.get());
+            }
             serializer.serialize(record, out);
         } catch (RuntimeException | Error e) {
             // Part of the record may be in the buffer; sending it would corrupt the channel.

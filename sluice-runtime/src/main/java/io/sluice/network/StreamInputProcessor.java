@@ -2,6 +2,7 @@ package io.sluice.network;
 
 import io.sluice.core.serialization.DataInputBuffer;
 import io.sluice.core.serialization.TypeSerializer;
+import io.sluice.operators.RecordTimestamp;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -18,6 +19,12 @@ import java.util.Objects;
  * the older one ({@link BarrierHandler#onAborted}) and starts aligning the newer one; late barriers
  * of the aborted or of earlier checkpoints are ignored. An {@link EndOfPartition} ends its channel,
  * which no longer counts for alignment.
+ *
+ * <p>Watermarks and idle statuses are combined over the channels by a {@link WatermarkValve} and
+ * reported to a {@link WatermarkHandler}. They are events in the channels, so a channel blocked for
+ * alignment holds its watermarks behind its records too. Channels marked timestamped carry a
+ * {@code long} event timestamp before each record, read into the task's {@link RecordTimestamp};
+ * other channels carry records only and cost nothing per record.
  *
  * <p>Before it would block waiting for input, it calls the task's {@link IdleHook}.
  *
@@ -38,10 +45,35 @@ public final class StreamInputProcessor<T> {
     private CheckpointBarrier aligning;
     private long latestCheckpointId = -1;
     private long records;
+    /** Per channel: whether each record is preceded by its event timestamp. */
+    private final boolean[] timestamped;
+    private final RecordTimestamp timestamp;
+    private final WatermarkValve valve;
+    /** How long to wait for input before returning {@link InputStatus#NOTHING_AVAILABLE}; &lt;= 0: wait as long as it takes. */
+    private final long pollTimeoutNanos;
 
     /** @param serializers the serializer of each gate channel's records, by channel index */
     public StreamInputProcessor(InputGate gate, List<? extends TypeSerializer<? extends T>> serializers,
             IdleHook idleHook) {
+        this(gate, serializers, idleHook, new boolean[gate.numberOfChannels()], new RecordTimestamp(), 0);
+    }
+
+    /**
+     * @param timestampedChannels per channel, whether its records are each preceded by an event timestamp
+     *                            (read into {@code timestamp} before the record is handed on)
+     * @param pollTimeoutNanos    how long {@link #processNext} waits for input before it returns
+     *                            {@link InputStatus#NOTHING_AVAILABLE}; 0 or less: until input arrives
+     */
+    public StreamInputProcessor(InputGate gate, List<? extends TypeSerializer<? extends T>> serializers,
+            IdleHook idleHook, boolean[] timestampedChannels, RecordTimestamp timestamp, long pollTimeoutNanos) {
+        if (timestampedChannels.length != gate.numberOfChannels()) {
+            throw new IllegalArgumentException("Input gate " + gate.name() + " has " + gate.numberOfChannels()
+                    + " channels but " + timestampedChannels.length + " timestamp flags were given");
+        }
+        this.timestamped = timestampedChannels.clone();
+        this.timestamp = Objects.requireNonNull(timestamp, "timestamp");
+        this.valve = new WatermarkValve(timestampedChannels.length);
+        this.pollTimeoutNanos = pollTimeoutNanos;
         this.gate = Objects.requireNonNull(gate, "gate");
         this.idleHook = Objects.requireNonNull(idleHook, "idleHook");
         if (serializers.size() != gate.numberOfChannels()) {
@@ -71,18 +103,30 @@ public final class StreamInputProcessor<T> {
      * @throws ChannelReleasedException if the gate or a channel was released
      */
     public InputStatus processNext(RecordHandler<? super T> handler, BarrierHandler barriers) throws Exception {
+        return processNext(handler, barriers, WatermarkHandler.IGNORE);
+    }
+
+    /**
+     * Like {@link #processNext(RecordHandler, BarrierHandler)}, and tells {@code watermarks} when the
+     * input's watermark (the minimum over its non-idle channels) advances or its idleness changes.
+     */
+    public InputStatus processNext(RecordHandler<? super T> handler, BarrierHandler barriers,
+            WatermarkHandler watermarks) throws Exception {
         if (finishedChannels == finished.length) {
             return InputStatus.END_OF_INPUT;
         }
         BufferOrEvent next = gate.tryPollNext();
         if (next == null) {
             idleHook.onIdle();
-            next = gate.pollNext();
+            next = pollTimeoutNanos > 0 ? gate.pollNext(pollTimeoutNanos) : gate.pollNext();
+            if (next == null) {
+                return InputStatus.NOTHING_AVAILABLE;
+            }
         }
         Buffer buffer = next.buffer();
         int channel = next.channelIndex();
         if (buffer.isEvent()) {
-            return onEvent(buffer.event(), channel, barriers);
+            return onEvent(buffer.event(), channel, barriers, watermarks);
         }
         if (finished[channel]) {
             throw new IllegalStateException("Channel " + channel + " of " + gate.name()
@@ -93,9 +137,18 @@ public final class StreamInputProcessor<T> {
         long count = 0;
         try {
             input.reset(buffer.data(), 0, buffer.length());
-            while (input.hasRemaining()) {
-                handler.accept(serializer.deserialize(input));
-                count++;
+            if (timestamped[channel]) {
+                RecordTimestamp ts = timestamp;
+                while (input.hasRemaining()) {
+                    ts.set(input.readLong());
+                    handler.accept(serializer.deserialize(input));
+                    count++;
+                }
+            } else {
+                while (input.hasRemaining()) {
+                    handler.accept(serializer.deserialize(input));
+                    count++;
+                }
             }
         } finally {
             records += count;
@@ -114,7 +167,13 @@ public final class StreamInputProcessor<T> {
         return aligning == null ? -1 : aligning.checkpointId();
     }
 
-    private InputStatus onEvent(NetworkEvent event, int channel, BarrierHandler barriers) throws Exception {
+    /** The input's watermark: the minimum over its non-idle channels, as last handed to the watermark handler. */
+    public long currentWatermark() {
+        return valve.currentWatermark();
+    }
+
+    private InputStatus onEvent(NetworkEvent event, int channel, BarrierHandler barriers, WatermarkHandler watermarks)
+            throws Exception {
         if (finished[channel]) {
             throw new IllegalStateException("Channel " + channel + " of " + gate.name() + " delivered " + event
                     + " after its end of partition");
@@ -123,8 +182,17 @@ public final class StreamInputProcessor<T> {
             onBarrier(barrier, channel, barriers);
             return InputStatus.MORE_AVAILABLE;
         }
+        if (event instanceof Watermark watermark) {
+            valve.onWatermark(channel, watermark.timestamp(), watermarks);
+            return InputStatus.MORE_AVAILABLE;
+        }
+        if (event instanceof IdleStatus status) {
+            valve.onIdleStatus(channel, status == IdleStatus.IDLE, watermarks);
+            return InputStatus.MORE_AVAILABLE;
+        }
         finished[channel] = true;
         finishedChannels++;
+        valve.onEnd(channel, watermarks);
         completeAlignmentIfDone(barriers);
         return finishedChannels == finished.length ? InputStatus.END_OF_INPUT : InputStatus.MORE_AVAILABLE;
     }

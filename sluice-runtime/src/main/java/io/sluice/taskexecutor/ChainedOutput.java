@@ -19,4 +19,22 @@ final class ChainedOutput<T> implements Output<T> {
             throw Sneaky.rethrow(t);
         }
     }
+
+    @Override
+    public void emitWatermark(long watermark) {
+        try {
+            next.processWatermark(watermark);
+        } catch (Throwable t) {
+            throw Sneaky.rethrow(t);
+        }
+    }
+
+    @Override
+    public void emitIdleStatus(boolean idle) {
+        try {
+            next.processIdleStatus(idle);
+        } catch (Throwable t) {
+            throw Sneaky.rethrow(t);
+        }
+    }
 }

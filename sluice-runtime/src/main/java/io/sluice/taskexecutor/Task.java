@@ -30,6 +30,11 @@ import io.sluice.network.Partitioner;
 import io.sluice.network.RecordHandler;
 import io.sluice.network.RecordWriter;
 import io.sluice.network.StreamInputProcessor;
+import io.sluice.network.WatermarkHandler;
+import io.sluice.operators.RecordTimestamp;
+import io.sluice.api.eventtime.Watermarks;
+import io.sluice.util.Clock;
+import io.sluice.util.SystemClock;
 import io.sluice.operators.OperatorContext;
 import io.sluice.operators.Output;
 import io.sluice.operators.StreamOperator;
@@ -77,6 +82,8 @@ public final class Task implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(Task.class);
     /** Records a source emits between two looks at the mailbox: small enough for prompt barriers. */
     static final int SOURCE_BATCH = 512;
+    /** How long an input task waits for data before it looks at processing time again (timers, idleness). */
+    static final long INPUT_POLL_TIMEOUT_NANOS = 10_000_000L;
 
     private final TaskDeploymentDescriptor tdd;
     private final JobMasterGateway jobMaster;
@@ -93,6 +100,9 @@ public final class Task implements Runnable {
     private final String taskName;
     /** The context class loader of the task thread: the job's own loader for a job from a jar. */
     private final ClassLoader userCodeClassLoader;
+    private final Clock clock;
+    /** The event timestamp of the record in the chain; shared by the input, the operators and the writers. */
+    private final RecordTimestamp recordTimestamp = new RecordTimestamp();
 
     private volatile boolean cancelled;
     private volatile Thread thread;
@@ -112,14 +122,34 @@ public final class Task implements Runnable {
          CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
          TaskLocalStateStore localState) {
         this(tdd, jobMaster, shuffle, checkpointStorage, ioExecutor, stateListener, localState,
-                Thread.currentThread().getContextClassLoader());
+                Thread.currentThread().getContextClassLoader(), SystemClock.INSTANCE);
     }
 
     /** @param userCodeClassLoader loads the job's user code; the task thread's context class loader */
     Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, LocalShuffleService shuffle,
          CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
          TaskLocalStateStore localState, ClassLoader userCodeClassLoader) {
+        this(tdd, jobMaster, shuffle, checkpointStorage, ioExecutor, stateListener, localState, userCodeClassLoader,
+                SystemClock.INSTANCE);
+    }
+
+    /** @param clock processing time for the task's operators (timers, periodic watermarks, idleness) */
+    Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, LocalShuffleService shuffle,
+         CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
+         TaskLocalStateStore localState, Clock clock) {
+        this(tdd, jobMaster, shuffle, checkpointStorage, ioExecutor, stateListener, localState,
+                Thread.currentThread().getContextClassLoader(), clock);
+    }
+
+    /**
+     * @param userCodeClassLoader loads the job's user code; the task thread's context class loader
+     * @param clock               processing time for the task's operators (timers, periodic watermarks, idleness)
+     */
+    Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, LocalShuffleService shuffle,
+         CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
+         TaskLocalStateStore localState, ClassLoader userCodeClassLoader, Clock clock) {
         this.userCodeClassLoader = userCodeClassLoader;
+        this.clock = java.util.Objects.requireNonNull(clock, "clock");
         this.localState = tdd.jobGraph().config().localRecovery() ? localState : null;
         int threshold = tdd.jobGraph().config().inlineStateThreshold();
         this.inlineStateThreshold = threshold > 0 ? threshold : -1;
@@ -199,7 +229,13 @@ public final class Task implements Runnable {
         for (RecordWriter<?> w : writers) {
             out += w.recordsWritten();
         }
-        return new TaskMetrics(tdd.attemptId(), state, recordsIn, out);
+        long lateDropped = 0;
+        for (StreamOperator<?> op : operators) {
+            if (op instanceof io.sluice.operators.windowing.WindowOperator<?, ?, ?, ?> window) {
+                lateDropped += window.lateRecordsDropped();
+            }
+        }
+        return new TaskMetrics(tdd.attemptId(), state, recordsIn, out, lateDropped);
     }
 
     /** Total time this task's output was blocked on full channels (backpressure), in nanoseconds. Any thread. */
@@ -286,6 +322,8 @@ public final class Task implements Runnable {
 
         // Outputs
         List<RecordWriter<?>> ws = new ArrayList<>();
+        List<RecordWriter<?>> mainWriters = new ArrayList<>();
+        java.util.Map<String, List<RecordWriter<?>>> sideWriters = new java.util.HashMap<>();
         for (int edgeId : vertex.outputEdgeIds()) {
             JobEdge edge = graph.edge(edgeId);
             VertexPayload.OutputSpec spec = payload.outputs().get(edgeId);
@@ -302,26 +340,43 @@ public final class Task implements Runnable {
             synchronized (ownedChannels) {
                 ownedChannels.addAll(channels);
             }
-            ws.add(new RecordWriter<>(channels, (TypeSerializer) spec.serializer(), partitioner, shuffle.bufferSize()));
+            RecordWriter<?> writer = new RecordWriter<>(channels, (TypeSerializer) spec.serializer(), partitioner,
+                    shuffle.bufferSize(), spec.timestamped() ? recordTimestamp : null);
+            ws.add(writer);
+            if (spec.sideOutput() == null) {
+                mainWriters.add(writer);
+            } else {
+                sideWriters.computeIfAbsent(spec.sideOutput(), k -> new ArrayList<>()).add(writer);
+            }
         }
         writers = ws;
+        this.mainWriters = mainWriters;
+        this.sideWriters = sideWriters;
 
         // Inputs
         List<LocalChannel> inChannels = new ArrayList<>();
         List<TypeSerializer<?>> inSerializers = new ArrayList<>();
+        List<Boolean> inTimestamped = new ArrayList<>();
         for (int edgeId : vertex.inputEdgeIds()) {
             JobEdge edge = graph.edge(edgeId);
             int producers = graph.vertex(edge.sourceVertexId()).parallelism();
             TypeSerializer<?> serializer = payload.inputSerializers().get(edgeId);
+            boolean timestamped = payload.timestampedInputs().contains(edgeId);
             if (edge.partitioning() == io.sluice.graph.PartitionKind.FORWARD) {
                 inChannels.add(shuffle.channel(new ChannelKey(graph.jobId(), deployment, edgeId, subtask, subtask)));
                 inSerializers.add(serializer);
+                inTimestamped.add(timestamped);
             } else {
                 for (int p = 0; p < producers; p++) {
                     inChannels.add(shuffle.channel(new ChannelKey(graph.jobId(), deployment, edgeId, p, subtask)));
                     inSerializers.add(serializer);
+                    inTimestamped.add(timestamped);
                 }
             }
+        }
+        inputTimestamped = new boolean[inTimestamped.size()];
+        for (int i = 0; i < inputTimestamped.length; i++) {
+            inputTimestamped[i] = inTimestamped.get(i);
         }
         if (!inChannels.isEmpty()) {
             inputGate = new InputGate(taskName, inChannels);
@@ -345,7 +400,7 @@ public final class Task implements Runnable {
 
         // Operator chain, wired tail to head
         operators = payload.operators();
-        Output<?> out = writers.isEmpty() ? record -> { } : new WriterOutput<>(writers);
+        Output<?> out = writers.isEmpty() ? record -> { } : new WriterOutput<>(mainWriters, sideWriters);
         List<Output<?>> outputs = new ArrayList<>();
         for (int i = operators.size() - 1; i >= 0; i--) {
             outputs.add(0, out);
@@ -373,6 +428,16 @@ public final class Task implements Runnable {
                 public KeyedStateBackend keyedStateBackend() {
                     return opBackend;
                 }
+
+                @Override
+                public RecordTimestamp recordTimestamp() {
+                    return recordTimestamp;
+                }
+
+                @Override
+                public Clock clock() {
+                    return clock;
+                }
             });
         }
 
@@ -398,6 +463,9 @@ public final class Task implements Runnable {
     private KeySelector<Object, ?> keySelector;
     private boolean keySerializerDeclared;
     private List<TypeSerializer<?>> inputSerializers;
+    private boolean[] inputTimestamped;
+    private List<RecordWriter<?>> mainWriters;
+    private java.util.Map<String, List<RecordWriter<?>>> sideWriters;
 
     @SuppressWarnings("unchecked")
     private void runSource() throws Exception {
@@ -409,10 +477,15 @@ public final class Task implements Runnable {
         };
         while (!cancelled) {
             drainMailbox();
+            advanceProcessingTime();
             int n = r.emit(counting, SOURCE_BATCH);
             if (n == SourceReader.END_OF_INPUT) {
                 // A trigger that came before the end is taken now, at the final position; later ones are dropped.
                 drainMailbox();
+                if (!cancelled) {
+                    // The end of a bounded input: event time is over; every pending event-time timer fires.
+                    head.emitWatermark(Watermarks.MAX);
+                }
                 break;
             }
             if (n < SOURCE_BATCH) {
@@ -431,8 +504,9 @@ public final class Task implements Runnable {
         StreamInputProcessor<Object> processor = new StreamInputProcessor<>(inputGate, (List) inputSerializers,
                 () -> {
                     drainMailbox();
+                    advanceProcessingTime();
                     flushWriters();
-                });
+                }, inputTimestamped, recordTimestamp, INPUT_POLL_TIMEOUT_NANOS);
         Output<Object> head = headInput;
         RecordHandler<Object> handler;
         if (keySelector != null) {
@@ -465,11 +539,32 @@ public final class Task implements Runnable {
                                 + " was abandoned because a newer checkpoint's barrier arrived"));
             }
         };
+        WatermarkHandler watermarks = new WatermarkHandler() {
+            @Override
+            public void onWatermark(long watermark) {
+                head.emitWatermark(watermark);
+            }
+
+            @Override
+            public void onIdleStatus(boolean idle) {
+                head.emitIdleStatus(idle);
+            }
+        };
         while (!cancelled) {
             drainMailbox();
-            if (processor.processNext(handler, barriers) == InputStatus.END_OF_INPUT) {
+            InputStatus status = processor.processNext(handler, barriers, watermarks);
+            if (status == InputStatus.END_OF_INPUT) {
                 break;
             }
+            advanceProcessingTime(); // a clock read per buffer: cheap, and timers fire while input is busy too
+        }
+    }
+
+    /** Tells the operators the processing time (timers, periodic watermarks, idleness). Task thread. */
+    private void advanceProcessingTime() throws Exception {
+        long now = clock.currentTimeMillis();
+        for (StreamOperator<?> op : operators) {
+            op.advanceProcessingTime(now);
         }
     }
 

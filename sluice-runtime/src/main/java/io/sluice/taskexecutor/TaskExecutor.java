@@ -1,5 +1,7 @@
 package io.sluice.taskexecutor;
 
+import io.sluice.util.Clock;
+import io.sluice.util.SystemClock;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
 import io.sluice.graph.JobId;
@@ -37,6 +39,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
     private final Map<ExecutionAttemptId, RunningTask> tasks = new HashMap<>();
     private final TaskLocalStateStore localState = new TaskLocalStateStore();
     private final UserCodeClassLoaders userCode;
+    private final Clock clock;
 
     private record RunningTask(Task task, JobMasterGateway jobMaster, ClassLoaderLease classLoader, TaskMeters meters) {
     }
@@ -44,13 +47,30 @@ public final class TaskExecutor implements TaskExecutorGateway {
     /** A task executor whose tasks all use the runtime's own class loader (no jobs from jars). */
     public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
                         LocalShuffleService shuffle, CheckpointStorageRegistry storages) {
-        this(id, slots, mainThread, ioExecutor, shuffle, storages, null);
+        this(id, slots, mainThread, ioExecutor, shuffle, storages, null, SystemClock.INSTANCE);
     }
 
     /** @param userCode the class loaders of jobs from jars, shared with the job managers; {@code null}: none */
     public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
                         LocalShuffleService shuffle, CheckpointStorageRegistry storages, UserCodeClassLoaders userCode) {
+        this(id, slots, mainThread, ioExecutor, shuffle, storages, userCode, SystemClock.INSTANCE);
+    }
+
+    /** @param clock the processing time of the tasks' operators (timers, periodic watermarks, idleness) */
+    public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
+                        LocalShuffleService shuffle, CheckpointStorageRegistry storages, Clock clock) {
+        this(id, slots, mainThread, ioExecutor, shuffle, storages, null, clock);
+    }
+
+    /**
+     * @param userCode the class loaders of jobs from jars, shared with the job managers; {@code null}: none
+     * @param clock    the processing time of the tasks' operators (timers, periodic watermarks, idleness)
+     */
+    public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
+                        LocalShuffleService shuffle, CheckpointStorageRegistry storages, UserCodeClassLoaders userCode,
+                        Clock clock) {
         this.userCode = userCode;
+        this.clock = java.util.Objects.requireNonNull(clock, "clock");
         this.id = id;
         this.slots = slots;
         this.mainThread = mainThread;
@@ -80,7 +100,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
                     ? ClassLoaderLease.unmanaged(TaskExecutor.class.getClassLoader())
                     : userCode.acquireIfLoaded(descriptor.attemptId().jobId()).orElseGet(userCode::defaultLease);
             Task task = new Task(descriptor, jobMaster, shuffle, storage, ioExecutor,
-                    state -> mainThread.execute(() -> onTaskState(state)), localState, classLoader.classLoader());
+                    state -> mainThread.execute(() -> onTaskState(state)), localState, classLoader.classLoader(), clock);
             tasks.put(descriptor.attemptId(), new RunningTask(task, jobMaster, classLoader,
                     TaskMeters.register(storages.meterRegistry(), task)));
             task.start();

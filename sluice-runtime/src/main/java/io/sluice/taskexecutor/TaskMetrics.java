@@ -1,5 +1,14 @@
 package io.sluice.taskexecutor;
 
-/** Counters of one task, read without synchronisation (may be slightly stale). */
-public record TaskMetrics(ExecutionAttemptId attemptId, ExecutionState state, long recordsIn, long recordsOut) {
+/**
+ * Counters of one task, read without synchronisation (may be slightly stale).
+ *
+ * @param lateRecordsDropped records its window operators dropped as later than their allowed lateness
+ *                           (those without a late-data side output)
+ */
+public record TaskMetrics(ExecutionAttemptId attemptId, ExecutionState state, long recordsIn, long recordsOut,
+                          long lateRecordsDropped) {
+    public TaskMetrics(ExecutionAttemptId attemptId, ExecutionState state, long recordsIn, long recordsOut) {
+        this(attemptId, state, recordsIn, recordsOut, 0);
+    }
 }

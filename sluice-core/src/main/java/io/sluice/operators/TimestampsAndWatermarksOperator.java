@@ -1,0 +1,111 @@
+package io.sluice.operators;
+
+import io.sluice.api.eventtime.TimestampAssigner;
+import io.sluice.api.eventtime.WatermarkGenerator;
+import io.sluice.api.eventtime.WatermarkStrategy;
+import io.sluice.api.eventtime.Watermarks;
+import io.sluice.util.Clock;
+
+/**
+ * Applies a {@link WatermarkStrategy} in one subtask: stamps each record with its timestamp,
+ * feeds the subtask's {@link WatermarkGenerator}, and emits the watermark when processing time
+ * says so (every {@link WatermarkStrategy#emitInterval()}, only when it advanced). With an idle
+ * timeout, a subtask that saw no record for that long emits an idle status, and the next record
+ * makes it active again (the status goes out before the record).
+ *
+ * <p>Watermarks from upstream are dropped (this operator defines event time from here on), except
+ * the final {@link Watermarks#MAX} of an ended input, which is forwarded. Task-thread only.
+ */
+public final class TimestampsAndWatermarksOperator<T> extends UdfOperator<T, T, WatermarkStrategy<T>> {
+    private transient TimestampAssigner<T> assigner;
+    private transient WatermarkGenerator generator;
+    private transient RecordTimestamp timestamp;
+    private transient Clock clock;
+    private transient long emitIntervalMillis;
+    private transient long idleTimeoutMillis;
+    private transient long lastEmitted;
+    private transient long nextEmitAt;
+    private transient long lastRecordAt;
+    private transient boolean idle;
+    private transient boolean ended;
+
+    public TimestampsAndWatermarksOperator(WatermarkStrategy<T> strategy, String name) {
+        super(strategy, name);
+    }
+
+    @Override
+    public void open(OperatorContext context) throws Exception {
+        super.open(context);
+        assigner = function.timestampAssigner();
+        generator = function.createGenerator();
+        timestamp = context.recordTimestamp();
+        clock = context.clock();
+        emitIntervalMillis = function.emitInterval().toMillis();
+        idleTimeoutMillis = function.idleTimeout() == null ? -1 : function.idleTimeout().toMillis();
+        lastEmitted = Watermarks.MIN;
+        long now = clock.currentTimeMillis();
+        nextEmitAt = now;
+        lastRecordAt = now;
+    }
+
+    @Override
+    public void processElement(T value) throws Exception {
+        if (assigner != null) {
+            timestamp.set(assigner.extractTimestamp(value, timestamp.get()));
+        }
+        if (timestamp.isSet()) {
+            generator.onEvent(timestamp.get());
+        }
+        if (idleTimeoutMillis >= 0) {
+            lastRecordAt = clock.currentTimeMillis();
+            if (idle) {
+                idle = false;
+                output.emitIdleStatus(false);
+            }
+        }
+        output.collect(value);
+    }
+
+    @Override
+    public void advanceProcessingTime(long nowMillis) {
+        if (ended) {
+            return;
+        }
+        if (idleTimeoutMillis >= 0 && !idle && nowMillis - lastRecordAt >= idleTimeoutMillis) {
+            emitIfAdvanced();
+            idle = true;
+            output.emitIdleStatus(true);
+            return;
+        }
+        if (!idle && nowMillis >= nextEmitAt) {
+            nextEmitAt = nowMillis + emitIntervalMillis;
+            emitIfAdvanced();
+        }
+    }
+
+    private void emitIfAdvanced() {
+        long wm = generator.currentWatermark();
+        if (wm > lastEmitted) {
+            lastEmitted = wm;
+            output.emitWatermark(wm);
+        }
+    }
+
+    @Override
+    public void processWatermark(long watermark) {
+        if (watermark == Watermarks.MAX && !ended) {
+            ended = true;
+            if (idle) {
+                idle = false;
+                output.emitIdleStatus(false);
+            }
+            lastEmitted = Watermarks.MAX;
+            output.emitWatermark(Watermarks.MAX);
+        }
+    }
+
+    @Override
+    public void processIdleStatus(boolean upstreamIdle) {
+        // This operator decides idleness from its own records.
+    }
+}

@@ -1,0 +1,88 @@
+package io.sluice.operators.timers;
+
+import io.sluice.api.state.MapState;
+import io.sluice.api.state.MapStateDescriptor;
+import io.sluice.core.serialization.Serializers;
+import io.sluice.state.KeyedStateBackend;
+import java.util.Comparator;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * The timers of one time domain of a keyed operator. The source of truth is keyed state (a map
+ * state named {@code stateName}: per key, its timer times), so timers are in every keyed snapshot —
+ * inline in the checkpoint metadata when small, like any state — and restored with it. An
+ * in-memory queue ordered by time, then by key, finds the due ones; it is rebuilt from the state on
+ * open. Registering a timer twice for a key and time keeps one.
+ *
+ * <p>Threading: task thread only, like the backend.
+ */
+final class TimerQueue {
+    /** Time first; then keys in their natural order where they have one, else by their text: a deterministic order per time. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static final Comparator<Timer> ORDER = Comparator.comparingLong(Timer::time).thenComparing(Timer::key,
+            (a, b) -> {
+                if (a instanceof Comparable ca && a.getClass() == b.getClass()) {
+                    return ca.compareTo(b);
+                }
+                int c = a.getClass().getName().compareTo(b.getClass().getName());
+                return c != 0 ? c : String.valueOf(a).compareTo(String.valueOf(b));
+            });
+
+    private final KeyedStateBackend backend;
+    private final String stateName;
+    private final MapState<Long, Boolean> state;
+    private final TreeSet<Timer> queue = new TreeSet<>(ORDER);
+
+    TimerQueue(KeyedStateBackend backend, String stateName) {
+        this.backend = backend;
+        this.stateName = stateName;
+        this.state = backend.getMapState(new MapStateDescriptor<>(stateName, Serializers.LONG, Serializers.BOOLEAN));
+    }
+
+    /** Rebuilds the queue from the (restored) state. Leaves the backend's current key changed. */
+    void rebuild() {
+        queue.clear();
+        List<Object> keys = backend.keysOf(stateName);
+        for (Object key : keys) {
+            backend.setCurrentKey(key);
+            for (Long time : state.keys()) {
+                queue.add(new Timer(time, key));
+            }
+        }
+    }
+
+    /** For the backend's current key. */
+    void register(long time) {
+        if (!state.contains(time)) {
+            state.put(time, Boolean.TRUE);
+            queue.add(new Timer(time, backend.currentKey()));
+        }
+    }
+
+    /** For the backend's current key; nothing if there is no such timer. */
+    void delete(long time) {
+        if (state.contains(time)) {
+            state.remove(time);
+            queue.remove(new Timer(time, backend.currentKey()));
+        }
+    }
+
+    /**
+     * Removes and returns the earliest timer due at {@code time} (at or before it), with the
+     * backend's current key set to the timer's key; {@code null} if none is due.
+     */
+    Timer pollDue(long time) {
+        if (queue.isEmpty() || queue.first().time() > time) {
+            return null;
+        }
+        Timer timer = queue.pollFirst();
+        backend.setCurrentKey(timer.key());
+        state.remove(timer.time());
+        return timer;
+    }
+
+    int size() {
+        return queue.size();
+    }
+}

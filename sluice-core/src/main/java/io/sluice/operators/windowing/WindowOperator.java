@@ -1,0 +1,264 @@
+package io.sluice.operators.windowing;
+
+import io.sluice.api.OutputTag;
+import io.sluice.api.eventtime.Watermarks;
+import io.sluice.api.functions.RichFunction;
+import io.sluice.api.state.MapState;
+import io.sluice.api.state.MapStateDescriptor;
+import io.sluice.api.windowing.TimeWindow;
+import io.sluice.api.windowing.WindowAssigner;
+import io.sluice.core.serialization.Serializers;
+import io.sluice.operators.OperatorContext;
+import io.sluice.operators.RecordTimestamp;
+import io.sluice.operators.UdfOperator;
+import io.sluice.operators.timers.KeyedTimers;
+import io.sluice.state.KeyedStateBackend;
+import io.sluice.util.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Windows on a keyed stream, built on keyed state and timers: per key, a map state from window to
+ * its contents ({@link WindowContents}), and a timer at each window's end (its max timestamp) —
+ * event time or processing time — plus, with allowed lateness, a clean-up timer at end + lateness.
+ * A window fires when its timer does, with its max timestamp as the result's timestamp; until the
+ * clean-up, a late record (within the lateness) updates it and fires it again. A record whose every
+ * window is past its clean-up goes to the late-data side output, or is dropped and counted
+ * ({@link #lateRecordsDropped()}). Session windows merge on arrival: the new record's window and every
+ * window of the key it intersects become one, their contents merged and their timers replaced.
+ * Everything is state, so windows and their timers are in checkpoints and restored with them.
+ * Task-thread only.
+ */
+public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, WindowContents<K, IN, ACC, OUT>> {
+    private final WindowAssigner assigner;
+    private final long allowedLateness;
+    private final OutputTag<IN> lateTag;
+
+    private transient KeyedStateBackend backend;
+    private transient KeyedTimers timers;
+    private transient MapState<TimeWindow, ACC> contents;
+    private transient RecordTimestamp timestamp;
+    private transient Clock clock;
+    private transient long watermark;
+    private transient long lateDropped;
+    private transient FireContextImpl fireContext;
+
+    public WindowOperator(WindowAssigner assigner, long allowedLatenessMillis, OutputTag<IN> lateTag,
+                          WindowContents<K, IN, ACC, OUT> contents, String name) {
+        super(contents, name);
+        this.assigner = assigner;
+        this.allowedLateness = allowedLatenessMillis;
+        this.lateTag = lateTag;
+    }
+
+    @Override
+    public void open(OperatorContext ctx) throws Exception {
+        super.open(ctx);
+        backend = ctx.keyedStateBackend();
+        if (backend == null) {
+            throw new IllegalStateException("window(...) runs on a KeyedStream only");
+        }
+        timers = new KeyedTimers(backend, "window-timers");
+        contents = backend.getMapState(new MapStateDescriptor<>("window-contents", Serializers.dynamic(),
+                Serializers.dynamic()));
+        timestamp = ctx.recordTimestamp();
+        clock = ctx.clock();
+        watermark = Watermarks.MIN;
+        fireContext = new FireContextImpl();
+        if (function.function() instanceof RichFunction rich) {
+            rich.open(ctx.runtimeContext());
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (function.function() instanceof RichFunction rich) {
+            rich.close();
+        }
+    }
+
+    /** Records dropped because they were later than the allowed lateness (and no late-data side output was set). */
+    public long lateRecordsDropped() {
+        return lateDropped;
+    }
+
+    @Override
+    public void processElement(IN value) throws Exception {
+        long time;
+        if (assigner.isEventTime()) {
+            if (!timestamp.isSet()) {
+                throw new IllegalStateException("Operator '" + name() + "' uses event-time windows, but a record"
+                        + " arrived without a timestamp: apply a WatermarkStrategy upstream");
+            }
+            time = timestamp.get();
+        } else {
+            time = clock.currentTimeMillis();
+        }
+        List<TimeWindow> windows = assigner.assignWindows(time);
+        boolean onTime = false;
+        if (assigner.isMerging()) {
+            TimeWindow w = windows.get(0);
+            if (!isLate(w)) {
+                onTime = true;
+                addToSession(w, value);
+            }
+        } else {
+            for (TimeWindow w : windows) {
+                if (isLate(w)) {
+                    continue;
+                }
+                onTime = true;
+                contents.put(w, function.add(value, contents.get(w)));
+                registerTimers(w);
+                if (assigner.isEventTime() && w.maxTimestamp() <= watermark) {
+                    fire(w); // late, but within the allowed lateness: update and emit again
+                }
+            }
+        }
+        if (!onTime) {
+            if (lateTag != null) {
+                output.collect(lateTag, value);
+            } else {
+                lateDropped++;
+            }
+        }
+    }
+
+    private void addToSession(TimeWindow window, IN value) throws Exception {
+        TimeWindow merged = window;
+        ACC acc = function.add(value, null);
+        List<TimeWindow> existing = new ArrayList<>();
+        for (TimeWindow w : contents.keys()) {
+            existing.add(w);
+        }
+        boolean changed = true;
+        while (changed) {
+            changed = false;
+            for (int i = 0; i < existing.size(); i++) {
+                TimeWindow w = existing.get(i);
+                if (w.intersects(merged)) {
+                    merged = merged.cover(w);
+                    acc = function.merge(contents.get(w), acc);
+                    contents.remove(w);
+                    deleteTimers(w);
+                    existing.remove(i--);
+                    changed = true;
+                }
+            }
+        }
+        contents.put(merged, acc);
+        registerTimers(merged);
+        if (assigner.isEventTime() && merged.maxTimestamp() <= watermark) {
+            fire(merged);
+        }
+    }
+
+    private boolean isLate(TimeWindow w) {
+        return assigner.isEventTime() && cleanupTime(w) <= watermark;
+    }
+
+    private long cleanupTime(TimeWindow w) {
+        long t = w.maxTimestamp() + allowedLateness;
+        return t < w.maxTimestamp() ? Long.MAX_VALUE : t;
+    }
+
+    private void registerTimers(TimeWindow w) {
+        if (assigner.isEventTime()) {
+            if (w.maxTimestamp() > watermark) {
+                timers.registerEventTime(w.maxTimestamp()); // else it fired already; a late record fires it directly
+            }
+            if (allowedLateness > 0) {
+                timers.registerEventTime(cleanupTime(w));
+            }
+        } else {
+            timers.registerProcessingTime(w.maxTimestamp());
+        }
+    }
+
+    private void deleteTimers(TimeWindow w) {
+        if (assigner.isEventTime()) {
+            timers.deleteEventTime(w.maxTimestamp());
+            timers.deleteEventTime(cleanupTime(w));
+        } else {
+            timers.deleteProcessingTime(w.maxTimestamp());
+        }
+    }
+
+    @Override
+    public void processWatermark(long newWatermark) throws Exception {
+        if (newWatermark <= watermark) {
+            return;
+        }
+        watermark = newWatermark;
+        KeyedTimers.Fired fired;
+        while ((fired = timers.nextEventTime(newWatermark)) != null) {
+            onTimer(fired.time(), true);
+        }
+        output.emitWatermark(newWatermark);
+    }
+
+    @Override
+    public void advanceProcessingTime(long nowMillis) throws Exception {
+        KeyedTimers.Fired fired;
+        while ((fired = timers.nextProcessingTime(nowMillis)) != null) {
+            onTimer(fired.time(), false);
+        }
+    }
+
+    /** A timer of the current key at {@code time}: fire the windows ending then, purge those whose clean-up is due. */
+    private void onTimer(long time, boolean eventTime) throws Exception {
+        List<TimeWindow> windows = new ArrayList<>();
+        for (TimeWindow w : contents.keys()) {
+            windows.add(w);
+        }
+        windows.sort(java.util.Comparator.comparingLong(TimeWindow::start));
+        for (TimeWindow w : windows) {
+            if (w.maxTimestamp() == time) {
+                fire(w);
+            }
+            if (!eventTime || cleanupTime(w) == time) {
+                if (!eventTime && w.maxTimestamp() != time) {
+                    continue;
+                }
+                contents.remove(w);
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private void fire(TimeWindow w) throws Exception {
+        ACC acc = contents.get(w);
+        if (acc == null) {
+            return;
+        }
+        long before = timestamp.get();
+        timestamp.set(w.maxTimestamp());
+        fireContext.window = w;
+        function.emit((K) backend.currentKey(), w, acc, fireContext, output);
+        timestamp.set(before);
+    }
+
+    private final class FireContextImpl implements WindowContents.FireContext {
+        TimeWindow window;
+
+        @Override
+        public TimeWindow window() {
+            return window;
+        }
+
+        @Override
+        public long currentWatermark() {
+            return watermark;
+        }
+
+        @Override
+        public long currentProcessingTime() {
+            return clock.currentTimeMillis();
+        }
+
+        @Override
+        public <X> void output(OutputTag<X> tag, X value) {
+            output.collect(tag, value);
+        }
+    }
+}

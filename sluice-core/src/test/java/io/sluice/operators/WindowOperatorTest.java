@@ -1,0 +1,174 @@
+package io.sluice.operators;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.api.OutputTag;
+import io.sluice.api.functions.AggregateFunction;
+import io.sluice.api.functions.Collector;
+import io.sluice.api.functions.ProcessWindowFunction;
+import io.sluice.api.windowing.WindowAssigner;
+import io.sluice.core.serialization.DataInputBuffer;
+import io.sluice.core.serialization.DataOutputBuffer;
+import io.sluice.operators.windowing.WindowContents;
+import io.sluice.operators.windowing.WindowOperator;
+import io.sluice.state.HeapKeyedStateBackend;
+import io.sluice.state.KeyGroupRange;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Window operators on a manual clock: firing, sliding, session merging, lateness, late data, restore. */
+class WindowOperatorTest {
+    private static final int MAX_PARALLELISM = 8;
+    private HeapKeyedStateBackend backend = new HeapKeyedStateBackend(KeyGroupRange.of(0, MAX_PARALLELISM - 1),
+            MAX_PARALLELISM);
+    private OperatorHarness<String> h;
+
+    /** Records are "key:value"; sums the values. */
+    static final class SumValues implements AggregateFunction<String, Long, Long> {
+        @Override
+        public Long createAccumulator() {
+            return 0L;
+        }
+
+        @Override
+        public Long add(String value, Long acc) {
+            return acc + Long.parseLong(value.split(":")[1]);
+        }
+
+        @Override
+        public Long getResult(Long acc) {
+            return acc;
+        }
+
+        @Override
+        public Long merge(Long a, Long b) {
+            return a + b;
+        }
+    }
+
+    /** Emits "key [start,end) values". */
+    static final class Describe extends ProcessWindowFunction<String, String, String> {
+        @Override
+        public void process(String key, Context context, Iterable<String> elements, Collector<String> out) {
+            StringBuilder b = new StringBuilder();
+            List<String> values = new java.util.ArrayList<>();
+            for (String e : elements) {
+                values.add(e.split(":")[1]);
+            }
+            values.sort(null); // merged sessions hold their records in no particular order
+            for (String v : values) {
+                b.append(v).append(',');
+            }
+            out.collect(key + " [" + context.window().start() + "," + context.window().end() + ") " + b);
+        }
+    }
+
+    private void open(WindowAssigner assigner, long lateness, OutputTag<String> lateTag,
+                      WindowContents<String, String, ?, ?> contents) throws Exception {
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        WindowOperator<String, String, ?, ?> op = new WindowOperator(assigner, lateness, lateTag, contents, "Window");
+        this.op = op;
+        h = new OperatorHarness<>(op, backend);
+    }
+
+    private WindowOperator<String, String, ?, ?> op;
+
+    private void send(String record, long ts) throws Exception {
+        backend.setCurrentKey(record.split(":")[0]);
+        h.element(record, ts);
+    }
+
+    @Test
+    void tumblingEventTimeWindowsFireWhenTheWatermarkPassesTheirEnd() throws Exception {
+        open(WindowAssigner.tumblingEventTime(Duration.ofMillis(10)), 0, null, WindowContents.aggregating(new SumValues()));
+        send("a:1", 0);
+        send("a:2", 9);
+        send("b:5", 3);
+        send("a:4", 10);
+        h.watermark(8);
+        assertThat(h.take()).containsExactly("wm 8");
+        h.watermark(9);
+        assertThat(h.take()).containsExactly("3@9", "5@9", "wm 9");
+        h.watermark(Long.MAX_VALUE);
+        assertThat(h.take()).containsExactly("4@19", "wm MAX");
+    }
+
+    @Test
+    void slidingWindowsHoldEachRecordInSizeOverSlideWindows() throws Exception {
+        open(WindowAssigner.slidingEventTime(Duration.ofMillis(10), Duration.ofMillis(5)), 0, null,
+                WindowContents.processing(new Describe()));
+        send("a:1", 7);
+        send("a:2", 12);
+        h.watermark(Long.MAX_VALUE);
+        assertThat(h.take()).containsExactly("a [0,10) 1,@9", "a [5,15) 1,2,@14", "a [10,20) 2,@19", "wm MAX");
+    }
+
+    @Test
+    void sessionWindowsMergeWhenAGapIsBridged() throws Exception {
+        open(WindowAssigner.sessionEventTime(Duration.ofMillis(10)), 0, null, WindowContents.processing(new Describe()));
+        send("a:1", 0);
+        send("a:2", 30);
+        send("a:3", 15); // [15,25) touches neither [0,10) nor [30,40)
+        send("a:4", 8);  // [8,18) joins [0,10) and [15,25) into [0,25)
+        send("b:9", 100);
+        h.watermark(Long.MAX_VALUE);
+        assertThat(h.take()).containsExactly("a [0,25) 1,3,4,@24", "a [30,40) 2,@39", "b [100,110) 9,@109", "wm MAX");
+    }
+
+    @Test
+    void lateRecordsWithinTheLatenessUpdateAndReEmitLaterOnesGoToTheSideOutput() throws Exception {
+        OutputTag<String> late = OutputTag.of("late");
+        open(WindowAssigner.tumblingEventTime(Duration.ofMillis(10)), 5, late, WindowContents.aggregating(new SumValues()));
+        send("a:1", 2);
+        h.watermark(10);
+        assertThat(h.take()).containsExactly("1@9", "wm 10");
+        send("a:2", 3); // late by 1 ms of event time, within the lateness of 5
+        assertThat(h.take()).containsExactly("3@9");
+        h.watermark(14);
+        send("a:4", 4); // the window is purged at 9 + 5 = 14
+        assertThat(h.take()).containsExactly("wm 14", "late: a:4@4");
+        assertThat(op.lateRecordsDropped()).isZero();
+    }
+
+    @Test
+    void recordsLaterThanTheLatenessWithoutSideOutputAreDroppedAndCounted() throws Exception {
+        open(WindowAssigner.tumblingEventTime(Duration.ofMillis(10)), 0, null, WindowContents.aggregating(new SumValues()));
+        send("a:1", 2);
+        h.watermark(20);
+        send("a:7", 5);
+        send("a:8", 25);
+        h.watermark(Long.MAX_VALUE);
+        assertThat(h.take()).containsExactly("1@9", "wm 20", "8@29", "wm MAX");
+        assertThat(op.lateRecordsDropped()).isEqualTo(1);
+    }
+
+    @Test
+    void processingTimeWindowsFireOnTheClock() throws Exception {
+        open(WindowAssigner.tumblingProcessingTime(Duration.ofMillis(100)), 0, null,
+                WindowContents.aggregating(new SumValues()));
+        h.advance(10);
+        send("a:1", Long.MIN_VALUE);
+        send("a:2", Long.MIN_VALUE);
+        h.advance(88);
+        assertThat(h.take()).isEmpty();
+        h.advance(1);
+        assertThat(h.take()).as("the window [0, 100) fires when the clock reaches its max timestamp 99")
+                .containsExactly("3@99");
+    }
+
+    @Test
+    void windowsAndTheirTimersAreRestoredFromASnapshot() throws Exception {
+        open(WindowAssigner.sessionEventTime(Duration.ofMillis(10)), 0, null, WindowContents.processing(new Describe()));
+        send("a:1", 0);
+        send("b:2", 5);
+        DataOutputBuffer bytes = new DataOutputBuffer(256);
+        backend.snapshot().writeTo(bytes);
+        backend = new HeapKeyedStateBackend(KeyGroupRange.of(0, MAX_PARALLELISM - 1), MAX_PARALLELISM);
+        backend.restore(List.of(new DataInputBuffer(bytes.toByteArray())));
+        open(WindowAssigner.sessionEventTime(Duration.ofMillis(10)), 0, null, WindowContents.processing(new Describe()));
+        send("a:3", 6);
+        h.watermark(Long.MAX_VALUE);
+        assertThat(h.take()).containsExactly("b [5,15) 2,@14", "a [0,16) 1,3,@15", "wm MAX");
+    }
+}
