@@ -15,10 +15,12 @@ if [[ -x "$CHROMIUM" && -x "$CHROMEDRIVER" ]]; then
     exit 0
 fi
 
-if ! command -v apt-get >/dev/null 2>&1; then
+APT_GET="$(command -v apt-get 2>/dev/null || true)"
+if [[ -z "$APT_GET" || ! -x "$APT_GET" ]]; then
     echo "install-test-deps: $CHROMIUM or $CHROMEDRIVER is missing and apt-get is not available here;" >&2
     echo "  install Chromium and its matching chromedriver at those paths, or run the build with" >&2
     echo "  -Dsluice.skipBrowserTests=true to skip the dashboard's browser test" >&2
+    echo "  (e.g. mvn -B verify -Dsluice.skipBrowserTests=true)" >&2
     exit 1
 fi
 
@@ -34,9 +36,9 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 echo "install-test-deps: $CHROMIUM or $CHROMEDRIVER is missing; running apt-get update"
-"${SUDO[@]}" apt-get update -q
+${SUDO[@]+"${SUDO[@]}"} "$APT_GET" update -q
 echo "install-test-deps: installing the Debian packages chromium and chromium-driver"
-"${SUDO[@]}" apt-get install -y -q --no-install-recommends chromium chromium-driver
+${SUDO[@]+"${SUDO[@]}"} "$APT_GET" install -y -q --no-install-recommends chromium chromium-driver
 
 for f in "$CHROMIUM" "$CHROMEDRIVER"; do
     if [[ ! -x "$f" ]]; then

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * against it, in this JVM through {@link SluiceCli#commandLine()}: the example jar run attached and
  * detached, list, status (also watched), checkpoints, cancel, every exit code of the client
  * commands, and a cluster stopped with SIGTERM (exit 0) and started again on the same HA directory
- * running the job again from its checkpoint.
+ * running the job again from its checkpoint; then, the job canceled, {@code run --restore-from
+ * latest:<jobId>} continuing its counts, and a missing checkpoint failing the run with exit 2.
  */
 class SluiceClusterCliITCase {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -226,9 +227,58 @@ class SluiceClusterCliITCase {
         Result ended = cli("status", jobId, "--watch", "--interval", "100 ms", "--timeout", "60 s", "--cluster", second.url());
         assertThat(ended.exitCode()).as("a watched job that ends CANCELED").isEqualTo(ExitCodes.JOB_FAILED);
         assertThat(ended.out()).contains("CANCELED");
+
+        restartFromTheCanceledJobsLatestCheckpoint(second, examples, jobId);
+
         second.process().destroy();
         assertThat(second.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(second.process().exitValue()).isEqualTo(0);
+    }
+
+    /**
+     * {@code sluice run --restore-from latest:<jobId>} after the job was canceled (its checkpoints are
+     * retained on cancel by default): the new job counts on from the checkpoint, not from 1; a
+     * checkpoint that does not exist fails the run with exit 2 and the reason; conflicting
+     * {@code --restore-from} and {@code -D checkpoints.restore-from} are a usage error.
+     */
+    private void restartFromTheCanceledJobsLatestCheckpoint(Cluster cluster, String examples, String canceledJob)
+            throws Exception {
+        String url = cluster.url();
+        Path checkpoints = dir.resolve("checkpoints");
+        Path output = dir.resolve("counts-restored");
+        Result restored = cli("run", examples, "--cluster", url, "--detached", "--output", "json",
+                "--restore-from", "latest:" + canceledJob,
+                "-D", "checkpoints.interval=200 ms", "-D", "checkpoints.dir=" + checkpoints,
+                "--", "--records", "0", "--keys", Integer.toString(KEYS), "--rate", "200", "--output", output.toString());
+        assertThat(restored.exitCode()).as(restored.err()).isEqualTo(ExitCodes.OK);
+        String jobId = restored.json().path("jobId").asText();
+        assertThat(jobId).isNotEqualTo(canceledJob);
+
+        await().atMost(TIMEOUT).until(() -> "RUNNING".equals(job(cluster, jobId).path("status").asText())
+                && counts(output).size() == KEYS);
+        Map<String, List<Long>> counts = counts(output);
+        for (Map.Entry<String, List<Long>> key : counts.entrySet()) {
+            assertThat(key.getValue())
+                    .as("key %s continues from the canceled job's checkpoint, never counted from 1 again", key.getKey())
+                    .allMatch(c -> c > 1);
+        }
+        Result history = cli("checkpoints", jobId, "--cluster", url, "--output", "json");
+        assertThat(history.exitCode()).as(history.err()).isEqualTo(ExitCodes.OK);
+        assertThat(history.json().path("restoredId").isNumber()).as(history.out()).isTrue();
+        assertThat(cli("cancel", jobId, "--cluster", url).exitCode()).isEqualTo(ExitCodes.OK);
+
+        // A checkpoint that does not exist: the job fails at start, an attached run exits 2 saying why.
+        String missing = checkpoints.resolve(canceledJob).resolve("chk-999999").toString();
+        Result bad = cli("run", examples, "--cluster", url, "--restore-from", missing, "--poll-interval", "100 ms",
+                "-D", "checkpoints.dir=" + checkpoints, "--", "--records", "0", "--keys", "2", "--rate", "10",
+                "--output", dir.resolve("never").toString());
+        assertThat(bad.exitCode()).as(bad.out() + bad.err()).isEqualTo(ExitCodes.JOB_FAILED);
+        assertThat(bad.out() + bad.err()).contains("FAILED").contains("chk-999999").contains("there is no checkpoint");
+
+        Result conflicting = cli("run", examples, "--cluster", url, "--restore-from", "latest:" + canceledJob,
+                "-D", "checkpoints.restore-from=" + missing);
+        assertThat(conflicting.exitCode()).as(conflicting.err()).isEqualTo(ExitCodes.USAGE);
+        assertThat(conflicting.err()).contains("--restore-from");
     }
 
     private static int freePort() throws IOException {

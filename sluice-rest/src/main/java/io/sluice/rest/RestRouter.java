@@ -143,19 +143,24 @@ public final class RestRouter {
      * future; a future that does not complete within the answer timeout is answered 503.
      */
     public <T> void json(Context ctx, CompletableFuture<T> future, int status) {
-        ctx.future(() -> future.orTimeout(answerTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        json(ctx, future, status, answerTimeout);
+    }
+
+    /** Like {@link #json(Context, CompletableFuture, int)}, waiting up to {@code timeout} instead of the answer timeout. */
+    public <T> void json(Context ctx, CompletableFuture<T> future, int status, Duration timeout) {
+        ctx.future(() -> future.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .handleAsync((value, error) -> {
                     if (error != null) {
-                        throw new CompletionException(timeoutToUnavailable(RestErrors.unwrap(error)));
+                        throw new CompletionException(timeoutToUnavailable(RestErrors.unwrap(error), timeout));
                     }
                     ctx.status(status).json(value);
                     return null;
                 }, responseExecutor));
     }
 
-    private Throwable timeoutToUnavailable(Throwable error) {
+    private static Throwable timeoutToUnavailable(Throwable error, Duration timeout) {
         if (error instanceof TimeoutException) {
-            return new RestException(503, "The cluster did not answer within " + answerTimeout.toMillis()
+            return new RestException(503, "The cluster did not answer within " + timeout.toMillis()
                     + " ms; it may be overloaded or shutting down. Retry later and check the cluster log.");
         }
         return error;

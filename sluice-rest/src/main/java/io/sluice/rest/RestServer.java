@@ -43,6 +43,14 @@ public final class RestServer implements AutoCloseable {
     public static final int MAX_THREADS = 32;
     /** How long a handler waits for the cluster's answer before it answers 503, unless the builder sets another. */
     public static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * How long {@code POST /v1/jars/{id}/run} waits, unless the builder sets another: the time a
+     * program's {@code main} may take to call {@code execute} ({@link io.sluice.jar.JarJobSubmitter#DEFAULT_MAIN_TIMEOUT})
+     * plus {@link #ANSWER_TIMEOUT} for storing the jar and submitting the job. It must exceed the jar
+     * runner's own timeout, so that a slow {@code main} is answered with the runner's reason, not a 503
+     * after which the job might still be submitted.
+     */
+    public static final Duration RUN_ANSWER_TIMEOUT = io.sluice.jar.JarJobSubmitter.DEFAULT_MAIN_TIMEOUT.plus(ANSWER_TIMEOUT);
     /** Uploads up to this size stay in memory while parsed; larger ones go to a temporary file. */
     private static final int IN_MEMORY_UPLOAD_BYTES = 1024 * 1024;
 
@@ -134,6 +142,7 @@ public final class RestServer implements AutoCloseable {
         private final List<RestRoutes> extra = new ArrayList<>();
         private io.micrometer.core.instrument.MeterRegistry meterRegistry;
         private Duration answerTimeout = ANSWER_TIMEOUT;
+        private Duration runAnswerTimeout = RUN_ANSWER_TIMEOUT;
 
         private Builder(RestServerConfig config, RestBackend backend) {
             this.config = Objects.requireNonNull(config, "config");
@@ -164,11 +173,23 @@ public final class RestServer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * How long a jar run request waits for the jar runner (default {@link #RUN_ANSWER_TIMEOUT}); set it
+         * above the runner's timeout for a program's {@code main}.
+         */
+        public Builder runAnswerTimeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("The run answer timeout must be positive, not " + timeout);
+            }
+            this.runAnswerTimeout = timeout;
+            return this;
+        }
+
         private List<RestRoutes> groups(RestServerConfig cfg) {
             List<RestRoutes> all = new ArrayList<>();
             all.add(new ClusterRoutes(backend));
             all.add(new JobRoutes(backend));
-            all.add(new JarRoutes(backend, cfg.maxUploadBytes()));
+            all.add(new JarRoutes(backend, cfg.maxUploadBytes(), runAnswerTimeout));
             all.add(new OpenApiRoutes());
             all.addAll(extra);
             return all;

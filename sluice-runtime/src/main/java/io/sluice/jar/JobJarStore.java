@@ -28,12 +28,16 @@ public interface JobJarStore {
 
     /** A store for HA services that cannot keep jars yet: jobs without jars work, submitting a jar fails saying why. */
     static JobJarStore unsupported(String haServices) {
+        return unsupported(haServices, "use high-availability.type: embedded (or memory) to run jobs from jars");
+    }
+
+    /** Like {@link #unsupported(String)}, with {@code advice} saying what to configure to run jobs from jars. */
+    static JobJarStore unsupported(String haServices, String advice) {
         return new JobJarStore() {
             @Override
             public void putJobJar(JobId jobId, Path jar) throws IOException {
-                throw new IOException("The HA services " + haServices + " cannot store job jars yet, so a job from a"
-                        + " jar could not be recovered by another job manager; use high-availability.type: embedded"
-                        + " (or memory) to run jobs from jars");
+                throw new IOException("The HA services " + haServices + " cannot store job jars, so a job from a"
+                        + " jar could not be recovered by another job manager; " + advice);
             }
 
             @Override

@@ -35,6 +35,8 @@ import picocli.CommandLine.Parameters;
             "69:the cluster cannot be reached",
             "77:the cluster refused the token"})
 public final class RunCommand extends ClientCommand {
+    private static final String RESTORE_FROM_KEY = io.sluice.config.CheckpointingOptions.RESTORE_FROM.key();
+
     @Parameters(index = "0", paramLabel = "JAR", description = "The job jar, e.g. sluice-examples/target/sluice-examples.jar.")
     Path jar;
 
@@ -55,6 +57,14 @@ public final class RunCommand extends ClientCommand {
                     + " or -D checkpoints.restore-from=<checkpoint path>.")
     Map<String, String> config = new LinkedHashMap<>();
 
+    @Option(names = "--restore-from", paramLabel = "CHECKPOINT",
+            description = "Start the job from a retained checkpoint: a checkpoint directory"
+                    + " <checkpoints.dir>/<jobId>/chk-<n> (or its _metadata file), or latest:<jobId> for the newest"
+                    + " readable checkpoint of an earlier job (e.g. one that was canceled or failed). The same as"
+                    + " -D checkpoints.restore-from=CHECKPOINT. A checkpoint that cannot be used fails the job"
+                    + " (exit code 2) with the reason.")
+    String restoreFrom;
+
     @Option(names = "--poll-interval", paramLabel = "DURATION", defaultValue = "500 ms", converter = DurationConverter.class,
             description = "How often an attached run asks for the job's status. Default: ${DEFAULT-VALUE}.")
     Duration pollInterval;
@@ -64,6 +74,20 @@ public final class RunCommand extends ClientCommand {
         if (parallelism != null && parallelism < 1) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(),
                     "Invalid value for option '--parallelism': " + parallelism + "; it must be at least 1.");
+        }
+        if (restoreFrom != null) {
+            if (restoreFrom.isBlank()) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                        "Invalid value for option '--restore-from': it is empty; pass a checkpoint directory"
+                                + " (<checkpoints.dir>/<jobId>/chk-<n>) or latest:<jobId>.");
+            }
+            String given = config.get(RESTORE_FROM_KEY);
+            if (given != null && !given.equals(restoreFrom)) {
+                throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                        "--restore-from " + restoreFrom + " and -D " + RESTORE_FROM_KEY + "=" + given
+                                + " name different checkpoints; pass only one of them.");
+            }
+            config.put(RESTORE_FROM_KEY, restoreFrom);
         }
         if (!Files.isRegularFile(jar)) {
             throw new ClientException(ExitCodes.NOT_FOUND, "There is no jar file " + jar.toAbsolutePath()

@@ -64,4 +64,13 @@ public final class ZooKeeperHaOptions {
             .withDescription("How long a leader keeps acting as leader while its ZooKeeper connection is SUSPENDED"
                     + " (0 s: it gives up leadership at once). Writes stay fenced either way; a longer tolerance"
                     + " avoids restarting jobs on short network blips.");
+
+    public static final ConfigOption<String> STORAGE_DIR = ConfigOptions.key("high-availability.storage-dir")
+            .stringType()
+            .defaultValue("")
+            .withDescription("Shared storage where the ZooKeeper HA services keep the jars of jobs submitted from"
+                    + " jars (<storage-dir>/<cluster-id>/jobjars/<jobId>.jar; ZooKeeper records each jar's SHA-256):"
+                    + " a location every job manager reaches, such as file:///shared/mount/sluice-ha or"
+                    + " s3://bucket/sluice-ha (with sluice-storage-s3). Empty: jobs from jars are rejected with"
+                    + " ZooKeeper HA; jobs built in Java are not affected.");
 }

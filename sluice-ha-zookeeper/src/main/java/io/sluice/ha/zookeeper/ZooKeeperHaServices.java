@@ -8,6 +8,8 @@ import io.sluice.ha.JobResultStore;
 import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeadershipLostException;
 import io.sluice.config.Durations;
+import io.sluice.jar.JobJarStore;
+import io.sluice.storage.BlobStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,6 +41,7 @@ import org.slf4j.LoggerFactory;
  *   &lt;base&gt;/jobresults/&lt;jobId&gt;                Java-serialized JobResult
  *   &lt;base&gt;/checkpoints/&lt;jobId&gt;/&lt;id, 19 digits&gt; metadata path of a retained checkpoint (UTF-8)
  *   &lt;base&gt;/checkpoint-counters/&lt;jobId&gt;       next checkpoint id (decimal), compare-and-set on the znode version
+ *   &lt;base&gt;/jobjars/&lt;jobId&gt;                   SHA-256 and storage key of the job's jar (bytes in high-availability.storage-dir)
  * </pre>
  *
  * <h2>Fencing</h2>
@@ -94,15 +97,29 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
     private final ExecutorService zooKeeperPool;
     private final ZooKeeperJobGraphStore jobGraphStore;
     private final ZooKeeperJobResultStore jobResultStore;
+    private final JobJarStore jobJarStore;
     private final ZooKeeperCheckpointRecoveryFactory recoveryFactory;
     private final List<ZooKeeperLeaderElection> elections = new ArrayList<>();
     private ZooKeeperLeaderRetrieval dispatcherRetrieval;
     private boolean closed;
 
-    /** Connects (blocking, up to the connection timeout). */
+    /** Connects (blocking, up to the connection timeout); without a jar storage, so jobs from jars are rejected. */
     public ZooKeeperHaServices(String quorum, String root, String clusterId, Duration sessionTimeout,
                                Duration connectionTimeout, Duration retryBaseSleep, int maxRetries,
                                Duration suspendedTolerance) throws InterruptedException {
+        this(quorum, root, clusterId, sessionTimeout, connectionTimeout, retryBaseSleep, maxRetries, suspendedTolerance,
+                null);
+    }
+
+    /**
+     * Connects (blocking, up to the connection timeout).
+     *
+     * @param jarStorage the shared storage of job jars ({@code high-availability.storage-dir}), or null to
+     *                   reject jobs from jars with a message naming that option
+     */
+    public ZooKeeperHaServices(String quorum, String root, String clusterId, Duration sessionTimeout,
+                               Duration connectionTimeout, Duration retryBaseSleep, int maxRetries,
+                               Duration suspendedTolerance, BlobStore jarStorage) throws InterruptedException {
         this.quorum = quorum;
         this.basePath = ZKPaths.makePath(root, clusterId);
         this.sessionTimeout = sessionTimeout;
@@ -134,6 +151,11 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
         });
         this.jobGraphStore = new ZooKeeperJobGraphStore(this, ZKPaths.makePath(basePath, "jobgraphs"));
         this.jobResultStore = new ZooKeeperJobResultStore(this, ZKPaths.makePath(basePath, "jobresults"));
+        this.jobJarStore = jarStorage == null
+                ? JobJarStore.unsupported("zookeeper (" + quorum + ")",
+                        "set " + ZooKeeperHaOptions.STORAGE_DIR.key() + " to a location every job manager reaches"
+                        + " (for example file:///shared/sluice-ha or s3://bucket/sluice-ha) to run jobs from jars")
+                : new ZooKeeperJobJarStore(this, ZKPaths.makePath(basePath, "jobjars"), jarStorage, clusterId + "/jobjars");
         this.recoveryFactory = new ZooKeeperCheckpointRecoveryFactory(this,
                 new ZooKeeperCheckpointPointerStore(this, ZKPaths.makePath(basePath, "checkpoints"),
                         ZKPaths.makePath(basePath, "checkpoint-counters")),
@@ -264,6 +286,15 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
     @Override
     public JobResultStore jobResultStore() {
         return jobResultStore;
+    }
+
+    /**
+     * Jars in {@code high-availability.storage-dir}, their digests in ZooKeeper
+     * ({@link ZooKeeperJobJarStore}); without that option a store that rejects jars saying which option to set.
+     */
+    @Override
+    public JobJarStore jobJarStore() {
+        return jobJarStore;
     }
 
     @Override

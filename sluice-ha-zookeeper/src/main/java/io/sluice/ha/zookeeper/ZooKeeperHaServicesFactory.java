@@ -5,6 +5,8 @@ import io.sluice.config.ConfigOptions;
 import io.sluice.config.IllegalConfigurationException;
 import io.sluice.ha.HighAvailabilityServices;
 import io.sluice.ha.HighAvailabilityServicesFactory;
+import io.sluice.storage.BlobStore;
+import io.sluice.storage.BlobStores;
 
 /**
  * Creates {@link ZooKeeperHaServices} from {@link ZooKeeperHaOptions}; selected by
@@ -28,6 +30,20 @@ public final class ZooKeeperHaServicesFactory implements HighAvailabilityService
                 configuration.get(ZooKeeperHaOptions.CONNECTION_TIMEOUT),
                 configuration.get(ZooKeeperHaOptions.RETRY_BASE_SLEEP),
                 configuration.get(ZooKeeperHaOptions.RETRY_MAX_RETRIES),
-                configuration.get(ZooKeeperHaOptions.SUSPENDED_TOLERANCE));
+                configuration.get(ZooKeeperHaOptions.SUSPENDED_TOLERANCE),
+                jarStorage(configuration));
+    }
+
+    /** The shared storage of job jars, or null if {@code high-availability.storage-dir} is not set. Opening does no I/O. */
+    private static BlobStore jarStorage(Configuration configuration) {
+        String location = configuration.get(ZooKeeperHaOptions.STORAGE_DIR).trim();
+        if (location.isEmpty()) {
+            return null;
+        }
+        try {
+            return BlobStores.open(location, configuration);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalConfigurationException(ZooKeeperHaOptions.STORAGE_DIR.key() + ": " + e.getMessage());
+        }
     }
 }

@@ -34,9 +34,21 @@ public final class JarRoutes implements RestRoutes {
     private final ObjectMapper json = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
 
+    private final java.time.Duration runAnswerTimeout;
+
+    /** With {@link io.sluice.rest.RestServer#RUN_ANSWER_TIMEOUT} for run requests. */
     public JarRoutes(RestBackend backend, long maxUploadBytes) {
+        this(backend, maxUploadBytes, io.sluice.rest.RestServer.RUN_ANSWER_TIMEOUT);
+    }
+
+    /**
+     * @param runAnswerTimeout how long a run request waits for the backend (the program's {@code main} runs
+     *                         meanwhile); longer than the server's answer timeout for other requests
+     */
+    public JarRoutes(RestBackend backend, long maxUploadBytes, java.time.Duration runAnswerTimeout) {
         this.backend = backend;
         this.maxUploadBytes = maxUploadBytes;
+        this.runAnswerTimeout = runAnswerTimeout;
     }
 
     /** The JSON body of a run request, as sent. */
@@ -61,7 +73,8 @@ public final class JarRoutes implements RestRoutes {
         r.get("/v1/jars", ctx -> r.json(ctx, backend.listJars().thenApply(JarListView::new), 200));
         r.post("/v1/jars/{jarId}/run", ctx -> {
             RunRequest request = parseRun(r.body(ctx));
-            r.json(ctx, backend.runJar(ctx.pathParam("jarId"), request).thenApply(id -> new RunView(id.value())), 202);
+            r.json(ctx, backend.runJar(ctx.pathParam("jarId"), request).thenApply(id -> new RunView(id.value())), 202,
+                    runAnswerTimeout);
         });
     }
 
