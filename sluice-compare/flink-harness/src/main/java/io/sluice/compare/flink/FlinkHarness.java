@@ -299,12 +299,16 @@ public final class FlinkHarness {
                 TimeUnit.MILLISECONDS.sleep(plan.throughputWarmup().toMillis()); // warm-up
                 long c0 = Recorder.processed();
                 long t0 = System.nanoTime();
+                long cpu0 = processCpuNanos();
                 TimeUnit.MILLISECONDS.sleep(plan.throughputWindow().toMillis()); // the measured window
                 long c1 = Recorder.processed();
                 long t1 = System.nanoTime();
+                long cpu1 = processCpuNanos();
                 double rate = (c1 - c0) * 1e9 / (t1 - t0);
                 rates.add(rate);
-                log("throughput run %d/%d: %.2f M records/s", run, plan.throughputRuns(), rate / 1e6);
+                log("throughput run %d/%d: %.2f M records/s (%.2f M per CPU-second of the JVM)%s", run,
+                        plan.throughputRuns(), rate / 1e6, (c1 - c0) * 1e3 / Math.max(1, cpu1 - cpu0),
+                        CountingJob.TUNED ? "" : ", untuned job (flink.harness.tuning=before)");
                 cluster.cancel(id);
             }
         } finally {
@@ -355,6 +359,11 @@ public final class FlinkHarness {
         } finally {
             deleteQuietly(dir);
         }
+    }
+
+    private static long processCpuNanos() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
     }
 
     private static CheckpointStatsSnapshot stats(FlinkCluster cluster, JobID id) throws Exception {
