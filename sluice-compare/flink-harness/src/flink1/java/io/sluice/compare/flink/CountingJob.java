@@ -1,15 +1,10 @@
 package io.sluice.compare.flink;
 
 import java.util.concurrent.locks.LockSupport;
-import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
-import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
@@ -21,17 +16,24 @@ import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
 import org.apache.flink.streaming.api.functions.source.RichParallelSourceFunction;
 
 /**
- * The keyed counting job, the same as Sluice's: a parallel sequence source (optionally paced),
- * {@code keyBy(v % keys)}, a map that counts records per key in a {@code ValueState<Long>} and
- * emits (key, count), and a discarding sink. Parallelism 2, heap state backend, fixed-delay
- * restart with no delay.
+ * The keyed counting job on Flink 1.13-1.20 (the 2.x version of this class is in
+ * {@code flink-harness/src/flink2}): a parallel sequence source (optionally paced),
+ * {@code keyBy(v % keys)} ({@link ModKey}), {@link CountPerKey}, and a discarding sink chained to
+ * it. Parallelism 2, heap state backend, fixed-delay restart with no delay, object reuse.
  */
 public final class CountingJob {
     private CountingJob() {}
 
     /**
+     * False only with {@code -Dflink.harness.tuning=before}: the job without the tuning described in
+     * docs/benchmarks.md (no object reuse; the throughput job's counting function also checks for
+     * injected failures and restored state on every record), to reproduce the before figure.
+     */
+    static final boolean TUNED = !"before".equals(System.getProperty("flink.harness.tuning"));
+
+    /**
      * @param keys               distinct keys
-     * @param rate               records/s over all subtasks; 0 for as fast as possible
+     * @param rate               records/s over all subtasks; 0 for as fast as possible (the throughput job)
      * @param checkpointInterval ms between checkpoints
      * @param checkpointDir      where checkpoint data goes (a {@code slowfs:///} or {@code file:///} URI)
      */
@@ -56,78 +58,11 @@ public final class CountingJob {
     }
 
     /**
-     * False only with {@code -Dflink.harness.tuning=before}: the job as it was before the tuning
-     * described in docs/benchmarks.md (no object reuse; the throughput job's counting function also
-     * checks for injected failures and restored state on every record), to reproduce the before figure.
+     * Emits i, i + p, i + 2p, ... in subtask i of p, 64 at a time under the checkpoint lock,
+     * optionally paced to a rate; its position is operator state, so a restore continues where the
+     * checkpoint was taken.
      */
-    static final boolean TUNED = !"before".equals(System.getProperty("flink.harness.tuning"));
-
-    /** Key of a number: the number modulo the key count. */
-    static final class ModKey implements KeySelector<Long, Long> {
-        private final int keys;
-
-        ModKey(int keys) {
-            this.keys = keys;
-        }
-
-        @Override
-        public Long getKey(Long value) {
-            return value % keys;
-        }
-    }
-
-    /**
-     * Counts records per key in {@code ValueState<Long>} and emits the new count, as Sluice's job does;
-     * reports processed records to {@link Recorder} in batches. When {@code probed} (the recovery
-     * scenarios), it also reports restored state and throws the failures the harness injects.
-     */
-    static final class CountPerKey extends RichMapFunction<Long, Long> {
-        private static final int BATCH = 4096;
-        private final boolean probed;
-        private transient ValueState<Long> count;
-        private transient long epoch;
-        private transient boolean seenRestored;
-        private transient long n;
-
-        CountPerKey(boolean probed) {
-            this.probed = probed;
-        }
-
-        @Override
-        public void open(Configuration parameters) {
-            count = getRuntimeContext().getState(new ValueStateDescriptor<>("count", Types.LONG));
-            epoch = Recorder.epoch();
-        }
-
-        @Override
-        public Long map(Long value) throws Exception {
-            Long c = count.value();
-            Long next = c == null ? 1L : c + 1;
-            count.update(next);
-            if (++n == BATCH) {
-                Recorder.processed(n);
-                n = 0;
-            }
-            if (probed) {
-                if (!seenRestored && c != null) {
-                    seenRestored = true;
-                    Recorder.restored(epoch);
-                }
-                if (Recorder.shouldFail()) {
-                    Recorder.failed();
-                    throw new IllegalStateException("Injected failure (harness), at record " + value);
-                }
-            }
-            return next;
-        }
-    }
-
-    /**
-     * Emits i, i + p, i + 2p, ... in subtask i of p, under the checkpoint lock, optionally paced to a
-     * rate; its position is operator state, so a restore continues where the checkpoint was taken.
-     */
-    static final class SequenceSource extends RichParallelSourceFunction<Long>
-            implements CheckpointedFunction, CheckpointListener {
+    static final class SequenceSource extends RichParallelSourceFunction<Long> implements CheckpointedFunction {
         private final double rate;
         private transient ListState<Long> positionState;
         private transient long next;
@@ -185,13 +120,6 @@ public final class CountingJob {
         public void snapshotState(FunctionSnapshotContext context) throws Exception {
             positionState.clear();
             positionState.add(next);
-        }
-
-        @Override
-        public void notifyCheckpointComplete(long checkpointId) {
-            if (getRuntimeContext().getIndexOfThisSubtask() == 0) {
-                Recorder.checkpointCompleted();
-            }
         }
     }
 }
