@@ -11,25 +11,26 @@ import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
 import org.apache.flink.streaming.api.functions.source.RichParallelSourceFunction;
 
 /**
  * The keyed counting job on Flink 1.13-1.20 (the 2.x version of this class is in
- * {@code flink-harness/src/flink2}): a parallel sequence source (optionally paced),
+ * {@code flink-harness/src/flink2}): a sequence source ({@code fromSequence}, or a paced
+ * SourceFunction in the recovery scenarios),
  * {@code keyBy(v % keys)} ({@link ModKey}), {@link CountPerKey}, and a discarding sink chained to
  * it. Parallelism 2, heap state backend, fixed-delay restart with no delay, object reuse.
  */
 public final class CountingJob {
     private CountingJob() {}
 
-    /**
-     * False only with {@code -Dflink.harness.tuning=before}: the job without the tuning described in
-     * docs/benchmarks.md (no object reuse; the throughput job's counting function also checks for
-     * injected failures and restored state on every record), to reproduce the before figure.
-     */
-    static final boolean TUNED = !"before".equals(System.getProperty("flink.harness.tuning"));
+    /** What the job is, for the result file's header. */
+    static final String DESCRIPTION = "throughput and checkpoint duration: fromSequence Source-API source; recovery"
+            + " scenarios: paced parallel SourceFunction sequence source; keyBy(v % keys), map counting per key in"
+            + " ValueState<Long> emitting the count, chained DiscardingSink (addSink); parallelism 2;"
+            + " HashMapStateBackend; fixed-delay restart 0 ms; tolerable checkpoint failures unlimited; object reuse";
 
     /**
      * @param keys               distinct keys
@@ -45,14 +46,18 @@ public final class CountingJob {
         env.getCheckpointConfig().setTolerableCheckpointFailureNumber(Integer.MAX_VALUE);
         env.setStateBackend(new HashMapStateBackend());
         env.setRestartStrategy(RestartStrategies.fixedDelayRestart(Integer.MAX_VALUE, 0));
-        if (TUNED) {
-            // No defensive copy of every record between the chained map and sink: the functions keep no
-            // reference to a record they passed on, which is what object reuse requires.
-            env.getConfig().enableObjectReuse();
-        }
-        env.addSource(new SequenceSource(rate)).name("numbers").returns(Types.LONG)
-                .keyBy(new ModKey(keys))
-                .map(new CountPerKey(!TUNED || rate > 0)).name("count per key").returns(Types.LONG)
+        // No defensive copy of every record between the chained map and sink: the functions keep no
+        // reference to a record they passed on, which is what object reuse requires.
+        env.getConfig().enableObjectReuse();
+        // Unpaced: Flink's own Source-API sequence source, which runs in the task's mailbox thread; a
+        // SourceFunction runs in a thread of its own and hands every record over under the checkpoint
+        // lock (about a third slower here, see docs/benchmarks.md). Paced: the SourceFunction below,
+        // with which the recovery scenarios were measured.
+        DataStream<Long> numbers = rate == 0
+                ? env.fromSequence(0, Long.MAX_VALUE).name("numbers")
+                : env.addSource(new SequenceSource(rate)).name("numbers").returns(Types.LONG);
+        numbers.keyBy(new ModKey(keys))
+                .map(new CountPerKey(rate > 0)).name("count per key").returns(Types.LONG)
                 .addSink(new DiscardingSink<>()).name("results");
         return env.getStreamGraph().getJobGraph();
     }

@@ -65,9 +65,7 @@ public final class FlinkHarness {
                 + " high-availability=zookeeper, high-availability.zookeeper.quorum=localhost:<latency proxy>,"
                 + " high-availability.storageDir=slowfs://<tmp>/ha, high-availability.cluster-id=<fresh per run>,"
                 + " state.checkpoints.num-retained=N");
-        results.header("job", "parallel sequence source (paced in the recovery scenarios), keyBy(v % keys), map counting"
-                + " per key in ValueState<Long>, discarding sink; parallelism 2; HashMapStateBackend; fixed-delay restart"
-                + " 0 ms; tolerable checkpoint failures unlimited; checkpoints to slowfs:// (recovery) or file://");
+        results.header("job", CountingJob.DESCRIPTION + "; checkpoints to slowfs:// (recovery) or file://");
     }
 
     public static void main(String[] args) throws Exception {
@@ -306,9 +304,8 @@ public final class FlinkHarness {
                 long cpu1 = processCpuNanos();
                 double rate = (c1 - c0) * 1e9 / (t1 - t0);
                 rates.add(rate);
-                log("throughput run %d/%d: %.2f M records/s (%.2f M per CPU-second of the JVM)%s", run,
-                        plan.throughputRuns(), rate / 1e6, (c1 - c0) * 1e3 / Math.max(1, cpu1 - cpu0),
-                        CountingJob.TUNED ? "" : ", untuned job (flink.harness.tuning=before)");
+                log("throughput run %d/%d: %.2f M records/s (%.2f M per CPU-second of the JVM)", run,
+                        plan.throughputRuns(), rate / 1e6, (c1 - c0) * 1e3 / Math.max(1, cpu1 - cpu0));
                 cluster.cancel(id);
             }
         } finally {
