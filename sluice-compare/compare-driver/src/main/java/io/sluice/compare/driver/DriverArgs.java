@@ -36,11 +36,11 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
     public static final Duration SMOKE_TIMEOUT = Duration.ofMinutes(10);
 
     public static final String USAGE = """
-            Usage: CompareMain [--mode full|smoke] [--systems sluice,flink-1.13.6,flink-1.14.6,flink-1.20.5]
+            Usage: CompareMain [--mode full|smoke] [--systems sluice,flink-1.13.6,flink-1.14.6,flink-1.20.5,flink-2.3.0]
                                [--root <repository root>] [--out-dir <dir>] [--only <scenario,...>]
                                [--timeout <90s|10m|1h>] [--write-docs] [--report-only]
               --mode        full (the documented figures; default) or smoke (seconds per scenario; numbers mean nothing)
-              --systems     systems to run, comma-separated (default: all four)
+              --systems     systems to run, comma-separated (default: all five)
               --root        repository root (default: the nearest directory above the current one with sluice-compare/)
               --out-dir     result files, report and chart (default: <root>/sluice-compare/compare-driver/target/compare)
               --only        scenarios to run, passed to every harness: %s

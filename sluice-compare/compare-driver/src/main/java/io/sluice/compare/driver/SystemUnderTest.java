@@ -29,9 +29,11 @@ public record SystemUnderTest(String name, String module, String mainClass) {
             "sluice-compare/compare-flink-1.14", "io.sluice.compare.flink.FlinkHarness");
     public static final SystemUnderTest FLINK_1_20 = new SystemUnderTest("flink-1.20.5",
             "sluice-compare/compare-flink-1.20", "io.sluice.compare.flink.FlinkHarness");
+    public static final SystemUnderTest FLINK_2_3 = new SystemUnderTest("flink-2.3.0",
+            "sluice-compare/compare-flink-2.3", "io.sluice.compare.flink.FlinkHarness");
 
     /** Every system, in the order they run and appear in the report. */
-    public static final List<SystemUnderTest> ALL = List.of(SLUICE, FLINK_1_13, FLINK_1_14, FLINK_1_20);
+    public static final List<SystemUnderTest> ALL = List.of(SLUICE, FLINK_1_13, FLINK_1_14, FLINK_1_20, FLINK_2_3);
 
     public Path classesDir(Path root) {
         return root.resolve(module).resolve("target/classes");

@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * The comparison in smoke mode with the real harnesses of all four systems, as in
+ * The comparison in smoke mode with the real harnesses of all five systems, as in
  * {@code sluice-compare/run-comparison} but with the tiny smoke plan and no docs: every system must
  * produce a result file with rows for every scenario, and every figure Sluice reports must be reported
  * by every Flink version with a finite value ({@link SmokeCheck}, which also states when NaN is

@@ -68,7 +68,7 @@ class DriverArgsTest {
         Files.createDirectories(root.resolve("sluice-compare"));
         assertThatThrownBy(() -> parse(root, "--mode", "fast")).hasMessageContaining("'full' or 'smoke'");
         assertThatThrownBy(() -> parse(root, "--systems", "flink-1.15")).hasMessageContaining("Unknown system"
-                + " 'flink-1.15'").hasMessageContaining("sluice,flink-1.13.6,flink-1.14.6,flink-1.20.5");
+                + " 'flink-1.15'").hasMessageContaining("sluice,flink-1.13.6,flink-1.14.6,flink-1.20.5,flink-2.3.0");
         assertThatThrownBy(() -> parse(root, "--systems", "sluice,sluice")).hasMessageContaining("twice");
         assertThatThrownBy(() -> parse(root, "--systems", ",")).hasMessageContaining("names no system");
         assertThatThrownBy(() -> parse(root, "--only", "latency")).hasMessageContaining("Unknown scenario 'latency'")

@@ -43,6 +43,7 @@ final class FlinkCluster implements AutoCloseable {
     }
 
     JobID submit(JobGraph job) throws Exception {
+        Recorder.jobSubmitted();
         return cluster.submitJob(job).get(60, TimeUnit.SECONDS).getJobID();
     }
 

@@ -65,9 +65,7 @@ public final class FlinkHarness {
                 + " high-availability=zookeeper, high-availability.zookeeper.quorum=localhost:<latency proxy>,"
                 + " high-availability.storageDir=slowfs://<tmp>/ha, high-availability.cluster-id=<fresh per run>,"
                 + " state.checkpoints.num-retained=N");
-        results.header("job", "parallel sequence source (paced in the recovery scenarios), keyBy(v % keys), map counting"
-                + " per key in ValueState<Long>, discarding sink; parallelism 2; HashMapStateBackend; fixed-delay restart"
-                + " 0 ms; tolerable checkpoint failures unlimited; checkpoints to slowfs:// (recovery) or file://");
+        results.header("job", CountingJob.DESCRIPTION + "; checkpoints to slowfs:// (recovery) or file://");
     }
 
     public static void main(String[] args) throws Exception {
@@ -299,12 +297,15 @@ public final class FlinkHarness {
                 TimeUnit.MILLISECONDS.sleep(plan.throughputWarmup().toMillis()); // warm-up
                 long c0 = Recorder.processed();
                 long t0 = System.nanoTime();
+                long cpu0 = processCpuNanos();
                 TimeUnit.MILLISECONDS.sleep(plan.throughputWindow().toMillis()); // the measured window
                 long c1 = Recorder.processed();
                 long t1 = System.nanoTime();
+                long cpu1 = processCpuNanos();
                 double rate = (c1 - c0) * 1e9 / (t1 - t0);
                 rates.add(rate);
-                log("throughput run %d/%d: %.2f M records/s", run, plan.throughputRuns(), rate / 1e6);
+                log("throughput run %d/%d: %.2f M records/s (%.2f M per CPU-second of the JVM)", run,
+                        plan.throughputRuns(), rate / 1e6, (c1 - c0) * 1e3 / Math.max(1, cpu1 - cpu0));
                 cluster.cancel(id);
             }
         } finally {
@@ -355,6 +356,11 @@ public final class FlinkHarness {
         } finally {
             deleteQuietly(dir);
         }
+    }
+
+    private static long processCpuNanos() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
     }
 
     private static CheckpointStatsSnapshot stats(FlinkCluster cluster, JobID id) throws Exception {

@@ -25,6 +25,7 @@ public final class Recorder {
     private static final AtomicBoolean FAIL_NEXT = new AtomicBoolean();
     private static final LongAdder PROCESSED = new LongAdder();
     private static final AtomicLong CHECKPOINTS_COMPLETED = new AtomicLong();
+    private static final AtomicLong LATEST_CHECKPOINT = new AtomicLong(Long.MIN_VALUE);
 
     /** Starts a new epoch; returns its number. */
     public static long nextEpoch() {
@@ -80,11 +81,24 @@ public final class Recorder {
         return PROCESSED.sum();
     }
 
-    static void checkpointCompleted() {
+    /** A new job is about to be submitted: its checkpoint ids start again from 1. */
+    static void jobSubmitted() {
+        LATEST_CHECKPOINT.set(Long.MIN_VALUE);
+    }
+
+    /** A subtask was notified that {@code checkpointId} completed; each id counts once, whichever subtask reports it. */
+    static void checkpointCompleted(long checkpointId) {
+        long seen;
+        do {
+            seen = LATEST_CHECKPOINT.get();
+            if (checkpointId <= seen) {
+                return;
+            }
+        } while (!LATEST_CHECKPOINT.compareAndSet(seen, checkpointId));
         CHECKPOINTS_COMPLETED.incrementAndGet();
     }
 
-    /** Checkpoints completed, as seen by source subtask 0, in this JVM. */
+    /** Checkpoints completed in this JVM, as the counting subtasks were notified of them. */
     public static long checkpointsCompleted() {
         return CHECKPOINTS_COMPLETED.get();
     }

@@ -1,38 +1,40 @@
 package io.sluice.compare.flink;
 
 import java.util.concurrent.locks.LockSupport;
-import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
-import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.java.functions.KeySelector;
-import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
 import org.apache.flink.streaming.api.functions.source.RichParallelSourceFunction;
 
 /**
- * The keyed counting job, the same as Sluice's: a parallel sequence source (optionally paced),
- * {@code keyBy(v % keys)}, a map that counts records per key in a {@code ValueState<Long>} and
- * emits (key, count), and a discarding sink. Parallelism 2, heap state backend, fixed-delay
- * restart with no delay.
+ * The keyed counting job on Flink 1.13-1.20 (the 2.x version of this class is in
+ * {@code flink-harness/src/flink2}): a sequence source ({@code fromSequence}, or a paced
+ * SourceFunction in the recovery scenarios),
+ * {@code keyBy(v % keys)} ({@link ModKey}), {@link CountPerKey}, and a discarding sink chained to
+ * it. Parallelism 2, heap state backend, fixed-delay restart with no delay, object reuse.
  */
 public final class CountingJob {
     private CountingJob() {}
 
+    /** What the job is, for the result file's header. */
+    static final String DESCRIPTION = "throughput and checkpoint duration: fromSequence Source-API source; recovery"
+            + " scenarios: paced parallel SourceFunction sequence source; keyBy(v % keys), map counting per key in"
+            + " ValueState<Long> emitting the count, chained DiscardingSink (addSink); parallelism 2;"
+            + " HashMapStateBackend; fixed-delay restart 0 ms; tolerable checkpoint failures unlimited; object reuse";
+
     /**
      * @param keys               distinct keys
-     * @param rate               records/s over all subtasks; 0 for as fast as possible
+     * @param rate               records/s over all subtasks; 0 for as fast as possible (the throughput job)
      * @param checkpointInterval ms between checkpoints
      * @param checkpointDir      where checkpoint data goes (a {@code slowfs:///} or {@code file:///} URI)
      */
@@ -44,68 +46,28 @@ public final class CountingJob {
         env.getCheckpointConfig().setTolerableCheckpointFailureNumber(Integer.MAX_VALUE);
         env.setStateBackend(new HashMapStateBackend());
         env.setRestartStrategy(RestartStrategies.fixedDelayRestart(Integer.MAX_VALUE, 0));
-        env.addSource(new SequenceSource(rate)).name("numbers").returns(Types.LONG)
-                .keyBy(new ModKey(keys))
-                .map(new CountPerKey()).name("count per key").returns(Types.TUPLE(Types.LONG, Types.LONG))
+        // No defensive copy of every record between the chained map and sink: the functions keep no
+        // reference to a record they passed on, which is what object reuse requires.
+        env.getConfig().enableObjectReuse();
+        // Unpaced: Flink's own Source-API sequence source, which runs in the task's mailbox thread; a
+        // SourceFunction runs in a thread of its own and hands every record over under the checkpoint
+        // lock (about a third slower here, see docs/benchmarks.md). Paced: the SourceFunction below,
+        // with which the recovery scenarios were measured.
+        DataStream<Long> numbers = rate == 0
+                ? env.fromSequence(0, Long.MAX_VALUE).name("numbers")
+                : env.addSource(new SequenceSource(rate)).name("numbers").returns(Types.LONG);
+        numbers.keyBy(new ModKey(keys))
+                .map(new CountPerKey(rate > 0)).name("count per key").returns(Types.LONG)
                 .addSink(new DiscardingSink<>()).name("results");
         return env.getStreamGraph().getJobGraph();
     }
 
-    /** Key of a number: the number modulo the key count. */
-    static final class ModKey implements KeySelector<Long, Long> {
-        private final int keys;
-
-        ModKey(int keys) {
-            this.keys = keys;
-        }
-
-        @Override
-        public Long getKey(Long value) {
-            return value % keys;
-        }
-    }
-
-    /** Counts records per key; reports restored state, processed records and injected failures to {@link Recorder}. */
-    static final class CountPerKey extends RichMapFunction<Long, Tuple2<Long, Long>> {
-        private static final int BATCH = 4096;
-        private transient ValueState<Long> count;
-        private transient long epoch;
-        private transient boolean seenRestored;
-        private transient long n;
-
-        @Override
-        public void open(Configuration parameters) {
-            count = getRuntimeContext().getState(new ValueStateDescriptor<>("count", Types.LONG));
-            epoch = Recorder.epoch();
-        }
-
-        @Override
-        public Tuple2<Long, Long> map(Long value) throws Exception {
-            Long c = count.value();
-            if (!seenRestored && c != null) {
-                seenRestored = true;
-                Recorder.restored(epoch);
-            }
-            long next = c == null ? 1 : c + 1;
-            count.update(next);
-            if (++n == BATCH) {
-                Recorder.processed(n);
-                n = 0;
-            }
-            if (Recorder.shouldFail()) {
-                Recorder.failed();
-                throw new IllegalStateException("Injected failure (harness), at record " + value);
-            }
-            return Tuple2.of(value, next);
-        }
-    }
-
     /**
-     * Emits i, i + p, i + 2p, ... in subtask i of p, under the checkpoint lock, optionally paced to a
-     * rate; its position is operator state, so a restore continues where the checkpoint was taken.
+     * Emits i, i + p, i + 2p, ... in subtask i of p, 64 at a time under the checkpoint lock,
+     * optionally paced to a rate; its position is operator state, so a restore continues where the
+     * checkpoint was taken.
      */
-    static final class SequenceSource extends RichParallelSourceFunction<Long>
-            implements CheckpointedFunction, CheckpointListener {
+    static final class SequenceSource extends RichParallelSourceFunction<Long> implements CheckpointedFunction {
         private final double rate;
         private transient ListState<Long> positionState;
         private transient long next;
@@ -163,13 +125,6 @@ public final class CountingJob {
         public void snapshotState(FunctionSnapshotContext context) throws Exception {
             positionState.clear();
             positionState.add(next);
-        }
-
-        @Override
-        public void notifyCheckpointComplete(long checkpointId) {
-            if (getRuntimeContext().getIndexOfThisSubtask() == 0) {
-                Recorder.checkpointCompleted();
-            }
         }
     }
 }
