@@ -230,6 +230,11 @@ public final class StreamExecutionEnvironment {
         return this;
     }
 
+    /** The checkpoint interval in force; {@link Duration#ZERO} while checkpointing is off. */
+    public Duration getCheckpointInterval() {
+        return checkpointInterval;
+    }
+
     public int getParallelism() {
         return parallelism;
     }

@@ -12,6 +12,7 @@ import io.sluice.api.source.SequenceSource;
 import io.sluice.api.state.ValueState;
 import io.sluice.api.state.ValueStateDescriptor;
 import io.sluice.core.serialization.Serializers;
+import java.time.Duration;
 import java.util.Set;
 
 /**
@@ -24,8 +25,10 @@ import java.util.Set;
  *   sluice run sluice-examples.jar -- --records 1000000 --keys 64 --rate 10000
  *   java -cp sluice-examples.jar:sluice.jar io.sluice.examples.jobs.KeyedCountingExample --records 100000
  * </pre>
- * Checkpoints, parallelism and restarts come from the run's configuration ({@code sluice run
- * --parallelism N -D checkpoints.interval=1s ...}).
+ * Parallelism, restarts and checkpoints come from the run's configuration ({@code sluice run
+ * --parallelism N -D checkpoints.interval=5s ...}); since the job's state is its result, it
+ * checkpoints every second when the run configures no interval, so a failure or a cluster restart
+ * resumes the counts instead of starting over.
  */
 public final class KeyedCountingExample {
     private KeyedCountingExample() {}
@@ -42,6 +45,9 @@ public final class KeyedCountingExample {
         }
 
         StreamExecutionEnvironment env = StreamExecutionEnvironment.create();
+        if (env.getCheckpointInterval().isZero()) {
+            env.enableCheckpointing(Duration.ofSeconds(1));
+        }
         SequenceSource source = records == 0 ? SequenceSource.unbounded(0) : SequenceSource.bounded(0, records - 1);
         if (rate > 0) {
             source = source.withRate(rate);
