@@ -109,8 +109,11 @@ public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, 
                     continue;
                 }
                 onTime = true;
-                contents.put(w, function.add(value, contents.get(w)));
-                registerTimers(w);
+                ACC before = contents.get(w);
+                contents.put(w, function.add(value, before));
+                if (before == null) {
+                    registerTimers(w); // a window with contents has its timers already (they go with the contents)
+                }
                 if (assigner.isEventTime() && w.maxTimestamp() <= watermark) {
                     fire(w); // late, but within the allowed lateness: update and emit again
                 }
