@@ -268,11 +268,12 @@ public final class ThroughputBenchmark {
         }
     }
 
-    private record Sample(long records, long sourceRecords, long nanos, long cpuNanos, int restarts, long checkpoints) {
+    /** A sample of the measured vertex's counter (also used by {@link EventTimeBenchmark}). */
+    record Sample(long records, long sourceRecords, long nanos, long cpuNanos, int restarts, long checkpoints) {
     }
 
     /** The keyed vertex's records-in counter, timed at the midpoint of the request. */
-    private static Sample sample(LocalCluster cluster, JobId id, int vertexId) throws Exception {
+    static Sample sample(LocalCluster cluster, JobId id, int vertexId) throws Exception {
         long before = System.nanoTime();
         JobDetails d = cluster.dispatcher().requestJobDetails(id).get(30, TimeUnit.SECONDS);
         long after = System.nanoTime();
@@ -294,7 +295,7 @@ public final class ThroughputBenchmark {
         return d.vertices().stream().filter(v -> v.vertexId() == vertexId).findFirst().orElseThrow();
     }
 
-    private static void awaitCounting(LocalCluster cluster, JobId id, int vertexId) throws Exception {
+    static void awaitCounting(LocalCluster cluster, JobId id, int vertexId) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
             JobDetails d = cluster.dispatcher().requestJobDetails(id).get(30, TimeUnit.SECONDS);
@@ -313,7 +314,7 @@ public final class ThroughputBenchmark {
         }
     }
 
-    private static void deleteRecursively(Path dir) {
+    static void deleteRecursively(Path dir) {
         try (Stream<Path> paths = Files.walk(dir)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> {
                 try {

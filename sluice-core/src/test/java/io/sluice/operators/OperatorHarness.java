@@ -87,6 +87,11 @@ final class OperatorHarness<I> {
         operator.advanceProcessingTime(clock.currentTimeMillis());
     }
 
+    /** End of input, as the task signals it. */
+    void finish() throws Exception {
+        operator.finish();
+    }
+
     List<String> take() {
         List<String> copy = List.copyOf(out);
         out.clear();

@@ -158,6 +158,45 @@ class WindowOperatorTest {
     }
 
     @Test
+    void processingTimeWindowsStillOpenAtTheEndOfInputFireThenInTheOrderOfTheirEnds() throws Exception {
+        open(WindowAssigner.slidingProcessingTime(Duration.ofMillis(100), Duration.ofMillis(50)), 0, null,
+                WindowContents.aggregating(new SumValues()));
+        h.advance(10);
+        send("a:1", Long.MIN_VALUE);   // in [-50, 50) and [0, 100)
+        h.advance(50);
+        assertThat(h.take()).as("[-50, 50) ends at 49").containsExactly("1@49");
+        send("a:2", Long.MIN_VALUE);   // at 60: in [0, 100) and [50, 150)
+        send("b:4", Long.MIN_VALUE);
+        h.finish();
+        assertThat(h.take()).as("the open windows fire at the end of input, by end, then by key, each once")
+                .containsExactly("3@99", "4@99", "2@149", "4@149");
+        h.advance(1_000);
+        assertThat(h.take()).as("nothing is left to fire on the clock afterwards").isEmpty();
+    }
+
+    @Test
+    void processingTimeSessionsStillOpenAtTheEndOfInputFireThen() throws Exception {
+        open(WindowAssigner.sessionProcessingTime(Duration.ofMillis(100)), 0, null,
+                WindowContents.processing(new Describe()));
+        send("a:1", Long.MIN_VALUE);
+        h.advance(50);
+        send("a:2", Long.MIN_VALUE);
+        h.finish();
+        assertThat(h.take()).containsExactly("a [0,150) 1,2,@149");
+    }
+
+    @Test
+    void eventTimeWindowsAreLeftToTheFinalWatermarkAtTheEndOfInput() throws Exception {
+        open(WindowAssigner.tumblingEventTime(Duration.ofMillis(100)), 0, null,
+                WindowContents.aggregating(new SumValues()));
+        send("a:1", 10);
+        h.finish();
+        assertThat(h.take()).as("finish alone fires no event-time window").isEmpty();
+        h.watermark(Long.MAX_VALUE);
+        assertThat(h.take()).containsExactly("1@99", "wm MAX");
+    }
+
+    @Test
     void windowsAndTheirTimersAreRestoredFromASnapshot() throws Exception {
         open(WindowAssigner.sessionEventTime(Duration.ofMillis(10)), 0, null, WindowContents.processing(new Describe()));
         send("a:1", 0);

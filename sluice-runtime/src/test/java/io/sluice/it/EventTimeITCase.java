@@ -12,6 +12,7 @@ import io.sluice.api.functions.Collector;
 import io.sluice.api.functions.KeyedProcessFunction;
 import io.sluice.api.functions.RuntimeContext;
 import io.sluice.api.sink.CollectingSink;
+import io.sluice.api.windowing.WindowAssigner;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.api.state.MapState;
 import io.sluice.api.state.MapStateDescriptor;
@@ -73,6 +74,28 @@ class EventTimeITCase {
     @Test
     void pendingTimersFireExactlyOnceAfterATaskFailure() throws Exception {
         run("failure", InjectedFailures.at(Set.of(RECORDS / 2 + 7)), 1);
+    }
+
+    @Test
+    void processingTimeWindowsStillOpenWhenABoundedInputEndsFireThen() throws Exception {
+        CollectingSink<Long> sums = CollectingSink.create();
+        try {
+            // An hour-long processing-time window cannot end during this job: only the end of input fires it.
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2);
+            env.fromSource(SequenceSource.bounded(1, 10_000), "numbers")
+                    .keyBy(v -> v % 4)
+                    .window(WindowAssigner.tumblingProcessingTime(Duration.ofHours(1)))
+                    .reduce(Long::sum)
+                    .addSink(sums, "sums");
+            JobId id = cluster.submit(env.buildJobGraph("processing-time windows at the end of input"));
+            JobResult result = cluster.dispatcher().requestJobResult(id).get(2, TimeUnit.MINUTES);
+            assertThat(result.status()).as(result.failureStackTrace()).isEqualTo(JobStatus.FINISHED);
+            assertThat(sums.count()).as("one result per key (the window may straddle an hour: then two)")
+                    .isBetween(4, 8);
+            assertThat(sums.results().stream().mapToLong(Long::longValue).sum()).isEqualTo(10_000L * 10_001 / 2);
+        } finally {
+            sums.release();
+        }
     }
 
     @Test

@@ -36,74 +36,19 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Property-style: a seeded random event stream whose disorder is bounded by {@link #DISORDER} goes
- * through tumbling (aggregate), sliding and session (process) event-time windows; the results per
+ * Property-style: a seeded random event stream whose disorder is bounded by
+ * {@link WindowedEventsJob#DISORDER} goes through tumbling (aggregate), sliding and session (process) event-time windows; the results per
  * (window kind, key, window) equal a plain-Java reference computation over the same events, for
- * parallelism 1, 2 and 4 and every seed of {@link #SEEDS} (each printed). Then exactly-once: the same
+ * parallelism 1, 2 and 4 and every seed of {@link WindowedEventsJob#SEEDS} (each printed). Then exactly-once: the same
  * job with random task failures and a job-manager failover in the middle (embedded HA on a temporary
- * directory): the last value emitted per (kind, key, window) equals the reference.
+ * directory; {@code ZooKeeperWindowsExactlyOnceITCase} in sluice-ha-zookeeper runs it on ZooKeeper):
+ * the last value emitted per (kind, key, window) equals the reference.
  */
 class WindowPropertyITCase {
-    static final long[] SEEDS = {1L, 42L, 20261201L};
-    static final int KEYS = 7;
-    static final long STEP = 3;
-    /** The largest amount a record's timestamp may be behind an earlier record's. */
-    static final long DISORDER = 40;
-    static final long TUMBLE = 100;
-    static final long SLIDE_SIZE = 200;
-    static final long SLIDE = 50;
-    static final long GAP = 30;
+    static final long[] SEEDS = WindowedEventsJob.SEEDS;
 
     @TempDir
     Path dir;
-
-    /** Event i of a seed: (key, timestamp, value), a pure function so that every run and replay sees the same events. */
-    static Tuple3<Long, Long, Long> event(long seed, long i) {
-        SplittableRandom r = new SplittableRandom(seed * 1_000_003L + i);
-        long key = r.nextInt(KEYS);
-        // Ascending with a pause every 400 events (sessions end), minus a jitter of up to DISORDER.
-        long ts = 1_000 + i * STEP + (i / 400) * 500 + DISORDER - r.nextLong(DISORDER + 1);
-        return Tuple3.of(key, ts, 1 + (long) r.nextInt(100));
-    }
-
-    /** The reference: plain Java over the same events. Keys are "kind|key|start|end". */
-    static Map<String, Long> reference(long seed, long events) {
-        Map<String, Long> out = new HashMap<>();
-        Map<Long, TreeMap<Long, Long>> byKey = new HashMap<>(); // key -> ts -> summed values
-        for (long i = 0; i < events; i++) {
-            Tuple3<Long, Long, Long> e = event(seed, i);
-            long ts = e.f1();
-            long start = Math.floorDiv(ts, TUMBLE) * TUMBLE;
-            out.merge(id("tumble", e.f0(), start, start + TUMBLE), e.f2(), Long::sum);
-            for (long s = Math.floorDiv(ts, SLIDE) * SLIDE; s > ts - SLIDE_SIZE; s -= SLIDE) {
-                out.merge(id("slide", e.f0(), s, s + SLIDE_SIZE), e.f2(), Long::sum);
-            }
-            byKey.computeIfAbsent(e.f0(), k -> new TreeMap<>()).merge(ts, e.f2(), Long::sum);
-        }
-        byKey.forEach((key, series) -> {
-            long start = Long.MIN_VALUE;
-            long end = Long.MIN_VALUE;
-            long sum = 0;
-            for (Map.Entry<Long, Long> t : series.entrySet()) {
-                if (start != Long.MIN_VALUE && t.getKey() >= end) {
-                    out.put(id("session", key, start, end), sum);
-                    start = Long.MIN_VALUE;
-                }
-                if (start == Long.MIN_VALUE) {
-                    start = t.getKey();
-                    sum = 0;
-                }
-                end = Math.max(end, t.getKey() + GAP);
-                sum += t.getValue();
-            }
-            out.put(id("session", key, start, end), sum);
-        });
-        return out;
-    }
-
-    static String id(String kind, long key, long start, long end) {
-        return kind + "|" + key + "|" + start + "|" + end;
-    }
 
     @ParameterizedTest(name = "parallelism {0}")
     @ValueSource(ints = {1, 2, 4})
@@ -116,7 +61,7 @@ class WindowPropertyITCase {
                 InjectedFailures none = InjectedFailures.none();
                 try {
                     StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(parallelism);
-                    build(env, seed, events, 0, none, sink);
+                    WindowedEventsJob.build(env, seed, events, 0, none, sink);
                     JobId id = cluster.submit(env.buildJobGraph("windows, seed " + seed));
                     JobResult result = cluster.dispatcher().requestJobResult(id).get(2, TimeUnit.MINUTES);
                     assertThat(result.status()).as(result.failureStackTrace()).isEqualTo(JobStatus.FINISHED);
@@ -125,7 +70,7 @@ class WindowPropertyITCase {
                         assertThat(actual.put(r.f0(), r.f1())).as("seed %d: %s emitted twice (no late data, no failures)",
                                 seed, r.f0()).isNull();
                     }
-                    assertThat(actual).as("seed %d, parallelism %d", seed, parallelism).isEqualTo(reference(seed, events));
+                    assertThat(actual).as("seed %d, parallelism %d", seed, parallelism).isEqualTo(WindowedEventsJob.reference(seed, events));
                 } finally {
                     sink.release();
                     none.release();
@@ -152,7 +97,7 @@ class WindowPropertyITCase {
                     .enableCheckpointing(Duration.ofMillis(30))
                     .setCheckpointDir(dir.resolve("checkpoints-" + seed).toString())
                     .setRestartStrategy(new RestartStrategyConfig.FixedDelay(20, Duration.ofMillis(10)));
-            build(env, seed, events, 6_000, failures, sink);
+            WindowedEventsJob.build(env, seed, events, 6_000, failures, sink);
             JobId id = cluster.submit(env.buildJobGraph("windows exactly-once, seed " + seed));
             await().atMost(Duration.ofSeconds(30)).until(() ->
                     cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS).checkpoints().completed() >= 3);
@@ -165,91 +110,10 @@ class WindowPropertyITCase {
             assertThat(result.status()).as(result.failureStackTrace()).isEqualTo(JobStatus.FINISHED);
             assertThat(failures.thrown()).as("task failures injected").isPositive();
             Map<String, Long> last = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
-            assertThat(last).as("seed %d: last value per (kind, key, window)", seed).isEqualTo(reference(seed, events));
+            assertThat(last).as("seed %d: last value per (kind, key, window)", seed).isEqualTo(WindowedEventsJob.reference(seed, events));
         } finally {
             failures.release();
             sink.release();
-        }
-    }
-
-    private static void build(StreamExecutionEnvironment env, long seed, long events, double rate,
-                              InjectedFailures failures, CollectingSink<Tuple2<String, Long>> sink) {
-        SequenceSource source = SequenceSource.bounded(0, events - 1);
-        if (rate > 0) {
-            source = source.withRate(rate);
-        }
-        KeyedStream<Tuple3<Long, Long, Long>, Long> keyed = env.fromSource(source, "indices")
-                .map(new ToEvent(seed, failures))
-                .assignTimestampsAndWatermarks(WatermarkStrategy.<Tuple3<Long, Long, Long>>forBoundedOutOfOrderness(
-                        Duration.ofMillis(DISORDER)).withTimestampAssigner((e, p) -> e.f1())
-                        .withEmitInterval(Duration.ofMillis(5)))
-                .keyBy(Tuple3::f0);
-        DataStream<Tuple2<String, Long>> tumbling = keyed.window(WindowAssigner.tumblingEventTime(Duration.ofMillis(TUMBLE)))
-                .aggregate(new SumWithWindow());
-        DataStream<Tuple2<String, Long>> sliding = keyed
-                .window(WindowAssigner.slidingEventTime(Duration.ofMillis(SLIDE_SIZE), Duration.ofMillis(SLIDE)))
-                .process(new SumPerWindow("slide"));
-        DataStream<Tuple2<String, Long>> sessions = keyed.window(WindowAssigner.sessionEventTime(Duration.ofMillis(GAP)))
-                .process(new SumPerWindow("session"));
-        tumbling.union(sliding, sessions).addSink(sink, "results");
-    }
-
-    static final class ToEvent implements MapFunction<Long, Tuple3<Long, Long, Long>> {
-        private final long seed;
-        private final InjectedFailures failures;
-
-        ToEvent(long seed, InjectedFailures failures) {
-            this.seed = seed;
-            this.failures = failures;
-        }
-
-        @Override
-        public Tuple3<Long, Long, Long> map(Long i) {
-            failures.maybeFail(i);
-            return event(seed, i);
-        }
-    }
-
-    /** Tumbling windows by an accumulator (key, a timestamp of the window, sum). */
-    static final class SumWithWindow implements AggregateFunction<Tuple3<Long, Long, Long>, Tuple3<Long, Long, Long>,
-            Tuple2<String, Long>> {
-        @Override
-        public Tuple3<Long, Long, Long> createAccumulator() {
-            return null;
-        }
-
-        @Override
-        public Tuple3<Long, Long, Long> add(Tuple3<Long, Long, Long> e, Tuple3<Long, Long, Long> acc) {
-            return acc == null ? e : Tuple3.of(acc.f0(), acc.f1(), acc.f2() + e.f2());
-        }
-
-        @Override
-        public Tuple2<String, Long> getResult(Tuple3<Long, Long, Long> acc) {
-            long start = Math.floorDiv(acc.f1(), TUMBLE) * TUMBLE;
-            return Tuple2.of(id("tumble", acc.f0(), start, start + TUMBLE), acc.f2());
-        }
-
-        @Override
-        public Tuple3<Long, Long, Long> merge(Tuple3<Long, Long, Long> a, Tuple3<Long, Long, Long> b) {
-            return Tuple3.of(a.f0(), a.f1(), a.f2() + b.f2());
-        }
-    }
-
-    static final class SumPerWindow extends ProcessWindowFunction<Tuple3<Long, Long, Long>, Tuple2<String, Long>, Long> {
-        private final String kind;
-
-        SumPerWindow(String kind) {
-            this.kind = kind;
-        }
-
-        @Override
-        public void process(Long key, Context context, Iterable<Tuple3<Long, Long, Long>> elements,
-                            Collector<Tuple2<String, Long>> out) {
-            long sum = 0;
-            for (Tuple3<Long, Long, Long> e : elements) {
-                sum += e.f2();
-            }
-            out.collect(Tuple2.of(id(kind, key, context.window().start(), context.window().end()), sum));
         }
     }
 }

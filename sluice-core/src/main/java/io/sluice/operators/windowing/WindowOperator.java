@@ -26,8 +26,9 @@ import java.util.List;
  * window is past its clean-up goes to the late-data side output, or is dropped and counted
  * ({@link #lateRecordsDropped()}). Session windows merge on arrival: the new record's window and every
  * window of the key it intersects become one, their contents merged and their timers replaced.
- * Everything is state, so windows and their timers are in checkpoints and restored with them.
- * Task-thread only.
+ * Everything is state, so windows and their timers are in checkpoints and restored with them. At
+ * the end of a bounded input the final watermark fires the event-time windows and {@link #finish}
+ * the processing-time windows still open. Task-thread only.
  */
 public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, WindowContents<K, IN, ACC, OUT>> {
     private final WindowAssigner assigner;
@@ -108,8 +109,11 @@ public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, 
                     continue;
                 }
                 onTime = true;
-                contents.put(w, function.add(value, contents.get(w)));
-                registerTimers(w);
+                ACC before = contents.get(w);
+                contents.put(w, function.add(value, before));
+                if (before == null) {
+                    registerTimers(w); // a window with contents has its timers already (they go with the contents)
+                }
                 if (assigner.isEventTime() && w.maxTimestamp() <= watermark) {
                     fire(w); // late, but within the allowed lateness: update and emit again
                 }
@@ -201,6 +205,23 @@ public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, 
     public void advanceProcessingTime(long nowMillis) throws Exception {
         KeyedTimers.Fired fired;
         while ((fired = timers.nextProcessingTime(nowMillis)) != null) {
+            onTimer(fired.time(), false);
+        }
+    }
+
+    /**
+     * End of input: processing-time windows still open fire now, each key's in the order of their
+     * ends, so every record the job read is in a result. (No record can reach them any more, so their
+     * results are final although their time has not come.) Event-time windows need nothing here: the
+     * final watermark fired them.
+     */
+    @Override
+    public void finish() throws Exception {
+        if (assigner.isEventTime()) {
+            return;
+        }
+        KeyedTimers.Fired fired;
+        while ((fired = timers.nextProcessingTime(Long.MAX_VALUE)) != null) {
             onTimer(fired.time(), false);
         }
     }

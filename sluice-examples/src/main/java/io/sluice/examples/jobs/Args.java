@@ -1,8 +1,11 @@
 package io.sluice.examples.jobs;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** The {@code --name value} arguments of an example's {@code main}; unknown names are rejected, naming the known ones. */
 final class Args {
@@ -42,4 +45,27 @@ final class Args {
             throw new IllegalArgumentException("--" + name + " takes a whole number, not '" + v + "'");
         }
     }
+
+    /** A duration such as {@code 500ms}, {@code 5s}, {@code 30min}, {@code 2h} or {@code 1d}. */
+    Duration getDuration(String name, Duration defaultValue) {
+        String v = values.get(name);
+        if (v == null) {
+            return defaultValue;
+        }
+        Matcher m = DURATION.matcher(v.trim());
+        if (!m.matches()) {
+            throw new IllegalArgumentException("--" + name + " takes a duration such as 500ms, 5s, 30min, 2h or 1d,"
+                    + " not '" + v + "'");
+        }
+        long amount = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+            case "ms" -> Duration.ofMillis(amount);
+            case "s" -> Duration.ofSeconds(amount);
+            case "min", "m" -> Duration.ofMinutes(amount);
+            case "h" -> Duration.ofHours(amount);
+            default -> Duration.ofDays(amount);
+        };
+    }
+
+    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|min|m|h|d)");
 }

@@ -63,4 +63,45 @@ class ExamplesStandaloneTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--input").hasMessageContaining("--output");
     }
+
+    @Test
+    void clickSessionsGroupsTheSampleFileIntoSessionsPerUser() throws Exception {
+        Path input = Path.of("..", "docs", "examples", "clicks.csv");
+        Path output = dir.resolve("sessions");
+        ClickSessions.main(new String[] {"--input", input.toString(), "--output", output.toString(), "--gap", "5s"});
+        // ann: 1000, 2500, 4000, 7000 (each < 5 s after the previous) | 17000, 18000 | 30000;
+        // bob: 1500, 3200 (read after 4000: 0.8 s out of order, within the 5 s disorder) | 9000 | 21000;
+        // cat: 6000, 8200 | 16500, 19000. A session ends 5 s after its last click.
+        assertThat(allLines(output)).containsExactlyInAnyOrder(
+                "ann,1000,12000,4,/home",
+                "ann,17000,23000,2,/home",
+                "ann,30000,35000,1,/orders",
+                "bob,1500,8200,2,/home",
+                "bob,9000,14000,1,/about",
+                "bob,21000,26000,1,/home",
+                "cat,6000,13200,2,/home",
+                "cat,16500,24000,2,/cart");
+        // Nothing in the sample is more than 5 s out of order, so no click is late.
+        assertThat(allLines(Path.of(output + "-late"))).isEmpty();
+    }
+
+    @Test
+    void clickSessionsRejectsABadGapSayingWhatItTakes() {
+        assertThatThrownBy(() -> ClickSessions.main(new String[] {"--input", "x", "--output", "y", "--gap", "5 secs"}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("--gap takes a duration such as 500ms, 5s");
+    }
+
+    private static List<String> allLines(Path directory) throws Exception {
+        List<String> all = new java.util.ArrayList<>();
+        if (!Files.exists(directory)) {
+            return all;
+        }
+        try (Stream<Path> files = Files.list(directory)) {
+            for (Path f : files.toList()) {
+                all.addAll(Files.readAllLines(f));
+            }
+        }
+        return all;
+    }
 }
