@@ -122,5 +122,10 @@ public final class StandaloneCompletedCheckpointStore implements CompletedCheckp
                 LOG.warn("Could not discard checkpoint {} of job {}: {}", id, jobId, e.toString());
             }
         }
+        try {
+            storage.discardJob(jobId); // orphans nobody points to (every task has ended by now)
+        } catch (RuntimeException e) {
+            LOG.warn("Could not remove the checkpoint directory of job {}: {}", jobId, e.toString());
+        }
     }
 }

@@ -25,7 +25,7 @@ final class ChaosInvariants {
         CHECKPOINTS_KEPT,
         /** Two deployments of one job never process records at the same time. */
         ONE_DEPLOYMENT_AT_A_TIME,
-        /** A FINISHED job leaves no checkpoint pointers behind in the HA directory. */
+        /** A FINISHED job leaves no checkpoint pointers behind in the HA directory, and no checkpoint files. */
         FINISHED_CLEANS_UP
     }
 
@@ -69,7 +69,8 @@ final class ChaosInvariants {
                             + job.deploymentsAfterRestart() + " deployment(s)) after a restart on the same HA"
                             + " directory, although its result (" + status + ") was stored"));
                 }
-                if (status == JobStatus.FINISHED && !job.retainedPointers().isEmpty()) {
+                if (status == JobStatus.FINISHED
+                        && (!job.retainedPointers().isEmpty() || !job.retainedCheckpoints().isEmpty())) {
                     out.add(new Violation(Invariant.FINISHED_CLEANS_UP, name + " FINISHED but left checkpoint pointers "
                             + job.retainedPointers() + " (and checkpoints " + job.retainedCheckpoints() + ")"));
                 }

@@ -246,6 +246,21 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
                         id, jobId, storage.location(), status, e.toString());
             }
         }
+        discardLeftovers(storage, jobId, status);
+    }
+
+    /**
+     * After a discarding shutdown every task of the job has ended, so whatever is left under the
+     * job's checkpoint directory is an orphan nobody points to (an upload that landed after its
+     * checkpoint was aborted and discarded, say): removed too, so an ended job leaves no files.
+     */
+    static void discardLeftovers(CheckpointStorage storage, JobId jobId, JobStatus status) {
+        try {
+            storage.discardJob(jobId);
+        } catch (RuntimeException e) {
+            LOG.warn("Could not remove the checkpoint directory of job {} in {} after the job {}; delete it by hand: {}",
+                    jobId, storage.location(), status, e.toString());
+        }
     }
 
     /**

@@ -116,6 +116,17 @@ class DefaultCompletedCheckpointStoreTest {
         assertThat(store.retainedIds()).isEmpty();
     }
 
+    @Test
+    void aDiscardingShutdownAlsoRemovesOrphanedCheckpointFilesThatNoPointerNames() throws Exception {
+        DefaultCompletedCheckpointStore store = emptyStore(3);
+        store.addCheckpoint(writeCheckpoint(storage, JOB, 1));
+        storage.writeTaskState(JOB, 2, 1, 0, new byte[] {1, 2, 3}); // a late upload into an aborted checkpoint
+
+        store.shutdown(JobStatus.FINISHED, true);
+
+        assertThat(checkpointDir.resolve(JOB.value())).as("nothing of the finished job is left").doesNotExist();
+    }
+
     /** A pointer write in flight when the job's cleanup starts: the cleanup waits for it and removes it too. */
     @Test
     void aShutdownWaitsForAPointerWriteInFlightAndRemovesThatPointerToo() throws Exception {
