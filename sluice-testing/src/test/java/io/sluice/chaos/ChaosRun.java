@@ -58,6 +58,8 @@ final class ChaosRun {
     private final Map<Integer, java.util.Set<String>> unusableRestores = new ConcurrentHashMap<>();
     private Path checkpointRoot;
     private volatile ChaosAction storageMode = ChaosAction.STORAGE_HEAL;
+    /** Wall-clock times at which storage went down (REFUSE/HANG) or was healed, in order. */
+    private final List<long[]> storageTimeline = new CopyOnWriteArrayList<>();
 
     ChaosRun(ChaosPlan plan, ChaosSettings settings, ChaosHa ha, Path dir) {
         this.plan = plan;
@@ -157,6 +159,7 @@ final class ChaosRun {
                         ha.pointers(id),
                         list(checkpoints.resolve(id.value())),
                         corrupted.getOrDefault(j, List.of()),
+                        results.get(j) != null && storageDownAround(results.get(j).endTimestampMillis()),
                         List.copyOf(unusableRestores.getOrDefault(j, java.util.Set.of()))));
             }
             return new ChaosReport(plan, settings, outcomes);
@@ -197,6 +200,8 @@ final class ChaosRun {
                         stores.forEach(FaultInjectingBlobStore::heal); // a new fault replaces the old one
                     }
                     storageMode = step.action();
+                    storageTimeline.add(new long[] {System.currentTimeMillis(),
+                            step.action() == ChaosAction.STORAGE_HEAL ? 0 : 1});
                     stores.forEach(s -> apply(s, step.action()));
                 }
                 case REVOKE_LEADERSHIP -> ha.revoke(cluster, ids.get(step.job()));
@@ -290,6 +295,22 @@ final class ChaosRun {
                 // a status that cannot be answered now is asked again at the next poll
             }
         }
+    }
+
+    /**
+     * Whether checkpoint storage was down at {@code millis} or within the second after it (while an
+     * ended job's runner deletes its checkpoints).
+     */
+    private boolean storageDownAround(long millis) {
+        boolean down = false;
+        for (long[] change : storageTimeline) {
+            if (change[0] <= millis) {
+                down = change[1] == 1;
+            } else if (change[0] <= millis + 1_000 && change[1] == 1) {
+                return true;
+            }
+        }
+        return down;
     }
 
     private static boolean noNewDeployments(List<JobResult> results, List<String> tags, Map<Integer, Integer> before) {
