@@ -154,6 +154,7 @@ public final class CheckpointCoordinator {
     public void setMetricsListener(CheckpointMetricsListener listener) {
         mainThread.assertRunningInMainThread();
         this.metricsListener = java.util.Objects.requireNonNull(listener, "listener");
+        listener.failingSinceChanged(failingSinceMillis); // a new job master's coordinator starts afresh
     }
 
     /** Starts periodic triggering (no-op when checkpointing is disabled). */
@@ -357,7 +358,20 @@ public final class CheckpointCoordinator {
                 if (!p.tryStartCommit()) {
                     throw new CheckpointException("it expired while its metadata was written; no pointer was written");
                 }
-                return store.addCheckpoint(stored);
+                try {
+                    return store.addCheckpoint(stored);
+                } catch (CheckpointStoreShutDownException shutDown) {
+                    // The job ended meanwhile and its store was cleaned up: remove the files here, on
+                    // this thread, since the job master's main thread may not run anything any more.
+                    LOG.info("{}", shutDown.getMessage());
+                    try {
+                        storage.discard(jobId, p.checkpointId);
+                    } catch (RuntimeException e) {
+                        LOG.warn("Could not discard checkpoint {} of job {} from {}; its files stay behind: {}",
+                                p.checkpointId, jobId, storage.location(), e.toString());
+                    }
+                    throw shutDown;
+                }
             } catch (Exception e) {
                 throw new CompletionException(e);
             }
@@ -371,9 +385,12 @@ public final class CheckpointCoordinator {
                 lingeringCommit = null;
             }
             if (error != null) {
+                Throwable cause = unwrap(error);
+                if (cause instanceof CheckpointStoreShutDownException) {
+                    return; // the job ended; the files are already discarded
+                }
                 discardAsync(p.checkpointId); // no pointer was written: its files (and a late _metadata) go
                 if (running && !expired) {
-                    Throwable cause = unwrap(error);
                     onCheckpointFailure(p.checkpointId, cause instanceof NotLeaderException
                                     ? CheckpointFailureReason.LEADERSHIP_LOST : CheckpointFailureReason.STORAGE,
                             "could not be completed: " + rootMessage(error));
@@ -413,7 +430,10 @@ public final class CheckpointCoordinator {
         }
         consecutiveFailures = 0;
         consecutiveTaskFailures = 0;
-        failingSinceMillis = -1;
+        if (failingSinceMillis >= 0) {
+            failingSinceMillis = -1;
+            metricsListener.failingSinceChanged(-1);
+        }
         long durationNanos = clock.nanoTime() - p.triggerNanos;
         latestDurationMillis = durationNanos / 1_000_000L;
         boolean inline = checkpoint.taskStates().stream().allMatch(h -> h.stateFile() == null);
@@ -474,6 +494,7 @@ public final class CheckpointCoordinator {
         metricsListener.checkpointFailed();
         if (failingSinceMillis < 0) {
             failingSinceMillis = clock.currentTimeMillis();
+            metricsListener.failingSinceChanged(failingSinceMillis);
         }
         lastFailure = "Checkpoint " + (checkpointId >= 0 ? checkpointId + " " : "") + "failed (" + reason.label() + "): "
                 + message;

@@ -19,4 +19,12 @@ public interface CheckpointMetricsListener {
     void checkpointCompleted(CompletedCheckpointStats stats);
 
     void checkpointFailed();
+
+    /**
+     * Checkpoints started failing at {@code sinceMillis} (wall clock, the first failure since the
+     * last completion), or succeed again ({@code -1}): the "checkpoints failing since T" of
+     * {@link CheckpointStats#failingSinceMillis}, told each time it changes.
+     */
+    default void failingSinceChanged(long sinceMillis) {
+    }
 }

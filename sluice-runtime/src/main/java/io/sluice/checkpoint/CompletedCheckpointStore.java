@@ -23,6 +23,8 @@ public interface CompletedCheckpointStore {
      * its pointer, then holds it in memory. Returns the ids of the checkpoints it subsumed beyond
      * the retention limit; the caller discards their files asynchronously.
      *
+     * @throws CheckpointStoreShutDownException after {@link #shutdown}: the job ended while the
+     *                   checkpoint was finalized; no pointer is written, and the caller discards its files
      * @throws Exception if the pointer could not be persisted (for example, leadership was lost);
      *                   the checkpoint then does not count as completed
      */
@@ -54,6 +56,19 @@ public interface CompletedCheckpointStore {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot fall back to an older checkpoint");
     }
 
+    /**
+     * Every retained checkpoint turned out unusable and the job waited for its files to be repaired:
+     * forgets which checkpoints were found unusable in this session and makes the newest retained
+     * one whose metadata is readable the latest again (read from storage if it is not in memory), so
+     * that the next deployment tries it again. Blocking, on an I/O executor.
+     *
+     * @return the newest retained checkpoint with readable metadata, or empty if none is
+     * @throws Exception if storage could not be read (retry)
+     */
+    default Optional<CompletedCheckpoint> retryUnusable(java.util.function.Consumer<String> events) throws Exception {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot retry unusable checkpoints");
+    }
+
     int maxRetained();
 
     /**
@@ -64,6 +79,9 @@ public interface CompletedCheckpointStore {
      * ({@code FAILED}, and {@code CANCELED} with {@code checkpoints.retain-on-cancel}).
      * The job manager runner's rule: only a FINISHED job, or a CANCELED one that asked for it,
      * discards (see {@link CheckpointRetention}).
+     *
+     * <p>After it (and while it runs) {@link #addCheckpoint} is refused: a checkpoint still being
+     * finalized when the job ended must not leave a pointer behind the cleanup.
      */
     void shutdown(JobStatus status, boolean discardCheckpoints) throws Exception;
 

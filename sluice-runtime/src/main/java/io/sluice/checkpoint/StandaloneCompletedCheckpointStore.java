@@ -23,6 +23,8 @@ public final class StandaloneCompletedCheckpointStore implements CompletedCheckp
     private final Deque<CompletedCheckpoint> checkpoints = new ArrayDeque<>();
     /** Checkpoints a restore found unusable; guarded by {@code checkpoints}. */
     private final java.util.Set<Long> unusable = new java.util.HashSet<>();
+    /** How the store was shut down, or {@code null} while it is open; guarded by {@code checkpoints}. */
+    private JobStatus shutDownAs;
 
     public StandaloneCompletedCheckpointStore(JobId jobId, int maxRetained, CheckpointStorage storage) {
         if (maxRetained < 1) {
@@ -34,9 +36,12 @@ public final class StandaloneCompletedCheckpointStore implements CompletedCheckp
     }
 
     @Override
-    public List<Long> addCheckpoint(CompletedCheckpoint checkpoint) {
+    public List<Long> addCheckpoint(CompletedCheckpoint checkpoint) throws CheckpointStoreShutDownException {
         List<Long> subsumed = new ArrayList<>();
         synchronized (checkpoints) {
+            if (shutDownAs != null) {
+                throw new CheckpointStoreShutDownException(jobId, checkpoint.checkpointId(), shutDownAs.name());
+            }
             checkpoints.addLast(checkpoint);
             while (checkpoints.size() > maxRetained) {
                 subsumed.add(checkpoints.removeFirst().checkpointId());
@@ -82,6 +87,15 @@ public final class StandaloneCompletedCheckpointStore implements CompletedCheckp
         }
     }
 
+    /** All retained checkpoints are in memory: makes every one a restore candidate again. */
+    @Override
+    public Optional<CompletedCheckpoint> retryUnusable(java.util.function.Consumer<String> events) {
+        synchronized (checkpoints) {
+            unusable.clear();
+            return latest();
+        }
+    }
+
     @Override
     public int maxRetained() {
         return maxRetained;
@@ -89,13 +103,17 @@ public final class StandaloneCompletedCheckpointStore implements CompletedCheckp
 
     @Override
     public void shutdown(JobStatus status, boolean discardCheckpoints) {
-        if (!discardCheckpoints) {
-            LOG.info("Job {} is {}; keeping its checkpoints {}", jobId, status, retainedIds());
-            return;
-        }
-        List<Long> ids = retainedIds();
+        List<Long> ids;
         synchronized (checkpoints) {
-            checkpoints.clear();
+            shutDownAs = status; // from now on addCheckpoint is refused
+            ids = checkpoints.stream().map(CompletedCheckpoint::checkpointId).toList();
+            if (discardCheckpoints) {
+                checkpoints.clear();
+            }
+        }
+        if (!discardCheckpoints) {
+            LOG.info("Job {} is {}; keeping its checkpoints {}", jobId, status, ids);
+            return;
         }
         for (long id : ids) {
             try {
@@ -103,6 +121,11 @@ public final class StandaloneCompletedCheckpointStore implements CompletedCheckp
             } catch (RuntimeException e) {
                 LOG.warn("Could not discard checkpoint {} of job {}: {}", id, jobId, e.toString());
             }
+        }
+        try {
+            storage.discardJob(jobId); // orphans nobody points to (every task has ended by now)
+        } catch (RuntimeException e) {
+            LOG.warn("Could not remove the checkpoint directory of job {}: {}", jobId, e.toString());
         }
     }
 }

@@ -54,7 +54,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A task that finds the state of its restore checkpoint unusable (a corrupt state file,
  * {@link StateRestoreException}) makes the job restart from the previous retained checkpoint
- * ({@link RestoreFallback}), outside the restart strategy's budget.
+ * ({@link RestoreFallback}), outside the restart strategy's budget. When no retained checkpoint
+ * has usable state, the job stays RESTARTING (never ended, so its graph and checkpoints stay) and
+ * retries on a slow backoff until the files are repaired or it is cancelled.
  */
 public final class JobMaster implements JobMasterGateway {
     private static final Logger LOG = LoggerFactory.getLogger(JobMaster.class);
@@ -279,6 +281,10 @@ public final class JobMaster implements JobMasterGateway {
         if (execution.restoring && (update.state() == ExecutionState.RUNNING || update.state().isTerminal())) {
             execution.restoring = false;
             releaseRestoreCheckpointOnceRestored();
+            if (update.state() == ExecutionState.RUNNING && executions.values().stream().allMatch(e -> !e.restoring
+                    && (e.state == ExecutionState.RUNNING || e.state == ExecutionState.FINISHED))) {
+                restoreFallback.restoreSucceeded();
+            }
         }
         switch (update.state()) {
             case FAILED -> {
@@ -345,8 +351,8 @@ public final class JobMaster implements JobMasterGateway {
     /**
      * The state of the checkpoint this deployment restores from is unusable (a corrupt state file):
      * restart from the previous retained checkpoint. This is not a failure of the job's tasks and
-     * does not use the restart budget; it happens at most once per retained checkpoint, since each
-     * fallback goes to an older one, and the job fails when none is left.
+     * does not use the restart budget; it happens at most once per retained checkpoint and round,
+     * since each fallback goes to an older one; when none is left the job waits for repaired files.
      */
     private void fallBackFromUnusableCheckpoint(StateRestoreException unusable) {
         LOG.warn("Job {} ({}): checkpoint {} is unusable, falling back to the previous retained checkpoint: {}",
@@ -404,7 +410,7 @@ public final class JobMaster implements JobMasterGateway {
         if (status != JobStatus.RESTARTING) {
             return;
         }
-        if (!restoreFallback.readyToDeploy(this::restartAfterFallback, this::failWithoutUsableCheckpoint,
+        if (!restoreFallback.readyToDeploy(this::restartAfterFallback, this::waitForRepairedState,
                 fallbackEvent -> lastFailure = new CheckpointException(fallbackEvent))) {
             return;
         }
@@ -424,15 +430,17 @@ public final class JobMaster implements JobMasterGateway {
         }
     }
 
-    private void failWithoutUsableCheckpoint(Throwable cause) {
-        if (status != JobStatus.RESTARTING) {
+    /**
+     * No retained checkpoint has usable state: the job does not end. It stays RESTARTING with its
+     * graph and checkpoints, {@code message} as its failure, and tries again after {@code retryIn}
+     * (or is cancelled meanwhile).
+     */
+    private void waitForRepairedState(String message, java.time.Duration retryIn) {
+        if (status != JobStatus.RESTARTING || scheduledRestart != null) {
             return;
         }
-        lastFailure = cause;
-        LOG.warn("Job {} ({}) fails: {}", jobGraph.jobId(), jobGraph.name(), cause.getMessage());
-        checkpointCoordinator.stop("no usable checkpoint remains");
-        transitionTo(JobStatus.FAILED, EnumSet.of(JobStatus.RESTARTING));
-        finish(JobStatus.FAILED);
+        lastFailure = new CheckpointException(message);
+        scheduledRestart = mainThread.schedule(this::restart, retryIn);
     }
 
     private void deployAll() {

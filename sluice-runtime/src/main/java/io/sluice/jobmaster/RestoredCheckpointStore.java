@@ -17,6 +17,8 @@ import java.util.Optional;
 final class RestoredCheckpointStore implements CompletedCheckpointStore {
     private final CompletedCheckpointStore own;
     private final CompletedCheckpoint restoreFrom;
+    /** Whether a restore found {@link #restoreFrom}'s state unusable (until {@link #retryUnusable}). */
+    private volatile boolean restoreFromUnusable;
 
     RestoredCheckpointStore(CompletedCheckpointStore own, CompletedCheckpoint restoreFrom) {
         this.own = own;
@@ -31,7 +33,31 @@ final class RestoredCheckpointStore implements CompletedCheckpointStore {
     @Override
     public Optional<CompletedCheckpoint> latest() {
         Optional<CompletedCheckpoint> latest = own.latest();
-        return latest.isPresent() ? latest : Optional.of(restoreFrom);
+        return latest.isPresent() || restoreFromUnusable ? latest : Optional.of(restoreFrom);
+    }
+
+    /**
+     * The checkpoint started from is older than all of the job's own: it is the last candidate. It
+     * is never the own store's, so a fallback from it only marks it unusable here.
+     */
+    @Override
+    public Optional<CompletedCheckpoint> fallBackFrom(long unusableId, java.util.function.Consumer<String> events)
+            throws Exception {
+        if (unusableId == restoreFrom.checkpointId() && !own.retainedIds().contains(unusableId)) {
+            restoreFromUnusable = true;
+            return own.latest();
+        }
+        Optional<CompletedCheckpoint> older = own.retainedIds().isEmpty() ? Optional.empty()
+                : own.fallBackFrom(unusableId, events);
+        return older.isPresent() || restoreFromUnusable ? older : Optional.of(restoreFrom);
+    }
+
+    @Override
+    public Optional<CompletedCheckpoint> retryUnusable(java.util.function.Consumer<String> events) throws Exception {
+        restoreFromUnusable = false;
+        Optional<CompletedCheckpoint> newest = own.retainedIds().isEmpty() ? Optional.empty()
+                : own.retryUnusable(events);
+        return newest.isPresent() ? newest : Optional.of(restoreFrom);
     }
 
     @Override

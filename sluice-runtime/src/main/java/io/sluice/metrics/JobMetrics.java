@@ -18,7 +18,8 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The meters of one job on one job manager: checkpoints (completed, failed, duration, size),
+ * The meters of one job on one job manager: checkpoints (completed, failed, duration, size,
+ * failing since when),
  * restarts, time in each status, recovery attempts and recovery duration. Tags {@code job} and
  * {@code job_name}. Created by the job's runner; {@link #close()} removes every meter, which the
  * runner does when the job ends or the runner is closed.
@@ -40,6 +41,11 @@ public final class JobMetrics implements CheckpointMetricsListener, AutoCloseabl
     private final Timer recoveryDuration;
     /** Start of the recovery in progress (clock nanos), or -1 when none. Guarded by this. */
     private long recoveryStartNanos = -1;
+    /**
+     * Wall-clock millis of the first checkpoint failure since the last completion, -1 while they
+     * succeed: written by the job master's main thread, read by the scrape thread.
+     */
+    private volatile long checkpointsFailingSinceMillis = -1;
 
     public JobMetrics(MeterRegistry registry, JobId jobId, String jobName, JobStatus initial, Clock clock) {
         this.group = new MeterGroup(registry, Tags.of(MetricNames.TAG_JOB, jobId.value(),
@@ -68,6 +74,14 @@ public final class JobMetrics implements CheckpointMetricsListener, AutoCloseabl
         group.add(r -> Gauge.builder(MetricNames.JOB_RECOVERY_ELAPSED, this, JobMetrics::recoveryElapsedSeconds)
                 .description("Time spent so far in the recovery in progress (0 when none)").baseUnit("seconds")
                 .tags(tags).register(r));
+        group.add(r -> Gauge.builder(MetricNames.JOB_CHECKPOINTS_FAILING, this,
+                        m -> m.checkpointsFailingSinceMillis >= 0 ? 1.0 : 0.0)
+                .description("1 while checkpoints fail (since the first failure after the last completed"
+                        + " checkpoint), 0 while they succeed").tags(tags).register(r));
+        group.add(r -> Gauge.builder(MetricNames.JOB_CHECKPOINTS_FAILING_SINCE, this,
+                        m -> m.checkpointsFailingSinceMillis >= 0 ? m.checkpointsFailingSinceMillis / 1000.0 : 0.0)
+                .description("Since when checkpoints fail: Unix time of the first failure after the last completed"
+                        + " checkpoint; 0 while they succeed").baseUnit("seconds").tags(tags).register(r));
         registerStatus(initial);
     }
 
@@ -114,6 +128,12 @@ public final class JobMetrics implements CheckpointMetricsListener, AutoCloseabl
     @Override
     public void checkpointFailed() {
         checkpointsFailed.increment();
+    }
+
+    /** Any thread (the coordinator calls it on the job master's main thread). */
+    @Override
+    public void failingSinceChanged(long sinceMillis) {
+        checkpointsFailingSinceMillis = sinceMillis;
     }
 
     /** Removes every meter of this job. Idempotent. */

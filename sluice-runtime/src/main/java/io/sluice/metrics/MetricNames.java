@@ -30,6 +30,8 @@ public final class MetricNames {
 
     public static final String JOB_CHECKPOINTS_COMPLETED = "sluice.job.checkpoints.completed";
     public static final String JOB_CHECKPOINTS_FAILED = "sluice.job.checkpoints.failed";
+    public static final String JOB_CHECKPOINTS_FAILING = "sluice.job.checkpoints.failing";
+    public static final String JOB_CHECKPOINTS_FAILING_SINCE = "sluice.job.checkpoints.failing.since";
     public static final String JOB_CHECKPOINT_DURATION = "sluice.job.checkpoint.duration";
     public static final String JOB_CHECKPOINT_SIZE = "sluice.job.checkpoint.size";
     public static final String JOB_RESTARTS = "sluice.job.restarts";

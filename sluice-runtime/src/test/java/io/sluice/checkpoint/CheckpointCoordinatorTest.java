@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.config.RestartStrategyConfig.NoRestart;
 import io.sluice.graph.JobConfig;
 import io.sluice.graph.JobId;
+import io.sluice.jobmaster.JobStatus;
 import io.sluice.state.KeyGroupRange;
 import io.sluice.storage.FaultInjectingBlobStore;
 import io.sluice.storage.LocalFileBlobStore;
@@ -591,6 +592,78 @@ class CheckpointCoordinatorTest {
 
         assertThat(store.latest().orElseThrow().stateOf(1, 1).isFinished()).isTrue();
         assertThat(onMain(coordinator::stats).completed()).isEqualTo(1);
+    }
+
+    /**
+     * The chaos suite's "a FINISHED job left a pointer" (smoke seed 2): the last task's FINISHED
+     * completes the pending checkpoint, the job ends and its store is cleaned up while the I/O
+     * executor still finalizes that checkpoint. Its pointer must not land behind the cleanup, and its
+     * files go on the I/O thread (the job master's main thread may never run again).
+     */
+    @Test
+    void aCheckpointFinalizedAfterTheJobFinishedAndItsStoreShutDownLeavesNoPointerAndNoFiles() throws Exception {
+        create(INTERVAL, TIMEOUT, 2, 3);
+        onMain(coordinator::start);
+        long id = triggerNext();
+        acknowledge(source0, id);
+        acknowledge(keyed0, id);
+        acknowledge(keyed1, id);
+        onMain(() -> coordinator.taskFinished(source1, TaskStateHandle.finished(1, 1)));
+        assertThat(io.numQueued()).as("the finalization is queued on the I/O executor").isEqualTo(1);
+        onMain(() -> coordinator.stop("the job finished"));
+        store.shutdown(JobStatus.FINISHED, true); // the runner's cleanup, after the result
+
+        io.triggerAll(); // the metadata write and the pointer write, now after the cleanup
+        mainThread.triggerAll();
+        io.triggerAll();
+
+        assertThat(store.retainedIds()).as("no pointer behind the cleanup").isEmpty();
+        assertThat(store.latest()).isEmpty();
+        assertThat(checkpointDir(id)).as("its files are discarded").doesNotExist();
+        assertThat(context.notifications).isEmpty();
+        assertThat(onMain(coordinator::stats).failed()).as("the job ended: not a failure").isZero();
+    }
+
+    @Test
+    void theMetricsListenerIsToldSinceWhenCheckpointsFailAndWhenTheySucceedAgain() {
+        create(INTERVAL, TIMEOUT, 2, 3);
+        List<Long> told = new ArrayList<>();
+        onMain(() -> coordinator.setMetricsListener(new CheckpointMetricsListener() {
+            @Override
+            public void checkpointCompleted(CompletedCheckpointStats stats) {
+            }
+
+            @Override
+            public void checkpointFailed() {
+            }
+
+            @Override
+            public void failingSinceChanged(long sinceMillis) {
+                told.add(sinceMillis);
+            }
+        }));
+        assertThat(told).as("the current state when the listener is set").containsExactly(-1L);
+        onMain(coordinator::start);
+
+        faults.refuseConnections();
+        long first = triggerNext();
+        long failedAt = clock.currentTimeMillis();
+        acknowledgeAllInline(first);
+        io.triggerAll();
+        mainThread.triggerAll();
+        long second = triggerNext();
+        acknowledgeAllInline(second);
+        io.triggerAll();
+        mainThread.triggerAll();
+        assertThat(onMain(coordinator::stats).failed()).isEqualTo(2);
+        assertThat(told).as("once, at the first failure").containsExactly(-1L, failedAt);
+
+        faults.heal();
+        long third = triggerNext();
+        acknowledgeAllInline(third);
+        io.triggerAll();
+        mainThread.triggerAll();
+        assertThat(told).as("cleared by the completion").containsExactly(-1L, failedAt, -1L);
     }
 
     // ------------------------------------------------------------------ harness

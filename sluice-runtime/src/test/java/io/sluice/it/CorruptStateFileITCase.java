@@ -36,7 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
  * restoring wrong data or spending the restart budget on the same checkpoint. Default settings
  * (inline-state threshold, retained checkpoints, restart strategy); the state is large enough to
  * go to state files. The same on a task failover, where the job master holds the checkpoint's
- * metadata in memory and only the tasks read state files.
+ * metadata in memory and only the tasks read state files. When every retained checkpoint's state
+ * files are corrupt the job waits (not FAILED, graph and checkpoints kept, the error in its status)
+ * and resumes by itself once the files are repaired.
  */
 class CorruptStateFileITCase {
     /** Enough keys that each subtask's snapshot is above the default inline threshold of 20 KiB. */
@@ -90,32 +92,50 @@ class CorruptStateFileITCase {
     }
 
     @Test
-    void whenEveryRetainedCheckpointIsCorruptTheErrorNamesCheckpointSubtaskAndFile() throws Exception {
+    void whenEveryRetainedCheckpointIsCorruptTheJobWaitsNamingCheckpointSubtaskAndFileAndResumesOnceRepaired()
+            throws Exception {
         CollectingSink<Tuple2<Long, Long>> sink = CollectingSink.create();
         try {
             JobId id = runFirstJobManagerUntilCheckpoints(sink);
             List<Path> checkpoints = completedCheckpoints(id);
+            Map<Path, byte[]> intact = new java.util.HashMap<>();
             for (Path chk : checkpoints) {
                 try (Stream<Path> files = Files.list(chk)) {
                     for (Path f : files.filter(p -> p.toString().endsWith(".state")).toList()) {
+                        intact.put(f, Files.readAllBytes(f));
                         Files.write(f, "garbage".getBytes());
                     }
                 }
             }
+            assertThat(intact).as("state files (the state is above the inline threshold)").isNotEmpty();
             try (LocalCluster second = LocalCluster.builder().haDirectory(dir.resolve("ha")).build()) {
-                JobResult result = second.dispatcher().requestJobResult(id).get(60, TimeUnit.SECONDS);
-                assertThat(result.status()).isEqualTo(JobStatus.FAILED);
+                AtomicReference<JobDetails> waiting = new AtomicReference<>();
+                await().atMost(Duration.ofSeconds(60)).until(() -> {
+                    JobDetails d = second.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS);
+                    waiting.set(d);
+                    return d.failureMessage() != null && d.failureMessage().contains("Waiting: no retained checkpoint");
+                });
                 long oldest = checkpointId(checkpoints.get(0));
-                assertThat(result.failureMessage())
-                        .contains("No usable checkpoint remains")
-                        .contains("checkpoint " + oldest)
+                assertThat(waiting.get().status()).as("not ended").isEqualTo(JobStatus.RESTARTING);
+                assertThat(waiting.get().failureMessage())
+                        .contains("checkpoint " + oldest + " is unusable")
                         .containsPattern("subtask \\d")
                         .contains("chk-" + oldest + "/")
                         .contains(".state")
-                        .contains("start it without its checkpoints");
-                JobDetails details = second.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS);
-                assertThat(details.restarts()).as("one fallback per retained checkpoint, no restart loop")
-                        .isLessThanOrEqualTo(checkpoints.size());
+                        .contains("put back an intact copy")
+                        .contains("resumes by itself")
+                        .contains("checkpoints.restore-from");
+                assertThat(second.dispatcher().requestJobResult(id)).as("no result while waiting").isNotDone();
+                assertThat(dir.resolve("ha").resolve("jobgraphs").resolve(id.value())).as("graph kept").exists();
+                assertThat(completedCheckpoints(id)).as("checkpoints kept").isEqualTo(checkpoints);
+
+                for (Map.Entry<Path, byte[]> e : intact.entrySet()) {
+                    Files.write(e.getKey(), e.getValue()); // repaired, e.g. from a backup
+                }
+                JobResult result = second.dispatcher().requestJobResult(id).get(120, TimeUnit.SECONDS);
+                assertThat(result.status()).as("%s", result.failureStackTrace()).isEqualTo(JobStatus.FINISHED);
+                Map<Long, Long> last = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
+                assertThat(last).isEqualTo(KeyedCountingJob.expectedCounts(RECORDS, KEYS));
             }
         } finally {
             sink.release();

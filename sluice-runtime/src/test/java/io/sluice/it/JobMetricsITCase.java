@@ -29,6 +29,48 @@ class JobMetricsITCase {
     @TempDir
     Path dir;
 
+    /** Metrics say "checkpoints failing since T", as the job's status does, and clear once a checkpoint completes. */
+    @Test
+    void checkpointsFailingGaugesSaySinceWhenWhileStorageRefusesAndClearAfterTheHeal() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        java.util.concurrent.atomic.AtomicReference<io.sluice.storage.FaultInjectingBlobStore> faults =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        try (LocalCluster cluster = LocalCluster.builder().meterRegistry(registry)
+                .blobStoreDecorator(io.sluice.storage.FaultInjectingBlobStore.capturingInto(faults)).build()) {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
+                    .enableCheckpointing(Duration.ofMillis(100)).setCheckpointDir(dir.toString());
+            KeyedCountingJob.build(env, SequenceSource.unbounded(0).withRate(2_000), 8, InjectedFailures.none(),
+                    new DiscardingSink<>());
+            JobId job = cluster.submit(env.buildJobGraph("failing metrics"));
+            String id = job.value();
+            await().atMost(Duration.ofSeconds(30)).until(() -> details(cluster, job).checkpoints().completed() >= 2);
+            assertThat(gauge(registry, MetricNames.JOB_CHECKPOINTS_FAILING, id)).isZero();
+            assertThat(gauge(registry, MetricNames.JOB_CHECKPOINTS_FAILING_SINCE, id)).isZero();
+
+            faults.get().refuseConnections();
+            await().atMost(Duration.ofSeconds(30)).until(() -> details(cluster, job).checkpoints().failing()
+                    && gauge(registry, MetricNames.JOB_CHECKPOINTS_FAILING, id) == 1.0);
+            long since = details(cluster, job).checkpoints().failingSinceMillis();
+            assertThat(gauge(registry, MetricNames.JOB_CHECKPOINTS_FAILING_SINCE, id))
+                    .as("Unix seconds of the first failure, as in the status").isEqualTo(since / 1000.0);
+            assertThat(details(cluster, job).status()).isEqualTo(JobStatus.RUNNING);
+
+            faults.get().heal();
+            await().atMost(Duration.ofSeconds(30)).until(() -> !details(cluster, job).checkpoints().failing()
+                    && gauge(registry, MetricNames.JOB_CHECKPOINTS_FAILING, id) == 0.0);
+            assertThat(gauge(registry, MetricNames.JOB_CHECKPOINTS_FAILING_SINCE, id)).isZero();
+            cluster.dispatcher().cancelJob(job).get(10, TimeUnit.SECONDS);
+        } finally {
+            if (faults.get() != null) {
+                faults.get().heal();
+            }
+        }
+    }
+
+    private static double gauge(SimpleMeterRegistry registry, String name, String job) {
+        return registry.get(name).tag(MetricNames.TAG_JOB, job).gauge().value();
+    }
+
     @Test
     void taskAndJobMetersFollowARunningJobAndAreRemovedWhenItEnds() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();

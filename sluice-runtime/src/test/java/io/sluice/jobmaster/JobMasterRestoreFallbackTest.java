@@ -38,8 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A task that finds the keyed state of its restore checkpoint unusable (a corrupt state file) makes
  * the job master restart from the previous retained checkpoint — not from the same one again, and
- * without using the restart budget — and fail with a message naming checkpoint, subtask and file
- * once none is left. Driven from the test thread with manual executors and a manual clock.
+ * without using the restart budget — and, once none is left, wait (not end) with a message naming
+ * checkpoint, subtask and file, retrying on a slow backoff until the files are repaired. Driven from the test thread with manual executors and a manual clock.
  */
 class JobMasterRestoreFallbackTest {
     @TempDir
@@ -85,26 +85,105 @@ class JobMasterRestoreFallbackTest {
     }
 
     @Test
-    void whenNoUsableCheckpointRemainsTheJobFailsNamingCheckpointSubtaskAndFile() throws Exception {
+    void whenNoUsableCheckpointRemainsTheJobWaitsNamingCheckpointSubtaskAndFileAndDoesNotEnd() throws Exception {
         createJobMaster(new RestartStrategyConfig.FixedDelay(10, Duration.ofSeconds(1)));
         addCheckpoint(7);
         addCheckpoint(8);
         start();
+        exhaustEveryCheckpoint();
+
+        assertThat(status()).as("not ended: graph and checkpoints stay").isEqualTo(JobStatus.RESTARTING);
+        assertThat(jobMaster.resultFuture()).isNotDone();
+        JobDetails details = onMain(jobMaster::currentDetails);
+        assertThat(details.failureMessage()).contains("Waiting: no retained checkpoint")
+                .contains("checkpoint 7 is unusable").contains("subtask 1")
+                .contains("chk-7/" + keyed.id() + "-1.state").contains("put back an intact copy")
+                .contains("resumes by itself").contains("checkpoints.restore-from")
+                .containsPattern("again in \\d+\\.\\d s \\(attempt 1\\)");
+        assertThat(store.retainedIds()).containsExactly(7L, 8L);
+        assertThat(taskExecutor.submitted()).as("two deployments, no third from an unusable checkpoint")
+                .hasSize(2 * graph.numberOfSubtasks());
+
+        mainThread.advanceTime(Duration.ofSeconds(4));
+        io.triggerAll();
+        mainThread.triggerAll();
+        assertThat(taskExecutor.submitted()).as("nothing before the slow backoff (5 s, -20 %) is over")
+                .hasSize(2 * graph.numberOfSubtasks());
+    }
+
+    @Test
+    void whileWaitingItRetriesTheNewestCheckpointOnASlowBackoffAndResumesOnceTheFilesAreRepaired() throws Exception {
+        createJobMaster(new RestartStrategyConfig.NoRestart());
+        addCheckpoint(7);
+        addCheckpoint(8);
+        start();
+        exhaustEveryCheckpoint();
+
+        mainThread.advanceTime(Duration.ofSeconds(6)); // at most 5 s + 20 %
+        io.triggerAll(); // the store forgets the unusable marks and reads checkpoint 8 again
+        mainThread.triggerAll();
+        List<ExecutionAttemptId> retry = currentRound();
+        assertThat(restoredCheckpoints(retry)).as("the newest retained checkpoint again").containsOnly(8L);
+        assertThat(status()).isEqualTo(JobStatus.RUNNING);
+
+        // Still corrupt: the fallback chain runs again and the job waits longer (10 s, +/-20 %).
+        failRestoreAndCancelOthers(retry, 8);
+        io.triggerAll();
+        mainThread.triggerAll();
+        failRestoreAndCancelOthers(currentRound(), 7);
+        io.triggerAll();
+        mainThread.triggerAll();
+        assertThat(status()).isEqualTo(JobStatus.RESTARTING);
+        assertThat(onMain(jobMaster::currentDetails).failureMessage()).contains("(attempt 2)");
+        int before = taskExecutor.submitted().size();
+        mainThread.advanceTime(Duration.ofSeconds(7));
+        io.triggerAll();
+        mainThread.triggerAll();
+        assertThat(taskExecutor.submitted()).as("the second wait is longer").hasSize(before);
+
+        // Repaired meanwhile: this time every task restores and runs.
+        mainThread.advanceTime(Duration.ofSeconds(6));
+        io.triggerAll();
+        mainThread.triggerAll();
+        List<ExecutionAttemptId> repaired = currentRound();
+        assertThat(restoredCheckpoints(repaired)).containsOnly(8L);
+        for (ExecutionAttemptId id : repaired) {
+            jobMaster.updateTaskExecutionState(new TaskExecutionState(id, ExecutionState.RUNNING, null));
+        }
+        mainThread.triggerAll();
+        assertThat(status()).isEqualTo(JobStatus.RUNNING);
+        assertThat(onMain(jobMaster::currentDetails).failureMessage())
+                .contains("Retrying checkpoint 8 after waiting for repaired state files");
+        assertThat(jobMaster.resultFuture()).isNotDone();
+    }
+
+    @Test
+    void aJobWaitingForRepairedStateCanBeCancelled() throws Exception {
+        createJobMaster(new RestartStrategyConfig.NoRestart());
+        addCheckpoint(7);
+        addCheckpoint(8);
+        start();
+        exhaustEveryCheckpoint();
+
+        jobMaster.cancel();
+        mainThread.triggerAll();
+        assertThat(status()).isEqualTo(JobStatus.CANCELED);
+        assertThat(jobMaster.resultFuture().getNow(null).status()).isEqualTo(JobStatus.CANCELED);
+        int before = taskExecutor.submitted().size();
+        mainThread.advanceTime(Duration.ofMinutes(2));
+        io.triggerAll();
+        mainThread.triggerAll();
+        assertThat(taskExecutor.submitted()).as("no retry after the cancel").hasSize(before);
+    }
+
+    /** Checkpoint 8, then 7, turn out unusable: no usable checkpoint is left. */
+    private void exhaustEveryCheckpoint() {
         failRestoreAndCancelOthers(currentRound(), 8);
         io.triggerAll();
         mainThread.triggerAll();
         failRestoreAndCancelOthers(currentRound(), 7);
         io.triggerAll();
         mainThread.triggerAll();
-
-        assertThat(status()).isEqualTo(JobStatus.FAILED);
-        JobResult result = jobMaster.resultFuture().getNow(null);
-        assertThat(result).isNotNull();
-        assertThat(result.failureMessage()).contains("No usable checkpoint remains")
-                .contains("checkpoint 7 is unusable").contains("subtask 1")
-                .contains("chk-7/" + keyed.id() + "-1.state").contains("start it without its checkpoints");
-        assertThat(taskExecutor.submitted()).as("two deployments, no third from an unusable checkpoint")
-                .hasSize(2 * graph.numberOfSubtasks());
     }
 
     @Test

@@ -13,7 +13,15 @@ enum ChaosAction {
     /** The job's leadership is taken away (as if its lease expired) and granted again. */
     REVOKE_LEADERSHIP(true),
     /** The user cancels the job. */
-    CANCEL(true);
+    CANCEL(true),
+    /**
+     * One byte of a {@code .state} file of the job's newest checkpoint flips (disk corruption), and
+     * the job's next record throws, so that the restart most likely restores from that checkpoint
+     * and must fall back to an older retained one (a later completed checkpoint may subsume it
+     * first; then nothing reads it). At most
+     * {@link ChaosPlan#MAX_CORRUPTIONS_PER_JOB} per job and plan, so one retained checkpoint stays intact.
+     */
+    CORRUPT_STATE_FILE(true);
 
     private final boolean perJob;
 

@@ -13,8 +13,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The counting step of a chaos job: a keyed counter, either kept as an 8-byte {@code byte[]} that
- * is mutated in place (a mutable state value: a snapshot that shares it with the task thread is
+ * The counting step of a chaos job: a keyed counter, either kept in the first 8 bytes of a
+ * {@code byte[]} (of {@code stateBytes}, the rest padding that makes the state large enough for
+ * state files) that is mutated in place (a mutable state value: a snapshot that shares it with the task thread is
  * torn and shows up as a wrong count) or stored as a new {@code Long} each time, which logs its deployment for
  * every record ({@link DeploymentLog}) and throws when the run arms a task failure for its job.
  */
@@ -25,14 +26,16 @@ final class ChaosCounter implements MapFunction<Long, Tuple2<Long, Long>>, RichF
     private final String tag;
     private final int keys;
     private final boolean mutable;
+    private final int stateBytes;
     private transient ValueState<byte[]> mutableCount;
     private transient ValueState<Long> count;
     private transient int deployment;
 
-    ChaosCounter(String tag, int keys, boolean mutable) {
+    ChaosCounter(String tag, int keys, boolean mutable, int stateBytes) {
         this.tag = tag;
         this.keys = keys;
         this.mutable = mutable;
+        this.stateBytes = stateBytes;
     }
 
     /** The next record of {@code tag}'s job (any subtask) throws. */
@@ -61,7 +64,7 @@ final class ChaosCounter implements MapFunction<Long, Tuple2<Long, Long>>, RichF
         if (mutable) {
             byte[] c = mutableCount.value();
             if (c == null) {
-                c = new byte[Long.BYTES];
+                c = new byte[stateBytes];
             }
             ByteBuffer counter = ByteBuffer.wrap(c);
             next = counter.getLong(0) + 1;

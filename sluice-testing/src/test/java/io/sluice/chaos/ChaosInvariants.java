@@ -25,7 +25,10 @@ final class ChaosInvariants {
         CHECKPOINTS_KEPT,
         /** Two deployments of one job never process records at the same time. */
         ONE_DEPLOYMENT_AT_A_TIME,
-        /** A FINISHED job leaves no checkpoint pointers behind in the HA directory. */
+        /**
+         * A FINISHED job leaves no checkpoint pointers behind in the HA directory, and no checkpoint
+         * files unless checkpoint storage was down when it ended (they cannot be deleted then).
+         */
         FINISHED_CLEANS_UP
     }
 
@@ -69,7 +72,10 @@ final class ChaosInvariants {
                             + job.deploymentsAfterRestart() + " deployment(s)) after a restart on the same HA"
                             + " directory, although its result (" + status + ") was stored"));
                 }
-                if (status == JobStatus.FINISHED && !job.retainedPointers().isEmpty()) {
+                // Files can only be deleted while storage answers: a job that FINISHED during an outage
+                // may leave them (its runner logs "delete it by hand"), never its pointers.
+                if (status == JobStatus.FINISHED && (!job.retainedPointers().isEmpty()
+                        || (!job.retainedCheckpoints().isEmpty() && !job.storageDownAtEnd()))) {
                     out.add(new Violation(Invariant.FINISHED_CLEANS_UP, name + " FINISHED but left checkpoint pointers "
                             + job.retainedPointers() + " (and checkpoints " + job.retainedCheckpoints() + ")"));
                 }

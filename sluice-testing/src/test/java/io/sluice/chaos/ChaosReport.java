@@ -21,17 +21,24 @@ record ChaosReport(ChaosPlan plan, ChaosSettings settings, List<JobOutcome> jobs
      * @param lastCounts          last count emitted per key
      * @param retainedPointers    checkpoint pointers left in the HA directory at the end
      * @param retainedCheckpoints {@code chk-*} directories left in checkpoint storage at the end
+     * @param corruptedFiles      the state files the plan corrupted ({@code chk-N/<file>})
+     * @param storageDownAtEnd    checkpoint storage was down when the job ended (or within a second after)
+     * @param unusableRestores    fallbacks past a checkpoint with an unusable state file (from the job's status)
      */
     record JobOutcome(int index, JobId id, String tag, JobResult result, boolean cancelled, long maxCompleted,
                       List<DeploymentLog.Span> spans, int deploymentsAfterRestart, Map<Long, Long> lastCounts,
-                      List<String> retainedPointers, List<String> retainedCheckpoints) {
+                      List<String> retainedPointers, List<String> retainedCheckpoints, List<String> corruptedFiles,
+                      boolean storageDownAtEnd, List<String> unusableRestores) {
         @Override
         public String toString() {
             return "job " + index + " " + id + ": " + (result == null ? "did not end" : result.status()
                     + (result.failureMessage() != null ? " (" + result.failureMessage() + ")" : ""))
                     + (cancelled ? ", cancelled by the plan" : "") + ", checkpoints completed " + maxCompleted
                     + ", deployments " + spans.size() + ", after restart " + deploymentsAfterRestart
-                    + ", pointers left " + retainedPointers.size() + ", checkpoints left " + retainedCheckpoints.size();
+                    + ", pointers left " + retainedPointers.size() + ", checkpoints left " + retainedCheckpoints.size()
+                    + (storageDownAtEnd ? " (storage was down when it ended)" : "")
+                    + (corruptedFiles.isEmpty() ? "" : ", corrupted " + corruptedFiles + ", restores that hit a"
+                    + " corrupt file " + unusableRestores.size() + " " + unusableRestores);
         }
     }
 }

@@ -52,7 +52,14 @@ final class ChaosRun {
     private final List<FaultInjectingBlobStore> stores = new CopyOnWriteArrayList<>();
     private final Map<Integer, Long> maxCompleted = new ConcurrentHashMap<>();
     private final Map<Integer, Boolean> cancelled = new ConcurrentHashMap<>();
+    /** Per job: the state files the plan corrupted ({@code chk-N/<file>}, byte offset). */
+    private final Map<Integer, List<String>> corrupted = new ConcurrentHashMap<>();
+    /** Per job: distinct fallbacks past a checkpoint with an unusable state file, as the job's status showed them. */
+    private final Map<Integer, java.util.Set<String>> unusableRestores = new ConcurrentHashMap<>();
+    private Path checkpointRoot;
     private volatile ChaosAction storageMode = ChaosAction.STORAGE_HEAL;
+    /** Wall-clock times at which storage went down (REFUSE/HANG) or was healed, in order. */
+    private final List<long[]> storageTimeline = new CopyOnWriteArrayList<>();
 
     ChaosRun(ChaosPlan plan, ChaosSettings settings, ChaosHa ha, Path dir) {
         this.plan = plan;
@@ -82,6 +89,7 @@ final class ChaosRun {
 
     ChaosReport run() throws Exception {
         Path checkpoints = dir.resolve("checkpoints");
+        checkpointRoot = checkpoints;
         List<JobId> ids = new ArrayList<>();
         List<String> tags = new ArrayList<>();
         List<CollectingSink<Tuple2<Long, Long>>> sinks = new ArrayList<>();
@@ -149,7 +157,10 @@ final class ChaosRun {
                         DeploymentLog.spans(tags.get(j)), afterRestart.get(j),
                         CollectingSink.lastValuePerKey(sinks.get(j).results(), Tuple2::f0, Tuple2::f1),
                         ha.pointers(id),
-                        list(checkpoints.resolve(id.value()))));
+                        list(checkpoints.resolve(id.value())),
+                        corrupted.getOrDefault(j, List.of()),
+                        results.get(j) != null && storageDownAround(results.get(j).endTimestampMillis()),
+                        List.copyOf(unusableRestores.getOrDefault(j, java.util.Set.of()))));
             }
             return new ChaosReport(plan, settings, outcomes);
         } finally {
@@ -171,7 +182,8 @@ final class ChaosRun {
                 .setCheckpointDir(checkpoints.toString());
         env.fromSource(SequenceSource.bounded(0, settings.records() - 1).withRate(settings.recordsPerSecond()), "numbers")
                 .keyBy(new KeyedCountingJob.ModKey(ChaosSettings.KEYS))
-                .map(new ChaosCounter(tag, ChaosSettings.KEYS, settings.mutableState())).name("chaos count")
+                .map(new ChaosCounter(tag, ChaosSettings.KEYS, settings.mutableState(), settings.stateBytesPerKey()))
+                .name("chaos count")
                 .returns(Serializers.tuple2(Serializers.LONG, Serializers.LONG))
                 .addSink(sink, "results");
         return env.buildJobGraph("chaos " + tag, id);
@@ -188,9 +200,16 @@ final class ChaosRun {
                         stores.forEach(FaultInjectingBlobStore::heal); // a new fault replaces the old one
                     }
                     storageMode = step.action();
+                    storageTimeline.add(new long[] {System.currentTimeMillis(),
+                            step.action() == ChaosAction.STORAGE_HEAL ? 0 : 1});
                     stores.forEach(s -> apply(s, step.action()));
                 }
                 case REVOKE_LEADERSHIP -> ha.revoke(cluster, ids.get(step.job()));
+                case CORRUPT_STATE_FILE -> {
+                    if (corruptStateFile(step, ids.get(step.job()))) {
+                        ChaosCounter.armFailure(tags.get(step.job())); // a restore, most likely from the corrupt checkpoint
+                    }
+                }
                 case CANCEL -> {
                     cancelled.put(step.job(), true);
                     cluster.dispatcher().cancelJob(ids.get(step.job())).exceptionally(e -> {
@@ -204,6 +223,61 @@ final class ChaosRun {
         }
     }
 
+    /**
+     * Scheduler thread: flips one byte of a {@code .state} file of the job's newest checkpoint in
+     * checkpoint storage (directly on disk, as a failing disk would; the choice of file and byte comes
+     * from the plan's seed), leaving at least one other intact completed checkpoint. Nothing happens
+     * if the job has no state file yet or fewer than two intact checkpoints, or if retention removed
+     * the checkpoint meanwhile. Returns whether a file was corrupted.
+     */
+    private boolean corruptStateFile(ChaosPlan.Step step, JobId id) throws IOException {
+        java.util.Random random = new java.util.Random(plan.seed() * 31 + step.atMillis());
+        Path jobDir = checkpointRoot.resolve(id.value());
+        List<String> chks = new ArrayList<>(list(jobDir).stream().filter(n -> n.startsWith("chk-")).toList());
+        chks.sort(java.util.Comparator.comparingLong((String n) -> Long.parseLong(n.substring(4))).reversed());
+        List<String> already = corrupted.getOrDefault(step.job(), List.of());
+        chks.removeIf(chk -> !Files.exists(jobDir.resolve(chk).resolve("_metadata")) // not completed (yet)
+                || already.stream().anyMatch(c -> c.startsWith(chk + "/")));
+        if (chks.size() < 2) {
+            // Corrupting the only intact checkpoint would leave none to fall back to: the job would
+            // rightly wait for repaired files (never start from empty state), which no plan step repairs.
+            LOG.info("chaos seed={}: job {} has {} intact completed checkpoint(s); not corrupting", plan.seed(),
+                    step.job(), chks.size());
+            return false;
+        }
+        for (String chk : chks) {
+            Path cp = jobDir.resolve(chk);
+            List<String> files = list(cp).stream().filter(n -> n.endsWith(".state")).toList();
+            if (files.isEmpty()) {
+                continue; // all its state is inline
+            }
+            Path file = cp.resolve(files.get(random.nextInt(files.size())));
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+                    java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+                long size = ch.size();
+                if (size == 0) {
+                    continue;
+                }
+                long at = (long) (random.nextDouble() * size);
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
+                ch.read(b, at);
+                b.flip();
+                byte flipped = (byte) (b.get(0) ^ (1 << random.nextInt(8)));
+                ch.write(java.nio.ByteBuffer.wrap(new byte[] {flipped}), at);
+            } catch (java.nio.file.NoSuchFileException e) {
+                LOG.info("chaos seed={}: {} was removed before it could be corrupted", plan.seed(), file);
+                return false;
+            }
+            String what = chk + "/" + file.getFileName();
+            corrupted.computeIfAbsent(step.job(), k -> new CopyOnWriteArrayList<>()).add(what);
+            LOG.info("chaos seed={}: corrupted {} of job {}", plan.seed(), what, step.job());
+            return true;
+        }
+        LOG.info("chaos seed={}: job {} has no completed checkpoint with a state file to corrupt", plan.seed(),
+                step.job());
+        return false;
+    }
+
     /** Scheduler thread: the most completed checkpoints each job's status has reported. */
     private void poll(LocalCluster cluster, List<JobId> ids) {
         for (int j = 0; j < ids.size(); j++) {
@@ -212,10 +286,31 @@ final class ChaosRun {
                 if (details.checkpoints() != null) {
                     maxCompleted.merge(j, details.checkpoints().completed(), Math::max);
                 }
+                String failure = details.failureMessage();
+                if (failure != null && failure.contains(" is unusable")) { // the job master's fallback message
+                    unusableRestores.computeIfAbsent(j, k -> ConcurrentHashMap.newKeySet())
+                            .add(failure.length() > 300 ? failure.substring(0, 300) + "..." : failure);
+                }
             } catch (Exception e) {
                 // a status that cannot be answered now is asked again at the next poll
             }
         }
+    }
+
+    /**
+     * Whether checkpoint storage was down at {@code millis} or within the second after it (while an
+     * ended job's runner deletes its checkpoints).
+     */
+    private boolean storageDownAround(long millis) {
+        boolean down = false;
+        for (long[] change : storageTimeline) {
+            if (change[0] <= millis) {
+                down = change[1] == 1;
+            } else if (change[0] <= millis + 1_000 && change[1] == 1) {
+                return true;
+            }
+        }
+        return down;
     }
 
     private static boolean noNewDeployments(List<JobResult> results, List<String> tags, Map<Integer, Integer> before) {

@@ -18,10 +18,21 @@ import java.util.Set;
  * @param endTimeout         how long each job may take to end once storage is healed
  * @param mutableState       whether the counter mutates the value it got from state in place
  *                           ({@code byte[]}) or stores a new immutable {@code Long} each time
+ * @param stateBytesPerKey   size of each key's mutable value (at least 8: the count, then padding).
+ *                           Above the default {@code checkpoints.inline-state-threshold} (20 KiB) per
+ *                           subtask, snapshots go to {@code .state} files, which
+ *                           {@link ChaosAction#CORRUPT_STATE_FILE} needs; below it they are inline
  */
 record ChaosSettings(int jobs, long records, double recordsPerSecond, int steps, long spanMillis,
                      Set<ChaosAction> actions, Duration checkpointInterval, Duration endTimeout,
-                     boolean mutableState) {
+                     boolean mutableState, int stateBytesPerKey) {
+    ChaosSettings {
+        if (stateBytesPerKey < Long.BYTES) {
+            throw new IllegalArgumentException("stateBytesPerKey must be at least " + Long.BYTES + ", got "
+                    + stateBytesPerKey);
+        }
+    }
+
     static final int KEYS = 8;
     static final int PARALLELISM = 2;
 }

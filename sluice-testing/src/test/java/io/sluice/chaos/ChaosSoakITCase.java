@@ -38,7 +38,7 @@ class ChaosSoakITCase {
     }
 
     static final ChaosSettings SOAK = new ChaosSettings(3, 30_000, 5_000, 20, 6_000, ChaosPlan.all(),
-            Duration.ofMillis(100), Duration.ofMinutes(2), true);
+            Duration.ofMillis(100), Duration.ofMinutes(2), true, 12 * 1024);
 
     @TempDir
     Path dir;

@@ -1,6 +1,7 @@
 package io.sluice.ha.embedded;
 
 import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.checkpoint.CheckpointStoreShutDownException;
 import io.sluice.checkpoint.CompletedCheckpoint;
 import io.sluice.checkpoint.CompletedCheckpointStore;
 import io.sluice.graph.JobId;
@@ -33,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: {@link #latest()}, {@link #retainedIds()} and {@link #size()} read one immutable
  * snapshot from a volatile field: thread-safe, non-blocking, fine on main threads.
  * {@link #addCheckpoint}, {@link #fallBackFrom}, {@link #shutdown} and {@link #loadRetained} block on
- * I/O and run on an I/O executor ({@code addCheckpoint} and {@code fallBackFrom} exclude each other); every pointer write or removal runs inside
+ * I/O and run on an I/O executor ({@code addCheckpoint}, {@code fallBackFrom} and {@code shutdown}
+ * exclude each other; after {@code shutdown} every {@code addCheckpoint} is refused with
+ * {@link CheckpointStoreShutDownException}); every pointer write or removal runs inside
  * {@link LeaderElection#runIfLeader}, so none lands after leadership was revoked.
  */
 public final class DefaultCompletedCheckpointStore implements CompletedCheckpointStore {
@@ -46,6 +49,8 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
     private final LeaderElection election;
     private final UUID leaderSessionId;
     private volatile Snapshot snapshot;
+    /** How the store was shut down, or {@code null} while it is open; guarded by {@code this}. */
+    private JobStatus shutDownAs;
 
     /**
      * @param latest      the newest usable retained checkpoint, or {@code null} if there is none
@@ -82,6 +87,10 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
         if (checkpoint.metadataPath() == null) {
             throw new IllegalArgumentException("Checkpoint " + id + " of job " + jobId + " has no metadata path;"
                     + " write its metadata to checkpoint storage before adding it");
+        }
+        if (shutDownAs != null) {
+            // The job ended while this checkpoint was finalized: a pointer now would outlive the cleanup.
+            throw new CheckpointStoreShutDownException(jobId, id, shutDownAs.name());
         }
         Snapshot before = snapshot;
         if (!before.ids().isEmpty() && id <= before.ids().get(before.ids().size() - 1)) {
@@ -166,10 +175,27 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
         }
         java.util.Set<Long> unusable = new java.util.HashSet<>(current.unusable());
         unusable.add(unusableId);
-        List<Long> ids = current.ids();
+        return loadNewestUsable(current.ids(), unusableId, unusable, events);
+    }
+
+    /**
+     * Forgets the checkpoints found unusable in this session and loads the newest retained one with
+     * readable metadata again (after the job waited for repaired state files).
+     */
+    @Override
+    public synchronized Optional<CompletedCheckpoint> retryUnusable(java.util.function.Consumer<String> events)
+            throws Exception {
+        MainThreads.checkNotMainThread("retrying the unusable checkpoints of job " + jobId);
+        Snapshot current = snapshot;
+        return loadNewestUsable(current.ids(), Long.MAX_VALUE, new java.util.HashSet<>(), events);
+    }
+
+    /** Newest first among {@code ids} below {@code belowId} and not {@code unusable}; makes it the latest. */
+    private Optional<CompletedCheckpoint> loadNewestUsable(List<Long> ids, long belowId, java.util.Set<Long> unusable,
+                                                           java.util.function.Consumer<String> events) throws Exception {
         for (int i = ids.size() - 1; i >= 0; i--) {
             long id = ids.get(i);
-            if (id >= unusableId || unusable.contains(id)) {
+            if (id >= belowId || unusable.contains(id)) {
                 continue;
             }
             String reason;
@@ -196,8 +222,13 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
         return Optional.empty();
     }
 
+    /**
+     * Excludes {@link #addCheckpoint} (both hold the store's lock), so a pointer write in flight
+     * either lands before and is removed with the others, or is refused afterwards.
+     */
     @Override
-    public void shutdown(JobStatus status, boolean discardCheckpoints) throws Exception {
+    public synchronized void shutdown(JobStatus status, boolean discardCheckpoints) throws Exception {
+        shutDownAs = status;
         if (!discardCheckpoints) {
             LOG.info("Job {} is {}; keeping its checkpoints {} and their pointers{}", jobId, status, snapshot.ids(),
                     status == JobStatus.SUSPENDED ? " for the next leader" : " (it can be started again from them)");
@@ -214,6 +245,21 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
                 LOG.warn("Could not discard checkpoint {} of job {} in {} after the job {}; delete it by hand: {}",
                         id, jobId, storage.location(), status, e.toString());
             }
+        }
+        discardLeftovers(storage, jobId, status);
+    }
+
+    /**
+     * After a discarding shutdown every task of the job has ended, so whatever is left under the
+     * job's checkpoint directory is an orphan nobody points to (an upload that landed after its
+     * checkpoint was aborted and discarded, say): removed too, so an ended job leaves no files.
+     */
+    static void discardLeftovers(CheckpointStorage storage, JobId jobId, JobStatus status) {
+        try {
+            storage.discardJob(jobId);
+        } catch (RuntimeException e) {
+            LOG.warn("Could not remove the checkpoint directory of job {} in {} after the job {}; delete it by hand: {}",
+                    jobId, storage.location(), status, e.toString());
         }
     }
 

@@ -101,6 +101,104 @@ class DefaultCompletedCheckpointStoreTest {
     }
 
     @Test
+    void aCheckpointAddedAfterShutdownIsRefusedAndLeavesNoPointer() throws Exception {
+        DefaultCompletedCheckpointStore store = emptyStore(3);
+        store.addCheckpoint(writeCheckpoint(storage, JOB, 1));
+        store.shutdown(JobStatus.FINISHED, true);
+
+        CompletedCheckpoint late = writeCheckpoint(storage, JOB, 2);
+        assertThatThrownBy(() -> store.addCheckpoint(late))
+                .isInstanceOf(io.sluice.checkpoint.CheckpointStoreShutDownException.class)
+                .hasMessageContaining("Checkpoint 2 of job " + JOB)
+                .hasMessageContaining("FINISHED");
+
+        assertThat(pointers.checkpointIds(JOB)).as("the finished job left no pointer").isEmpty();
+        assertThat(store.retainedIds()).isEmpty();
+    }
+
+    @Test
+    void aDiscardingShutdownAlsoRemovesOrphanedCheckpointFilesThatNoPointerNames() throws Exception {
+        DefaultCompletedCheckpointStore store = emptyStore(3);
+        store.addCheckpoint(writeCheckpoint(storage, JOB, 1));
+        storage.writeTaskState(JOB, 2, 1, 0, new byte[] {1, 2, 3}); // a late upload into an aborted checkpoint
+
+        store.shutdown(JobStatus.FINISHED, true);
+
+        assertThat(checkpointDir.resolve(JOB.value())).as("nothing of the finished job is left").doesNotExist();
+    }
+
+    /** A pointer write in flight when the job's cleanup starts: the cleanup waits for it and removes it too. */
+    @Test
+    void aShutdownWaitsForAPointerWriteInFlightAndRemovesThatPointerToo() throws Exception {
+        java.util.concurrent.CountDownLatch writing = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        io.sluice.ha.CheckpointPointerStore blocking = new BlockingPointerStore(pointers, writing, release);
+        DefaultCompletedCheckpointStore store = new DefaultCompletedCheckpointStore(JOB, 3, blocking, storage,
+                election, session, null, List.of());
+        CompletedCheckpoint first = writeCheckpoint(storage, JOB, 1);
+        java.util.concurrent.CompletableFuture<List<Long>> add = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return store.addCheckpoint(first);
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+        writing.await();
+        Thread cleanup = new Thread(() -> {
+            try {
+                store.shutdown(JobStatus.FINISHED, true);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, "cleanup");
+        cleanup.start();
+        // The cleanup waits (for the store's lock, or the election's) or has already run.
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> cleanup.getState() != Thread.State.RUNNABLE && cleanup.getState() != Thread.State.NEW);
+
+        release.countDown();
+        add.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        cleanup.join(10_000);
+
+        assertThat(cleanup.isAlive()).isFalse();
+        assertThat(pointers.checkpointIds(JOB)).as("the pointer written during the cleanup is removed too").isEmpty();
+        assertThat(storage.listCheckpointIds(JOB)).isEmpty();
+    }
+
+    /** Delegates; the first pointer write signals {@code writing} and waits for {@code release}. */
+    private record BlockingPointerStore(io.sluice.ha.CheckpointPointerStore delegate,
+                                        java.util.concurrent.CountDownLatch writing,
+                                        java.util.concurrent.CountDownLatch release)
+            implements io.sluice.ha.CheckpointPointerStore {
+        @Override
+        public void writePointer(JobId jobId, long checkpointId, String metadataPath) throws Exception {
+            writing.countDown();
+            release.await();
+            delegate.writePointer(jobId, checkpointId, metadataPath);
+        }
+
+        @Override
+        public String readPointer(JobId jobId, long checkpointId) throws Exception {
+            return delegate.readPointer(jobId, checkpointId);
+        }
+
+        @Override
+        public List<Long> checkpointIds(JobId jobId) throws Exception {
+            return delegate.checkpointIds(jobId);
+        }
+
+        @Override
+        public void removePointer(JobId jobId, long checkpointId) throws Exception {
+            delegate.removePointer(jobId, checkpointId);
+        }
+
+        @Override
+        public void removeAll(JobId jobId) throws Exception {
+            delegate.removeAll(jobId);
+        }
+    }
+
+    @Test
     void onlyADiscardingShutdownRemovesPointersAndFilesSuspendedFailedAndCancelledKeepThem() throws Exception {
         DefaultCompletedCheckpointStore store = emptyStore(3);
         store.addCheckpoint(writeCheckpoint(storage, JOB, 1));
