@@ -11,7 +11,8 @@ public final class ConfigDocs {
     /** Every options class, in the order they appear in the docs. */
     public static final List<Class<?>> OPTION_CLASSES = List.of(
             PipelineOptions.class, ClusterOptions.class, CheckpointingOptions.class, RestartOptions.class,
-            HighAvailabilityOptions.class);
+            HighAvailabilityOptions.class, RpcOptions.class, JobManagerOptions.class, TaskManagerOptions.class,
+            HeartbeatOptions.class);
 
     private ConfigDocs() {}
 
