@@ -163,6 +163,17 @@ class DeploymentManifestsTest {
         assertThat(ConfigFile.load(Files.writeString(dir.resolve("dist.yaml"), text)).toMap()).isEmpty();
     }
 
+    @Test
+    void theImageOfThePodsAndTheDockerfilesDefaultVersionAreThisVersion() throws IOException {
+        String version = System.getProperty("sluice.version");
+        assertThat(version).as("system property sluice.version (set by the pom)").isNotBlank();
+        for (Resource w : sluiceWorkloads(shipped())) {
+            assertThat(string(onlyContainer(w), "image")).as("image of %s", w).endsWith("sluice:" + version);
+        }
+        assertThat(dockerInstructions(Files.readString(DOCKERFILE)).get("ARG")).as("ARG of the Dockerfile")
+                .contains("SLUICE_VERSION=" + version);
+    }
+
     // ---- each check fails on a broken copy
 
     @Test
