@@ -19,8 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The distribution built in {@code package} ({@code target/sluice-<version>.tar.gz}), unpacked as a
  * user would ({@code tar xzf}): its layout, and {@code bin/sluice} run as a program (through its
  * {@code #!/bin/sh} line) — the version and help, the default {@code --config} from
- * {@code SLUICE_CONF_DIR}, an explicit {@code --config} winning, a symbolic link to the launcher,
- * and a wrong {@code JAVA_HOME}.
+ * {@code SLUICE_CONF_DIR}, an explicit {@code --config} winning, ZooKeeper HA and the S3 options
+ * on its class path, a symbolic link to the launcher, and a wrong {@code JAVA_HOME}.
  */
 class DistributionTarballITCase {
     private static final long TIMEOUT_SECONDS = 60;
@@ -103,6 +103,19 @@ class DistributionTarballITCase {
 
         assertThat(cluster.exitCode()).as("exit code; stdout: %s", cluster.stdout()).isEqualTo(64);
         assertThat(cluster.stderr()).contains("'checkpoints.intervall'").doesNotContain("rest.prot");
+    }
+
+    @Test
+    void zooKeeperHaAndS3OptionsComeWithTheDistribution() throws Exception {
+        // Nothing listens on port 1: the ZooKeeper HA services (from lib/) get as far as connecting, and the
+        // s3.* key is accepted, so neither module is reported missing from the class path.
+        Run cluster = sluice(Map.of(), "cluster", "--port", "0", "-D", "high-availability.type=zookeeper",
+                "-D", "high-availability.zookeeper.quorum=127.0.0.1:1",
+                "-D", "high-availability.zookeeper.connection-timeout=1 s", "-D", "s3.region=us-east-1");
+
+        assertThat(cluster.exitCode()).as("exit code; stdout: %s", cluster.stdout()).isNotZero();
+        assertThat(cluster.stderr()).contains("Could not connect to ZooKeeper at 127.0.0.1:1 within 1 s")
+                .doesNotContain("not on the classpath", "not on the class path");
     }
 
     @Test
