@@ -63,6 +63,23 @@ public final class JobManagerConnector {
     private boolean closed;
 
     /**
+     * A connector whose task cancellation counts as done at once (it does not wait for the tasks to
+     * end before registering again). Prefer the other constructor with {@code TaskExecutor::cancelAllTasks}.
+     *
+     * @param cancelAllTasks cancels every task of the task executor, with the reason; called on {@code mainThread}
+     */
+    public JobManagerConnector(TaskExecutorRegistration registration, TaskExecutorGateway taskExecutor,
+                               Consumer<String> cancelAllTasks, LeaderRetrieval leaderRetrieval,
+                               Function<JobManagerAddress, TaskExecutorRegistryGateway> resolver,
+                               MainThreadExecutor mainThread, Clock clock, HeartbeatSettings heartbeats,
+                               RegistrationBackoff backoff) {
+        this(registration, taskExecutor, (String reason) -> {
+            cancelAllTasks.accept(reason);
+            return CompletableFuture.completedFuture(null);
+        }, leaderRetrieval, resolver, mainThread, clock, heartbeats, backoff);
+    }
+
+    /**
      * @param registration   what to register (id, process instance id, slots, data address, cluster id)
      * @param taskExecutor   the task executor, sent by reference with the registration
      * @param cancelAllTasks cancels every task of the task executor, with the reason, and completes once

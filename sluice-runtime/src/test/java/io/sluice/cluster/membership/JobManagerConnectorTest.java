@@ -337,6 +337,27 @@ class JobManagerConnectorTest {
         assertThat(jm.registrationAttemptMillis).hasSize(1);
     }
 
+    @Test
+    void aConsumerOfTheReasonStillWorksAndRegistersAgainAtOnce() {
+        JobManagerSide first = jobManager(A, "prod");
+        JobManagerSide second = jobManager(B, "prod");
+        leader.setLeader(A);
+        connector = new JobManagerConnector(new TaskExecutorRegistration("tm-1", "instance-1", 2, null, "prod"),
+                taskExecutor, reason -> {
+                    cancellations.add(reason);
+                }, leader, address -> jobManagers.get(address.id()), teMain, clock, HeartbeatSettings.DEFAULT,
+                RegistrationBackoff.DEFAULT);
+        connector.start();
+        settle();
+
+        leader.setLeader(B);
+        settle();
+
+        assertThat(cancellations).hasSize(1);
+        assertThat(second.pool.totalSlots()).isEqualTo(2);
+        assertThat(first.registrationAttemptMillis).hasSize(1);
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /** Runs both main threads until neither has queued work. */
