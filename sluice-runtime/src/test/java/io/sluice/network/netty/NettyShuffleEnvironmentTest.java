@@ -206,6 +206,14 @@ class NettyShuffleEnvironmentTest {
                 .hasMessageContaining("Connection to the data server " + producerSide.dataAddress());
         assertThatThrownBy(in::poll).isInstanceOf(ChannelReleasedException.class);
         await().atMost(WAIT).until(() -> producerSide.remoteChannelCount() == 0 && consumerSide.remoteChannelCount() == 0);
+
+        // The next deployment's channels get a new connection.
+        ChannelKey next = new ChannelKey(JOB, 1, 1, 0, 0);
+        LocalChannel nextIn = consumerSide.remoteInputChannel(next, producerSide.dataAddress());
+        producerSide.remoteOutputChannel(next).send(Buffer.event(new Watermark(42)));
+        await().atMost(WAIT).until(() -> nextIn.queuedBuffers() == 1);
+        assertThat(nextIn.poll().event()).isEqualTo(new Watermark(42));
+        assertThat(consumerSide.clientConnectionCount()).isEqualTo(1);
     }
 
     @Test
