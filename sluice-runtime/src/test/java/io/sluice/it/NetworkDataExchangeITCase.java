@@ -158,6 +158,34 @@ class NetworkDataExchangeITCase {
         }
     }
 
+    /**
+     * An error no restart can fix, in a producer whose consumers run in both task executors, fails
+     * the job at once with that error: the failed task's remote peers must not fail first with a
+     * released channel (whose cause crosses the network only as text) and so win the restart
+     * decision. Repeated, since it is a race between two task executors' reports.
+     */
+    @org.junit.jupiter.api.RepeatedTest(5)
+    void anUnrecoverableErrorInAProducerWithRemoteConsumersFailsTheJobAtOnceWithThatError() throws Exception {
+        CollectingSink<Object> sink = CollectingSink.create();
+        try {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
+                    .enableCheckpointing(Duration.ofMillis(100)).setCheckpointDir(checkpoints.resolve("null-key").toString());
+            env.fromSource(SequenceSource.unbounded(0).withRate(200_000), "numbers")
+                    .keyBy(v -> v == 20_001 ? null : v % 16)
+                    .map(v -> (Object) v)
+                    .addSink(sink, "out");
+            JobId id = cluster.submit(env.buildJobGraph("null key over TCP"));
+            JobResult result = cluster.dispatcher().requestJobResult(id).get(60, TimeUnit.SECONDS);
+
+            assertThat(result.status()).as(result.failureStackTrace()).isEqualTo(JobStatus.FAILED);
+            assertThat(result.failureMessage()).startsWith(io.sluice.api.NullKeyException.class.getName());
+            JobDetails d = cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS);
+            assertThat(d.restarts()).as("no restart spent on an error a restart cannot fix").isZero();
+        } finally {
+            sink.release();
+        }
+    }
+
     private static long buffersSent() {
         return cluster.networkEnvironments().stream().mapToLong(e -> e.metrics().buffersSent()).sum();
     }
