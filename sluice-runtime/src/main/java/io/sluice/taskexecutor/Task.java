@@ -290,8 +290,6 @@ public final class Task implements Runnable {
             // the restart (an unrecoverable error would be restarted). The job master cancels the peers
             // first and releases the deployment's channels when every task has ended.
             releaseRemoteChannels(new TaskCancelledException(taskName + " was cancelled"));
-        }
-        if (cancelled) {
             transition(ExecutionState.CANCELED, null);
         } else if (failure != null) {
             if (causedByReleasedChannel(failure)) {
