@@ -583,13 +583,17 @@ public final class JobMaster implements JobMasterGateway {
             checkpointCoordinator.restoreFinished();
         }
         List<TaskDeploymentDescriptor> descriptors = new ArrayList<>();
+        List<String> dataAddresses = new ArrayList<>();
+        for (TaskExecutorGateway te : services.slots()) {
+            dataAddresses.add(te.dataAddress()); // a constant of the gateway: no call to the task executor
+        }
         for (JobVertex vertex : jobGraph.vertices()) {
             for (int subtask = 0; subtask < vertex.parallelism(); subtask++) {
                 ExecutionAttemptId id = new ExecutionAttemptId(jobGraph.jobId(), vertex.id(), subtask, deployment);
                 TaskExecutorGateway te = slots.get(subtask);
                 executions.put(id, new Execution(id, te, vertex.isSource(), latest.isPresent()));
                 descriptors.add(new TaskDeploymentDescriptor(jobGraph, id, restarts,
-                        latest.map(cp -> restoreFor(cp, vertex, id.subtaskIndex())).orElse(null)));
+                        latest.map(cp -> restoreFor(cp, vertex, id.subtaskIndex())).orElse(null), dataAddresses));
             }
         }
         for (TaskDeploymentDescriptor d : descriptors) {
@@ -656,6 +660,12 @@ public final class JobMaster implements JobMasterGateway {
     private void releaseDeployment() {
         if (deployment >= 0) {
             services.shuffleMaster().releaseDeployment(jobGraph.jobId(), deployment);
+            // Task executors that exchange data over the network hold their own channel ends.
+            for (TaskExecutorGateway te : distinctTaskExecutors()) {
+                if (te.dataAddress() != null) {
+                    te.releaseChannels(jobGraph.jobId(), deployment);
+                }
+            }
         }
     }
 
