@@ -10,7 +10,7 @@ import io.sluice.graph.JobVertex;
  * @param restore       the state to restore, or {@code null} to start from scratch
  */
 public record TaskDeploymentDescriptor(JobGraph jobGraph, ExecutionAttemptId attemptId, int attemptNumber,
-                                       TaskRestore restore) {
+                                       TaskRestore restore) implements java.io.Serializable {
     public JobVertex vertex() {
         return jobGraph.vertex(attemptId.vertexId());
     }
