@@ -46,6 +46,7 @@ class RemoteRpcExactlyOnceITCase {
     private static final int KEYS = 16;
     private static LocalCluster cluster;
     private static long restoredKeys;
+    private static long completedCheckpoints;
 
     @TempDir
     static Path checkpoints;
@@ -58,6 +59,8 @@ class RemoteRpcExactlyOnceITCase {
     @AfterAll
     static void stopCluster() {
         cluster.close();
+        // Checkpoints need every task's acknowledgement over RPC; a short run may end before one completes.
+        assertThat(completedCheckpoints).as("checkpoints completed, over all runs").isPositive();
         assertThat(restoredKeys).as("keys restored from checkpoints, over all runs").isPositive();
     }
 
@@ -117,7 +120,7 @@ class RemoteRpcExactlyOnceITCase {
 
             JobDetails details = cluster.dispatcher().requestJobDetails(id).get(10, TimeUnit.SECONDS);
             assertThat(details.restarts()).as("seed %d: restarts", seed).isBetween(1, failures);
-            assertThat(details.checkpoints().completed()).as("seed %d: checkpoints acknowledged over RPC", seed).isPositive();
+            completedCheckpoints += details.checkpoints().completed();
             assertThat(details.recentFailures()).as("seed %d: task failures reported over RPC", seed).isNotEmpty();
             long restored = run.restoredKeys();
             restoredKeys += restored;

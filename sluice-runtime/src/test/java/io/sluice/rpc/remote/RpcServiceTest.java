@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.sluice.api.UnrecoverableJobException;
 import io.sluice.config.Configuration;
 import io.sluice.config.RpcOptions;
+import io.sluice.jobmaster.JobResult;
 import io.sluice.testutil.ManualScheduledExecutorService;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -155,6 +156,27 @@ class RpcServiceTest {
         toClose.add(late);
         late.expose("echo", EchoGateway.class, new TestingEchoGateway("late"), null);
         assertThat(get(remote.echo("x"))).isEqualTo("late:x");
+    }
+
+    @Test
+    void aLostConnectionFailsTheCallsInFlightAndTheNextCallConnectsAgain() throws Exception {
+        RpcService client = service();
+        RpcService server = RpcService.builder().bind("127.0.0.1", 0).timer(timer).start();
+        TestingEchoGateway impl = new TestingEchoGateway("first");
+        server.expose("echo", EchoGateway.class, impl, null);
+        RpcAddress address = server.address();
+        EchoGateway remote = client.remoteGateway(address, "echo", EchoGateway.class, null, Map.of());
+        CompletableFuture<String> inFlight = remote.never();
+        await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> impl.neverAnswered.size() == 1);
+
+        server.close(); // the peer process goes away
+        assertThat(failure(inFlight)).isInstanceOf(RpcConnectionException.class)
+                .hasMessageContaining("EchoGateway.never").hasMessageContaining("connection to " + address + " was lost");
+
+        RpcService restarted = RpcService.builder().bind("127.0.0.1", address.port()).timer(timer).start();
+        toClose.add(restarted);
+        restarted.expose("echo", EchoGateway.class, new TestingEchoGateway("second"), null);
+        assertThat(get(remote.echo("x"))).isEqualTo("second:x");
     }
 
     @Test
@@ -313,6 +335,45 @@ class RpcServiceTest {
         // A throwable the receiver knows arrives as itself.
         impl.failure = () -> new IllegalArgumentException("plain");
         assertThat(failure(remote.fail())).isExactlyInstanceOf(IllegalArgumentException.class).hasMessage("plain");
+
+        // Each level of a chain is recreated on its own: a known wrapper of an unknown cause keeps its type.
+        impl.failure = () -> {
+            IllegalStateException wrapper = new IllegalStateException("upload failed",
+                    (Throwable) newInstance(userException, "from the library"));
+            wrapper.addSuppressed(new IOException("also this"));
+            return wrapper;
+        };
+        Throwable wrapped = failure(remote.fail());
+        assertThat(wrapped).isExactlyInstanceOf(IllegalStateException.class).hasMessage("upload failed");
+        assertThat(wrapped.getCause()).isInstanceOf(SerializedThrowable.Unrecoverable.class).hasMessage("from the library");
+        assertThat(wrapped.getSuppressed()).singleElement().isInstanceOf(IOException.class);
+        assertThat(UnrecoverableJobException.isCauseOf(wrapped)).isTrue();
+        assertThat(JobResult.describe(wrapped)).as("a job result names the original class")
+                .isEqualTo("userjob.BadRecordException: from the library");
+
+        // A throwable that cannot be serialized (a field is not Serializable) keeps its class name and message.
+        impl.failure = () -> new NotSerializableFailure("holds a thread");
+        Throwable unserializable = failure(remote.fail());
+        assertThat(unserializable).isInstanceOf(SerializedThrowable.class).hasMessage("holds a thread");
+        assertThat(unserializable.toString()).startsWith(NotSerializableFailure.class.getName());
+    }
+
+    /** A throwable with a field that is not serializable. */
+    static final class NotSerializableFailure extends RuntimeException {
+        @SuppressWarnings("unused")
+        private final Object notSerializable = new Object();
+
+        NotSerializableFailure(String message) {
+            super(message);
+        }
+    }
+
+    private static Object newInstance(Class<?> userException, String message) {
+        try {
+            return userException.getConstructor(String.class, Throwable.class).newInstance(message, null);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
     }
 
     private static Class<?> compileUserException(Path dir) throws Exception {
