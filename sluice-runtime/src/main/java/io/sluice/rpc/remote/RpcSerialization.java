@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  *       {@code StorageException} caused by a library exception the receiver lacks is still a
  *       {@code StorageException};</li>
  *   <li>an {@link Optional} is written as an {@link OptionalValue};</li>
- *   <li>reading is restricted by {@link #filter(long)}: a depth, reference and size limit, and only
+ *   <li>reading is restricted by a {@link Filter}: a depth, reference and size limit, and only
  *       classes of the JDK's basic packages ({@code java.lang}, {@code java.util}, {@code java.time},
  *       ...) and of Sluice ({@code io.sluice.*}). Anything else is refused (a throwable of another
  *       class then arrives as a {@link SerializedThrowable}).</li>
@@ -77,23 +77,60 @@ final class RpcSerialization {
 
     static Object deserialize(InputStream in, long maxBytes, Context context) throws IOException, ClassNotFoundException {
         try (RpcObjectInputStream objects = new RpcObjectInputStream(in, maxBytes, context, null)) {
-            return objects.readObject();
+            try {
+                return objects.readObject();
+            } catch (InvalidClassException e) {
+                String why = objects.filter.rejection();
+                if (why == null) {
+                    throw e;
+                }
+                InvalidClassException named = new InvalidClassException(why);
+                named.initCause(e);
+                throw named;
+            }
         }
     }
 
-    /** The filter of every RPC input stream: limits, and the allowed classes. */
-    static ObjectInputFilter filter(long maxBytes) {
-        return info -> {
-            if (info.depth() > MAX_DEPTH || info.references() > MAX_REFERENCES
-                    || info.streamBytes() > maxBytes || info.arrayLength() > maxBytes) {
-                return ObjectInputFilter.Status.REJECTED;
+    /**
+     * The filter of every RPC input stream: limits, and the allowed classes. Remembers why it
+     * refused, so that the error names the class or the limit.
+     */
+    static final class Filter implements ObjectInputFilter {
+        private final long maxBytes;
+        private volatile String rejection;
+
+        Filter(long maxBytes) {
+            this.maxBytes = maxBytes;
+        }
+
+        @Override
+        public Status checkInput(FilterInfo info) {
+            if (info.depth() > MAX_DEPTH) {
+                return reject("objects nested deeper than " + MAX_DEPTH + " levels");
+            }
+            if (info.references() > MAX_REFERENCES) {
+                return reject("more than " + MAX_REFERENCES + " object references");
+            }
+            if (info.streamBytes() > maxBytes || info.arrayLength() > maxBytes) {
+                return reject("more than " + maxBytes + " bytes (" + io.sluice.config.RpcOptions.MAX_MESSAGE_SIZE.key() + ")");
             }
             Class<?> type = info.serialClass();
-            if (type == null) {
-                return ObjectInputFilter.Status.ALLOWED;
+            if (type == null || isAllowed(type)) {
+                return Status.ALLOWED;
             }
-            return isAllowed(type) ? ObjectInputFilter.Status.ALLOWED : ObjectInputFilter.Status.REJECTED;
-        };
+            return reject("class " + type.getName() + ", which RPC messages may not carry (only io.sluice.* classes and"
+                    + " basic JDK classes of " + ALLOWED_JDK_PACKAGES + ")");
+        }
+
+        private Status reject(String why) {
+            rejection = "refused to read " + why;
+            return Status.REJECTED;
+        }
+
+        /** Why the last object was refused, or {@code null}. */
+        String rejection() {
+            return rejection;
+        }
     }
 
     static boolean isAllowed(Class<?> type) {
@@ -193,19 +230,21 @@ final class RpcSerialization {
                 t.getSuppressed(), t instanceof UnrecoverableJobException);
     }
 
-    /** Reads with the substitutions described on {@link RpcSerialization}, through {@link #filter(long)}. */
+    /** Reads with the substitutions described on {@link RpcSerialization}, through a {@link Filter}. */
     static final class RpcObjectInputStream extends ObjectInputStream {
         private final Context context;
         private final long maxBytes;
         /** When reading the serialized form inside an envelope: the envelope (its cause and suppressed fill the placeholders). */
         private final ThrowableEnvelope envelope;
+        final Filter filter;
 
         RpcObjectInputStream(InputStream in, long maxBytes, Context context, ThrowableEnvelope envelope) throws IOException {
             super(in);
             this.context = context;
             this.maxBytes = maxBytes;
             this.envelope = envelope;
-            setObjectInputFilter(filter(maxBytes));
+            this.filter = new Filter(maxBytes);
+            setObjectInputFilter(filter);
             enableResolveObject(true);
         }
 

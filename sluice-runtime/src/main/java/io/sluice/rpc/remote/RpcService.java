@@ -305,9 +305,16 @@ public final class RpcService implements AutoCloseable {
         }
         PendingRequest request = new PendingRequest(id, what, where, result);
         RpcConnection connection = connectionTo(target.address);
-        request.timeout = timer.schedule(() -> connection.expire(request, new RpcTimeoutException(what + " to " + where
-                + " got no answer within " + timeoutMillis + " ms (rpc.timeout); the remote side is slow, stuck or gone")),
-                timeoutMillis, TimeUnit.MILLISECONDS);
+        try {
+            request.timeout = timer.schedule(() -> connection.expire(request, new RpcTimeoutException(what + " to "
+                    + where + " got no answer within " + timeoutMillis + " ms (rpc.timeout); the remote side is slow,"
+                    + " stuck or gone")), timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            frame.release();
+            result.completeExceptionally(new RpcException("Cannot call " + what + " on " + where + ": the RPC service at "
+                    + address + " is closed"));
+            return result;
+        }
         connection.send(frame, request, null);
         return result;
     }
@@ -507,7 +514,8 @@ public final class RpcService implements AutoCloseable {
                 receiveFailures.warn(call.endpoint() + "/" + call.method(), "One-way message " + what + " from "
                         + channel.remoteAddress() + " failed on " + address + ": " + t);
             } else {
-                completeOffEventLoop(() -> answer(channel, call.requestId(), null, null, t));
+                String failed = what;
+                completeOffEventLoop(() -> answer(channel, call.requestId(), failed, null, t));
             }
         } finally {
             call.payload().release();
@@ -742,7 +750,8 @@ public final class RpcService implements AutoCloseable {
 
     /**
      * Stops listening, closes every connection (calls in flight fail naming this service) and
-     * releases all threads. Blocks until the event loops have stopped (a few ms). Idempotent.
+     * releases all threads. Blocks until the event loops have stopped (a few ms), so it must not be
+     * called from one of this service's threads. Idempotent.
      */
     @Override
     public void close() {

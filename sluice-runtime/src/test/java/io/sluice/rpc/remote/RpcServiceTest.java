@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -258,6 +259,28 @@ class RpcServiceTest {
         current.set(null); // leadership lost
         assertThat(failure(right.echo("x"))).isInstanceOf(FencingTokenMismatchException.class)
                 .hasMessageContaining("does not lead");
+    }
+
+    @Test
+    void readingIsRestrictedToSluiceAndBasicJdkClassesAndToLimits() throws Exception {
+        RpcService server = service();
+        RpcService client = service();
+        server.expose("echo", EchoGateway.class, new TestingEchoGateway("b"), null);
+        EchoGateway remote = client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of());
+
+        assertThat(get(remote.typeOf(new java.util.ArrayList<>(List.of(1, "x", java.time.Duration.ofSeconds(1))))))
+                .isEqualTo("java.util.ArrayList");
+        assertThat(get(remote.typeOf(Optional.of("x")))).as("optionals cross as optionals").isEqualTo("java.util.Optional");
+        assertThat(failure(remote.typeOf(new java.text.DecimalFormat("#.#")))).isInstanceOf(RpcException.class)
+                .hasMessageContaining("EchoGateway.typeOf").hasMessageContaining("class java.text.DecimalFormat")
+                .hasMessageContaining("may not carry");
+        Object deep = "leaf";
+        for (int i = 0; i < 300; i++) {
+            deep = List.of(deep);
+        }
+        assertThat(failure(remote.typeOf(deep))).isInstanceOf(RpcException.class)
+                .hasMessageContaining("nested deeper than 256");
+        assertThat(get(remote.echo("still fine"))).isEqualTo("b:still fine");
     }
 
     @Test
