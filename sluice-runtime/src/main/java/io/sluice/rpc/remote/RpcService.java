@@ -131,8 +131,8 @@ public final class RpcService implements AutoCloseable {
             this.timer = Executors.newSingleThreadScheduledExecutor(daemon(prefix + "-timer", false));
             this.ownsTimer = true;
         }
-        this.sendFailures = new RateLimitedLog(LOG, b.clock, Duration.ofSeconds(10));
-        this.receiveFailures = new RateLimitedLog(LOG, b.clock, Duration.ofSeconds(10));
+        this.sendFailures = new RateLimitedLog(LOG::warn, b.clock, Duration.ofSeconds(10));
+        this.receiveFailures = new RateLimitedLog(LOG::warn, b.clock, Duration.ofSeconds(10));
         this.eventLoops = new NioEventLoopGroup(b.ioThreads, new DefaultThreadFactory(prefix + "-io", true));
         this.workers = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 daemon(prefix + "-worker-", true));
@@ -264,13 +264,13 @@ public final class RpcService implements AutoCloseable {
                 values.put(k, (Serializable) v);
             });
         }
-        return gatewayInterface.cast(proxy(target, endpoint, List.of(gatewayInterface), fencingToken, values));
+        return gatewayInterface.cast(proxy(gatewayInterface.getClassLoader(), target, endpoint, List.of(gatewayInterface),
+                fencingToken, values));
     }
 
-    private Object proxy(RpcAddress target, String endpoint, List<Class<?>> interfaces, UUID token,
+    private Object proxy(ClassLoader loader, RpcAddress target, String endpoint, List<Class<?>> interfaces, UUID token,
                          Map<String, Serializable> constants) {
         RemoteGatewayHandler handler = new RemoteGatewayHandler(this, target, endpoint, interfaces, token, constants);
-        ClassLoader loader = interfaces.get(0).getClassLoader();
         return Proxy.newProxyInstance(loader, interfaces.toArray(new Class<?>[0]), handler);
     }
 
@@ -620,7 +620,7 @@ public final class RpcService implements AutoCloseable {
                 throw new RpcException("None of the gateway interfaces " + reference.interfaceNames() + " of '"
                         + reference.endpoint() + "' at " + reference.address() + " is known here");
             }
-            return proxy(reference.address(), reference.endpoint(), interfaces, reference.fencingToken(),
+            return proxy(classLoader, reference.address(), reference.endpoint(), interfaces, reference.fencingToken(),
                     reference.constants() == null ? Map.of() : reference.constants());
         }
 
