@@ -2,7 +2,6 @@ package io.sluice.rpc.remote;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ConnectTimeoutException;
 import java.net.ConnectException;
 import java.util.ArrayList;
@@ -35,40 +34,47 @@ final class RpcConnection {
         this.address = address;
     }
 
-    /** Called once the connect attempt ended (on the event loop). */
-    void connected(ChannelFuture attempt) {
-        List<Queued> toSend;
+    /**
+     * Called once the connect attempt ended: with the open channel, or with {@code null} and the
+     * cause (on an event loop or a worker).
+     */
+    void connected(Channel opened, Throwable cause) {
+        List<Queued> toFail;
         synchronized (this) {
-            if (!attempt.isSuccess()) {
-                broken = new RpcConnectionException("Cannot reach " + address + " (" + reason(attempt.cause())
-                        + "). Check that the Sluice process there is running and that its RPC host and port are right;"
-                        + " the next call tries to connect again.", attempt.cause());
-            } else if (broken == null) {
-                channel = attempt.channel();
+            if (opened != null && broken == null) {
+                channel = opened;
+                // Under the lock, before any later call can write: frames keep the order of the calls.
+                for (Queued q : queued) {
+                    write(q.frame, q.request, q.onFailure);
+                }
+                queued.clear();
+                return;
             }
-            toSend = new ArrayList<>(queued);
+            if (broken == null) {
+                broken = new RpcConnectionException("Cannot reach " + address + " (" + reason(cause)
+                        + "). Check that the Sluice process there is running and that its RPC host and port are right;"
+                        + " the next call tries to connect again.", cause);
+            }
+            toFail = new ArrayList<>(queued);
             queued.clear();
         }
-        if (broken != null) {
-            service.forget(this);
-            if (attempt.isSuccess()) {
-                attempt.channel().close();
-            }
-            for (Queued q : toSend) {
-                q.frame.release();
-                fail(q.request, q.onFailure, broken);
-            }
-            failAll(broken);
-            return;
+        service.forget(this);
+        if (opened != null) {
+            opened.close(); // closed meanwhile
         }
-        for (Queued q : toSend) {
-            write(q.frame, q.request, q.onFailure);
+        for (Queued q : toFail) {
+            q.frame.release();
+            fail(q.request, q.onFailure, broken);
         }
+        failAll(broken);
     }
 
     private String reason(Throwable cause) {
         if (cause instanceof ConnectTimeoutException) {
             return "no connection within " + service.connectTimeoutMillis() + " ms, rpc.connect-timeout";
+        }
+        if (cause instanceof java.net.UnknownHostException) {
+            return "unknown host " + cause.getMessage();
         }
         if (cause instanceof ConnectException) {
             String m = cause.getMessage();

@@ -390,10 +390,18 @@ public final class RpcService implements AutoCloseable {
                     }
                 });
         try {
-            bootstrap.connect(connection.address.host(), connection.address.port()).addListener(
-                    (ChannelFuture f) -> connection.connected(f));
+            // Name resolution may block (DNS): on a worker, never on the caller's (maybe main) thread or an event loop.
+            workers.execute(() -> {
+                InetSocketAddress resolved = new InetSocketAddress(connection.address.host(), connection.address.port());
+                if (resolved.isUnresolved()) {
+                    connection.connected(null, new java.net.UnknownHostException(connection.address.host()));
+                    return;
+                }
+                bootstrap.connect(resolved).addListener((ChannelFuture f) ->
+                        connection.connected(f.isSuccess() ? f.channel() : null, f.cause()));
+            });
         } catch (RuntimeException e) {
-            // e.g. the event loops are shutting down
+            // e.g. the service is shutting down
             connection.close("Cannot connect to " + connection.address + ": " + e);
             connections.remove(connection.address, connection);
         }

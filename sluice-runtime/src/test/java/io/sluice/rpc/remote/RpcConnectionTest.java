@@ -28,7 +28,7 @@ class RpcConnectionTest {
             assertThat(connection.inFlight()).isEqualTo(1);
 
             EmbeddedChannel channel = new EmbeddedChannel();
-            connection.connected(channel.newFailedFuture(new ConnectTimeoutException("connection timed out: /10.0.0.1:6123")));
+            connection.connected(null, new ConnectTimeoutException("connection timed out: /10.0.0.1:6123"));
 
             Throwable error;
             try {
@@ -41,6 +41,41 @@ class RpcConnectionTest {
                     .hasMessageContaining("TaskExecutorGateway.submitTask to 'taskexecutor' at 10.0.0.1:6123 failed")
                     .hasMessageContaining("Cannot reach 10.0.0.1:6123 (no connection within 1234 ms, rpc.connect-timeout)");
             assertThat(connection.inFlight()).isZero();
+            channel.finishAndReleaseAll();
+        }
+    }
+
+    /**
+     * Frames queued while connecting are written before any call made once the channel is there: a
+     * call racing the flush of the queue (started from inside the write of the first queued frame)
+     * must not overtake it.
+     */
+    @Test
+    void framesQueuedWhileConnectingKeepTheirOrderAgainstLaterCalls() throws Exception {
+        try (RpcService service = RpcService.builder().bind("127.0.0.1", 0).start()) {
+            RpcConnection connection = new RpcConnection(service, new RpcAddress("127.0.0.1", 1));
+            java.util.List<Long> written = new java.util.concurrent.CopyOnWriteArrayList<>();
+            java.util.concurrent.atomic.AtomicBoolean raced = new java.util.concurrent.atomic.AtomicBoolean();
+            EmbeddedChannel channel = new EmbeddedChannel(new io.netty.channel.ChannelOutboundHandlerAdapter() {
+                @Override
+                public void write(io.netty.channel.ChannelHandlerContext ctx, Object msg, io.netty.channel.ChannelPromise p)
+                        throws Exception {
+                    if (raced.compareAndSet(false, true)) {
+                        Thread racer = new Thread(() -> connection.send(Unpooled.buffer(8).writeLong(3), null, null));
+                        racer.start();
+                        racer.join(500); // bounded: a correct connection holds the racer back until the queue is written
+                    }
+                    io.netty.buffer.ByteBuf b = (io.netty.buffer.ByteBuf) msg;
+                    written.add(b.getLong(0));
+                    b.release();
+                    p.setSuccess();
+                }
+            });
+            connection.send(Unpooled.buffer(8).writeLong(1), null, null);
+            connection.send(Unpooled.buffer(8).writeLong(2), null, null);
+            connection.connected(channel, null);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> written.size() == 3);
+            assertThat(written).containsExactly(1L, 2L, 3L);
             channel.finishAndReleaseAll();
         }
     }
