@@ -70,8 +70,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Connections: one per remote address, multiplexing every call to it, opened on the first call
  * and opened again on the next call after it failed. Calls to one address are delivered in the
- * order they were made (per calling thread; one-way messages and requests alike), and the receiver
- * invokes them in that order.
+ * order they were made (one-way messages and requests alike, whenever one call returned before the
+ * next began, on any threads), and the receiver invokes them in that order.
  *
  * <p>Threads: {@code ioThreads} Netty event-loop threads ({@code sluice-rpc-<n>-io-*}, daemon) do
  * the network I/O, split frames, deserialize arguments and invoke the exposed objects, whose
