@@ -23,6 +23,8 @@ final class RpcConnection {
     final RpcAddress address;
     private final Map<Long, PendingRequest> pending = new ConcurrentHashMap<>();
     private final List<Queued> queued = new ArrayList<>();
+    /** Frames received from the peer so far: a timeout with none since its request was sent means a dead connection. */
+    private final java.util.concurrent.atomic.AtomicLong framesReceived = new java.util.concurrent.atomic.AtomicLong();
     private Channel channel;
     private RpcConnectionException broken;
 
@@ -90,6 +92,7 @@ final class RpcConnection {
      */
     void send(ByteBuf frame, PendingRequest request, Consumer<Throwable> onFailure) {
         if (request != null) {
+            request.framesReceivedAtSend = framesReceived.get();
             pending.put(request.id, request);
         }
         RpcConnectionException error;
@@ -132,9 +135,24 @@ final class RpcConnection {
         return pending.remove(requestId);
     }
 
-    /** Fails {@code request} with {@code error} unless it was answered already. */
+    /** A frame came from the peer (on the event loop). */
+    void received() {
+        framesReceived.incrementAndGet();
+    }
+
+    /**
+     * Fails {@code request} (its timeout) unless it was answered already. If the peer sent nothing
+     * at all since the request went out, the connection is presumed dead (a network partition, a
+     * host that vanished without closing it: TCP itself would notice only after many minutes), and
+     * is closed, so that the next call opens a new one and fails fast if the peer is unreachable.
+     */
     void expire(PendingRequest request, Throwable error) {
         if (pending.remove(request.id, request)) {
+            if (framesReceived.get() == request.framesReceivedAtSend) {
+                // before the caller hears of the timeout, so that its next call opens a new connection
+                close("The connection to " + address + " is presumed dead: no answer to " + request
+                        + " and nothing else from " + address + " within rpc.timeout; the next call opens a new one");
+            }
             service.fail(request, error);
         }
     }
@@ -172,6 +190,7 @@ final class RpcConnection {
             }
             queued.clear();
         }
+        service.forget(this);
         failAll(broken);
         if (c != null) {
             c.close();

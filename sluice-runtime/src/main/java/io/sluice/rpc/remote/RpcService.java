@@ -43,7 +43,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.SynchronousQueue;
@@ -128,7 +127,10 @@ public final class RpcService implements AutoCloseable {
             this.timer = b.timer;
             this.ownsTimer = false;
         } else {
-            this.timer = Executors.newSingleThreadScheduledExecutor(daemon(prefix + "-timer", false));
+            java.util.concurrent.ScheduledThreadPoolExecutor own =
+                    new java.util.concurrent.ScheduledThreadPoolExecutor(1, daemon(prefix + "-timer", false));
+            own.setRemoveOnCancelPolicy(true); // answered requests do not leave their timeouts queued
+            this.timer = own;
             this.ownsTimer = true;
         }
         this.sendFailures = new RateLimitedLog(LOG::warn, b.clock, Duration.ofSeconds(10));
@@ -730,6 +732,7 @@ public final class RpcService implements AutoCloseable {
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, RpcFrame frame) {
+            connection.received();
             if (frame instanceof RpcFrame.Answer answer) {
                 onAnswer(connection, answer);
             } else if (frame instanceof RpcFrame.Oversized oversized) {
@@ -795,6 +798,11 @@ public final class RpcService implements AutoCloseable {
             t.setDaemon(true);
             return t;
         };
+    }
+
+    /** The connection to {@code target} now, or {@code null} (for tests). */
+    RpcConnection currentConnection(RpcAddress target) {
+        return connections.get(target);
     }
 
     /** The name prefix of this service's threads, {@code sluice-rpc-<n>-}. */

@@ -131,9 +131,32 @@ class RpcServiceTest {
                 .hasMessageContaining("EchoGateway.never").hasMessageContaining("'echo' at " + server.address())
                 .hasMessageContaining("3000 ms").hasMessageContaining("rpc.timeout");
 
-        // A late answer is dropped; the connection keeps working.
-        impl.neverAnswered.get(0).complete("late");
+        // Nothing at all came from the peer meanwhile: the connection is presumed dead and replaced.
+        assertThat(client.currentConnection(server.address())).isNull();
+        impl.neverAnswered.get(0).complete("late"); // dropped
         assertThat(get(remote.echo("x"))).isEqualTo("b:x");
+        assertThat(client.currentConnection(server.address())).isNotNull();
+    }
+
+    @Test
+    void aTimeoutKeepsAConnectionThatCarriedOtherAnswersMeanwhile() throws Exception {
+        RpcService server = service();
+        RpcService client = service(new Configuration().set(RpcOptions.TIMEOUT, Duration.ofSeconds(3)));
+        TestingEchoGateway impl = new TestingEchoGateway("b");
+        server.expose("echo", EchoGateway.class, impl, null);
+        EchoGateway remote = client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of());
+
+        CompletableFuture<String> pending = remote.never();
+        await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> impl.neverAnswered.size() == 1);
+        RpcConnection connection = client.currentConnection(server.address());
+        assertThat(get(remote.echo("alive"))).isEqualTo("b:alive");
+        timer.advance(3, TimeUnit.SECONDS);
+        assertThat(failure(pending)).isInstanceOf(RpcTimeoutException.class);
+        assertThat(client.currentConnection(server.address())).as("the peer answered other calls: kept").isSameAs(connection);
+
+        impl.neverAnswered.get(0).complete("late"); // dropped by the client
+        assertThat(get(remote.echo("x"))).isEqualTo("b:x");
+        assertThat(client.currentConnection(server.address())).isSameAs(connection);
     }
 
     @Test
