@@ -142,6 +142,7 @@ public final class RpcService implements AutoCloseable {
         ServerBootstrap server = new ServerBootstrap()
                 .group(eventLoops)
                 .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_REUSEADDR, true) // a restarted process gets its fixed port back at once
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {

@@ -174,6 +174,8 @@ class RpcServiceTest {
                 .hasMessageContaining("EchoGateway.echo")
                 .hasMessageContaining("Cannot reach 127.0.0.1:" + port + " (Connection refused)");
         remote.record("lost"); // logged, never thrown
+        // (a call made while a connect attempt is under way shares its outcome: wait for that one to fail)
+        await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> client.currentConnection(nobody) == null);
 
         // Once something listens there, the next call connects.
         RpcService late = RpcService.builder().bind("127.0.0.1", port).timer(timer).start();
