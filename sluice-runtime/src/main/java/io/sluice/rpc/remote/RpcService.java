@@ -25,9 +25,6 @@ import io.sluice.util.Clock;
 import io.sluice.util.SystemClock;
 import java.io.IOException;
 import java.io.Serializable;
-import java.lang.ref.ReferenceQueue;
-import java.lang.ref.WeakReference;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;
@@ -37,10 +34,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -107,13 +102,11 @@ public final class RpcService implements AutoCloseable {
     private final RateLimitedLog sendFailures;
     private final RateLimitedLog receiveFailures;
 
-    private final Map<String, Endpoint> endpoints = new ConcurrentHashMap<>();
-    private final Map<IdentityKey, String> exportedNames = new HashMap<>(); // guarded by itself
-    private final ReferenceQueue<Object> collected = new ReferenceQueue<>();
-    private final AtomicLong nextExport = new AtomicLong();
+    private final EndpointRegistry endpoints = new EndpointRegistry(String.valueOf(serviceNumber));
     private final Map<RpcAddress, RpcConnection> connections = new ConcurrentHashMap<>();
     private final AtomicLong nextRequestId = new AtomicLong();
     private final SerializationContext serialization = new SerializationContext();
+    private final InboundCalls calls;
     private volatile boolean closed;
 
     private RpcService(Builder b) {
@@ -139,6 +132,7 @@ public final class RpcService implements AutoCloseable {
         this.workers = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 daemon(prefix + "-worker-", true));
         this.channels = new DefaultChannelGroup(prefix, GlobalEventExecutor.INSTANCE);
+        this.calls = new InboundCalls(this, endpoints, maxMessageSize, serialization, workers, receiveFailures);
         ServerBootstrap server = new ServerBootstrap()
                 .group(eventLoops)
                 .channel(NioServerSocketChannel.class)
@@ -149,7 +143,7 @@ public final class RpcService implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
-                        ch.pipeline().addLast(new RpcFrameDecoder(maxMessageSize), new ServerHandler());
+                        ch.pipeline().addLast(new RpcFrameDecoder(maxMessageSize), calls);
                     }
                 });
         try {
@@ -199,24 +193,12 @@ public final class RpcService implements AutoCloseable {
                 interfaces.add(more);
             }
         }
-        Endpoint endpoint = new Endpoint(name, interfaces, gateway, false, fencingToken);
-        endpoints.put(name, endpoint);
-        synchronized (exportedNames) {
-            exportedNames.put(new IdentityKey(gateway, null), name);
-        }
+        endpoints.expose(new Endpoint(name, interfaces, gateway, false, fencingToken), gateway);
     }
 
     /** Removes the endpoint {@code name}; later calls to it fail as calls to a missing endpoint. */
     public void unexpose(String name) {
-        Endpoint removed = endpoints.remove(name);
-        if (removed != null) {
-            Object target = removed.target();
-            if (target != null) {
-                synchronized (exportedNames) {
-                    exportedNames.remove(new IdentityKey(target, null));
-                }
-            }
-        }
+        endpoints.unexpose(name);
     }
 
     /**
@@ -226,18 +208,12 @@ public final class RpcService implements AutoCloseable {
      * unexported once it is garbage-collected.
      */
     public void unexport(Object gateway) {
-        String name;
-        synchronized (exportedNames) {
-            name = exportedNames.remove(new IdentityKey(gateway, null));
-        }
-        if (name != null) {
-            endpoints.remove(name);
-        }
+        endpoints.unexport(gateway);
     }
 
     /** The endpoint names exposed now (by name or by reference), sorted. */
     public List<String> endpointNames() {
-        return List.copyOf(new TreeSet<>(endpoints.keySet()));
+        return endpoints.names();
     }
 
     /** Registers an interface as a gateway: objects implementing it are passed by reference. */
@@ -425,7 +401,7 @@ public final class RpcService implements AutoCloseable {
         completeOffEventLoop(() -> request.future.completeExceptionally(error));
     }
 
-    private void completeOffEventLoop(Runnable completion) {
+    void completeOffEventLoop(Runnable completion) {
         try {
             workers.execute(completion);
         } catch (RejectedExecutionException closing) {
@@ -476,118 +452,6 @@ public final class RpcService implements AutoCloseable {
         }
     }
 
-    // ------------------------------------------------------------------ calls (server side, event loop)
-
-    private void onCall(Channel channel, RpcFrame.Call call) {
-        String what = call.endpoint() + "." + methodName(call.method());
-        try {
-            Endpoint endpoint = endpoints.get(call.endpoint());
-            Object target = endpoint == null ? null : endpoint.target();
-            if (target == null) {
-                if (endpoint != null) {
-                    endpoints.remove(call.endpoint(), endpoint);
-                }
-                throw new RpcEndpointNotFoundException("No endpoint '" + call.endpoint() + "' on " + address + " for "
-                        + methodName(call.method()) + ": the object exposed under that name ended (a job master that"
-                        + " finished, say), or this process does not serve it (it is not the leader). Exposed here: "
-                        + firstNames(10));
-            }
-            Method method = endpoint.method(call.method());
-            if (method == null) {
-                throw new RpcException("Endpoint '" + call.endpoint() + "' on " + address + " ("
-                        + endpoint.interfaces.get(0).getSimpleName() + ") has no method " + call.method()
-                        + ": caller and callee run different Sluice versions");
-            }
-            what = GatewayInterfaces.describe(method) + " on '" + call.endpoint() + "'";
-            endpoint.checkFencing(call.fencingToken(), method.getName(), address);
-            Object[] args;
-            try {
-                args = (Object[]) RpcSerialization.deserialize(new ByteBufInputStream(call.payload()), maxMessageSize,
-                        serialization);
-            } catch (IOException | ClassNotFoundException | RuntimeException e) {
-                throw new RpcException("Cannot read the arguments of " + what + " on " + address + ": " + e, e);
-            }
-            Object result;
-            try {
-                result = method.invoke(target, args);
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
-            }
-            if (!call.oneWay()) {
-                if (!(result instanceof CompletableFuture<?> future)) {
-                    throw new RpcException(what + " on " + address + " returned no future");
-                }
-                String answered = what;
-                future.whenCompleteAsync((value, error) -> answer(channel, call.requestId(), answered, value, error), workers);
-            }
-        } catch (Throwable t) {
-            if (call.oneWay()) {
-                receiveFailures.warn(call.endpoint() + "/" + call.method(), "One-way message " + what + " from "
-                        + channel.remoteAddress() + " failed on " + address + ": " + t);
-            } else {
-                String failed = what;
-                completeOffEventLoop(() -> answer(channel, call.requestId(), failed, null, t));
-            }
-        } finally {
-            call.payload().release();
-        }
-    }
-
-    private void onOversizedCall(Channel channel, RpcFrame.Oversized frame) {
-        String message = "A request of " + frame.length() + " bytes reached " + address + ", above its largest RPC message of "
-                + maxMessageSize + " bytes (" + RpcOptions.MAX_MESSAGE_SIZE.key() + "); raise it on both sides or send less";
-        if (frame.kind() == RpcFrame.REQUEST) {
-            completeOffEventLoop(() -> answer(channel, frame.requestId(), null, null, new RpcMessageTooLargeException(message)));
-        } else {
-            receiveFailures.warn("oversized-one-way", "Dropped a one-way message from " + channel.remoteAddress() + ": " + message);
-        }
-    }
-
-    /** Sends the answer to a request (on a worker thread). */
-    private void answer(Channel channel, long requestId, String what, Object value, Throwable error) {
-        if (error instanceof CompletionException && error.getCause() != null) {
-            error = error.getCause();
-        }
-        byte[] payload;
-        boolean failure = error != null;
-        try {
-            payload = RpcSerialization.serialize(failure ? error : value, serialization);
-        } catch (IOException | RuntimeException e) {
-            failure = true;
-            payload = serializedFailure(new RpcException("Cannot send the answer of " + what + " from " + address + ": "
-                    + (e instanceof IOException io ? RpcSerialization.describe(io) : e.toString())));
-        }
-        if (9L + payload.length > maxMessageSize) {
-            failure = true;
-            payload = serializedFailure(new RpcMessageTooLargeException("The answer of " + what + " from " + address
-                    + " is " + (9L + payload.length) + " bytes, above its largest RPC message of " + maxMessageSize
-                    + " bytes; raise " + RpcOptions.MAX_MESSAGE_SIZE.key() + " (on both sides)"));
-        }
-        if (!channel.isActive()) {
-            LOG.debug("Answer to {} not sent: the caller's connection from {} is closed", what, channel.remoteAddress());
-            return;
-        }
-        channel.writeAndFlush(RpcFrame.encodeAnswer(channel.alloc(), requestId, failure, payload));
-    }
-
-    private byte[] serializedFailure(RpcException e) {
-        try {
-            return RpcSerialization.serialize(e, serialization);
-        } catch (IOException impossible) {
-            throw new IllegalStateException(impossible);
-        }
-    }
-
-    private static String methodName(String signature) {
-        int paren = signature.indexOf('(');
-        return paren < 0 ? signature : signature.substring(0, paren);
-    }
-
-    private String firstNames(int n) {
-        List<String> names = endpointNames();
-        return names.size() <= n ? names.toString() : names.subList(0, n) + " and " + (names.size() - n) + " more";
-    }
-
     // ------------------------------------------------------------------ references
 
     /** Turns gateway objects into references and back; see {@link RpcSerialization}. */
@@ -601,7 +465,7 @@ public final class RpcService implements AutoCloseable {
             if (interfaces.isEmpty()) {
                 return null;
             }
-            Endpoint endpoint = exportByReference(object, interfaces);
+            Endpoint endpoint = endpoints.exportByReference(object, interfaces);
             return new GatewayReference(address, endpoint.name, GatewayInterfaces.names(endpoint.interfaces),
                     endpoint.currentToken(), new HashMap<>(endpoint.constants));
         }
@@ -609,8 +473,7 @@ public final class RpcService implements AutoCloseable {
         @Override
         public Object resolve(GatewayReference reference) {
             if (reference.address().equals(address)) {
-                Endpoint local = endpoints.get(reference.endpoint());
-                Object target = local == null ? null : local.target();
+                Object target = endpoints.target(reference.endpoint());
                 if (target != null) {
                     return target;
                 }
@@ -641,86 +504,7 @@ public final class RpcService implements AutoCloseable {
         }
     }
 
-    /** The endpoint of a local gateway object passed by reference: the one it is exposed under, or a new one. */
-    private Endpoint exportByReference(Object object, List<Class<?>> interfaces) {
-        synchronized (exportedNames) {
-            expungeCollected();
-            String name = exportedNames.get(new IdentityKey(object, null));
-            Endpoint endpoint = name == null ? null : endpoints.get(name);
-            if (endpoint != null && endpoint.target() == object) {
-                return endpoint;
-            }
-            String base = interfaces.get(0).getSimpleName().replace("Gateway", "").toLowerCase(java.util.Locale.ROOT);
-            name = (base.isEmpty() ? "gateway" : base) + "-" + serviceNumber + "-" + nextExport.incrementAndGet();
-            endpoint = new Endpoint(name, interfaces, object, true, null);
-            endpoints.put(name, endpoint);
-            exportedNames.put(new IdentityKey(object, collected), name);
-            LOG.debug("Exported {} by reference as '{}' on {}", object, name, address);
-            return endpoint;
-        }
-    }
-
-    /** Drops the exports of objects that were garbage-collected. Holds {@code exportedNames}. */
-    private void expungeCollected() {
-        for (java.lang.ref.Reference<?> r; (r = collected.poll()) != null; ) {
-            String name = exportedNames.remove((IdentityKey) r);
-            if (name != null) {
-                endpoints.remove(name);
-            }
-        }
-    }
-
-    /** A weak key comparing its referent by identity (a lookup key has no queue and compares the same way). */
-    private static final class IdentityKey extends WeakReference<Object> {
-        private final int hash;
-
-        IdentityKey(Object referent, ReferenceQueue<Object> queue) {
-            super(referent, queue);
-            this.hash = System.identityHashCode(referent);
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            if (this == o) {
-                return true;
-            }
-            if (!(o instanceof IdentityKey other)) {
-                return false;
-            }
-            Object mine = get();
-            return mine != null && mine == other.get();
-        }
-    }
-
     // ------------------------------------------------------------------ Netty handlers
-
-    /** Inbound frames of a connection accepted by the server: calls. */
-    private final class ServerHandler extends SimpleChannelInboundHandler<RpcFrame> {
-        @Override
-        protected void channelRead0(ChannelHandlerContext ctx, RpcFrame frame) {
-            if (frame instanceof RpcFrame.Call call) {
-                onCall(ctx.channel(), call);
-            } else if (frame instanceof RpcFrame.Oversized oversized) {
-                onOversizedCall(ctx.channel(), oversized);
-            } else if (frame instanceof RpcFrame.Answer answer) {
-                answer.payload().release();
-                receiveFailures.warn("unexpected-answer", "Ignored an answer frame from " + ctx.channel().remoteAddress()
-                        + " on the server side of " + address);
-            }
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            receiveFailures.warn("server-error", "Closing the RPC connection from " + ctx.channel().remoteAddress()
-                    + " to " + address + ": " + cause);
-            ctx.close();
-        }
-    }
 
     /** Inbound frames of a connection this service opened: answers. */
     private final class ClientHandler extends SimpleChannelInboundHandler<RpcFrame> {
@@ -777,9 +561,6 @@ public final class RpcService implements AutoCloseable {
         connections.clear();
         channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         endpoints.clear();
-        synchronized (exportedNames) {
-            exportedNames.clear();
-        }
         shutDownThreads();
         LOG.info("RPC service at {} closed", address);
     }
