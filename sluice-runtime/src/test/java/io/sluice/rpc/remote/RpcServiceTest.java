@@ -89,6 +89,25 @@ class RpcServiceTest {
     }
 
     @Test
+    void anAdvertisedHostIsWhatReferencesCarryAndAnOccupiedPortIsNamed() throws Exception {
+        RpcService server = RpcService.builder().bind("0.0.0.0", 0).advertisedHost("localhost").timer(timer).start();
+        toClose.add(server);
+        assertThat(server.address().host()).isEqualTo("localhost");
+        RpcService client = service();
+        TestingEchoGateway impl = new TestingEchoGateway("b");
+        server.expose("echo", EchoGateway.class, impl, null);
+        EchoGateway remote = client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of());
+        assertThat(get(remote.echo("x"))).isEqualTo("b:x");
+        // A reference to the server's own object, passed to it, is that object (matched by the advertised address).
+        EchoGateway own = client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of());
+        assertThat(get(remote.callBack(own, "self"))).isEqualTo("b:self");
+
+        assertThatThrownBy(() -> RpcService.builder().bind("127.0.0.1", client.address().port()).start())
+                .isInstanceOf(RpcException.class).hasMessageContaining("Cannot listen for RPC on 127.0.0.1:"
+                        + client.address().port()).hasMessageContaining("0 picks a free one");
+    }
+
+    @Test
     void aMissingConstantNamesTheGetter() {
         RpcService client = service();
         EchoGateway remote = client.remoteGateway(new RpcAddress("127.0.0.1", 1), "echo", EchoGateway.class, null, Map.of());
