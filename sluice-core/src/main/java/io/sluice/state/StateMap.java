@@ -19,7 +19,9 @@ final class StateMap<K, V> extends HashMap<K, V> {
     /** The snapshot epoch in which the live table owns this map alone. Task thread only. */
     int epoch;
 
+    /** An empty map for a key's first entry; small, as most keys have a few entries (a session, a timer). */
     StateMap(int epoch) {
+        super(4);
         this.epoch = epoch;
     }
 

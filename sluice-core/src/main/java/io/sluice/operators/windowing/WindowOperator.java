@@ -64,7 +64,7 @@ public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, 
             throw new IllegalStateException("window(...) runs on a KeyedStream only");
         }
         timers = new KeyedTimers(backend, "window-timers");
-        contents = backend.getMapState(new MapStateDescriptor<>("window-contents", Serializers.dynamic(),
+        contents = backend.getMapState(new MapStateDescriptor<>("window-contents", Serializers.TIME_WINDOW,
                 Serializers.dynamic()));
         timestamp = ctx.recordTimestamp();
         clock = ctx.clock();
@@ -144,12 +144,12 @@ public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, 
     private void addToSession(TimeWindow window, IN value) throws Exception {
         TimeWindow hit = null;
         int hits = 0;
+        int sessions = 0;
         for (TimeWindow w : contents.keys()) {
+            sessions++;
             if (w.intersects(window)) {
                 hit = w;
-                if (++hits > 1) {
-                    break;
-                }
+                hits++;
             }
         }
         TimeWindow merged;
@@ -166,7 +166,7 @@ public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, 
                 merged = hit.cover(window);
                 contents.put(merged, acc); // before the remove, so the key's map never becomes empty in between
                 contents.remove(hit);
-                replaceTimers(hit, merged);
+                replaceTimers(hit, merged, sessions == 1);
             }
         } else {
             merged = mergeSessions(window, value);
@@ -207,7 +207,7 @@ public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, 
         }
         registerTimers(merged);
         for (TimeWindow w : mergedAway) {
-            releaseTimers(w);
+            releaseTimers(w, null);
         }
         return merged;
     }
@@ -241,19 +241,21 @@ public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, 
      * end moves, its timer moves with it (registered at the new time first, so the key's timer state
      * never empties in between).
      */
-    private void replaceTimers(TimeWindow from, TimeWindow to) {
+    private void replaceTimers(TimeWindow from, TimeWindow to, boolean toIsTheOnlyWindow) {
         registerTimers(to);
-        releaseTimers(from);
+        releaseTimers(from, toIsTheOnlyWindow ? to : null);
     }
 
     /**
      * Deletes the timers of {@code gone}, which is no longer in the contents, except those at a time
      * another window of the key still uses: timers are per key and time, so two windows whose end or
      * clean-up times coincide share one.
+     *
+     * @param onlyWindow the key's one window, if the caller knows it has exactly one (saves a scan); else {@code null}
      */
-    private void releaseTimers(TimeWindow gone) {
+    private void releaseTimers(TimeWindow gone, TimeWindow onlyWindow) {
         long end = gone.maxTimestamp();
-        if (!timerTimeInUse(end)) {
+        if (!timerTimeInUse(end, onlyWindow)) {
             if (assigner.isEventTime()) {
                 timers.deleteEventTime(end);
             } else {
@@ -262,21 +264,27 @@ public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, 
         }
         if (assigner.isEventTime() && allowedLateness > 0) {
             long cleanup = cleanupTime(gone);
-            if (cleanup != end && !timerTimeInUse(cleanup)) {
+            if (cleanup != end && !timerTimeInUse(cleanup, onlyWindow)) {
                 timers.deleteEventTime(cleanup);
             }
         }
     }
 
-    /** Whether a window of the current key has its end or clean-up timer at {@code time}. */
-    private boolean timerTimeInUse(long time) {
-        boolean cleanupTimers = assigner.isEventTime() && allowedLateness > 0;
+    /** Whether a window of the current key ({@code onlyWindow}, if not null, is its only one) has its end or clean-up timer at {@code time}. */
+    private boolean timerTimeInUse(long time, TimeWindow onlyWindow) {
+        if (onlyWindow != null) {
+            return usesTimerAt(onlyWindow, time);
+        }
         for (TimeWindow w : contents.keys()) {
-            if (w.maxTimestamp() == time || (cleanupTimers && cleanupTime(w) == time)) {
+            if (usesTimerAt(w, time)) {
                 return true;
             }
         }
         return false;
+    }
+
+    private boolean usesTimerAt(TimeWindow w, long time) {
+        return w.maxTimestamp() == time || (assigner.isEventTime() && allowedLateness > 0 && cleanupTime(w) == time);
     }
 
     @Override
