@@ -64,16 +64,18 @@ final class TimerQueue {
 
     /** For the backend's current key. */
     void register(long time) {
-        if (!state.contains(time)) {
-            state.put(time, Boolean.TRUE);
+        Long boxed = time; // boxed once for both state calls
+        if (!state.contains(boxed)) {
+            state.put(boxed, Boolean.TRUE);
             queue.add(new Timer(time, backend.currentKey()));
         }
     }
 
     /** For the backend's current key; nothing if there is no such timer. */
     void delete(long time) {
-        if (state.contains(time)) {
-            state.remove(time);
+        Long boxed = time;
+        if (state.contains(boxed)) {
+            state.remove(boxed);
             queue.remove(new Timer(time, backend.currentKey()));
         }
     }
