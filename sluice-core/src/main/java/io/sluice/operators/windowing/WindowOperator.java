@@ -24,8 +24,10 @@ import java.util.List;
  * A window fires when its timer does, with its max timestamp as the result's timestamp; until the
  * clean-up, a late record (within the lateness) updates it and fires it again. A record whose every
  * window is past its clean-up goes to the late-data side output, or is dropped and counted
- * ({@link #lateRecordsDropped()}). Session windows merge on arrival: the new record's window and every
- * window of the key it intersects become one, their contents merged and their timers replaced.
+ * ({@link #lateRecordsDropped()}). Session windows merge on arrival: a record whose window intersects
+ * one session of the key is added to it (the session grows, its timers move); one that bridges
+ * several sessions makes them one, their contents merged. Timers are per key and time, so a timer is
+ * deleted only when no window of the key uses its time any more.
  * Everything is state, so windows and their timers are in checkpoints and restored with them. At
  * the end of a bounded input the final watermark fires the event-time windows and {@link #finish}
  * the processing-time windows still open. Task-thread only.
