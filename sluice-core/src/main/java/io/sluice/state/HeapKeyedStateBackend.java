@@ -34,11 +34,16 @@ import java.util.Objects;
  * {@link KeyGroups#keyGroupFor}); snapshots write them with the backend's key serializer
  * (by default the dynamic serializer, {@link io.sluice.core.serialization.Serializers#dynamic()}).
  *
- * <p><b>Snapshots.</b> {@link #snapshot()} copies each state's table, its list and map containers
- * and every value through the state's serializers ({@link io.sluice.core.serialization.TypeSerializer#copy},
- * the identity for immutable types), which is O(number of entries) on the task thread; serializing
- * happens later in {@link KeyedStateSnapshot#writeTo}, in the key-group-organised
- * {@link KeyedSnapshotFormat}.
+ * <p><b>Snapshots.</b> {@link #snapshot()} takes, on the task thread, a shallow copy of each
+ * state's table. Values of value states are copied through the state's serializer
+ * ({@link io.sluice.core.serialization.TypeSerializer#copy}, the identity for immutable types). The
+ * list and map containers of list and map states are shared with the snapshot when all they hold is
+ * immutable, and copied by the state before its next change to them (copy-on-write, tracked by
+ * {@link #snapshotEpoch}); only containers changed since the previous snapshot are looked at, and
+ * those holding mutable objects are copied at once. So the synchronous part costs one table copy per
+ * state plus work proportional to what changed; serializing happens later in
+ * {@link KeyedStateSnapshot#writeTo}, in the key-group-organised {@link KeyedSnapshotFormat}, and
+ * may run while the task goes on changing its state.
  *
  * <p><b>Registration.</b> Asking again for a state with the same name returns the same object; the
  * serializers of the latest descriptor are used for later snapshots. Asking with the same name but
@@ -59,6 +64,12 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
 
     /** Read by the state objects on every access. */
     Object currentKey;
+    /**
+     * The number of snapshots taken: list and map containers stamped with it belong to the live
+     * state alone, older ones may be shared with a snapshot (see {@link HeapState#snapshotTable}).
+     * Wraps after 2^32 snapshots, long after any job's life.
+     */
+    int snapshotEpoch;
 
     /**
      * @param range          the key groups this subtask owns, see {@link KeyGroups#rangeForSubtask}
@@ -165,10 +176,13 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
     public KeyedStateSnapshot snapshot() {
         List<StateMetaInfo> metaInfos = new ArrayList<>(states.size());
         List<Map<Object, Object>> tables = new ArrayList<>(states.size());
+        int oldEpoch = snapshotEpoch;
+        int newEpoch = oldEpoch + 1;
         for (HeapState<?> state : states.values()) {
             metaInfos.add(state.metaInfo());
-            tables.add(state.copyForSnapshot());
+            tables.add(state.snapshotTable(oldEpoch, newEpoch));
         }
+        snapshotEpoch = newEpoch;
         return new HeapKeyedStateSnapshot(range, maxParallelism, keySerializer, metaInfos, tables);
     }
 

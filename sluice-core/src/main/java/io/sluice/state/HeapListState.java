@@ -1,7 +1,6 @@
 package io.sluice.state;
 
 import io.sluice.api.state.ListState;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -9,29 +8,31 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * {@link ListState} on the heap: one {@link ArrayList} per key, owned by the backend, found with
+ * {@link ListState} on the heap: one {@link StateList} per key, owned by the backend, found with
  * one lookup. A key whose list becomes empty is removed, so it no longer counts as a key with
  * state.
  *
- * <p>Elements are stored by reference; snapshots copy them with the element serializer on the task
- * thread, so mutating an element after a snapshot was taken never shows in it. {@code null} elements are rejected when added, not when a checkpoint later
- * fails to write them.
+ * <p>Elements are stored by reference; a snapshot shares a key's list if all its elements are
+ * immutable and this state copies the list before changing it afterwards, else the snapshot copies
+ * the list and its elements at once, so mutating an element after a snapshot was taken never shows
+ * in it. {@code null} elements are rejected when added, not when a checkpoint later fails to write
+ * them.
  *
  * <p>Threading: task thread only, like the backend.
  */
-final class HeapListState<T> extends HeapState<ArrayList<T>> implements ListState<T> {
+final class HeapListState<T> extends HeapState<StateList<T>> implements ListState<T> {
 
     HeapListState(HeapKeyedStateBackend backend, StateMetaInfo metaInfo) {
         super(backend, metaInfo);
     }
 
     /**
-     * A read-only view of the current key's live list (later adds for the key show through it),
-     * or an empty list.
+     * A read-only view of the current key's live list (later adds for the key show through it
+     * until the next checkpoint, after which the state may copy the list), or an empty list.
      */
     @Override
     public Iterable<T> get() {
-        ArrayList<T> list = table.get(currentKey());
+        StateList<T> list = lookup(currentKey());
         return list == null ? List.of() : Collections.unmodifiableList(list);
     }
 
@@ -39,10 +40,14 @@ final class HeapListState<T> extends HeapState<ArrayList<T>> implements ListStat
     public void add(T value) {
         requireElement(value);
         Object key = currentKey();
-        ArrayList<T> list = table.get(key);
+        StateList<T> list = lookup(key);
+        int epoch = epoch();
         if (list == null) {
-            list = new ArrayList<>(4);
-            table.put(key, list);
+            list = new StateList<>(4, epoch);
+            store(key, list);
+        } else if (list.epoch != epoch) {
+            list = new StateList<>(list, epoch); // a snapshot shares the old one
+            store(key, list);
         }
         list.add(value);
     }
@@ -54,16 +59,32 @@ final class HeapListState<T> extends HeapState<ArrayList<T>> implements ListStat
             clear();
             return;
         }
-        ArrayList<T> copy = new ArrayList<>(values);
+        StateList<T> copy = new StateList<>(values, epoch());
         copy.forEach(this::requireElement);
-        table.put(currentKey(), copy);
+        store(currentKey(), copy);
     }
 
     @Override
     public void clear() {
-        table.remove(currentKey());
+        drop(currentKey());
     }
 
+    /** As {@link HeapMapState#snapshotTable}: unchanged or all-immutable lists are shared, others copied. */
+    @Override
+    Map<Object, Object> snapshotTable(int oldEpoch, int newEpoch) {
+        StateMetaInfo info = metaInfo();
+        HashMap<Object, Object> copy = new HashMap<>(table.size() * 4 / 3 + 1);
+        for (Map.Entry<Object, StateList<T>> e : table.entrySet()) {
+            StateList<T> list = e.getValue();
+            if (list.epoch != oldEpoch || info.holdsOnlyImmutable(list)) {
+                copy.put(e.getKey(), list);
+            } else {
+                copy.put(e.getKey(), info.copyValue(list));
+                list.epoch = newEpoch;
+            }
+        }
+        return copy;
+    }
 
     private void requireElement(T value) {
         Objects.requireNonNull(value, () -> "List state '" + metaInfo().name()

@@ -8,27 +8,43 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * {@link MapState} on the heap: one {@link HashMap} per key, owned by the backend. Each access is
- * one lookup of the current key plus one in its map. A key whose map becomes empty is removed, so
- * it no longer counts as a key with state.
+ * {@link MapState} on the heap: one {@link StateMap} per key, owned by the backend. Each access is
+ * one lookup of the current key (none when the previous access was for the same key object, see
+ * {@link HeapState#lookup}) plus one in its map. A key whose map becomes empty is removed, so it no
+ * longer counts as a key with state.
  *
- * <p>Map keys and values are stored by reference; snapshots copy them with the state's serializers
- * on the task thread, so mutating a value after a snapshot was taken never shows in it. {@code null} map keys and values are rejected at {@code put}
- * (remove the entry instead), not when a checkpoint later fails to write them.
+ * <p>Map values are stored by reference; a snapshot shares a key's map if all its values are
+ * immutable (their serializer's {@code copy} returns them as they are) and this state copies the map
+ * before changing it afterwards, else the snapshot copies the map and its values at once. Either way
+ * mutating a value after a snapshot was taken never shows in it. Map keys must be immutable, as for
+ * any hash map. {@code null} map keys and values are rejected at {@code put} (remove the entry
+ * instead), not when a checkpoint later fails to write them.
  *
- * <p>Iterables are read-only views of the live map: do not change this state while iterating.
+ * <p>Iterables are read-only views of the live map, valid until the next change of this state: do
+ * not change this state while iterating.
  *
  * <p>Threading: task thread only, like the backend.
  */
-final class HeapMapState<K, V> extends HeapState<HashMap<K, V>> implements MapState<K, V> {
+final class HeapMapState<K, V> extends HeapState<StateMap<K, V>> implements MapState<K, V> {
 
     HeapMapState(HeapKeyedStateBackend backend, StateMetaInfo metaInfo) {
         super(backend, metaInfo);
     }
 
+    /** The key's map, to change: copied first if a snapshot shares it. */
+    private StateMap<K, V> writable(Object stateKey) {
+        StateMap<K, V> map = lookup(stateKey);
+        int epoch = epoch();
+        if (map != null && map.epoch != epoch) {
+            map = new StateMap<>(map, epoch);
+            store(stateKey, map);
+        }
+        return map;
+    }
+
     @Override
     public V get(K key) {
-        HashMap<K, V> map = table.get(currentKey());
+        HashMap<K, V> map = lookup(currentKey());
         return map == null ? null : map.get(key);
     }
 
@@ -38,10 +54,10 @@ final class HeapMapState<K, V> extends HeapState<HashMap<K, V>> implements MapSt
         Objects.requireNonNull(value, () -> "Map state '" + metaInfo().name()
                 + "' does not accept null values; call remove(key) to drop an entry");
         Object stateKey = currentKey();
-        HashMap<K, V> map = table.get(stateKey);
+        StateMap<K, V> map = writable(stateKey);
         if (map == null) {
-            map = new HashMap<>();
-            table.put(stateKey, map);
+            map = new StateMap<>(epoch());
+            store(stateKey, map);
         }
         map.put(key, value);
     }
@@ -49,44 +65,69 @@ final class HeapMapState<K, V> extends HeapState<HashMap<K, V>> implements MapSt
     @Override
     public void remove(K key) {
         Object stateKey = currentKey();
-        HashMap<K, V> map = table.get(stateKey);
-        if (map != null && map.remove(key) != null && map.isEmpty()) {
-            table.remove(stateKey);
+        StateMap<K, V> map = lookup(stateKey);
+        if (map == null || !map.containsKey(key)) {
+            return;
+        }
+        map = writable(stateKey);
+        map.remove(key);
+        if (map.isEmpty()) {
+            drop(stateKey);
         }
     }
 
     @Override
     public boolean contains(K key) {
-        HashMap<K, V> map = table.get(currentKey());
+        HashMap<K, V> map = lookup(currentKey());
         return map != null && map.containsKey(key);
     }
 
     @Override
     public Iterable<Map.Entry<K, V>> entries() {
-        HashMap<K, V> map = table.get(currentKey());
+        HashMap<K, V> map = lookup(currentKey());
         return map == null ? List.of() : Collections.unmodifiableMap(map).entrySet();
     }
 
     @Override
     public Iterable<K> keys() {
-        HashMap<K, V> map = table.get(currentKey());
+        HashMap<K, V> map = lookup(currentKey());
         return map == null ? List.of() : Collections.unmodifiableSet(map.keySet());
     }
 
     @Override
     public Iterable<V> values() {
-        HashMap<K, V> map = table.get(currentKey());
+        HashMap<K, V> map = lookup(currentKey());
         return map == null ? List.of() : Collections.unmodifiableCollection(map.values());
     }
 
     @Override
     public boolean isEmpty() {
-        return !table.containsKey(currentKey());
+        return lookup(currentKey()) == null;
     }
 
     @Override
     public void clear() {
-        table.remove(currentKey());
+        drop(currentKey());
     }
 
+    /**
+     * Shares each key's map with the snapshot if nothing in it can change: a map not changed since
+     * an earlier snapshot shared it (its epoch is older than {@code oldEpoch}), or one whose values
+     * are all immutable. Other maps are copied with their values, and stay the live table's own.
+     */
+    @Override
+    Map<Object, Object> snapshotTable(int oldEpoch, int newEpoch) {
+        StateMetaInfo info = metaInfo();
+        HashMap<Object, Object> copy = new HashMap<>(table.size() * 4 / 3 + 1);
+        for (Map.Entry<Object, StateMap<K, V>> e : table.entrySet()) {
+            StateMap<K, V> map = e.getValue();
+            if (map.epoch != oldEpoch || info.holdsOnlyImmutable(map)) {
+                copy.put(e.getKey(), map);
+            } else {
+                copy.put(e.getKey(), info.copyValue(map));
+                map.epoch = newEpoch;
+            }
+        }
+        return copy;
+    }
 }

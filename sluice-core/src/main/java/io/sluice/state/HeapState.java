@@ -13,8 +13,20 @@ import java.util.Map;
  * state": subclasses never store {@code null}, an empty list or an empty map, so the table's size
  * is the number of keys with state.
  *
- * <p>Threading: task thread only. {@link #copyForSnapshot()} runs on the task thread; the copy it
- * returns is not touched by this class again, so another thread may read it.
+ * <p><b>Current-key cache.</b> {@link #lookup} remembers the last key it looked up (by identity)
+ * and what the table held for it, so the several accesses one record makes to the same state (a
+ * window's contents: find, read, write; a timer: check, add) cost one hash lookup. Every change to
+ * the table goes through {@link #store} and {@link #drop}, which keep the cache true.
+ *
+ * <p><b>Snapshots.</b> {@link #snapshotTable} runs on the task thread and returns a table that later
+ * changes to this state do not affect. Value states copy every value with its serializer (the
+ * identity for immutable types). List and map states share their per-key containers
+ * ({@link StateList}, {@link StateMap}) with the snapshot when everything in them is immutable, and
+ * copy a shared container before its first change afterwards (copy-on-write); containers holding
+ * mutable objects are copied at once, as values are.
+ *
+ * <p>Threading: task thread only. The table {@link #snapshotTable} returns is not touched by this
+ * class again, and containers it shares are never changed, so another thread may read them.
  *
  * @param <S> the per-key value: the user's value, or the backend-owned list or map container
  */
@@ -22,6 +34,10 @@ abstract sealed class HeapState<S> permits HeapValueState, HeapListState, HeapMa
     final HashMap<Object, S> table = new HashMap<>();
     private final HeapKeyedStateBackend backend;
     private StateMetaInfo metaInfo;
+    /** The key {@link #lookup} last saw, compared by identity; {@code null}: nothing cached. */
+    private Object cachedKey;
+    /** {@code table.get(cachedKey)}, {@code null} for no entry. */
+    private S cachedValue;
 
     HeapState(HeapKeyedStateBackend backend, StateMetaInfo metaInfo) {
         this.backend = backend;
@@ -36,6 +52,36 @@ abstract sealed class HeapState<S> permits HeapValueState, HeapListState, HeapMa
                     + " keyed state can only be used while processing a record of a keyed stream");
         }
         return key;
+    }
+
+    /** The snapshot epoch of the backend: containers stamped with it are owned by the live table alone. */
+    final int epoch() {
+        return backend.snapshotEpoch;
+    }
+
+    /** {@code table.get(key)}, through the current-key cache. */
+    final S lookup(Object key) {
+        if (key == cachedKey) {
+            return cachedValue;
+        }
+        S value = table.get(key);
+        cachedKey = key;
+        cachedValue = value;
+        return value;
+    }
+
+    /** {@code table.put(key, value)}, keeping the cache true. */
+    final void store(Object key, S value) {
+        table.put(key, value);
+        cachedKey = key;
+        cachedValue = value;
+    }
+
+    /** {@code table.remove(key)}, keeping the cache true. */
+    final void drop(Object key) {
+        table.remove(key);
+        cachedKey = key;
+        cachedValue = null;
     }
 
     final StateMetaInfo metaInfo() {
@@ -60,16 +106,20 @@ abstract sealed class HeapState<S> permits HeapValueState, HeapListState, HeapMa
     @SuppressWarnings("unchecked")
     final void restoreEntry(Object key, Object value) {
         table.put(key, (S) value);
+        cachedKey = null;
+        cachedValue = null;
     }
 
     /**
-     * A copy of the table that later changes to this state do not affect, neither changes through
+     * A table for a snapshot that later changes to this state do not affect, neither changes through
      * the state API nor changes user code makes to value objects it got from the state (the
-     * {@code acc.n++; state.update(acc)} idiom): containers are new and user values are copied with
-     * their serializers ({@link StateMetaInfo#copyValue}). Keys are shared: they must be immutable.
-     * O(entries) on the task thread; for immutable value types a copy is the value itself.
+     * {@code acc.n++; state.update(acc)} idiom). Called by the backend on the task thread while its
+     * epoch goes from {@code oldEpoch} to {@code newEpoch}. Keys are shared: they must be immutable.
+     * This implementation, for value states, copies every value with its serializer
+     * ({@link StateMetaInfo#copyValue}): O(entries), and for immutable value types a copy is the value
+     * itself.
      */
-    final Map<Object, Object> copyForSnapshot() {
+    Map<Object, Object> snapshotTable(int oldEpoch, int newEpoch) {
         StateMetaInfo info = metaInfo;
         HashMap<Object, Object> copy = new HashMap<>(table.size() * 4 / 3 + 1);
         table.forEach((key, value) -> copy.put(key, info.copyValue(value)));

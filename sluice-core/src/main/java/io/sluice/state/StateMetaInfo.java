@@ -20,8 +20,9 @@ import java.util.Map;
  * the per-key value of that kind is encoded with them.
  *
  * <p>The per-key value is the heap backend's representation: the user's value for
- * {@link Kind#VALUE}, an {@link ArrayList} of elements for {@link Kind#LIST}, a {@link HashMap}
- * for {@link Kind#MAP}. The serializers are written once per state by their stable identity
+ * {@link Kind#VALUE}, a {@link StateList} (an {@link ArrayList}) of elements for {@link Kind#LIST}, a
+ * {@link StateMap} (a {@link HashMap}) for {@link Kind#MAP}; snapshots written from a copy hold plain
+ * ones. The serializers are written once per state by their stable identity
  * ({@link SerializerRegistry}); values are never Java-serialized.
  *
  * <p>Threading: immutable, so it may be handed from the task thread to the thread that writes a
@@ -152,6 +153,38 @@ final class StateMetaInfo {
         }
     }
 
+    /**
+     * Whether nothing in a list or map state's per-key container can change behind the state's back:
+     * every list element, or every map value, is immutable (its serializer's {@link TypeSerializer#copy}
+     * returns it as it is). Map keys are not looked at: as keys of a hash map they must not change
+     * anyway. Such a container can be shared with a snapshot, copy-on-write. {@code false} for value
+     * states.
+     */
+    boolean holdsOnlyImmutable(Object value) {
+        switch (kind) {
+            case LIST: {
+                TypeSerializer<Object> element = serializers[0];
+                for (Object e : (List<?>) value) {
+                    if (element.copy(e) != e) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+            case MAP: {
+                TypeSerializer<Object> mapValue = serializers[1];
+                for (Object v : ((Map<?, ?>) value).values()) {
+                    if (mapValue.copy(v) != v) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+            default:
+                return false;
+        }
+    }
+
     /** Writes one key's value of this state (never {@code null}: absent values are not stored). */
     void writeValue(Object value, DataOutputBuffer out) {
         switch (kind) {
@@ -174,14 +207,18 @@ final class StateMetaInfo {
         }
     }
 
-    /** Reads what {@link #writeValue} wrote, as the backend's mutable representation. */
+    /**
+     * Reads what {@link #writeValue} wrote, as the backend's mutable representation: a
+     * {@link StateList} or {@link StateMap} of snapshot epoch 0 for list and map states (restores
+     * happen before the first snapshot).
+     */
     Object readValue(DataInputBuffer in) {
         switch (kind) {
             case VALUE:
                 return serializers[0].deserialize(in);
             case LIST: {
                 int n = in.readVarInt();
-                ArrayList<Object> list = new ArrayList<>(n);
+                StateList<Object> list = new StateList<>(n, 0);
                 for (int i = 0; i < n; i++) {
                     list.add(serializers[0].deserialize(in));
                 }
@@ -189,7 +226,7 @@ final class StateMetaInfo {
             }
             case MAP: {
                 int n = in.readVarInt();
-                HashMap<Object, Object> map = new HashMap<>();
+                StateMap<Object, Object> map = new StateMap<>(0);
                 for (int i = 0; i < n; i++) {
                     Object k = serializers[0].deserialize(in);
                     map.put(k, serializers[1].deserialize(in));

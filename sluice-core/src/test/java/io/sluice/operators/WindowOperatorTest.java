@@ -197,6 +197,91 @@ class WindowOperatorTest {
     }
 
     @Test
+    void aSessionThatGrowsFiresOnceAtItsNewEndNotAtTheOldOne() throws Exception {
+        open(WindowAssigner.sessionEventTime(Duration.ofMillis(10)), 0, null, WindowContents.aggregating(new SumValues()));
+        send("a:1", 0);  // [0,10)
+        send("a:2", 5);  // grows to [0,15): the end timer moves from 9 to 14
+        send("a:4", 3);  // [3,13) is inside [0,15): nothing moves
+        h.watermark(9);
+        assertThat(h.take()).as("the old end is not a timer any more").containsExactly("wm 9");
+        h.watermark(14);
+        assertThat(h.take()).containsExactly("7@14", "wm 14");
+        assertThat(backend.numberOfKeys()).as("the fired session and its timers are gone from state").isZero();
+    }
+
+    @Test
+    void anEarlierRecordWithinTheGapMovesTheSessionStartButNotItsEnd() throws Exception {
+        open(WindowAssigner.sessionEventTime(Duration.ofMillis(10)), 0, null, WindowContents.processing(new Describe()));
+        send("a:1", 20); // [20,30)
+        send("a:2", 12); // [12,22) joins: [12,30), same end
+        h.watermark(Long.MAX_VALUE);
+        assertThat(h.take()).containsExactly("a [12,30) 1,2,@29", "wm MAX");
+    }
+
+    @Test
+    void aRecordBridgingThreeSessionsMergesThemIntoOne() throws Exception {
+        open(WindowAssigner.sessionEventTime(Duration.ofMillis(10)), 0, null, WindowContents.aggregating(new SumValues()));
+        send("a:1", 0);   // [0,10)
+        send("a:2", 12);  // [12,22)
+        send("a:4", 24);  // [24,34)
+        send("a:8", 9);   // [9,19) touches [0,10) and [12,22): [0,22)
+        send("a:16", 20); // [20,30) touches [0,22) and [24,34): [0,34)
+        h.watermark(Long.MAX_VALUE);
+        assertThat(h.take()).containsExactly("31@33", "wm MAX");
+        assertThat(backend.numberOfKeys()).isZero();
+    }
+
+    @Test
+    void aLateRecordWithinTheLatenessGrowsAFiredSessionFiresItAgainAndMovesItsCleanUp() throws Exception {
+        OutputTag<String> late = OutputTag.of("late");
+        open(WindowAssigner.sessionEventTime(Duration.ofMillis(10)), 20, late, WindowContents.aggregating(new SumValues()));
+        send("a:1", 0);  // [0,10): end 9, clean-up 29
+        h.watermark(12);
+        assertThat(h.take()).containsExactly("1@9", "wm 12");
+        send("a:2", 5);  // late, within the lateness: the session grows to [0,15), whose end 14 is still ahead
+        assertThat(h.take()).isEmpty();
+        h.watermark(14);
+        assertThat(h.take()).containsExactly("3@14", "wm 14");
+        send("a:4", 3);  // [3,13), inside [0,15), already fired: fires again at once
+        assertThat(h.take()).containsExactly("7@14");
+        h.watermark(32);
+        assertThat(h.take()).containsExactly("wm 32");
+        send("a:8", 4);  // [4,14) (its own clean-up 33 is ahead) joins [0,15), which is still there: its clean-up moved from 29 to 34
+        assertThat(h.take()).containsExactly("15@14");
+        h.watermark(34);
+        send("a:16", 4); // [4,14) is now past its clean-up
+        assertThat(h.take()).containsExactly("wm 34", "late: a:16@4");
+        assertThat(backend.numberOfKeys()).isZero();
+    }
+
+    @Test
+    void sessionsWhoseTimersShareATimeKeepEachOthersTimers() throws Exception {
+        // With a gap and a lateness of 10, [0,10) has its end timer at 9 and its clean-up at 19, and
+        // [10,20) has its end timer at 19: one timer of the key serves both.
+        open(WindowAssigner.sessionEventTime(Duration.ofMillis(10)), 10, null, WindowContents.aggregating(new SumValues()));
+        send("a:1", 0);   // [0,10)
+        send("a:2", 10);  // [10,20): adjacent, no merge
+        send("a:4", 12);  // [10,22): its timers move from 19 and 29 to 21 and 31, but 19 is [0,10)'s clean-up
+        h.watermark(Long.MAX_VALUE);
+        assertThat(h.take()).containsExactly("1@9", "6@21", "wm MAX");
+        assertThat(backend.numberOfKeys()).as("[0,10) was cleaned up at 19").isZero();
+    }
+
+    @Test
+    void processingTimeSessionsMoveTheirTimerAsTheyGrow() throws Exception {
+        open(WindowAssigner.sessionProcessingTime(Duration.ofMillis(100)), 0, null,
+                WindowContents.aggregating(new SumValues()));
+        send("a:1", Long.MIN_VALUE); // at 0: [0,100)
+        h.advance(60);
+        send("a:2", Long.MIN_VALUE); // at 60: [0,160)
+        h.advance(40);
+        assertThat(h.take()).as("99 is no longer the session's end").isEmpty();
+        h.advance(59);
+        assertThat(h.take()).containsExactly("3@159");
+        assertThat(backend.numberOfKeys()).isZero();
+    }
+
+    @Test
     void windowsAndTheirTimersAreRestoredFromASnapshot() throws Exception {
         open(WindowAssigner.sessionEventTime(Duration.ofMillis(10)), 0, null, WindowContents.processing(new Describe()));
         send("a:1", 0);

@@ -50,6 +50,7 @@ public final class SerializerRegistry {
         registerBuiltIn(Serializers.STRING_ID, 1, (v, p, n, cl) -> Serializers.STRING);
         registerBuiltIn(Serializers.BYTES_ID, 1, (v, p, n, cl) -> Serializers.BYTES);
         registerBuiltIn(Serializers.UUID_ID, 1, (v, p, n, cl) -> Serializers.UUID);
+        registerBuiltIn(Serializers.TIME_WINDOW_ID, 1, (v, p, n, cl) -> Serializers.TIME_WINDOW);
         registerBuiltIn(Serializers.DYNAMIC_ID, DynamicSerializer.VERSION, (v, p, n, cl) -> Serializers.dynamic());
         registerBuiltIn(Serializers.TUPLE2_ID, 1, (v, p, n, cl) -> Serializers.tuple2(n.get(0), n.get(1)));
         registerBuiltIn(Serializers.LIST_ID, 1, (v, p, n, cl) -> Serializers.list(n.get(0)));

@@ -1,6 +1,7 @@
 package io.sluice.core.serialization;
 
 import io.sluice.api.Tuple2;
+import io.sluice.api.windowing.TimeWindow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -20,6 +21,8 @@ public final class Serializers {
     public static final TypeSerializer<String> STRING = new StringSerializer();
     public static final TypeSerializer<byte[]> BYTES = new BytesSerializer();
     public static final TypeSerializer<UUID> UUID = new UuidSerializer();
+    /** A window's start and end, 16 bytes (the dynamic serializer writes a record with its class name). */
+    public static final TypeSerializer<TimeWindow> TIME_WINDOW = new TimeWindowSerializer();
 
     /** Handles the built-in types without declaring them; see {@link DynamicSerializer}. */
     public static <T> TypeSerializer<T> dynamic() {
@@ -56,7 +59,28 @@ public final class Serializers {
             BOOLEAN_ID = "sluice.boolean", STRING_ID = "sluice.string", BYTES_ID = "sluice.bytes",
             UUID_ID = "sluice.uuid", TUPLE2_ID = "sluice.tuple2", LIST_ID = "sluice.list",
             NULLABLE_ID = "sluice.nullable", ENUM_ID = "sluice.enum", RECORD_ID = "sluice.record",
-            DYNAMIC_ID = "sluice.dynamic";
+            DYNAMIC_ID = "sluice.dynamic", TIME_WINDOW_ID = "sluice.time-window";
+
+    static final class TimeWindowSerializer implements TypeSerializer<TimeWindow> {
+        private static final long serialVersionUID = 1L;
+        @Override public void serialize(TimeWindow v, DataOutputBuffer out) {
+            out.writeLong(v.start());
+            out.writeLong(v.end());
+        }
+        @Override public TimeWindow deserialize(DataInputBuffer in) {
+            long start = in.readLong();
+            long end = in.readLong();
+            if (end <= start) {
+                throw new SerializationException("A time window read as [" + start + ", " + end + ") ends before it"
+                        + " starts: the data is corrupt or was not written by the time-window serializer");
+            }
+            return new TimeWindow(start, end);
+        }
+        @Override public TimeWindow copy(TimeWindow v) { return v; }
+        @Override public String typeName() { return "TimeWindow"; }
+        @Override public SerializerIdentity identity() { return SerializerIdentity.of(TIME_WINDOW_ID, 1); }
+        private Object readResolve() { return TIME_WINDOW; }
+    }
 
     static final class LongSerializer implements TypeSerializer<Long> {
         private static final long serialVersionUID = 1L;

@@ -19,15 +19,25 @@ import java.util.TreeSet;
  */
 final class TimerQueue {
     /** Time first; then keys in their natural order where they have one, else by their text: a deterministic order per time. */
+    private static final Comparator<Timer> ORDER = TimerQueue::compare;
+
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static final Comparator<Timer> ORDER = Comparator.comparingLong(Timer::time).thenComparing(Timer::key,
-            (a, b) -> {
-                if (a instanceof Comparable ca && a.getClass() == b.getClass()) {
-                    return ca.compareTo(b);
-                }
-                int c = a.getClass().getName().compareTo(b.getClass().getName());
-                return c != 0 ? c : String.valueOf(a).compareTo(String.valueOf(b));
-            });
+    private static int compare(Timer x, Timer y) {
+        int c = Long.compare(x.time(), y.time());
+        if (c != 0) {
+            return c;
+        }
+        Object a = x.key();
+        Object b = y.key();
+        if (a instanceof Long la && b instanceof Long lb) {
+            return Long.compare(la, lb); // the common key type, without the generic path below
+        }
+        if (a instanceof Comparable ca && a.getClass() == b.getClass()) {
+            return ca.compareTo(b);
+        }
+        c = a.getClass().getName().compareTo(b.getClass().getName());
+        return c != 0 ? c : String.valueOf(a).compareTo(String.valueOf(b));
+    }
 
     private final KeyedStateBackend backend;
     private final String stateName;
@@ -54,16 +64,18 @@ final class TimerQueue {
 
     /** For the backend's current key. */
     void register(long time) {
-        if (!state.contains(time)) {
-            state.put(time, Boolean.TRUE);
+        Long boxed = time; // boxed once for both state calls
+        if (!state.contains(boxed)) {
+            state.put(boxed, Boolean.TRUE);
             queue.add(new Timer(time, backend.currentKey()));
         }
     }
 
     /** For the backend's current key; nothing if there is no such timer. */
     void delete(long time) {
-        if (state.contains(time)) {
-            state.remove(time);
+        Long boxed = time;
+        if (state.contains(boxed)) {
+            state.remove(boxed);
             queue.remove(new Timer(time, backend.currentKey()));
         }
     }

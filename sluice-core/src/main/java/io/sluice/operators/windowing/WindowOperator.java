@@ -24,8 +24,10 @@ import java.util.List;
  * A window fires when its timer does, with its max timestamp as the result's timestamp; until the
  * clean-up, a late record (within the lateness) updates it and fires it again. A record whose every
  * window is past its clean-up goes to the late-data side output, or is dropped and counted
- * ({@link #lateRecordsDropped()}). Session windows merge on arrival: the new record's window and every
- * window of the key it intersects become one, their contents merged and their timers replaced.
+ * ({@link #lateRecordsDropped()}). Session windows merge on arrival: a record whose window intersects
+ * one session of the key is added to it (the session grows, its timers move); one that bridges
+ * several sessions makes them one, their contents merged. Timers are per key and time, so a timer is
+ * deleted only when no window of the key uses its time any more.
  * Everything is state, so windows and their timers are in checkpoints and restored with them. At
  * the end of a bounded input the final watermark fires the event-time windows and {@link #finish}
  * the processing-time windows still open. Task-thread only.
@@ -43,6 +45,10 @@ public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, 
     private transient long watermark;
     private transient long lateDropped;
     private transient FireContextImpl fireContext;
+    /** Scratch list of {@link #onTimer}, reused: the current key's windows. */
+    private transient List<TimeWindow> timerWindows;
+
+    private static final java.util.Comparator<TimeWindow> BY_START = java.util.Comparator.comparingLong(TimeWindow::start);
 
     public WindowOperator(WindowAssigner assigner, long allowedLatenessMillis, OutputTag<IN> lateTag,
                           WindowContents<K, IN, ACC, OUT> contents, String name) {
@@ -60,12 +66,13 @@ public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, 
             throw new IllegalStateException("window(...) runs on a KeyedStream only");
         }
         timers = new KeyedTimers(backend, "window-timers");
-        contents = backend.getMapState(new MapStateDescriptor<>("window-contents", Serializers.dynamic(),
+        contents = backend.getMapState(new MapStateDescriptor<>("window-contents", Serializers.TIME_WINDOW,
                 Serializers.dynamic()));
         timestamp = ctx.recordTimestamp();
         clock = ctx.clock();
         watermark = Watermarks.MIN;
         fireContext = new FireContextImpl();
+        timerWindows = new ArrayList<>();
         if (function.function() instanceof RichFunction rich) {
             rich.open(ctx.runtimeContext());
         }
@@ -128,13 +135,58 @@ public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, 
         }
     }
 
+    /**
+     * Adds a record's session window {@code window} to the key's sessions. The key's sessions never
+     * intersect one another (they would have merged), so usually the new window intersects none (a
+     * new session) or exactly one (the record joins it, and the session may grow): then the record is
+     * added to that session's contents and, if the session's end moved, its timers move with it —
+     * no scan of a copy, no merge of accumulators. A window that bridges two or more sessions merges
+     * them all ({@link #mergeSessions}).
+     */
     private void addToSession(TimeWindow window, IN value) throws Exception {
+        TimeWindow hit = null;
+        int hits = 0;
+        int sessions = 0;
+        for (TimeWindow w : contents.keys()) {
+            sessions++;
+            if (w.intersects(window)) {
+                hit = w;
+                hits++;
+            }
+        }
+        TimeWindow merged;
+        if (hits == 0) {
+            merged = window;
+            contents.put(window, function.add(value, null));
+            registerTimers(window);
+        } else if (hits == 1) {
+            ACC acc = function.add(value, contents.get(hit));
+            if (hit.start() <= window.start() && window.end() <= hit.end()) {
+                merged = hit;
+                contents.put(hit, acc);
+            } else {
+                merged = hit.cover(window);
+                contents.put(merged, acc); // before the remove, so the key's map never becomes empty in between
+                contents.remove(hit);
+                replaceTimers(hit, merged, sessions == 1);
+            }
+        } else {
+            merged = mergeSessions(window, value);
+        }
+        if (assigner.isEventTime() && merged.maxTimestamp() <= watermark) {
+            fire(merged);
+        }
+    }
+
+    /** The new record's window bridges several sessions: they all become one, their contents merged. */
+    private TimeWindow mergeSessions(TimeWindow window, IN value) throws Exception {
         TimeWindow merged = window;
         ACC acc = function.add(value, null);
         List<TimeWindow> existing = new ArrayList<>();
         for (TimeWindow w : contents.keys()) {
             existing.add(w);
         }
+        List<TimeWindow> mergedAway = new ArrayList<>();
         boolean changed = true;
         while (changed) {
             changed = false;
@@ -143,18 +195,23 @@ public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, 
                 if (w.intersects(merged)) {
                     merged = merged.cover(w);
                     acc = function.merge(contents.get(w), acc);
-                    contents.remove(w);
-                    deleteTimers(w);
+                    mergedAway.add(w);
                     existing.remove(i--);
                     changed = true;
                 }
             }
         }
         contents.put(merged, acc);
-        registerTimers(merged);
-        if (assigner.isEventTime() && merged.maxTimestamp() <= watermark) {
-            fire(merged);
+        for (TimeWindow w : mergedAway) {
+            if (!w.equals(merged)) {
+                contents.remove(w);
+            }
         }
+        registerTimers(merged);
+        for (TimeWindow w : mergedAway) {
+            releaseTimers(w, null);
+        }
+        return merged;
     }
 
     private boolean isLate(TimeWindow w) {
@@ -179,13 +236,57 @@ public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, 
         }
     }
 
-    private void deleteTimers(TimeWindow w) {
-        if (assigner.isEventTime()) {
-            timers.deleteEventTime(w.maxTimestamp());
-            timers.deleteEventTime(cleanupTime(w));
-        } else {
-            timers.deleteProcessingTime(w.maxTimestamp());
+    /**
+     * The timers of {@code from}, a session that became part of {@code to} (already in the contents in
+     * its place): {@code to}'s are registered, then those of {@code from}'s that no window of the key
+     * still needs are deleted. A timer whose time does not change stays as it is; when the session's
+     * end moves, its timer moves with it (registered at the new time first, so the key's timer state
+     * never empties in between).
+     */
+    private void replaceTimers(TimeWindow from, TimeWindow to, boolean toIsTheOnlyWindow) {
+        registerTimers(to);
+        releaseTimers(from, toIsTheOnlyWindow ? to : null);
+    }
+
+    /**
+     * Deletes the timers of {@code gone}, which is no longer in the contents, except those at a time
+     * another window of the key still uses: timers are per key and time, so two windows whose end or
+     * clean-up times coincide share one.
+     *
+     * @param onlyWindow the key's one window, if the caller knows it has exactly one (saves a scan); else {@code null}
+     */
+    private void releaseTimers(TimeWindow gone, TimeWindow onlyWindow) {
+        long end = gone.maxTimestamp();
+        if (!timerTimeInUse(end, onlyWindow)) {
+            if (assigner.isEventTime()) {
+                timers.deleteEventTime(end);
+            } else {
+                timers.deleteProcessingTime(end);
+            }
         }
+        if (assigner.isEventTime() && allowedLateness > 0) {
+            long cleanup = cleanupTime(gone);
+            if (cleanup != end && !timerTimeInUse(cleanup, onlyWindow)) {
+                timers.deleteEventTime(cleanup);
+            }
+        }
+    }
+
+    /** Whether a window of the current key ({@code onlyWindow}, if not null, is its only one) has its end or clean-up timer at {@code time}. */
+    private boolean timerTimeInUse(long time, TimeWindow onlyWindow) {
+        if (onlyWindow != null) {
+            return usesTimerAt(onlyWindow, time);
+        }
+        for (TimeWindow w : contents.keys()) {
+            if (usesTimerAt(w, time)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean usesTimerAt(TimeWindow w, long time) {
+        return w.maxTimestamp() == time || (assigner.isEventTime() && allowedLateness > 0 && cleanupTime(w) == time);
     }
 
     @Override
@@ -228,12 +329,16 @@ public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, 
 
     /** A timer of the current key at {@code time}: fire the windows ending then, purge those whose clean-up is due. */
     private void onTimer(long time, boolean eventTime) throws Exception {
-        List<TimeWindow> windows = new ArrayList<>();
+        List<TimeWindow> windows = timerWindows;
+        windows.clear();
         for (TimeWindow w : contents.keys()) {
             windows.add(w);
         }
-        windows.sort(java.util.Comparator.comparingLong(TimeWindow::start));
-        for (TimeWindow w : windows) {
+        if (windows.size() > 1) {
+            windows.sort(BY_START);
+        }
+        for (int i = 0; i < windows.size(); i++) {
+            TimeWindow w = windows.get(i);
             if (w.maxTimestamp() == time) {
                 fire(w);
             }
@@ -244,6 +349,7 @@ public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, 
                 contents.remove(w);
             }
         }
+        windows.clear();
     }
 
     @SuppressWarnings("unchecked")
