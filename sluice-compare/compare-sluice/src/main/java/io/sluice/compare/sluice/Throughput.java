@@ -115,7 +115,7 @@ final class Throughput implements ScenarioRunner {
     }
 
     /** The keyed vertex's records-in counter, timed at the midpoint of the request. */
-    private record Sample(long records, long nanos, long cpuNanos, int restarts, long checkpoints) {
+    record Sample(long records, long nanos, long cpuNanos, int restarts, long checkpoints) {
         static Sample take(DispatcherGateway dispatcher, JobId id, int keyedVertex) throws Exception {
             long before = System.nanoTime();
             JobDetails d = Waits.details(dispatcher, id);
