@@ -80,6 +80,11 @@ public enum Scenario {
 
         public static final String RECORDS_PER_S = "records_per_s";
         public static final String RUNS = "runs";
+        /**
+         * Records per second of CPU time the harness JVM used in the measured window (all its threads:
+         * tasks, GC, JIT): less sensitive than {@link #RECORDS_PER_S} to other load on a shared machine.
+         */
+        public static final String RECORDS_PER_CPU_S = "records_per_cpu_s";
 
         public static final String DURATION_P50_MS = "duration_p50_ms";
         public static final String DURATION_MAX_MS = "duration_max_ms";

@@ -63,6 +63,7 @@ final class WindowThroughput implements ScenarioRunner {
         String variant = plan.windowVariant();
         Path dir = context.newDir(scenario.id());
         List<Double> rates = new ArrayList<>();
+        List<Double> perCpu = new ArrayList<>();
         try (LocalCluster cluster = LocalCluster.builder().taskExecutors(2).slotsPerTaskExecutor(1).build()) {
             for (int i = 1; i <= plan.windowRuns(); i++) {
                 Throughput.Run r = measure(cluster, plan, dir.resolve("run" + i));
@@ -72,6 +73,7 @@ final class WindowThroughput implements ScenarioRunner {
                         r.valid() ? "" : "; INVALID: the job restarted");
                 if (r.valid()) {
                     rates.add(r.recordsPerSecond());
+                    perCpu.add(r.recordsPerCpuSecond());
                 }
             }
             if (rates.isEmpty()) {
@@ -79,6 +81,7 @@ final class WindowThroughput implements ScenarioRunner {
                         + " see the runtime's warnings on stderr");
             }
             rows.add(scenario, variant, Scenario.Metric.RECORDS_PER_S, Stats.median(rates))
+                    .add(scenario, variant, Scenario.Metric.RECORDS_PER_CPU_S, Stats.median(perCpu))
                     .add(scenario, variant, Scenario.Metric.RUNS, rates.size());
 
             long records = plan.checkRecords(workload);

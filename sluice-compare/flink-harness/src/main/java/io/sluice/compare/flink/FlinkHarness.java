@@ -316,6 +316,7 @@ public final class FlinkHarness {
         String variant = String.format(Locale.ROOT, "parallelism 2, checkpoints every %d ms",
                 plan.checkpointInterval().toMillis());
         List<Double> rates = new ArrayList<>();
+        List<Double> perCpu = new ArrayList<>();
         try (FlinkCluster cluster = FlinkCluster.start(plainConfiguration())) {
             for (int run = 1; run <= plan.throughputRuns(); run++) {
                 JobID id = cluster.submit(CountingJob.build(plan.throughputKeys(), 0,
@@ -333,6 +334,7 @@ public final class FlinkHarness {
                 long cpu1 = processCpuNanos();
                 double rate = (c1 - c0) * 1e9 / (t1 - t0);
                 rates.add(rate);
+                perCpu.add((c1 - c0) * 1e9 / Math.max(1, cpu1 - cpu0));
                 log("throughput run %d/%d: %.2f M records/s (%.2f M per CPU-second of the JVM)", run,
                         plan.throughputRuns(), rate / 1e6, (c1 - c0) * 1e3 / Math.max(1, cpu1 - cpu0));
                 cluster.cancel(id);
@@ -341,6 +343,7 @@ public final class FlinkHarness {
             deleteQuietly(dir);
         }
         results.add(Scenario.THROUGHPUT, variant, Metric.RECORDS_PER_S, Stats.median(rates))
+                .add(Scenario.THROUGHPUT, variant, Metric.RECORDS_PER_CPU_S, Stats.median(perCpu))
                 .add(Scenario.THROUGHPUT, variant, Metric.RUNS, rates.size());
     }
 
@@ -402,6 +405,7 @@ public final class FlinkHarness {
         String variant = plan.windowVariant();
         long interval = plan.windowCheckpointInterval().toMillis();
         List<Double> rates = new ArrayList<>();
+        List<Double> perCpu = new ArrayList<>();
         try (FlinkCluster cluster = FlinkCluster.start(plainConfiguration())) {
             for (int run = 1; run <= plan.windowRuns(); run++) {
                 JobID id = cluster.submit(WindowJob.build(workload, 0, interval, plan.windowOutOfOrderness(),
@@ -419,11 +423,13 @@ public final class FlinkHarness {
                 long cpu1 = processCpuNanos();
                 double rate = (c1 - c0) * 1e9 / (t1 - t0);
                 rates.add(rate);
+                perCpu.add((c1 - c0) * 1e9 / Math.max(1, cpu1 - cpu0));
                 log("%s run %d/%d: %.3f M records/s (%.3f M per CPU-second of the JVM)", scenario.id(), run,
                         plan.windowRuns(), rate / 1e6, (c1 - c0) * 1e3 / Math.max(1, cpu1 - cpu0));
                 cluster.cancel(id);
             }
             results.add(scenario, variant, Metric.RECORDS_PER_S, Stats.median(rates))
+                    .add(scenario, variant, Metric.RECORDS_PER_CPU_S, Stats.median(perCpu))
                     .add(scenario, variant, Metric.RUNS, rates.size());
 
             long records = plan.checkRecords(workload);
