@@ -31,6 +31,13 @@ import java.util.Locale;
  * @param checkpointKeys             distinct keys (state entries) in the checkpoint-duration scenario
  * @param checkpointsMeasured        completed checkpoints measured in the checkpoint-duration scenario
  * @param checkpointInterval         checkpoint interval of the throughput and checkpoint-duration scenarios
+ * @param windowRuns                 measured runs (fresh job each) of each window scenario; the median is reported
+ * @param windowWarmup               warm-up of each window run before its measured window
+ * @param windowWindow               measured window of each window run
+ * @param windowCheckpointInterval   checkpoint interval of the window scenarios
+ * @param windowOutOfOrderness       bounded out-of-orderness of the window scenarios' watermarks (both systems)
+ * @param tumblingCheckRecords       records of the bounded run that checks the tumbling scenario's fired windows
+ * @param sessionCheckRecords        records of the bounded run that checks the session scenario's fired sessions
  */
 public record Plan(String mode, int keys, double recoveryRate, Duration recoveryCheckpointInterval,
                    Duration statusWindow, Duration queryPeriod, int statusRetained, Duration statusStorageLatency,
@@ -38,7 +45,9 @@ public record Plan(String mode, int keys, double recoveryRate, Duration recovery
                    List<Integer> failoverRetained, List<Duration> failoverLatencies, int failoverRepeats,
                    List<Integer> jmRetained, List<Duration> jmLatencies, int jmRepeats,
                    int throughputKeys, int throughputRuns, Duration throughputWarmup, Duration throughputWindow,
-                   int checkpointKeys, int checkpointsMeasured, Duration checkpointInterval) {
+                   int checkpointKeys, int checkpointsMeasured, Duration checkpointInterval,
+                   int windowRuns, Duration windowWarmup, Duration windowWindow, Duration windowCheckpointInterval,
+                   Duration windowOutOfOrderness, long tumblingCheckRecords, long sessionCheckRecords) {
 
     public Plan {
         failoverRetained = List.copyOf(failoverRetained);
@@ -53,7 +62,9 @@ public record Plan(String mode, int keys, double recoveryRate, Duration recovery
                 List.of(1, 10), List.of(Duration.ZERO, Duration.ofMillis(200)), 5,
                 List.of(1, 10, 50), List.of(Duration.ofMillis(50), Duration.ofSeconds(1)), 1,
                 1024, 3, Duration.ofSeconds(10), Duration.ofSeconds(10),
-                200_000, 10, Duration.ofSeconds(1));
+                200_000, 10, Duration.ofSeconds(1),
+                3, Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(1), Duration.ofMillis(200),
+                4_000_000, 800_000);
     }
 
     public static Plan smoke() {
@@ -62,7 +73,9 @@ public record Plan(String mode, int keys, double recoveryRate, Duration recovery
                 List.of(1, 2), List.of(Duration.ZERO, Duration.ofMillis(20)), 1,
                 List.of(1, 3), List.of(Duration.ofMillis(20)), 1,
                 1024, 1, Duration.ofSeconds(1), Duration.ofSeconds(1),
-                10_000, 2, Duration.ofMillis(500));
+                10_000, 2, Duration.ofMillis(500),
+                1, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofMillis(200),
+                1_000_000, 400_000);
     }
 
     public static Plan of(String mode) {
@@ -107,18 +120,38 @@ public record Plan(String mode, int keys, double recoveryRate, Duration recovery
         return String.format(Locale.ROOT, "N=%d, D=%d ms", retained, latency.toMillis());
     }
 
+    /** Variant label of a window scenario: {@code "parallelism 2, checkpoints every 1000 ms"}. */
+    public String windowVariant() {
+        return String.format(Locale.ROOT, "parallelism 2, checkpoints every %d ms",
+                windowCheckpointInterval.toMillis());
+    }
+
+    /** Variant label of a window scenario's bounded check run: {@code "bounded check, 4000000 records"}. */
+    public String windowCheckVariant(WindowWorkload workload) {
+        return String.format(Locale.ROOT, "bounded check, %d records", checkRecords(workload));
+    }
+
+    /** Records of the bounded check run of {@code workload}. */
+    public long checkRecords(WindowWorkload workload) {
+        return workload == WindowWorkload.TUMBLING ? tumblingCheckRecords : sessionCheckRecords;
+    }
+
     /** One line per parameter, for the result file's header. */
     public String describe() {
         return String.format(Locale.ROOT, "mode=%s keys=%d recoveryRate=%.0f/s recoveryCheckpointInterval=%dms"
                         + " statusWindow=%dms queryPeriod=%dms statusRetained=%d statusStorageLatency=%dms zkLatency=%dms"
                         + " failoverRetained=%s failoverLatencies=%s failoverRepeats=%d jmRetained=%s jmLatencies=%s"
                         + " jmRepeats=%d throughputKeys=%d throughputRuns=%d throughputWarmup=%dms throughputWindow=%dms"
-                        + " checkpointKeys=%d checkpointsMeasured=%d checkpointInterval=%dms",
+                        + " checkpointKeys=%d checkpointsMeasured=%d checkpointInterval=%dms"
+                        + " windowRuns=%d windowWarmup=%dms windowWindow=%dms windowCheckpointInterval=%dms"
+                        + " windowOutOfOrderness=%dms tumblingCheckRecords=%d sessionCheckRecords=%d",
                 mode, keys, recoveryRate, recoveryCheckpointInterval.toMillis(), statusWindow.toMillis(),
                 queryPeriod.toMillis(), statusRetained, statusStorageLatency.toMillis(), zkLatency.toMillis(),
                 failoverRetained, failoverLatencies.stream().map(Duration::toMillis).toList(), failoverRepeats,
                 jmRetained, jmLatencies.stream().map(Duration::toMillis).toList(), jmRepeats, throughputKeys,
                 throughputRuns, throughputWarmup.toMillis(), throughputWindow.toMillis(), checkpointKeys,
-                checkpointsMeasured, checkpointInterval.toMillis());
+                checkpointsMeasured, checkpointInterval.toMillis(), windowRuns, windowWarmup.toMillis(),
+                windowWindow.toMillis(), windowCheckpointInterval.toMillis(), windowOutOfOrderness.toMillis(),
+                tumblingCheckRecords, sessionCheckRecords);
     }
 }

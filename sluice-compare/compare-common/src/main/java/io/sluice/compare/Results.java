@@ -53,6 +53,28 @@ public final class Results {
         return this;
     }
 
+    /** The header prefix under which {@link #notRun} records a skipped optional scenario. */
+    public static final String NOT_RUN_PREFIX = "not-run ";
+
+    /**
+     * Declares that this harness does not run the optional {@code scenario}, and why; the report shows
+     * "n/a" for this system there instead of "missing".
+     *
+     * @throws IllegalArgumentException if the scenario is not {@linkplain Scenario#optional() optional}
+     */
+    public Results notRun(Scenario scenario, String reason) {
+        if (!scenario.optional()) {
+            throw new IllegalArgumentException("Scenario " + scenario.id() + " is not optional: every harness must"
+                    + " run it");
+        }
+        return header(NOT_RUN_PREFIX + scenario.id(), reason);
+    }
+
+    /** The reason a result file's headers give for not running {@code scenarioId}, or null if they give none. */
+    public static String notRunReason(Map<String, String> headers, String scenarioId) {
+        return headers.get(NOT_RUN_PREFIX + scenarioId);
+    }
+
     public List<Row> rows() {
         return List.copyOf(rows);
     }

@@ -4,8 +4,10 @@ import java.util.Arrays;
 import java.util.Optional;
 
 /**
- * The five scenarios every system runs, with the metric names each one reports. The identifiers are
- * the first column of the result files; the driver groups rows by them.
+ * The scenarios of the comparison, with the metric names each one reports. The identifiers are the
+ * first column of the result files; the driver groups rows by them. Every harness runs every
+ * scenario, except that a harness may declare an {@linkplain #optional() optional} one not run
+ * ({@link Results#notRun}); the report then shows "n/a" for that system there.
  */
 public enum Scenario {
     /** Job-status queries every 10 ms while storage or ZooKeeper is slow or stalled during recovery. */
@@ -17,14 +19,32 @@ public enum Scenario {
     /** Sustained throughput of the keyed counting job, checkpoints every second. */
     THROUGHPUT("throughput", "Throughput"),
     /** End-to-end checkpoint duration of the same job with a fixed state size. */
-    CHECKPOINT_DURATION("checkpoint-duration", "Checkpoint duration");
+    CHECKPOINT_DURATION("checkpoint-duration", "Checkpoint duration"),
+    /** A 1 s tumbling event-time window summing per key ({@link WindowWorkload#TUMBLING}), checkpoints every second. */
+    WINDOW_TUMBLING("window-tumbling", "Tumbling 1 s event-time window sum, 1,024 keys", true),
+    /** A session window with a 5 s gap counting per key ({@link WindowWorkload#SESSION}), checkpoints every second. */
+    WINDOW_SESSION("window-session", "Session-window (5 s gap) count, 100,000 keys", true);
 
     private final String id;
     private final String title;
+    private final boolean optional;
 
     Scenario(String id, String title) {
+        this(id, title, false);
+    }
+
+    Scenario(String id, String title, boolean optional) {
         this.id = id;
         this.title = title;
+        this.optional = optional;
+    }
+
+    /**
+     * Whether a harness may leave this scenario out (declaring it with {@link Results#notRun}); the
+     * others every harness must run.
+     */
+    public boolean optional() {
+        return optional;
     }
 
     public String id() {
@@ -60,10 +80,20 @@ public enum Scenario {
 
         public static final String RECORDS_PER_S = "records_per_s";
         public static final String RUNS = "runs";
+        /**
+         * Records per second of CPU time the harness JVM used in the measured window (all its threads:
+         * tasks, GC, JIT): less sensitive than {@link #RECORDS_PER_S} to other load on a shared machine.
+         */
+        public static final String RECORDS_PER_CPU_S = "records_per_cpu_s";
 
         public static final String DURATION_P50_MS = "duration_p50_ms";
         public static final String DURATION_MAX_MS = "duration_max_ms";
         public static final String STATE_BYTES = "state_bytes";
         public static final String CHECKPOINTS = "checkpoints";
+
+        /** Windows (or sessions) the bounded check run fired; must equal {@link #WINDOWS_EXPECTED}. */
+        public static final String WINDOWS_FIRED = "windows_fired";
+        /** Windows the bounded check run must fire, computed by {@link WindowWorkload#expected}. */
+        public static final String WINDOWS_EXPECTED = "windows_expected";
     }
 }

@@ -27,7 +27,9 @@ public final class Chart {
             new Headline(Scenario.TASK_FAILOVER, Metric.TO_RUNNING_MS, "Task failover, time to RUNNING"),
             new Headline(Scenario.JM_FAILOVER, Metric.TO_RUNNING_MS, "Job-manager failover, time to RUNNING"),
             new Headline(Scenario.THROUGHPUT, Metric.RECORDS_PER_S, "Throughput, records/s"),
-            new Headline(Scenario.CHECKPOINT_DURATION, Metric.DURATION_P50_MS, "Checkpoint duration p50"));
+            new Headline(Scenario.CHECKPOINT_DURATION, Metric.DURATION_P50_MS, "Checkpoint duration p50"),
+            new Headline(Scenario.WINDOW_TUMBLING, Metric.RECORDS_PER_S, "Tumbling 1 s window, records/s"),
+            new Headline(Scenario.WINDOW_SESSION, Metric.RECORDS_PER_S, "Session window, records/s"));
 
     /** Bar colours, one per compared system in report order (then repeated). */
     private static final List<String> PALETTE = List.of("#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#9c755f");
@@ -166,6 +168,8 @@ public final class Chart {
                 text(svg, leftOfOne ? mid + 5 : mid - 5, textY, leftOfOne ? "start" : "end", 11,
                         behind ? "#c62828" : "#222", behind ? label + " (Sluice behind)" : label,
                         behind ? "bold" : null);
+            } else if (c.notRun(k, others.get(i))) {
+                text(svg, mid + 5, textY, "start", 11, "#555", others.get(i) + ": n/a (not run)");
             } else {
                 text(svg, mid + 5, textY, "start", 11, "#a00", others.get(i) + ": " + label);
             }

@@ -147,6 +147,19 @@ public final class Comparison {
         return m == null ? null : m.get(system);
     }
 
+    /**
+     * The reason {@code system}'s result file gives for not running {@code scenario}, an optional
+     * scenario ({@link Results#notRun}); empty if it gives none.
+     */
+    public Optional<String> notRun(String system, String scenario) {
+        return Optional.ofNullable(Results.notRunReason(headers(system), scenario));
+    }
+
+    /** Whether {@code system} has no value for {@code key} because it declared the scenario not run. */
+    public boolean notRun(Key key, String system) {
+        return value(key, system) == null && notRun(system, key.scenario()).isPresent();
+    }
+
     /** Problems noticed while merging (duplicate rows, mismatched system names), in input order. */
     public List<String> warnings() {
         return warnings;

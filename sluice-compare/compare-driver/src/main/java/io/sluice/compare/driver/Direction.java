@@ -8,7 +8,7 @@ import java.util.Set;
 public enum Direction {
     /** Times ({@code *_ms}) and counts of bad events (over_1s, metadata_reads, unanswered, errors). */
     LOWER("lower"),
-    /** Rates ({@code *_per_s}, e.g. records_per_s). */
+    /** Rates ({@code *_per_s}, e.g. records_per_s, and {@code *_per_cpu_s}, per CPU-second). */
     HIGHER("higher"),
     /** Counts that describe the run rather than rate it (checkpoints, runs, queries, …), and unknown metrics. */
     NEUTRAL("—");
@@ -35,7 +35,7 @@ public enum Direction {
         if (metric.endsWith("_ms") || LOWER_COUNTS.contains(metric)) {
             return LOWER;
         }
-        if (metric.endsWith("_per_s")) {
+        if (metric.endsWith("_per_s") || metric.endsWith("_per_cpu_s")) {
             return HIGHER;
         }
         return NEUTRAL;

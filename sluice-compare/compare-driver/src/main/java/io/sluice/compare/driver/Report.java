@@ -175,7 +175,7 @@ public final class Report {
         List<String> out = new ArrayList<>();
         for (Key k : c.keys()) {
             List<String> lacking = c.systems().stream().filter(c::hasFile).filter(s -> c.value(k, s) == null)
-                    .toList();
+                    .filter(s -> !c.notRun(k, s)).toList();
             if (!lacking.isEmpty()) {
                 out.add(Comparison.describe(k) + ": " + String.join(", ", lacking));
             }
@@ -244,8 +244,8 @@ public final class Report {
     private void tables(StringBuilder md) {
         md.append("### Results by scenario\n\n");
         md.append("Values as each harness reported them (units in the metric name; \"n/a\": the harness had no"
-                + " figure, e.g. a latency percentile where no status query was recorded; \"missing\": not"
-                + " reported). Ratios are Sluice ÷ that system; \"—\" where that system's value is 0. **Bold**"
+                + " figure, e.g. a latency percentile where no status query was recorded, or it declared an optional"
+                + " scenario not run (its reason is in its set-up above); \"missing\": not reported). Ratios are Sluice ÷ that system; \"—\" where that system's value is 0. **Bold**"
                 + " ratios mark where Sluice is behind by more than 10%.\n\n");
         if (c.scenarios().isEmpty()) {
             md.append("No result rows.\n\n");
@@ -277,13 +277,13 @@ public final class Report {
                 md.append("| ").append(escape(k.variant())).append(" | ").append(k.metric()).append(" | ")
                         .append(d.label()).append(" |");
                 if (hasRef) {
-                    md.append(' ').append(Format.value(s)).append(" |");
+                    md.append(' ').append(cell(k, REF)).append(" |");
                 }
                 for (String o : others) {
                     Double f = c.value(k, o);
-                    md.append(' ').append(Format.value(f)).append(" |");
+                    md.append(' ').append(cell(k, o)).append(" |");
                     if (hasRef) {
-                        String r = Format.ratio(s, f);
+                        String r = c.notRun(k, o) || c.notRun(k, REF) ? Format.NOT_AVAILABLE : Format.ratio(s, f);
                         boolean behind = s != null && f != null && d.behind(s, f);
                         md.append(' ').append(behind ? "**" + r + "**" : r).append(" |");
                     }
@@ -292,6 +292,11 @@ public final class Report {
             }
             md.append('\n');
         }
+    }
+
+    /** {@code system}'s value of {@code key}; "n/a" if it declared the (optional) scenario not run. */
+    private String cell(Key key, String system) {
+        return c.notRun(key, system) ? Format.NOT_AVAILABLE : Format.value(c.value(key, system));
     }
 
     private static void row(StringBuilder md, String name, String value) {

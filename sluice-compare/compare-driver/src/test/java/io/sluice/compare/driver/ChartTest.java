@@ -44,13 +44,15 @@ class ChartTest {
     void headlineFiguresInOrder() {
         Plan p = Plan.full();
         List<Key> keys = Chart.headlineKeys(full());
-        // 4 status variants, 2x2 task failover, 3x2 jm failover, 1 throughput, 1 checkpoint duration
-        assertThat(keys).hasSize(4 + 4 + 6 + 1 + 1);
+        // 4 status variants, 2x2 task failover, 3x2 jm failover, 1 throughput, 1 checkpoint duration, 2 windows
+        assertThat(keys).hasSize(4 + 4 + 6 + 1 + 1 + 2);
         assertThat(keys.get(0)).isEqualTo(new Key("status-during-stall", p.statusTaskFailoverStalled(), "p99_ms"));
         assertThat(keys.get(4)).isEqualTo(new Key("task-failover", "N=1, D=0 ms", "to_running_ms"));
         assertThat(keys.get(8)).isEqualTo(new Key("jm-failover", "N=1, D=50 ms", "to_running_ms"));
         assertThat(keys.get(14).metric()).isEqualTo("records_per_s");
         assertThat(keys.get(15).metric()).isEqualTo("duration_p50_ms");
+        assertThat(keys.get(16)).isEqualTo(new Key("window-tumbling", p.windowVariant(), "records_per_s"));
+        assertThat(keys.get(17)).isEqualTo(new Key("window-session", p.windowVariant(), "records_per_s"));
     }
 
     @Test
@@ -65,7 +67,7 @@ class ChartTest {
                 bars++;
             }
         }
-        assertThat(bars).isEqualTo(16 * 3);
+        assertThat(bars).isEqualTo(18 * 3);
         assertThat(svg).contains("Sluice ÷ flink-1.13.6").contains("Sluice ÷ flink-1.14.6")
                 .contains("Sluice ÷ flink-1.20.5").contains("side where Sluice is better")
                 .contains(">0.001x<").contains(">1x<").contains(">1,000x<")

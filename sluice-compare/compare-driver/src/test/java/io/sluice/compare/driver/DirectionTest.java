@@ -13,6 +13,7 @@ class DirectionTest {
             assertThat(Direction.of(m)).as(m).isEqualTo(Direction.LOWER);
         }
         assertThat(Direction.of("records_per_s")).isEqualTo(Direction.HIGHER);
+        assertThat(Direction.of("records_per_cpu_s")).isEqualTo(Direction.HIGHER);
         for (String m : new String[] {"checkpoints", "runs", "queries", "restored_state", "state_bytes", "whatever"}) {
             assertThat(Direction.of(m)).as(m).isEqualTo(Direction.NEUTRAL);
         }

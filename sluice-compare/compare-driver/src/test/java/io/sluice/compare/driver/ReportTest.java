@@ -168,4 +168,25 @@ class ReportTest {
         String b = new Report(sample(OPTIONS), run("full", List.of())).document();
         assertThat(a).isEqualTo(b).startsWith("# Sluice and Apache Flink side by side\n\n");
     }
+
+    @Test
+    void anOptionalScenarioASystemDeclaredNotRunReadsNotAvailableAndIsNeitherMissingNorBehind() {
+        Map<String, Results.Parsed> files = new LinkedHashMap<>();
+        files.put("sluice", parsed("sluice", machine(OPTIONS),
+                "window-session", "parallelism 2, checkpoints every 1000 ms", "records_per_s", 500_000));
+        Map<String, String> skipped = machine(OPTIONS);
+        skipped.put(Results.NOT_RUN_PREFIX + "window-session", "optional scenario, not run on Flink 1.13.6");
+        files.put("flink-1.13.6", parsed("flink-1.13.6", skipped));
+        files.put("flink-1.20.5", parsed("flink-1.20.5", machine(OPTIONS),
+                "window-session", "parallelism 2, checkpoints every 1000 ms", "records_per_s", 1_000_000));
+        Comparison c = Comparison.of(List.of("sluice", "flink-1.13.6", "flink-1.20.5"), files);
+        String md = new Report(c, run("full", List.of())).body();
+
+        assertThat(md).contains("| parallelism 2, checkpoints every 1000 ms | records_per_s | higher | 500,000 | n/a"
+                + " | n/a | 1,000,000 | **0.50x** |")
+                .contains("`not-run window-session`: optional scenario, not run on Flink 1.13.6")
+                .doesNotContain("did not report")
+                .contains("Sluice 500,000 vs flink-1.20.5 1,000,000 (0.50x)\n");
+        assertThat(Chart.svg(c)).contains("flink-1.13.6: n/a (not run)");
+    }
 }

@@ -11,7 +11,8 @@ import java.util.Set;
 /**
  * What the smoke comparison must show, as a list of problems (empty: passed): every system has rows
  * for every scenario, and every figure Sluice reports is reported by every other system with a
- * finite value.
+ * finite value. An {@linkplain Scenario#optional() optional} scenario a system declared not run
+ * ({@code Results.notRun}) is exempt for that system, and only for it.
  *
  * <p>NaN rule: a latency percentile ({@code p50_ms}, {@code p99_ms}, {@code max_ms},
  * {@code status_p99_ms}, {@code status_max_ms}) may be NaN when the system answered no status query in
@@ -35,7 +36,8 @@ final class SmokeCheck {
         for (Scenario sc : Scenario.values()) {
             for (String system : c.systems()) {
                 boolean any = c.keys(sc.id()).stream().anyMatch(k -> c.value(k, system) != null);
-                if (!any) {
+                boolean declaredNotRun = sc.optional() && c.notRun(system, sc.id()).isPresent();
+                if (!any && !declaredNotRun) {
                     problems.add(system + ": no rows for scenario " + sc.id());
                 }
             }
@@ -46,6 +48,9 @@ final class SmokeCheck {
             }
             for (String system : c.systems()) {
                 Double v = c.value(k, system);
+                if (v == null && c.notRun(k, system)) {
+                    continue;
+                }
                 if (v == null) {
                     problems.add(system + ": missing " + Comparison.describe(k) + " (Sluice reports it)");
                 } else if (!Double.isFinite(v) && !nanAllowed(c, k, system, v)) {

@@ -7,6 +7,7 @@ import io.sluice.compare.Machine;
 import io.sluice.compare.Plan;
 import io.sluice.compare.Results;
 import io.sluice.compare.Scenario;
+import io.sluice.compare.WindowWorkload;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Instant;
@@ -137,6 +138,8 @@ public final class SluiceHarness {
             case JM_FAILOVER -> new JmFailover();
             case THROUGHPUT -> new Throughput();
             case CHECKPOINT_DURATION -> new CheckpointDuration();
+            case WINDOW_TUMBLING -> new WindowThroughput(WindowWorkload.TUMBLING);
+            case WINDOW_SESSION -> new WindowThroughput(WindowWorkload.SESSION);
         };
     }
 

@@ -62,7 +62,9 @@ final class Throughput implements ScenarioRunner {
             throw new IllegalStateException("No valid throughput run: the job restarted in every run; see the"
                     + " runtime's warnings on stderr");
         }
+        List<Double> perCpu = runs.stream().filter(Run::valid).map(Run::recordsPerCpuSecond).toList();
         rows.add(Scenario.THROUGHPUT, variant, Scenario.Metric.RECORDS_PER_S, Stats.median(valid))
+                .add(Scenario.THROUGHPUT, variant, Scenario.Metric.RECORDS_PER_CPU_S, Stats.median(perCpu))
                 .add(Scenario.THROUGHPUT, variant, Scenario.Metric.RUNS, valid.size());
     }
 
@@ -115,7 +117,7 @@ final class Throughput implements ScenarioRunner {
     }
 
     /** The keyed vertex's records-in counter, timed at the midpoint of the request. */
-    private record Sample(long records, long nanos, long cpuNanos, int restarts, long checkpoints) {
+    record Sample(long records, long nanos, long cpuNanos, int restarts, long checkpoints) {
         static Sample take(DispatcherGateway dispatcher, JobId id, int keyedVertex) throws Exception {
             long before = System.nanoTime();
             JobDetails d = Waits.details(dispatcher, id);

@@ -6,6 +6,7 @@ import io.sluice.compare.HarnessArgs;
 import io.sluice.compare.Plan;
 import io.sluice.compare.Results;
 import io.sluice.compare.Scenario;
+import io.sluice.compare.WindowWorkload;
 import io.sluice.compare.Scenario.Metric;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -87,6 +88,7 @@ class SluiceHarnessSmokeTest {
         assertThat(throughput).isEqualTo("parallelism 2, checkpoints every 500 ms");
         assertThat(value(v, Scenario.THROUGHPUT, throughput, Metric.RECORDS_PER_S)).isFinite().isPositive();
         assertThat(value(v, Scenario.THROUGHPUT, throughput, Metric.RUNS)).isEqualTo(plan.throughputRuns());
+        assertThat(value(v, Scenario.THROUGHPUT, throughput, Metric.RECORDS_PER_CPU_S)).isFinite().isPositive();
 
         String keys = "keys=" + plan.checkpointKeys();
         assertThat(value(v, Scenario.CHECKPOINT_DURATION, keys, Metric.DURATION_P50_MS)).isFinite().isPositive();
@@ -96,9 +98,20 @@ class SluiceHarnessSmokeTest {
                 .isGreaterThanOrEqualTo(8.0 * plan.checkpointKeys());
         assertThat(value(v, Scenario.CHECKPOINT_DURATION, keys, Metric.CHECKPOINTS)).isEqualTo(plan.checkpointsMeasured());
 
+        for (WindowWorkload w : WindowWorkload.values()) {
+            assertThat(value(v, w.scenario(), plan.windowVariant(), Metric.RECORDS_PER_S)).as(w.name()).isFinite()
+                    .isPositive();
+            assertThat(value(v, w.scenario(), plan.windowVariant(), Metric.RUNS)).isEqualTo(plan.windowRuns());
+            assertThat(value(v, w.scenario(), plan.windowVariant(), Metric.RECORDS_PER_CPU_S)).isFinite().isPositive();
+            double expected = w.expected(plan.checkRecords(w)).windows();
+            assertThat(expected).as("the check run of %s fires windows", w).isPositive();
+            assertThat(value(v, w.scenario(), plan.windowCheckVariant(w), Metric.WINDOWS_EXPECTED)).isEqualTo(expected);
+            assertThat(value(v, w.scenario(), plan.windowCheckVariant(w), Metric.WINDOWS_FIRED)).isEqualTo(expected);
+        }
+
         int expectedRows = statusVariants.size() * 8
                 + plan.failoverRetained().size() * plan.failoverLatencies().size() * 3
-                + plan.jmRetained().size() * plan.jmLatencies().size() * 5 + 2 + 4;
+                + plan.jmRetained().size() * plan.jmLatencies().size() * 5 + 3 + 4 + 2 * 5;
         assertThat(parsed.rows()).as("no other rows").hasSize(expectedRows);
     }
 

@@ -9,6 +9,7 @@ import io.sluice.compare.Scenario;
 import io.sluice.compare.Scenario.Metric;
 import io.sluice.compare.Stats;
 import io.sluice.compare.StatusProbe;
+import io.sluice.compare.WindowWorkload;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,6 +67,25 @@ public final class FlinkHarness {
                 + " high-availability.storageDir=slowfs://<tmp>/ha, high-availability.cluster-id=<fresh per run>,"
                 + " state.checkpoints.num-retained=N");
         results.header("job", CountingJob.DESCRIPTION + "; checkpoints to slowfs:// (recovery) or file://");
+        if (runsWindowScenarios()) {
+            results.header("window-job", WindowJob.DESCRIPTION + "; checkpoints to file://");
+        }
+    }
+
+    /**
+     * Whether this Flink version runs the optional window scenarios: 1.20 and later (the issue compares
+     * windows with Flink 1.20.5 and 2.3.0); 1.13 and 1.14 declare them not run, which keeps the full
+     * run shorter.
+     */
+    private static boolean runsWindowScenarios() {
+        String[] v = EnvironmentInformation.getVersion().split("\\.");
+        try {
+            int major = Integer.parseInt(v[0]);
+            int minor = v.length > 1 ? Integer.parseInt(v[1]) : 0;
+            return major > 1 || minor >= 20;
+        } catch (NumberFormatException e) {
+            return true;
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -82,6 +102,13 @@ public final class FlinkHarness {
             if (!scenarios.contains(s)) {
                 continue;
             }
+            if (s.optional() && !runsWindowScenarios()) {
+                results.notRun(s, "optional scenario, not run on Flink " + EnvironmentInformation.getVersion()
+                        + " (the window scenarios run on Flink 1.20 and later)");
+                results.write(out);
+                log("%s: not run on this version (optional scenario)", s.id());
+                continue;
+            }
             long t0 = System.nanoTime();
             log("%s: start", s.id());
             try {
@@ -91,6 +118,8 @@ public final class FlinkHarness {
                     case JM_FAILOVER -> jmFailover();
                     case THROUGHPUT -> throughput();
                     case CHECKPOINT_DURATION -> checkpointDuration();
+                    case WINDOW_TUMBLING -> window(WindowWorkload.TUMBLING);
+                    case WINDOW_SESSION -> window(WindowWorkload.SESSION);
                 }
             } catch (Exception | AssertionError e) {
                 failed++;
@@ -287,6 +316,7 @@ public final class FlinkHarness {
         String variant = String.format(Locale.ROOT, "parallelism 2, checkpoints every %d ms",
                 plan.checkpointInterval().toMillis());
         List<Double> rates = new ArrayList<>();
+        List<Double> perCpu = new ArrayList<>();
         try (FlinkCluster cluster = FlinkCluster.start(plainConfiguration())) {
             for (int run = 1; run <= plan.throughputRuns(); run++) {
                 JobID id = cluster.submit(CountingJob.build(plan.throughputKeys(), 0,
@@ -304,6 +334,7 @@ public final class FlinkHarness {
                 long cpu1 = processCpuNanos();
                 double rate = (c1 - c0) * 1e9 / (t1 - t0);
                 rates.add(rate);
+                perCpu.add((c1 - c0) * 1e9 / Math.max(1, cpu1 - cpu0));
                 log("throughput run %d/%d: %.2f M records/s (%.2f M per CPU-second of the JVM)", run,
                         plan.throughputRuns(), rate / 1e6, (c1 - c0) * 1e3 / Math.max(1, cpu1 - cpu0));
                 cluster.cancel(id);
@@ -312,6 +343,7 @@ public final class FlinkHarness {
             deleteQuietly(dir);
         }
         results.add(Scenario.THROUGHPUT, variant, Metric.RECORDS_PER_S, Stats.median(rates))
+                .add(Scenario.THROUGHPUT, variant, Metric.RECORDS_PER_CPU_S, Stats.median(perCpu))
                 .add(Scenario.THROUGHPUT, variant, Metric.RUNS, rates.size());
     }
 
@@ -353,6 +385,77 @@ public final class FlinkHarness {
                     .add(Scenario.CHECKPOINT_DURATION, variant, Metric.DURATION_MAX_MS, sorted[sorted.length - 1])
                     .add(Scenario.CHECKPOINT_DURATION, variant, Metric.STATE_BYTES, Stats.median(sizes))
                     .add(Scenario.CHECKPOINT_DURATION, variant, Metric.CHECKPOINTS, sorted.length);
+        } finally {
+            deleteQuietly(dir);
+        }
+    }
+
+    // ---------------------------------------------------------------- scenarios 6 and 7
+
+    /**
+     * A window scenario: per run a fresh unbounded {@link WindowJob}; after {@code plan.windowWarmup()}
+     * the records passed to the window operator ({@link WindowFunctions.Interleave}'s count) over
+     * {@code plan.windowWindow()}; median of {@code plan.windowRuns()}. Then one bounded run over the
+     * first {@code plan.checkRecords(workload)} records, whose sink must see exactly the windows and
+     * result sum of {@link WindowWorkload#expected}.
+     */
+    private void window(WindowWorkload workload) throws Exception {
+        Scenario scenario = workload.scenario();
+        Path dir = Files.createTempDirectory("flink-compare-" + scenario.id());
+        String variant = plan.windowVariant();
+        long interval = plan.windowCheckpointInterval().toMillis();
+        List<Double> rates = new ArrayList<>();
+        List<Double> perCpu = new ArrayList<>();
+        try (FlinkCluster cluster = FlinkCluster.start(plainConfiguration())) {
+            for (int run = 1; run <= plan.windowRuns(); run++) {
+                JobID id = cluster.submit(WindowJob.build(workload, 0, interval, plan.windowOutOfOrderness(),
+                        dir.resolve("run" + run).toUri().toString(), null));
+                cluster.awaitStatus(id, JobStatus.RUNNING, Duration.ofSeconds(60));
+                long base = Recorder.processed();
+                FlinkCluster.await("records to flow", Duration.ofSeconds(60), () -> Recorder.processed() > base);
+                TimeUnit.MILLISECONDS.sleep(plan.windowWarmup().toMillis()); // warm-up
+                long c0 = Recorder.processed();
+                long t0 = System.nanoTime();
+                long cpu0 = processCpuNanos();
+                TimeUnit.MILLISECONDS.sleep(plan.windowWindow().toMillis()); // the measured window
+                long c1 = Recorder.processed();
+                long t1 = System.nanoTime();
+                long cpu1 = processCpuNanos();
+                double rate = (c1 - c0) * 1e9 / (t1 - t0);
+                rates.add(rate);
+                perCpu.add((c1 - c0) * 1e9 / Math.max(1, cpu1 - cpu0));
+                log("%s run %d/%d: %.3f M records/s (%.3f M per CPU-second of the JVM)", scenario.id(), run,
+                        plan.windowRuns(), rate / 1e6, (c1 - c0) * 1e3 / Math.max(1, cpu1 - cpu0));
+                cluster.cancel(id);
+            }
+            results.add(scenario, variant, Metric.RECORDS_PER_S, Stats.median(rates))
+                    .add(scenario, variant, Metric.RECORDS_PER_CPU_S, Stats.median(perCpu))
+                    .add(scenario, variant, Metric.RUNS, rates.size());
+
+            long records = plan.checkRecords(workload);
+            WindowWorkload.Expected expected = workload.expected(records);
+            String sinkId = UUID.randomUUID().toString();
+            WindowFunctions.CheckCounters.open(sinkId);
+            long[] counted;
+            try {
+                JobID id = cluster.submit(WindowJob.build(workload, records, interval, plan.windowOutOfOrderness(),
+                        dir.resolve("check").toUri().toString(), sinkId));
+                cluster.awaitStatus(id, JobStatus.FINISHED, Duration.ofMinutes(10));
+                counted = WindowFunctions.CheckCounters.read(sinkId);
+            } finally {
+                WindowFunctions.CheckCounters.close(sinkId);
+            }
+            String checkVariant = plan.windowCheckVariant(workload);
+            log("%s %s: %d windows fired (expected %d), sum of results %d (expected %d)", scenario.id(), checkVariant,
+                    counted[0], expected.windows(), counted[1], expected.resultSum());
+            if (counted[0] != expected.windows() || counted[1] != expected.resultSum()) {
+                throw new IllegalStateException("The bounded " + scenario.id() + " run over " + records + " records"
+                        + " fired " + counted[0] + " windows with results summing to " + counted[1] + ", but the"
+                        + " workload has " + expected.windows() + " windows summing to " + expected.resultSum()
+                        + ": the job computes something else than the workload says");
+            }
+            results.add(scenario, checkVariant, Metric.WINDOWS_FIRED, counted[0])
+                    .add(scenario, checkVariant, Metric.WINDOWS_EXPECTED, expected.windows());
         } finally {
             deleteQuietly(dir);
         }

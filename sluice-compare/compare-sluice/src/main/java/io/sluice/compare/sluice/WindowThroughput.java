@@ -1,0 +1,262 @@
+package io.sluice.compare.sluice;
+
+import io.sluice.api.StreamExecutionEnvironment;
+import io.sluice.api.eventtime.TimestampAssigner;
+import io.sluice.api.eventtime.WatermarkStrategy;
+import io.sluice.api.functions.AggregateFunction;
+import io.sluice.api.functions.KeySelector;
+import io.sluice.api.functions.SinkFunction;
+import io.sluice.api.sink.DiscardingSink;
+import io.sluice.api.source.SequenceSource;
+import io.sluice.api.windowing.WindowAssigner;
+import io.sluice.cluster.LocalCluster;
+import io.sluice.compare.Plan;
+import io.sluice.compare.Results;
+import io.sluice.compare.Scenario;
+import io.sluice.compare.Stats;
+import io.sluice.compare.WindowWorkload;
+import io.sluice.core.serialization.Serializers;
+import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.graph.JobGraph;
+import io.sluice.graph.JobId;
+import io.sluice.jobmaster.JobResult;
+import io.sluice.jobmaster.JobStatus;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * {@link Scenario#WINDOW_TUMBLING} and {@link Scenario#WINDOW_SESSION}: the event-time window job of
+ * a {@link WindowWorkload} on a plain {@link LocalCluster} (2 task executors, 1 slot each), parallelism
+ * 2, checkpoints every {@code plan.windowCheckpointInterval()}:
+ * {@code SequenceSource} with the workload's timestamps and bounded out-of-orderness
+ * ({@code plan.windowOutOfOrderness()}, watermarks every 200 ms per source subtask),
+ * {@code keyBy(workload.key)}, a tumbling 1 s or a 5 s-gap session window, {@code aggregate} (sum of
+ * event times, or count), discarding sink.
+ *
+ * <p>Throughput: per run a fresh job on an unlimited source; after {@code plan.windowWarmup()} the
+ * window vertex's {@code recordsIn} over {@code plan.windowWindow()}, as {@link Throughput} measures;
+ * median of {@code plan.windowRuns()} runs. Plausibility: one bounded run over the first
+ * {@code plan.checkRecords(workload)} records, whose end of input fires every window; its sink counts
+ * the results, which must equal {@link WindowWorkload#expected} (windows and the sum of results), or
+ * the scenario fails.
+ *
+ * <p>Threading: harness thread; the functions run on their task threads.
+ */
+final class WindowThroughput implements ScenarioRunner {
+    private final WindowWorkload workload;
+
+    WindowThroughput(WindowWorkload workload) {
+        this.workload = workload;
+    }
+
+    @Override
+    public void run(HarnessContext context, Results rows, Map<String, String> notes) throws Exception {
+        Plan plan = context.plan();
+        Scenario scenario = workload.scenario();
+        String variant = plan.windowVariant();
+        Path dir = context.newDir(scenario.id());
+        List<Double> rates = new ArrayList<>();
+        List<Double> perCpu = new ArrayList<>();
+        try (LocalCluster cluster = LocalCluster.builder().taskExecutors(2).slotsPerTaskExecutor(1).build()) {
+            for (int i = 1; i <= plan.windowRuns(); i++) {
+                Throughput.Run r = measure(cluster, plan, dir.resolve("run" + i));
+                context.progress().line(scenario.id(), variant, "run %d/%d: %,.0f records/s (%,.0f per CPU-second of"
+                                + " the JVM), %d checkpoints in the window%s", i, plan.windowRuns(),
+                        r.recordsPerSecond(), r.recordsPerCpuSecond(), r.checkpoints(),
+                        r.valid() ? "" : "; INVALID: the job restarted");
+                if (r.valid()) {
+                    rates.add(r.recordsPerSecond());
+                    perCpu.add(r.recordsPerCpuSecond());
+                }
+            }
+            if (rates.isEmpty()) {
+                throw new IllegalStateException("No valid " + scenario.id() + " run: the job restarted in every run;"
+                        + " see the runtime's warnings on stderr");
+            }
+            rows.add(scenario, variant, Scenario.Metric.RECORDS_PER_S, Stats.median(rates))
+                    .add(scenario, variant, Scenario.Metric.RECORDS_PER_CPU_S, Stats.median(perCpu))
+                    .add(scenario, variant, Scenario.Metric.RUNS, rates.size());
+
+            long records = plan.checkRecords(workload);
+            WindowWorkload.Expected expected = workload.expected(records);
+            Counted counted = check(cluster, plan, dir.resolve("check"), records);
+            String checkVariant = plan.windowCheckVariant(workload);
+            context.progress().line(scenario.id(), checkVariant, "%,d windows fired (expected %,d), sum of results %,d"
+                    + " (expected %,d)", counted.windows(), expected.windows(), counted.sum(), expected.resultSum());
+            if (counted.windows() != expected.windows() || counted.sum() != expected.resultSum()) {
+                throw new IllegalStateException("The bounded " + scenario.id() + " run over " + records + " records"
+                        + " fired " + counted.windows() + " windows with results summing to " + counted.sum()
+                        + ", but the workload has " + expected.windows() + " windows summing to "
+                        + expected.resultSum() + ": the job computes something else than the workload says");
+            }
+            rows.add(scenario, checkVariant, Scenario.Metric.WINDOWS_FIRED, counted.windows())
+                    .add(scenario, checkVariant, Scenario.Metric.WINDOWS_EXPECTED, expected.windows());
+        }
+    }
+
+    private Throughput.Run measure(LocalCluster cluster, Plan plan, Path checkpointDir) throws Exception {
+        JobGraph graph = job(plan, SequenceSource.unbounded(0), new DiscardingSink<>(), checkpointDir,
+                workload.scenario().id());
+        int windowVertex = Jobs.keyedVertex(graph);
+        JobId id = cluster.submit(graph);
+        DispatcherGateway dispatcher = cluster.dispatcher();
+        try {
+            Throughput.awaitCounting(dispatcher, id, windowVertex, 0);
+            Thread.sleep(plan.windowWarmup().toMillis()); // the warm-up window
+            Throughput.Sample start = Throughput.Sample.take(dispatcher, id, windowVertex);
+            Thread.sleep(plan.windowWindow().toMillis()); // the measured window
+            Throughput.Sample end = Throughput.Sample.take(dispatcher, id, windowVertex);
+            long records = end.records() - start.records();
+            double seconds = (end.nanos() - start.nanos()) / 1e9;
+            double cpuSeconds = (end.cpuNanos() - start.cpuNanos()) / 1e9;
+            return new Throughput.Run(records / seconds, cpuSeconds > 0 ? records / cpuSeconds : Double.NaN,
+                    end.checkpoints() - start.checkpoints(), end.restarts() == start.restarts() && records > 0);
+        } finally {
+            Throughput.cancel(dispatcher, id);
+        }
+    }
+
+    /** What the sink of the bounded check run received. */
+    record Counted(long windows, long sum) {
+    }
+
+    private Counted check(LocalCluster cluster, Plan plan, Path checkpointDir, long records) throws Exception {
+        String sinkId = UUID.randomUUID().toString();
+        CountingSink.open(sinkId);
+        try {
+            JobGraph graph = job(plan, SequenceSource.bounded(0, records - 1), new CountingSink(sinkId), checkpointDir,
+                    workload.scenario().id() + " check");
+            JobId id = cluster.submit(graph);
+            JobResult result = cluster.dispatcher().requestJobResult(id).get(10, TimeUnit.MINUTES);
+            if (result.status() != JobStatus.FINISHED) {
+                throw new IllegalStateException("The bounded " + workload.scenario().id() + " check job ended "
+                        + result.status() + " instead of FINISHED: " + result);
+            }
+            return CountingSink.counted(sinkId);
+        } finally {
+            CountingSink.close(sinkId);
+        }
+    }
+
+    private JobGraph job(Plan plan, SequenceSource source, SinkFunction<Long> sink, Path checkpointDir, String name) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(Jobs.PARALLELISM)
+                .enableCheckpointing(plan.windowCheckpointInterval())
+                .setCheckpointDir(checkpointDir.toString());
+        WatermarkStrategy<Long> strategy = WatermarkStrategy.<Long>forBoundedOutOfOrderness(plan.windowOutOfOrderness())
+                .withTimestampAssigner(new EventTime(workload))
+                .withEmitInterval(WatermarkStrategy.DEFAULT_EMIT_INTERVAL);
+        Duration size = Duration.ofMillis(workload.windowMillis());
+        env.fromSource(source, strategy, "numbers")
+                .keyBy(new EventKey(workload), Serializers.LONG)
+                .window(workload == WindowWorkload.TUMBLING ? WindowAssigner.tumblingEventTime(size)
+                        : WindowAssigner.sessionEventTime(size))
+                .aggregate(new SumOfValues(workload))
+                .returns(Serializers.LONG)
+                .addSink(sink, "results");
+        return env.buildJobGraph(name);
+    }
+
+    /** {@link WindowWorkload#eventTime}. */
+    static final class EventTime implements TimestampAssigner<Long> {
+        private static final long serialVersionUID = 1L;
+        private final WindowWorkload workload;
+
+        EventTime(WindowWorkload workload) {
+            this.workload = workload;
+        }
+
+        @Override
+        public long extractTimestamp(Long v, long recordTimestamp) {
+            return workload.eventTime(v);
+        }
+    }
+
+    /** {@link WindowWorkload#key}. */
+    static final class EventKey implements KeySelector<Long, Long> {
+        private static final long serialVersionUID = 1L;
+        private final WindowWorkload workload;
+
+        EventKey(WindowWorkload workload) {
+            this.workload = workload;
+        }
+
+        @Override
+        public Long getKey(Long v) {
+            return workload.key(v);
+        }
+    }
+
+    /** Adds up {@link WindowWorkload#value} per window: the event times (tumbling) or a count (session). */
+    static final class SumOfValues implements AggregateFunction<Long, Long, Long> {
+        private static final long serialVersionUID = 1L;
+        private final WindowWorkload workload;
+
+        SumOfValues(WindowWorkload workload) {
+            this.workload = workload;
+        }
+
+        @Override
+        public Long createAccumulator() {
+            return 0L;
+        }
+
+        @Override
+        public Long add(Long v, Long acc) {
+            return acc + workload.value(v);
+        }
+
+        @Override
+        public Long getResult(Long acc) {
+            return acc;
+        }
+
+        @Override
+        public Long merge(Long a, Long b) {
+            return a + b;
+        }
+    }
+
+    /**
+     * The check run's sink: counts the window results and adds them up, into counters of this JVM
+     * registered under an id (the sink itself is serialized into the job). Only the check run uses it.
+     */
+    static final class CountingSink implements SinkFunction<Long> {
+        private static final long serialVersionUID = 1L;
+        private static final Map<String, LongAdder[]> COUNTERS = new ConcurrentHashMap<>();
+        private final String id;
+        private transient LongAdder[] counters;
+
+        CountingSink(String id) {
+            this.id = id;
+        }
+
+        static void open(String id) {
+            COUNTERS.put(id, new LongAdder[] {new LongAdder(), new LongAdder()});
+        }
+
+        static Counted counted(String id) {
+            LongAdder[] c = COUNTERS.get(id);
+            return new Counted(c[0].sum(), c[1].sum());
+        }
+
+        static void close(String id) {
+            COUNTERS.remove(id);
+        }
+
+        @Override
+        public void invoke(Long result) {
+            if (counters == null) {
+                counters = COUNTERS.get(id);
+            }
+            counters[0].increment();
+            counters[1].add(result);
+        }
+    }
+}
