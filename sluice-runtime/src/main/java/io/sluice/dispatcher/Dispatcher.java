@@ -322,7 +322,8 @@ public final class Dispatcher implements DispatcherGateway {
                 throw new JobSubmissionException(what + " was rejected: it already ended (" + finished.get(id).status()
                         + "); submit it under a new job id");
             }
-            if (jobGraph.requiredSlots() > services.slotPool().totalSlots()) {
+            // A dynamic pool (cluster mode) grows as task executors register: the job waits for its slots.
+            if (!services.slotPool().isDynamic() && jobGraph.requiredSlots() > services.slotPool().totalSlots()) {
                 throw new JobSubmissionException(what + " was rejected: it needs " + jobGraph.requiredSlots()
                         + " slots (its largest parallelism) but the cluster has only " + services.slotPool().totalSlots()
                         + ". Lower the parallelism or add task executors or slots.");

@@ -394,18 +394,22 @@ public final class JobManagerRunner implements LeaderContender {
         }
         lastRecovery = progress.snapshot();
         metrics.recoveryFinished();
-        List<TaskExecutorGateway> slots;
-        try {
-            slots = services.slotPool().allocate(jobGraph.jobId(), jobGraph.requiredSlots());
-        } catch (SlotPool.NotEnoughSlotsException e) {
-            failureMessage = e.getMessage();
-            completeWithoutJobMaster(JobStatus.FAILED, e);
-            return;
+        List<TaskExecutorGateway> slots = List.of();
+        SlotPool pool = services.slotPool();
+        if (!pool.isDynamic()) {
+            try {
+                slots = pool.allocate(jobGraph.jobId(), jobGraph.requiredSlots());
+            } catch (SlotPool.NotEnoughSlotsException e) {
+                failureMessage = e.getMessage();
+                completeWithoutJobMaster(JobStatus.FAILED, e);
+                return;
+            }
         }
+        // A dynamic pool (task executors come and go): the job master takes its slots itself, and waits for them.
         JobMasterServices jmServices = new JobMasterServices(recovered.storage(), recovered.store(), recovered.counter(),
                 services.shuffleMaster(), slots, services.ioExecutor(), services.clock(),
                 RestartStrategies.create(jobGraph.config().restartStrategy(), services.clock(), services.random()),
-                () -> election.hasLeadership(s));
+                () -> election.hasLeadership(s), pool.isDynamic() ? pool : null);
         MainThreadExecutor jmThread = services.jobMasterThreads().apply("jobmaster-" + jobGraph.jobId().value().substring(0, 8));
         AtomicReference<JobMaster> self = new AtomicReference<>();
         JobMaster jm = new JobMaster(jobGraph, jmServices, jmThread,
@@ -620,8 +624,10 @@ public final class JobManagerRunner implements LeaderContender {
             return jm.requestJobDetails().thenApplyAsync(d -> {
                 List<JobStatusTransition> all = new ArrayList<>(before);
                 all.addAll(d.transitions());
+                // A job master waiting for slots says so as its recovery phase; otherwise show how recovery went.
                 JobDetails details = new JobDetails(d.jobId(), d.name(), d.status(), all, d.vertices(), d.checkpoints(),
-                        d.restarts(), d.failureMessage(), lastRecovery, d.restartHistory(), d.recentFailures());
+                        d.restarts(), d.failureMessage(), d.recovery() != null ? d.recovery() : lastRecovery,
+                        d.restartHistory(), d.recentFailures());
                 if (jobMaster == jm) {
                     cachedDetails = details;
                     cachedFrom = jm;

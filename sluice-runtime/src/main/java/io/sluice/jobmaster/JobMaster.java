@@ -6,6 +6,8 @@ import io.sluice.checkpoint.CheckpointException;
 import io.sluice.checkpoint.StateRestoreException;
 import io.sluice.checkpoint.CompletedCheckpoint;
 import io.sluice.checkpoint.TaskStateHandle;
+import io.sluice.cluster.SlotPool;
+import io.sluice.cluster.TaskExecutorLostException;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import io.sluice.graph.JobVertex;
@@ -57,6 +59,16 @@ import org.slf4j.LoggerFactory;
  * ({@link RestoreFallback}), outside the restart strategy's budget. When no retained checkpoint
  * has usable state, the job stays RESTARTING (never ended, so its graph and checkpoints stay) and
  * retries on a slow backoff until the files are repaired or it is cancelled.
+ *
+ * <p>With a dynamic {@link SlotPool} (cluster mode, {@link JobMasterServices#slotPool()}) the job
+ * master takes its slots from the pool before every deployment. While there are too few it waits
+ * (CREATED or RESTARTING) without consuming the restart budget, its details say for what
+ * ("waiting for 4 slots; 2 free on 1 task manager", as {@code recovery().phase()}), and it tries
+ * again whenever slots are added. A task executor that leaves the pool with tasks of the current
+ * deployment fails the job over with a {@link TaskExecutorLostException} ("task manager tm-1 lost:
+ * no heartbeat for 6 s"); its tasks count as failed at once, since no report will come from them.
+ * A task cancelled by its task executor without the job master asking (it lost its job manager)
+ * is a task failure too.
  */
 public final class JobMaster implements JobMasterGateway {
     private static final Logger LOG = LoggerFactory.getLogger(JobMaster.class);
@@ -95,6 +107,13 @@ public final class JobMaster implements JobMasterGateway {
     private List<TaskMetrics> lastMetrics = List.of();
     private long lastMetricsNanos;
     private volatile JobDetails finalDetails;
+    /** The slots of the current (or next) deployment: subtask i runs on {@code slots.get(i)}. */
+    private List<TaskExecutorGateway> slots;
+    /** What the job waits for while the dynamic pool has too few slots ("waiting for 4 slots; ..."), else null. */
+    private String waitingForSlots;
+    /** Registered with the dynamic pool while this job master has not finished; null without one. */
+    private final SlotPool.Listener poolListener;
+    private boolean listeningToPool;
 
     /** One subtask's deployment. */
     private static final class Execution {
@@ -126,7 +145,19 @@ public final class JobMaster implements JobMasterGateway {
         this.jobGraph = jobGraph;
         this.services = services;
         this.mainThread = mainThread;
-        if (services.slots().size() < jobGraph.requiredSlots()) {
+        this.slots = List.copyOf(services.slots());
+        this.poolListener = services.slotPool() == null ? null : new SlotPool.Listener() {
+            @Override
+            public void taskExecutorLost(String taskExecutorId, Set<JobId> jobs, String reason) {
+                mainThread.execute(() -> onTaskExecutorLost(taskExecutorId, reason));
+            }
+
+            @Override
+            public void slotsAdded() {
+                mainThread.execute(JobMaster.this::onSlotsAdded);
+            }
+        };
+        if (services.slotPool() == null && services.slots().size() < jobGraph.requiredSlots()) {
             throw new IllegalArgumentException("Job " + jobGraph.jobId() + " needs " + jobGraph.requiredSlots()
                     + " slots, got " + services.slots().size());
         }
@@ -150,6 +181,13 @@ public final class JobMaster implements JobMasterGateway {
         mainThread.assertRunningInMainThread();
         if (status != JobStatus.CREATED) {
             return;
+        }
+        if (poolListener != null && !listeningToPool) {
+            listeningToPool = true;
+            services.slotPool().addListener(poolListener);
+        }
+        if (!acquireSlots()) {
+            return; // waits in CREATED; onSlotsAdded starts it
         }
         deployAll();
         transitionTo(JobStatus.RUNNING, EnumSet.of(JobStatus.CREATED));
@@ -277,6 +315,7 @@ public final class JobMaster implements JobMasterGateway {
         if (execution.state.isTerminal()) {
             return;
         }
+        ExecutionState before = execution.state;
         execution.state = update.state();
         if (execution.restoring && (update.state() == ExecutionState.RUNNING || update.state().isTerminal())) {
             execution.restoring = false;
@@ -308,7 +347,16 @@ public final class JobMaster implements JobMasterGateway {
                     checkAllEnded();
                 }
             }
-            case CANCELED -> checkAllEnded();
+            case CANCELED -> {
+                if (status == JobStatus.RUNNING && before != ExecutionState.CANCELING) {
+                    // Not cancelled by this job master: its task executor gave it up (it lost its job manager).
+                    handleTaskFailure(new IllegalStateException("Task " + update.attemptId() + " was cancelled by task"
+                            + " executor " + execution.taskExecutor.id() + " without the job master asking (the task"
+                            + " executor lost its job manager or shut down)"));
+                } else {
+                    checkAllEnded();
+                }
+            }
             default -> { }
         }
     }
@@ -414,6 +462,9 @@ public final class JobMaster implements JobMasterGateway {
                 fallbackEvent -> lastFailure = new CheckpointException(fallbackEvent))) {
             return;
         }
+        if (!acquireSlots()) {
+            return; // waits in RESTARTING; onSlotsAdded restarts it
+        }
         deployAll();
         transitionTo(JobStatus.RUNNING, EnumSet.of(JobStatus.RESTARTING));
     }
@@ -443,6 +494,80 @@ public final class JobMaster implements JobMasterGateway {
         scheduledRestart = mainThread.schedule(this::restart, retryIn);
     }
 
+    /**
+     * Takes the slots for the next deployment from the dynamic pool (with a fixed list: nothing to
+     * do). Too few: records what the job waits for and returns false; the pool's next added slots
+     * try again. Waiting is not a failure: the restart strategy is not asked.
+     */
+    private boolean acquireSlots() {
+        SlotPool pool = services.slotPool();
+        if (pool == null) {
+            return true;
+        }
+        try {
+            slots = pool.allocate(jobGraph.jobId(), jobGraph.requiredSlots());
+            if (waitingForSlots != null) {
+                LOG.info("Job {} ({}): {} slot(s) available; deploying", jobGraph.jobId(), jobGraph.name(),
+                        jobGraph.requiredSlots());
+            }
+            waitingForSlots = null;
+            return true;
+        } catch (SlotPool.NotEnoughSlotsException e) {
+            String waiting = pool.describeShortage(jobGraph.jobId(), jobGraph.requiredSlots());
+            if (!waiting.equals(waitingForSlots)) {
+                LOG.info("Job {} ({}) is {}: {}", jobGraph.jobId(), jobGraph.name(), status, waiting);
+            }
+            waitingForSlots = waiting;
+            return false;
+        }
+    }
+
+    /** The dynamic pool got slots: a job waiting for them tries again. */
+    private void onSlotsAdded() {
+        if (waitingForSlots == null) {
+            return;
+        }
+        if (status == JobStatus.CREATED) {
+            start();
+        } else if (status == JobStatus.RESTARTING && scheduledRestart == null) {
+            restart();
+        }
+    }
+
+    /**
+     * A task executor left the dynamic pool. Tasks of the current deployment there are gone without
+     * a report: they count as failed, and a running job fails over.
+     */
+    private void onTaskExecutorLost(String taskExecutorId, String reason) {
+        if (status.isTerminal()) {
+            return;
+        }
+        if (waitingForSlots != null) {
+            waitingForSlots = services.slotPool().describeShortage(jobGraph.jobId(), jobGraph.requiredSlots());
+        }
+        List<Execution> lost = executions.values().stream()
+                .filter(e -> !e.state.isTerminal() && e.taskExecutor.id().equals(taskExecutorId)).toList();
+        if (lost.isEmpty()) {
+            return;
+        }
+        LOG.warn("Job {} ({}): {} task(s) lost with task executor {}: {}", jobGraph.jobId(), jobGraph.name(),
+                lost.size(), taskExecutorId, reason);
+        boolean wasRestoring = false;
+        for (Execution e : lost) {
+            e.state = ExecutionState.FAILED;
+            wasRestoring |= e.restoring;
+            e.restoring = false;
+        }
+        if (wasRestoring) {
+            releaseRestoreCheckpointOnceRestored();
+        }
+        if (status == JobStatus.RUNNING) {
+            handleTaskFailure(new TaskExecutorLostException(taskExecutorId, reason));
+        } else {
+            checkAllEnded();
+        }
+    }
+
     private void deployAll() {
         deployment = DEPLOYMENTS.incrementAndGet();
         executions.clear();
@@ -458,7 +583,7 @@ public final class JobMaster implements JobMasterGateway {
         for (JobVertex vertex : jobGraph.vertices()) {
             for (int subtask = 0; subtask < vertex.parallelism(); subtask++) {
                 ExecutionAttemptId id = new ExecutionAttemptId(jobGraph.jobId(), vertex.id(), subtask, deployment);
-                TaskExecutorGateway te = services.slots().get(subtask);
+                TaskExecutorGateway te = slots.get(subtask);
                 executions.put(id, new Execution(id, te, vertex.isSource(), latest.isPresent()));
                 descriptors.add(new TaskDeploymentDescriptor(jobGraph, id, restarts,
                         latest.map(cp -> restoreFor(cp, vertex, id.subtaskIndex())).orElse(null)));
@@ -532,6 +657,11 @@ public final class JobMaster implements JobMasterGateway {
     }
 
     private void finish(JobStatus terminal) {
+        if (listeningToPool) {
+            services.slotPool().removeListener(poolListener);
+            listeningToPool = false;
+        }
+        waitingForSlots = null;
         finalDetails = buildDetails(lastMetrics);
         Throwable failure = terminal == JobStatus.FAILED ? lastFailure : null;
         resultFuture.complete(JobResult.of(jobGraph.jobId(), jobGraph.name(), terminal,
@@ -550,7 +680,7 @@ public final class JobMaster implements JobMasterGateway {
 
     private List<TaskExecutorGateway> distinctTaskExecutors() {
         List<TaskExecutorGateway> out = new ArrayList<>();
-        for (TaskExecutorGateway te : services.slots()) {
+        for (TaskExecutorGateway te : slots) {
             if (!out.contains(te)) {
                 out.add(te);
             }
@@ -588,9 +718,11 @@ public final class JobMaster implements JobMasterGateway {
             subtasks.sort(java.util.Comparator.comparingInt(SubtaskStatus::subtaskIndex));
             vertices.add(new VertexStatus(v.id(), v.name(), v.parallelism(), running, in, out, subtasks));
         }
+        RecoveryStatus waiting = waitingForSlots == null ? null
+                : new RecoveryStatus(waitingForSlots, 0, -1, 0, 0, null, 0, List.of());
         return new JobDetails(jobGraph.jobId(), jobGraph.name(), status, transitions, vertices,
-                checkpointCoordinator.stats(), restarts, lastFailure == null ? null : JobResult.describe(lastFailure), null,
-                restartTracker.history(), List.copyOf(recentFailures));
+                checkpointCoordinator.stats(), restarts, lastFailure == null ? null : JobResult.describe(lastFailure),
+                waiting, restartTracker.history(), List.copyOf(recentFailures));
     }
 
     /** The details at the moment the job ended under this job master, or {@code null} before. Any thread. */

@@ -245,6 +245,20 @@ public final class TaskExecutor implements TaskExecutorGateway {
         }, mainThread);
     }
 
+    /**
+     * Cancels every task because their job manager is lost (no heartbeat, or the leader changed):
+     * their job masters are gone or fail them over anyway, and without a job master nobody may
+     * commit their checkpoints. Any thread.
+     */
+    public CompletableFuture<Void> cancelAllTasks(String reason) {
+        return CompletableFuture.runAsync(() -> {
+            if (!tasks.isEmpty()) {
+                LOG.warn("Task executor {} cancels its {} task(s): {}", id, tasks.size(), reason);
+            }
+            tasks.values().forEach(t -> t.task().cancel());
+        }, mainThread);
+    }
+
     /** Cancels every task (on shutdown). */
     public CompletableFuture<Void> cancelAll() {
         return CompletableFuture.runAsync(() -> tasks.values().forEach(t -> t.task().cancel()), mainThread);

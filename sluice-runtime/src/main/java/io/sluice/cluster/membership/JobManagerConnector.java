@@ -1,0 +1,304 @@
+package io.sluice.cluster.membership;
+
+import io.sluice.ha.LeaderRetrieval;
+import io.sluice.rpc.MainThreadExecutor;
+import io.sluice.taskexecutor.TaskExecutorGateway;
+import io.sluice.util.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A task executor's side of membership: follows the dispatcher leader through
+ * {@link LeaderRetrieval} (whose contender id is the leader's {@link JobManagerAddress}), registers
+ * with the leader's {@link TaskExecutorRegistryGateway} (found through the injected resolver) with
+ * exponential backoff, sends heartbeats while registered, and when it loses the job manager — no
+ * answer to its heartbeats for {@code heartbeat.timeout}, the job manager no longer knows the
+ * registration, or the leader changed — cancels all its tasks and registers again (with the new
+ * leader after a failover), without restarting the process. It never gives up: a job manager that
+ * is unreachable or rejects it (wrong cluster id: an ERROR line per attempt, retried at the longest
+ * backoff) is retried until the connector is closed.
+ *
+ * <p>Threading: all state lives on {@code mainThread} (the task executor's); the leader listener and
+ * every future callback hop there and re-check that they still belong to the current attempt or
+ * registration (an epoch counter) before acting. Nothing blocks; the resolver must not block either
+ * (an RPC proxy connects lazily).
+ */
+public final class JobManagerConnector {
+    private static final Logger LOG = LoggerFactory.getLogger(JobManagerConnector.class);
+
+    private final TaskExecutorRegistration registration;
+    private final TaskExecutorGateway taskExecutor;
+    private final Consumer<String> cancelAllTasks;
+    private final LeaderRetrieval leaderRetrieval;
+    private final Function<JobManagerAddress, TaskExecutorRegistryGateway> resolver;
+    private final MainThreadExecutor mainThread;
+    private final Clock clock;
+    private final HeartbeatSettings heartbeats;
+    private final RegistrationBackoff backoff;
+    private final Consumer<Optional<String>> leaderListener;
+
+    /** The leader's contender id as last told, or null. */
+    private String leader;
+    /** Bumped by everything that makes outstanding callbacks stale (new attempt, loss, leader change, close). */
+    private long epoch;
+    private TaskExecutorRegistryGateway target;
+    private String targetDescription;
+    private UUID registrationId;
+    private int attempt;
+    private String lastError;
+    private long lastHeardNanos;
+    private MainThreadExecutor.ScheduledTask timer;
+    private MainThreadExecutor.ScheduledTask attemptTimeout;
+    private boolean started;
+    private boolean closed;
+
+    /**
+     * @param registration   what to register (id, process instance id, slots, data address, cluster id)
+     * @param taskExecutor   the task executor, sent by reference with the registration
+     * @param cancelAllTasks cancels every task of the task executor, with the reason; called on {@code mainThread}
+     * @param resolver       the registry gateway at a job manager address (local object or RPC proxy); must not block
+     */
+    public JobManagerConnector(TaskExecutorRegistration registration, TaskExecutorGateway taskExecutor,
+                               Consumer<String> cancelAllTasks, LeaderRetrieval leaderRetrieval,
+                               Function<JobManagerAddress, TaskExecutorRegistryGateway> resolver,
+                               MainThreadExecutor mainThread, Clock clock, HeartbeatSettings heartbeats,
+                               RegistrationBackoff backoff) {
+        this.registration = Objects.requireNonNull(registration, "registration");
+        this.taskExecutor = Objects.requireNonNull(taskExecutor, "taskExecutor");
+        this.cancelAllTasks = Objects.requireNonNull(cancelAllTasks, "cancelAllTasks");
+        this.leaderRetrieval = Objects.requireNonNull(leaderRetrieval, "leaderRetrieval");
+        this.resolver = Objects.requireNonNull(resolver, "resolver");
+        this.mainThread = Objects.requireNonNull(mainThread, "mainThread");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.heartbeats = Objects.requireNonNull(heartbeats, "heartbeats");
+        this.backoff = Objects.requireNonNull(backoff, "backoff");
+        this.leaderListener = l -> mainThread.execute(() -> onLeaderChange(l));
+    }
+
+    /** Starts following the leader. Any thread; returns at once. */
+    public void start() {
+        mainThread.execute(() -> {
+            if (started || closed) {
+                return;
+            }
+            started = true;
+            leaderRetrieval.addListener(leaderListener);
+        });
+    }
+
+    /**
+     * Stops: leaves the job manager (its slots go at once there), stops heartbeats and retries. Tasks
+     * are not cancelled here (the task executor's own shutdown does that). Any thread.
+     */
+    public CompletableFuture<Void> close() {
+        return CompletableFuture.runAsync(() -> {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            leaderRetrieval.removeListener(leaderListener);
+            if (registrationId != null) {
+                target.disconnectTaskExecutor(registration.taskExecutorId(), registrationId, "the task manager shuts down");
+            }
+            invalidate();
+        }, mainThread);
+    }
+
+    /** Where this task executor stands. Any thread; completes on the main thread. */
+    public CompletableFuture<ConnectionStatus> status() {
+        return CompletableFuture.supplyAsync(this::currentStatus, mainThread);
+    }
+
+    private ConnectionStatus currentStatus() {
+        ConnectionStatus.State state = closed ? ConnectionStatus.State.CLOSED
+                : registrationId != null ? ConnectionStatus.State.REGISTERED
+                : leader == null ? ConnectionStatus.State.NO_LEADER : ConnectionStatus.State.REGISTERING;
+        return new ConnectionStatus(state, leader, registrationId, registrationId != null ? 0 : attempt, lastError);
+    }
+
+    // ---------------------------------------------------------------- main thread
+
+    private void onLeaderChange(Optional<String> newLeader) {
+        mainThread.assertRunningInMainThread();
+        if (closed) {
+            return;
+        }
+        String next = newLeader.orElse(null);
+        if (Objects.equals(next, leader)) {
+            return;
+        }
+        String previous = leader;
+        leader = next;
+        if (registrationId != null) {
+            lose("the dispatcher leader changed from " + previous + " to " + (next == null ? "none" : next));
+        }
+        invalidate();
+        attempt = 0;
+        lastError = null;
+        if (leader == null) {
+            LOG.info("Task manager {}: no job manager leads at the moment; waiting for one", registration.taskExecutorId());
+            return;
+        }
+        LOG.info("Task manager {}: the leading job manager is {}; registering", registration.taskExecutorId(), leader);
+        tryRegister();
+    }
+
+    /** Makes every outstanding callback stale and stops the timers; forgets the registration. */
+    private void invalidate() {
+        epoch++;
+        registrationId = null;
+        target = null;
+        if (timer != null) {
+            timer.cancel();
+            timer = null;
+        }
+        if (attemptTimeout != null) {
+            attemptTimeout.cancel();
+            attemptTimeout = null;
+        }
+    }
+
+    private void tryRegister() {
+        invalidate();
+        long myEpoch = epoch;
+        attempt++;
+        String leaderId = leader;
+        JobManagerAddress address;
+        TaskExecutorRegistryGateway gateway;
+        try {
+            address = JobManagerAddress.parse(leaderId);
+            gateway = Objects.requireNonNull(resolver.apply(address), "the resolver returned no gateway for " + address);
+        } catch (RuntimeException e) {
+            failedAttempt(leaderId, e.getMessage(), backoff.delayAfter(attempt), false);
+            return;
+        }
+        String where = "job manager " + address.id() + " at " + address.rpcAddress();
+        CompletableFuture<RegistrationResponse> response;
+        try {
+            response = gateway.registerTaskExecutor(registration, taskExecutor);
+        } catch (RuntimeException e) {
+            failedAttempt(where, describe(e), backoff.delayAfter(attempt), false);
+            return;
+        }
+        attemptTimeout = mainThread.schedule(() -> {
+            if (myEpoch == epoch) {
+                attemptTimeout = null;
+                failedAttempt(where, "no answer within " + heartbeats.describeTimeout(), backoff.delayAfter(attempt), false);
+            }
+        }, heartbeats.timeout());
+        response.whenCompleteAsync((r, error) -> {
+            if (myEpoch != epoch || closed) {
+                return; // a newer attempt, a leader change or close made this answer stale
+            }
+            if (attemptTimeout != null) {
+                attemptTimeout.cancel();
+                attemptTimeout = null;
+            }
+            if (error != null) {
+                failedAttempt(where, describe(error), backoff.delayAfter(attempt), false);
+            } else if (r.isAccepted()) {
+                registered(gateway, where, r.registrationId());
+            } else if (r.outcome() == RegistrationResponse.Outcome.WRONG_CLUSTER) {
+                failedAttempt(where, r.message(), backoff.max(), true);
+            } else {
+                failedAttempt(where, r.message(), backoff.delayAfter(attempt), false);
+            }
+        }, mainThread);
+    }
+
+    private void failedAttempt(String where, String reason, Duration retryIn, boolean misconfigured) {
+        lastError = reason;
+        epoch++; // a late answer to this attempt is stale now
+        long myEpoch = epoch;
+        if (misconfigured) {
+            LOG.error("Task manager {} cannot join {}: {} (attempt {}); retrying in {} until the configuration is fixed",
+                    registration.taskExecutorId(), where, reason, attempt, Durations.describe(retryIn));
+        } else {
+            LOG.warn("Task manager {} could not register with {}: {} (attempt {}); next retry in {}",
+                    registration.taskExecutorId(), where, reason, attempt, Durations.describe(retryIn));
+        }
+        timer = mainThread.schedule(() -> {
+            if (myEpoch == epoch && !closed) {
+                timer = null;
+                tryRegister();
+            }
+        }, retryIn);
+    }
+
+    private void registered(TaskExecutorRegistryGateway gateway, String where, UUID id) {
+        target = gateway;
+        targetDescription = where;
+        registrationId = id;
+        lastError = null;
+        LOG.info("Task manager {} registered with {} (registration {}, {} slot(s)) after {} attempt(s)",
+                registration.taskExecutorId(), where, id, registration.slots(), attempt);
+        attempt = 0;
+        lastHeardNanos = clock.nanoTime();
+        scheduleHeartbeat(epoch);
+    }
+
+    private void scheduleHeartbeat(long myEpoch) {
+        timer = mainThread.schedule(() -> {
+            if (myEpoch == epoch && !closed) {
+                timer = null;
+                heartbeat(myEpoch);
+            }
+        }, heartbeats.interval());
+    }
+
+    private void heartbeat(long myEpoch) {
+        if (clock.nanoTime() - lastHeardNanos >= heartbeats.timeout().toNanos()) {
+            lose("no heartbeat from " + targetDescription + " for " + heartbeats.describeTimeout());
+            tryRegister();
+            return;
+        }
+        CompletableFuture<HeartbeatResponse> answer;
+        try {
+            answer = target.heartbeatFromTaskExecutor(registration.taskExecutorId(), registrationId);
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        answer.whenCompleteAsync((r, error) -> {
+            if (myEpoch != epoch || closed) {
+                return;
+            }
+            if (error == null && r == HeartbeatResponse.ACCEPTED) {
+                lastHeardNanos = clock.nanoTime();
+            } else if (error == null) {
+                lose(targetDescription + " no longer knows this task manager (it counted it as lost, restarted, or"
+                        + " no longer leads)");
+                tryRegister();
+            } else {
+                LOG.debug("Heartbeat of task manager {} to {} failed: {}", registration.taskExecutorId(),
+                        targetDescription, describe(error));
+            }
+        }, mainThread);
+        scheduleHeartbeat(myEpoch);
+    }
+
+    /** The job manager is lost: cancel every task (they belong to its job masters) and forget the registration. */
+    private void lose(String reason) {
+        LOG.warn("Task manager {} lost its job manager: {}; cancelling all its tasks and registering again",
+                registration.taskExecutorId(), reason);
+        registrationId = null;
+        target = null;
+        cancelAllTasks.accept("job manager lost: " + reason);
+    }
+
+    private static String describe(Throwable error) {
+        Throwable e = error;
+        while (e instanceof CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        String message = e.getMessage();
+        return message == null ? e.getClass().getSimpleName() : e.getClass().getSimpleName() + ": " + message;
+    }
+}
