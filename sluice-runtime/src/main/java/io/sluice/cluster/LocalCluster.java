@@ -15,6 +15,8 @@ import io.sluice.jobmaster.JobManagerServices;
 import io.sluice.jobmaster.JobResult;
 import io.sluice.jobmaster.RecoveryBackoff;
 import io.sluice.network.LocalShuffleService;
+import io.sluice.network.ShuffleEnvironment;
+import io.sluice.network.netty.NettyShuffleEnvironment;
 import io.sluice.rpc.DedicatedMainThreadExecutor;
 import io.sluice.storage.BlobStore;
 import io.sluice.taskexecutor.TaskExecutor;
@@ -52,7 +54,10 @@ public final class LocalCluster implements AutoCloseable {
     private final List<DedicatedMainThreadExecutor> executors = new ArrayList<>();
     private final List<JobManager> jobManagers = new ArrayList<>();
     private final AtomicInteger nextJobManager = new AtomicInteger();
+    /** The in-memory shuffle shared by all task executors; {@code null} with network data exchange. */
     private final LocalShuffleService shuffle;
+    /** One per task executor with network data exchange; empty without. */
+    private final List<NettyShuffleEnvironment> networkEnvironments = new ArrayList<>();
     private final SlotPool slotPool;
     private final CheckpointStorageRegistry storages;
     private final HighAvailabilityServices ha;
@@ -67,7 +72,7 @@ public final class LocalCluster implements AutoCloseable {
     private LocalCluster(Builder b) {
         this.config = b;
         this.ioExecutor = Executors.newCachedThreadPool(daemonThreads("sluice-io-"));
-        this.shuffle = new LocalShuffleService(b.buffersPerChannel, b.bufferSize);
+        this.shuffle = b.networkDataExchange ? null : new LocalShuffleService(b.buffersPerChannel, b.bufferSize);
         this.storages = new CheckpointStorageRegistry(b.meterRegistry, b.blobStoreDecorator, b.configuration);
         io.sluice.rpc.MainThreadMetrics.bind(b.meterRegistry);
         this.ha = b.haServices != null ? b.haServices : new InMemoryHaServices();
@@ -75,8 +80,16 @@ public final class LocalCluster implements AutoCloseable {
         for (int i = 0; i < b.taskExecutors; i++) {
             DedicatedMainThreadExecutor main = new DedicatedMainThreadExecutor("taskexecutor-" + i);
             executors.add(main);
-            taskExecutors.add(new TaskExecutor("taskexecutor-" + i, b.slotsPerTaskExecutor, main, ioExecutor, shuffle,
-                    storages, userCode, b.clock));
+            ShuffleEnvironment environment = shuffle;
+            if (b.networkDataExchange) {
+                NettyShuffleEnvironment network = NettyShuffleEnvironment.start("taskexecutor-" + i, "127.0.0.1", 0,
+                        b.buffersPerChannel, b.bufferSize, 1);
+                network.bindMetrics(b.meterRegistry);
+                networkEnvironments.add(network);
+                environment = network;
+            }
+            taskExecutors.add(new TaskExecutor("taskexecutor-" + i, b.slotsPerTaskExecutor, main, ioExecutor,
+                    environment, storages, userCode, b.clock));
         }
         this.slotPool = new SlotPool(taskExecutors);
         startJobManager();
@@ -95,8 +108,7 @@ public final class LocalCluster implements AutoCloseable {
         String id = "jobmanager-" + nextJobManager.getAndIncrement(); // never reused: ids name election contenders
         DedicatedMainThreadExecutor main = new DedicatedMainThreadExecutor(id);
         JobManagerServices services = new JobManagerServices(ha, storages, slotPool,
-                (jobId, deployment) -> shuffle.releaseAttempt(jobId, deployment,
-                        new IllegalStateException("deployment " + deployment + " of job " + jobId + " ended")),
+                this::releaseDeployment,
                 ioExecutor, config.clock, new Random(config.seed), config.recoveryBackoff, id, userCode);
         Dispatcher dispatcher = new Dispatcher(services, main);
         dispatcher.onLeadershipChange(this::leadershipChanged);
@@ -108,7 +120,18 @@ public final class LocalCluster implements AutoCloseable {
         return jm;
     }
 
-    /** Stops a job manager as if its process died: its jobs are suspended, others may take over. */
+    /** Releases the channels of a deployment round in every task executor's environment. */
+    private void releaseDeployment(JobId jobId, int deployment) {
+        IllegalStateException cause = new IllegalStateException("deployment " + deployment + " of job " + jobId + " ended");
+        if (shuffle != null) {
+            shuffle.releaseAttempt(jobId, deployment, cause);
+        }
+        for (NettyShuffleEnvironment network : networkEnvironments) {
+            network.releaseAttempt(jobId, deployment, cause);
+        }
+    }
+
+        /** Stops a job manager as if its process died: its jobs are suspended, others may take over. */
     public void stopJobManager(JobManager jm) throws Exception {
         synchronized (jobManagers) {
             jobManagers.remove(jm);
@@ -203,8 +226,21 @@ public final class LocalCluster implements AutoCloseable {
         return storages;
     }
 
+    /**
+     * The in-memory shuffle shared by the task executors. With {@link Builder#networkDataExchange} each
+     * task executor has its own environment instead ({@link #networkEnvironments()}), and this throws.
+     */
     public LocalShuffleService shuffle() {
+        if (shuffle == null) {
+            throw new IllegalStateException("This cluster exchanges data over TCP: every task executor has its own"
+                    + " shuffle environment (networkEnvironments())");
+        }
         return shuffle;
+    }
+
+    /** The data exchange of each task executor, in task executor order; empty without network data exchange. */
+    public List<NettyShuffleEnvironment> networkEnvironments() {
+        return List.copyOf(networkEnvironments);
     }
 
     public SlotPool slotPool() {
@@ -250,6 +286,7 @@ public final class LocalCluster implements AutoCloseable {
             }
         }
         executors.forEach(DedicatedMainThreadExecutor::close);
+        networkEnvironments.forEach(NettyShuffleEnvironment::close);
         if (config.closeHaServices) {
             ha.close();
         }
@@ -280,6 +317,7 @@ public final class LocalCluster implements AutoCloseable {
         private long seed = System.nanoTime();
         private RecoveryBackoff recoveryBackoff = RecoveryBackoff.DEFAULT;
         private io.sluice.config.Configuration configuration = new io.sluice.config.Configuration();
+        private boolean networkDataExchange;
 
         public Builder taskExecutors(int n) {
             if (n < 1) {
@@ -299,6 +337,17 @@ public final class LocalCluster implements AutoCloseable {
 
         public Builder buffersPerChannel(int n) {
             this.buffersPerChannel = n;
+            return this;
+        }
+
+        /**
+         * With {@code true}, every task executor gets its own data server on 127.0.0.1 (a free port)
+         * and channels between tasks of different task executors go over TCP with credit-based flow
+         * control, exactly as between task manager processes; channels within a task executor stay in
+         * memory. Default {@code false}: every channel in memory.
+         */
+        public Builder networkDataExchange(boolean enabled) {
+            this.networkDataExchange = enabled;
             return this;
         }
 

@@ -580,13 +580,17 @@ public final class JobMaster implements JobMasterGateway {
             checkpointCoordinator.restoreFinished();
         }
         List<TaskDeploymentDescriptor> descriptors = new ArrayList<>();
+        List<String> dataAddresses = new ArrayList<>();
+        for (TaskExecutorGateway te : services.slots()) {
+            dataAddresses.add(te.dataAddress()); // a constant of the gateway: no call to the task executor
+        }
         for (JobVertex vertex : jobGraph.vertices()) {
             for (int subtask = 0; subtask < vertex.parallelism(); subtask++) {
                 ExecutionAttemptId id = new ExecutionAttemptId(jobGraph.jobId(), vertex.id(), subtask, deployment);
                 TaskExecutorGateway te = slots.get(subtask);
                 executions.put(id, new Execution(id, te, vertex.isSource(), latest.isPresent()));
                 descriptors.add(new TaskDeploymentDescriptor(jobGraph, id, restarts,
-                        latest.map(cp -> restoreFor(cp, vertex, id.subtaskIndex())).orElse(null)));
+                        latest.map(cp -> restoreFor(cp, vertex, id.subtaskIndex())).orElse(null), dataAddresses));
             }
         }
         for (TaskDeploymentDescriptor d : descriptors) {

@@ -4,6 +4,6 @@ package io.sluice.network;
  * Told by a channel that it holds a buffer for its reader, or that it was released. Called by the
  * producer's thread (or the releasing thread) without holding the channel's lock.
  */
-interface BufferAvailabilityListener {
+public interface BufferAvailabilityListener {
     void notifyBufferAvailable(int channelIndex);
 }

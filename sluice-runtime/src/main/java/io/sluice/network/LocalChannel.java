@@ -10,15 +10,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * #send} blocks, and the backpressure travels up the pipeline. Only whole buffers and events pass
  * through, so a remote channel can later take this one's place without changing either side.
  *
- * <p>Threading: one producer thread calls {@link #send}; one consumer thread (through its {@link
- * InputGate}) calls {@link #poll}; any thread may call {@link #release}, {@link #queuedBuffers}
- * and {@link #maxQueuedBuffers}. The lock is taken once per buffer, never per record.
+ * <p>Threading: one producer thread calls {@link #send} (or, a network event loop, {@link #offer});
+ * one consumer thread (through its {@link InputGate}, or a network event loop) calls {@link #poll};
+ * any thread may call {@link #release}, {@link #queuedBuffers} and {@link #maxQueuedBuffers}. The lock is taken once per buffer, never per record.
  */
 public final class LocalChannel {
     private final String name;
     private final Buffer[] ring;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notFull = lock.newCondition();
+    /** Told when the reader frees a slot and when the channel is released; {@link Observer#NONE} for plain channels. */
+    private final Observer observer;
 
     // Guarded by lock.
     private int head;
@@ -33,8 +35,37 @@ public final class LocalChannel {
     /** When the producer's current wait on a full channel began, or 0 when it is not waiting. */
     private volatile long blockedSinceNanos;
 
+    /**
+     * Told by a channel about its slots and its end, for a network endpoint that feeds or drains it
+     * (returning a credit per freed slot, telling the remote side about a release). Called without
+     * the channel's lock held; must not block.
+     */
+    public interface Observer {
+        Observer NONE = new Observer() {
+            @Override
+            public void onSlotFreed() {
+            }
+
+            @Override
+            public void onReleased(Throwable cause) {
+            }
+        };
+
+        /** The reader took a buffer ({@link #poll}); called on the reader's thread. */
+        void onSlotFreed();
+
+        /** The channel was released (once); called on the releasing thread. */
+        void onReleased(Throwable cause);
+    }
+
     public LocalChannel(String name, int capacityInBuffers) {
+        this(name, capacityInBuffers, Observer.NONE);
+    }
+
+    /** A channel whose slot and release events go to {@code observer} as well. */
+    public LocalChannel(String name, int capacityInBuffers, Observer observer) {
         this.name = Objects.requireNonNull(name, "name");
+        this.observer = Objects.requireNonNull(observer, "observer");
         if (capacityInBuffers < 1) {
             throw new IllegalArgumentException("Channel " + name + " needs a capacity of at least one buffer, not "
                     + capacityInBuffers);
@@ -115,6 +146,7 @@ public final class LocalChannel {
      * @throws ChannelReleasedException if the channel was released
      */
     public Buffer poll() {
+        Buffer buffer;
         lock.lock();
         try {
             if (released) {
@@ -123,13 +155,60 @@ public final class LocalChannel {
             if (size == 0) {
                 return null;
             }
-            Buffer buffer = ring[head];
+            buffer = ring[head];
             ring[head] = null;
             head = head + 1 < ring.length ? head + 1 : 0;
             if (size-- == ring.length) {
                 notFull.signal();
             }
-            return buffer;
+        } finally {
+            lock.unlock();
+        }
+        observer.onSlotFreed();
+        return buffer;
+    }
+
+    /**
+     * Queues {@code buffer} if there is a free slot, never waiting: for a thread that must not
+     * block (a network event loop, which only writes what the channel's credits allow).
+     *
+     * @return {@code false} if the channel is full
+     * @throws ChannelReleasedException if the channel was released
+     */
+    public boolean offer(Buffer buffer) {
+        Objects.requireNonNull(buffer, "buffer");
+        BufferAvailabilityListener toNotify;
+        int index;
+        lock.lock();
+        try {
+            if (released) {
+                throw releasedException();
+            }
+            if (size == ring.length) {
+                return false;
+            }
+            int tail = head + size;
+            ring[tail < ring.length ? tail : tail - ring.length] = buffer;
+            size++;
+            if (size > maxQueued) {
+                maxQueued = size;
+            }
+            toNotify = listener;
+            index = listenerIndex;
+        } finally {
+            lock.unlock();
+        }
+        if (toNotify != null) {
+            toNotify.notifyBufferAvailable(index);
+        }
+        return true;
+    }
+
+    /** Why the channel was released, or {@code null} while it is not. */
+    public Throwable releaseCause() {
+        lock.lock();
+        try {
+            return releaseCause;
         } finally {
             lock.unlock();
         }
@@ -163,6 +242,7 @@ public final class LocalChannel {
         if (toNotify != null) {
             toNotify.notifyBufferAvailable(index);
         }
+        observer.onReleased(cause);
     }
 
     public boolean isReleased() {
@@ -194,8 +274,11 @@ public final class LocalChannel {
         }
     }
 
-    /** Connects the reading side; it is told about buffers already queued, and every later one. */
-    void attach(BufferAvailabilityListener newListener, int channelIndex) {
+    /**
+     * Connects the reading side (an input gate, or the network sender of a channel whose consumer is
+     * remote); it is told about buffers already queued, and every later one, and about the release.
+     */
+    public void attach(BufferAvailabilityListener newListener, int channelIndex) {
         boolean notifyNow;
         lock.lock();
         try {

@@ -7,7 +7,9 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The registry of the {@link LocalChannel}s of every job running in this JVM. A producer and its
+ * The registry of the in-memory {@link LocalChannel}s of every job running in this JVM (the
+ * {@link ShuffleEnvironment} of a {@code LocalCluster}, shared by its task executors; also the
+ * in-memory half of a task executor's network environment). A producer and its
  * consumer each ask for their channel by {@link ChannelKey}, in either order, and get the same
  * instance. When an attempt ends, {@link #releaseAttempt} releases its channels, which wakes any
  * task thread blocked on them.
@@ -17,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * asks for a channel after its attempt was released fails instead of waiting forever on a channel
  * that nobody will ever release.
  */
-public final class LocalShuffleService {
+public final class LocalShuffleService implements ShuffleEnvironment {
     public static final int DEFAULT_BUFFERS_PER_CHANNEL = 4;
     public static final int DEFAULT_BUFFER_SIZE = 32 * 1024;
 
@@ -42,11 +44,13 @@ public final class LocalShuffleService {
         this.bufferSize = bufferSize;
     }
 
+    @Override
     public int buffersPerChannel() {
         return buffersPerChannel;
     }
 
     /** The size at which record writers hand a filled buffer to its channel. */
+    @Override
     public int bufferSize() {
         return bufferSize;
     }
@@ -56,6 +60,7 @@ public final class LocalShuffleService {
      *
      * @throws ChannelReleasedException if the key's job attempt was already released
      */
+    @Override
     public LocalChannel channel(ChannelKey key) {
         Objects.requireNonNull(key, "key");
         failIfReleased(key);
@@ -77,6 +82,7 @@ public final class LocalShuffleService {
      * cause}. Attempts are numbered upward, so later requests for channels of this or any earlier
      * attempt fail.
      */
+    @Override
     public void releaseAttempt(JobId jobId, int attempt, Throwable cause) {
         Objects.requireNonNull(jobId, "jobId");
         releasedUpTo.merge(jobId, attempt, Math::max);
@@ -84,6 +90,7 @@ public final class LocalShuffleService {
     }
 
     /** Releases and forgets every channel of every attempt of {@code jobId}. */
+    @Override
     public void releaseJob(JobId jobId) {
         Objects.requireNonNull(jobId, "jobId");
         releasedUpTo.put(jobId, Integer.MAX_VALUE);

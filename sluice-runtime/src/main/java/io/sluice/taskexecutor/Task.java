@@ -25,7 +25,7 @@ import io.sluice.network.EndOfPartition;
 import io.sluice.network.InputGate;
 import io.sluice.network.InputStatus;
 import io.sluice.network.LocalChannel;
-import io.sluice.network.LocalShuffleService;
+import io.sluice.network.ShuffleEnvironment;
 import io.sluice.network.Partitioner;
 import io.sluice.network.RecordHandler;
 import io.sluice.network.RecordWriter;
@@ -87,7 +87,7 @@ public final class Task implements Runnable {
 
     private final TaskDeploymentDescriptor tdd;
     private final JobMasterGateway jobMaster;
-    private final LocalShuffleService shuffle;
+    private final ShuffleEnvironment shuffle;
     private final CheckpointStorage checkpointStorage;
     private final ExecutorService ioExecutor;
     private final TaskLocalStateStore localState;
@@ -116,9 +116,11 @@ public final class Task implements Runnable {
     private KeyedStateBackend backend;
     private SourceReader<?> reader;
     private final List<LocalChannel> ownedChannels = new ArrayList<>();
+    /** The ends of this attempt's channels to and from other task executors (guarded by ownedChannels). */
+    private final List<LocalChannel> remoteChannels = new ArrayList<>();
 
     /** @param localState where to keep and find local state copies, or {@code null} without task-local recovery */
-    Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, LocalShuffleService shuffle,
+    Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, ShuffleEnvironment shuffle,
          CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
          TaskLocalStateStore localState) {
         this(tdd, jobMaster, shuffle, checkpointStorage, ioExecutor, stateListener, localState,
@@ -126,7 +128,7 @@ public final class Task implements Runnable {
     }
 
     /** @param userCodeClassLoader loads the job's user code; the task thread's context class loader */
-    Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, LocalShuffleService shuffle,
+    Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, ShuffleEnvironment shuffle,
          CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
          TaskLocalStateStore localState, ClassLoader userCodeClassLoader) {
         this(tdd, jobMaster, shuffle, checkpointStorage, ioExecutor, stateListener, localState, userCodeClassLoader,
@@ -134,7 +136,7 @@ public final class Task implements Runnable {
     }
 
     /** @param clock processing time for the task's operators (timers, periodic watermarks, idleness) */
-    Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, LocalShuffleService shuffle,
+    Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, ShuffleEnvironment shuffle,
          CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
          TaskLocalStateStore localState, Clock clock) {
         this(tdd, jobMaster, shuffle, checkpointStorage, ioExecutor, stateListener, localState,
@@ -145,7 +147,7 @@ public final class Task implements Runnable {
      * @param userCodeClassLoader loads the job's user code; the task thread's context class loader
      * @param clock               processing time for the task's operators (timers, periodic watermarks, idleness)
      */
-    Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, LocalShuffleService shuffle,
+    Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, ShuffleEnvironment shuffle,
          CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
          TaskLocalStateStore localState, ClassLoader userCodeClassLoader, Clock clock) {
         this.userCodeClassLoader = userCodeClassLoader;
@@ -282,6 +284,10 @@ public final class Task implements Runnable {
         } finally {
             closeQuietly();
         }
+        if (cancelled || failure != null) {
+            releaseRemoteChannels(cancelled ? new TaskCancelledException(taskName + " was cancelled")
+                    : new IllegalStateException(taskName + " failed: " + failure, failure));
+        }
         if (cancelled) {
             transition(ExecutionState.CANCELED, null);
         } else if (failure != null) {
@@ -335,7 +341,7 @@ public final class Task implements Runnable {
             };
             List<LocalChannel> channels = new ArrayList<>();
             for (int consumer : partitioner.consumerSubtasks(subtask, consumers)) {
-                channels.add(shuffle.channel(new ChannelKey(graph.jobId(), deployment, edgeId, subtask, consumer)));
+                channels.add(outputChannel(new ChannelKey(graph.jobId(), deployment, edgeId, subtask, consumer)));
             }
             synchronized (ownedChannels) {
                 ownedChannels.addAll(channels);
@@ -363,12 +369,12 @@ public final class Task implements Runnable {
             TypeSerializer<?> serializer = payload.inputSerializers().get(edgeId);
             boolean timestamped = payload.timestampedInputs().contains(edgeId);
             if (edge.partitioning() == io.sluice.graph.PartitionKind.FORWARD) {
-                inChannels.add(shuffle.channel(new ChannelKey(graph.jobId(), deployment, edgeId, subtask, subtask)));
+                inChannels.add(inputChannel(new ChannelKey(graph.jobId(), deployment, edgeId, subtask, subtask)));
                 inSerializers.add(serializer);
                 inTimestamped.add(timestamped);
             } else {
                 for (int p = 0; p < producers; p++) {
-                    inChannels.add(shuffle.channel(new ChannelKey(graph.jobId(), deployment, edgeId, p, subtask)));
+                    inChannels.add(inputChannel(new ChannelKey(graph.jobId(), deployment, edgeId, p, subtask)));
                     inSerializers.add(serializer);
                     inTimestamped.add(timestamped);
                 }
@@ -455,6 +461,49 @@ public final class Task implements Runnable {
             this.keySelector = (KeySelector<Object, ?>) payload.inputKeySelector();
             this.keySerializerDeclared = payload.inputKeySerializer() != null;
             this.inputSerializers = inSerializers;
+        }
+    }
+
+    /**
+     * The producer's end of {@code key}: in memory when the consumer subtask runs in this task
+     * executor (same data address, or no addresses at all), else the end a remote consumer drains.
+     */
+    private LocalChannel outputChannel(ChannelKey key) {
+        if (!tdd.isRemote(key.consumerSubtask())) {
+            return shuffle.channel(key);
+        }
+        LocalChannel channel = shuffle.remoteOutputChannel(key);
+        synchronized (ownedChannels) {
+            remoteChannels.add(channel);
+        }
+        return channel;
+    }
+
+    /** The consumer's end of {@code key}: in memory, or filled from the producer's task executor. */
+    private LocalChannel inputChannel(ChannelKey key) {
+        if (!tdd.isRemote(key.producerSubtask())) {
+            return shuffle.channel(key);
+        }
+        LocalChannel channel = shuffle.remoteInputChannel(key, tdd.dataAddress(key.producerSubtask()));
+        synchronized (ownedChannels) {
+            remoteChannels.add(channel);
+        }
+        return channel;
+    }
+
+    /**
+     * Releases the network ends of this attempt's channels when it did not finish: the peers in other
+     * task executors hear of it at once (a blocked remote producer or waiting remote consumer fails)
+     * instead of when the deployment is released. A finished task keeps them: its end of partition
+     * may still be on its way.
+     */
+    private void releaseRemoteChannels(Throwable cause) {
+        List<LocalChannel> remote;
+        synchronized (ownedChannels) {
+            remote = List.copyOf(remoteChannels);
+        }
+        for (LocalChannel c : remote) {
+            c.release(cause);
         }
     }
 

@@ -8,7 +8,7 @@ import io.sluice.graph.JobId;
 import io.sluice.jar.ClassLoaderLease;
 import io.sluice.jar.UserCodeClassLoaders;
 import io.sluice.jobmaster.JobMasterGateway;
-import io.sluice.network.LocalShuffleService;
+import io.sluice.network.ShuffleEnvironment;
 import io.sluice.rpc.Acknowledge;
 import io.sluice.rpc.MainThreadExecutor;
 import io.sluice.jar.JobJarUnavailableException;
@@ -38,7 +38,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
     private final int slots;
     private final MainThreadExecutor mainThread;
     private final ExecutorService ioExecutor;
-    private final LocalShuffleService shuffle;
+    private final ShuffleEnvironment shuffle;
     private final CheckpointStorageRegistry storages;
     private final Map<ExecutionAttemptId, RunningTask> tasks = new HashMap<>();
     private final TaskLocalStateStore localState = new TaskLocalStateStore();
@@ -53,19 +53,19 @@ public final class TaskExecutor implements TaskExecutorGateway {
 
     /** A task executor whose tasks all use the runtime's own class loader (no jobs from jars). */
     public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
-                        LocalShuffleService shuffle, CheckpointStorageRegistry storages) {
+                        ShuffleEnvironment shuffle, CheckpointStorageRegistry storages) {
         this(id, slots, mainThread, ioExecutor, shuffle, storages, null, SystemClock.INSTANCE);
     }
 
     /** @param userCode the class loaders of jobs from jars, shared with the job managers; {@code null}: none */
     public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
-                        LocalShuffleService shuffle, CheckpointStorageRegistry storages, UserCodeClassLoaders userCode) {
+                        ShuffleEnvironment shuffle, CheckpointStorageRegistry storages, UserCodeClassLoaders userCode) {
         this(id, slots, mainThread, ioExecutor, shuffle, storages, userCode, SystemClock.INSTANCE);
     }
 
     /** @param clock the processing time of the tasks' operators (timers, periodic watermarks, idleness) */
     public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
-                        LocalShuffleService shuffle, CheckpointStorageRegistry storages, Clock clock) {
+                        ShuffleEnvironment shuffle, CheckpointStorageRegistry storages, Clock clock) {
         this(id, slots, mainThread, ioExecutor, shuffle, storages, null, clock);
     }
 
@@ -74,7 +74,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
      * @param clock    the processing time of the tasks' operators (timers, periodic watermarks, idleness)
      */
     public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
-                        LocalShuffleService shuffle, CheckpointStorageRegistry storages, UserCodeClassLoaders userCode,
+                        ShuffleEnvironment shuffle, CheckpointStorageRegistry storages, UserCodeClassLoaders userCode,
                         Clock clock) {
         this.userCode = userCode;
         this.clock = java.util.Objects.requireNonNull(clock, "clock");
@@ -94,6 +94,16 @@ public final class TaskExecutor implements TaskExecutorGateway {
     @Override
     public int numberOfSlots() {
         return slots;
+    }
+
+    @Override
+    public String dataAddress() {
+        return shuffle.dataAddress();
+    }
+
+    /** Where this task executor's tasks get their channels. */
+    public ShuffleEnvironment shuffleEnvironment() {
+        return shuffle;
     }
 
     @Override

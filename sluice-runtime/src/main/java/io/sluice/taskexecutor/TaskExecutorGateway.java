@@ -16,6 +16,16 @@ public interface TaskExecutorGateway {
 
     int numberOfSlots();
 
+    /**
+     * {@code host:port} of this task executor's data server, where task executors running the
+     * consumers of its tasks' outputs fetch them, or {@code null} when its channels are in memory
+     * only (every task executor of a {@code LocalCluster} without network data exchange). A
+     * constant: a remote proxy answers it from the registration.
+     */
+    default String dataAddress() {
+        return null;
+    }
+
     /** Starts the task on its own thread; completes once it is accepted. State changes go to {@code jobMaster}. */
     CompletableFuture<Acknowledge> submitTask(TaskDeploymentDescriptor descriptor, JobMasterGateway jobMaster);
 

@@ -1,0 +1,165 @@
+package io.sluice.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.api.StreamExecutionEnvironment;
+import io.sluice.api.Tuple2;
+import io.sluice.api.Tuple3;
+import io.sluice.api.DataStream;
+import io.sluice.api.eventtime.WatermarkStrategy;
+import io.sluice.api.sink.CollectingSink;
+import io.sluice.api.source.SequenceSource;
+import io.sluice.cluster.LocalCluster;
+import io.sluice.config.RestartStrategyConfig;
+import io.sluice.examples.InjectedFailures;
+import io.sluice.examples.KeyedCountingJob;
+import io.sluice.graph.JobId;
+import io.sluice.jobmaster.JobDetails;
+import io.sluice.jobmaster.JobResult;
+import io.sluice.jobmaster.JobStatus;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The exactly-once and event-time checks of {@link ExactlyOnceITCase} and {@link EventTimeITCase}
+ * with the data exchange over TCP: two task executors with one slot each, so subtask 0 runs in one
+ * and subtask 1 in the other, and every keyed channel between them (records, barriers, watermarks,
+ * end of partition) crosses a loopback connection with credit-based flow control. Task failures
+ * release the channels of the failed deployment on both sides; the restarted deployment gets new
+ * ones. Each run checks that data really went over TCP.
+ */
+class NetworkDataExchangeITCase {
+    private static final int KEYS = 16;
+    private static LocalCluster cluster;
+
+    @TempDir
+    static Path checkpoints;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = LocalCluster.builder().taskExecutors(2).slotsPerTaskExecutor(1).networkDataExchange(true).build();
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        cluster.close();
+    }
+
+    static Stream<Arguments> seeds() {
+        long base = Long.getLong("sluice.test.seed", 20261201L);
+        return LongStream.range(0, 4).mapToObj(Arguments::of).map(a -> Arguments.of(base + (long) a.get()[0]));
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void keyedCountsAreExactAfterInjectedFailuresWithChannelsOverTcp(long seed) throws Exception {
+        Random random = new Random(seed);
+        long records = 20_000 + random.nextInt(30_000);
+        TreeSet<Long> failAt = new TreeSet<>();
+        int failures = 1 + random.nextInt(3);
+        while (failAt.size() < failures) {
+            failAt.add((long) random.nextInt((int) records));
+        }
+        System.out.printf("seed %d: %d records, parallelism 2 over 2 task executors, failures at %s%n", seed, records,
+                failAt);
+        long sentBefore = buffersSent();
+
+        InjectedFailures plan = InjectedFailures.at(failAt);
+        CollectingSink<Tuple2<Long, Long>> sink = CollectingSink.create();
+        try {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.create()
+                    .setParallelism(2)
+                    .enableCheckpointing(Duration.ofMillis(5 + random.nextInt(20)))
+                    .setCheckpointDir(checkpoints.resolve("seed-" + seed).toString())
+                    .setRestartStrategy(new RestartStrategyConfig.FixedDelay(100, Duration.ofMillis(random.nextInt(10))));
+            MutableCountingJob.Run run = MutableCountingJob.build(env,
+                    SequenceSource.bounded(0, records - 1).withRate(150_000 + random.nextInt(150_000)), KEYS, plan, sink);
+            JobId id = cluster.submit(env.buildJobGraph("exactly-once over TCP, seed " + seed));
+            JobResult result = cluster.dispatcher().requestJobResult(id).get(2, TimeUnit.MINUTES);
+
+            assertThat(result.status()).as("seed %d: %s", seed, result.failureStackTrace()).isEqualTo(JobStatus.FINISHED);
+            assertThat(plan.thrown()).as("seed %d: injected failures", seed).isEqualTo(failures);
+            Map<Long, Long> finalState = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
+            assertThat(finalState).as("seed %d: final count per key", seed)
+                    .isEqualTo(KeyedCountingJob.expectedCounts(records, KEYS));
+            JobDetails details = cluster.dispatcher().requestJobDetails(id).get(10, TimeUnit.SECONDS);
+            assertThat(details.restarts()).as("seed %d: restarts", seed).isBetween(1, failures);
+            assertThat(buffersSent() - sentBefore).as("seed %d: buffers sent over TCP", seed).isPositive();
+            System.out.printf("seed %d: FINISHED, %d restarts, %d checkpoints, %d keys restored, %d buffers over TCP%n",
+                    seed, details.restarts(), details.checkpoints().completed(), run.restoredKeys(),
+                    buffersSent() - sentBefore);
+            run.release();
+        } finally {
+            plan.release();
+            sink.release();
+        }
+    }
+
+    /**
+     * Event time across task executors: two watermarked sources, a union and a keyBy into event-time
+     * timers per key and range, with a task failure in the middle; barriers align over TCP channels,
+     * watermarks cross them in order with the records, and each (key, range) ends exact.
+     */
+    @Test
+    void eventTimeTimersAndBarriersAcrossTaskExecutorsAreExactAfterAFailure() throws Exception {
+        long records = 20_000;
+        long range = 100;
+        long finalTimer = 1_000_000_000L;
+        InjectedFailures failures = InjectedFailures.at(Set.of(records / 2 + 7));
+        CollectingSink<Tuple3<Long, Long, Long>> sink = CollectingSink.create();
+        long sentBefore = buffersSent();
+        try {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
+                    .enableCheckpointing(Duration.ofMillis(50))
+                    .setCheckpointDir(checkpoints.resolve("event-time").toString())
+                    .setRestartStrategy(new RestartStrategyConfig.FixedDelay(3, Duration.ZERO));
+            WatermarkStrategy<Long> strategy = WatermarkStrategy.<Long>forMonotonousTimestamps()
+                    .withTimestampAssigner((v, previous) -> v).withEmitInterval(Duration.ofMillis(5));
+            DataStream<Long> a = env.fromSource(SequenceSource.bounded(0, records - 1).withRate(20_000), strategy, "a");
+            DataStream<Long> b = env.fromSource(SequenceSource.bounded(0, records - 1).withRate(20_000), strategy, "b");
+            a.union(b).keyBy(v -> v % 10).process(new EventTimeITCase.CountPerRange(failures)).name("count per range")
+                    .addSink(sink, "results");
+            JobId id = cluster.submit(env.buildJobGraph("event time over TCP"));
+            JobResult result = cluster.dispatcher().requestJobResult(id).get(2, TimeUnit.MINUTES);
+            assertThat(result.status()).as(result.failureStackTrace()).isEqualTo(JobStatus.FINISHED);
+
+            Map<List<Long>, Long> expected = new HashMap<>();
+            for (long v = 0; v < records; v++) {
+                expected.merge(List.of(v % 10, v / range * range + range - 1), 2L, Long::sum);
+                expected.merge(List.of(v % 10, finalTimer), 2L, Long::sum);
+            }
+            Map<List<Long>, Long> last = CollectingSink.lastValuePerKey(sink.results(),
+                    t -> List.of(t.f0(), t.f1()), Tuple3::f2);
+            assertThat(last).isEqualTo(expected);
+            assertThat(failures.thrown()).isEqualTo(1);
+            JobDetails details = cluster.dispatcher().requestJobDetails(id).get(10, TimeUnit.SECONDS);
+            assertThat(details.checkpoints().completed()).as("checkpoints completed (barriers aligned over TCP)")
+                    .isPositive();
+            assertThat(buffersSent() - sentBefore).as("buffers sent over TCP").isPositive();
+        } finally {
+            failures.release();
+            sink.release();
+        }
+    }
+
+    private static long buffersSent() {
+        return cluster.networkEnvironments().stream().mapToLong(e -> e.metrics().buffersSent()).sum();
+    }
+
+}
