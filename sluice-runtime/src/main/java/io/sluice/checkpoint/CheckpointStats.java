@@ -21,7 +21,7 @@ import java.util.List;
 public record CheckpointStats(long completed, long failed, long consecutiveFailures, long latestCompletedId,
                               long latestCompletedAtMillis, long latestDurationMillis, String lastFailure,
                               List<CompletedCheckpointStats> recent, long failingSinceMillis, String failingCause,
-                              long restoredCheckpointId) {
+                              long restoredCheckpointId) implements java.io.Serializable {
     /** How many completed checkpoints {@link #recent} keeps. */
     public static final int RECENT_LIMIT = 16;
 

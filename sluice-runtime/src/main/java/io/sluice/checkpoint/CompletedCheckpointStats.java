@@ -14,7 +14,7 @@ package io.sluice.checkpoint;
  *                               {@code _metadata}, the only blob it wrote
  */
 public record CompletedCheckpointStats(long checkpointId, long triggerTimestampMillis, long durationNanos,
-                                       long stateBytes, boolean inline) {
+                                       long stateBytes, boolean inline) implements java.io.Serializable {
 
     /** Not marked inline. */
     public CompletedCheckpointStats(long checkpointId, long triggerTimestampMillis, long durationNanos, long stateBytes) {

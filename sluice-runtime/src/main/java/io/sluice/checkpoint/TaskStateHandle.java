@@ -27,7 +27,7 @@ import java.util.Objects;
  *                       {@code stateFile} or there is none
  */
 public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, long stateSize,
-                              byte[] sourcePosition, KeyGroupRange keyGroupRange, byte[] inlineState) {
+                              byte[] sourcePosition, KeyGroupRange keyGroupRange, byte[] inlineState) implements java.io.Serializable {
 
     /** The {@code stateSize} of a {@linkplain #finished finished} subtask's handle. */
     public static final long FINISHED = -1;

@@ -18,8 +18,10 @@ import io.sluice.network.LocalShuffleService;
 import io.sluice.network.ShuffleEnvironment;
 import io.sluice.network.netty.NettyShuffleEnvironment;
 import io.sluice.rpc.DedicatedMainThreadExecutor;
+import io.sluice.rpc.remote.RpcService;
 import io.sluice.storage.BlobStore;
 import io.sluice.taskexecutor.TaskExecutor;
+import io.sluice.taskexecutor.TaskExecutorGateway;
 import io.sluice.util.Clock;
 import io.sluice.util.SystemClock;
 import java.time.Duration;
@@ -64,6 +66,8 @@ public final class LocalCluster implements AutoCloseable {
     private final ExecutorService ioExecutor;
     private final UserCodeClassLoaders userCode;
     private final Builder config;
+    /** With {@link Builder#remoteRpc(boolean)}: the job managers' RPC service, then one per task executor. */
+    private final List<RpcService> rpcServices = new ArrayList<>();
 
     /** One job manager: its Dispatcher and main thread. */
     public record JobManager(String id, Dispatcher dispatcher, DedicatedMainThreadExecutor mainThread) {
@@ -91,13 +95,40 @@ public final class LocalCluster implements AutoCloseable {
             taskExecutors.add(new TaskExecutor("taskexecutor-" + i, b.slotsPerTaskExecutor, main, ioExecutor,
                     environment, storages, userCode, b.clock));
         }
-        this.slotPool = new SlotPool(taskExecutors);
+        this.slotPool = new SlotPool(b.remoteRpc ? remoteTaskExecutors(b) : taskExecutors);
         startJobManager();
     }
 
     public static Builder builder() {
         return new Builder();
     }
+
+    /**
+     * Exposes every task executor on its own RPC service (endpoint {@code taskexecutor} on
+     * 127.0.0.1, a free port) and returns proxies to them made by the job managers' RPC service, so
+     * that job masters reach task executors only over loopback TCP (and pass themselves by reference).
+     */
+    private List<TaskExecutorGateway> remoteTaskExecutors(Builder b) {
+        RpcService jobManagerRpc = startRpc(b);
+        List<TaskExecutorGateway> remote = new ArrayList<>();
+        for (TaskExecutor te : taskExecutors) {
+            RpcService rpc = startRpc(b);
+            rpc.expose(TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway.class, te, null);
+            remote.add(jobManagerRpc.remoteGateway(rpc.address(), TASK_EXECUTOR_ENDPOINT, TaskExecutorGateway.class, null,
+                    RpcService.synchronousGetters(TaskExecutorGateway.class, te)));
+        }
+        return remote;
+    }
+
+    private RpcService startRpc(Builder b) {
+        RpcService rpc = RpcService.builder().bind("127.0.0.1", 0)
+                .configuration(b.configuration).clock(b.clock).start();
+        rpcServices.add(rpc);
+        return rpc;
+    }
+
+    /** The endpoint name of a task executor on its RPC service. */
+    public static final String TASK_EXECUTOR_ENDPOINT = "taskexecutor";
 
     /**
      * Starts another job manager on the same HA services. It joins the dispatcher election and is a
@@ -287,6 +318,7 @@ public final class LocalCluster implements AutoCloseable {
         }
         executors.forEach(DedicatedMainThreadExecutor::close);
         networkEnvironments.forEach(NettyShuffleEnvironment::close);
+        rpcServices.forEach(RpcService::close);
         if (config.closeHaServices) {
             ha.close();
         }
@@ -318,6 +350,20 @@ public final class LocalCluster implements AutoCloseable {
         private RecoveryBackoff recoveryBackoff = RecoveryBackoff.DEFAULT;
         private io.sluice.config.Configuration configuration = new io.sluice.config.Configuration();
         private boolean networkDataExchange;
+        private boolean remoteRpc;
+
+        /**
+         * With {@code true}, job masters reach the task executors only through network RPC over
+         * loopback TCP: each task executor is exposed on its own RPC service (endpoint
+         * {@value LocalCluster#TASK_EXECUTOR_ENDPOINT}), the slot pool holds remote proxies, and a job
+         * master passes itself to its tasks by reference, so their state updates and checkpoint
+         * acknowledgements come back over RPC too ({@code rpc.*} options from {@link #configuration}).
+         * Default {@code false}: local calls.
+         */
+        public Builder remoteRpc(boolean remote) {
+            this.remoteRpc = remote;
+            return this;
+        }
 
         public Builder taskExecutors(int n) {
             if (n < 1) {

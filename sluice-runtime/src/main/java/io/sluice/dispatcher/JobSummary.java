@@ -11,7 +11,7 @@ import io.sluice.jobmaster.JobStatus;
  *                             transition), or -1 when unknown
  * @param lastTransitionMillis wall-clock time of the job's latest status change, or -1 when unknown
  */
-public record JobSummary(JobId jobId, String name, JobStatus status, long startTimeMillis, long lastTransitionMillis) {
+public record JobSummary(JobId jobId, String name, JobStatus status, long startTimeMillis, long lastTransitionMillis) implements java.io.Serializable {
 
     /** Without times (both -1). */
     public JobSummary(JobId jobId, String name, JobStatus status) {

@@ -7,5 +7,5 @@ package io.sluice.jobmaster;
  * @param cause           "ExceptionClass: message" of the root cause
  * @param restarted       whether the job restarted after it (else the restart strategy gave up and the job failed)
  */
-public record FailureEvent(long timestampMillis, String cause, boolean restarted) {
+public record FailureEvent(long timestampMillis, String cause, boolean restarted) implements java.io.Serializable {
 }

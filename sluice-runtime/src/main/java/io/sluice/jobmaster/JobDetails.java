@@ -17,7 +17,7 @@ import java.util.List;
 public record JobDetails(JobId jobId, String name, JobStatus status, List<JobStatusTransition> transitions,
                          List<VertexStatus> vertices, CheckpointStats checkpoints, int restarts,
                          String failureMessage, RecoveryStatus recovery, RestartHistory restartHistory,
-                         List<FailureEvent> recentFailures) {
+                         List<FailureEvent> recentFailures) implements java.io.Serializable {
     /** How many failures {@link #recentFailures} keeps. */
     public static final int RECENT_FAILURES_LIMIT = 16;
 

@@ -13,7 +13,7 @@ package io.sluice.jobmaster;
  * @param events         notable recovery events, such as a fallback to an older checkpoint
  */
 public record RecoveryStatus(String phase, int attempt, int pointersFound, int metadataLoaded, long elapsedMillis,
-                             String lastError, long nextRetryMillis, java.util.List<String> events) {
+                             String lastError, long nextRetryMillis, java.util.List<String> events) implements java.io.Serializable {
     public RecoveryStatus {
         events = java.util.List.copyOf(events);
     }

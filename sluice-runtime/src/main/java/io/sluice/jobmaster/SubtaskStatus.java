@@ -7,5 +7,5 @@ import io.sluice.taskexecutor.ExecutionState;
  *
  * @param state as the job master last heard it from the task (DEPLOYING until the task reports)
  */
-public record SubtaskStatus(int subtaskIndex, ExecutionState state, long recordsIn, long recordsOut) {
+public record SubtaskStatus(int subtaskIndex, ExecutionState state, long recordsIn, long recordsOut) implements java.io.Serializable {
 }

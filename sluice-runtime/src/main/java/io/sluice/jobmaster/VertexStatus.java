@@ -8,7 +8,7 @@ import java.util.List;
  * @param subtasks each subtask of the current deployment, by index; empty before the first deployment
  */
 public record VertexStatus(int vertexId, String name, int parallelism, int runningSubtasks,
-                           long recordsIn, long recordsOut, List<SubtaskStatus> subtasks) {
+                           long recordsIn, long recordsOut, List<SubtaskStatus> subtasks) implements java.io.Serializable {
     public VertexStatus {
         subtasks = List.copyOf(subtasks);
     }

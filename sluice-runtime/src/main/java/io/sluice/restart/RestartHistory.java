@@ -12,7 +12,7 @@ import java.util.List;
  * @param window           the length of that window ({@link RestartTracker#WINDOW})
  * @param recent           the latest restarts, oldest first, at most {@link RestartTracker#RECENT_LIMIT}
  */
-public record RestartHistory(int restartsInWindow, Duration window, List<RestartEvent> recent) {
+public record RestartHistory(int restartsInWindow, Duration window, List<RestartEvent> recent) implements java.io.Serializable {
     public static final RestartHistory NONE = new RestartHistory(0, RestartTracker.WINDOW, List.of());
 
     public RestartHistory {
@@ -20,6 +20,6 @@ public record RestartHistory(int restartsInWindow, Duration window, List<Restart
     }
 
     /** One restart: when its failure happened (wall clock) and its root cause ({@code "Class: message"}). */
-    public record RestartEvent(long timestampMillis, String cause) {
+    public record RestartEvent(long timestampMillis, String cause) implements java.io.Serializable {
     }
 }

@@ -8,7 +8,7 @@ import io.sluice.graph.JobId;
  * earlier round are recognised as stale and ignored, and their data channels never mix with the
  * new round's.
  */
-public record ExecutionAttemptId(JobId jobId, int vertexId, int subtaskIndex, int deployment) {
+public record ExecutionAttemptId(JobId jobId, int vertexId, int subtaskIndex, int deployment) implements java.io.Serializable {
     @Override
     public String toString() {
         return "v" + vertexId + "#" + subtaskIndex + "@" + deployment;

@@ -17,7 +17,8 @@ import java.util.List;
  *                      task executor exchanges data only in memory, and the list is empty when all do
  */
 public record TaskDeploymentDescriptor(JobGraph jobGraph, ExecutionAttemptId attemptId, int attemptNumber,
-                                       TaskRestore restore, List<String> dataAddresses) {
+                                       TaskRestore restore, List<String> dataAddresses)
+        implements java.io.Serializable {
     public TaskDeploymentDescriptor {
         // null elements are meaningful (in memory), so no List.copyOf
         dataAddresses = dataAddresses == null || dataAddresses.stream().allMatch(a -> a == null)

@@ -7,7 +7,7 @@ package io.sluice.taskexecutor;
  *                           (those without a late-data side output)
  */
 public record TaskMetrics(ExecutionAttemptId attemptId, ExecutionState state, long recordsIn, long recordsOut,
-                          long lateRecordsDropped) {
+                          long lateRecordsDropped) implements java.io.Serializable {
     public TaskMetrics(ExecutionAttemptId attemptId, ExecutionState state, long recordsIn, long recordsOut) {
         this(attemptId, state, recordsIn, recordsOut, 0);
     }

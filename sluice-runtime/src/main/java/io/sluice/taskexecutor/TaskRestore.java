@@ -12,7 +12,7 @@ import java.util.List;
  *                 finished, that is, it emits nothing and ends its outputs at once
  */
 public record TaskRestore(long checkpointId, byte[] sourcePosition, List<TaskStateHandle> keyedStateHandles,
-                          boolean finished) {
+                          boolean finished) implements java.io.Serializable {
     /** The restore of a subtask that had not finished. */
     public TaskRestore(long checkpointId, byte[] sourcePosition, List<TaskStateHandle> keyedStateHandles) {
         this(checkpointId, sourcePosition, keyedStateHandles, false);

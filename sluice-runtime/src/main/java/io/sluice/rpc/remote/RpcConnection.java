@@ -1,0 +1,178 @@
+package io.sluice.rpc.remote;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ConnectTimeoutException;
+import java.net.ConnectException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * The one connection of an {@link RpcService} to one remote address, multiplexing every call to
+ * it: requests carry ids and their answers are matched by id. Opened lazily on the first call;
+ * frames sent before it is open are queued and written in order once it is. When it cannot be
+ * opened or is lost, every call in flight fails naming the address, and the service forgets it, so
+ * the next call opens a new one. Thread-safe: {@link #send} may be called from any thread; the
+ * Netty callbacks run on the channel's event loop and never block.
+ */
+final class RpcConnection {
+    private final RpcService service;
+    final RpcAddress address;
+    private final Map<Long, PendingRequest> pending = new ConcurrentHashMap<>();
+    private final List<Queued> queued = new ArrayList<>();
+    private Channel channel;
+    private RpcConnectionException broken;
+
+    private record Queued(ByteBuf frame, PendingRequest request, Consumer<Throwable> onFailure) {
+    }
+
+    RpcConnection(RpcService service, RpcAddress address) {
+        this.service = service;
+        this.address = address;
+    }
+
+    /** Called once the connect attempt ended (on the event loop). */
+    void connected(ChannelFuture attempt) {
+        List<Queued> toSend;
+        synchronized (this) {
+            if (!attempt.isSuccess()) {
+                broken = new RpcConnectionException("Cannot reach " + address + " (" + reason(attempt.cause())
+                        + "). Check that the Sluice process there is running and that its RPC host and port are right;"
+                        + " the next call tries to connect again.", attempt.cause());
+            } else if (broken == null) {
+                channel = attempt.channel();
+            }
+            toSend = new ArrayList<>(queued);
+            queued.clear();
+        }
+        if (broken != null) {
+            service.forget(this);
+            if (attempt.isSuccess()) {
+                attempt.channel().close();
+            }
+            for (Queued q : toSend) {
+                q.frame.release();
+                fail(q.request, q.onFailure, broken);
+            }
+            failAll(broken);
+            return;
+        }
+        for (Queued q : toSend) {
+            write(q.frame, q.request, q.onFailure);
+        }
+    }
+
+    private String reason(Throwable cause) {
+        if (cause instanceof ConnectTimeoutException) {
+            return "no connection within " + service.connectTimeoutMillis() + " ms, rpc.connect-timeout";
+        }
+        if (cause instanceof ConnectException) {
+            String m = cause.getMessage();
+            int colon = m == null ? -1 : m.indexOf(':');
+            return colon > 0 ? m.substring(0, colon) : String.valueOf(m);
+        }
+        return String.valueOf(cause);
+    }
+
+    /**
+     * Sends a frame; {@code request} ({@code null} for a one-way message) is registered for its
+     * answer first. A failure to send fails the request, or goes to {@code onFailure} for one-way messages.
+     */
+    void send(ByteBuf frame, PendingRequest request, Consumer<Throwable> onFailure) {
+        if (request != null) {
+            pending.put(request.id, request);
+        }
+        RpcConnectionException error;
+        synchronized (this) {
+            error = broken;
+            if (error == null && channel == null) {
+                queued.add(new Queued(frame, request, onFailure));
+                return;
+            }
+            if (error == null) {
+                // Under the lock, so frames of one connection are written in the order of the calls.
+                write(frame, request, onFailure);
+                return;
+            }
+        }
+        frame.release();
+        fail(request, onFailure, error);
+    }
+
+    private void write(ByteBuf frame, PendingRequest request, Consumer<Throwable> onFailure) {
+        channel.writeAndFlush(frame).addListener(f -> {
+            if (!f.isSuccess()) {
+                fail(request, onFailure, new RpcConnectionException("Could not send to " + address + ": " + f.cause(), f.cause()));
+            }
+        });
+    }
+
+    private void fail(PendingRequest request, Consumer<Throwable> onFailure, RpcConnectionException error) {
+        if (request != null) {
+            if (pending.remove(request.id, request)) {
+                service.fail(request, new RpcConnectionException(request + " failed: " + error.getMessage(), error.getCause()));
+            }
+        } else if (onFailure != null) {
+            onFailure.accept(error);
+        }
+    }
+
+    /** The request with this id, removed: it is being answered now (or was already, or timed out: {@code null}). */
+    PendingRequest take(long requestId) {
+        return pending.remove(requestId);
+    }
+
+    /** Fails {@code request} with {@code error} unless it was answered already. */
+    void expire(PendingRequest request, Throwable error) {
+        if (pending.remove(request.id, request)) {
+            service.fail(request, error);
+        }
+    }
+
+    /** The channel closed (peer gone, network error, or our close): fails everything in flight. */
+    void lost(Throwable cause) {
+        synchronized (this) {
+            if (broken == null) {
+                broken = new RpcConnectionException("The connection to " + address + " was lost"
+                        + (cause == null ? "" : " (" + cause + ")") + " before the answer came", cause);
+            }
+        }
+        service.forget(this);
+        failAll(broken);
+    }
+
+    private void failAll(RpcConnectionException error) {
+        for (PendingRequest r : List.copyOf(pending.values())) {
+            if (pending.remove(r.id, r)) {
+                service.fail(r, new RpcConnectionException(r + " failed: " + error.getMessage(), error.getCause()));
+            }
+        }
+    }
+
+    /** Closes the channel (if open); everything in flight fails with {@code reason}. */
+    void close(String reason) {
+        Channel c;
+        synchronized (this) {
+            if (broken == null) {
+                broken = new RpcConnectionException(reason, null);
+            }
+            c = channel;
+            for (Queued q : queued) {
+                q.frame.release();
+            }
+            queued.clear();
+        }
+        failAll(broken);
+        if (c != null) {
+            c.close();
+        }
+    }
+
+    int inFlight() {
+        return pending.size();
+    }
+}

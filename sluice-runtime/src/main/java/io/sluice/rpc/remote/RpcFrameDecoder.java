@@ -1,0 +1,62 @@
+package io.sluice.rpc.remote;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.CorruptedFrameException;
+import java.util.List;
+
+/**
+ * Splits the byte stream into {@link RpcFrame}s by their 4-byte length prefix, as Netty's
+ * length-field decoder does, but keeps the connection usable when a frame is above the limit: it
+ * reads only the frame's kind and request id, emits an {@link RpcFrame.Oversized} for it (so the
+ * receiver can fail that one call with a clear error) and skips the rest of the frame as it
+ * arrives, never buffering it. Runs on the channel's event loop.
+ */
+final class RpcFrameDecoder extends ByteToMessageDecoder {
+    private final int maxFrameLength;
+    private long bytesToSkip;
+
+    RpcFrameDecoder(int maxFrameLength) {
+        this.maxFrameLength = maxFrameLength;
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        while (true) {
+            if (bytesToSkip > 0) {
+                int skip = (int) Math.min(bytesToSkip, in.readableBytes());
+                in.skipBytes(skip);
+                bytesToSkip -= skip;
+                if (bytesToSkip > 0) {
+                    return;
+                }
+            }
+            if (in.readableBytes() < 4) {
+                return;
+            }
+            long length = in.getUnsignedInt(in.readerIndex());
+            if (length < 9) {
+                throw new CorruptedFrameException("RPC frame of " + length + " bytes is shorter than its header:"
+                        + " the peer speaks another protocol (is this port a Sluice RPC port?)");
+            }
+            if (length > maxFrameLength) {
+                if (in.readableBytes() < RpcFrame.PREFIX_BYTES) {
+                    return;
+                }
+                in.skipBytes(4);
+                byte kind = in.readByte();
+                long requestId = in.readLong();
+                bytesToSkip = length - 9;
+                out.add(new RpcFrame.Oversized(kind, requestId, length));
+                continue;
+            }
+            if (in.readableBytes() < 4 + length) {
+                return;
+            }
+            in.skipBytes(4);
+            ByteBuf frame = in.readSlice((int) length);
+            out.add(RpcFrame.decode(frame));
+        }
+    }
+}

@@ -1,0 +1,363 @@
+package io.sluice.rpc.remote;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.sluice.api.UnrecoverableJobException;
+import io.sluice.config.Configuration;
+import io.sluice.config.RpcOptions;
+import io.sluice.testutil.ManualScheduledExecutorService;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The RPC layer over loopback TCP: two services in this JVM, one exposing a {@link TestingEchoGateway}
+ * and one calling it through proxies. Timeouts run on a manual scheduler; nothing sleeps.
+ */
+class RpcServiceTest {
+    private static final long WAIT_SECONDS = 10;
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private final ManualScheduledExecutorService timer = new ManualScheduledExecutorService();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (AutoCloseable c : toClose) {
+            c.close();
+        }
+    }
+
+    private RpcService service(Configuration conf) {
+        RpcService s = RpcService.builder().bind("127.0.0.1", 0).configuration(conf).timer(timer).start();
+        toClose.add(s);
+        return s;
+    }
+
+    private RpcService service() {
+        return service(new Configuration());
+    }
+
+    private static <T> T get(CompletableFuture<T> future) throws Exception {
+        return future.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    /** The cause with which {@code future} failed. */
+    private static Throwable failure(CompletableFuture<?> future) {
+        try {
+            future.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (Exception e) {
+            throw new AssertionError("expected the future to fail, got " + e, e);
+        }
+        throw new AssertionError("expected the future to fail, but it completed");
+    }
+
+    @Test
+    void requestRoundTripAndConstants() throws Exception {
+        RpcService server = service();
+        RpcService client = service();
+        server.expose("echo", EchoGateway.class, new TestingEchoGateway("b"), null);
+        EchoGateway remote = client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of("name", "b"));
+
+        assertThat(get(remote.echo("hello"))).isEqualTo("b:hello");
+        assertThat(get(remote.length(new byte[1234]))).isEqualTo(1234);
+        assertThat(remote.name()).isEqualTo("b");
+        assertThat(remote).isEqualTo(client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of()));
+        assertThat(remote.toString()).contains("echo").contains(server.address().toString());
+        assertThat(timer.numScheduled()).as("timeouts of answered requests are cancelled").isZero();
+    }
+
+    @Test
+    void aMissingConstantNamesTheGetter() {
+        RpcService client = service();
+        EchoGateway remote = client.remoteGateway(new RpcAddress("127.0.0.1", 1), "echo", EchoGateway.class, null, Map.of());
+        assertThatThrownBy(remote::name).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("EchoGateway.name()").hasMessageContaining("constants");
+    }
+
+    @Test
+    void oneWayMessagesArriveInCallOrderBeforeALaterAnswer() throws Exception {
+        RpcService server = service();
+        RpcService client = service();
+        TestingEchoGateway impl = new TestingEchoGateway("b");
+        server.expose("echo", EchoGateway.class, impl, null);
+        EchoGateway remote = client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of());
+
+        List<String> sent = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            remote.record("m" + i);
+            sent.add("m" + i);
+        }
+        get(remote.echo("after"));
+        assertThat(impl.recorded).containsExactlyElementsOf(sent);
+    }
+
+    @Test
+    void aRequestWithoutAnswerTimesOutNamingMethodTargetAndTimeout() throws Exception {
+        RpcService server = service();
+        RpcService client = service(new Configuration().set(RpcOptions.TIMEOUT, Duration.ofSeconds(3)));
+        TestingEchoGateway impl = new TestingEchoGateway("b");
+        server.expose("echo", EchoGateway.class, impl, null);
+        EchoGateway remote = client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of());
+
+        CompletableFuture<String> pending = remote.never();
+        await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> impl.neverAnswered.size() == 1);
+        timer.advance(2999, TimeUnit.MILLISECONDS);
+        assertThat(pending).isNotDone();
+        timer.advance(1, TimeUnit.MILLISECONDS);
+        Throwable error = failure(pending);
+        assertThat(error).isInstanceOf(RpcTimeoutException.class)
+                .hasMessageContaining("EchoGateway.never").hasMessageContaining("'echo' at " + server.address())
+                .hasMessageContaining("3000 ms").hasMessageContaining("rpc.timeout");
+
+        // A late answer is dropped; the connection keeps working.
+        impl.neverAnswered.get(0).complete("late");
+        assertThat(get(remote.echo("x"))).isEqualTo("b:x");
+    }
+
+    @Test
+    void anUnreachablePeerFailsFastAndIsTriedAgainOnTheNextCall() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        RpcService client = service();
+        RpcAddress nobody = new RpcAddress("127.0.0.1", port);
+        EchoGateway remote = client.remoteGateway(nobody, "echo", EchoGateway.class, null, Map.of());
+
+        Throwable error = failure(remote.echo("x"));
+        assertThat(error).isInstanceOf(RpcConnectionException.class)
+                .hasMessageContaining("EchoGateway.echo")
+                .hasMessageContaining("Cannot reach 127.0.0.1:" + port + " (Connection refused)");
+        remote.record("lost"); // logged, never thrown
+
+        // Once something listens there, the next call connects.
+        RpcService late = RpcService.builder().bind("127.0.0.1", port).timer(timer).start();
+        toClose.add(late);
+        late.expose("echo", EchoGateway.class, new TestingEchoGateway("late"), null);
+        assertThat(get(remote.echo("x"))).isEqualTo("late:x");
+    }
+
+    @Test
+    void anOversizedRequestFailsOnTheSender() {
+        RpcService server = service();
+        RpcService client = service(new Configuration().set(RpcOptions.MAX_MESSAGE_SIZE, 65536));
+        server.expose("echo", EchoGateway.class, new TestingEchoGateway("b"), null);
+        EchoGateway remote = client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of());
+
+        Throwable error = failure(remote.length(new byte[100_000]));
+        assertThat(error).isInstanceOf(RpcMessageTooLargeException.class)
+                .hasMessageContaining("EchoGateway.length").hasMessageContaining("65536 bytes")
+                .hasMessageContaining("rpc.max-message-size").hasMessageMatching("(?s).*is 100\\d\\d\\d bytes.*");
+    }
+
+    @Test
+    void theReceiverRefusesAFrameAboveItsLimitAndKeepsTheConnection() throws Exception {
+        RpcService server = service(new Configuration().set(RpcOptions.MAX_MESSAGE_SIZE, 65536));
+        RpcService client = service();
+        TestingEchoGateway impl = new TestingEchoGateway("b");
+        server.expose("echo", EchoGateway.class, impl, null);
+        EchoGateway remote = client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of());
+
+        Throwable error = failure(remote.length(new byte[300_000]));
+        assertThat(error).isInstanceOf(RpcMessageTooLargeException.class)
+                .hasMessageContaining("EchoGateway.length").hasMessageContaining(server.address().toString())
+                .hasMessageContaining("65536 bytes").hasMessageContaining("rpc.max-message-size");
+        // The same connection goes on: a one-way message and a request after the skipped frame.
+        remote.record("after");
+        assertThat(get(remote.echo("x"))).isEqualTo("b:x");
+        assertThat(impl.recorded).containsExactly("after");
+    }
+
+    @Test
+    void anOversizedAnswerFailsTheCallOnBothSidesLimits() throws Exception {
+        RpcService server = service(new Configuration().set(RpcOptions.MAX_MESSAGE_SIZE, 65536));
+        RpcService client = service(new Configuration().set(RpcOptions.MAX_MESSAGE_SIZE, 65536 * 2));
+        server.expose("echo", EchoGateway.class, new TestingEchoGateway("b"), null);
+        EchoGateway remote = client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of());
+
+        // Above the sender's limit: the server sends a failure instead.
+        Throwable bySender = failure(remote.bytes(100_000));
+        assertThat(bySender).isInstanceOf(RpcMessageTooLargeException.class)
+                .hasMessageContaining("EchoGateway.bytes").hasMessageContaining("65536 bytes")
+                .hasMessageContaining("rpc.max-message-size");
+        assertThat(get(remote.echo("x"))).isEqualTo("b:x");
+
+        // Above the receiver's limit only: the client skips the frame and fails the call.
+        RpcService bigServer = service(new Configuration().set(RpcOptions.MAX_MESSAGE_SIZE, 1 << 20));
+        bigServer.expose("echo", EchoGateway.class, new TestingEchoGateway("big"), null);
+        EchoGateway big = client.remoteGateway(bigServer.address(), "echo", EchoGateway.class, null, Map.of());
+        Throwable byReceiver = failure(big.bytes(500_000));
+        assertThat(byReceiver).isInstanceOf(RpcMessageTooLargeException.class)
+                .hasMessageContaining("The answer to EchoGateway.bytes").hasMessageContaining("131072 bytes")
+                .hasMessageContaining("rpc.max-message-size");
+        assertThat(get(big.echo("y"))).isEqualTo("big:y");
+    }
+
+    @Test
+    void aFencedEndpointRefusesCallsForAnotherLeaderSession() throws Exception {
+        RpcService server = service();
+        RpcService client = service();
+        UUID leader = UUID.randomUUID();
+        AtomicReference<UUID> current = new AtomicReference<>(leader);
+        server.expose("dispatcher", EchoGateway.class, new TestingEchoGateway("b"), current::get);
+
+        EchoGateway right = client.remoteGateway(server.address(), "dispatcher", EchoGateway.class, leader, Map.of());
+        assertThat(get(right.echo("x"))).isEqualTo("b:x");
+
+        UUID stale = UUID.randomUUID();
+        EchoGateway wrong = client.remoteGateway(server.address(), "dispatcher", EchoGateway.class, stale, Map.of());
+        assertThat(failure(wrong.echo("x"))).isInstanceOf(FencingTokenMismatchException.class)
+                .hasMessageContaining("'dispatcher'").hasMessageContaining(stale.toString())
+                .hasMessageContaining(leader.toString());
+
+        EchoGateway unfenced = client.remoteGateway(server.address(), "dispatcher", EchoGateway.class, null, Map.of());
+        assertThat(failure(unfenced.echo("x"))).isInstanceOf(FencingTokenMismatchException.class);
+
+        current.set(null); // leadership lost
+        assertThat(failure(right.echo("x"))).isInstanceOf(FencingTokenMismatchException.class)
+                .hasMessageContaining("does not lead");
+    }
+
+    @Test
+    void aCallToAMissingEndpointSaysSo() {
+        RpcService server = service();
+        RpcService client = service();
+        server.expose("dispatcher", EchoGateway.class, new TestingEchoGateway("b"), null);
+        EchoGateway remote = client.remoteGateway(server.address(), "jobmaster-7", EchoGateway.class, null, Map.of());
+
+        assertThat(failure(remote.echo("x"))).isInstanceOf(RpcEndpointNotFoundException.class)
+                .hasMessageContaining("No endpoint 'jobmaster-7' on " + server.address())
+                .hasMessageContaining("ended").hasMessageContaining("not the leader")
+                .hasMessageContaining("dispatcher");
+
+        server.unexpose("dispatcher");
+        EchoGateway gone = client.remoteGateway(server.address(), "dispatcher", EchoGateway.class, null, Map.of());
+        assertThat(failure(gone.echo("x"))).isInstanceOf(RpcEndpointNotFoundException.class);
+    }
+
+    @Test
+    void aGatewayArgumentIsPassedByReferenceAndCalledBack() throws Exception {
+        RpcService server = service();
+        RpcService client = service();
+        server.expose("echo", EchoGateway.class, new TestingEchoGateway("b"), null);
+        EchoGateway remote = client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of());
+        TestingEchoGateway local = new TestingEchoGateway("a");
+
+        assertThat(get(remote.callBack(local, "ping"))).isEqualTo("a:ping");
+        assertThat(get(remote.callBack(local, "again"))).isEqualTo("a:again");
+        assertThat(client.endpointNames()).as("exported once per object").hasSize(1)
+                .allMatch(n -> n.startsWith("echo-"));
+
+        // Passed back to its origin, the reference is the local object again.
+        assertThat(get(remote.returnIt(local))).isSameAs(local);
+        // A remote proxy passed on stays a proxy to the same endpoint.
+        EchoGateway back = get(remote.returnIt(remote));
+        assertThat(back).isEqualTo(remote);
+
+        // The server's view of the reference, and what happens once the origin unexports it.
+        EchoGateway reference = server.remoteGateway(client.address(), client.endpointNames().get(0), EchoGateway.class,
+                null, Map.of());
+        assertThat(get(reference.echo("direct"))).isEqualTo("a:direct");
+        client.unexport(local);
+        assertThat(client.endpointNames()).isEmpty();
+        assertThat(failure(reference.echo("x"))).isInstanceOf(RpcEndpointNotFoundException.class)
+                .hasMessageContaining("ended");
+    }
+
+    @Test
+    void aThrowableWhoseClassTheReceiverLacksKeepsMessageStackCausesAndMarker(@TempDir Path dir) throws Exception {
+        Class<?> userException = compileUserException(dir);
+        RpcService server = service();
+        RpcService client = service();
+        TestingEchoGateway impl = new TestingEchoGateway("b");
+        impl.failure = () -> {
+            try {
+                return (Throwable) userException.getConstructor(String.class, Throwable.class)
+                        .newInstance("bad record 42", new IOException("disk said no"));
+            } catch (ReflectiveOperationException e) {
+                throw new AssertionError(e);
+            }
+        };
+        server.expose("echo", EchoGateway.class, impl, null);
+        EchoGateway remote = client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of());
+
+        Throwable error = failure(remote.fail());
+        assertThat(error).isInstanceOf(SerializedThrowable.class).isInstanceOf(UnrecoverableJobException.class)
+                .hasMessage("bad record 42");
+        assertThat(((SerializedThrowable) error).originalClassName()).isEqualTo("userjob.BadRecordException");
+        assertThat(error.toString()).isEqualTo("userjob.BadRecordException: bad record 42");
+        assertThat(error.getStackTrace()).isNotEmpty();
+        assertThat(error.getCause()).isExactlyInstanceOf(IOException.class).hasMessage("disk said no");
+        assertThat(UnrecoverableJobException.isCauseOf(new RuntimeException("wrapped", error))).isTrue();
+
+        // A throwable the receiver knows arrives as itself.
+        impl.failure = () -> new IllegalArgumentException("plain");
+        assertThat(failure(remote.fail())).isExactlyInstanceOf(IllegalArgumentException.class).hasMessage("plain");
+    }
+
+    private static Class<?> compileUserException(Path dir) throws Exception {
+        Path src = dir.resolve("userjob/BadRecordException.java");
+        Files.createDirectories(src.getParent());
+        Files.writeString(src, """
+                package userjob;
+                public class BadRecordException extends RuntimeException implements io.sluice.api.UnrecoverableJobException {
+                    public BadRecordException(String message, Throwable cause) { super(message, cause); }
+                }
+                """);
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        int rc = javac.run(null, null, null, "-classpath", System.getProperty("java.class.path"), "-d",
+                dir.toString(), src.toString());
+        assertThat(rc).as("javac").isZero();
+        URLClassLoader throwaway = new URLClassLoader(new URL[] {dir.toUri().toURL()}, RpcServiceTest.class.getClassLoader());
+        return throwaway.loadClass("userjob.BadRecordException");
+    }
+
+    @Test
+    void closeFailsCallsInFlightAndReleasesEveryThread() throws Exception {
+        RpcService server = RpcService.builder().bind("127.0.0.1", 0).start();
+        RpcService client = RpcService.builder().bind("127.0.0.1", 0).start();
+        TestingEchoGateway impl = new TestingEchoGateway("b");
+        server.expose("echo", EchoGateway.class, impl, null);
+        EchoGateway remote = client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of());
+        assertThat(get(remote.echo("x"))).isEqualTo("b:x");
+        CompletableFuture<String> pending = remote.never();
+        await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> impl.neverAnswered.size() == 1);
+        assertThat(threadsNamed(client.threadNamePrefix())).isNotEmpty();
+        assertThat(threadsNamed(client.threadNamePrefix())).allMatch(Thread::isDaemon);
+
+        client.close();
+        assertThat(failure(pending)).isInstanceOf(RpcConnectionException.class).hasMessageContaining("closed");
+        assertThat(failure(remote.echo("y"))).isInstanceOf(RpcException.class).hasMessageContaining("closed");
+        server.close();
+        client.close(); // idempotent
+        await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> threadsNamed(client.threadNamePrefix()).isEmpty()
+                && threadsNamed(server.threadNamePrefix()).isEmpty());
+        try (ServerSocket again = new ServerSocket(server.address().port())) {
+            assertThat(again.getLocalPort()).as("the port is free again").isEqualTo(server.address().port());
+        }
+    }
+
+    private static List<Thread> threadsNamed(String prefix) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith(prefix) && t.isAlive()).toList();
+    }
+}
