@@ -76,7 +76,7 @@ class ClusterProcessesITCase {
         c.put("high-availability.zookeeper.quorum", zooKeeper.getConnectString());
         c.put("high-availability.cluster-id", clusterId);
         c.put("high-availability.zookeeper.session-timeout", SESSION_TIMEOUT.toSeconds() + " s");
-        c.put("high-availability.storage-dir", dir.resolve("ha-storage").toUri().toString());
+        c.put("high-availability.storage-dir", dir.resolve("ha-storage").toString());
         c.put("jobmanager.rpc.port", "0");
         return c;
     }
@@ -130,7 +130,10 @@ class ClusterProcessesITCase {
                     System.out.printf("ClusterProcessesITCase: seed %d: leading job manager SIGKILLed; job RUNNING on the"
                             + " new leader %d ms later (ZooKeeper session timeout %d s)%n", seed, running - killed,
                             SESSION_TIMEOUT.toSeconds());
-                    jobManagers.add(processes.startJobManager(Map.of()));
+                    SluiceProcess restarted = processes.startJobManager(Map.of());
+                    jobManagers.add(restarted);
+                    // The new standby's REST answers for the job too (forwarded to the new leader).
+                    await().atMost(RECOVERY_TIMEOUT).until(() -> RestProbe.jobStatus(restarted.restUrl(), jobId).isPresent());
                 } else {
                     SluiceProcess victim = taskManagers.get(random.nextInt(taskManagers.size()));
                     long killed = System.currentTimeMillis();
