@@ -33,9 +33,11 @@ import org.junit.jupiter.api.io.TempDir;
  * JVM, two {@code sluice jobmanager} and two {@code sluice taskmanager} processes from the built
  * {@code sluice.jar}, checkpoints and the HA jar storage on a shared temporary directory. The keyed
  * counting example ({@code sluice-examples.jar}) is submitted through REST, and a schedule drawn
- * from a seed (printed) SIGKILLs the leading job manager and a task manager (each started again
- * afterwards); the final count of every key must be exact. Each kill prints the time from SIGKILL to
- * the job RUNNING again.
+ * from a seed (printed) SIGKILLs, twice, the leading job manager, a task manager, or both at once
+ * (each started again afterwards); the final count of every key must be exact. Each kill prints the
+ * time from SIGKILL to the job RUNNING again. The standby's REST answers (naming the leader, and the
+ * job's status forwarded) while the leader lives and after it was killed; at the end a job manager
+ * and a task manager stopped with SIGTERM exit 0.
  *
  * <p>Seeds: {@code -Dsluice.e2e.seeds=1,2,3} (default: one fixed seed, so the default run stays near
  * a minute); the soak profile ({@code -Pprocesses-soak}) runs more. The ZooKeeper session timeout is
@@ -44,9 +46,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ClusterProcessesITCase {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final java.util.regex.Pattern TASK_MANAGER_ID =
+            java.util.regex.Pattern.compile("Sluice task manager (\\S+):");
     private static final java.util.regex.Pattern LINE = java.util.regex.Pattern.compile("(\\d+),(\\d+)");
     private static final int KEYS = 8;
-    private static final long RECORDS = 24_000;
+    private static final long RECORDS = 32_000;
     private static final int RATE = 800;
     private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(4);
     private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(60);
@@ -114,35 +118,38 @@ class ClusterProcessesITCase {
             assertThat(RestProbe.jobStatus(standby.restUrl(), jobId)).as("the standby answers for the leader's job")
                     .contains("RUNNING");
 
-            List<String> plan = new ArrayList<>(List.of("kill-leader", "kill-taskmanager"));
-            java.util.Collections.shuffle(plan, random);
+            List<String> plan = plan(random);
             System.out.println("ClusterProcessesITCase: seed " + seed + " plan " + plan);
             for (String step : plan) {
                 awaitCheckpoints(jobManagers, jobId, 1 + random.nextInt(4));
-                if (step.equals("kill-leader")) {
-                    SluiceProcess victim = jobManagers.stream().filter(jm -> jm.restUrl().equals(currentLeader(jobManagers)))
+                List<SluiceProcess> busy = busyTaskManagers(currentLeader(jobManagers), taskManagers);
+                long killed = System.currentTimeMillis();
+                if (step.equals("kill-leader") || step.equals("kill-both")) {
+                    String leaderUrl = currentLeader(jobManagers);
+                    SluiceProcess victim = jobManagers.stream().filter(jm -> jm.restUrl().equals(leaderUrl))
                             .findFirst().orElseThrow();
-                    long killed = System.currentTimeMillis();
                     victim.kill();
                     jobManagers.remove(victim);
-                    String next = awaitLeader(jobManagers);
-                    long running = awaitRunningSince(next, jobId, killed);
-                    System.out.printf("ClusterProcessesITCase: seed %d: leading job manager SIGKILLed; job RUNNING on the"
-                            + " new leader %d ms later (ZooKeeper session timeout %d s)%n", seed, running - killed,
-                            SESSION_TIMEOUT.toSeconds());
+                }
+                if (step.equals("kill-taskmanager") || step.equals("kill-both")) {
+                    // One that runs tasks of the job (killing an idle one changes nothing for the job).
+                    SluiceProcess victim = busy.get(random.nextInt(busy.size()));
+                    victim.kill();
+                    taskManagers.remove(victim);
+                }
+                String next = awaitLeader(jobManagers);
+                long running = awaitRunningSince(next, jobId, killed);
+                System.out.printf("ClusterProcessesITCase: seed %d: %s; job RUNNING again %d ms after the SIGKILL"
+                        + " (ZooKeeper session timeout %d s, heartbeat timeout the default)%n", seed, step,
+                        running - killed, SESSION_TIMEOUT.toSeconds());
+                if (!step.equals("kill-leader")) {
+                    taskManagers.add(processes.startTaskManager(2, Map.of()));
+                }
+                if (!step.equals("kill-taskmanager")) {
                     SluiceProcess restarted = processes.startJobManager(Map.of());
                     jobManagers.add(restarted);
                     // The new standby's REST answers for the job too (forwarded to the new leader).
                     await().atMost(RECOVERY_TIMEOUT).until(() -> RestProbe.jobStatus(restarted.restUrl(), jobId).isPresent());
-                } else {
-                    SluiceProcess victim = taskManagers.get(random.nextInt(taskManagers.size()));
-                    long killed = System.currentTimeMillis();
-                    victim.kill();
-                    taskManagers.remove(victim);
-                    long running = awaitRunningSince(currentLeader(jobManagers), jobId, killed);
-                    System.out.printf("ClusterProcessesITCase: seed %d: task manager SIGKILLed; job RUNNING again %d ms"
-                            + " later (heartbeat timeout: the default)%n", seed, running - killed);
-                    taskManagers.add(processes.startTaskManager(2, Map.of()));
                 }
             }
 
@@ -151,6 +158,13 @@ class ClusterProcessesITCase {
                 return l != null && RestProbe.jobStatus(l, jobId).filter("FINISHED"::equals).isPresent();
             });
             assertExactCounts(output);
+
+            // SIGTERM: a job manager and a task manager stop in order and exit 0.
+            for (SluiceProcess p : List.of(jobManagers.get(0), taskManagers.get(0))) {
+                p.process().destroy();
+                assertThat(p.process().waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as(p.name() + " stops").isTrue();
+                assertThat(p.process().exitValue()).as(p.name() + " exit code on SIGTERM").isZero();
+            }
         } catch (Throwable t) {
             throw new AssertionError("seed " + seed + " failed: " + t + processes.diagnostics(), t);
         } finally {
@@ -179,6 +193,23 @@ class ClusterProcessesITCase {
 
     // ------------------------------------------------------------------ helpers
 
+    /**
+     * Two kills, each of the leading job manager, a task manager, or both at once, such that both kinds
+     * happen (the seed is scrambled first: java.util.Random's first draws of nearby seeds are alike).
+     */
+    private static List<String> plan(Random random) {
+        Random r = new Random(random.nextLong() * 0x9E3779B97F4A7C15L);
+        List<String> kinds = List.of("kill-leader", "kill-taskmanager", "kill-both");
+        while (true) {
+            List<String> plan = List.of(kinds.get(r.nextInt(3)), kinds.get(r.nextInt(3)));
+            boolean leader = plan.stream().anyMatch(s -> !s.equals("kill-taskmanager"));
+            boolean taskManager = plan.stream().anyMatch(s -> !s.equals("kill-leader"));
+            if (leader && taskManager) {
+                return plan;
+            }
+        }
+    }
+
     /** Waits until one of {@code jobManagers} is named leader by itself; returns its REST URL. */
     private static String awaitLeader(List<SluiceProcess> jobManagers) {
         String[] leader = new String[1];
@@ -198,6 +229,30 @@ class ClusterProcessesITCase {
             }
         }
         return null;
+    }
+
+    /** The task managers that hold slots (of the only job) as the leader at {@code leaderUrl} reports them. */
+    private static List<SluiceProcess> busyTaskManagers(String leaderUrl, List<SluiceProcess> taskManagers) throws IOException {
+        List<String> busy = new ArrayList<>();
+        await().atMost(RECOVERY_TIMEOUT).until(() -> {
+            busy.clear();
+            Optional<RestProbe.Answer> a = RestProbe.get(leaderUrl, "/v1/overview");
+            a.filter(x -> x.status() == 200).ifPresent(x -> x.body().path("taskExecutors").forEach(te -> {
+                if (te.path("slotsFree").asInt() < te.path("slots").asInt()) {
+                    busy.add(te.path("id").asText());
+                }
+            }));
+            return !busy.isEmpty();
+        });
+        List<SluiceProcess> out = new ArrayList<>();
+        for (SluiceProcess tm : taskManagers) {
+            java.util.regex.Matcher m = TASK_MANAGER_ID.matcher(tm.output());
+            if (m.find() && busy.contains(m.group(1))) {
+                out.add(tm);
+            }
+        }
+        assertThat(out).as("task managers running tasks: " + busy).isNotEmpty();
+        return out;
     }
 
     private static int registeredSlots(String url) {
