@@ -81,7 +81,7 @@ public final class StreamExecutionEnvironment {
      * An environment whose defaults come from {@code configuration}: {@code pipeline.*},
      * {@code checkpoints.*} and {@code restart-strategy.*} (see docs/configuration.md). Setters
      * called afterwards override them. Inside a cluster's jar runner the run's configuration is
-     * applied over {@code configuration}. Every key is then validated
+     * applied over {@code configuration}, and the cluster configuration's job settings under it. Every key is then validated
      * ({@link Configuration#validateAll()}): an unknown key (a typo such as
      * {@code checkpoints.intervall}) or an invalid value is rejected here, naming the key and the
      * nearest known key or the value.
@@ -89,7 +89,10 @@ public final class StreamExecutionEnvironment {
     public static StreamExecutionEnvironment create(Configuration configuration) {
         ExecutionContext context = ExecutionContext.current();
         if (context != null) {
-            Configuration merged = configuration.copy();
+            Configuration merged = context.defaults();
+            for (Map.Entry<String, String> e : configuration.toMap().entrySet()) {
+                merged.setString(e.getKey(), e.getValue());
+            }
             for (Map.Entry<String, String> e : context.configuration().toMap().entrySet()) {
                 merged.setString(e.getKey(), e.getValue());
             }

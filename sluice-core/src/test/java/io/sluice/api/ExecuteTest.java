@@ -67,4 +67,22 @@ class ExecuteTest {
                 .hasMessageContaining("No Sluice runtime on the class path")
                 .hasMessageContaining("sluice run");
     }
+
+    /** The cluster's job settings are defaults: under the program's configuration, which is under the run's overrides. */
+    @Test
+    void clusterDefaultsGoUnderTheProgramsConfigurationAndTheRunsOverridesOverIt() throws Exception {
+        io.sluice.config.Configuration defaults = new io.sluice.config.Configuration(java.util.Map.of(
+                "checkpoints.interval", "1 s", "pipeline.parallelism", "3", "checkpoints.dir", "/cluster/chk"));
+        io.sluice.config.Configuration overrides = new io.sluice.config.Configuration(java.util.Map.of(
+                "checkpoints.interval", "2 s"));
+        ExecutionContext context = new ExecutionContext(graph -> {
+            throw new AssertionError("not executed");
+        }, defaults, overrides);
+        StreamExecutionEnvironment env = context.call(() -> StreamExecutionEnvironment.create(
+                new io.sluice.config.Configuration(java.util.Map.of("pipeline.parallelism", "5"))));
+        assertThat(env.getParallelism()).as("the program's own configuration beats the cluster default").isEqualTo(5);
+        assertThat(env.getCheckpointInterval()).as("the run's -D beats both").isEqualTo(java.time.Duration.ofSeconds(2));
+        StreamExecutionEnvironment plain = context.call(StreamExecutionEnvironment::create);
+        assertThat(plain.getParallelism()).as("a cluster default applies where nothing else is set").isEqualTo(3);
+    }
 }

@@ -73,6 +73,10 @@ public final class Dispatcher implements DispatcherGateway {
     /** The class loader lease of each runner's job (the runtime's loader for jobs not from jars). Main thread. */
     private final Map<JobId, ClassLoaderLease> leases = new java.util.HashMap<>();
     private final Set<JobId> graphsBeingRead = new LinkedHashSet<>();
+    /** Jobs whose graph (or jar) could not be read yet: the last error and when the next attempt runs. */
+    private final java.util.Map<JobId, GraphReadFailure> graphReadFailures = new java.util.HashMap<>();
+    /** Jobs cancelled while their graph was being read: they end CANCELED instead of starting. */
+    private final Set<JobId> cancelledWhileReading = new java.util.HashSet<>();
     private final Set<JobId> submissionsInFlight = new HashSet<>();
     private final Map<JobId, JobResult> finished = new LinkedHashMap<>();
     private final Map<JobId, JobDetails> finishedDetails = new LinkedHashMap<>();
@@ -176,6 +180,8 @@ public final class Dispatcher implements DispatcherGateway {
         leadershipListener.run();
         listingJobs = false;
         graphsBeingRead.clear();
+        graphReadFailures.clear();
+        cancelledWhileReading.clear();
         List<JobManagerRunner> all = List.copyOf(runners.values());
         runners.clear();
         for (JobManagerRunner runner : all) {
@@ -269,7 +275,14 @@ public final class Dispatcher implements DispatcherGateway {
     private record RecoveredJob(JobGraph graph, ClassLoaderLease lease) {
     }
 
+    /** Why a stored job's graph could not be read yet (attempt, error, next retry), for its status. */
+    private record GraphReadFailure(int attempt, String error, long nextRetryAtMillis) {
+    }
+
     private void readJobGraph(JobId id, int attempt, UUID session) {
+        if (closed || !session.equals(leaderSession) || !graphsBeingRead.contains(id)) {
+            return; // cancelled meanwhile, or leadership changed
+        }
         CompletableFuture.supplyAsync(() -> {
             try {
                 JobGraph graph = services.ha().jobGraphStore().recoverJobGraph(id);
@@ -285,15 +298,78 @@ public final class Dispatcher implements DispatcherGateway {
                 }
                 return;
             }
+            if (cancelledWhileReading.contains(id)) {
+                if (recovered != null) {
+                    recovered.lease().close();
+                }
+                endCancelledWhileReading(id, recovered != null ? recovered.graph().name() : null, 1, session);
+                return;
+            }
             if (error != null) {
                 Duration delay = services.recoveryBackoff().delayAfter(attempt, services.random());
-                LOG.warn("Could not read the job graph of job {} (attempt {}): {}; retrying in {} ms", id, attempt,
-                        JobResult.describe(error), delay.toMillis());
+                String message = describeReadError(error);
+                graphReadFailures.put(id, new GraphReadFailure(attempt, message,
+                        services.clock().currentTimeMillis() + delay.toMillis()));
+                LOG.warn("Could not read the job graph of job {} (attempt {}): {}; retrying in {} ms (cancel the job"
+                        + " to stop; its checkpoints are kept)", id, attempt, message, delay.toMillis());
                 mainThread.schedule(() -> readJobGraph(id, attempt + 1, session), delay);
                 return;
             }
             graphsBeingRead.remove(id);
+            graphReadFailures.remove(id);
             startRunner(recovered.graph(), recovered.lease());
+        }, mainThread);
+    }
+
+    /** The outermost message of a failed read (the stores' own messages say which file and what to do). */
+    private static String describeReadError(Throwable error) {
+        Throwable t = error;
+        while ((t instanceof CompletionException || t instanceof java.util.concurrent.ExecutionException)
+                && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage() != null ? t.getMessage() : t.getClass().getName();
+    }
+
+    /**
+     * A stored job cancelled before its graph could be read (say its jar fails its digest check):
+     * records CANCELED in the job result store and removes its graph and jar, fenced on the
+     * dispatcher leadership, retrying with backoff; its checkpoints are kept, so it can be started
+     * again from them. Main thread.
+     */
+    private void endCancelledWhileReading(JobId id, String name, int attempt, UUID session) {
+        JobResult result = new JobResult(id, name, JobStatus.CANCELED, services.clock().currentTimeMillis(),
+                null, null);
+        CompletableFuture.runAsync(() -> {
+            try {
+                dispatcherElection.runIfLeader(session, () -> services.ha().jobResultStore().putResult(result));
+                dispatcherElection.runIfLeader(session, () -> services.ha().jobGraphStore().removeJobGraph(id));
+                dispatcherElection.runIfLeader(session, () -> services.ha().jobJarStore().removeJobJar(id));
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        }, services.ioExecutor()).whenCompleteAsync((ok, error) -> {
+            if (closed || !session.equals(leaderSession) || !graphsBeingRead.contains(id)) {
+                return;
+            }
+            if (error != null) {
+                Duration delay = services.recoveryBackoff().delayAfter(attempt, services.random());
+                LOG.warn("Job {} was cancelled, but its result could not be recorded (attempt {}): {}; retrying in {} ms",
+                        id, attempt, JobResult.describe(error), delay.toMillis());
+                mainThread.schedule(() -> endCancelledWhileReading(id, name, attempt + 1, session), delay);
+                return;
+            }
+            graphsBeingRead.remove(id);
+            graphReadFailures.remove(id);
+            cancelledWhileReading.remove(id);
+            finished.put(id, result);
+            finishedDetails.put(id, detailsOf(result));
+            LOG.info("Job {} was cancelled while its graph was being recovered; it ended CANCELED, its checkpoints"
+                    + " are kept", id);
+            CompletableFuture<JobResult> waiter = resultWaiters.remove(id);
+            if (waiter != null) {
+                waiter.complete(result);
+            }
         }, mainThread);
     }
 
@@ -466,6 +542,14 @@ public final class Dispatcher implements DispatcherGateway {
                 return CompletableFuture.completedFuture(finishedDetails.get(jobId));
             }
             if (graphsBeingRead.contains(jobId)) {
+                GraphReadFailure failure = graphReadFailures.get(jobId);
+                if (failure != null) {
+                    long now = services.clock().currentTimeMillis();
+                    return CompletableFuture.completedFuture(placeholder(jobId, "reading the job graph (attempt "
+                            + failure.attempt() + " failed: " + failure.error() + "; retrying; cancel the job to stop,"
+                            + " its checkpoints are kept)", failure.attempt(), failure.error(),
+                            Math.max(0, failure.nextRetryAtMillis() - now)));
+                }
                 return CompletableFuture.completedFuture(placeholder(jobId, "reading the job graph"));
             }
             if (listingJobs) {
@@ -488,10 +572,14 @@ public final class Dispatcher implements DispatcherGateway {
     }
 
     private JobDetails placeholder(JobId jobId, String phase) {
+        return placeholder(jobId, phase, 0, null, 0);
+    }
+
+    private JobDetails placeholder(JobId jobId, String phase, int attempt, String lastError, long nextRetryMillis) {
         long now = services.clock().currentTimeMillis();
         return new JobDetails(jobId, null, JobStatus.INITIALIZING, List.of(new JobStatusTransition(JobStatus.INITIALIZING, startMillis)),
                 List.of(), CheckpointStats.NONE, 0, null,
-                new RecoveryStatus(phase, 0, -1, 0, now - startMillis, null, 0, List.of()));
+                new RecoveryStatus(phase, attempt, -1, 0, now - startMillis, lastError, nextRetryMillis, List.of()));
     }
 
     private static JobDetails detailsOf(JobResult r) {
@@ -507,6 +595,13 @@ public final class Dispatcher implements DispatcherGateway {
                 return runner.cancel();
             }
             if (finished.containsKey(jobId)) {
+                return CompletableFuture.completedFuture(Acknowledge.INSTANCE);
+            }
+            if (graphsBeingRead.contains(jobId) && leaderSession != null) {
+                // Ends CANCELED once the read in flight (if any) returns; a read waiting for its retry ends now.
+                if (cancelledWhileReading.add(jobId) && graphReadFailures.containsKey(jobId)) {
+                    endCancelledWhileReading(jobId, null, 1, leaderSession);
+                }
                 return CompletableFuture.completedFuture(Acknowledge.INSTANCE);
             }
             if (graphsBeingRead.contains(jobId) || listingJobs) {

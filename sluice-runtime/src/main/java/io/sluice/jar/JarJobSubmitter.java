@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -38,14 +39,49 @@ public final class JarJobSubmitter {
     private final Supplier<DispatcherGateway> dispatcher;
     private final Executor ioExecutor;
     private final Duration mainTimeout;
+    /** The cluster configuration's job settings (checkpoints, restarts, pipeline), under each request's own. */
+    private final Map<String, String> jobDefaults;
 
+    /** The option classes whose keys are job settings a cluster configuration gives every job from a jar. */
+    static final List<Class<?>> JOB_OPTION_CLASSES = List.of(io.sluice.config.PipelineOptions.class,
+            io.sluice.config.CheckpointingOptions.class, io.sluice.config.RestartOptions.class);
+
+    /** A submitter whose jobs get only their request's settings (and the program's own). */
     public JarJobSubmitter(UserCodeClassLoaders loaders, Supplier<JobJarStore> jobJars,
                            Supplier<DispatcherGateway> dispatcher, Executor ioExecutor, Duration mainTimeout) {
+        this(loaders, jobJars, dispatcher, ioExecutor, mainTimeout, new Configuration());
+    }
+
+    /**
+     * @param clusterConfiguration the cluster's configuration: its job settings ({@code checkpoints.*},
+     *                             {@code restart-strategy*}, {@code pipeline.*} and the other keys of
+     *                             {@link #JOB_OPTION_CLASSES}) are every job's defaults; a request's
+     *                             {@code -D} entries override them, and the program's own calls
+     *                             (e.g. {@code enableCheckpointing}) override both
+     */
+    public JarJobSubmitter(UserCodeClassLoaders loaders, Supplier<JobJarStore> jobJars,
+                           Supplier<DispatcherGateway> dispatcher, Executor ioExecutor, Duration mainTimeout,
+                           Configuration clusterConfiguration) {
         this.loaders = loaders;
         this.jobJars = jobJars;
         this.dispatcher = dispatcher;
         this.ioExecutor = ioExecutor;
         this.mainTimeout = mainTimeout;
+        this.jobDefaults = jobSettingsOf(clusterConfiguration);
+    }
+
+    static Map<String, String> jobSettingsOf(Configuration configuration) {
+        java.util.Set<String> jobKeys = new java.util.HashSet<>();
+        for (Class<?> options : JOB_OPTION_CLASSES) {
+            io.sluice.config.ConfigOptions.declaredIn(options).forEach(o -> jobKeys.add(o.key()));
+        }
+        Map<String, String> out = new java.util.TreeMap<>();
+        configuration.toMap().forEach((key, value) -> {
+            if (jobKeys.contains(key) || key.startsWith("restart-strategy.")) {
+                out.put(key, value);
+            }
+        });
+        return Map.copyOf(out);
     }
 
     /**
@@ -58,7 +94,8 @@ public final class JarJobSubmitter {
         JobId jobId = JobId.generate();
         return CompletableFuture.supplyAsync(() -> prepare(jar, jarName, request, jobId), ioExecutor)
                 .thenCompose(prepared -> prepared.program().captureJobGraph(prepared.lease().classLoader(),
-                                request.args(), runConfiguration(request), jobId, mainTimeout)
+                                request.args(), new Configuration(jobDefaults), runConfiguration(request), jobId,
+                                mainTimeout)
                         .thenApplyAsync(graph -> storeJar(graph, prepared), ioExecutor)
                         .thenCompose(graph -> dispatcher.get().submitJob(graph))
                         .whenCompleteAsync((id, error) -> {

@@ -90,13 +90,19 @@ public final class PackagedProgram {
      */
     public CompletableFuture<JobGraph> captureJobGraph(ClassLoader loader, List<String> args,
                                                        Configuration runConfiguration, JobId jobId, Duration timeout) {
+        return captureJobGraph(loader, args, new Configuration(), runConfiguration, jobId, timeout);
+    }
+
+    /** As above, with {@code defaults} (the cluster's job settings) under the program's own configuration. */
+    public CompletableFuture<JobGraph> captureJobGraph(ClassLoader loader, List<String> args, Configuration defaults,
+                                                       Configuration runConfiguration, JobId jobId, Duration timeout) {
         CompletableFuture<JobGraph> result = new CompletableFuture<>();
         AtomicReference<JobGraph> captured = new AtomicReference<>();
         JobExecutor capturing = graph -> {
             captured.compareAndSet(null, graph.withJobId(jobId));
             throw new GraphCaptured();
         };
-        ExecutionContext context = new ExecutionContext(capturing, runConfiguration);
+        ExecutionContext context = new ExecutionContext(capturing, defaults, runConfiguration);
         String[] argv = args.toArray(String[]::new);
         Thread thread = new Thread(() -> {
             Throwable failure = null;

@@ -558,21 +558,50 @@ public final class JobManagerRunner implements LeaderContender {
         }, mainThread);
     }
 
-    /** The result is durable: delete checkpoints if the retention rule says so (best effort), then complete. */
+    /**
+     * The result is durable: delete checkpoints if the retention rule says so, then complete. A
+     * deletion that storage refuses does not hold the job up (the pointers are gone, so the files
+     * only take space): it is retried with backoff in the background until storage answers, also
+     * after this runner closed, for as long as the job manager's main thread runs.
+     */
     private void cleanUpCheckpoints(JobResult result) {
         CompletedCheckpointStore store = endingStore;
         boolean discard = CheckpointRetention.discards(result.status(), jobGraph.config().discardCheckpointsOnCancel());
         endingProgress.phase(discard ? "deleting the job's checkpoints" : "keeping the job's checkpoints");
-        CompletableFuture.runAsync(() -> {
+        shutDownStore(store, result.status(), discard, 1).whenCompleteAsync((ok, error) -> resultFuture.complete(result),
+                mainThread);
+    }
+
+    /** Shuts the store down on the I/O executor; on an incomplete cleanup schedules the next attempt. */
+    private CompletableFuture<Void> shutDownStore(CompletedCheckpointStore store, JobStatus status, boolean discard,
+                                                  int attempt) {
+        return CompletableFuture.runAsync(() -> {
             if (store != null) {
                 try {
-                    store.shutdown(result.status(), discard);
+                    store.shutdown(status, discard);
                 } catch (Exception e) {
-                    LOG.warn("{}: the result {} is recorded, but the checkpoints could not be cleaned up: {}",
-                            description(), result.status(), e.toString());
+                    throw new CompletionException(e);
                 }
             }
-        }, services.ioExecutor()).whenCompleteAsync((ok, error) -> resultFuture.complete(result), mainThread);
+        }, services.ioExecutor()).handleAsync((ok, error) -> {
+            if (error == null) {
+                if (attempt > 1) {
+                    LOG.info("{}: the checkpoints of the {} job are deleted (attempt {})", description(), status, attempt);
+                }
+                return null;
+            }
+            Throwable cause = unwrap(error);
+            if (cause instanceof io.sluice.checkpoint.IncompleteCheckpointCleanupException) {
+                Duration delay = services.recoveryBackoff().delayAfter(attempt, services.random());
+                LOG.warn("{}: {} (attempt {}, next in {})", description(), cause.getMessage(), attempt,
+                        formatDelay(delay));
+                mainThread.schedule(() -> shutDownStore(store, status, discard, attempt + 1), delay);
+            } else {
+                LOG.warn("{}: the result {} is recorded, but the checkpoints could not be cleaned up: {}",
+                        description(), status, cause.toString());
+            }
+            return null;
+        }, mainThread);
     }
 
     /** Cancels the job: forwarded to the job master, or ends recovery at once. Main thread. */

@@ -545,6 +545,9 @@ public final class JobMaster implements JobMasterGateway {
         if (waitingForSlots != null) {
             waitingForSlots = services.slotPool().describeShortage(jobGraph.jobId(), jobGraph.requiredSlots());
         }
+        // Nothing more is asked of it (task counters for status would wait for their timeout); the next
+        // deployment takes fresh slots from the pool anyway.
+        slots = slots.stream().filter(te -> !te.id().equals(taskExecutorId)).toList();
         List<Execution> lost = executions.values().stream()
                 .filter(e -> !e.state.isTerminal() && e.taskExecutor.id().equals(taskExecutorId)).toList();
         if (lost.isEmpty()) {
@@ -657,6 +660,12 @@ public final class JobMaster implements JobMasterGateway {
     private void releaseDeployment() {
         if (deployment >= 0) {
             services.shuffleMaster().releaseDeployment(jobGraph.jobId(), deployment);
+            // Task executors that exchange data over the network hold their own channel ends.
+            for (TaskExecutorGateway te : distinctTaskExecutors()) {
+                if (te.dataAddress() != null) {
+                    te.releaseChannels(jobGraph.jobId(), deployment);
+                }
+            }
         }
     }
 

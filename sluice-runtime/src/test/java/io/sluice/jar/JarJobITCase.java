@@ -144,4 +144,33 @@ class JarJobITCase {
             await().atMost(TIMEOUT).until(() -> !second.userCodeClassLoaders().isLoaded(id));
         }
     }
+
+    /**
+     * The cluster configuration's job settings reach jobs from jars (before, only the request's did,
+     * so a cluster's checkpoints.dir was silently ignored), and a request's -D overrides them.
+     */
+    @Test
+    void theClustersJobSettingsAreDefaultsForJobsFromJars() throws Exception {
+        Path jar = TestJars.countingProgramJar(dir);
+        String clusterDir = dir.resolve("cluster-checkpoints").toString();
+        io.sluice.config.Configuration clusterConfig = new io.sluice.config.Configuration(Map.of(
+                "checkpoints.dir", clusterDir, "checkpoints.interval", "400 ms", "pipeline.parallelism", "2",
+                "high-availability.type", "embedded"));
+        try (LocalCluster cluster = LocalCluster.builder().build()) {
+            JarJobSubmitter submitter = new JarJobSubmitter(cluster.userCodeClassLoaders(),
+                    cluster.haServices()::jobJarStore, cluster::dispatcher, cluster.ioExecutor(),
+                    JarJobSubmitter.DEFAULT_MAIN_TIMEOUT, clusterConfig);
+            JobId jobId = submitter.run(jar, "counting.jar", new ProgramRequest(null, null,
+                    List.of("--records", "0", "--rate", "100", "--output", dir.resolve("out2").toString()),
+                    Map.of("checkpoints.interval", "700 ms"))).get(60, TimeUnit.SECONDS);
+            io.sluice.graph.JobGraph graph = cluster.dispatcher().requestJobGraph(jobId).get(10, TimeUnit.SECONDS)
+                    .orElseThrow();
+            assertThat(graph.config().checkpointDir()).as("the cluster's checkpoints.dir").isEqualTo(clusterDir);
+            assertThat(graph.config().checkpointInterval()).as("the request's -D wins")
+                    .isEqualTo(Duration.ofMillis(700));
+            assertThat(graph.requiredSlots()).as("the cluster's pipeline.parallelism").isEqualTo(2);
+            cluster.dispatcher().cancelJob(jobId).get(30, TimeUnit.SECONDS);
+            cluster.dispatcher().requestJobResult(jobId).get(60, TimeUnit.SECONDS);
+        }
+    }
 }

@@ -27,7 +27,7 @@ final class ChaosInvariants {
         ONE_DEPLOYMENT_AT_A_TIME,
         /**
          * A FINISHED job leaves no checkpoint pointers behind in the HA directory, and no checkpoint
-         * files unless checkpoint storage was down when it ended (they cannot be deleted then).
+         * files: if storage was down when it ended, it deletes them once storage is back.
          */
         FINISHED_CLEANS_UP
     }
@@ -73,9 +73,9 @@ final class ChaosInvariants {
                             + " directory, although its result (" + status + ") was stored"));
                 }
                 // Files can only be deleted while storage answers: a job that FINISHED during an outage
-                // may leave them (its runner logs "delete it by hand"), never its pointers.
+                // retries the deletion until storage is back (the run waits for that after the heal).
                 if (status == JobStatus.FINISHED && (!job.retainedPointers().isEmpty()
-                        || (!job.retainedCheckpoints().isEmpty() && !job.storageDownAtEnd()))) {
+                        || !job.retainedCheckpoints().isEmpty())) {
                     out.add(new Violation(Invariant.FINISHED_CLEANS_UP, name + " FINISHED but left checkpoint pointers "
                             + job.retainedPointers() + " (and checkpoints " + job.retainedCheckpoints() + ")"));
                 }

@@ -129,6 +129,14 @@ final class ChaosRun {
                     results.add(awaitResult(cluster, id));
                 }
                 poller.cancel(false);
+                // Storage is healed by now: a FINISHED job whose files storage refused to delete
+                // deletes them by itself, with backoff (FINISHED_CLEANS_UP then finds nothing).
+                try {
+                    await().atMost(Duration.ofSeconds(15)).until(() -> finishedJobsCleanedUp(ids, results, checkpoints));
+                } catch (ConditionTimeoutException e) {
+                    LOG.warn("chaos seed={}: a FINISHED job's checkpoint files were still there 15 s after the heal",
+                            plan.seed());
+                }
             }
             // The same HA directory again: a job with a durable result must not run again.
             Map<Integer, Integer> before = new ConcurrentHashMap<>();
@@ -301,6 +309,17 @@ final class ChaosRun {
      * Whether checkpoint storage was down at {@code millis} or within the second after it (while an
      * ended job's runner deletes its checkpoints).
      */
+    private static boolean finishedJobsCleanedUp(List<JobId> ids, List<JobResult> results, Path checkpoints)
+            throws IOException {
+        for (int j = 0; j < ids.size(); j++) {
+            if (results.get(j) != null && results.get(j).status() == io.sluice.jobmaster.JobStatus.FINISHED
+                    && !list(checkpoints.resolve(ids.get(j).value())).isEmpty()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private boolean storageDownAround(long millis) {
         boolean down = false;
         for (long[] change : storageTimeline) {

@@ -9,7 +9,8 @@ import java.util.concurrent.Callable;
  * that receives the job graph, and the configuration the run adds (the {@code -D key=value}
  * overrides and {@code --parallelism} of {@code sluice run}). Bound to one thread while
  * {@link #call} runs: every {@link io.sluice.api.StreamExecutionEnvironment} created on that thread
- * takes the configuration (over its own) and hands its graph to the executor.
+ * takes the configuration (over its own, and the cluster's job defaults under it) and hands its
+ * graph to the executor.
  *
  * <p>Threading: immutable; {@link #current()} reads the calling thread's binding.
  */
@@ -18,10 +19,26 @@ public final class ExecutionContext {
 
     private final JobExecutor executor;
     private final Configuration configuration;
+    private final Configuration defaults;
 
     public ExecutionContext(JobExecutor executor, Configuration configuration) {
+        this(executor, new Configuration(), configuration);
+    }
+
+    /**
+     * @param defaults      job settings of the cluster's configuration, applied <em>under</em> the
+     *                      program's own configuration
+     * @param configuration the run's settings, applied <em>over</em> the program's configuration
+     */
+    public ExecutionContext(JobExecutor executor, Configuration defaults, Configuration configuration) {
         this.executor = Objects.requireNonNull(executor, "executor");
+        this.defaults = defaults.copy();
         this.configuration = configuration.copy();
+    }
+
+    /** A copy of the cluster's job defaults (under the program's configuration). */
+    public Configuration defaults() {
+        return defaults.copy();
     }
 
     public JobExecutor executor() {

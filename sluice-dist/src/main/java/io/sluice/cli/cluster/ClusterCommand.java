@@ -88,7 +88,7 @@ public final class ClusterCommand implements Callable<Integer> {
                     .meterRegistry(metrics).build();
             JarJobSubmitter submitter = new JarJobSubmitter(cluster.userCodeClassLoaders(),
                     cluster.haServices()::jobJarStore, cluster::dispatcher, cluster.ioExecutor(),
-                    JarJobSubmitter.DEFAULT_MAIN_TIMEOUT);
+                    JarJobSubmitter.DEFAULT_MAIN_TIMEOUT, configuration);
             LocalJarDirectory jars = new LocalJarDirectory(jarDirectory, cluster.ioExecutor(), SystemClock.INSTANCE);
             server = RestServer.builder(restConfig, new LocalClusterBackend(cluster, jars, new ClusterJarRunner(submitter)))
                     .meterRegistry(metrics)

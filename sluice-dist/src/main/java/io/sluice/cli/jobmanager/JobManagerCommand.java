@@ -122,7 +122,7 @@ public final class JobManagerCommand implements Callable<Integer> {
             JobManagerProcess started = jobManager;
             jarRunner.set(new ClusterJarRunner(new JarJobSubmitter(jobManager.userCodeClassLoaders(),
                     jobManager.haServices()::jobJarStore, () -> leaderOrFail(started), jobManager.ioExecutor(),
-                    JarJobSubmitter.DEFAULT_MAIN_TIMEOUT)));
+                    JarJobSubmitter.DEFAULT_MAIN_TIMEOUT, configuration)));
             StopSignals.install(stop::countDown);
             RestServer serving = server;
             Runtime.getRuntime().addShutdownHook(new Thread(() -> stopOnce(serving, started), "sluice-jobmanager-shutdown"));

@@ -51,6 +51,12 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
     private volatile Snapshot snapshot;
     /** How the store was shut down, or {@code null} while it is open; guarded by {@code this}. */
     private JobStatus shutDownAs;
+    /**
+     * After a discarding shutdown that could not delete everything: the checkpoints still to delete
+     * (and whether the job's directory still is), retried by the next discarding shutdown; guarded by
+     * {@code this}. {@code null} before any discarding shutdown.
+     */
+    private java.util.SortedSet<Long> leftToDiscard;
 
     /**
      * @param latest      the newest usable retained checkpoint, or {@code null} if there is none
@@ -225,6 +231,10 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
     /**
      * Excludes {@link #addCheckpoint} (both hold the store's lock), so a pointer write in flight
      * either lands before and is removed with the others, or is refused afterwards.
+     *
+     * <p>A discarding shutdown that cannot delete every file (storage down when the job ended)
+     * throws {@link IncompleteCheckpointCleanupException} after removing what it could; calling it
+     * again retries only what is left, so the caller retries with backoff until storage is back.
      */
     @Override
     public synchronized void shutdown(JobStatus status, boolean discardCheckpoints) throws Exception {
@@ -234,32 +244,30 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
                     status == JobStatus.SUSPENDED ? " for the next leader" : " (it can be started again from them)");
             return;
         }
-        List<Long> ids = snapshot.ids();
-        // Pointers first: a pointer to deleted files would make the next recovery fail.
-        election.runIfLeader(leaderSessionId, () -> pointers.removeAll(jobId));
-        snapshot = new Snapshot(null, List.of(), java.util.Set.of());
-        for (long id : ids) {
+        if (leftToDiscard == null) {
+            // Pointers first: a pointer to deleted files would make the next recovery fail.
+            election.runIfLeader(leaderSessionId, () -> pointers.removeAll(jobId));
+            leftToDiscard = new java.util.TreeSet<>(snapshot.ids());
+            snapshot = new Snapshot(null, List.of(), java.util.Set.of());
+        }
+        RuntimeException firstError = null;
+        for (java.util.Iterator<Long> it = leftToDiscard.iterator(); it.hasNext(); ) {
+            long id = it.next();
             try {
                 storage.discard(jobId, id);
+                it.remove();
             } catch (RuntimeException e) {
-                LOG.warn("Could not discard checkpoint {} of job {} in {} after the job {}; delete it by hand: {}",
-                        id, jobId, storage.location(), status, e.toString());
+                firstError = firstError == null ? e : firstError;
             }
         }
-        discardLeftovers(storage, jobId, status);
-    }
-
-    /**
-     * After a discarding shutdown every task of the job has ended, so whatever is left under the
-     * job's checkpoint directory is an orphan nobody points to (an upload that landed after its
-     * checkpoint was aborted and discarded, say): removed too, so an ended job leaves no files.
-     */
-    static void discardLeftovers(CheckpointStorage storage, JobId jobId, JobStatus status) {
         try {
             storage.discardJob(jobId);
         } catch (RuntimeException e) {
-            LOG.warn("Could not remove the checkpoint directory of job {} in {} after the job {}; delete it by hand: {}",
-                    jobId, storage.location(), status, e.toString());
+            firstError = firstError == null ? e : firstError;
+        }
+        if (firstError != null) {
+            throw new io.sluice.checkpoint.IncompleteCheckpointCleanupException(jobId, status, storage.location(),
+                    List.copyOf(leftToDiscard), firstError);
         }
     }
 

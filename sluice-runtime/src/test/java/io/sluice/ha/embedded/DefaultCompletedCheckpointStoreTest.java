@@ -219,4 +219,31 @@ class DefaultCompletedCheckpointStoreTest {
         assertThat(store.retainedIds()).isEmpty();
         assertThat(store.latest()).isEmpty();
     }
+
+    /** Storage refuses the deletions at the end of a FINISHED job: the error says what is left, a retry deletes it. */
+    @Test
+    void aDiscardingShutdownThatStorageRefusesIsRetriedUntilNothingIsLeft() throws Exception {
+        io.sluice.storage.FaultInjectingBlobStore faulty =
+                new io.sluice.storage.FaultInjectingBlobStore(new LocalFileBlobStore(checkpointDir));
+        CheckpointStorage refusing = new CheckpointStorage(faulty, new SimpleMeterRegistry());
+        DefaultCompletedCheckpointStore store = new DefaultCompletedCheckpointStore(JOB, 3, pointers, refusing,
+                election, session, null, List.of());
+        store.addCheckpoint(writeCheckpoint(refusing, JOB, 1));
+        store.addCheckpoint(writeCheckpoint(refusing, JOB, 2));
+
+        faulty.refuseConnections();
+        assertThatThrownBy(() -> store.shutdown(JobStatus.FINISHED, true))
+                .isInstanceOf(io.sluice.checkpoint.IncompleteCheckpointCleanupException.class)
+                .hasMessageContaining("checkpoints [1, 2] of job " + JOB)
+                .hasMessageContaining("after the job FINISHED");
+        assertThat(pointers.checkpointIds(JOB)).as("the pointers are gone at once").isEmpty();
+        assertThat(checkpointDir.resolve(JOB.value())).as("the files could not be deleted yet").exists();
+        assertThatThrownBy(() -> store.shutdown(JobStatus.FINISHED, true))
+                .isInstanceOf(io.sluice.checkpoint.IncompleteCheckpointCleanupException.class);
+
+        faulty.heal();
+        store.shutdown(JobStatus.FINISHED, true);
+        assertThat(checkpointDir.resolve(JOB.value())).as("the retry deleted everything").doesNotExist();
+        store.shutdown(JobStatus.FINISHED, true); // and a further call is a no-op
+    }
 }
