@@ -61,9 +61,12 @@ final class SluiceCluster implements AutoCloseable {
 
     /** A job manager on {@code host} with REST and RPC on free ports; waits until it serves REST. */
     SluiceProcess startJobManager(Host host, Map<String, String> extra) throws IOException {
-        SluiceProcess p = start(host, "jobmanager", List.of("--port", "0"),
+        return awaitRest(start(host, "jobmanager", List.of("--port", "0"),
                 merged(extra, Map.of("rest.address", host.address(), "jobmanager.rpc.host", host.address(),
-                        "jobmanager.rpc.port", "0")));
+                        "jobmanager.rpc.port", "0"))));
+    }
+
+    private SluiceProcess awaitRest(SluiceProcess p) {
         String[] url = new String[1];
         await().atMost(START_TIMEOUT).pollInterval(Duration.ofMillis(50)).until(() -> {
             if (!p.process().isAlive()) {
@@ -79,6 +82,16 @@ final class SluiceCluster implements AutoCloseable {
         SluiceProcess withUrl = new SluiceProcess(p.name(), p.process(), p.dir(), url[0]);
         all.set(all.indexOf(p), withUrl);
         return withUrl;
+    }
+
+    /**
+     * {@code sluice cluster} (job manager and task executors in one process) on the machine, with
+     * REST on a free port; waits until it serves REST.
+     */
+    SluiceProcess startLocalCluster(List<String> options, Map<String, String> extra) throws IOException {
+        List<String> all = new ArrayList<>(List.of("--port", "0"));
+        all.addAll(options);
+        return awaitRest(start(Host.MACHINE, "cluster", all, extra));
     }
 
     /** A task manager on {@code host} with {@code slots} slots; does not wait for its registration. */
