@@ -6,6 +6,8 @@ import io.sluice.cli.client.ListCommand;
 import io.sluice.cli.client.RunCommand;
 import io.sluice.cli.client.StatusCommand;
 import io.sluice.cli.cluster.ClusterCommand;
+import io.sluice.cli.jobmanager.JobManagerCommand;
+import io.sluice.cli.taskmanager.TaskManagerCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.IVersionProvider;
@@ -21,7 +23,7 @@ import picocli.CommandLine.Spec;
         mixinStandardHelpOptions = true,
         versionProvider = SluiceCli.ManifestVersion.class,
         description = "Sluice, a stateful stream-processing runtime.",
-        subcommands = {DemoCommand.class, ClusterCommand.class, RunCommand.class, ListCommand.class,
+        subcommands = {DemoCommand.class, ClusterCommand.class, JobManagerCommand.class, TaskManagerCommand.class, RunCommand.class, ListCommand.class,
             StatusCommand.class, CancelCommand.class, CheckpointsCommand.class, CommandLine.HelpCommand.class},
         commandListHeading = "%nCommands:%n")
 public final class SluiceCli implements Runnable {

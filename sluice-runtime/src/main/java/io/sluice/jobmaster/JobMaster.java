@@ -584,7 +584,7 @@ public final class JobMaster implements JobMasterGateway {
         }
         List<TaskDeploymentDescriptor> descriptors = new ArrayList<>();
         List<String> dataAddresses = new ArrayList<>();
-        for (TaskExecutorGateway te : services.slots()) {
+        for (TaskExecutorGateway te : slots) { // the allocated slots (a dynamic pool's, or the fixed ones)
             dataAddresses.add(te.dataAddress()); // a constant of the gateway: no call to the task executor
         }
         for (JobVertex vertex : jobGraph.vertices()) {

@@ -11,7 +11,11 @@ import io.sluice.jobmaster.JobMasterGateway;
 import io.sluice.network.ShuffleEnvironment;
 import io.sluice.rpc.Acknowledge;
 import io.sluice.rpc.MainThreadExecutor;
+import io.sluice.jar.JobJarUnavailableException;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +46,9 @@ public final class TaskExecutor implements TaskExecutorGateway {
     private final Clock clock;
     /** Completed (on the main thread) once no task is left; see {@link #cancelAllTasks}. */
     private final List<CompletableFuture<Void>> whenNoTasks = new ArrayList<>();
+
+    /** Jars being fetched, per job, with the submissions waiting for them (main thread only). */
+    private final Map<JobId, List<CompletableFuture<ClassLoaderLease>>> jarLoads = new HashMap<>();
 
     private record RunningTask(Task task, JobMasterGateway jobMaster, ClassLoaderLease classLoader, TaskMeters meters) {
     }
@@ -103,21 +110,87 @@ public final class TaskExecutor implements TaskExecutorGateway {
 
     @Override
     public CompletableFuture<Acknowledge> submitTask(TaskDeploymentDescriptor descriptor, JobMasterGateway jobMaster) {
-        return CompletableFuture.supplyAsync(() -> {
+        JobId jobId = descriptor.attemptId().jobId();
+        return CompletableFuture.supplyAsync(() -> classLoaderFor(jobId), mainThread)
+                .thenCompose(lease -> lease)
+                .thenApplyAsync(classLoader -> startTask(descriptor, jobMaster, classLoader), mainThread);
+    }
+
+    /** Main thread: starts the task with its job's loader, which the task holds until it has ended. */
+    private Acknowledge startTask(TaskDeploymentDescriptor descriptor, JobMasterGateway jobMaster,
+                                  ClassLoaderLease classLoader) {
+        try {
             if (tasks.containsKey(descriptor.attemptId())) {
                 throw new IllegalStateException("Task " + descriptor.attemptId() + " is already running on " + id);
             }
             CheckpointStorage storage = storages.forLocation(descriptor.jobGraph().config().checkpointDir());
-            ClassLoaderLease classLoader = userCode == null
-                    ? ClassLoaderLease.unmanaged(TaskExecutor.class.getClassLoader())
-                    : userCode.acquireIfLoaded(descriptor.attemptId().jobId()).orElseGet(userCode::defaultLease);
             Task task = new Task(descriptor, jobMaster, shuffle, storage, ioExecutor,
                     state -> mainThread.execute(() -> onTaskState(state)), localState, classLoader.classLoader(), clock);
             tasks.put(descriptor.attemptId(), new RunningTask(task, jobMaster, classLoader,
                     TaskMeters.register(storages.meterRegistry(), task)));
             task.start();
             return Acknowledge.INSTANCE;
-        }, mainThread);
+        } catch (RuntimeException e) {
+            classLoader.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Main thread: a lease on the class loader of {@code jobId}. From memory when this process has the
+     * job's loader already (a job manager in the same process, or another task of the job here);
+     * otherwise the jar is fetched from the HA job jar store (its digest checked by the store) and
+     * loaded on the I/O executor, once for all tasks of the job that arrive meanwhile. A job without a
+     * jar gets the runtime's own loader. A jar that cannot be fetched or fails its digest check fails
+     * the deployment with an error naming the job and this task executor; other jobs are untouched.
+     */
+    private CompletableFuture<ClassLoaderLease> classLoaderFor(JobId jobId) {
+        mainThread.assertRunningInMainThread();
+        if (userCode == null) {
+            return CompletableFuture.completedFuture(ClassLoaderLease.unmanaged(TaskExecutor.class.getClassLoader()));
+        }
+        Optional<ClassLoaderLease> loaded = userCode.acquireIfLoaded(jobId);
+        if (loaded.isPresent()) {
+            return CompletableFuture.completedFuture(loaded.get());
+        }
+        CompletableFuture<ClassLoaderLease> waiter = new CompletableFuture<>();
+        List<CompletableFuture<ClassLoaderLease>> waiters = jarLoads.get(jobId);
+        if (waiters != null) {
+            waiters.add(waiter);
+            return waiter;
+        }
+        List<CompletableFuture<ClassLoaderLease>> fresh = new ArrayList<>();
+        fresh.add(waiter);
+        jarLoads.put(jobId, fresh);
+        CompletableFuture.supplyAsync(() -> loadJobClassLoader(jobId), ioExecutor)
+                .whenCompleteAsync((first, error) -> {
+                    List<CompletableFuture<ClassLoaderLease>> all = jarLoads.remove(jobId);
+                    for (CompletableFuture<ClassLoaderLease> w : all) {
+                        if (error != null) {
+                            w.completeExceptionally(error instanceof CompletionException && error.getCause() != null
+                                    ? error.getCause() : error);
+                        } else {
+                            // the first lease keeps the loader open while every waiter takes its own
+                            w.complete(userCode.acquireIfLoaded(jobId).orElseGet(userCode::defaultLease));
+                        }
+                    }
+                    if (first != null) {
+                        first.close();
+                    }
+                }, mainThread);
+        return waiter;
+    }
+
+    /** I/O executor: fetches and loads the jar of {@code jobId} (or the runtime's loader for a job without one). */
+    private ClassLoaderLease loadJobClassLoader(JobId jobId) {
+        try {
+            return userCode.acquire(jobId);
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("Task executor {} could not load the jar of job {}: {}", id, jobId, e.toString());
+            throw new CompletionException(new JobJarUnavailableException("Task executor " + id + " could not load the jar of job "
+                    + jobId + " (" + e.getMessage() + "); the deployment fails and the job restarts by its restart"
+                    + " strategy. Check high-availability.storage-dir and that the jar there was not changed.", e));
+        }
     }
 
     private void onTaskState(TaskExecutionState state) {

@@ -19,11 +19,10 @@ import io.sluice.rest.local.LocalJarDirectory;
 import io.sluice.util.SystemClock;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -67,13 +66,8 @@ public final class ClusterCommand implements Callable<Integer> {
             description = "Port of the REST API; 0 picks a free one (printed). Default: rest.port, else 8081.")
     private Integer port;
 
-    @Option(names = "--config", paramLabel = "FILE",
-            description = "YAML configuration file: 'key: value' lines (or nested keys) as in docs/configuration.md.")
-    private Path configFile;
-
-    @Option(names = "-D", paramLabel = "KEY=VALUE", mapFallbackValue = "",
-            description = "A configuration entry, over the file's; repeatable, e.g. -D high-availability.dir=/data/ha.")
-    private Map<String, String> overrides = new LinkedHashMap<>();
+    @Mixin
+    private ConfigurationOptions configurationOptions;
 
     @Option(names = "--jar-dir", paramLabel = "DIR", defaultValue = "./sluice-data/jars",
             description = "Where uploaded jars are kept. Default: ${DEFAULT-VALUE}.")
@@ -144,13 +138,7 @@ public final class ClusterCommand implements Callable<Integer> {
     }
 
     private Configuration configuration() {
-        Configuration c;
-        try {
-            c = configFile != null ? ConfigFile.load(configFile) : new Configuration();
-        } catch (IllegalConfigurationException e) {
-            throw new ParameterException(spec.commandLine(), e.getMessage());
-        }
-        overrides.forEach(c::setString);
+        Configuration c = configurationOptions.load(spec);
         if (taskExecutors != null) {
             require(taskExecutors >= 1, "--task-executors", taskExecutors, "at least 1");
             c.set(ClusterOptions.TASK_EXECUTORS, taskExecutors);

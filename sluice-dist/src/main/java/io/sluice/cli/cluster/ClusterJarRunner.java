@@ -21,10 +21,10 @@ import java.util.concurrent.CompletionException;
  * entry class, {@code main} threw, a rejected submission, a bad configuration value) is a 400 whose
  * message is the reason. Any thread; never blocks.
  */
-final class ClusterJarRunner implements JarRunner {
+public final class ClusterJarRunner implements JarRunner {
     private final JarJobSubmitter submitter;
 
-    ClusterJarRunner(JarJobSubmitter submitter) {
+    public ClusterJarRunner(JarJobSubmitter submitter) {
         this.submitter = submitter;
     }
 

@@ -1,0 +1,154 @@
+package io.sluice.e2e;
+
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.e2e.SluiceCluster.Host;
+import io.sluice.e2e.SluiceCluster.SluiceProcess;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Time from SIGKILL to RUNNING, across processes, as medians over {@code -Dsluice.bench.kills}
+ * (default 5) kills each of the leading job manager and of a task manager running tasks, with the
+ * detection (ZooKeeper session expiry, heartbeat timeout) and the rest (recovery, deployment)
+ * separated. A benchmark, not part of the default run (its name matches neither *Test nor
+ * *ITCase):
+ * {@code mvn -B -pl sluice-e2e -am verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false
+ * -Dit.test=FailoverTimesBenchmark}. Two job managers and three task managers of two slots, ZooKeeper
+ * in this JVM with a session timeout of {@code -Dsluice.bench.session-timeout} (default 4 s), the
+ * default heartbeat timeout (6 s), the keyed counting job at parallelism 2, checkpoints every
+ * 300 ms on a local directory.
+ */
+class FailoverTimesBenchmark {
+    @TempDir
+    Path dir;
+
+    @Test
+    void sigkillToRunning() throws Exception {
+        int kills = Integer.getInteger("sluice.bench.kills", 5);
+        String sessionTimeout = System.getProperty("sluice.bench.session-timeout", "4 s");
+        try (TestingServer zooKeeper = new TestingServer(true)) {
+            Map<String, String> common = new LinkedHashMap<>();
+            common.put("high-availability.type", "zookeeper");
+            common.put("high-availability.zookeeper.quorum", zooKeeper.getConnectString());
+            common.put("high-availability.cluster-id", "failover-bench");
+            common.put("high-availability.zookeeper.session-timeout", sessionTimeout);
+            common.put("high-availability.storage-dir", dir.resolve("ha-storage").toString());
+            common.put("checkpoints.dir", dir.resolve("checkpoints").toString());
+            common.put("checkpoints.interval", "300 ms");
+            try (SluiceCluster cluster = new SluiceCluster(dir, common)) {
+                List<SluiceProcess> jobManagers = new ArrayList<>(List.of(
+                        cluster.startJobManager(Host.MACHINE, Map.of()), cluster.startJobManager(Host.MACHINE, Map.of())));
+                List<SluiceProcess> taskManagers = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    taskManagers.add(cluster.startTaskManager(Host.MACHINE, 2, Map.of()));
+                }
+                String leader = awaitLeader(jobManagers);
+                await().atMost(Duration.ofSeconds(60)).until(() -> Rest.registeredSlots(leader) == 6);
+                String jobId = cluster.submitExample(leader, List.of("--parallelism", "2"),
+                        List.of("--records", "0", "--keys", "64", "--rate", "2000"));
+
+                List<long[]> jm = new ArrayList<>();
+                for (int k = 0; k < kills; k++) {
+                    String current = awaitLeader(jobManagers);
+                    await().atMost(Duration.ofSeconds(60)).until(() -> Rest.completedCheckpoints(current, jobId) >= 2);
+                    SluiceProcess victim = jobManagers.stream().filter(p -> p.restUrl().equals(current)).findFirst()
+                            .orElseThrow();
+                    long killed = System.currentTimeMillis();
+                    victim.kill();
+                    jobManagers.remove(victim);
+                    String next = awaitLeader(jobManagers);
+                    long leads = System.currentTimeMillis();
+                    long running = awaitRunningSince(next, jobId, killed);
+                    jm.add(new long[] {leads - killed, running - leads, running - killed});
+                    System.out.printf("FailoverTimesBenchmark: job manager kill %d: new leader after %d ms, RUNNING"
+                            + " %d ms later (%d ms in all)%n", k + 1, leads - killed, running - leads, running - killed);
+                    jobManagers.add(cluster.startJobManager(Host.MACHINE, Map.of()));
+                }
+
+                List<long[]> tm = new ArrayList<>();
+                for (int k = 0; k < kills; k++) {
+                    String current = awaitLeader(jobManagers);
+                    await().atMost(Duration.ofSeconds(60)).until(() -> Rest.jobStatus(current, jobId)
+                            .filter("RUNNING"::equals).isPresent() && Rest.completedCheckpoints(current, jobId) >= 2);
+                    SluiceProcess victim = busyTaskManager(current, taskManagers);
+                    long killed = System.currentTimeMillis();
+                    victim.kill();
+                    taskManagers.remove(victim);
+                    taskManagers.add(cluster.startTaskManager(Host.MACHINE, 2, Map.of())); // slots stay sufficient
+                    long[] left = new long[1];
+                    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> {
+                        left[0] = System.currentTimeMillis();
+                        return Rest.jobStatus(current, jobId).filter(s -> !s.equals("RUNNING")).isPresent();
+                    });
+                    long running = awaitRunningSince(current, jobId, left[0] - 50);
+                    tm.add(new long[] {left[0] - killed, running - left[0], running - killed});
+                    System.out.printf("FailoverTimesBenchmark: task manager kill %d: job failed over after %d ms,"
+                            + " RUNNING %d ms later (%d ms in all)%n", k + 1, left[0] - killed, running - left[0],
+                            running - killed);
+                }
+                System.out.printf("FailoverTimesBenchmark: medians over %d kills: job manager: detection (ZooKeeper"
+                        + " session timeout %s) %d ms, rest %d ms, total %d ms; task manager: detection (heartbeat"
+                        + " timeout 6 s) %d ms, rest %d ms, total %d ms%n", kills, sessionTimeout,
+                        median(jm, 0), median(jm, 1), median(jm, 2), median(tm, 0), median(tm, 1), median(tm, 2));
+            }
+        }
+    }
+
+    private static long median(List<long[]> rows, int column) {
+        List<Long> values = rows.stream().map(r -> r[column]).sorted().toList();
+        return values.get(values.size() / 2);
+    }
+
+    private static String awaitLeader(List<SluiceProcess> jobManagers) {
+        String[] leader = new String[1];
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(20)).until(() ->
+                (leader[0] = Rest.leaderAmong(jobManagers.stream().map(SluiceProcess::restUrl).toList())) != null);
+        return leader[0];
+    }
+
+    /** Waits until {@code url} reports the job RUNNING with a RUNNING transition after {@code sinceMillis}. */
+    static long awaitRunningSince(String url, String jobId, long sinceMillis) {
+        long[] at = new long[1];
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(20)).until(() -> {
+            JsonNode job = Rest.job(url, jobId).orElse(null);
+            if (job == null || !job.path("status").asText().equals("RUNNING")) {
+                return false;
+            }
+            for (JsonNode t : job.path("transitions")) {
+                if (t.path("status").asText().equals("RUNNING") && t.path("timestampMillis").asLong() > sinceMillis) {
+                    at[0] = t.path("timestampMillis").asLong();
+                    return true;
+                }
+            }
+            return false;
+        });
+        return at[0];
+    }
+
+    /** A task manager that holds slots of the job, as the leader's overview reports them. */
+    private static SluiceProcess busyTaskManager(String leaderUrl, List<SluiceProcess> taskManagers) throws Exception {
+        java.util.regex.Pattern id = java.util.regex.Pattern.compile("Sluice task manager (\\S+):");
+        List<String> busy = new ArrayList<>();
+        Rest.get(leaderUrl, "/v1/overview").ifPresent(a -> a.body().path("taskExecutors").forEach(te -> {
+            if (te.path("slotsFree").asInt() < te.path("slots").asInt()) {
+                busy.add(te.path("id").asText());
+            }
+        }));
+        for (SluiceProcess p : taskManagers) {
+            java.util.regex.Matcher m = id.matcher(p.output());
+            if (m.find() && busy.contains(m.group(1))) {
+                return p;
+            }
+        }
+        throw new AssertionError("no task manager runs tasks: " + busy);
+    }
+}

@@ -1,0 +1,135 @@
+package io.sluice.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.e2e.SluiceCluster.Host;
+import io.sluice.e2e.SluiceCluster.SluiceProcess;
+import io.sluice.storage.s3.S3ProxyServer;
+import io.sluice.storage.s3.testing.TcpFaultProxy;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The failure Sluice exists to fix, across processes: two {@code sluice jobmanager} processes
+ * (ZooKeeper HA) and two task managers run the keyed counting job with checkpoints on S3 (S3Proxy in
+ * this JVM, reached through a TCP proxy). S3 starts refusing connections, and the leading job manager
+ * is SIGKILLed. The standby takes over and recovers the job's checkpoint from S3, which fails
+ * attempt after attempt: all the while its REST API answers every request within 100 ms, with the
+ * job INITIALIZING, the attempt count and the storage error. Once S3 is back the job runs by itself
+ * and ends with exact counts.
+ */
+class S3OutageFailoverITCase {
+    private static final int KEYS = 8;
+    private static final long RECORDS = 24_000;
+    private static final int RATE = 1_000;
+    private static final String BUCKET = "checkpoints";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void theStandbyAnswersWithinAHundredMillisWhileS3RefusesAndTheJobResumesByItself() throws Exception {
+        try (TestingServer zooKeeper = new TestingServer(true);
+             S3ProxyServer s3 = S3ProxyServer.start(BUCKET);
+             TcpFaultProxy s3Link = new TcpFaultProxy("127.0.0.1", s3.port())) {
+            Map<String, String> common = new LinkedHashMap<>();
+            common.put("high-availability.type", "zookeeper");
+            common.put("high-availability.zookeeper.quorum", zooKeeper.getConnectString());
+            common.put("high-availability.cluster-id", "s3-outage");
+            common.put("high-availability.zookeeper.session-timeout", "4 s");
+            common.put("high-availability.storage-dir", dir.resolve("ha-storage").toString());
+            // How processes reach S3 (the defaults of everything else, timeouts included).
+            common.put("s3.endpoint", s3Link.httpEndpoint());
+            common.put("s3.region", "us-east-1");
+            common.put("s3.path-style-access", "true");
+            common.put("s3.access-key", S3ProxyServer.ACCESS_KEY);
+            common.put("s3.secret-key", S3ProxyServer.SECRET_KEY);
+            common.put("checkpoints.dir", "s3://" + BUCKET + "/jobs");
+            common.put("checkpoints.interval", "300 ms");
+            try (SluiceCluster cluster = new SluiceCluster(dir, common)) {
+                try {
+                    run(cluster, s3Link);
+                } catch (Throwable t) {
+                    throw new AssertionError(t + cluster.diagnostics(), t);
+                }
+            }
+        }
+    }
+
+    private static void record(Rest.Answer a, List<Long> latencies, List<String> slow) {
+        long millis = a.nanos() / 1_000_000;
+        latencies.add(millis);
+        if (millis >= 100) {
+            slow.add(millis + " ms (attempt " + a.body().path("recovery").path("attempt").asInt() + ")");
+        }
+    }
+
+    private void run(SluiceCluster cluster, TcpFaultProxy s3Link) throws Exception {
+        List<SluiceProcess> jobManagers = new ArrayList<>(List.of(cluster.startJobManager(Host.MACHINE, Map.of()),
+                cluster.startJobManager(Host.MACHINE, Map.of())));
+        cluster.startTaskManager(Host.MACHINE, 2, Map.of());
+        cluster.startTaskManager(Host.MACHINE, 2, Map.of());
+        List<String> urls = jobManagers.stream().map(SluiceProcess::restUrl).toList();
+        String[] leader = new String[1];
+        await().atMost(Duration.ofSeconds(60)).until(() -> (leader[0] = Rest.leaderAmong(urls)) != null
+                && Rest.registeredSlots(leader[0]) == 4);
+
+        Path output = dir.resolve("counts");
+        String jobId = cluster.submitExample(leader[0], List.of("--parallelism", "2"), List.of("--records",
+                Long.toString(RECORDS), "--keys", Integer.toString(KEYS), "--rate", Integer.toString(RATE), "--output",
+                output.toString()));
+        await().atMost(Duration.ofSeconds(60)).until(() -> Rest.completedCheckpoints(leader[0], jobId) >= 2);
+
+        String standbyUrl = urls.stream().filter(u -> !u.equals(leader[0])).findFirst().orElseThrow();
+        for (int i = 0; i < 20; i++) {
+            Rest.get(standbyUrl, "/v1/jobs/" + jobId); // the standby's REST warms up (forwarding to the leader)
+        }
+        s3Link.refuseConnections();
+        SluiceProcess old = jobManagers.stream().filter(jm -> jm.restUrl().equals(leader[0])).findFirst().orElseThrow();
+        old.kill();
+        String standby = urls.stream().filter(u -> !u.equals(leader[0])).findFirst().orElseThrow();
+
+        // The standby leads after the killed leader's ZooKeeper session expires, and recovers from S3.
+        // Every answer it gives with the job INITIALIZING counts (before, it forwards to the dead leader).
+        List<String> slow = new ArrayList<>();
+        List<Long> latencies = new ArrayList<>();
+        JsonNode[] last = new JsonNode[1];
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            Rest.Answer a = Rest.get(standby, "/v1/jobs/" + jobId).orElseThrow();
+            last[0] = a.body();
+            boolean initializing = a.status() == 200 && a.body().path("status").asText().equals("INITIALIZING");
+            if (initializing) {
+                record(a, latencies, slow);
+            }
+            return initializing && a.body().path("recovery").path("attempt").asInt() >= 3;
+        });
+        JsonNode recovery = last[0].path("recovery");
+        System.out.println("S3OutageFailoverITCase: standby answered INITIALIZING, attempt "
+                + recovery.path("attempt").asInt() + ", error: " + recovery.path("lastError").asText());
+        assertThat(recovery.path("lastError").asText()).as("the storage error is named").contains("unreachable");
+        // Twenty more questions while S3 still refuses.
+        for (int i = 0; i < 20; i++) {
+            Rest.Answer a = Rest.get(standby, "/v1/jobs/" + jobId).orElseThrow();
+            assertThat(a.body().path("status").asText()).isEqualTo("INITIALIZING");
+            record(a, latencies, slow);
+        }
+        List<Long> sorted = latencies.stream().sorted().toList();
+        System.out.println("S3OutageFailoverITCase: " + latencies.size() + " answers INITIALIZING during the outage:"
+                + " median " + sorted.get(sorted.size() / 2) + " ms, slowest " + sorted.get(sorted.size() - 1) + " ms");
+        assertThat(slow).as("answers slower than 100 ms during the outage").isEmpty();
+
+        s3Link.heal();
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
+                .until(() -> Rest.jobStatus(standby, jobId).filter("FINISHED"::equals).isPresent());
+        KeyedCounts.assertExact(output, RECORDS, KEYS);
+    }
+}

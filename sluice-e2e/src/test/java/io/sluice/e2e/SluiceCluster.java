@@ -1,0 +1,195 @@
+package io.sluice.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Starts {@code sluice jobmanager} and {@code sluice taskmanager} processes from the built
+ * {@code sluice.jar}, each in a working directory of its own with its stdout and stderr there, on a
+ * "host": the machine itself, or a test host of a {@code TestNetwork} (the command then runs under
+ * {@code ip netns exec}, and the process binds and advertises that host's address). Test code only.
+ */
+final class SluiceCluster implements AutoCloseable {
+    private static final Pattern LISTENING = Pattern.compile("Listening on (http://[^/\\s]+)/");
+    static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
+    /** Where a process runs: its address, and how to run a command there. */
+    record Host(String address, Function<List<String>, List<String>> launcher) {
+        static final Host MACHINE = new Host("127.0.0.1", c -> c);
+    }
+
+    /** One running process: its name, its directory and (for a job manager) its REST URL. */
+    record SluiceProcess(String name, Process process, Path dir, String restUrl) {
+        String output() throws IOException {
+            return Files.readString(dir.resolve("stdout")) + Files.readString(dir.resolve("stderr"));
+        }
+
+        String log() throws IOException {
+            Path log = dir.resolve("sluice-data/logs/sluice.log");
+            return Files.exists(log) ? Files.readString(log) : "";
+        }
+
+        /** SIGKILL, and wait until it is gone. */
+        void kill() throws InterruptedException {
+            process.destroyForcibly();
+            assertThat(process.waitFor(30, TimeUnit.SECONDS)).as(name + " ends on SIGKILL").isTrue();
+        }
+    }
+
+    private final Path root;
+    private final Map<String, String> common;
+    private final List<SluiceProcess> all = new ArrayList<>();
+    private int started;
+
+    /** @param common the {@code -D} entries every process gets (HA, storage, timeouts) */
+    SluiceCluster(Path root, Map<String, String> common) {
+        this.root = root;
+        this.common = Map.copyOf(common);
+    }
+
+    /** A job manager on {@code host} with REST and RPC on free ports; waits until it serves REST. */
+    SluiceProcess startJobManager(Host host, Map<String, String> extra) throws IOException {
+        return awaitRest(start(host, "jobmanager", List.of("--port", "0"),
+                merged(extra, Map.of("rest.address", host.address(), "jobmanager.rpc.host", host.address(),
+                        "jobmanager.rpc.port", "0"))));
+    }
+
+    private SluiceProcess awaitRest(SluiceProcess p) {
+        String[] url = new String[1];
+        await().atMost(START_TIMEOUT).pollInterval(Duration.ofMillis(50)).until(() -> {
+            if (!p.process().isAlive()) {
+                throw new AssertionError(p.name() + " exited with " + p.process().exitValue() + ":\n" + p.output());
+            }
+            Matcher m = LISTENING.matcher(Files.readString(p.dir().resolve("stdout")));
+            if (m.find()) {
+                url[0] = m.group(1);
+                return true;
+            }
+            return false;
+        });
+        SluiceProcess withUrl = new SluiceProcess(p.name(), p.process(), p.dir(), url[0]);
+        all.set(all.indexOf(p), withUrl);
+        return withUrl;
+    }
+
+    /**
+     * {@code sluice cluster} (job manager and task executors in one process) on the machine, with
+     * REST on a free port; waits until it serves REST.
+     */
+    SluiceProcess startLocalCluster(List<String> options, Map<String, String> extra) throws IOException {
+        List<String> all = new ArrayList<>(List.of("--port", "0"));
+        all.addAll(options);
+        return awaitRest(start(Host.MACHINE, "cluster", all, extra));
+    }
+
+    /** A task manager on {@code host} with {@code slots} slots; does not wait for its registration. */
+    SluiceProcess startTaskManager(Host host, int slots, Map<String, String> extra) throws IOException {
+        return start(host, "taskmanager", List.of("--slots", Integer.toString(slots)),
+                merged(extra, Map.of("taskmanager.host", host.address())));
+    }
+
+    private static Map<String, String> merged(Map<String, String> extra, Map<String, String> hostSettings) {
+        Map<String, String> m = new java.util.LinkedHashMap<>(hostSettings);
+        m.putAll(extra);
+        return m;
+    }
+
+    private SluiceProcess start(Host host, String role, List<String> options, Map<String, String> extra)
+            throws IOException {
+        String name = role + "-" + (started++);
+        Path dir = Files.createDirectories(root.resolve(name));
+        List<String> command = new ArrayList<>(List.of(java(), "-Xmx320m", "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1", "-jar", sluiceJar().toString(), role));
+        command.addAll(options);
+        Map<String, String> settings = new java.util.LinkedHashMap<>(common);
+        settings.putAll(extra);
+        settings.forEach((k, v) -> {
+            command.add("-D");
+            command.add(k + "=" + v);
+        });
+        Process process = new ProcessBuilder(host.launcher().apply(command)).directory(dir.toFile())
+                .redirectOutput(dir.resolve("stdout").toFile())
+                .redirectError(dir.resolve("stderr").toFile())
+                .start();
+        SluiceProcess p = new SluiceProcess(name, process, dir, null);
+        all.add(p);
+        return p;
+    }
+
+    /**
+     * Runs {@code sluice run <example jar> --cluster url --detached --output json ...} as a process
+     * and returns the job id it prints.
+     */
+    String submitExample(String restUrl, List<String> runOptions, List<String> programArgs) throws Exception {
+        List<String> command = new ArrayList<>(List.of(java(), "-jar", sluiceJar().toString(), "run",
+                examplesJar().toString(), "--cluster", restUrl, "--detached", "--output", "json"));
+        command.addAll(runOptions);
+        command.add("--");
+        command.addAll(programArgs);
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as("sluice run:\n" + out).isZero();
+        Matcher m = Pattern.compile("\"jobId\"\\s*:\\s*\"([0-9a-f]+)\"").matcher(out);
+        assertThat(m.find()).as("a job id in:\n" + out).isTrue();
+        return m.group(1);
+    }
+
+    private static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    static Path sluiceJar() {
+        return requiredFile("sluice.jar");
+    }
+
+    static Path examplesJar() {
+        return requiredFile("sluice.examples.jar");
+    }
+
+    private static Path requiredFile(String property) {
+        String path = System.getProperty(property);
+        assertThat(path).as("system property " + property + " (set by the pom)").isNotNull();
+        Path file = Path.of(path);
+        assertThat(file).as(property + " is built before the end-to-end tests").isRegularFile();
+        return file;
+    }
+
+    /** Every process's output and the end of its log, for a failure message. */
+    String diagnostics() {
+        StringBuilder out = new StringBuilder();
+        for (SluiceProcess p : all) {
+            try {
+                String log = p.log();
+                out.append("\n===== ").append(p.name()).append(p.process().isAlive() ? " (alive)" : " (ended)")
+                        .append(" output:\n").append(p.output())
+                        .append("\n----- log (last 6000 chars):\n").append(log.substring(Math.max(0, log.length() - 6000)));
+            } catch (IOException e) {
+                out.append("\n(could not read the output of ").append(p.name()).append(": ").append(e).append(')');
+            }
+        }
+        return out.toString();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        for (SluiceProcess p : all) {
+            p.process().destroyForcibly();
+        }
+        for (SluiceProcess p : all) {
+            p.process().waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+}

@@ -1,0 +1,259 @@
+package io.sluice.cluster.process;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.sluice.checkpoint.CheckpointStorageRegistry;
+import io.sluice.cluster.SlotPool;
+import io.sluice.cluster.membership.HeartbeatSettings;
+import io.sluice.cluster.membership.JobManagerAddress;
+import io.sluice.cluster.membership.TaskExecutorRegistry;
+import io.sluice.cluster.membership.TaskExecutorRegistryGateway;
+import io.sluice.config.Configuration;
+import io.sluice.config.HighAvailabilityOptions;
+import io.sluice.config.JobManagerOptions;
+import io.sluice.dispatcher.Dispatcher;
+import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.ha.HighAvailabilityServices;
+import io.sluice.ha.HighAvailabilityServicesLoader;
+import io.sluice.jar.UserCodeClassLoaders;
+import io.sluice.jobmaster.JobManagerServices;
+import io.sluice.jobmaster.JobMasterGateway;
+import io.sluice.jobmaster.RecoveryBackoff;
+import io.sluice.rpc.DedicatedMainThreadExecutor;
+import io.sluice.rpc.MainThreadMetrics;
+import io.sluice.rpc.remote.RpcAddress;
+import io.sluice.rpc.remote.RpcService;
+import io.sluice.taskexecutor.TaskExecutorGateway;
+import io.sluice.util.SystemClock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The job manager of {@code sluice jobmanager}: HA services from the configuration, an RPC server
+ * on {@code jobmanager.rpc.host:jobmanager.rpc.port} exposing the endpoints {@value #DISPATCHER}
+ * (the {@link Dispatcher}) and {@value TaskExecutorRegistryGateway#ENDPOINT} (the
+ * {@link TaskExecutorRegistry} that task managers register with), and a Dispatcher whose job masters
+ * take slots from the registry's dynamic {@link SlotPool}. Its contender id in the dispatcher election
+ * is its {@link JobManagerAddress} (RPC address and REST URL), so task managers and standbys find the
+ * leader from leader retrieval alone. One of any number of job managers of a cluster leads; the
+ * others are standbys that take over when it goes; a standby reaches the leader's Dispatcher over RPC
+ * ({@link #leaderDispatcher()}).
+ *
+ * <p>The {@value #DISPATCHER} endpoint is not fenced: the Dispatcher checks itself whether it leads
+ * (a standby rejects submissions naming the leader), and its job masters' writes are fenced by the HA
+ * services. The registry answers a standby's registration with "not the leader".
+ *
+ * <p>Threading: {@link #start} and {@link #close} block (they connect to and leave the HA services)
+ * and run on the command's thread; the accessors are thread-safe and answer from memory. The
+ * Dispatcher and the registry each have their own main thread.
+ */
+public final class JobManagerProcess implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(JobManagerProcess.class);
+    /** The endpoint name of the Dispatcher on a job manager's RPC server. */
+    public static final String DISPATCHER = "dispatcher";
+
+    private final String id;
+    private final JobManagerAddress address;
+    private final ExecutorService ioExecutor;
+    private final HighAvailabilityServices ha;
+    private final UserCodeClassLoaders userCode;
+    private final SlotPool slotPool;
+    private final Dispatcher dispatcher;
+    private final RpcService rpc;
+    private final List<AutoCloseable> resources;
+    /** The remote Dispatcher of the last leader asked for, by its contender id. */
+    private final AtomicReference<RemoteLeader> remoteLeader = new AtomicReference<>();
+
+    private record RemoteLeader(String contenderId, DispatcherGateway gateway) {
+    }
+
+    private JobManagerProcess(String id, JobManagerAddress address, ExecutorService ioExecutor, HighAvailabilityServices ha,
+                              UserCodeClassLoaders userCode, SlotPool slotPool, Dispatcher dispatcher, RpcService rpc,
+                              List<AutoCloseable> resources) {
+        this.id = id;
+        this.address = address;
+        this.ioExecutor = ioExecutor;
+        this.ha = ha;
+        this.userCode = userCode;
+        this.slotPool = slotPool;
+        this.dispatcher = dispatcher;
+        this.rpc = rpc;
+        this.resources = resources;
+    }
+
+    /**
+     * Connects to the HA services {@code configuration} selects, starts the RPC server and the
+     * Dispatcher, which joins the dispatcher election. Blocking.
+     *
+     * @param restUrl the base URL of this job manager's REST API (advertised to standbys and clients), or null
+     */
+    public static JobManagerProcess start(Configuration configuration, String restUrl, MeterRegistry metrics)
+            throws Exception {
+        configuration.validateAll();
+        String id = ProcessIds.next("jobmanager");
+        List<AutoCloseable> resources = new ArrayList<>();
+        try {
+            ExecutorService io = Executors.newCachedThreadPool(DaemonThreads.named("sluice-io-"));
+            resources.add(io::shutdown);
+            MainThreadMetrics.bind(metrics);
+            HighAvailabilityServices ha = HighAvailabilityServicesLoader.load(configuration);
+            resources.add(ha::close);
+            CheckpointStorageRegistry storages = new CheckpointStorageRegistry(metrics,
+                    java.util.function.UnaryOperator.identity(), configuration);
+            resources.add(storages);
+            UserCodeClassLoaders userCode = UserCodeClassLoaders.inTemporaryDirectory(ha::jobJarStore, io);
+            SlotPool slotPool = SlotPool.dynamic();
+
+            RpcService.registerGatewayInterface(JobMasterGateway.class);
+            RpcService.registerGatewayInterface(TaskExecutorGateway.class);
+            String host = configuration.get(JobManagerOptions.RPC_HOST);
+            RpcService rpc = RpcService.builder()
+                    .bind(host, configuration.get(JobManagerOptions.RPC_PORT))
+                    .configuration(configuration)
+                    .start();
+            resources.add(rpc);
+            JobManagerAddress address = new JobManagerAddress(id, host, rpc.address().port(), restUrl);
+
+            DedicatedMainThreadExecutor main = new DedicatedMainThreadExecutor(id);
+            resources.add(main::close);
+            JobManagerServices services = new JobManagerServices(ha, storages, slotPool,
+                    (jobId, deployment) -> { }, // task managers release a deployment's channels as its tasks end
+                    io, SystemClock.INSTANCE, new Random(), RecoveryBackoff.DEFAULT, address.encode(), userCode);
+            Dispatcher dispatcher = new Dispatcher(services, main);
+
+            DedicatedMainThreadExecutor registryThread = new DedicatedMainThreadExecutor("registry-" + id);
+            resources.add(registryThread::close);
+            TaskExecutorRegistry registry = new TaskExecutorRegistry(address.encode(),
+                    configuration.getString("high-availability.cluster-id").orElse("default"), slotPool,
+                    dispatcher::isLeader, ha.dispatcherLeaderRetrieval()::currentLeader, registryThread,
+                    SystemClock.INSTANCE, HeartbeatSettings.from(configuration));
+            resources.add(() -> registry.close().get(10, TimeUnit.SECONDS));
+            resources.add(() -> dispatcher.close().get(30, TimeUnit.SECONDS));
+
+            rpc.expose(TaskExecutorRegistryGateway.ENDPOINT, TaskExecutorRegistryGateway.class, registry, null);
+            rpc.expose(DISPATCHER, DispatcherGateway.class, dispatcher, null);
+            dispatcher.onLeadershipChange(() -> LOG.info("Job manager {} {} the dispatcher", id,
+                    dispatcher.isLeader() ? "now leads" : "no longer leads"));
+            registry.start();
+            dispatcher.start();
+            LOG.info("Job manager {} started: RPC on {}, REST {}, advertised as {}; high availability: {}", id,
+                    rpc.address(), restUrl, address.encode(), configuration.get(HighAvailabilityOptions.TYPE));
+            return new JobManagerProcess(id, address, io, ha, userCode, slotPool, dispatcher, rpc, resources);
+        } catch (Exception | Error e) {
+            closeAll(resources);
+            throw e;
+        }
+    }
+
+    /** This job manager's id (unique per process start). */
+    public String id() {
+        return id;
+    }
+
+    /** Where to reach it, as advertised in the dispatcher election. */
+    public JobManagerAddress address() {
+        return address;
+    }
+
+    /** Its contender id in the dispatcher election (what leader retrieval reports while it leads). */
+    public String contenderId() {
+        return address.encode();
+    }
+
+    public Dispatcher dispatcher() {
+        return dispatcher;
+    }
+
+    /**
+     * The Dispatcher to ask for a client: this one while it leads; otherwise a remote gateway to the
+     * leader's (from its advertised address) when another job manager leads; else empty (no leader
+     * known: a failover in progress). From memory; creating a remote gateway opens no connection.
+     */
+    public Optional<DispatcherGateway> leaderDispatcher() {
+        if (dispatcher.isLeader()) {
+            return Optional.of(dispatcher);
+        }
+        Optional<String> leader = leaderContenderId();
+        if (leader.isEmpty() || leader.get().equals(contenderId()) || !JobManagerAddress.isEncoded(leader.get())) {
+            return Optional.empty();
+        }
+        RemoteLeader known = remoteLeader.get();
+        if (known != null && known.contenderId().equals(leader.get())) {
+            return Optional.of(known.gateway());
+        }
+        JobManagerAddress target;
+        try {
+            target = JobManagerAddress.parse(leader.get());
+        } catch (IllegalArgumentException e) {
+            LOG.warn("Job manager {} cannot reach the dispatcher leader: {}", id, e.getMessage());
+            return Optional.empty();
+        }
+        DispatcherGateway gateway = rpc.remoteGateway(new RpcAddress(target.rpcHost(), target.rpcPort()), DISPATCHER,
+                DispatcherGateway.class, null, Map.of());
+        remoteLeader.set(new RemoteLeader(leader.get(), gateway));
+        return Optional.of(gateway);
+    }
+
+    /** The contender id of the dispatcher leader as the HA services report it. From memory. */
+    public Optional<String> leaderContenderId() {
+        return ha.dispatcherLeaderRetrieval().currentLeader();
+    }
+
+    /** A task executor registered with this job manager and its slots. */
+    public record TaskExecutorSlots(String id, int slots, int slotsFree) {
+    }
+
+    /** The task executors registered with this job manager (none while it is a standby). From memory. */
+    public List<TaskExecutorSlots> taskExecutors() {
+        Map<String, Integer> free = slotPool.freeSlotsByTaskExecutor();
+        List<TaskExecutorSlots> out = new ArrayList<>();
+        for (TaskExecutorGateway te : slotPool.taskExecutors()) {
+            out.add(new TaskExecutorSlots(te.id(), te.numberOfSlots(), free.getOrDefault(te.id(), 0)));
+        }
+        return out;
+    }
+
+    public HighAvailabilityServices haServices() {
+        return ha;
+    }
+
+    public SlotPool slotPool() {
+        return slotPool;
+    }
+
+    public UserCodeClassLoaders userCodeClassLoaders() {
+        return userCode;
+    }
+
+    public ExecutorService ioExecutor() {
+        return ioExecutor;
+    }
+
+    /**
+     * Suspends the jobs this job manager runs (their tasks cancelled, HA data kept), leaves the
+     * dispatcher election, drops the registrations and stops the RPC server. Blocking.
+     */
+    @Override
+    public void close() {
+        closeAll(resources);
+    }
+
+    private static void closeAll(List<AutoCloseable> resources) {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            try {
+                resources.get(i).close();
+            } catch (Exception e) {
+                LOG.warn("Could not stop part of a job manager cleanly: {}", e.toString());
+            }
+        }
+        resources.clear();
+    }
+}

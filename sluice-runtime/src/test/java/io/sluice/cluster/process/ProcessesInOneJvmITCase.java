@@ -1,0 +1,104 @@
+package io.sluice.cluster.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.api.StreamExecutionEnvironment;
+import io.sluice.api.Tuple2;
+import io.sluice.api.sink.CollectingSink;
+import io.sluice.api.source.SequenceSource;
+import io.sluice.config.Configuration;
+import io.sluice.config.HighAvailabilityOptions;
+import io.sluice.config.JobManagerOptions;
+import io.sluice.examples.InjectedFailures;
+import io.sluice.examples.KeyedCountingJob;
+import io.sluice.graph.JobGraph;
+import io.sluice.jobmaster.JobResult;
+import io.sluice.jobmaster.JobStatus;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A {@link JobManagerProcess} and two {@link TaskManagerProcess}es in one JVM, talking only over
+ * the network (RPC on 127.0.0.1, TCP data exchange): the task managers register with the job
+ * manager they are pointed at ({@code jobmanager.rpc.host/port}, embedded HA on one host), and a
+ * job across both (records between them over TCP) runs to exact counts.
+ */
+@Timeout(120)
+class ProcessesInOneJvmITCase {
+    private static final int KEYS = 4;
+
+    @TempDir
+    Path dir;
+
+    private final List<AutoCloseable> started = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        for (int i = started.size() - 1; i >= 0; i--) {
+            try {
+                started.get(i).close();
+            } catch (Exception e) {
+                // best effort
+            }
+        }
+    }
+
+    private Configuration jobManagerConfig() {
+        return new Configuration()
+                .set(HighAvailabilityOptions.TYPE, "embedded")
+                .set(HighAvailabilityOptions.DIRECTORY, dir.resolve("ha").toString())
+                .set(JobManagerOptions.RPC_PORT, 0);
+    }
+
+    private TaskManagerProcess taskManager(JobManagerProcess jm, int slots) throws Exception {
+        Configuration c = jobManagerConfig().set(JobManagerOptions.RPC_PORT, jm.address().rpcPort());
+        TaskManagerProcess tm = TaskManagerProcess.start(c, slots, new SimpleMeterRegistry());
+        started.add(tm);
+        return tm;
+    }
+
+    @Test
+    void taskManagersRegisterOverTheNetworkAndAJobAcrossThemCountsExactly() throws Exception {
+        JobManagerProcess jm = JobManagerProcess.start(jobManagerConfig(), null, new SimpleMeterRegistry());
+        started.add(jm);
+        await().atMost(Duration.ofSeconds(20)).until(() -> jm.dispatcher().isLeader());
+        taskManager(jm, 1);
+        taskManager(jm, 1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> jm.slotPool().totalSlots() == 2);
+        assertThat(jm.taskExecutors()).hasSize(2);
+        assertThat(jm.slotPool().taskExecutors()).as("the registered task executors' data addresses")
+                .allSatisfy(te -> assertThat(te.dataAddress()).isNotNull());
+
+        long records = 20_000;
+        CollectingSink<Tuple2<Long, Long>> sink = CollectingSink.create();
+        try {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
+                    .enableCheckpointing(Duration.ofMillis(100)).setCheckpointDir(dir.resolve("checkpoints").toString());
+            KeyedCountingJob.build(env, SequenceSource.bounded(0, records - 1).withRate(20_000), KEYS,
+                    InjectedFailures.none(), sink);
+            JobGraph graph = env.buildJobGraph("counting across task managers");
+            jm.dispatcher().submitJob(graph).get(30, TimeUnit.SECONDS);
+            JobResult result;
+            try {
+                result = jm.dispatcher().requestJobResult(graph.jobId()).get(60, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new AssertionError("The job did not end; its details: "
+                        + jm.dispatcher().requestJobDetails(graph.jobId()).get(10, TimeUnit.SECONDS), e);
+            }
+            assertThat(result.status()).as(String.valueOf(result.failureMessage())).isEqualTo(JobStatus.FINISHED);
+            assertThat(CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1))
+                    .isEqualTo(KeyedCountingJob.expectedCounts(records, KEYS));
+        } finally {
+            sink.release();
+        }
+    }
+}
