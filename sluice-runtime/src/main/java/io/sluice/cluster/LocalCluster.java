@@ -41,7 +41,9 @@ import org.slf4j.LoggerFactory;
 /**
  * A whole Sluice cluster in one JVM: task executors with slots, the in-JVM shuffle, and one or more
  * job managers (Dispatcher + job manager runners) on shared HA services. Every component keeps its
- * own main thread, exactly as in a distributed deployment; only the gateways are local calls.
+ * own main thread, exactly as in a distributed deployment; only the gateways are local calls (or,
+ * with {@link Builder#remoteRpc(boolean)}, network RPC over loopback between job masters and task
+ * executors).
  *
  * <pre>{@code
  * try (LocalCluster cluster = LocalCluster.builder().taskExecutors(2).slotsPerTaskExecutor(2).build()) {

@@ -29,6 +29,8 @@ public record JobResult(JobId jobId, String jobName, JobStatus status, long endT
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        return root.getClass().getName() + ": " + root.getMessage();
+        String type = root instanceof io.sluice.rpc.remote.SerializedThrowable remote ? remote.originalClassName()
+                : root.getClass().getName(); // a failure from another process whose class is not here
+        return type + ": " + root.getMessage();
     }
 }

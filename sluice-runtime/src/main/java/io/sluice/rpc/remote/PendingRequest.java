@@ -16,6 +16,8 @@ final class PendingRequest {
     final String target;
     final CompletableFuture<Object> future;
     volatile ScheduledFuture<?> timeout;
+    /** How many frames its connection had received when it was sent. */
+    volatile long framesReceivedAtSend;
 
     PendingRequest(long id, String method, String target, CompletableFuture<Object> future) {
         this.id = id;

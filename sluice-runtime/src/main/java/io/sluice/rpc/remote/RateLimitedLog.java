@@ -4,7 +4,7 @@ import io.sluice.util.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.slf4j.Logger;
+import java.util.function.Consumer;
 
 /**
  * Logs a recurring problem at WARN at most once per interval per key (e.g. per target address), and
@@ -13,12 +13,13 @@ import org.slf4j.Logger;
 final class RateLimitedLog {
     private static final int MAX_KEYS = 1024;
 
-    private final Logger log;
+    private final Consumer<String> log;
     private final Clock clock;
     private final long intervalNanos;
     private final Map<String, long[]> lastAndSuppressed = new ConcurrentHashMap<>();
 
-    RateLimitedLog(Logger log, Clock clock, Duration interval) {
+    /** @param log receives each line to log at WARN */
+    RateLimitedLog(Consumer<String> log, Clock clock, Duration interval) {
         this.log = log;
         this.clock = clock;
         this.intervalNanos = interval.toNanos();
@@ -41,9 +42,10 @@ final class RateLimitedLog {
             state[1] = 0;
         }
         if (suppressed > 0) {
-            log.warn("{} ({} similar messages left out in the last {} s)", message, suppressed, intervalNanos / 1_000_000_000L);
+            log.accept(message + " (" + suppressed + " similar messages left out in the last "
+                    + intervalNanos / 1_000_000_000L + " s)");
         } else {
-            log.warn(message);
+            log.accept(message);
         }
     }
 }

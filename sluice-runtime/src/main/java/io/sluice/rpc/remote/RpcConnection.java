@@ -2,7 +2,6 @@ package io.sluice.rpc.remote;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
 import io.netty.channel.ConnectTimeoutException;
 import java.net.ConnectException;
 import java.util.ArrayList;
@@ -24,6 +23,8 @@ final class RpcConnection {
     final RpcAddress address;
     private final Map<Long, PendingRequest> pending = new ConcurrentHashMap<>();
     private final List<Queued> queued = new ArrayList<>();
+    /** Frames received from the peer so far: a timeout with none since its request was sent means a dead connection. */
+    private final java.util.concurrent.atomic.AtomicLong framesReceived = new java.util.concurrent.atomic.AtomicLong();
     private Channel channel;
     private RpcConnectionException broken;
 
@@ -35,40 +36,47 @@ final class RpcConnection {
         this.address = address;
     }
 
-    /** Called once the connect attempt ended (on the event loop). */
-    void connected(ChannelFuture attempt) {
-        List<Queued> toSend;
+    /**
+     * Called once the connect attempt ended: with the open channel, or with {@code null} and the
+     * cause (on an event loop or a worker).
+     */
+    void connected(Channel opened, Throwable cause) {
+        List<Queued> toFail;
         synchronized (this) {
-            if (!attempt.isSuccess()) {
-                broken = new RpcConnectionException("Cannot reach " + address + " (" + reason(attempt.cause())
-                        + "). Check that the Sluice process there is running and that its RPC host and port are right;"
-                        + " the next call tries to connect again.", attempt.cause());
-            } else if (broken == null) {
-                channel = attempt.channel();
+            if (opened != null && broken == null) {
+                channel = opened;
+                // Under the lock, before any later call can write: frames keep the order of the calls.
+                for (Queued q : queued) {
+                    write(q.frame, q.request, q.onFailure);
+                }
+                queued.clear();
+                return;
             }
-            toSend = new ArrayList<>(queued);
+            if (broken == null) {
+                broken = new RpcConnectionException("Cannot reach " + address + " (" + reason(cause)
+                        + "). Check that the Sluice process there is running and that its RPC host and port are right;"
+                        + " the next call tries to connect again.", cause);
+            }
+            toFail = new ArrayList<>(queued);
             queued.clear();
         }
-        if (broken != null) {
-            service.forget(this);
-            if (attempt.isSuccess()) {
-                attempt.channel().close();
-            }
-            for (Queued q : toSend) {
-                q.frame.release();
-                fail(q.request, q.onFailure, broken);
-            }
-            failAll(broken);
-            return;
+        service.forget(this);
+        if (opened != null) {
+            opened.close(); // closed meanwhile
         }
-        for (Queued q : toSend) {
-            write(q.frame, q.request, q.onFailure);
+        for (Queued q : toFail) {
+            q.frame.release();
+            fail(q.request, q.onFailure, broken);
         }
+        failAll(broken);
     }
 
     private String reason(Throwable cause) {
         if (cause instanceof ConnectTimeoutException) {
             return "no connection within " + service.connectTimeoutMillis() + " ms, rpc.connect-timeout";
+        }
+        if (cause instanceof java.net.UnknownHostException) {
+            return "unknown host " + cause.getMessage();
         }
         if (cause instanceof ConnectException) {
             String m = cause.getMessage();
@@ -84,6 +92,7 @@ final class RpcConnection {
      */
     void send(ByteBuf frame, PendingRequest request, Consumer<Throwable> onFailure) {
         if (request != null) {
+            request.framesReceivedAtSend = framesReceived.get();
             pending.put(request.id, request);
         }
         RpcConnectionException error;
@@ -126,9 +135,24 @@ final class RpcConnection {
         return pending.remove(requestId);
     }
 
-    /** Fails {@code request} with {@code error} unless it was answered already. */
+    /** A frame came from the peer (on the event loop). */
+    void received() {
+        framesReceived.incrementAndGet();
+    }
+
+    /**
+     * Fails {@code request} (its timeout) unless it was answered already. If the peer sent nothing
+     * at all since the request went out, the connection is presumed dead (a network partition, a
+     * host that vanished without closing it: TCP itself would notice only after many minutes), and
+     * is closed, so that the next call opens a new one and fails fast if the peer is unreachable.
+     */
     void expire(PendingRequest request, Throwable error) {
         if (pending.remove(request.id, request)) {
+            if (framesReceived.get() == request.framesReceivedAtSend) {
+                // before the caller hears of the timeout, so that its next call opens a new connection
+                close("The connection to " + address + " is presumed dead: no answer to " + request
+                        + " and nothing else from " + address + " within rpc.timeout; the next call opens a new one");
+            }
             service.fail(request, error);
         }
     }
@@ -166,6 +190,7 @@ final class RpcConnection {
             }
             queued.clear();
         }
+        service.forget(this);
         failAll(broken);
         if (c != null) {
             c.close();

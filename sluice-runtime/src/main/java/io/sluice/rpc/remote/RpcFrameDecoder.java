@@ -16,6 +16,7 @@ import java.util.List;
 final class RpcFrameDecoder extends ByteToMessageDecoder {
     private final int maxFrameLength;
     private long bytesToSkip;
+    private boolean corrupted;
 
     RpcFrameDecoder(int maxFrameLength) {
         this.maxFrameLength = maxFrameLength;
@@ -23,6 +24,10 @@ final class RpcFrameDecoder extends ByteToMessageDecoder {
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (corrupted) {
+            in.skipBytes(in.readableBytes()); // the connection is being closed
+            return;
+        }
         while (true) {
             if (bytesToSkip > 0) {
                 int skip = (int) Math.min(bytesToSkip, in.readableBytes());
@@ -37,15 +42,19 @@ final class RpcFrameDecoder extends ByteToMessageDecoder {
             }
             long length = in.getUnsignedInt(in.readerIndex());
             if (length < 9) {
-                throw new CorruptedFrameException("RPC frame of " + length + " bytes is shorter than its header:"
+                throw corrupted(in, "RPC frame of " + length + " bytes is shorter than its header:"
                         + " the peer speaks another protocol (is this port a Sluice RPC port?)");
             }
             if (length > maxFrameLength) {
                 if (in.readableBytes() < RpcFrame.PREFIX_BYTES) {
                     return;
                 }
-                in.skipBytes(4);
-                byte kind = in.readByte();
+                byte kind = in.getByte(in.readerIndex() + 4);
+                if (kind < RpcFrame.REQUEST || kind > RpcFrame.FAILURE) {
+                    throw corrupted(in, "Not an RPC frame (kind " + kind + ", length " + length
+                            + "): the peer speaks another protocol (is this port a Sluice RPC port?)");
+                }
+                in.skipBytes(5);
                 long requestId = in.readLong();
                 bytesToSkip = length - 9;
                 out.add(new RpcFrame.Oversized(kind, requestId, length));
@@ -56,7 +65,18 @@ final class RpcFrameDecoder extends ByteToMessageDecoder {
             }
             in.skipBytes(4);
             ByteBuf frame = in.readSlice((int) length);
-            out.add(RpcFrame.decode(frame));
+            try {
+                out.add(RpcFrame.decode(frame));
+            } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+                throw corrupted(in, "Unreadable RPC frame (" + e.getMessage() + ")");
+            }
         }
+    }
+
+    /** Drops everything after a frame that is not ours: the handler closes the connection. */
+    private CorruptedFrameException corrupted(ByteBuf in, String message) {
+        corrupted = true;
+        in.skipBytes(in.readableBytes());
+        return new CorruptedFrameException(message);
     }
 }

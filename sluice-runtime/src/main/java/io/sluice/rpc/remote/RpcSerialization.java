@@ -5,33 +5,42 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InvalidClassException;
+import java.io.InvalidObjectException;
 import java.io.NotSerializableException;
 import java.io.ObjectInputFilter;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.ObjectStreamClass;
 import java.io.OutputStream;
+import java.io.Serializable;
+import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Java serialization of RPC arguments and results, with three substitutions and a filter:
+ * Java serialization of RPC arguments and results, with substitutions and a filter:
  * <ul>
  *   <li>a gateway object (a remote proxy, or a local object implementing a gateway interface) is
  *       written as a {@link GatewayReference} and read back as a proxy calling it (or as the local
  *       object itself when the reference points back to the reading process);</li>
- *   <li>a {@link Throwable} is written as a {@link ThrowableEnvelope} and read back as the original
- *       when the receiver can recreate it, else as a {@link SerializedThrowable} that keeps its
- *       class name, message, stack trace, causes and the {@link UnrecoverableJobException} marker;</li>
+ *   <li>a {@link Throwable} is written as a {@link ThrowableEnvelope}: the throwable itself in
+ *       serialized form, with its cause and suppressed throwables left out (they travel in their
+ *       own envelopes beside it), plus its class name, message and stack trace. It is read back as
+ *       the original class when the receiver can recreate it, else as a {@link SerializedThrowable}
+ *       that keeps class name, message, stack trace and the {@link UnrecoverableJobException}
+ *       marker. Each level of a cause chain is recreated on its own, so a
+ *       {@code StorageException} caused by a library exception the receiver lacks is still a
+ *       {@code StorageException};</li>
  *   <li>an {@link Optional} is written as an {@link OptionalValue};</li>
- *   <li>reading is restricted by {@link #filter(long)}: a depth, reference and size limit, and only
+ *   <li>reading is restricted by a {@link Filter}: a depth, reference and size limit, and only
  *       classes of the JDK's basic packages ({@code java.lang}, {@code java.util}, {@code java.time},
  *       ...) and of Sluice ({@code io.sluice.*}). Anything else is refused (a throwable of another
  *       class then arrives as a {@link SerializedThrowable}).</li>
  * </ul>
- * Stateless apart from the {@link Context}; the streams are used by one thread each.
+ * Stateless apart from the {@link Context}; each stream is used by one thread.
  */
 final class RpcSerialization {
     private static final Logger LOG = LoggerFactory.getLogger(RpcSerialization.class);
@@ -60,35 +69,72 @@ final class RpcSerialization {
 
     static byte[] serialize(Object value, Context context) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
-        try (RpcObjectOutputStream out = new RpcObjectOutputStream(bytes, context, true)) {
+        try (RpcObjectOutputStream out = new RpcObjectOutputStream(bytes, context, null)) {
             out.writeObject(value);
         }
         return bytes.toByteArray();
     }
 
     static Object deserialize(InputStream in, long maxBytes, Context context) throws IOException, ClassNotFoundException {
-        try (RpcObjectInputStream objects = new RpcObjectInputStream(in, maxBytes, context)) {
-            return objects.readObject();
+        try (RpcObjectInputStream objects = new RpcObjectInputStream(in, maxBytes, context, null)) {
+            try {
+                return objects.readObject();
+            } catch (InvalidClassException e) {
+                String why = objects.filter.rejection();
+                if (why == null) {
+                    throw e;
+                }
+                InvalidClassException named = new InvalidClassException(why);
+                named.initCause(e);
+                throw named;
+            }
         }
     }
 
-    /** The filter of every RPC input stream: limits, and the allowed classes. */
-    static ObjectInputFilter filter(long maxBytes) {
-        return info -> {
-            if (info.depth() > MAX_DEPTH || info.references() > MAX_REFERENCES
-                    || info.streamBytes() > maxBytes || info.arrayLength() > maxBytes) {
-                return ObjectInputFilter.Status.REJECTED;
+    /**
+     * The filter of every RPC input stream: limits, and the allowed classes. Remembers why it
+     * refused, so that the error names the class or the limit.
+     */
+    static final class Filter implements ObjectInputFilter {
+        private final long maxBytes;
+        private volatile String rejection;
+
+        Filter(long maxBytes) {
+            this.maxBytes = maxBytes;
+        }
+
+        @Override
+        public Status checkInput(FilterInfo info) {
+            if (info.depth() > MAX_DEPTH) {
+                return reject("objects nested deeper than " + MAX_DEPTH + " levels");
+            }
+            if (info.references() > MAX_REFERENCES) {
+                return reject("more than " + MAX_REFERENCES + " object references");
+            }
+            if (info.streamBytes() > maxBytes || info.arrayLength() > maxBytes) {
+                return reject("more than " + maxBytes + " bytes (" + io.sluice.config.RpcOptions.MAX_MESSAGE_SIZE.key() + ")");
             }
             Class<?> type = info.serialClass();
-            if (type == null) {
-                return ObjectInputFilter.Status.ALLOWED;
+            if (type == null || isAllowed(type)) {
+                return Status.ALLOWED;
             }
-            return isAllowed(type) ? ObjectInputFilter.Status.ALLOWED : ObjectInputFilter.Status.REJECTED;
-        };
+            return reject("class " + type.getName() + ", which RPC messages may not carry (only io.sluice.* classes and"
+                    + " basic JDK classes of " + ALLOWED_JDK_PACKAGES + ")");
+        }
+
+        private Status reject(String why) {
+            rejection = "refused to read " + why;
+            return Status.REJECTED;
+        }
+
+        /** Why the last object was refused, or {@code null}. */
+        String rejection() {
+            return rejection;
+        }
     }
 
     static boolean isAllowed(Class<?> type) {
-        if (java.lang.reflect.Proxy.isProxyClass(type)) {
+        if (Proxy.isProxyClass(type)) {
             // only ever a gateway proxy made by resolveObject: the stream itself refuses proxy classes
             return true;
         }
@@ -98,23 +144,37 @@ final class RpcSerialization {
         if (type.isPrimitive()) {
             return true;
         }
-        String name = type.getName();
-        if (name.startsWith("io.sluice.")) {
+        if (type.getName().startsWith("io.sluice.")) {
             return true;
         }
-        String pkg = type.getPackageName();
-        return ALLOWED_JDK_PACKAGES.contains(pkg);
+        return ALLOWED_JDK_PACKAGES.contains(type.getPackageName());
+    }
+
+    /** "the arguments" / "the answer" could not be serialized: says which class is to blame. */
+    static String describe(IOException e) {
+        if (e instanceof NotSerializableException) {
+            return e.getMessage() + " is not Serializable";
+        }
+        return e.toString();
+    }
+
+    /**
+     * Stands for the cause ({@code index} 0) or the {@code index - 1}-th suppressed throwable of a
+     * throwable written in its envelope; those travel in the envelope, each in its own.
+     */
+    record ThrowablePlaceholder(int index) implements Serializable {
     }
 
     /** Writes with the substitutions described on {@link RpcSerialization}. */
     static final class RpcObjectOutputStream extends ObjectOutputStream {
         private final Context context;
-        private final boolean envelopeThrowables;
+        /** When writing the serialized form inside an envelope: that throwable. */
+        private final Throwable enveloped;
 
-        RpcObjectOutputStream(OutputStream out, Context context, boolean envelopeThrowables) throws IOException {
+        RpcObjectOutputStream(OutputStream out, Context context, Throwable enveloped) throws IOException {
             super(out);
             this.context = context;
-            this.envelopeThrowables = envelopeThrowables;
+            this.enveloped = enveloped;
             enableReplaceObject(true);
         }
 
@@ -126,41 +186,65 @@ final class RpcSerialization {
             if (obj instanceof Optional<?> optional) {
                 return new OptionalValue(optional.orElse(null));
             }
-            if (envelopeThrowables && obj instanceof Throwable t) {
-                return envelope(t, context);
+            if (obj instanceof Throwable t) {
+                if (enveloped == null) {
+                    return envelope(t, context);
+                }
+                int index = t == enveloped ? -1 : relativeIndex(enveloped, t);
+                return index >= 0 ? new ThrowablePlaceholder(index) : obj;
             }
             GatewayReference reference = context.referenceFor(obj);
             return reference != null ? reference : obj;
         }
     }
 
+    /** 0 for the cause of {@code top}, i + 1 for its i-th suppressed throwable, -1 for any other. */
+    private static int relativeIndex(Throwable top, Throwable t) {
+        if (t == top.getCause()) {
+            return 0;
+        }
+        Throwable[] suppressed = top.getSuppressed();
+        for (int i = 0; i < suppressed.length; i++) {
+            if (suppressed[i] == t) {
+                return i + 1;
+            }
+        }
+        return -1;
+    }
+
     private static ThrowableEnvelope envelope(Throwable t, Context context) {
         byte[] original = null;
         try {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream(512);
-            try (RpcObjectOutputStream out = new RpcObjectOutputStream(bytes, context, false)) {
+            try (RpcObjectOutputStream out = new RpcObjectOutputStream(bytes, context, t)) {
                 out.writeObject(t);
             }
             original = bytes.toByteArray();
         } catch (IOException | RuntimeException e) {
-            // Not serializable (a field of it, or of a cause): the receiver gets the stand-in.
-            LOG.debug("Throwable {} is not serializable ({}); sending its class name, message and stack trace", t.getClass().getName(), e.toString());
+            // Not serializable (a field of it): the receiver gets the stand-in.
+            LOG.debug("Throwable {} is not serializable ({}); sending its class name, message and stack trace",
+                    t.getClass().getName(), e.toString());
         }
         Throwable cause = t.getCause() == t ? null : t.getCause();
         return new ThrowableEnvelope(original, t.getClass().getName(), t.getMessage(), t.getStackTrace(), cause,
                 t.getSuppressed(), t instanceof UnrecoverableJobException);
     }
 
-    /** Reads with the substitutions described on {@link RpcSerialization}, through {@link #filter(long)}. */
+    /** Reads with the substitutions described on {@link RpcSerialization}, through a {@link Filter}. */
     static final class RpcObjectInputStream extends ObjectInputStream {
         private final Context context;
         private final long maxBytes;
+        /** When reading the serialized form inside an envelope: the envelope (its cause and suppressed fill the placeholders). */
+        private final ThrowableEnvelope envelope;
+        final Filter filter;
 
-        RpcObjectInputStream(InputStream in, long maxBytes, Context context) throws IOException {
+        RpcObjectInputStream(InputStream in, long maxBytes, Context context, ThrowableEnvelope envelope) throws IOException {
             super(in);
             this.context = context;
             this.maxBytes = maxBytes;
-            setObjectInputFilter(filter(maxBytes));
+            this.envelope = envelope;
+            this.filter = new Filter(maxBytes);
+            setObjectInputFilter(filter);
             enableResolveObject(true);
         }
 
@@ -175,7 +259,7 @@ final class RpcSerialization {
 
         @Override
         protected Class<?> resolveProxyClass(String[] interfaces) throws IOException {
-            throw new java.io.InvalidClassException("RPC messages carry no dynamic proxies; gateways travel as references");
+            throw new InvalidClassException("RPC messages carry no dynamic proxies; gateways travel as references");
         }
 
         @Override
@@ -186,15 +270,24 @@ final class RpcSerialization {
             if (obj instanceof OptionalValue optional) {
                 return Optional.ofNullable(optional.value());
             }
-            if (obj instanceof ThrowableEnvelope envelope) {
-                return recreate(envelope);
+            if (obj instanceof ThrowableEnvelope e) {
+                return recreate(e);
+            }
+            if (obj instanceof ThrowablePlaceholder placeholder) {
+                int i = placeholder.index();
+                if (envelope == null || (i == 0 ? envelope.cause() == null
+                        : envelope.suppressed() == null || i > envelope.suppressed().length)) {
+                    throw new InvalidObjectException("A throwable placeholder without its throwable");
+                }
+                return i == 0 ? envelope.cause() : envelope.suppressed()[i - 1];
             }
             return obj;
         }
 
         private Throwable recreate(ThrowableEnvelope e) {
             if (e.original() != null) {
-                try (RpcObjectInputStream in = new RpcObjectInputStream(new ByteArrayInputStream(e.original()), maxBytes, context)) {
+                try (RpcObjectInputStream in = new RpcObjectInputStream(new ByteArrayInputStream(e.original()), maxBytes,
+                        context, e)) {
                     Object t = in.readObject();
                     if (t instanceof Throwable throwable) {
                         return throwable;
@@ -203,15 +296,8 @@ final class RpcSerialization {
                     LOG.debug("Cannot recreate {} here ({}); using a SerializedThrowable", e.className(), notHere.toString());
                 }
             }
-            return SerializedThrowable.of(e.className(), e.message(), e.stackTrace(), e.cause(), e.suppressed(), e.unrecoverable());
+            return SerializedThrowable.of(e.className(), e.message(), e.stackTrace(), e.cause(), e.suppressed(),
+                    e.unrecoverable());
         }
-    }
-
-    /** "the arguments" / "the answer" could not be serialized: says which class is to blame. */
-    static String describe(IOException e) {
-        if (e instanceof NotSerializableException) {
-            return e.getMessage() + " is not Serializable";
-        }
-        return e.toString();
     }
 }

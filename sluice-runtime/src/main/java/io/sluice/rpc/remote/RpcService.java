@@ -25,9 +25,6 @@ import io.sluice.util.Clock;
 import io.sluice.util.SystemClock;
 import java.io.IOException;
 import java.io.Serializable;
-import java.lang.ref.ReferenceQueue;
-import java.lang.ref.WeakReference;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;
@@ -37,13 +34,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.SynchronousQueue;
@@ -70,8 +64,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Connections: one per remote address, multiplexing every call to it, opened on the first call
  * and opened again on the next call after it failed. Calls to one address are delivered in the
- * order they were made (per calling thread; one-way messages and requests alike), and the receiver
- * invokes them in that order.
+ * order they were made (one-way messages and requests alike, whenever one call returned before the
+ * next began, on any threads), and the receiver invokes them in that order.
  *
  * <p>Threads: {@code ioThreads} Netty event-loop threads ({@code sluice-rpc-<n>-io-*}, daemon) do
  * the network I/O, split frames, deserialize arguments and invoke the exposed objects, whose
@@ -108,13 +102,11 @@ public final class RpcService implements AutoCloseable {
     private final RateLimitedLog sendFailures;
     private final RateLimitedLog receiveFailures;
 
-    private final Map<String, Endpoint> endpoints = new ConcurrentHashMap<>();
-    private final Map<IdentityKey, String> exportedNames = new HashMap<>(); // guarded by itself
-    private final ReferenceQueue<Object> collected = new ReferenceQueue<>();
-    private final AtomicLong nextExport = new AtomicLong();
+    private final EndpointRegistry endpoints = new EndpointRegistry(String.valueOf(serviceNumber));
     private final Map<RpcAddress, RpcConnection> connections = new ConcurrentHashMap<>();
     private final AtomicLong nextRequestId = new AtomicLong();
     private final SerializationContext serialization = new SerializationContext();
+    private final InboundCalls calls;
     private volatile boolean closed;
 
     private RpcService(Builder b) {
@@ -128,25 +120,30 @@ public final class RpcService implements AutoCloseable {
             this.timer = b.timer;
             this.ownsTimer = false;
         } else {
-            this.timer = Executors.newSingleThreadScheduledExecutor(daemon(prefix + "-timer", false));
+            java.util.concurrent.ScheduledThreadPoolExecutor own =
+                    new java.util.concurrent.ScheduledThreadPoolExecutor(1, daemon(prefix + "-timer", false));
+            own.setRemoveOnCancelPolicy(true); // answered requests do not leave their timeouts queued
+            this.timer = own;
             this.ownsTimer = true;
         }
-        this.sendFailures = new RateLimitedLog(LOG, b.clock, Duration.ofSeconds(10));
-        this.receiveFailures = new RateLimitedLog(LOG, b.clock, Duration.ofSeconds(10));
+        this.sendFailures = new RateLimitedLog(LOG::warn, b.clock, Duration.ofSeconds(10));
+        this.receiveFailures = new RateLimitedLog(LOG::warn, b.clock, Duration.ofSeconds(10));
         this.eventLoops = new NioEventLoopGroup(b.ioThreads, new DefaultThreadFactory(prefix + "-io", true));
         this.workers = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 daemon(prefix + "-worker-", true));
         this.channels = new DefaultChannelGroup(prefix, GlobalEventExecutor.INSTANCE);
+        this.calls = new InboundCalls(this, endpoints, maxMessageSize, serialization, workers, receiveFailures);
         ServerBootstrap server = new ServerBootstrap()
                 .group(eventLoops)
                 .channel(NioServerSocketChannel.class)
+                .option(ChannelOption.SO_REUSEADDR, true) // a restarted process gets its fixed port back at once
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
-                        ch.pipeline().addLast(new RpcFrameDecoder(maxMessageSize), new ServerHandler());
+                        ch.pipeline().addLast(new RpcFrameDecoder(maxMessageSize), calls);
                     }
                 });
         try {
@@ -196,24 +193,12 @@ public final class RpcService implements AutoCloseable {
                 interfaces.add(more);
             }
         }
-        Endpoint endpoint = new Endpoint(name, interfaces, gateway, false, fencingToken);
-        endpoints.put(name, endpoint);
-        synchronized (exportedNames) {
-            exportedNames.put(new IdentityKey(gateway, null), name);
-        }
+        endpoints.expose(new Endpoint(name, interfaces, gateway, false, fencingToken), gateway);
     }
 
     /** Removes the endpoint {@code name}; later calls to it fail as calls to a missing endpoint. */
     public void unexpose(String name) {
-        Endpoint removed = endpoints.remove(name);
-        if (removed != null) {
-            Object target = removed.target();
-            if (target != null) {
-                synchronized (exportedNames) {
-                    exportedNames.remove(new IdentityKey(target, null));
-                }
-            }
-        }
+        endpoints.unexpose(name);
     }
 
     /**
@@ -223,18 +208,12 @@ public final class RpcService implements AutoCloseable {
      * unexported once it is garbage-collected.
      */
     public void unexport(Object gateway) {
-        String name;
-        synchronized (exportedNames) {
-            name = exportedNames.remove(new IdentityKey(gateway, null));
-        }
-        if (name != null) {
-            endpoints.remove(name);
-        }
+        endpoints.unexport(gateway);
     }
 
     /** The endpoint names exposed now (by name or by reference), sorted. */
     public List<String> endpointNames() {
-        return List.copyOf(new TreeSet<>(endpoints.keySet()));
+        return endpoints.names();
     }
 
     /** Registers an interface as a gateway: objects implementing it are passed by reference. */
@@ -264,13 +243,13 @@ public final class RpcService implements AutoCloseable {
                 values.put(k, (Serializable) v);
             });
         }
-        return gatewayInterface.cast(proxy(target, endpoint, List.of(gatewayInterface), fencingToken, values));
+        return gatewayInterface.cast(proxy(gatewayInterface.getClassLoader(), target, endpoint, List.of(gatewayInterface),
+                fencingToken, values));
     }
 
-    private Object proxy(RpcAddress target, String endpoint, List<Class<?>> interfaces, UUID token,
+    private Object proxy(ClassLoader loader, RpcAddress target, String endpoint, List<Class<?>> interfaces, UUID token,
                          Map<String, Serializable> constants) {
         RemoteGatewayHandler handler = new RemoteGatewayHandler(this, target, endpoint, interfaces, token, constants);
-        ClassLoader loader = interfaces.get(0).getClassLoader();
         return Proxy.newProxyInstance(loader, interfaces.toArray(new Class<?>[0]), handler);
     }
 
@@ -305,9 +284,16 @@ public final class RpcService implements AutoCloseable {
         }
         PendingRequest request = new PendingRequest(id, what, where, result);
         RpcConnection connection = connectionTo(target.address);
-        request.timeout = timer.schedule(() -> connection.expire(request, new RpcTimeoutException(what + " to " + where
-                + " got no answer within " + timeoutMillis + " ms (rpc.timeout); the remote side is slow, stuck or gone")),
-                timeoutMillis, TimeUnit.MILLISECONDS);
+        try {
+            request.timeout = timer.schedule(() -> connection.expire(request, new RpcTimeoutException(what + " to "
+                    + where + " got no answer within " + timeoutMillis + " ms (rpc.timeout); the remote side is slow,"
+                    + " stuck or gone")), timeoutMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            frame.release();
+            result.completeExceptionally(new RpcException("Cannot call " + what + " on " + where + ": the RPC service at "
+                    + address + " is closed"));
+            return result;
+        }
         connection.send(frame, request, null);
         return result;
     }
@@ -383,10 +369,18 @@ public final class RpcService implements AutoCloseable {
                     }
                 });
         try {
-            bootstrap.connect(connection.address.host(), connection.address.port()).addListener(
-                    (ChannelFuture f) -> connection.connected(f));
+            // Name resolution may block (DNS): on a worker, never on the caller's (maybe main) thread or an event loop.
+            workers.execute(() -> {
+                InetSocketAddress resolved = new InetSocketAddress(connection.address.host(), connection.address.port());
+                if (resolved.isUnresolved()) {
+                    connection.connected(null, new java.net.UnknownHostException(connection.address.host()));
+                    return;
+                }
+                bootstrap.connect(resolved).addListener((ChannelFuture f) ->
+                        connection.connected(f.isSuccess() ? f.channel() : null, f.cause()));
+            });
         } catch (RuntimeException e) {
-            // e.g. the event loops are shutting down
+            // e.g. the service is shutting down
             connection.close("Cannot connect to " + connection.address + ": " + e);
             connections.remove(connection.address, connection);
         }
@@ -407,7 +401,7 @@ public final class RpcService implements AutoCloseable {
         completeOffEventLoop(() -> request.future.completeExceptionally(error));
     }
 
-    private void completeOffEventLoop(Runnable completion) {
+    void completeOffEventLoop(Runnable completion) {
         try {
             workers.execute(completion);
         } catch (RejectedExecutionException closing) {
@@ -458,117 +452,6 @@ public final class RpcService implements AutoCloseable {
         }
     }
 
-    // ------------------------------------------------------------------ calls (server side, event loop)
-
-    private void onCall(Channel channel, RpcFrame.Call call) {
-        String what = call.endpoint() + "." + methodName(call.method());
-        try {
-            Endpoint endpoint = endpoints.get(call.endpoint());
-            Object target = endpoint == null ? null : endpoint.target();
-            if (target == null) {
-                if (endpoint != null) {
-                    endpoints.remove(call.endpoint(), endpoint);
-                }
-                throw new RpcEndpointNotFoundException("No endpoint '" + call.endpoint() + "' on " + address + " for "
-                        + methodName(call.method()) + ": the object exposed under that name ended (a job master that"
-                        + " finished, say), or this process does not serve it (it is not the leader). Exposed here: "
-                        + firstNames(10));
-            }
-            Method method = endpoint.method(call.method());
-            if (method == null) {
-                throw new RpcException("Endpoint '" + call.endpoint() + "' on " + address + " ("
-                        + endpoint.interfaces.get(0).getSimpleName() + ") has no method " + call.method()
-                        + ": caller and callee run different Sluice versions");
-            }
-            what = GatewayInterfaces.describe(method) + " on '" + call.endpoint() + "'";
-            endpoint.checkFencing(call.fencingToken(), method.getName(), address);
-            Object[] args;
-            try {
-                args = (Object[]) RpcSerialization.deserialize(new ByteBufInputStream(call.payload()), maxMessageSize,
-                        serialization);
-            } catch (IOException | ClassNotFoundException | RuntimeException e) {
-                throw new RpcException("Cannot read the arguments of " + what + " on " + address + ": " + e, e);
-            }
-            Object result;
-            try {
-                result = method.invoke(target, args);
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
-            }
-            if (!call.oneWay()) {
-                if (!(result instanceof CompletableFuture<?> future)) {
-                    throw new RpcException(what + " on " + address + " returned no future");
-                }
-                String answered = what;
-                future.whenCompleteAsync((value, error) -> answer(channel, call.requestId(), answered, value, error), workers);
-            }
-        } catch (Throwable t) {
-            if (call.oneWay()) {
-                receiveFailures.warn(call.endpoint() + "/" + call.method(), "One-way message " + what + " from "
-                        + channel.remoteAddress() + " failed on " + address + ": " + t);
-            } else {
-                completeOffEventLoop(() -> answer(channel, call.requestId(), null, null, t));
-            }
-        } finally {
-            call.payload().release();
-        }
-    }
-
-    private void onOversizedCall(Channel channel, RpcFrame.Oversized frame) {
-        String message = "A request of " + frame.length() + " bytes reached " + address + ", above its largest RPC message of "
-                + maxMessageSize + " bytes (" + RpcOptions.MAX_MESSAGE_SIZE.key() + "); raise it on both sides or send less";
-        if (frame.kind() == RpcFrame.REQUEST) {
-            completeOffEventLoop(() -> answer(channel, frame.requestId(), null, null, new RpcMessageTooLargeException(message)));
-        } else {
-            receiveFailures.warn("oversized-one-way", "Dropped a one-way message from " + channel.remoteAddress() + ": " + message);
-        }
-    }
-
-    /** Sends the answer to a request (on a worker thread). */
-    private void answer(Channel channel, long requestId, String what, Object value, Throwable error) {
-        if (error instanceof CompletionException && error.getCause() != null) {
-            error = error.getCause();
-        }
-        byte[] payload;
-        boolean failure = error != null;
-        try {
-            payload = RpcSerialization.serialize(failure ? error : value, serialization);
-        } catch (IOException | RuntimeException e) {
-            failure = true;
-            payload = serializedFailure(new RpcException("Cannot send the answer of " + what + " from " + address + ": "
-                    + (e instanceof IOException io ? RpcSerialization.describe(io) : e.toString())));
-        }
-        if (9L + payload.length > maxMessageSize) {
-            failure = true;
-            payload = serializedFailure(new RpcMessageTooLargeException("The answer of " + what + " from " + address
-                    + " is " + (9L + payload.length) + " bytes, above its largest RPC message of " + maxMessageSize
-                    + " bytes; raise " + RpcOptions.MAX_MESSAGE_SIZE.key() + " (on both sides)"));
-        }
-        if (!channel.isActive()) {
-            LOG.debug("Answer to {} not sent: the caller's connection from {} is closed", what, channel.remoteAddress());
-            return;
-        }
-        channel.writeAndFlush(RpcFrame.encodeAnswer(channel.alloc(), requestId, failure, payload));
-    }
-
-    private byte[] serializedFailure(RpcException e) {
-        try {
-            return RpcSerialization.serialize(e, serialization);
-        } catch (IOException impossible) {
-            throw new IllegalStateException(impossible);
-        }
-    }
-
-    private static String methodName(String signature) {
-        int paren = signature.indexOf('(');
-        return paren < 0 ? signature : signature.substring(0, paren);
-    }
-
-    private String firstNames(int n) {
-        List<String> names = endpointNames();
-        return names.size() <= n ? names.toString() : names.subList(0, n) + " and " + (names.size() - n) + " more";
-    }
-
     // ------------------------------------------------------------------ references
 
     /** Turns gateway objects into references and back; see {@link RpcSerialization}. */
@@ -582,7 +465,7 @@ public final class RpcService implements AutoCloseable {
             if (interfaces.isEmpty()) {
                 return null;
             }
-            Endpoint endpoint = exportByReference(object, interfaces);
+            Endpoint endpoint = endpoints.exportByReference(object, interfaces);
             return new GatewayReference(address, endpoint.name, GatewayInterfaces.names(endpoint.interfaces),
                     endpoint.currentToken(), new HashMap<>(endpoint.constants));
         }
@@ -590,8 +473,7 @@ public final class RpcService implements AutoCloseable {
         @Override
         public Object resolve(GatewayReference reference) {
             if (reference.address().equals(address)) {
-                Endpoint local = endpoints.get(reference.endpoint());
-                Object target = local == null ? null : local.target();
+                Object target = endpoints.target(reference.endpoint());
                 if (target != null) {
                     return target;
                 }
@@ -612,7 +494,7 @@ public final class RpcService implements AutoCloseable {
                 throw new RpcException("None of the gateway interfaces " + reference.interfaceNames() + " of '"
                         + reference.endpoint() + "' at " + reference.address() + " is known here");
             }
-            return proxy(reference.address(), reference.endpoint(), interfaces, reference.fencingToken(),
+            return proxy(classLoader, reference.address(), reference.endpoint(), interfaces, reference.fencingToken(),
                     reference.constants() == null ? Map.of() : reference.constants());
         }
 
@@ -622,86 +504,7 @@ public final class RpcService implements AutoCloseable {
         }
     }
 
-    /** The endpoint of a local gateway object passed by reference: the one it is exposed under, or a new one. */
-    private Endpoint exportByReference(Object object, List<Class<?>> interfaces) {
-        synchronized (exportedNames) {
-            expungeCollected();
-            String name = exportedNames.get(new IdentityKey(object, null));
-            Endpoint endpoint = name == null ? null : endpoints.get(name);
-            if (endpoint != null && endpoint.target() == object) {
-                return endpoint;
-            }
-            String base = interfaces.get(0).getSimpleName().replace("Gateway", "").toLowerCase(java.util.Locale.ROOT);
-            name = (base.isEmpty() ? "gateway" : base) + "-" + serviceNumber + "-" + nextExport.incrementAndGet();
-            endpoint = new Endpoint(name, interfaces, object, true, null);
-            endpoints.put(name, endpoint);
-            exportedNames.put(new IdentityKey(object, collected), name);
-            LOG.debug("Exported {} by reference as '{}' on {}", object, name, address);
-            return endpoint;
-        }
-    }
-
-    /** Drops the exports of objects that were garbage-collected. Holds {@code exportedNames}. */
-    private void expungeCollected() {
-        for (java.lang.ref.Reference<?> r; (r = collected.poll()) != null; ) {
-            String name = exportedNames.remove((IdentityKey) r);
-            if (name != null) {
-                endpoints.remove(name);
-            }
-        }
-    }
-
-    /** A weak key comparing its referent by identity (a lookup key has no queue and compares the same way). */
-    private static final class IdentityKey extends WeakReference<Object> {
-        private final int hash;
-
-        IdentityKey(Object referent, ReferenceQueue<Object> queue) {
-            super(referent, queue);
-            this.hash = System.identityHashCode(referent);
-        }
-
-        @Override
-        public int hashCode() {
-            return hash;
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            if (this == o) {
-                return true;
-            }
-            if (!(o instanceof IdentityKey other)) {
-                return false;
-            }
-            Object mine = get();
-            return mine != null && mine == other.get();
-        }
-    }
-
     // ------------------------------------------------------------------ Netty handlers
-
-    /** Inbound frames of a connection accepted by the server: calls. */
-    private final class ServerHandler extends SimpleChannelInboundHandler<RpcFrame> {
-        @Override
-        protected void channelRead0(ChannelHandlerContext ctx, RpcFrame frame) {
-            if (frame instanceof RpcFrame.Call call) {
-                onCall(ctx.channel(), call);
-            } else if (frame instanceof RpcFrame.Oversized oversized) {
-                onOversizedCall(ctx.channel(), oversized);
-            } else if (frame instanceof RpcFrame.Answer answer) {
-                answer.payload().release();
-                receiveFailures.warn("unexpected-answer", "Ignored an answer frame from " + ctx.channel().remoteAddress()
-                        + " on the server side of " + address);
-            }
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            receiveFailures.warn("server-error", "Closing the RPC connection from " + ctx.channel().remoteAddress()
-                    + " to " + address + ": " + cause);
-            ctx.close();
-        }
-    }
 
     /** Inbound frames of a connection this service opened: answers. */
     private final class ClientHandler extends SimpleChannelInboundHandler<RpcFrame> {
@@ -714,6 +517,7 @@ public final class RpcService implements AutoCloseable {
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, RpcFrame frame) {
+            connection.received();
             if (frame instanceof RpcFrame.Answer answer) {
                 onAnswer(connection, answer);
             } else if (frame instanceof RpcFrame.Oversized oversized) {
@@ -742,7 +546,8 @@ public final class RpcService implements AutoCloseable {
 
     /**
      * Stops listening, closes every connection (calls in flight fail naming this service) and
-     * releases all threads. Blocks until the event loops have stopped (a few ms). Idempotent.
+     * releases all threads. Blocks until the event loops have stopped (a few ms), so it must not be
+     * called from one of this service's threads. Idempotent.
      */
     @Override
     public void close() {
@@ -756,9 +561,6 @@ public final class RpcService implements AutoCloseable {
         connections.clear();
         channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         endpoints.clear();
-        synchronized (exportedNames) {
-            exportedNames.clear();
-        }
         shutDownThreads();
         LOG.info("RPC service at {} closed", address);
     }
@@ -778,6 +580,11 @@ public final class RpcService implements AutoCloseable {
             t.setDaemon(true);
             return t;
         };
+    }
+
+    /** The connection to {@code target} now, or {@code null} (for tests). */
+    RpcConnection currentConnection(RpcAddress target) {
+        return connections.get(target);
     }
 
     /** The name prefix of this service's threads, {@code sluice-rpc-<n>-}. */

@@ -24,6 +24,9 @@ public interface EchoGateway {
     /** Answers with the gateway it got. */
     CompletableFuture<EchoGateway> returnIt(EchoGateway gateway);
 
+    /** The class name of what it got. */
+    CompletableFuture<String> typeOf(Object value);
+
     /** Fails with {@code failure}, made by the implementation. */
     CompletableFuture<String> fail();
 }

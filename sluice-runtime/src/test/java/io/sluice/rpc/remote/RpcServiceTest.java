@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.sluice.api.UnrecoverableJobException;
 import io.sluice.config.Configuration;
 import io.sluice.config.RpcOptions;
+import io.sluice.jobmaster.JobResult;
 import io.sluice.testutil.ManualScheduledExecutorService;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -87,6 +89,25 @@ class RpcServiceTest {
     }
 
     @Test
+    void anAdvertisedHostIsWhatReferencesCarryAndAnOccupiedPortIsNamed() throws Exception {
+        RpcService server = RpcService.builder().bind("0.0.0.0", 0).advertisedHost("localhost").timer(timer).start();
+        toClose.add(server);
+        assertThat(server.address().host()).isEqualTo("localhost");
+        RpcService client = service();
+        TestingEchoGateway impl = new TestingEchoGateway("b");
+        server.expose("echo", EchoGateway.class, impl, null);
+        EchoGateway remote = client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of());
+        assertThat(get(remote.echo("x"))).isEqualTo("b:x");
+        // A reference to the server's own object, passed to it, is that object (matched by the advertised address).
+        EchoGateway own = client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of());
+        assertThat(get(remote.callBack(own, "self"))).isEqualTo("b:self");
+
+        assertThatThrownBy(() -> RpcService.builder().bind("127.0.0.1", client.address().port()).start())
+                .isInstanceOf(RpcException.class).hasMessageContaining("Cannot listen for RPC on 127.0.0.1:"
+                        + client.address().port()).hasMessageContaining("0 picks a free one");
+    }
+
+    @Test
     void aMissingConstantNamesTheGetter() {
         RpcService client = service();
         EchoGateway remote = client.remoteGateway(new RpcAddress("127.0.0.1", 1), "echo", EchoGateway.class, null, Map.of());
@@ -129,9 +150,32 @@ class RpcServiceTest {
                 .hasMessageContaining("EchoGateway.never").hasMessageContaining("'echo' at " + server.address())
                 .hasMessageContaining("3000 ms").hasMessageContaining("rpc.timeout");
 
-        // A late answer is dropped; the connection keeps working.
-        impl.neverAnswered.get(0).complete("late");
+        // Nothing at all came from the peer meanwhile: the connection is presumed dead and replaced.
+        assertThat(client.currentConnection(server.address())).isNull();
+        impl.neverAnswered.get(0).complete("late"); // dropped
         assertThat(get(remote.echo("x"))).isEqualTo("b:x");
+        assertThat(client.currentConnection(server.address())).isNotNull();
+    }
+
+    @Test
+    void aTimeoutKeepsAConnectionThatCarriedOtherAnswersMeanwhile() throws Exception {
+        RpcService server = service();
+        RpcService client = service(new Configuration().set(RpcOptions.TIMEOUT, Duration.ofSeconds(3)));
+        TestingEchoGateway impl = new TestingEchoGateway("b");
+        server.expose("echo", EchoGateway.class, impl, null);
+        EchoGateway remote = client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of());
+
+        CompletableFuture<String> pending = remote.never();
+        await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> impl.neverAnswered.size() == 1);
+        RpcConnection connection = client.currentConnection(server.address());
+        assertThat(get(remote.echo("alive"))).isEqualTo("b:alive");
+        timer.advance(3, TimeUnit.SECONDS);
+        assertThat(failure(pending)).isInstanceOf(RpcTimeoutException.class);
+        assertThat(client.currentConnection(server.address())).as("the peer answered other calls: kept").isSameAs(connection);
+
+        impl.neverAnswered.get(0).complete("late"); // dropped by the client
+        assertThat(get(remote.echo("x"))).isEqualTo("b:x");
+        assertThat(client.currentConnection(server.address())).isSameAs(connection);
     }
 
     @Test
@@ -149,12 +193,35 @@ class RpcServiceTest {
                 .hasMessageContaining("EchoGateway.echo")
                 .hasMessageContaining("Cannot reach 127.0.0.1:" + port + " (Connection refused)");
         remote.record("lost"); // logged, never thrown
+        // (a call made while a connect attempt is under way shares its outcome: wait for that one to fail)
+        await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> client.currentConnection(nobody) == null);
 
         // Once something listens there, the next call connects.
         RpcService late = RpcService.builder().bind("127.0.0.1", port).timer(timer).start();
         toClose.add(late);
         late.expose("echo", EchoGateway.class, new TestingEchoGateway("late"), null);
         assertThat(get(remote.echo("x"))).isEqualTo("late:x");
+    }
+
+    @Test
+    void aLostConnectionFailsTheCallsInFlightAndTheNextCallConnectsAgain() throws Exception {
+        RpcService client = service();
+        RpcService server = RpcService.builder().bind("127.0.0.1", 0).timer(timer).start();
+        TestingEchoGateway impl = new TestingEchoGateway("first");
+        server.expose("echo", EchoGateway.class, impl, null);
+        RpcAddress address = server.address();
+        EchoGateway remote = client.remoteGateway(address, "echo", EchoGateway.class, null, Map.of());
+        CompletableFuture<String> inFlight = remote.never();
+        await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> impl.neverAnswered.size() == 1);
+
+        server.close(); // the peer process goes away
+        assertThat(failure(inFlight)).isInstanceOf(RpcConnectionException.class)
+                .hasMessageContaining("EchoGateway.never").hasMessageContaining("connection to " + address + " was lost");
+
+        RpcService restarted = RpcService.builder().bind("127.0.0.1", address.port()).timer(timer).start();
+        toClose.add(restarted);
+        restarted.expose("echo", EchoGateway.class, new TestingEchoGateway("second"), null);
+        assertThat(get(remote.echo("x"))).isEqualTo("second:x");
     }
 
     @Test
@@ -239,6 +306,28 @@ class RpcServiceTest {
     }
 
     @Test
+    void readingIsRestrictedToSluiceAndBasicJdkClassesAndToLimits() throws Exception {
+        RpcService server = service();
+        RpcService client = service();
+        server.expose("echo", EchoGateway.class, new TestingEchoGateway("b"), null);
+        EchoGateway remote = client.remoteGateway(server.address(), "echo", EchoGateway.class, null, Map.of());
+
+        assertThat(get(remote.typeOf(new java.util.ArrayList<>(List.of(1, "x", java.time.Duration.ofSeconds(1))))))
+                .isEqualTo("java.util.ArrayList");
+        assertThat(get(remote.typeOf(Optional.of("x")))).as("optionals cross as optionals").isEqualTo("java.util.Optional");
+        assertThat(failure(remote.typeOf(new java.text.DecimalFormat("#.#")))).isInstanceOf(RpcException.class)
+                .hasMessageContaining("EchoGateway.typeOf").hasMessageContaining("class java.text.DecimalFormat")
+                .hasMessageContaining("may not carry");
+        Object deep = "leaf";
+        for (int i = 0; i < 300; i++) {
+            deep = List.of(deep);
+        }
+        assertThat(failure(remote.typeOf(deep))).isInstanceOf(RpcException.class)
+                .hasMessageContaining("nested deeper than 256");
+        assertThat(get(remote.echo("still fine"))).isEqualTo("b:still fine");
+    }
+
+    @Test
     void aCallToAMissingEndpointSaysSo() {
         RpcService server = service();
         RpcService client = service();
@@ -313,6 +402,45 @@ class RpcServiceTest {
         // A throwable the receiver knows arrives as itself.
         impl.failure = () -> new IllegalArgumentException("plain");
         assertThat(failure(remote.fail())).isExactlyInstanceOf(IllegalArgumentException.class).hasMessage("plain");
+
+        // Each level of a chain is recreated on its own: a known wrapper of an unknown cause keeps its type.
+        impl.failure = () -> {
+            IllegalStateException wrapper = new IllegalStateException("upload failed",
+                    (Throwable) newInstance(userException, "from the library"));
+            wrapper.addSuppressed(new IOException("also this"));
+            return wrapper;
+        };
+        Throwable wrapped = failure(remote.fail());
+        assertThat(wrapped).isExactlyInstanceOf(IllegalStateException.class).hasMessage("upload failed");
+        assertThat(wrapped.getCause()).isInstanceOf(SerializedThrowable.Unrecoverable.class).hasMessage("from the library");
+        assertThat(wrapped.getSuppressed()).singleElement().isInstanceOf(IOException.class);
+        assertThat(UnrecoverableJobException.isCauseOf(wrapped)).isTrue();
+        assertThat(JobResult.describe(wrapped)).as("a job result names the original class")
+                .isEqualTo("userjob.BadRecordException: from the library");
+
+        // A throwable that cannot be serialized (a field is not Serializable) keeps its class name and message.
+        impl.failure = () -> new NotSerializableFailure("holds a thread");
+        Throwable unserializable = failure(remote.fail());
+        assertThat(unserializable).isInstanceOf(SerializedThrowable.class).hasMessage("holds a thread");
+        assertThat(unserializable.toString()).startsWith(NotSerializableFailure.class.getName());
+    }
+
+    /** A throwable with a field that is not serializable. */
+    static final class NotSerializableFailure extends RuntimeException {
+        @SuppressWarnings("unused")
+        private final Object notSerializable = new Object();
+
+        NotSerializableFailure(String message) {
+            super(message);
+        }
+    }
+
+    private static Object newInstance(Class<?> userException, String message) {
+        try {
+            return userException.getConstructor(String.class, Throwable.class).newInstance(message, null);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
     }
 
     private static Class<?> compileUserException(Path dir) throws Exception {

@@ -59,6 +59,11 @@ final class TestingEchoGateway implements EchoGateway {
     }
 
     @Override
+    public CompletableFuture<String> typeOf(Object value) {
+        return CompletableFuture.completedFuture(value == null ? "null" : value.getClass().getName());
+    }
+
+    @Override
     public CompletableFuture<String> fail() {
         return CompletableFuture.failedFuture(failure.get());
     }
