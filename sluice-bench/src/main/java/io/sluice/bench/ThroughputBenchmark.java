@@ -243,7 +243,7 @@ public final class ThroughputBenchmark {
         return env.buildJobGraph("throughput " + config.name());
     }
 
-    private static Run measure(LocalCluster cluster, Config config, Path checkpointDir, int index, Duration settle,
+    static Run measure(LocalCluster cluster, Config config, Path checkpointDir, int index, Duration settle,
                                Duration window) throws Exception {
         JobGraph graph = buildJob(config, checkpointDir);
         int keyedVertex = graph.vertices().stream().filter(JobVertex::hasKeyedState).mapToInt(JobVertex::id)

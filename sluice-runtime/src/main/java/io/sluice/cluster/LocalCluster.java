@@ -392,7 +392,9 @@ public final class LocalCluster implements AutoCloseable {
          * With {@code true}, every task executor gets its own data server on 127.0.0.1 (a free port)
          * and channels between tasks of different task executors go over TCP with credit-based flow
          * control, exactly as between task manager processes; channels within a task executor stay in
-         * memory. Default {@code false}: every channel in memory.
+         * memory. Default {@code false}: every channel in memory. Slots are handed out task executor
+         * by task executor, so give each one slot (or a job as many subtasks as a task executor has
+         * slots, plus one) for a job's channels to cross task executors.
          */
         public Builder networkDataExchange(boolean enabled) {
             this.networkDataExchange = enabled;

@@ -657,6 +657,12 @@ public final class JobMaster implements JobMasterGateway {
     private void releaseDeployment() {
         if (deployment >= 0) {
             services.shuffleMaster().releaseDeployment(jobGraph.jobId(), deployment);
+            // Task executors that exchange data over the network hold their own channel ends.
+            for (TaskExecutorGateway te : distinctTaskExecutors()) {
+                if (te.dataAddress() != null) {
+                    te.releaseChannels(jobGraph.jobId(), deployment);
+                }
+            }
         }
     }
 

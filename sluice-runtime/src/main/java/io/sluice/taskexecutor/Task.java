@@ -284,11 +284,12 @@ public final class Task implements Runnable {
         } finally {
             closeQuietly();
         }
-        if (cancelled || failure != null) {
-            releaseRemoteChannels(cancelled ? new TaskCancelledException(taskName + " was cancelled")
-                    : new IllegalStateException(taskName + " failed: " + failure, failure));
-        }
         if (cancelled) {
+            // Not on failure: the peers would fail too, and their report (a released channel, whose cause
+            // crosses the network only as text) could reach the job master before this task's and decide
+            // the restart (an unrecoverable error would be restarted). The job master cancels the peers
+            // first and releases the deployment's channels when every task has ended.
+            releaseRemoteChannels(new TaskCancelledException(taskName + " was cancelled"));
             transition(ExecutionState.CANCELED, null);
         } else if (failure != null) {
             if (causedByReleasedChannel(failure)) {
@@ -492,10 +493,10 @@ public final class Task implements Runnable {
     }
 
     /**
-     * Releases the network ends of this attempt's channels when it did not finish: the peers in other
-     * task executors hear of it at once (a blocked remote producer or waiting remote consumer fails)
-     * instead of when the deployment is released. A finished task keeps them: its end of partition
-     * may still be on its way.
+     * Releases the network ends of this attempt's channels when it was cancelled: the peers in other
+     * task executors hear of it at once instead of when the deployment is released. A finished task
+     * keeps them (its end of partition may still be on its way), and so does a failed one (see
+     * {@link #run}).
      */
     private void releaseRemoteChannels(Throwable cause) {
         List<LocalChannel> remote;

@@ -269,6 +269,12 @@ public final class TaskExecutor implements TaskExecutorGateway {
         }, mainThread);
     }
 
+    @Override
+    public void releaseChannels(JobId jobId, int deployment) {
+        mainThread.execute(() -> shuffle.releaseAttempt(jobId, deployment,
+                new IllegalStateException("deployment " + deployment + " of job " + jobId + " ended")));
+    }
+
     /** Cancels every task (on shutdown). */
     public CompletableFuture<Void> cancelAll() {
         return CompletableFuture.runAsync(() -> tasks.values().forEach(t -> t.task().cancel()), mainThread);

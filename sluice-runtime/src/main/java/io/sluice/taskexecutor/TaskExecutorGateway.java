@@ -38,4 +38,14 @@ public interface TaskExecutorGateway {
     void notifyCheckpointComplete(ExecutionAttemptId task, long checkpointId);
 
     CompletableFuture<List<TaskMetrics>> requestTaskMetrics(JobId jobId);
+
+    /**
+     * Releases this task executor's data channels of deployment round {@code deployment} of {@code
+     * jobId} (all its tasks have ended), both ends of the in-memory ones and the network ends; their
+     * peers in other task executors hear of it. One-way; sent by the job master to every task
+     * executor with a {@link #dataAddress()} of the round. Does nothing by default (in-memory
+     * channels are released through the job manager's shuffle master).
+     */
+    default void releaseChannels(JobId jobId, int deployment) {
+    }
 }

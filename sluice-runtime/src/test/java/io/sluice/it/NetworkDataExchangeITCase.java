@@ -158,6 +158,67 @@ class NetworkDataExchangeITCase {
         }
     }
 
+    /**
+     * Local and remote channels in one job: parallelism 3 on two task executors of two slots, so
+     * subtasks 0 and 1 share a task executor (their channels stay in memory) and subtask 2 runs in
+     * the other (its channels cross TCP). Counts exact after two task failures.
+     */
+    @Test
+    void aJobWithChannelsInMemoryAndOverTcpCountsExactly() throws Exception {
+        long records = 30_000;
+        InjectedFailures plan = InjectedFailures.at(new TreeSet<>(Set.of(9_000L, 21_000L)));
+        CollectingSink<Tuple2<Long, Long>> sink = CollectingSink.create();
+        try (LocalCluster mixed = LocalCluster.builder().taskExecutors(2).slotsPerTaskExecutor(2)
+                .networkDataExchange(true).build()) {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(3)
+                    .enableCheckpointing(Duration.ofMillis(10))
+                    .setCheckpointDir(checkpoints.resolve("mixed").toString())
+                    .setRestartStrategy(new RestartStrategyConfig.FixedDelay(10, Duration.ZERO));
+            MutableCountingJob.Run run = MutableCountingJob.build(env,
+                    SequenceSource.bounded(0, records - 1).withRate(200_000), KEYS, plan, sink);
+            JobId id = mixed.submit(env.buildJobGraph("local and remote channels"));
+            JobResult result = mixed.dispatcher().requestJobResult(id).get(2, TimeUnit.MINUTES);
+
+            assertThat(result.status()).as(result.failureStackTrace()).isEqualTo(JobStatus.FINISHED);
+            assertThat(plan.thrown()).isEqualTo(2);
+            assertThat(CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1))
+                    .isEqualTo(KeyedCountingJob.expectedCounts(records, KEYS));
+            assertThat(mixed.networkEnvironments()).allSatisfy(e -> assertThat(e.metrics().buffersSent()).isPositive());
+            run.release();
+        } finally {
+            plan.release();
+            sink.release();
+        }
+    }
+
+    /**
+     * An error no restart can fix, in a producer whose consumers run in both task executors, fails
+     * the job at once with that error: the failed task's remote peers must not fail first with a
+     * released channel (whose cause crosses the network only as text) and so win the restart
+     * decision. Repeated, since it is a race between two task executors' reports.
+     */
+    @org.junit.jupiter.api.RepeatedTest(5)
+    void anUnrecoverableErrorInAProducerWithRemoteConsumersFailsTheJobAtOnceWithThatError() throws Exception {
+        CollectingSink<Object> sink = CollectingSink.create();
+        try {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
+                    .enableCheckpointing(Duration.ofMillis(100)).setCheckpointDir(checkpoints.resolve("null-key").toString());
+            env.fromSource(SequenceSource.unbounded(0).withRate(200_000), "numbers")
+                    .keyBy(v -> v == 20_001 ? null : v % 16)
+                    .map(v -> (Object) v)
+                    .addSink(sink, "out");
+            JobId id = cluster.submit(env.buildJobGraph("null key over TCP"));
+            JobResult result = cluster.dispatcher().requestJobResult(id).get(60, TimeUnit.SECONDS);
+
+            assertThat(result.status()).as(result.failureStackTrace()).isEqualTo(JobStatus.FAILED);
+            assertThat(result.failureMessage()).startsWith(io.sluice.api.NullKeyException.class.getName());
+            JobDetails d = cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS);
+            assertThat(d.restarts()).as("no restart spent on an error a restart cannot fix").isZero();
+        } finally {
+            sink.release();
+        }
+    }
+
     private static long buffersSent() {
         return cluster.networkEnvironments().stream().mapToLong(e -> e.metrics().buffersSent()).sum();
     }

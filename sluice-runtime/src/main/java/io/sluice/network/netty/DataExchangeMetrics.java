@@ -46,7 +46,7 @@ public final class DataExchangeMetrics {
     }
 
     /**
-     * Registers {@code sluice.network.buffers.sent|received}, {@code sluice.network.bytes.sent|received}
+     * Registers {@code sluice.network.buffers.sent|received}, {@code sluice.network.sent|received} (bytes)
      * and the gauge {@code sluice.network.connections} tagged with {@code taskexecutor}; closing the
      * group removes them.
      */
@@ -55,13 +55,13 @@ public final class DataExchangeMetrics {
         group.add(r -> FunctionCounter.builder("sluice.network.buffers.sent", this, DataExchangeMetrics::buffersSent)
                 .tags(group.tags()).description("Buffers (data and events) sent to other task executors")
                 .register(r));
-        group.add(r -> FunctionCounter.builder("sluice.network.bytes.sent", this, DataExchangeMetrics::bytesSent)
+        group.add(r -> FunctionCounter.builder("sluice.network.sent", this, DataExchangeMetrics::bytesSent)
                 .tags(group.tags()).baseUnit("bytes")
                 .description("Bytes sent to other task executors (frames with their headers)").register(r));
         group.add(r -> FunctionCounter.builder("sluice.network.buffers.received", this, DataExchangeMetrics::buffersReceived)
                 .tags(group.tags()).description("Buffers (data and events) received from other task executors")
                 .register(r));
-        group.add(r -> FunctionCounter.builder("sluice.network.bytes.received", this, DataExchangeMetrics::bytesReceived)
+        group.add(r -> FunctionCounter.builder("sluice.network.received", this, DataExchangeMetrics::bytesReceived)
                 .tags(group.tags()).baseUnit("bytes")
                 .description("Bytes received from other task executors (frames with their headers)").register(r));
         group.add(r -> Gauge.builder("sluice.network.connections", connections, s -> s.getAsInt())

@@ -62,6 +62,8 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
     private static final Logger LOG = LoggerFactory.getLogger(NettyShuffleEnvironment.class);
     /** The largest frame accepted: a buffer holds whole records, so one huge record makes a huge buffer. */
     private static final int MAX_FRAME_LENGTH = Integer.MAX_VALUE - 16;
+    /** How long a connection attempt to another data server may take before its channels are released. */
+    private static final int CONNECT_TIMEOUT_MILLIS = 10_000;
 
     private final String name;
     private final LocalShuffleService local;
@@ -93,6 +95,7 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
                     .group(group)
                     .channel(NioServerSocketChannel.class)
                     .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.SO_KEEPALIVE, true)
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
@@ -114,7 +117,8 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
         this.clientTemplate = new Bootstrap()
                 .channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 10_000);
+                .option(ChannelOption.SO_KEEPALIVE, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS);
         LOG.info("Task executor {}: data server listening on {}", name, address);
     }
 

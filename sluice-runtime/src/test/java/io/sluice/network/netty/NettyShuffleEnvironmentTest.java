@@ -206,6 +206,14 @@ class NettyShuffleEnvironmentTest {
                 .hasMessageContaining("Connection to the data server " + producerSide.dataAddress());
         assertThatThrownBy(in::poll).isInstanceOf(ChannelReleasedException.class);
         await().atMost(WAIT).until(() -> producerSide.remoteChannelCount() == 0 && consumerSide.remoteChannelCount() == 0);
+
+        // The next deployment's channels get a new connection.
+        ChannelKey next = new ChannelKey(JOB, 1, 1, 0, 0);
+        LocalChannel nextIn = consumerSide.remoteInputChannel(next, producerSide.dataAddress());
+        producerSide.remoteOutputChannel(next).send(Buffer.event(new Watermark(42)));
+        await().atMost(WAIT).until(() -> nextIn.queuedBuffers() == 1);
+        assertThat(nextIn.poll().event()).isEqualTo(new Watermark(42));
+        assertThat(consumerSide.clientConnectionCount()).isEqualTo(1);
     }
 
     @Test
@@ -290,6 +298,29 @@ class NettyShuffleEnvironmentTest {
         await().atMost(WAIT).until(in::isReleased);
         assertThat(in.releaseCause()).hasMessageContaining("was already released here");
         assertThatThrownBy(() -> producerSide.remoteOutputChannel(key(1))).isInstanceOf(ChannelReleasedException.class);
+    }
+
+    @Test
+    void aRequestWaitingForItsProducerEndsWhenTheAttemptIsReleasedOnEitherSide() {
+        NettyShuffleEnvironment producerSide = environment("producer", 1, 64);
+        NettyShuffleEnvironment consumerSide = environment("consumer", 1, 64);
+        // Released on the producer's side while waiting: the consumer is told.
+        LocalChannel first = consumerSide.remoteInputChannel(key(1), producerSide.dataAddress());
+        await().atMost(WAIT).until(() -> producerSide.remoteChannelCount() == 1);
+        producerSide.releaseAttempt(JOB, 0, new IllegalStateException("deployment 0 of the job ended"));
+        await().atMost(WAIT).until(first::isReleased);
+        assertThat(first.releaseCause()).hasMessageContaining("deployment 0 of the job ended");
+        assertThat(producerSide.remoteChannelCount()).isZero();
+
+        // Released on the consumer's side while waiting: the producer's side forgets the request.
+        ChannelKey next = new ChannelKey(JOB, 1, 1, 0, 0);
+        LocalChannel second = consumerSide.remoteInputChannel(next, producerSide.dataAddress());
+        await().atMost(WAIT).until(() -> producerSide.remoteChannelCount() == 1);
+        consumerSide.releaseAttempt(JOB, 1, new IllegalStateException("sink (1/1) was cancelled"));
+        assertThat(second.isReleased()).isTrue();
+        await().atMost(WAIT).until(() -> producerSide.remoteChannelCount() == 0 && consumerSide.remoteChannelCount() == 0);
+        // A producer deployed later still gets a channel (its own release is what ends it).
+        assertThat(producerSide.remoteOutputChannel(next).isReleased()).isFalse();
     }
 
     /** Reads the gate until the end of partition; records as their values, events by their toString. */
