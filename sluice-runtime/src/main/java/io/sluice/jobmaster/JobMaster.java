@@ -545,6 +545,9 @@ public final class JobMaster implements JobMasterGateway {
         if (waitingForSlots != null) {
             waitingForSlots = services.slotPool().describeShortage(jobGraph.jobId(), jobGraph.requiredSlots());
         }
+        // Nothing more is asked of it (task counters for status would wait for their timeout); the next
+        // deployment takes fresh slots from the pool anyway.
+        slots = slots.stream().filter(te -> !te.id().equals(taskExecutorId)).toList();
         List<Execution> lost = executions.values().stream()
                 .filter(e -> !e.state.isTerminal() && e.taskExecutor.id().equals(taskExecutorId)).toList();
         if (lost.isEmpty()) {

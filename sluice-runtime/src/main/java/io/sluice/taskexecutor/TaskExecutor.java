@@ -44,6 +44,8 @@ public final class TaskExecutor implements TaskExecutorGateway {
     private final TaskLocalStateStore localState = new TaskLocalStateStore();
     private final UserCodeClassLoaders userCode;
     private final Clock clock;
+    /** Completed (on the main thread) once no task is left; see {@link #cancelAllTasks}. */
+    private final List<CompletableFuture<Void>> whenNoTasks = new ArrayList<>();
 
     /** Jars being fetched, per job, with the submissions waiting for them (main thread only). */
     private final Map<JobId, List<CompletableFuture<ClassLoaderLease>>> jarLoads = new HashMap<>();
@@ -199,6 +201,11 @@ public final class TaskExecutor implements TaskExecutorGateway {
         if (state.state().isTerminal()) {
             running.meters().close();
             running.classLoader().close();
+            if (tasks.isEmpty() && !whenNoTasks.isEmpty()) {
+                List<CompletableFuture<Void>> waiting = List.copyOf(whenNoTasks);
+                whenNoTasks.clear();
+                waiting.forEach(f -> f.complete(null));
+            }
         }
         if (state.state() == ExecutionState.FINISHED) {
             ExecutionAttemptId a = state.attemptId();
@@ -259,14 +266,24 @@ public final class TaskExecutor implements TaskExecutorGateway {
      * Cancels every task because their job manager is lost (no heartbeat, or the leader changed):
      * their job masters are gone or fail them over anyway, and without a job master nobody may
      * commit their checkpoints. Any thread.
+     *
+     * @return completes on the main thread once no task is left on this task executor (a task that
+     *         ignores the cancellation keeps it pending; callers bound their wait)
      */
     public CompletableFuture<Void> cancelAllTasks(String reason) {
-        return CompletableFuture.runAsync(() -> {
+        return CompletableFuture.supplyAsync(() -> {
             if (!tasks.isEmpty()) {
                 LOG.warn("Task executor {} cancels its {} task(s): {}", id, tasks.size(), reason);
             }
             tasks.values().forEach(t -> t.task().cancel());
-        }, mainThread);
+            CompletableFuture<Void> ended = new CompletableFuture<>();
+            if (tasks.isEmpty()) {
+                ended.complete(null);
+            } else {
+                whenNoTasks.add(ended);
+            }
+            return ended;
+        }, mainThread).thenCompose(f -> f);
     }
 
     @Override

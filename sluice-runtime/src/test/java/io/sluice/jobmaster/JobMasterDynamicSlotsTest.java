@@ -148,6 +148,33 @@ class JobMasterDynamicSlotsTest {
                 assertThat(f.cause()).contains("was cancelled by task executor tm-2 without the job master asking"));
     }
 
+    @Test
+    void aJobBeingCancelledWhoseTasksSitOnADeadTaskExecutorEndsOnceThatOneCountsAsLost() {
+        pool.addTaskExecutor(tm1, "i-1", "unused");
+        pool.addTaskExecutor(tm2, "i-2", "unused");
+        mainThread.execute(jobMaster::start);
+        mainThread.triggerAll();
+        for (ExecutionAttemptId id : all()) {
+            report(id, ExecutionState.RUNNING);
+        }
+
+        jobMaster.cancel();
+        mainThread.triggerAll();
+        for (ExecutionAttemptId id : tm1.cancelled()) {
+            report(id, ExecutionState.CANCELED);
+        }
+        // tm-2 is dead: its tasks never report CANCELED.
+        assertThat(status()).isEqualTo(JobStatus.CANCELLING);
+        assertThat(jobMaster.resultFuture()).isNotDone();
+
+        pool.removeTaskExecutor("tm-2", "task manager tm-2 lost: no heartbeat for 6 s");
+        mainThread.triggerAll();
+
+        assertThat(status()).isEqualTo(JobStatus.CANCELED);
+        assertThat(jobMaster.resultFuture()).isCompleted();
+        assertThat(details().recentFailures()).as("a loss while cancelling is no task failure").isEmpty();
+    }
+
     private List<ExecutionAttemptId> all() {
         List<ExecutionAttemptId> ids = new java.util.ArrayList<>(tm1.submittedIds());
         ids.addAll(tm2.submittedIds());

@@ -132,6 +132,28 @@ class TaskExecutorTest {
         assertThat(jobMaster.states(mine.attemptId())).containsExactly(ExecutionState.RUNNING, ExecutionState.CANCELED);
     }
 
+    @Test
+    void cancellingAllTasksForALostJobManagerCompletesOnceEveryTaskHasEnded() {
+        TaskDeploymentDescriptor a = descriptor(unbounded(), 1);
+        TaskDeploymentDescriptor b = descriptor(unbounded(), 2);
+        taskExecutor.submitTask(a, jobMaster);
+        taskExecutor.submitTask(b, jobMaster);
+        main.triggerAll();
+        awaitReport(a.attemptId(), ExecutionState.RUNNING);
+        awaitReport(b.attemptId(), ExecutionState.RUNNING);
+
+        CompletableFuture<Void> ended = taskExecutor.cancelAllTasks("job manager lost: test");
+        main.triggerAll();
+        awaitReport(a.attemptId(), ExecutionState.CANCELED);
+        awaitReport(b.attemptId(), ExecutionState.CANCELED);
+
+        assertThat(ended).isCompleted();
+        assertThat(onMain(taskExecutor::numberOfTasks)).isZero();
+        CompletableFuture<Void> none = taskExecutor.cancelAllTasks("again");
+        main.triggerAll();
+        assertThat(none).as("no task: at once").isCompleted();
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private JobGraph bounded() {

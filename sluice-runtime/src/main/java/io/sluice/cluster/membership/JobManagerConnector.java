@@ -21,8 +21,10 @@ import org.slf4j.LoggerFactory;
  * with the leader's {@link TaskExecutorRegistryGateway} (found through the injected resolver) with
  * exponential backoff, sends heartbeats while registered, and when it loses the job manager — no
  * answer to its heartbeats for {@code heartbeat.timeout}, the job manager no longer knows the
- * registration, or the leader changed — cancels all its tasks and registers again (with the new
- * leader after a failover), without restarting the process. It never gives up: a job manager that
+ * registration, or the leader changed — cancels all its tasks and, once they have ended (or after
+ * {@code heartbeat.timeout} at the latest), registers again (with the new leader after a failover),
+ * without restarting the process. Waiting for the tasks to end keeps a new job master from deploying
+ * a job here while this task executor still runs the old deployment's tasks. It never gives up: a job manager that
  * is unreachable or rejects it (wrong cluster id: an ERROR line per attempt, retried at the longest
  * backoff) is retried until the connector is closed.
  *
@@ -36,7 +38,7 @@ public final class JobManagerConnector {
 
     private final TaskExecutorRegistration registration;
     private final TaskExecutorGateway taskExecutor;
-    private final Consumer<String> cancelAllTasks;
+    private final Function<String, CompletableFuture<?>> cancelAllTasks;
     private final LeaderRetrieval leaderRetrieval;
     private final Function<JobManagerAddress, TaskExecutorRegistryGateway> resolver;
     private final MainThreadExecutor mainThread;
@@ -61,13 +63,32 @@ public final class JobManagerConnector {
     private boolean closed;
 
     /**
-     * @param registration   what to register (id, process instance id, slots, data address, cluster id)
-     * @param taskExecutor   the task executor, sent by reference with the registration
+     * A connector whose task cancellation counts as done at once (it does not wait for the tasks to
+     * end before registering again). Prefer the other constructor with {@code TaskExecutor::cancelAllTasks}.
+     *
      * @param cancelAllTasks cancels every task of the task executor, with the reason; called on {@code mainThread}
-     * @param resolver       the registry gateway at a job manager address (local object or RPC proxy); must not block
      */
     public JobManagerConnector(TaskExecutorRegistration registration, TaskExecutorGateway taskExecutor,
                                Consumer<String> cancelAllTasks, LeaderRetrieval leaderRetrieval,
+                               Function<JobManagerAddress, TaskExecutorRegistryGateway> resolver,
+                               MainThreadExecutor mainThread, Clock clock, HeartbeatSettings heartbeats,
+                               RegistrationBackoff backoff) {
+        this(registration, taskExecutor, (String reason) -> {
+            cancelAllTasks.accept(reason);
+            return CompletableFuture.completedFuture(null);
+        }, leaderRetrieval, resolver, mainThread, clock, heartbeats, backoff);
+    }
+
+    /**
+     * @param registration   what to register (id, process instance id, slots, data address, cluster id)
+     * @param taskExecutor   the task executor, sent by reference with the registration
+     * @param cancelAllTasks cancels every task of the task executor, with the reason, and completes once
+     *                       they have ended ({@code TaskExecutor::cancelAllTasks}); called on {@code mainThread}
+     * @param resolver       the registry gateway at a job manager address (local object or RPC proxy); must not block
+     */
+    public JobManagerConnector(TaskExecutorRegistration registration, TaskExecutorGateway taskExecutor,
+                               Function<String, CompletableFuture<?>> cancelAllTasks,
+                               LeaderRetrieval leaderRetrieval,
                                Function<JobManagerAddress, TaskExecutorRegistryGateway> resolver,
                                MainThreadExecutor mainThread, Clock clock, HeartbeatSettings heartbeats,
                                RegistrationBackoff backoff) {
@@ -137,18 +158,44 @@ public final class JobManagerConnector {
         }
         String previous = leader;
         leader = next;
-        if (registrationId != null) {
-            lose("the dispatcher leader changed from " + previous + " to " + (next == null ? "none" : next));
-        }
-        invalidate();
+        CompletableFuture<?> tasksEnded = registrationId == null ? CompletableFuture.completedFuture(null)
+                : lose("the dispatcher leader changed from " + previous + " to " + (next == null ? "none" : next));
         attempt = 0;
         lastError = null;
         if (leader == null) {
+            invalidate();
             LOG.info("Task manager {}: no job manager leads at the moment; waiting for one", registration.taskExecutorId());
             return;
         }
         LOG.info("Task manager {}: the leading job manager is {}; registering", registration.taskExecutorId(), leader);
-        tryRegister();
+        registerOnceEnded(tasksEnded);
+    }
+
+    /**
+     * Registers once the cancelled tasks have ended, or after {@code heartbeat.timeout} if one
+     * ignores the cancellation (logged), so that the job manager never sees this task executor's
+     * slots free while its old tasks still run.
+     */
+    private void registerOnceEnded(CompletableFuture<?> tasksEnded) {
+        invalidate();
+        if (tasksEnded.isDone()) {
+            tryRegister();
+            return;
+        }
+        long myEpoch = epoch;
+        timer = mainThread.schedule(() -> {
+            if (myEpoch == epoch && !closed) {
+                timer = null;
+                LOG.warn("Task manager {}: some tasks have not ended {} after they were cancelled; registering anyway",
+                        registration.taskExecutorId(), heartbeats.describeTimeout());
+                tryRegister();
+            }
+        }, heartbeats.timeout());
+        tasksEnded.whenCompleteAsync((ok, error) -> {
+            if (myEpoch == epoch && !closed) {
+                tryRegister(); // cancels the fallback timer
+            }
+        }, mainThread);
     }
 
     /** Makes every outstanding callback stale and stops the timers; forgets the registration. */
@@ -256,8 +303,7 @@ public final class JobManagerConnector {
 
     private void heartbeat(long myEpoch) {
         if (clock.nanoTime() - lastHeardNanos >= heartbeats.timeout().toNanos()) {
-            lose("no heartbeat from " + targetDescription + " for " + heartbeats.describeTimeout());
-            tryRegister();
+            registerOnceEnded(lose("no heartbeat from " + targetDescription + " for " + heartbeats.describeTimeout()));
             return;
         }
         CompletableFuture<HeartbeatResponse> answer;
@@ -273,9 +319,8 @@ public final class JobManagerConnector {
             if (error == null && r == HeartbeatResponse.ACCEPTED) {
                 lastHeardNanos = clock.nanoTime();
             } else if (error == null) {
-                lose(targetDescription + " no longer knows this task manager (it counted it as lost, restarted, or"
-                        + " no longer leads)");
-                tryRegister();
+                registerOnceEnded(lose(targetDescription + " no longer knows this task manager (it counted it as lost,"
+                        + " restarted, or no longer leads)"));
             } else {
                 LOG.debug("Heartbeat of task manager {} to {} failed: {}", registration.taskExecutorId(),
                         targetDescription, describe(error));
@@ -284,13 +329,22 @@ public final class JobManagerConnector {
         scheduleHeartbeat(myEpoch);
     }
 
-    /** The job manager is lost: cancel every task (they belong to its job masters) and forget the registration. */
-    private void lose(String reason) {
-        LOG.warn("Task manager {} lost its job manager: {}; cancelling all its tasks and registering again",
-                registration.taskExecutorId(), reason);
+    /**
+     * The job manager is lost: cancel every task (they belong to its job masters) and forget the
+     * registration. Returns when the tasks have ended.
+     */
+    private CompletableFuture<?> lose(String reason) {
+        LOG.warn("Task manager {} lost its job manager: {}; cancelling all its tasks and registering again once they"
+                + " ended", registration.taskExecutorId(), reason);
         registrationId = null;
         target = null;
-        cancelAllTasks.accept("job manager lost: " + reason);
+        try {
+            CompletableFuture<?> ended = cancelAllTasks.apply("job manager lost: " + reason);
+            return ended == null ? CompletableFuture.completedFuture(null) : ended;
+        } catch (RuntimeException e) {
+            LOG.error("Task manager {}: cancelling its tasks failed", registration.taskExecutorId(), e);
+            return CompletableFuture.completedFuture(null);
+        }
     }
 
     private static String describe(Throwable error) {

@@ -39,6 +39,8 @@ class JobManagerConnectorTest {
     private final List<String> cancellations = new CopyOnWriteArrayList<>();
     private final TaskExecutorGateway taskExecutor = new TestingTaskExecutorGateway("tm-1", 2);
     private JobManagerConnector connector;
+    /** What cancelling all tasks returns: completes once they have ended (at once by default). */
+    private volatile CompletableFuture<Void> tasksEnded = CompletableFuture.completedFuture(null);
 
     /** One job manager: pool, registry, whether it leads, and a link to it that can fail or go silent. */
     private final class JobManagerSide implements TaskExecutorRegistryGateway {
@@ -101,7 +103,10 @@ class JobManagerConnectorTest {
 
     private void startConnector(String clusterId) {
         connector = new JobManagerConnector(new TaskExecutorRegistration("tm-1", "instance-1", 2, null, clusterId),
-                taskExecutor, cancellations::add, leader, address -> {
+                taskExecutor, reason -> {
+                    cancellations.add(reason);
+                    return tasksEnded;
+                }, leader, address -> {
                     JobManagerSide side = jobManagers.get(address.id());
                     if (side == null) {
                         throw new IllegalArgumentException("no route to " + address.rpcAddress());
@@ -227,6 +232,44 @@ class JobManagerConnectorTest {
     }
 
     @Test
+    void afterALossItRegistersAgainOnlyOnceItsCancelledTasksHaveEnded() {
+        JobManagerSide first = jobManager(A, "prod");
+        JobManagerSide second = jobManager(B, "prod");
+        leader.setLeader(A);
+        startConnector("prod");
+        CompletableFuture<Void> ended = new CompletableFuture<>();
+        tasksEnded = ended;
+
+        leader.setLeader(B);
+        advance(Duration.ofSeconds(2));
+        assertThat(cancellations).hasSize(1);
+        assertThat(second.registrationAttemptMillis).as("old tasks still run: not yet").isEmpty();
+
+        ended.complete(null);
+        settle();
+        assertThat(second.registrationAttemptMillis).hasSize(1);
+        assertThat(status().state()).isEqualTo(ConnectionStatus.State.REGISTERED);
+    }
+
+    @Test
+    void aTaskThatIgnoresTheCancellationDelaysTheRegistrationByAtMostTheTimeout() {
+        JobManagerSide first = jobManager(A, "prod");
+        JobManagerSide second = jobManager(B, "prod");
+        leader.setLeader(A);
+        startConnector("prod");
+        tasksEnded = new CompletableFuture<>(); // never ends
+
+        leader.setLeader(B);
+        advance(Duration.ofMillis(5_900));
+        assertThat(second.registrationAttemptMillis).isEmpty();
+        advance(Duration.ofMillis(200));
+
+        assertThat(second.registrationAttemptMillis).hasSize(1);
+        assertThat(status().state()).isEqualTo(ConnectionStatus.State.REGISTERED);
+        assertThat(first.pool.totalSlots()).isZero();
+    }
+
+    @Test
     void anAnswerToAStaleAttemptIsIgnored() {
         JobManagerSide first = jobManager(A, "prod");
         JobManagerSide second = jobManager(B, "prod");
@@ -292,6 +335,27 @@ class JobManagerConnectorTest {
         assertThat(status().state()).isEqualTo(ConnectionStatus.State.CLOSED);
         advance(Duration.ofSeconds(30));
         assertThat(jm.registrationAttemptMillis).hasSize(1);
+    }
+
+    @Test
+    void aConsumerOfTheReasonStillWorksAndRegistersAgainAtOnce() {
+        JobManagerSide first = jobManager(A, "prod");
+        JobManagerSide second = jobManager(B, "prod");
+        leader.setLeader(A);
+        connector = new JobManagerConnector(new TaskExecutorRegistration("tm-1", "instance-1", 2, null, "prod"),
+                taskExecutor, reason -> {
+                    cancellations.add(reason);
+                }, leader, address -> jobManagers.get(address.id()), teMain, clock, HeartbeatSettings.DEFAULT,
+                RegistrationBackoff.DEFAULT);
+        connector.start();
+        settle();
+
+        leader.setLeader(B);
+        settle();
+
+        assertThat(cancellations).hasSize(1);
+        assertThat(second.pool.totalSlots()).isEqualTo(2);
+        assertThat(first.registrationAttemptMillis).hasSize(1);
     }
 
     // ------------------------------------------------------------------ helpers
