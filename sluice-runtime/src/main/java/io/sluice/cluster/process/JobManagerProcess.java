@@ -125,7 +125,7 @@ public final class JobManagerProcess implements AutoCloseable {
             DedicatedMainThreadExecutor main = new DedicatedMainThreadExecutor(id);
             resources.add(main::close);
             JobManagerServices services = new JobManagerServices(ha, storages, slotPool,
-                    (jobId, deployment) -> { }, // task managers release a deployment's channels as its tasks end
+                    (jobId, deployment) -> { }, // no in-memory channels here; job masters release them on the task managers
                     io, SystemClock.INSTANCE, new Random(), RecoveryBackoff.DEFAULT, address.encode(), userCode);
             Dispatcher dispatcher = new Dispatcher(services, main);
 

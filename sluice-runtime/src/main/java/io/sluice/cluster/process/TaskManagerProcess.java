@@ -137,10 +137,8 @@ public final class TaskManagerProcess implements AutoCloseable {
             TaskExecutorRegistration registration = new TaskExecutorRegistration(id, UUID.randomUUID().toString(), slots,
                     network.dataAddress(), configuration.getString("high-availability.cluster-id").orElse("default"));
             JobManagerConnector connector = new JobManagerConnector(registration, taskExecutor,
-                    reason -> {
-                        LOG.warn("Task manager {} cancels its tasks: {}", id, reason);
-                        taskExecutor.cancelAll();
-                    },
+                    // registers again only once the cancelled tasks have ended
+                    (java.util.function.Function<String, java.util.concurrent.CompletableFuture<?>>) taskExecutor::cancelAllTasks,
                     leaders,
                     address -> rpc.remoteGateway(new RpcAddress(address.rpcHost(), address.rpcPort()),
                             TaskExecutorRegistryGateway.ENDPOINT, TaskExecutorRegistryGateway.class, null, Map.of()),
