@@ -39,6 +39,17 @@ public final class SluiceCli implements Runnable {
         CommandLine cli = new CommandLine(new SluiceCli());
         cli.setExitCodeExceptionMapper(e -> e instanceof ParameterException ? ExitCodes.USAGE : ExitCodes.INTERNAL_ERROR);
         cli.setParameterExceptionHandler(new UsageErrorHandler());
+        cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof io.sluice.ha.HaServicesUnavailableException) {
+                    // Not a bug of the command: say what could not be reached and what to check, no stack trace.
+                    commandLine.getErr().println("sluice " + commandLine.getCommandName() + ": " + t.getMessage());
+                    commandLine.getErr().flush();
+                    return ExitCodes.UNAVAILABLE;
+                }
+            }
+            throw e;
+        });
         return cli;
     }
 

@@ -132,7 +132,7 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
         client.start();
         if (!client.blockUntilConnected((int) connectionTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
             client.close();
-            throw new IllegalStateException("Could not connect to ZooKeeper at " + quorum + " within "
+            throw new io.sluice.ha.HaServicesUnavailableException("Could not connect to ZooKeeper at " + quorum + " within "
                     + Durations.format(connectionTimeout) + " (" + ZooKeeperHaOptions.CONNECTION_TIMEOUT.key()
                     + "). Check " + ZooKeeperHaOptions.QUORUM.key() + " and that the ZooKeeper servers are running"
                     + " and reachable from this host.");
