@@ -66,4 +66,12 @@ final class Rest {
     static long completedCheckpoints(String url, String jobId) {
         return job(url, jobId).map(j -> j.path("checkpoints").path("completed").asLong()).orElse(-1L);
     }
+
+    /** The REST URL of the dispatcher leader as {@code url} names it (from its encoded contender id), if any. */
+    static Optional<String> leaderRestUrl(String url) {
+        return get(url, "/v1/overview").filter(a -> a.status() == 200)
+                .map(a -> a.body().path("leader").path("contenderId").asText(null))
+                .filter(id -> id != null && id.contains("?rest="))
+                .map(id -> id.substring(id.indexOf("?rest=") + "?rest=".length()));
+    }
 }

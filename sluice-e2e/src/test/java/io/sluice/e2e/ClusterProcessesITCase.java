@@ -1,27 +1,21 @@
-package io.sluice.cli.process;
+package io.sluice.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.sluice.cli.ExitCodes;
-import io.sluice.cli.SluiceCli;
-import io.sluice.cli.process.SluiceProcesses.SluiceProcess;
+import io.sluice.e2e.SluiceCluster.Host;
+import io.sluice.e2e.SluiceCluster.SluiceProcess;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.stream.Stream;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -45,10 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * when its session expires, which bounds the job manager failover.
  */
 class ClusterProcessesITCase {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final java.util.regex.Pattern TASK_MANAGER_ID =
             java.util.regex.Pattern.compile("Sluice task manager (\\S+):");
-    private static final java.util.regex.Pattern LINE = java.util.regex.Pattern.compile("(\\d+),(\\d+)");
     private static final int KEYS = 8;
     private static final long RECORDS = 32_000;
     private static final int RATE = 800;
@@ -59,7 +51,7 @@ class ClusterProcessesITCase {
     Path dir;
 
     private TestingServer zooKeeper;
-    private SluiceProcesses processes;
+    private SluiceCluster processes;
 
     @BeforeEach
     void startZooKeeper() throws Exception {
@@ -98,24 +90,24 @@ class ClusterProcessesITCase {
     private void runSeed(long seed) throws Exception {
         Random random = new Random(seed);
         Path run = Files.createDirectories(dir.resolve("seed-" + seed));
-        processes = new SluiceProcesses(run, clusterConfig("e2e-" + seed));
+        processes = new SluiceCluster(run, clusterConfig("e2e-" + seed));
         try {
-            List<SluiceProcess> jobManagers = new ArrayList<>(List.of(processes.startJobManager(Map.of()),
-                    processes.startJobManager(Map.of())));
-            List<SluiceProcess> taskManagers = new ArrayList<>(List.of(processes.startTaskManager(2, Map.of()),
-                    processes.startTaskManager(2, Map.of())));
+            List<SluiceProcess> jobManagers = new ArrayList<>(List.of(processes.startJobManager(Host.MACHINE, Map.of()),
+                    processes.startJobManager(Host.MACHINE, Map.of())));
+            List<SluiceProcess> taskManagers = new ArrayList<>(List.of(processes.startTaskManager(Host.MACHINE, 2, Map.of()),
+                    processes.startTaskManager(Host.MACHINE, 2, Map.of())));
             String leader = awaitLeader(jobManagers);
             await().atMost(RECOVERY_TIMEOUT).until(() -> registeredSlots(leader) == 4);
             SluiceProcess standby = jobManagers.stream().filter(jm -> !jm.restUrl().equals(leader)).findFirst().orElseThrow();
 
             // The standby's REST answers while the leader lives, naming the leader.
-            Optional<String> named = RestProbe.leaderRestUrl(standby.restUrl());
+            Optional<String> named = Rest.leaderRestUrl(standby.restUrl());
             assertThat(named).as("the standby names the leader").contains(leader);
 
             Path output = run.resolve("counts");
             String jobId = submit(leader, run, output);
-            await().atMost(RECOVERY_TIMEOUT).until(() -> RestProbe.jobStatus(leader, jobId).filter("RUNNING"::equals).isPresent());
-            assertThat(RestProbe.jobStatus(standby.restUrl(), jobId)).as("the standby answers for the leader's job")
+            await().atMost(RECOVERY_TIMEOUT).until(() -> Rest.jobStatus(leader, jobId).filter("RUNNING"::equals).isPresent());
+            assertThat(Rest.jobStatus(standby.restUrl(), jobId)).as("the standby answers for the leader's job")
                     .contains("RUNNING");
 
             List<String> plan = plan(random);
@@ -143,21 +135,21 @@ class ClusterProcessesITCase {
                         + " (ZooKeeper session timeout %d s, heartbeat timeout the default)%n", seed, step,
                         running - killed, SESSION_TIMEOUT.toSeconds());
                 if (!step.equals("kill-leader")) {
-                    taskManagers.add(processes.startTaskManager(2, Map.of()));
+                    taskManagers.add(processes.startTaskManager(Host.MACHINE, 2, Map.of()));
                 }
                 if (!step.equals("kill-taskmanager")) {
-                    SluiceProcess restarted = processes.startJobManager(Map.of());
+                    SluiceProcess restarted = processes.startJobManager(Host.MACHINE, Map.of());
                     jobManagers.add(restarted);
                     // The new standby's REST answers for the job too (forwarded to the new leader).
-                    await().atMost(RECOVERY_TIMEOUT).until(() -> RestProbe.jobStatus(restarted.restUrl(), jobId).isPresent());
+                    await().atMost(RECOVERY_TIMEOUT).until(() -> Rest.jobStatus(restarted.restUrl(), jobId).isPresent());
                 }
             }
 
             await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(() -> {
                 String l = currentLeader(jobManagers);
-                return l != null && RestProbe.jobStatus(l, jobId).filter("FINISHED"::equals).isPresent();
+                return l != null && Rest.jobStatus(l, jobId).filter("FINISHED"::equals).isPresent();
             });
-            assertExactCounts(output);
+            KeyedCounts.assertExact(output, RECORDS, KEYS);
 
             // SIGTERM: a job manager and a task manager stop in order and exit 0.
             for (SluiceProcess p : List.of(jobManagers.get(0), taskManagers.get(0))) {
@@ -175,9 +167,9 @@ class ClusterProcessesITCase {
 
     @Test
     void aTaskManagerPointedAtAWrongClusterIdSaysSoAndKeepsRetrying() throws Exception {
-        processes = new SluiceProcesses(dir, clusterConfig("the-cluster"));
-        SluiceProcess jm = processes.startJobManager(Map.of());
-        SluiceProcess lost = processes.startTaskManager(1, Map.of("high-availability.cluster-id", "no-such-cluster"));
+        processes = new SluiceCluster(dir, clusterConfig("the-cluster"));
+        SluiceProcess jm = processes.startJobManager(Host.MACHINE, Map.of());
+        SluiceProcess lost = processes.startTaskManager(Host.MACHINE, 1, Map.of("high-availability.cluster-id", "no-such-cluster"));
         try {
             await().atMost(Duration.ofSeconds(60)).until(() -> lost.output().contains("no-such-cluster")
                     && lost.output().contains("no job manager leads"));
@@ -223,7 +215,7 @@ class ClusterProcessesITCase {
     /** The REST URL of the job manager among {@code jobManagers} that calls itself leader, or null. */
     private static String currentLeader(List<SluiceProcess> jobManagers) {
         for (SluiceProcess jm : jobManagers) {
-            Optional<RestProbe.Answer> a = RestProbe.get(jm.restUrl(), "/v1/overview");
+            Optional<Rest.Answer> a = Rest.get(jm.restUrl(), "/v1/overview");
             if (a.isPresent() && a.get().status() == 200 && a.get().body().path("leader").path("isThisNode").asBoolean()) {
                 return jm.restUrl();
             }
@@ -236,7 +228,7 @@ class ClusterProcessesITCase {
         List<String> busy = new ArrayList<>();
         await().atMost(RECOVERY_TIMEOUT).until(() -> {
             busy.clear();
-            Optional<RestProbe.Answer> a = RestProbe.get(leaderUrl, "/v1/overview");
+            Optional<Rest.Answer> a = Rest.get(leaderUrl, "/v1/overview");
             a.filter(x -> x.status() == 200).ifPresent(x -> x.body().path("taskExecutors").forEach(te -> {
                 if (te.path("slotsFree").asInt() < te.path("slots").asInt()) {
                     busy.add(te.path("id").asText());
@@ -256,7 +248,7 @@ class ClusterProcessesITCase {
     }
 
     private static int registeredSlots(String url) {
-        return RestProbe.get(url, "/v1/overview").filter(a -> a.status() == 200).map(a -> a.body().path("slotsTotal").asInt())
+        return Rest.get(url, "/v1/overview").filter(a -> a.status() == 200).map(a -> a.body().path("slotsTotal").asInt())
                 .orElse(-1);
     }
 
@@ -267,7 +259,7 @@ class ClusterProcessesITCase {
             if (l == null) {
                 return false;
             }
-            Optional<RestProbe.Answer> a = RestProbe.get(l, "/v1/jobs/" + jobId);
+            Optional<Rest.Answer> a = Rest.get(l, "/v1/jobs/" + jobId);
             if (a.isEmpty() || a.get().status() != 200) {
                 return false;
             }
@@ -283,7 +275,7 @@ class ClusterProcessesITCase {
     private static long awaitRunningSince(String url, String jobId, long sinceMillis) {
         long[] at = new long[1];
         await().atMost(RECOVERY_TIMEOUT).pollInterval(Duration.ofMillis(20)).until(() -> {
-            Optional<RestProbe.Answer> a = RestProbe.get(url, "/v1/jobs/" + jobId);
+            Optional<Rest.Answer> a = Rest.get(url, "/v1/jobs/" + jobId);
             if (a.isEmpty() || a.get().status() != 200 || !a.get().body().path("status").asText().equals("RUNNING")) {
                 return false;
             }
@@ -298,39 +290,9 @@ class ClusterProcessesITCase {
         return at[0];
     }
 
-    private String submit(String url, Path run, Path output) throws IOException {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        var cli = SluiceCli.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        int code = cli.execute("run", SluiceProcesses.examplesJar().toString(), "--cluster", url, "--detached",
-                "--output", "json", "--parallelism", "2",
-                "-D", "checkpoints.interval=300 ms", "-D", "checkpoints.dir=" + run.resolve("checkpoints"),
-                "--", "--records", Long.toString(RECORDS), "--keys", Integer.toString(KEYS), "--rate", Integer.toString(RATE),
-                "--output", output.toString());
-        assertThat(code).as(out + "\n" + err).isEqualTo(ExitCodes.OK);
-        return JSON.readTree(out.toString()).path("jobId").asText();
-    }
-
-    /** The last count the sink wrote per key (the highest: a replay after a restore writes lower counts again). */
-    private static void assertExactCounts(Path output) throws IOException {
-        Map<String, Long> highest = new HashMap<>();
-        try (Stream<Path> parts = Files.list(output)) {
-            for (Path part : parts.toList()) {
-                for (String line : Files.readAllLines(part)) {
-                    // A line torn by a SIGKILLed writer does not match (the next writer's line runs into it).
-                    java.util.regex.Matcher m = LINE.matcher(line);
-                    if (m.matches()) {
-                        highest.merge(m.group(1), Long.parseLong(m.group(2)), Math::max);
-                    }
-                }
-            }
-        }
-        Map<String, Long> expected = new HashMap<>();
-        for (int k = 0; k < KEYS; k++) {
-            expected.put(Integer.toString(k), RECORDS / KEYS);
-        }
-        assertThat(highest).as("the final count of every key (exactly-once keyed state)").isEqualTo(expected);
+    private String submit(String url, Path run, Path output) throws Exception {
+        return processes.submitExample(url, List.of("--parallelism", "2", "-D", "checkpoints.interval=300 ms",
+                "-D", "checkpoints.dir=" + run.resolve("checkpoints")), List.of("--records", Long.toString(RECORDS),
+                "--keys", Integer.toString(KEYS), "--rate", Integer.toString(RATE), "--output", output.toString()));
     }
 }
