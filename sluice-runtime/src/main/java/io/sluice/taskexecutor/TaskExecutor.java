@@ -49,6 +49,12 @@ public final class TaskExecutor implements TaskExecutorGateway {
 
     /** Jars being fetched, per job, with the submissions waiting for them (main thread only). */
     private final Map<JobId, List<CompletableFuture<ClassLoaderLease>>> jarLoads = new HashMap<>();
+    /**
+     * Submitted tasks not started yet (their job's class loader is on its way: at least one more
+     * main-thread step), and those of them cancelled meanwhile, which then never start. Main thread.
+     */
+    private final java.util.Set<ExecutionAttemptId> starting = new java.util.HashSet<>();
+    private final java.util.Set<ExecutionAttemptId> cancelledBeforeStart = new java.util.HashSet<>();
 
     private record RunningTask(Task task, JobMasterGateway jobMaster, ClassLoaderLease classLoader, TaskMeters meters) {
     }
@@ -111,9 +117,45 @@ public final class TaskExecutor implements TaskExecutorGateway {
     @Override
     public CompletableFuture<Acknowledge> submitTask(TaskDeploymentDescriptor descriptor, JobMasterGateway jobMaster) {
         JobId jobId = descriptor.attemptId().jobId();
-        return CompletableFuture.supplyAsync(() -> classLoaderFor(jobId), mainThread)
-                .thenCompose(lease -> lease)
-                .thenApplyAsync(classLoader -> startTask(descriptor, jobMaster, classLoader), mainThread);
+        ExecutionAttemptId attempt = descriptor.attemptId();
+        return CompletableFuture.supplyAsync(() -> {
+            if (tasks.containsKey(attempt) || !starting.add(attempt)) {
+                throw new IllegalStateException("Task " + attempt + " is already running on " + id);
+            }
+            return classLoaderFor(jobId);
+        }, mainThread)
+                .thenCompose(lease -> lease.handle((classLoader, error) -> new Loaded(classLoader, error)))
+                .thenApplyAsync(loaded -> {
+                    starting.remove(attempt);
+                    boolean cancelled = cancelledBeforeStart.remove(attempt);
+                    if (loaded.error() != null) {
+                        signalIfNoTasks();
+                        throw loaded.error() instanceof CompletionException c ? c : new CompletionException(loaded.error());
+                    }
+                    if (cancelled) {
+                        // cancelTask came while the loader was on its way: the task never starts, and its
+                        // job master hears CANCELED as it would from a task that ran.
+                        loaded.classLoader().close();
+                        LOG.info("Task {} was cancelled on {} before it started", attempt, id);
+                        jobMaster.updateTaskExecutionState(new TaskExecutionState(attempt, ExecutionState.CANCELED, null));
+                        signalIfNoTasks();
+                        return Acknowledge.INSTANCE;
+                    }
+                    return startTask(descriptor, jobMaster, loaded.classLoader());
+                }, mainThread);
+    }
+
+    /** The outcome of getting a task's class loader. */
+    private record Loaded(ClassLoaderLease classLoader, Throwable error) {
+    }
+
+    /** Main thread: completes the waiters of {@link #cancelAllTasks} once no task is running or starting. */
+    private void signalIfNoTasks() {
+        if (tasks.isEmpty() && starting.isEmpty() && !whenNoTasks.isEmpty()) {
+            List<CompletableFuture<Void>> waiting = List.copyOf(whenNoTasks);
+            whenNoTasks.clear();
+            waiting.forEach(f -> f.complete(null));
+        }
     }
 
     /** Main thread: starts the task with its job's loader, which the task holds until it has ended. */
@@ -201,11 +243,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
         if (state.state().isTerminal()) {
             running.meters().close();
             running.classLoader().close();
-            if (tasks.isEmpty() && !whenNoTasks.isEmpty()) {
-                List<CompletableFuture<Void>> waiting = List.copyOf(whenNoTasks);
-                whenNoTasks.clear();
-                waiting.forEach(f -> f.complete(null));
-            }
+            signalIfNoTasks();
         }
         if (state.state() == ExecutionState.FINISHED) {
             ExecutionAttemptId a = state.attemptId();
@@ -224,6 +262,8 @@ public final class TaskExecutor implements TaskExecutorGateway {
             RunningTask running = tasks.get(task);
             if (running != null) {
                 running.task().cancel();
+            } else if (starting.contains(task)) {
+                cancelledBeforeStart.add(task);
             }
             return Acknowledge.INSTANCE;
         }, mainThread);
@@ -276,8 +316,9 @@ public final class TaskExecutor implements TaskExecutorGateway {
                 LOG.warn("Task executor {} cancels its {} task(s): {}", id, tasks.size(), reason);
             }
             tasks.values().forEach(t -> t.task().cancel());
+            cancelledBeforeStart.addAll(starting);
             CompletableFuture<Void> ended = new CompletableFuture<>();
-            if (tasks.isEmpty()) {
+            if (tasks.isEmpty() && starting.isEmpty()) {
                 ended.complete(null);
             } else {
                 whenNoTasks.add(ended);
@@ -294,7 +335,10 @@ public final class TaskExecutor implements TaskExecutorGateway {
 
     /** Cancels every task (on shutdown). */
     public CompletableFuture<Void> cancelAll() {
-        return CompletableFuture.runAsync(() -> tasks.values().forEach(t -> t.task().cancel()), mainThread);
+        return CompletableFuture.runAsync(() -> {
+            tasks.values().forEach(t -> t.task().cancel());
+            cancelledBeforeStart.addAll(starting);
+        }, mainThread);
     }
 
     /** The local state copies of task-local recovery (for tests and metrics). */

@@ -103,6 +103,40 @@ class TaskExecutorTest {
         assertThat(onMain(taskExecutor::numberOfTasks)).isZero();
     }
 
+    /**
+     * A cancel that arrives between a submission and the task's start (the start takes a second
+     * main-thread step, after the job's class loader is there) keeps the task from starting, and its
+     * job master hears CANCELED. Before, the cancel found no task and was dropped, the task started
+     * anyway and ran on, and a job cancelled right after its deployment never ended.
+     */
+    @Test
+    void aCancelBeforeTheTaskStartedKeepsItFromStartingAndReportsCanceled() {
+        TaskDeploymentDescriptor d = descriptor(unbounded(), 1);
+        CompletableFuture<Acknowledge> ack = taskExecutor.submitTask(d, jobMaster);
+        CompletableFuture<Acknowledge> cancelled = taskExecutor.cancelTask(d.attemptId());
+        main.triggerAll();
+
+        assertThat(ack).isCompleted();
+        assertThat(cancelled).isCompleted();
+        awaitReport(d.attemptId(), ExecutionState.CANCELED);
+        assertThat(jobMaster.states(d.attemptId())).as("it never ran").containsExactly(ExecutionState.CANCELED);
+        assertThat(onMain(taskExecutor::numberOfTasks)).isZero();
+    }
+
+    /** cancelAllTasks (the job manager is lost) also covers a task still starting, and completes once it is gone. */
+    @Test
+    void cancellingAllTasksAlsoStopsATaskThatIsStillStarting() {
+        TaskDeploymentDescriptor d = descriptor(unbounded(), 1);
+        taskExecutor.submitTask(d, jobMaster);
+        CompletableFuture<Void> none = taskExecutor.cancelAllTasks("the job manager is lost");
+        main.triggerAll();
+
+        awaitReport(d.attemptId(), ExecutionState.CANCELED);
+        main.triggerAll();
+        assertThat(none).isCompleted();
+        assertThat(jobMaster.states(d.attemptId())).containsExactly(ExecutionState.CANCELED);
+    }
+
     @Test
     void metricsAreAnsweredPerJobAndCommandsForUnknownTasksAreHarmless() {
         TaskDeploymentDescriptor mine = descriptor(unbounded(), 1);
