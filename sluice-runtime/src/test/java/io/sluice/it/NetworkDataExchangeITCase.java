@@ -22,18 +22,15 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -45,7 +42,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ones. Each run checks that data really went over TCP.
  */
 class NetworkDataExchangeITCase {
-    private static final int KEYS = 16;
+    private static final int KEYS = InjectedFailureCountingScenario.KEYS;
+    private static final InjectedFailureCountingScenario.Draw DRAW =
+            new InjectedFailureCountingScenario.Draw(30_000, 2, 3);
     private static LocalCluster cluster;
 
     @TempDir
@@ -61,54 +60,20 @@ class NetworkDataExchangeITCase {
         cluster.close();
     }
 
-    static Stream<Arguments> seeds() {
-        long base = Long.getLong("sluice.test.seed", 20261201L);
-        return LongStream.range(0, 4).mapToObj(Arguments::of).map(a -> Arguments.of(base + (long) a.get()[0]));
+    static Stream<Long> seeds() {
+        return InjectedFailureCountingScenario.seeds(20261201L, 4);
     }
 
+    /** The scenario of {@link ExactlyOnceITCase} with parallelism 2, one subtask in each task executor. */
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void keyedCountsAreExactAfterInjectedFailuresWithChannelsOverTcp(long seed) throws Exception {
-        Random random = new Random(seed);
-        long records = 20_000 + random.nextInt(30_000);
-        TreeSet<Long> failAt = new TreeSet<>();
-        int failures = 1 + random.nextInt(3);
-        while (failAt.size() < failures) {
-            failAt.add((long) random.nextInt((int) records));
-        }
-        System.out.printf("seed %d: %d records, parallelism 2 over 2 task executors, failures at %s%n", seed, records,
-                failAt);
         long sentBefore = buffersSent();
-
-        InjectedFailures plan = InjectedFailures.at(failAt);
-        CollectingSink<Tuple2<Long, Long>> sink = CollectingSink.create();
-        try {
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.create()
-                    .setParallelism(2)
-                    .enableCheckpointing(Duration.ofMillis(5 + random.nextInt(20)))
-                    .setCheckpointDir(checkpoints.resolve("seed-" + seed).toString())
-                    .setRestartStrategy(new RestartStrategyConfig.FixedDelay(100, Duration.ofMillis(random.nextInt(10))));
-            MutableCountingJob.Run run = MutableCountingJob.build(env,
-                    SequenceSource.bounded(0, records - 1).withRate(150_000 + random.nextInt(150_000)), KEYS, plan, sink);
-            JobId id = cluster.submit(env.buildJobGraph("exactly-once over TCP, seed " + seed));
-            JobResult result = cluster.dispatcher().requestJobResult(id).get(2, TimeUnit.MINUTES);
-
-            assertThat(result.status()).as("seed %d: %s", seed, result.failureStackTrace()).isEqualTo(JobStatus.FINISHED);
-            assertThat(plan.thrown()).as("seed %d: injected failures", seed).isEqualTo(failures);
-            Map<Long, Long> finalState = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
-            assertThat(finalState).as("seed %d: final count per key", seed)
-                    .isEqualTo(KeyedCountingJob.expectedCounts(records, KEYS));
-            JobDetails details = cluster.dispatcher().requestJobDetails(id).get(10, TimeUnit.SECONDS);
-            assertThat(details.restarts()).as("seed %d: restarts", seed).isBetween(1, failures);
-            assertThat(buffersSent() - sentBefore).as("seed %d: buffers sent over TCP", seed).isPositive();
-            System.out.printf("seed %d: FINISHED, %d restarts, %d checkpoints, %d keys restored, %d buffers over TCP%n",
-                    seed, details.restarts(), details.checkpoints().completed(), run.restoredKeys(),
-                    buffersSent() - sentBefore);
-            run.release();
-        } finally {
-            plan.release();
-            sink.release();
-        }
+        InjectedFailureCountingScenario.run(cluster, DRAW, seed, null, checkpoints.resolve("seed-" + seed),
+                "exactly-once over TCP, seed " + seed);
+        long sentOverTcp = buffersSent() - sentBefore;
+        assertThat(sentOverTcp).as("seed %d: buffers sent over TCP", seed).isPositive();
+        System.out.printf("seed %d: %d buffers over TCP%n", seed, sentOverTcp);
     }
 
     /**

@@ -8,14 +8,11 @@ import io.sluice.api.Tuple2;
 import io.sluice.api.sink.CollectingSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.cluster.LocalCluster;
-import io.sluice.config.CheckpointingOptions;
-import io.sluice.config.RestartStrategyConfig;
 import io.sluice.dispatcher.DispatcherGateway;
 import io.sluice.dispatcher.UnknownJobException;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobDetails;
 import io.sluice.jobmaster.JobResult;
 import io.sluice.jobmaster.JobStatus;
 import io.sluice.rpc.remote.RpcService;
@@ -24,10 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,10 +37,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  * loopback TCP, the slot pool holding remote proxies, the job master passed to its tasks by
  * reference, so deployments, cancellations, checkpoint triggers and notifications go one way and
  * state updates, acknowledgements and task failures the other). Seeded injected failures; the final
- * count per key must be exact. Fewer seeds than the local suite: the RPC is what is under test here.
+ * count per key must be exact ({@link InjectedFailureCountingScenario}). Fewer seeds than the local
+ * suite: the RPC is what is under test here.
  */
 class RemoteRpcExactlyOnceITCase {
-    private static final int KEYS = 16;
+    private static final int KEYS = InjectedFailureCountingScenario.KEYS;
+    private static final InjectedFailureCountingScenario.Draw DRAW =
+            new InjectedFailureCountingScenario.Draw(20_000, 0, 3);
     private static LocalCluster cluster;
     private static long restoredKeys;
     private static long completedCheckpoints;
@@ -117,57 +114,17 @@ class RemoteRpcExactlyOnceITCase {
     }
 
     static Stream<Arguments> seedsAndInlineThresholds() {
-        long base = Long.getLong("sluice.test.seed", 20261201L);
-        return LongStream.range(0, 4).boxed().flatMap(i -> Stream.of(
-                Arguments.of(base + i, CheckpointingOptions.DEFAULT_INLINE_STATE_THRESHOLD),
-                Arguments.of(base + i, 0)));
+        return InjectedFailureCountingScenario.seedsAndInlineThresholds(20261201L, 4);
     }
 
+    /** The scenario checks that the job details report the task failures, which here arrive over RPC. */
     @ParameterizedTest(name = "seed {0}, inline-state threshold {1}")
     @MethodSource("seedsAndInlineThresholds")
     void keyedCountsAreExactAfterInjectedFailuresOverRpc(long seed, int inlineStateThreshold) throws Exception {
-        Random random = new Random(seed);
-        long records = 20_000 + random.nextInt(20_000);
-        int parallelism = 1 + random.nextInt(2);
-        TreeSet<Long> failAt = new TreeSet<>();
-        int failures = 1 + random.nextInt(3);
-        while (failAt.size() < failures) {
-            failAt.add((long) random.nextInt((int) records));
-        }
-        System.out.printf("seed %d: %d records, parallelism %d, failures at %s%n", seed, records, parallelism, failAt);
-
-        InjectedFailures plan = InjectedFailures.at(failAt);
-        CollectingSink<Tuple2<Long, Long>> sink = CollectingSink.create();
-        try {
-            StreamExecutionEnvironment env = StreamExecutionEnvironment.create()
-                    .setParallelism(parallelism)
-                    .setInlineStateThreshold(inlineStateThreshold)
-                    .enableCheckpointing(Duration.ofMillis(5 + random.nextInt(20)))
-                    .setCheckpointDir(checkpoints.resolve("seed-" + seed + "-inline-" + inlineStateThreshold).toString())
-                    .setRestartStrategy(new RestartStrategyConfig.FixedDelay(100, Duration.ofMillis(random.nextInt(10))));
-            MutableCountingJob.Run run = MutableCountingJob.build(env,
-                    SequenceSource.bounded(0, records - 1).withRate(150_000 + random.nextInt(150_000)), KEYS, plan, sink);
-            JobId id = cluster.submit(env.buildJobGraph("exactly-once over RPC, seed " + seed));
-            JobResult result = cluster.dispatcher().requestJobResult(id).get(2, TimeUnit.MINUTES);
-
-            assertThat(result.status()).as("seed %d: %s", seed, result.failureStackTrace()).isEqualTo(JobStatus.FINISHED);
-            assertThat(plan.thrown()).as("seed %d: injected failures", seed).isEqualTo(failures);
-            Map<Long, Long> finalState = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
-            assertThat(finalState).as("seed %d: final count per key", seed)
-                    .isEqualTo(KeyedCountingJob.expectedCounts(records, KEYS));
-
-            JobDetails details = cluster.dispatcher().requestJobDetails(id).get(10, TimeUnit.SECONDS);
-            assertThat(details.restarts()).as("seed %d: restarts", seed).isBetween(1, failures);
-            completedCheckpoints += details.checkpoints().completed();
-            assertThat(details.recentFailures()).as("seed %d: task failures reported over RPC", seed).isNotEmpty();
-            long restored = run.restoredKeys();
-            restoredKeys += restored;
-            run.release();
-            System.out.printf("seed %d: FINISHED over RPC, %d restarts, %d checkpoints, %d keys restored%n", seed,
-                    details.restarts(), details.checkpoints().completed(), restored);
-        } finally {
-            plan.release();
-            sink.release();
-        }
+        InjectedFailureCountingScenario.Outcome outcome = InjectedFailureCountingScenario.run(cluster, DRAW, seed,
+                inlineStateThreshold, checkpoints.resolve("seed-" + seed + "-inline-" + inlineStateThreshold),
+                "exactly-once over RPC, seed " + seed);
+        completedCheckpoints += outcome.completedCheckpoints();
+        restoredKeys += outcome.restoredKeys();
     }
 }
