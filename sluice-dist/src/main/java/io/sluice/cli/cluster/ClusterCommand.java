@@ -11,7 +11,6 @@ import io.sluice.rest.metrics.MetricsRoutes;
 import io.sluice.config.HighAvailabilityOptions;
 import io.sluice.config.IllegalConfigurationException;
 import io.sluice.jar.JarJobSubmitter;
-import io.sluice.rest.RestOptions;
 import io.sluice.rest.RestServer;
 import io.sluice.rest.RestServerConfig;
 import io.sluice.rest.local.LocalClusterBackend;
@@ -20,7 +19,6 @@ import io.sluice.util.SystemClock;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -62,9 +60,8 @@ public final class ClusterCommand implements Callable<Integer> {
             description = "Slots per task executor. Default: cluster.slots-per-task-executor, else 2.")
     private Integer slots;
 
-    @Option(names = "--port", paramLabel = "PORT",
-            description = "Port of the REST API; 0 picks a free one (printed). Default: rest.port, else 8081.")
-    private Integer port;
+    @Mixin
+    private RestPortOption restPort;
 
     @Mixin
     private ConfigurationOptions configurationOptions;
@@ -73,24 +70,21 @@ public final class ClusterCommand implements Callable<Integer> {
             description = "Where uploaded jars are kept. Default: ${DEFAULT-VALUE}.")
     private Path jarDirectory;
 
-    private final CountDownLatch stop = new CountDownLatch(1);
-
     @Override
     public Integer call() throws Exception {
         Configuration configuration = configuration();
         PrintWriter out = spec.commandLine().getOut();
-        LocalCluster cluster;
-        RestServer server;
+        UntilStopped untilStopped;
         try {
             RestServerConfig restConfig = RestServerConfig.fromConfiguration(configuration);
             PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-            cluster = LocalCluster.builder().configuration(configuration).haServices(configuration)
+            LocalCluster cluster = LocalCluster.builder().configuration(configuration).haServices(configuration)
                     .meterRegistry(metrics).build();
             JarJobSubmitter submitter = new JarJobSubmitter(cluster.userCodeClassLoaders(),
                     cluster.haServices()::jobJarStore, cluster::dispatcher, cluster.ioExecutor(),
                     JarJobSubmitter.DEFAULT_MAIN_TIMEOUT, configuration);
             LocalJarDirectory jars = new LocalJarDirectory(jarDirectory, cluster.ioExecutor(), SystemClock.INSTANCE);
-            server = RestServer.builder(restConfig, new LocalClusterBackend(cluster, jars, new ClusterJarRunner(submitter)))
+            RestServer server = RestServer.builder(restConfig, new LocalClusterBackend(cluster, jars, new ClusterJarRunner(submitter)))
                     .meterRegistry(metrics)
                     .addRoutes(new MetricsRoutes(metrics))
                     .addRoutes(new DashboardRoutes())
@@ -103,11 +97,11 @@ public final class ClusterCommand implements Callable<Integer> {
                         + restConfig.port() + " (" + rootMessage(e) + "); is another cluster running? Pick another"
                         + " port with --port", e);
             }
-            StopSignals.install(stop::countDown);
-            LocalCluster started = cluster;
-            RestServer serving = server;
-            // Any other way the JVM shuts down (SIGHUP, System.exit elsewhere): still suspend the jobs in order.
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> stopOnce(serving, started), "sluice-cluster-shutdown"));
+            // Stops serving, then suspends every job (tasks cancelled, HA data kept).
+            untilStopped = UntilStopped.install("cluster", () -> {
+                server.close();
+                cluster.close();
+            });
             String url = "http://" + restConfig.bindAddress() + ":" + server.port() + "/";
             out.printf("Sluice cluster: %d task executor(s) x %d slot(s); high availability: %s%n",
                     cluster.taskExecutors().size(), cluster.taskExecutors().get(0).numberOfSlots(), haDescription(configuration));
@@ -118,23 +112,9 @@ public final class ClusterCommand implements Callable<Integer> {
         } catch (IllegalConfigurationException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        stop.await();
-        out.println("Stopping: suspending the jobs; the HA data stays for the next start.");
-        out.flush();
-        stopOnce(server, cluster);
-        out.println("Sluice cluster stopped.");
-        out.flush();
+        untilStopped.awaitStopSignalThenStop(out, "Stopping: suspending the jobs; the HA data stays for the next start.",
+                "Sluice cluster stopped.");
         return ExitCodes.OK;
-    }
-
-    private final java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
-
-    /** Stops serving, then suspends every job (tasks cancelled, HA data kept); only the first call does anything. */
-    private void stopOnce(RestServer server, LocalCluster cluster) {
-        if (stopped.compareAndSet(false, true)) {
-            server.close();
-            cluster.close();
-        }
     }
 
     private Configuration configuration() {
@@ -151,10 +131,7 @@ public final class ClusterCommand implements Callable<Integer> {
         } else if (!c.contains(ClusterOptions.SLOTS_PER_TASK_EXECUTOR)) {
             c.set(ClusterOptions.SLOTS_PER_TASK_EXECUTOR, 2);
         }
-        if (port != null) {
-            require(port >= 0 && port <= 65535, "--port", port, "between 0 (any free port) and 65535");
-            c.setString(RestOptions.PORT.key(), Integer.toString(port));
-        }
+        restPort.applyTo(c, spec);
         return c;
     }
 

@@ -5,7 +5,8 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sluice.cli.ExitCodes;
 import io.sluice.cli.cluster.ClusterJarRunner;
 import io.sluice.cli.cluster.ConfigurationOptions;
-import io.sluice.cli.cluster.StopSignals;
+import io.sluice.cli.cluster.RestPortOption;
+import io.sluice.cli.cluster.UntilStopped;
 import io.sluice.cluster.process.JobManagerProcess;
 import io.sluice.config.Configuration;
 import io.sluice.config.HighAvailabilityOptions;
@@ -13,7 +14,6 @@ import io.sluice.config.IllegalConfigurationException;
 import io.sluice.config.JobManagerOptions;
 import io.sluice.dispatcher.DispatcherGateway;
 import io.sluice.jar.JarJobSubmitter;
-import io.sluice.rest.RestOptions;
 import io.sluice.rest.RestServer;
 import io.sluice.rest.RestServerConfig;
 import io.sluice.rest.dashboard.DashboardRoutes;
@@ -25,8 +25,6 @@ import io.sluice.util.SystemClock;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -63,30 +61,19 @@ public final class JobManagerCommand implements Callable<Integer> {
     @Mixin
     private ConfigurationOptions configurationOptions;
 
-    @Option(names = "--port", paramLabel = "PORT",
-            description = "Port of the REST API; 0 picks a free one (printed). Default: rest.port, else 8081.")
-    private Integer port;
+    @Mixin
+    private RestPortOption restPort;
 
     @Option(names = "--jar-dir", paramLabel = "DIR", defaultValue = "./sluice-data/jars",
             description = "Where jars uploaded to this job manager are kept. Default: ${DEFAULT-VALUE}.")
     private Path jarDirectory;
 
-    private final CountDownLatch stop = new CountDownLatch(1);
-    private final AtomicBoolean stopped = new AtomicBoolean();
-
     @Override
     public Integer call() throws Exception {
         Configuration configuration = configurationOptions.load(spec);
-        if (port != null) {
-            if (port < 0 || port > 65535) {
-                throw new ParameterException(spec.commandLine(), "Invalid value for option '--port': " + port
-                        + "; it must be between 0 (any free port) and 65535.");
-            }
-            configuration.setString(RestOptions.PORT.key(), Integer.toString(port));
-        }
+        restPort.applyTo(configuration, spec);
         PrintWriter out = spec.commandLine().getOut();
-        JobManagerProcess jobManager;
-        RestServer server;
+        UntilStopped untilStopped;
         try {
             configuration.validateAll();
             RestServerConfig restConfig = RestServerConfig.fromConfiguration(configuration);
@@ -99,7 +86,7 @@ public final class JobManagerCommand implements Callable<Integer> {
             });
             JarRunnerHolder jarRunner = new JarRunnerHolder();
             LocalJarDirectory jars = new LocalJarDirectory(jarDirectory, jarIo, SystemClock.INSTANCE);
-            server = RestServer.builder(restConfig, new DispatcherRestBackend(view, jars, jarRunner))
+            RestServer server = RestServer.builder(restConfig, new DispatcherRestBackend(view, jars, jarRunner))
                     .meterRegistry(metrics)
                     .addRoutes(new MetricsRoutes(metrics))
                     .addRoutes(new DashboardRoutes())
@@ -112,6 +99,7 @@ public final class JobManagerCommand implements Callable<Integer> {
                         + " another port with --port", e);
             }
             String url = "http://" + advertisedRestHost(restConfig.bindAddress(), configuration) + ":" + server.port();
+            JobManagerProcess jobManager;
             try {
                 jobManager = JobManagerProcess.start(configuration, url, metrics);
             } catch (Exception | Error e) {
@@ -123,9 +111,10 @@ public final class JobManagerCommand implements Callable<Integer> {
             jarRunner.set(new ClusterJarRunner(new JarJobSubmitter(jobManager.userCodeClassLoaders(),
                     jobManager.haServices()::jobJarStore, () -> leaderOrFail(started), jobManager.ioExecutor(),
                     JarJobSubmitter.DEFAULT_MAIN_TIMEOUT, configuration)));
-            StopSignals.install(stop::countDown);
-            RestServer serving = server;
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> stopOnce(serving, started), "sluice-jobmanager-shutdown"));
+            untilStopped = UntilStopped.install("jobmanager", () -> {
+                server.close();
+                started.close();
+            });
             String listen = "http://" + restConfig.bindAddress() + ":" + server.port() + "/";
             out.printf("Sluice job manager %s; high availability: %s%n", jobManager.id(),
                     configuration.get(HighAvailabilityOptions.TYPE));
@@ -136,12 +125,8 @@ public final class JobManagerCommand implements Callable<Integer> {
         } catch (IllegalConfigurationException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        stop.await();
-        out.println("Stopping: suspending the jobs this job manager runs; the HA data stays.");
-        out.flush();
-        stopOnce(server, jobManager);
-        out.println("Sluice job manager stopped.");
-        out.flush();
+        untilStopped.awaitStopSignalThenStop(out, "Stopping: suspending the jobs this job manager runs; the HA data stays.",
+                "Sluice job manager stopped.");
         return ExitCodes.OK;
     }
 
@@ -154,12 +139,5 @@ public final class JobManagerCommand implements Callable<Integer> {
     private static DispatcherGateway leaderOrFail(JobManagerProcess jobManager) {
         return jobManager.leaderDispatcher().orElseThrow(() -> new IllegalStateException("No job manager leads the"
                 + " cluster right now (job manager " + jobManager.id() + " is a standby); retry in a moment"));
-    }
-
-    private void stopOnce(RestServer server, JobManagerProcess jobManager) {
-        if (stopped.compareAndSet(false, true)) {
-            server.close();
-            jobManager.close();
-        }
     }
 }

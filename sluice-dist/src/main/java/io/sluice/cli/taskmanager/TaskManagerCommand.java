@@ -3,7 +3,7 @@ package io.sluice.cli.taskmanager;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.cli.ExitCodes;
 import io.sluice.cli.cluster.ConfigurationOptions;
-import io.sluice.cli.cluster.StopSignals;
+import io.sluice.cli.cluster.UntilStopped;
 import io.sluice.cluster.process.TaskManagerProcess;
 import io.sluice.config.Configuration;
 import io.sluice.config.HighAvailabilityOptions;
@@ -11,8 +11,6 @@ import io.sluice.config.IllegalConfigurationException;
 import io.sluice.config.TaskManagerOptions;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -51,9 +49,6 @@ public final class TaskManagerCommand implements Callable<Integer> {
             description = "Task slots this task manager offers. Default: taskmanager.slots, else 1.")
     private Integer slots;
 
-    private final CountDownLatch stop = new CountDownLatch(1);
-    private final AtomicBoolean stopped = new AtomicBoolean();
-
     @Override
     public Integer call() throws Exception {
         Configuration configuration = configurationOptions.load(spec);
@@ -73,25 +68,13 @@ public final class TaskManagerCommand implements Callable<Integer> {
         } catch (IllegalConfigurationException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage());
         }
-        TaskManagerProcess started = taskManager;
-        StopSignals.install(stop::countDown);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> stopOnce(started), "sluice-taskmanager-shutdown"));
+        UntilStopped untilStopped = UntilStopped.install("taskmanager", taskManager::close);
         out.printf("Sluice task manager %s: %d slot(s); high availability: %s%n", taskManager.id(),
                 configuration.get(TaskManagerOptions.SLOTS), configuration.get(HighAvailabilityOptions.TYPE));
         out.println("Stop with Ctrl-C or SIGTERM: its tasks are cancelled and their jobs restart on other task managers.");
         out.flush();
-        stop.await();
-        out.println("Stopping: cancelling the tasks of this task manager.");
-        out.flush();
-        stopOnce(taskManager);
-        out.println("Sluice task manager stopped.");
-        out.flush();
+        untilStopped.awaitStopSignalThenStop(out, "Stopping: cancelling the tasks of this task manager.",
+                "Sluice task manager stopped.");
         return ExitCodes.OK;
-    }
-
-    private void stopOnce(TaskManagerProcess taskManager) {
-        if (stopped.compareAndSet(false, true)) {
-            taskManager.close();
-        }
     }
 }
