@@ -2,7 +2,6 @@ package io.sluice.state;
 
 import io.sluice.api.state.ListState;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -69,21 +68,10 @@ final class HeapListState<T> extends HeapState<StateList<T>> implements ListStat
         drop(currentKey());
     }
 
-    /** As {@link HeapMapState#snapshotTable}: unchanged or all-immutable lists are shared, others copied. */
+    /** Unchanged or all-immutable lists are shared, others copied: {@link HeapState#shareOrCopyContainers}. */
     @Override
     Map<Object, Object> snapshotTable(int oldEpoch, int newEpoch) {
-        StateMetaInfo info = metaInfo();
-        HashMap<Object, Object> copy = new HashMap<>(table.size() * 4 / 3 + 1);
-        for (Map.Entry<Object, StateList<T>> e : table.entrySet()) {
-            StateList<T> list = e.getValue();
-            if (list.epoch != oldEpoch || info.holdsOnlyImmutable(list)) {
-                copy.put(e.getKey(), list);
-            } else {
-                copy.put(e.getKey(), info.copyValue(list));
-                list.epoch = newEpoch;
-            }
-        }
-        return copy;
+        return shareOrCopyContainers(table, metaInfo(), oldEpoch, newEpoch);
     }
 
     private void requireElement(T value) {

@@ -110,24 +110,9 @@ final class HeapMapState<K, V> extends HeapState<StateMap<K, V>> implements MapS
         drop(currentKey());
     }
 
-    /**
-     * Shares each key's map with the snapshot if nothing in it can change: a map not changed since
-     * an earlier snapshot shared it (its epoch is older than {@code oldEpoch}), or one whose values
-     * are all immutable. Other maps are copied with their values, and stay the live table's own.
-     */
+    /** Unchanged maps and maps of immutable values are shared, others copied: {@link HeapState#shareOrCopyContainers}. */
     @Override
     Map<Object, Object> snapshotTable(int oldEpoch, int newEpoch) {
-        StateMetaInfo info = metaInfo();
-        HashMap<Object, Object> copy = new HashMap<>(table.size() * 4 / 3 + 1);
-        for (Map.Entry<Object, StateMap<K, V>> e : table.entrySet()) {
-            StateMap<K, V> map = e.getValue();
-            if (map.epoch != oldEpoch || info.holdsOnlyImmutable(map)) {
-                copy.put(e.getKey(), map);
-            } else {
-                copy.put(e.getKey(), info.copyValue(map));
-                map.epoch = newEpoch;
-            }
-        }
-        return copy;
+        return shareOrCopyContainers(table, metaInfo(), oldEpoch, newEpoch);
     }
 }

@@ -125,4 +125,27 @@ abstract sealed class HeapState<S> permits HeapValueState, HeapListState, HeapMa
         table.forEach((key, value) -> copy.put(key, info.copyValue(value)));
         return copy;
     }
+
+    /**
+     * The {@link #snapshotTable} of a list or map state: shares each key's container with the
+     * snapshot if nothing in it can change: a container not changed since an earlier snapshot shared
+     * it (its epoch is older than {@code oldEpoch}), or one whose elements or values are all
+     * immutable. Other containers are copied with their contents, and are stamped {@code newEpoch}:
+     * they stay the live table's own.
+     */
+    static <C extends EpochStamped> Map<Object, Object> shareOrCopyContainers(HashMap<Object, C> table,
+                                                                           StateMetaInfo info, int oldEpoch,
+                                                                           int newEpoch) {
+        HashMap<Object, Object> copy = new HashMap<>(table.size() * 4 / 3 + 1);
+        for (Map.Entry<Object, C> e : table.entrySet()) {
+            C container = e.getValue();
+            if (container.epoch() != oldEpoch || info.holdsOnlyImmutable(container)) {
+                copy.put(e.getKey(), container);
+            } else {
+                copy.put(e.getKey(), info.copyValue(container));
+                container.stamp(newEpoch);
+            }
+        }
+        return copy;
+    }
 }

@@ -9,7 +9,7 @@ import java.util.Collection;
  *
  * <p>Threading: as {@link StateMap}.
  */
-final class StateList<T> extends ArrayList<T> {
+final class StateList<T> extends ArrayList<T> implements EpochStamped {
     private static final long serialVersionUID = 1L;
 
     /** The snapshot epoch in which the live table owns this list alone. Task thread only. */
@@ -23,6 +23,16 @@ final class StateList<T> extends ArrayList<T> {
     /** A copy of {@code other} (sharing its elements), owned in {@code epoch}. */
     StateList(Collection<? extends T> other, int epoch) {
         super(other);
+        this.epoch = epoch;
+    }
+
+    @Override
+    public int epoch() {
+        return epoch;
+    }
+
+    @Override
+    public void stamp(int epoch) {
         this.epoch = epoch;
     }
 }
