@@ -40,6 +40,10 @@ import java.util.Locale;
  * @param sessionCheckRecords        records of the bounded run that checks the session scenario's fired sessions
  * @param countingCheckRecords       records of the bounded run that checks the two-task-manager scenario's
  *                                   per-key counts (a multiple of {@code throughputKeys})
+ * @param twoTaskManagerWarmup       warm-up before each two-task-manager throughput window (the full plan:
+ *                                   {@code throughputWarmup}; the smoke plan none, to keep CI short)
+ * @param twoTaskManagerWindow       measured window of the two-task-manager throughput (the full plan:
+ *                                   {@code throughputWindow})
  */
 public record Plan(String mode, int keys, double recoveryRate, Duration recoveryCheckpointInterval,
                    Duration statusWindow, Duration queryPeriod, int statusRetained, Duration statusStorageLatency,
@@ -50,7 +54,7 @@ public record Plan(String mode, int keys, double recoveryRate, Duration recovery
                    int checkpointKeys, int checkpointsMeasured, Duration checkpointInterval,
                    int windowRuns, Duration windowWarmup, Duration windowWindow, Duration windowCheckpointInterval,
                    Duration windowOutOfOrderness, long tumblingCheckRecords, long sessionCheckRecords,
-                   long countingCheckRecords) {
+                   long countingCheckRecords, Duration twoTaskManagerWarmup, Duration twoTaskManagerWindow) {
 
     public Plan {
         if (countingCheckRecords % throughputKeys != 0) {
@@ -71,7 +75,7 @@ public record Plan(String mode, int keys, double recoveryRate, Duration recovery
                 1024, 3, Duration.ofSeconds(10), Duration.ofSeconds(10),
                 200_000, 10, Duration.ofSeconds(1),
                 3, Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(1), Duration.ofMillis(200),
-                4_000_000, 800_000, 10_240_000);
+                4_000_000, 800_000, 10_240_000, Duration.ofSeconds(10), Duration.ofSeconds(10));
     }
 
     public static Plan smoke() {
@@ -82,7 +86,7 @@ public record Plan(String mode, int keys, double recoveryRate, Duration recovery
                 1024, 1, Duration.ofSeconds(1), Duration.ofSeconds(1),
                 10_000, 2, Duration.ofMillis(500),
                 1, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofMillis(200),
-                1_000_000, 400_000, 102_400);
+                1_000_000, 400_000, 102_400, Duration.ZERO, Duration.ofMillis(500));
     }
 
     public static Plan of(String mode) {
@@ -171,7 +175,7 @@ public record Plan(String mode, int keys, double recoveryRate, Duration recovery
                         + " checkpointKeys=%d checkpointsMeasured=%d checkpointInterval=%dms"
                         + " windowRuns=%d windowWarmup=%dms windowWindow=%dms windowCheckpointInterval=%dms"
                         + " windowOutOfOrderness=%dms tumblingCheckRecords=%d sessionCheckRecords=%d"
-                        + " countingCheckRecords=%d",
+                        + " countingCheckRecords=%d twoTaskManagerWarmup=%dms twoTaskManagerWindow=%dms",
                 mode, keys, recoveryRate, recoveryCheckpointInterval.toMillis(), statusWindow.toMillis(),
                 queryPeriod.toMillis(), statusRetained, statusStorageLatency.toMillis(), zkLatency.toMillis(),
                 failoverRetained, failoverLatencies.stream().map(Duration::toMillis).toList(), failoverRepeats,
@@ -179,6 +183,7 @@ public record Plan(String mode, int keys, double recoveryRate, Duration recovery
                 throughputRuns, throughputWarmup.toMillis(), throughputWindow.toMillis(), checkpointKeys,
                 checkpointsMeasured, checkpointInterval.toMillis(), windowRuns, windowWarmup.toMillis(),
                 windowWindow.toMillis(), windowCheckpointInterval.toMillis(), windowOutOfOrderness.toMillis(),
-                tumblingCheckRecords, sessionCheckRecords, countingCheckRecords);
+                tumblingCheckRecords, sessionCheckRecords, countingCheckRecords, twoTaskManagerWarmup.toMillis(),
+                twoTaskManagerWindow.toMillis());
     }
 }

@@ -40,6 +40,7 @@ public final class FakeHarness {
         for (Scenario s : args.scenarios()) {
             if (s.optional() && skipsOptional(system)) {
                 r.notRun(s, "optional scenario, not run by this fake of " + system);
+                r.write(args.out());
                 continue;
             }
             add(r, plan, s, f);

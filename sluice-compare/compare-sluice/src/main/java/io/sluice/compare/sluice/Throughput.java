@@ -37,7 +37,8 @@ import java.util.function.LongSupplier;
  *
  * <p>Per run, a fresh job: once its keyed vertex counts, {@code plan.throughputWarmup()}, then the
  * records its keyed vertex took in ({@code recordsIn} of the job details, sampled at both ends) over
- * {@code plan.throughputWindow()}, as {@code io.sluice.bench.ThroughputBenchmark} measures. A run in
+ * {@code plan.throughputWindow()} (over TCP {@code plan.twoTaskManagerWarmup()} and
+ * {@code plan.twoTaskManagerWindow()}, the same in the full plan), as {@code io.sluice.bench.ThroughputBenchmark} measures. A run in
  * which the job restarted is invalid and left out. Over TCP it also reports the task executors that ran
  * the job's tasks (both must) and the bytes they received from each other per record counted (must be
  * positive), then runs the bounded {@link CountingCheck}, whose counts must be exact.
@@ -94,8 +95,9 @@ final class Throughput implements ScenarioRunner {
             for (int i = 1; i <= plan.throughputRuns(); i++) {
                 JobGraph graph = Jobs.unlimitedJob(plan.throughputKeys(), plan.checkpointInterval(), dir,
                         id + " run " + i);
-                Run r = measure(cluster, graph, Jobs.keyedVertex(graph), plan.throughputWarmup(),
-                        plan.throughputWindow(), tcpBytes);
+                Run r = measure(cluster, graph, Jobs.keyedVertex(graph),
+                        tcp() ? plan.twoTaskManagerWarmup() : plan.throughputWarmup(),
+                        tcp() ? plan.twoTaskManagerWindow() : plan.throughputWindow(), tcpBytes);
                 runs.add(r);
                 taskManagers = Math.max(taskManagers, r.taskManagers());
                 context.progress().line(id, variant, "run %d/%d: %,.0f records/s (%,.0f per CPU-second of the JVM),"

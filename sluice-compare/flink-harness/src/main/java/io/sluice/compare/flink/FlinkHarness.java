@@ -319,7 +319,8 @@ public final class FlinkHarness {
     /**
      * {@link Scenario#THROUGHPUT} on one task manager with 2 slots, or {@link Scenario#THROUGHPUT_2TM} on
      * two task managers with one slot each, whose keyed exchange crosses Netty: per run a fresh job,
-     * records counted over {@code plan.throughputWindow()} after {@code plan.throughputWarmup()}, median
+     * records counted over {@code plan.throughputWindow()} after {@code plan.throughputWarmup()} (on two
+     * task managers {@code plan.twoTaskManagerWindow()} and {@code plan.twoTaskManagerWarmup()}), median
      * of {@code plan.throughputRuns()}. On two task managers it also checks that the job's subtasks ran
      * on both and that bytes crossed the network ({@link ShuffleBytesReporter}), reports both, and runs
      * the bounded {@link CountingCheck}, whose per-key counts must be exact.
@@ -343,13 +344,15 @@ public final class FlinkHarness {
                 cluster.awaitStatus(id, JobStatus.RUNNING, Duration.ofSeconds(60));
                 long base = Recorder.processed();
                 FlinkCluster.await("records to flow", Duration.ofSeconds(60), () -> Recorder.processed() > base);
-                TimeUnit.MILLISECONDS.sleep(plan.throughputWarmup().toMillis()); // warm-up
+                TimeUnit.MILLISECONDS.sleep((twoTaskManagers ? plan.twoTaskManagerWarmup() : plan.throughputWarmup())
+                        .toMillis()); // warm-up
                 long remote0 = ShuffleBytesReporter.remoteBytes();
                 long local0 = ShuffleBytesReporter.localBytes();
                 long c0 = Recorder.processed();
                 long t0 = System.nanoTime();
                 long cpu0 = processCpuNanos();
-                TimeUnit.MILLISECONDS.sleep(plan.throughputWindow().toMillis()); // the measured window
+                TimeUnit.MILLISECONDS.sleep((twoTaskManagers ? plan.twoTaskManagerWindow() : plan.throughputWindow())
+                        .toMillis()); // the measured window
                 long c1 = Recorder.processed();
                 long t1 = System.nanoTime();
                 long cpu1 = processCpuNanos();
