@@ -363,10 +363,11 @@ public final class FlinkHarness {
                 perCpu.add((c1 - c0) * 1e9 / Math.max(1, cpu1 - cpu0));
                 String network = "";
                 if (twoTaskManagers) {
-                    taskManagers = Math.max(taskManagers, taskManagersOf(cluster, id));
+                    int deployedOn = taskManagersOf(cluster, id);
+                    taskManagers = Math.max(taskManagers, deployedOn);
                     bytesPerRecord.add(remote / (double) Math.max(1, c1 - c0));
                     network = String.format(Locale.ROOT, "; subtasks on %d task managers, input bytes over Netty %,d"
-                            + " (%.2f per record), from the same task manager %,d", taskManagersOf(cluster, id),
+                            + " (%.2f per record), from the same task manager %,d", deployedOn,
                             remote, remote / (double) Math.max(1, c1 - c0), local);
                 }
                 log("%s run %d/%d: %.2f M records/s (%.2f M per CPU-second of the JVM)%s", scenario.id(), run,
