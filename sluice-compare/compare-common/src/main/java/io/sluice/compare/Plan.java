@@ -38,6 +38,12 @@ import java.util.Locale;
  * @param windowOutOfOrderness       bounded out-of-orderness of the window scenarios' watermarks (both systems)
  * @param tumblingCheckRecords       records of the bounded run that checks the tumbling scenario's fired windows
  * @param sessionCheckRecords        records of the bounded run that checks the session scenario's fired sessions
+ * @param countingCheckRecords       records of the bounded run that checks the two-task-manager scenario's
+ *                                   per-key counts (a multiple of {@code throughputKeys})
+ * @param twoTaskManagerWarmup       warm-up before each two-task-manager throughput window (the full plan:
+ *                                   {@code throughputWarmup}; the smoke plan none, to keep CI short)
+ * @param twoTaskManagerWindow       measured window of the two-task-manager throughput (the full plan:
+ *                                   {@code throughputWindow})
  */
 public record Plan(String mode, int keys, double recoveryRate, Duration recoveryCheckpointInterval,
                    Duration statusWindow, Duration queryPeriod, int statusRetained, Duration statusStorageLatency,
@@ -47,9 +53,14 @@ public record Plan(String mode, int keys, double recoveryRate, Duration recovery
                    int throughputKeys, int throughputRuns, Duration throughputWarmup, Duration throughputWindow,
                    int checkpointKeys, int checkpointsMeasured, Duration checkpointInterval,
                    int windowRuns, Duration windowWarmup, Duration windowWindow, Duration windowCheckpointInterval,
-                   Duration windowOutOfOrderness, long tumblingCheckRecords, long sessionCheckRecords) {
+                   Duration windowOutOfOrderness, long tumblingCheckRecords, long sessionCheckRecords,
+                   long countingCheckRecords, Duration twoTaskManagerWarmup, Duration twoTaskManagerWindow) {
 
     public Plan {
+        if (countingCheckRecords % throughputKeys != 0) {
+            throw new IllegalArgumentException("countingCheckRecords (" + countingCheckRecords + ") must be a multiple"
+                    + " of throughputKeys (" + throughputKeys + "), so that every key gets the same count");
+        }
         failoverRetained = List.copyOf(failoverRetained);
         failoverLatencies = List.copyOf(failoverLatencies);
         jmRetained = List.copyOf(jmRetained);
@@ -64,7 +75,7 @@ public record Plan(String mode, int keys, double recoveryRate, Duration recovery
                 1024, 3, Duration.ofSeconds(10), Duration.ofSeconds(10),
                 200_000, 10, Duration.ofSeconds(1),
                 3, Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(1), Duration.ofMillis(200),
-                4_000_000, 800_000);
+                4_000_000, 800_000, 10_240_000, Duration.ofSeconds(10), Duration.ofSeconds(10));
     }
 
     public static Plan smoke() {
@@ -75,7 +86,7 @@ public record Plan(String mode, int keys, double recoveryRate, Duration recovery
                 1024, 1, Duration.ofSeconds(1), Duration.ofSeconds(1),
                 10_000, 2, Duration.ofMillis(500),
                 1, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofMillis(200),
-                1_000_000, 400_000);
+                1_000_000, 400_000, 102_400, Duration.ZERO, Duration.ofMillis(500));
     }
 
     public static Plan of(String mode) {
@@ -131,6 +142,25 @@ public record Plan(String mode, int keys, double recoveryRate, Duration recovery
         return String.format(Locale.ROOT, "bounded check, %d records", checkRecords(workload));
     }
 
+    /**
+     * Variant label of the two-task-manager throughput:
+     * {@code "2 task managers x 1 slot, parallelism 2, checkpoints every 1000 ms"}.
+     */
+    public String twoTaskManagerVariant() {
+        return String.format(Locale.ROOT, "2 task managers x 1 slot, parallelism 2, checkpoints every %d ms",
+                checkpointInterval.toMillis());
+    }
+
+    /** Variant label of the two-task-manager scenario's bounded check run: {@code "bounded check, 10240000 records, 1024 keys"}. */
+    public String countingCheckVariant() {
+        return String.format(Locale.ROOT, "bounded check, %d records, %d keys", countingCheckRecords, throughputKeys);
+    }
+
+    /** What the two-task-manager scenario's bounded check run must produce. */
+    public CountingCheck countingCheck() {
+        return new CountingCheck(countingCheckRecords, throughputKeys);
+    }
+
     /** Records of the bounded check run of {@code workload}. */
     public long checkRecords(WindowWorkload workload) {
         return workload == WindowWorkload.TUMBLING ? tumblingCheckRecords : sessionCheckRecords;
@@ -144,7 +174,8 @@ public record Plan(String mode, int keys, double recoveryRate, Duration recovery
                         + " jmRepeats=%d throughputKeys=%d throughputRuns=%d throughputWarmup=%dms throughputWindow=%dms"
                         + " checkpointKeys=%d checkpointsMeasured=%d checkpointInterval=%dms"
                         + " windowRuns=%d windowWarmup=%dms windowWindow=%dms windowCheckpointInterval=%dms"
-                        + " windowOutOfOrderness=%dms tumblingCheckRecords=%d sessionCheckRecords=%d",
+                        + " windowOutOfOrderness=%dms tumblingCheckRecords=%d sessionCheckRecords=%d"
+                        + " countingCheckRecords=%d twoTaskManagerWarmup=%dms twoTaskManagerWindow=%dms",
                 mode, keys, recoveryRate, recoveryCheckpointInterval.toMillis(), statusWindow.toMillis(),
                 queryPeriod.toMillis(), statusRetained, statusStorageLatency.toMillis(), zkLatency.toMillis(),
                 failoverRetained, failoverLatencies.stream().map(Duration::toMillis).toList(), failoverRepeats,
@@ -152,6 +183,7 @@ public record Plan(String mode, int keys, double recoveryRate, Duration recovery
                 throughputRuns, throughputWarmup.toMillis(), throughputWindow.toMillis(), checkpointKeys,
                 checkpointsMeasured, checkpointInterval.toMillis(), windowRuns, windowWarmup.toMillis(),
                 windowWindow.toMillis(), windowCheckpointInterval.toMillis(), windowOutOfOrderness.toMillis(),
-                tumblingCheckRecords, sessionCheckRecords);
+                tumblingCheckRecords, sessionCheckRecords, countingCheckRecords, twoTaskManagerWarmup.toMillis(),
+                twoTaskManagerWindow.toMillis());
     }
 }

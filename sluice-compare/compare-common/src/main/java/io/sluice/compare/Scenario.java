@@ -18,6 +18,12 @@ public enum Scenario {
     JM_FAILOVER("jm-failover", "Job-manager failover (leadership regained)"),
     /** Sustained throughput of the keyed counting job, checkpoints every second. */
     THROUGHPUT("throughput", "Throughput"),
+    /**
+     * The throughput job with its two subtasks' slots on two task managers whose keyed exchange
+     * crosses TCP (Sluice: {@code networkDataExchange}; Flink: a MiniCluster of 2 task managers, Netty),
+     * then a bounded run whose per-key counts must be exact ({@link CountingCheck}).
+     */
+    THROUGHPUT_2TM("throughput-2tm", "Throughput across two task managers (data exchange over TCP)", true),
     /** End-to-end checkpoint duration of the same job with a fixed state size. */
     CHECKPOINT_DURATION("checkpoint-duration", "Checkpoint duration"),
     /** A 1 s tumbling event-time window summing per key ({@link WindowWorkload#TUMBLING}), checkpoints every second. */
@@ -90,6 +96,15 @@ public enum Scenario {
         public static final String DURATION_MAX_MS = "duration_max_ms";
         public static final String STATE_BYTES = "state_bytes";
         public static final String CHECKPOINTS = "checkpoints";
+
+        /** Distinct task managers (task executors) the measured job's subtasks ran on. */
+        public static final String TASK_MANAGERS = "task_managers";
+        /** Bytes the task managers received from each other over TCP in the measured window, per record counted. */
+        public static final String TCP_BYTES_PER_RECORD = "tcp_bytes_per_record";
+        /** Records the bounded counting check run's sink received; must equal {@link #CHECK_RECORDS_EXPECTED}. */
+        public static final String CHECK_RECORDS = "check_records";
+        /** Records of the bounded counting check run ({@link CountingCheck}). */
+        public static final String CHECK_RECORDS_EXPECTED = "check_records_expected";
 
         /** Windows (or sessions) the bounded check run fired; must equal {@link #WINDOWS_EXPECTED}. */
         public static final String WINDOWS_FIRED = "windows_fired";

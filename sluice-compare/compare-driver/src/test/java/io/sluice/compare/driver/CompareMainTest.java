@@ -112,6 +112,19 @@ class CompareMainTest {
     }
 
     @Test
+    void aSystemThatDeclaresEverySelectedScenarioNotRunIsNotAFailure(@TempDir Path dir) throws Exception {
+        Path root = repo(dir);
+        List<SystemUnderTest> known = List.of(fake(root, "sluice", true), fake(root, "flink-1.13.6", true));
+        Path out = root.resolve("out");
+        Run r = run(known, root, "--mode", "full", "--out-dir", out.toString(), "--only",
+                Scenario.THROUGHPUT_2TM.id());
+
+        assertThat(r.code()).as(r.log()).isZero();
+        assertThat(Results.read(out.resolve("flink-1.13.6.tsv")).rows()).isEmpty();
+        assertThat(r.log()).contains("[compare]   ok     flink-1.13.6: ok, 0 figures");
+    }
+
+    @Test
     void aFailingOrHangingSystemDoesNotStopTheOthersAndFailsTheRun(@TempDir Path dir) throws Exception {
         Path root = repo(dir);
         List<SystemUnderTest> known = List.of(fake(root, "sluice", true), fake(root, "flink-crash", true),

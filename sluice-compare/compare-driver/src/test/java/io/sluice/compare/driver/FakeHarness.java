@@ -40,6 +40,7 @@ public final class FakeHarness {
         for (Scenario s : args.scenarios()) {
             if (s.optional() && skipsOptional(system)) {
                 r.notRun(s, "optional scenario, not run by this fake of " + system);
+                r.write(args.out());
                 continue;
             }
             add(r, plan, s, f);
@@ -103,6 +104,15 @@ public final class FakeHarness {
                         Metric.RECORDS_PER_S, 45_000_000 / Math.sqrt(f));
                 r.add(s, "checkpoints every " + plan.checkpointInterval().toMillis() + " ms", Metric.RUNS,
                         plan.throughputRuns());
+            }
+            case THROUGHPUT_2TM -> {
+                String v = plan.twoTaskManagerVariant();
+                r.add(s, v, Metric.RECORDS_PER_S, 40_000_000 / Math.sqrt(f));
+                r.add(s, v, Metric.RUNS, plan.throughputRuns());
+                r.add(s, v, Metric.TASK_MANAGERS, 2);
+                r.add(s, v, Metric.TCP_BYTES_PER_RECORD, 6);
+                r.add(s, plan.countingCheckVariant(), Metric.CHECK_RECORDS, plan.countingCheckRecords());
+                r.add(s, plan.countingCheckVariant(), Metric.CHECK_RECORDS_EXPECTED, plan.countingCheckRecords());
             }
             case CHECKPOINT_DURATION -> {
                 String v = plan.checkpointKeys() + " keys";

@@ -4,6 +4,7 @@ import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.api.functions.MapFunction;
 import io.sluice.api.functions.RichFunction;
 import io.sluice.api.functions.RuntimeContext;
+import io.sluice.api.functions.SinkFunction;
 import io.sluice.api.sink.DiscardingSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.api.state.ValueState;
@@ -57,14 +58,23 @@ final class Jobs {
 
     /** The throughput and checkpoint-duration job: unlimited source, {@code keys} keys, checkpoints every {@code interval}. */
     static JobGraph unlimitedJob(int keys, Duration interval, Path checkpointDir, String name) {
+        return countingJob(SequenceSource.unbounded(0), keys, interval, checkpointDir, new DiscardingSink<>(), name);
+    }
+
+    /**
+     * The plain keyed counting job from {@code source} into {@code sink}, {@code keys} keys,
+     * checkpoints every {@code interval}.
+     */
+    static JobGraph countingJob(SequenceSource source, int keys, Duration interval, Path checkpointDir,
+                                SinkFunction<Long> sink, String name) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(PARALLELISM)
                 .enableCheckpointing(interval)
                 .setCheckpointDir(checkpointDir.toString());
-        env.fromSource(SequenceSource.unbounded(0), "numbers")
+        env.fromSource(source, "numbers")
                 .keyBy(new KeyedCountingJob.ModKey(keys))
                 .map(new RunningCount()).name("count per key")
                 .returns(Serializers.LONG)
-                .addSink(new DiscardingSink<>(), "discard");
+                .addSink(sink, "results");
         return env.buildJobGraph(name);
     }
 

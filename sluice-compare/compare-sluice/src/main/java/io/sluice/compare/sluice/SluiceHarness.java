@@ -89,7 +89,9 @@ public final class SluiceHarness {
                 + " every client through the LatencyProxy; checkpoints on local disk behind FaultInjectingBlobStore"
                 + " (D = latency added to each blob read); restart strategy fixed-delay 0 ms; task-local recovery"
                 + " off; checkpoints.inline-state-threshold at its default (" + CheckpointingOptions.DEFAULT_INLINE_STATE_THRESHOLD + " bytes: smaller subtask state travels inside the checkpoint metadata); status call: DispatcherGateway.requestJobDetails; throughput and checkpoint-duration:"
-                + " HA in memory");
+                + " HA in memory; throughput-2tm: the same 2 task executors x 1 slot with networkDataExchange(true),"
+                + " each with its own data server on 127.0.0.1, channels between them over TCP (credit-based flow"
+                + " control), channels within one in memory");
         results.write(args.out());
         List<Scenario> failed = new ArrayList<>();
         long start = System.nanoTime();
@@ -136,7 +138,8 @@ public final class SluiceHarness {
             case STATUS_DURING_STALL -> new StatusDuringStall();
             case TASK_FAILOVER -> new TaskFailover();
             case JM_FAILOVER -> new JmFailover();
-            case THROUGHPUT -> new Throughput();
+            case THROUGHPUT -> Throughput.inMemory();
+            case THROUGHPUT_2TM -> Throughput.overTcp();
             case CHECKPOINT_DURATION -> new CheckpointDuration();
             case WINDOW_TUMBLING -> new WindowThroughput(WindowWorkload.TUMBLING);
             case WINDOW_SESSION -> new WindowThroughput(WindowWorkload.SESSION);

@@ -1,6 +1,8 @@
 package io.sluice.compare.sluice;
 
+import io.sluice.api.source.SequenceSource;
 import io.sluice.cluster.LocalCluster;
+import io.sluice.compare.CountingCheck;
 import io.sluice.compare.Plan;
 import io.sluice.compare.Results;
 import io.sluice.compare.Scenario;
@@ -9,8 +11,10 @@ import io.sluice.dispatcher.DispatcherGateway;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import io.sluice.jobmaster.JobDetails;
+import io.sluice.jobmaster.JobResult;
 import io.sluice.jobmaster.JobStatus;
 import io.sluice.jobmaster.VertexStatus;
+import io.sluice.taskexecutor.TaskExecutor;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,22 +22,56 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 /**
- * {@link Scenario#THROUGHPUT}: the keyed counting job with an unlimited source and
- * {@code plan.throughputKeys()} keys on a plain {@link LocalCluster} (2 task executors, 1 slot each,
- * HA in memory), checkpoints every {@code plan.checkpointInterval()} to local disk. Per run, a fresh
- * job: once its keyed vertex counts, {@code plan.throughputWarmup()}, then the records its keyed
- * vertex took in ({@code recordsIn} of the job details, sampled at both ends) over
- * {@code plan.throughputWindow()}, as {@code io.sluice.bench.ThroughputBenchmark} measures. A run in
- * which the job restarted is invalid and left out.
+ * {@link Scenario#THROUGHPUT} and {@link Scenario#THROUGHPUT_2TM}: the keyed counting job with an
+ * unlimited source and {@code plan.throughputKeys()} keys on a plain {@link LocalCluster} of 2 task
+ * executors with 1 slot each (HA in memory), checkpoints every {@code plan.checkpointInterval()} to
+ * local disk. For {@code throughput} every channel is in memory; for {@code throughput-2tm} the
+ * cluster exchanges data over TCP ({@link LocalCluster.Builder#networkDataExchange}): each task
+ * executor has its own data server on 127.0.0.1, and the keyed channels between the subtasks of the
+ * two task executors (half of all records) cross a loopback connection with credit-based flow control.
+ *
+ * <p>Per run, a fresh job: once its keyed vertex counts, {@code plan.throughputWarmup()}, then the
+ * records its keyed vertex took in ({@code recordsIn} of the job details, sampled at both ends) over
+ * {@code plan.throughputWindow()} (over TCP {@code plan.twoTaskManagerWarmup()} and
+ * {@code plan.twoTaskManagerWindow()}, the same in the full plan), as {@code io.sluice.bench.ThroughputBenchmark} measures. A run in
+ * which the job restarted is invalid and left out. Over TCP it also reports the task executors that ran
+ * the job's tasks (both must) and the bytes they received from each other per record counted (must be
+ * positive), then runs the bounded {@link CountingCheck}, whose counts must be exact.
+ *
+ * <p>Threading: harness thread; the functions run on their task threads.
  */
 final class Throughput implements ScenarioRunner {
-    private static final String ID = Scenario.THROUGHPUT.id();
+    private final Scenario scenario;
 
-    /** One measured window. */
-    record Run(double recordsPerSecond, double recordsPerCpuSecond, long checkpoints, boolean valid) {
+    private Throughput(Scenario scenario) {
+        this.scenario = scenario;
+    }
+
+    /** {@link Scenario#THROUGHPUT}: every channel in memory. */
+    static Throughput inMemory() {
+        return new Throughput(Scenario.THROUGHPUT);
+    }
+
+    /** {@link Scenario#THROUGHPUT_2TM}: channels between the two task executors over TCP. */
+    static Throughput overTcp() {
+        return new Throughput(Scenario.THROUGHPUT_2TM);
+    }
+
+    private boolean tcp() {
+        return scenario == Scenario.THROUGHPUT_2TM;
+    }
+
+    /**
+     * One measured window; {@code tcpBytes} is what crossed TCP in it (0 in memory), {@code taskManagers}
+     * the task executors that ran tasks at its end.
+     */
+    record Run(double recordsPerSecond, double recordsPerCpuSecond, long checkpoints, boolean valid, long records,
+               long tcpBytes, int taskManagers) {
     }
 
     /** The variant label: {@code "parallelism 2, checkpoints every 1000 ms"}. */
@@ -45,49 +83,124 @@ final class Throughput implements ScenarioRunner {
     @Override
     public void run(HarnessContext context, Results rows, Map<String, String> notes) throws Exception {
         Plan plan = context.plan();
-        String variant = variant(plan);
-        Path dir = context.newDir("throughput");
+        String id = scenario.id();
+        String variant = tcp() ? plan.twoTaskManagerVariant() : variant(plan);
+        Path dir = context.newDir(id);
         List<Run> runs = new ArrayList<>();
-        try (LocalCluster cluster = LocalCluster.builder().taskExecutors(2).slotsPerTaskExecutor(1).build()) {
+        try (LocalCluster cluster = LocalCluster.builder().taskExecutors(2).slotsPerTaskExecutor(1)
+                .networkDataExchange(tcp()).build()) {
+            LongSupplier tcpBytes = () -> cluster.networkEnvironments().stream()
+                    .mapToLong(e -> e.metrics().bytesReceived()).sum();
+            int taskManagers = 0;
             for (int i = 1; i <= plan.throughputRuns(); i++) {
-                Run r = measure(cluster, plan, dir, i);
+                JobGraph graph = Jobs.unlimitedJob(plan.throughputKeys(), plan.checkpointInterval(), dir,
+                        id + " run " + i);
+                Run r = measure(cluster, graph, Jobs.keyedVertex(graph),
+                        tcp() ? plan.twoTaskManagerWarmup() : plan.throughputWarmup(),
+                        tcp() ? plan.twoTaskManagerWindow() : plan.throughputWindow(), tcpBytes);
                 runs.add(r);
-                context.progress().line(ID, variant, "run %d/%d: %,.0f records/s (%,.0f per CPU-second of the JVM),"
-                                + " %d checkpoints in the window%s", i, plan.throughputRuns(), r.recordsPerSecond(),
-                        r.recordsPerCpuSecond(), r.checkpoints(), r.valid() ? "" : "; INVALID: the job restarted");
+                taskManagers = Math.max(taskManagers, r.taskManagers());
+                context.progress().line(id, variant, "run %d/%d: %,.0f records/s (%,.0f per CPU-second of the JVM),"
+                                + " %d checkpoints in the window%s%s", i, plan.throughputRuns(), r.recordsPerSecond(),
+                        r.recordsPerCpuSecond(), r.checkpoints(), tcp() ? String.format(Locale.ROOT,
+                                ", %,d bytes over TCP (%.2f per record)", r.tcpBytes(),
+                                r.tcpBytes() / (double) Math.max(1, r.records())) : "",
+                        r.valid() ? "" : "; INVALID: the job restarted");
+            }
+            List<Run> valid = runs.stream().filter(Run::valid).toList();
+            if (valid.isEmpty()) {
+                throw new IllegalStateException("No valid " + id + " run: the job restarted in every run; see the"
+                        + " runtime's warnings on stderr");
+            }
+            rows.add(scenario, variant, Scenario.Metric.RECORDS_PER_S,
+                            Stats.median(valid.stream().map(Run::recordsPerSecond).toList()))
+                    .add(scenario, variant, Scenario.Metric.RECORDS_PER_CPU_S,
+                            Stats.median(valid.stream().map(Run::recordsPerCpuSecond).toList()))
+                    .add(scenario, variant, Scenario.Metric.RUNS, valid.size());
+            if (tcp()) {
+                double bytesPerRecord = Stats.median(valid.stream()
+                        .map(r -> r.tcpBytes() / (double) Math.max(1, r.records())).toList());
+                if (!(bytesPerRecord > 0)) {
+                    throw new IllegalStateException("No bytes crossed TCP between the task executors while the job"
+                            + " ran: the keyed exchange stayed in memory, so this is not a two-task-manager run");
+                }
+                rows.add(scenario, variant, Scenario.Metric.TASK_MANAGERS, taskManagers)
+                        .add(scenario, variant, Scenario.Metric.TCP_BYTES_PER_RECORD, bytesPerRecord);
+                check(context, cluster, dir.resolve("check"), rows);
             }
         }
-        List<Double> valid = runs.stream().filter(Run::valid).map(Run::recordsPerSecond).toList();
-        if (valid.isEmpty()) {
-            throw new IllegalStateException("No valid throughput run: the job restarted in every run; see the"
-                    + " runtime's warnings on stderr");
-        }
-        List<Double> perCpu = runs.stream().filter(Run::valid).map(Run::recordsPerCpuSecond).toList();
-        rows.add(Scenario.THROUGHPUT, variant, Scenario.Metric.RECORDS_PER_S, Stats.median(valid))
-                .add(Scenario.THROUGHPUT, variant, Scenario.Metric.RECORDS_PER_CPU_S, Stats.median(perCpu))
-                .add(Scenario.THROUGHPUT, variant, Scenario.Metric.RUNS, valid.size());
     }
 
-    private static Run measure(LocalCluster cluster, Plan plan, Path dir, int index) throws Exception {
-        JobGraph graph = Jobs.unlimitedJob(plan.throughputKeys(), plan.checkpointInterval(), dir, "throughput run " + index);
-        int keyed = Jobs.keyedVertex(graph);
+    /**
+     * Runs the bounded job over {@code plan.countingCheckRecords()} records on {@code cluster} and adds
+     * its rows; fails if a key's count is not exact.
+     */
+    private void check(HarnessContext context, LocalCluster cluster, Path dir, Results rows) throws Exception {
+        Plan plan = context.plan();
+        CountingCheck expected = plan.countingCheck();
+        String sinkId = UUID.randomUUID().toString();
+        CheckSink.open(sinkId);
+        try {
+            JobGraph graph = Jobs.countingJob(SequenceSource.bounded(0, expected.records() - 1), plan.throughputKeys(),
+                    plan.checkpointInterval(), dir, new CheckSink(sinkId), scenario.id() + " check");
+            JobId job = cluster.submit(graph);
+            JobResult result = cluster.dispatcher().requestJobResult(job).get(10, TimeUnit.MINUTES);
+            if (result.status() != JobStatus.FINISHED) {
+                throw new IllegalStateException("The bounded " + scenario.id() + " check job ended " + result.status()
+                        + " instead of FINISHED: " + result);
+            }
+            CheckSink.Counted c = CheckSink.counted(sinkId);
+            context.progress().line(scenario.id(), plan.countingCheckVariant(), "%,d counts (expected %,d), sum %,d"
+                    + " (expected %,d), largest %,d (expected %,d)", c.received(), expected.records(), c.sum(),
+                    expected.expectedSum(), c.max(), expected.perKey());
+            expected.problem(c.received(), c.sum(), c.max()).ifPresent(problem -> {
+                throw new IllegalStateException(problem);
+            });
+            rows.add(scenario, plan.countingCheckVariant(), Scenario.Metric.CHECK_RECORDS, c.received())
+                    .add(scenario, plan.countingCheckVariant(), Scenario.Metric.CHECK_RECORDS_EXPECTED,
+                            expected.records());
+        } finally {
+            CheckSink.close(sinkId);
+        }
+    }
+
+    /**
+     * Submits {@code graph}, waits until its vertex {@code counted} counts, lets it run for
+     * {@code warmup}, then measures the records that vertex took in over {@code window}; cancels the
+     * job at the end. {@code tcpBytes} reads what crossed TCP so far.
+     */
+    static Run measure(LocalCluster cluster, JobGraph graph, int counted, Duration warmup, Duration window,
+                       LongSupplier tcpBytes) throws Exception {
         JobId id = cluster.submit(graph);
         DispatcherGateway dispatcher = cluster.dispatcher();
         try {
-            awaitCounting(dispatcher, id, keyed, 0);
-            Thread.sleep(plan.throughputWarmup().toMillis()); // the warm-up window
-            Sample start = Sample.take(dispatcher, id, keyed);
-            Thread.sleep(plan.throughputWindow().toMillis()); // the measured window
-            Sample end = Sample.take(dispatcher, id, keyed);
+            awaitCounting(dispatcher, id, counted, 0);
+            Thread.sleep(warmup.toMillis()); // the warm-up window
+            long bytes0 = tcpBytes.getAsLong();
+            Sample start = Sample.take(dispatcher, id, counted);
+            Thread.sleep(window.toMillis()); // the measured window
+            Sample end = Sample.take(dispatcher, id, counted);
+            long bytes = tcpBytes.getAsLong() - bytes0;
             long records = end.records() - start.records();
             double seconds = (end.nanos() - start.nanos()) / 1e9;
             double cpuSeconds = (end.cpuNanos() - start.cpuNanos()) / 1e9;
             boolean valid = end.restarts() == start.restarts() && records > 0;
             return new Run(records / seconds, cpuSeconds > 0 ? records / cpuSeconds : Double.NaN,
-                    end.checkpoints() - start.checkpoints(), valid);
+                    end.checkpoints() - start.checkpoints(), valid, records, bytes, busyTaskExecutors(cluster));
         } finally {
             cancel(dispatcher, id);
         }
+    }
+
+    /** Task executors of {@code cluster} that run at least one task now. */
+    private static int busyTaskExecutors(LocalCluster cluster) throws Exception {
+        int busy = 0;
+        for (TaskExecutor te : cluster.taskExecutors()) {
+            if (te.numberOfTasks().get(30, TimeUnit.SECONDS) > 0) {
+                busy++;
+            }
+        }
+        return busy;
     }
 
     /** Waits until the job runs and its keyed vertex took in more than {@code records} records. */

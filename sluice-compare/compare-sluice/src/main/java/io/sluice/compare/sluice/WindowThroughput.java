@@ -16,7 +16,6 @@ import io.sluice.compare.Scenario;
 import io.sluice.compare.Stats;
 import io.sluice.compare.WindowWorkload;
 import io.sluice.core.serialization.Serializers;
-import io.sluice.dispatcher.DispatcherGateway;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import io.sluice.jobmaster.JobResult;
@@ -27,9 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * {@link Scenario#WINDOW_TUMBLING} and {@link Scenario#WINDOW_SESSION}: the event-time window job of
@@ -86,17 +83,17 @@ final class WindowThroughput implements ScenarioRunner {
 
             long records = plan.checkRecords(workload);
             WindowWorkload.Expected expected = workload.expected(records);
-            Counted counted = check(cluster, plan, dir.resolve("check"), records);
+            CheckSink.Counted counted = check(cluster, plan, dir.resolve("check"), records);
             String checkVariant = plan.windowCheckVariant(workload);
             context.progress().line(scenario.id(), checkVariant, "%,d windows fired (expected %,d), sum of results %,d"
-                    + " (expected %,d)", counted.windows(), expected.windows(), counted.sum(), expected.resultSum());
-            if (counted.windows() != expected.windows() || counted.sum() != expected.resultSum()) {
+                    + " (expected %,d)", counted.received(), expected.windows(), counted.sum(), expected.resultSum());
+            if (counted.received() != expected.windows() || counted.sum() != expected.resultSum()) {
                 throw new IllegalStateException("The bounded " + scenario.id() + " run over " + records + " records"
-                        + " fired " + counted.windows() + " windows with results summing to " + counted.sum()
+                        + " fired " + counted.received() + " windows with results summing to " + counted.sum()
                         + ", but the workload has " + expected.windows() + " windows summing to "
                         + expected.resultSum() + ": the job computes something else than the workload says");
             }
-            rows.add(scenario, checkVariant, Scenario.Metric.WINDOWS_FIRED, counted.windows())
+            rows.add(scenario, checkVariant, Scenario.Metric.WINDOWS_FIRED, counted.received())
                     .add(scenario, checkVariant, Scenario.Metric.WINDOWS_EXPECTED, expected.windows());
         }
     }
@@ -104,34 +101,15 @@ final class WindowThroughput implements ScenarioRunner {
     private Throughput.Run measure(LocalCluster cluster, Plan plan, Path checkpointDir) throws Exception {
         JobGraph graph = job(plan, SequenceSource.unbounded(0), new DiscardingSink<>(), checkpointDir,
                 workload.scenario().id());
-        int windowVertex = Jobs.keyedVertex(graph);
-        JobId id = cluster.submit(graph);
-        DispatcherGateway dispatcher = cluster.dispatcher();
-        try {
-            Throughput.awaitCounting(dispatcher, id, windowVertex, 0);
-            Thread.sleep(plan.windowWarmup().toMillis()); // the warm-up window
-            Throughput.Sample start = Throughput.Sample.take(dispatcher, id, windowVertex);
-            Thread.sleep(plan.windowWindow().toMillis()); // the measured window
-            Throughput.Sample end = Throughput.Sample.take(dispatcher, id, windowVertex);
-            long records = end.records() - start.records();
-            double seconds = (end.nanos() - start.nanos()) / 1e9;
-            double cpuSeconds = (end.cpuNanos() - start.cpuNanos()) / 1e9;
-            return new Throughput.Run(records / seconds, cpuSeconds > 0 ? records / cpuSeconds : Double.NaN,
-                    end.checkpoints() - start.checkpoints(), end.restarts() == start.restarts() && records > 0);
-        } finally {
-            Throughput.cancel(dispatcher, id);
-        }
+        return Throughput.measure(cluster, graph, Jobs.keyedVertex(graph), plan.windowWarmup(), plan.windowWindow(),
+                () -> 0);
     }
 
-    /** What the sink of the bounded check run received. */
-    record Counted(long windows, long sum) {
-    }
-
-    private Counted check(LocalCluster cluster, Plan plan, Path checkpointDir, long records) throws Exception {
+    private CheckSink.Counted check(LocalCluster cluster, Plan plan, Path checkpointDir, long records) throws Exception {
         String sinkId = UUID.randomUUID().toString();
-        CountingSink.open(sinkId);
+        CheckSink.open(sinkId);
         try {
-            JobGraph graph = job(plan, SequenceSource.bounded(0, records - 1), new CountingSink(sinkId), checkpointDir,
+            JobGraph graph = job(plan, SequenceSource.bounded(0, records - 1), new CheckSink(sinkId), checkpointDir,
                     workload.scenario().id() + " check");
             JobId id = cluster.submit(graph);
             JobResult result = cluster.dispatcher().requestJobResult(id).get(10, TimeUnit.MINUTES);
@@ -139,9 +117,9 @@ final class WindowThroughput implements ScenarioRunner {
                 throw new IllegalStateException("The bounded " + workload.scenario().id() + " check job ended "
                         + result.status() + " instead of FINISHED: " + result);
             }
-            return CountingSink.counted(sinkId);
+            return CheckSink.counted(sinkId);
         } finally {
-            CountingSink.close(sinkId);
+            CheckSink.close(sinkId);
         }
     }
 
@@ -220,43 +198,6 @@ final class WindowThroughput implements ScenarioRunner {
         @Override
         public Long merge(Long a, Long b) {
             return a + b;
-        }
-    }
-
-    /**
-     * The check run's sink: counts the window results and adds them up, into counters of this JVM
-     * registered under an id (the sink itself is serialized into the job). Only the check run uses it.
-     */
-    static final class CountingSink implements SinkFunction<Long> {
-        private static final long serialVersionUID = 1L;
-        private static final Map<String, LongAdder[]> COUNTERS = new ConcurrentHashMap<>();
-        private final String id;
-        private transient LongAdder[] counters;
-
-        CountingSink(String id) {
-            this.id = id;
-        }
-
-        static void open(String id) {
-            COUNTERS.put(id, new LongAdder[] {new LongAdder(), new LongAdder()});
-        }
-
-        static Counted counted(String id) {
-            LongAdder[] c = COUNTERS.get(id);
-            return new Counted(c[0].sum(), c[1].sum());
-        }
-
-        static void close(String id) {
-            COUNTERS.remove(id);
-        }
-
-        @Override
-        public void invoke(Long result) {
-            if (counters == null) {
-                counters = COUNTERS.get(id);
-            }
-            counters[0].increment();
-            counters[1].add(result);
         }
     }
 }

@@ -90,6 +90,19 @@ class SluiceHarnessSmokeTest {
         assertThat(value(v, Scenario.THROUGHPUT, throughput, Metric.RUNS)).isEqualTo(plan.throughputRuns());
         assertThat(value(v, Scenario.THROUGHPUT, throughput, Metric.RECORDS_PER_CPU_S)).isFinite().isPositive();
 
+        String twoTm = plan.twoTaskManagerVariant();
+        assertThat(value(v, Scenario.THROUGHPUT_2TM, twoTm, Metric.RECORDS_PER_S)).isFinite().isPositive();
+        assertThat(value(v, Scenario.THROUGHPUT_2TM, twoTm, Metric.RECORDS_PER_CPU_S)).isFinite().isPositive();
+        assertThat(value(v, Scenario.THROUGHPUT_2TM, twoTm, Metric.RUNS)).isEqualTo(plan.throughputRuns());
+        assertThat(value(v, Scenario.THROUGHPUT_2TM, twoTm, Metric.TASK_MANAGERS)).as("both task executors run tasks")
+                .isEqualTo(2.0);
+        assertThat(value(v, Scenario.THROUGHPUT_2TM, twoTm, Metric.TCP_BYTES_PER_RECORD))
+                .as("half the records cross TCP, 8 bytes each plus framing").isBetween(3.0, 8.0);
+        assertThat(value(v, Scenario.THROUGHPUT_2TM, plan.countingCheckVariant(), Metric.CHECK_RECORDS))
+                .isEqualTo(plan.countingCheckRecords());
+        assertThat(value(v, Scenario.THROUGHPUT_2TM, plan.countingCheckVariant(), Metric.CHECK_RECORDS_EXPECTED))
+                .isEqualTo(plan.countingCheckRecords());
+
         String keys = "keys=" + plan.checkpointKeys();
         assertThat(value(v, Scenario.CHECKPOINT_DURATION, keys, Metric.DURATION_P50_MS)).isFinite().isPositive();
         assertThat(value(v, Scenario.CHECKPOINT_DURATION, keys, Metric.DURATION_MAX_MS)).isFinite()
@@ -111,7 +124,7 @@ class SluiceHarnessSmokeTest {
 
         int expectedRows = statusVariants.size() * 8
                 + plan.failoverRetained().size() * plan.failoverLatencies().size() * 3
-                + plan.jmRetained().size() * plan.jmLatencies().size() * 5 + 3 + 4 + 2 * 5;
+                + plan.jmRetained().size() * plan.jmLatencies().size() * 5 + 3 + 7 + 4 + 2 * 5;
         assertThat(parsed.rows()).as("no other rows").hasSize(expectedRows);
     }
 

@@ -39,6 +39,16 @@ public final class CountingJob {
      * @param checkpointDir      where checkpoint data goes (a {@code slowfs:///} or {@code file:///} URI)
      */
     public static JobGraph build(int keys, double rate, long checkpointInterval, String checkpointDir) {
+        return build(keys, rate, checkpointInterval, checkpointDir, 0, null);
+    }
+
+    /**
+     * The job as {@link #build(int, double, long, String)}; with {@code records > 0} (and no rate)
+     * bounded to the records {@code 0 .. records - 1}, and with a {@code checkSinkId} its sink counts
+     * into those {@link CheckCounters} instead of discarding (the bounded check run).
+     */
+    public static JobGraph build(int keys, double rate, long checkpointInterval, String checkpointDir, long records,
+                                 String checkSinkId) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
         env.setParallelism(2);
         env.enableCheckpointing(checkpointInterval);
@@ -54,11 +64,11 @@ public final class CountingJob {
         // lock (about a third slower here, see docs/benchmarks.md). Paced: the SourceFunction below,
         // with which the recovery scenarios were measured.
         DataStream<Long> numbers = rate == 0
-                ? env.fromSequence(0, Long.MAX_VALUE).name("numbers")
+                ? env.fromSequence(0, records > 0 ? records - 1 : Long.MAX_VALUE).name("numbers")
                 : env.addSource(new SequenceSource(rate)).name("numbers").returns(Types.LONG);
         numbers.keyBy(new ModKey(keys))
                 .map(new CountPerKey(rate > 0)).name("count per key").returns(Types.LONG)
-                .addSink(new DiscardingSink<>()).name("results");
+                .addSink(checkSinkId == null ? new DiscardingSink<>() : new CheckSink(checkSinkId)).name("results");
         return env.getStreamGraph().getJobGraph();
     }
 

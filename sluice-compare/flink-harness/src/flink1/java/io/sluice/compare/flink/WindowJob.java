@@ -2,7 +2,6 @@ package io.sluice.compare.flink;
 
 import io.sluice.compare.WindowWorkload;
 import java.time.Duration;
-import java.util.concurrent.atomic.LongAdder;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.restartstrategy.RestartStrategies;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -13,7 +12,6 @@ import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.DiscardingSink;
-import org.apache.flink.streaming.api.functions.sink.SinkFunction;
 import org.apache.flink.streaming.api.windowing.assigners.EventTimeSessionWindows;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.time.Time;
@@ -39,7 +37,7 @@ public final class WindowJob {
     /**
      * @param records            records of a bounded run (its end of input fires every window); 0 for an
      *                           unbounded one
-     * @param checkSinkId        the {@link WindowFunctions.CheckCounters} id the sink counts into; null for a
+     * @param checkSinkId        the {@link CheckCounters} id the sink counts into; null for a
      *                           discarding sink
      */
     public static JobGraph build(WindowWorkload workload, long records, long checkpointInterval,
@@ -65,25 +63,5 @@ public final class WindowJob {
                 .aggregate(new WindowFunctions.SumOfValues(workload), Types.LONG, Types.LONG).name("window");
         results.addSink(checkSinkId == null ? new DiscardingSink<>() : new CheckSink(checkSinkId)).name("results");
         return env.getStreamGraph().getJobGraph();
-    }
-
-    /** Counts the window results into {@link WindowFunctions.CheckCounters}. */
-    static final class CheckSink implements SinkFunction<Long> {
-        private static final long serialVersionUID = 1L;
-        private final String id;
-        private transient LongAdder[] counters;
-
-        CheckSink(String id) {
-            this.id = id;
-        }
-
-        @Override
-        public void invoke(Long result, Context context) {
-            if (counters == null) {
-                counters = WindowFunctions.CheckCounters.get(id);
-            }
-            counters[0].increment();
-            counters[1].add(result);
-        }
     }
 }

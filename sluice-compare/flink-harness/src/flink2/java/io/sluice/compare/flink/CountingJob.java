@@ -38,6 +38,16 @@ public final class CountingJob {
      * @param checkpointDir      where checkpoint data goes (a {@code slowfs:///} or {@code file:///} URI)
      */
     public static JobGraph build(int keys, double rate, long checkpointInterval, String checkpointDir) {
+        return build(keys, rate, checkpointInterval, checkpointDir, 0, null);
+    }
+
+    /**
+     * The job as {@link #build(int, double, long, String)}; with {@code records > 0} (and no rate)
+     * bounded to the records {@code 0 .. records - 1}, and with a {@code checkSinkId} its sink counts
+     * into those {@link CheckCounters} instead of discarding (the bounded check run).
+     */
+    public static JobGraph build(int keys, double rate, long checkpointInterval, String checkpointDir, long records,
+                                 String checkSinkId) {
         Configuration c = new Configuration();
         c.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(checkpointInterval));
         c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir);
@@ -51,11 +61,15 @@ public final class CountingJob {
         c.set(PipelineOptions.OBJECT_REUSE, true);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
         env.setParallelism(2);
-        DataStream<Long> numbers = env.fromSequence(0, Long.MAX_VALUE).name("numbers");
+        DataStream<Long> numbers = env.fromSequence(0, records > 0 ? records - 1 : Long.MAX_VALUE).name("numbers");
         DataStream<Long> paced = rate > 0 ? numbers.map(new Pace(rate / 2)).name("pace").returns(Types.LONG) : numbers;
-        paced.keyBy(new ModKey(keys))
-                .map(new CountPerKey(rate > 0)).name("count per key").returns(Types.LONG)
-                .sinkTo(new DiscardingSink<>()).name("results");
+        DataStream<Long> counts = paced.keyBy(new ModKey(keys))
+                .map(new CountPerKey(rate > 0)).name("count per key").returns(Types.LONG);
+        if (checkSinkId == null) {
+            counts.sinkTo(new DiscardingSink<>()).name("results");
+        } else {
+            counts.sinkTo(new CheckSink(checkSinkId)).name("results");
+        }
         return env.getStreamGraph().getJobGraph();
     }
 }

@@ -2,12 +2,8 @@ package io.sluice.compare.flink;
 
 import io.sluice.compare.WindowWorkload;
 import java.time.Duration;
-import java.util.concurrent.atomic.LongAdder;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.connector.sink2.Sink;
-import org.apache.flink.api.connector.sink2.SinkWriter;
-import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.api.connector.source.lib.NumberSequenceSource;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -42,7 +38,7 @@ public final class WindowJob {
 
     /**
      * @param records     records of a bounded run (its end of input fires every window); 0 for an unbounded one
-     * @param checkSinkId the {@link WindowFunctions.CheckCounters} id the sink counts into; null for a
+     * @param checkSinkId the {@link CheckCounters} id the sink counts into; null for a
      *                    discarding sink
      */
     public static JobGraph build(WindowWorkload workload, long records, long checkpointInterval,
@@ -75,35 +71,5 @@ public final class WindowJob {
             results.sinkTo(new CheckSink(checkSinkId)).name("results");
         }
         return env.getStreamGraph().getJobGraph();
-    }
-
-    /** Counts the window results into {@link WindowFunctions.CheckCounters}. */
-    static final class CheckSink implements Sink<Long> {
-        private static final long serialVersionUID = 1L;
-        private final String id;
-
-        CheckSink(String id) {
-            this.id = id;
-        }
-
-        @Override
-        public SinkWriter<Long> createWriter(WriterInitContext context) {
-            LongAdder[] counters = WindowFunctions.CheckCounters.get(id);
-            return new SinkWriter<>() {
-                @Override
-                public void write(Long result, Context context) {
-                    counters[0].increment();
-                    counters[1].add(result);
-                }
-
-                @Override
-                public void flush(boolean endOfInput) {
-                }
-
-                @Override
-                public void close() {
-                }
-            };
-        }
     }
 }

@@ -15,8 +15,8 @@ import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 
 /**
- * One Flink MiniCluster (job manager and one task manager with 2 slots, in this JVM), with the
- * given configuration; with ZooKeeper HA, closing it keeps the HA data ({@link RetainingHaServices}),
+ * One Flink MiniCluster (job manager and, by default, one task manager with 2 slots, in this JVM),
+ * with the given configuration; with ZooKeeper HA, closing it keeps the HA data ({@link RetainingHaServices}),
  * so that the next cluster on the same configuration recovers the job like a restarted job manager.
  *
  * <p>Thread rules: start/close from the harness thread; the query methods from any thread.
@@ -24,9 +24,9 @@ import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 final class FlinkCluster implements AutoCloseable {
     private final MiniCluster cluster;
 
-    private FlinkCluster(Configuration configuration) {
-        MiniClusterConfiguration mc = new MiniClusterConfiguration.Builder()
-                .setConfiguration(configuration).setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build();
+    private FlinkCluster(Configuration configuration, int taskManagers, int slotsPerTaskManager) {
+        MiniClusterConfiguration mc = new MiniClusterConfiguration.Builder().setConfiguration(configuration)
+                .setNumTaskManagers(taskManagers).setNumSlotsPerTaskManager(slotsPerTaskManager).build();
         this.cluster = new MiniCluster(mc) {
             @Override
             protected HighAvailabilityServices createHighAvailabilityServices(Configuration conf, Executor executor)
@@ -37,7 +37,17 @@ final class FlinkCluster implements AutoCloseable {
     }
 
     static FlinkCluster start(Configuration configuration) throws Exception {
-        FlinkCluster c = new FlinkCluster(configuration);
+        return start(configuration, 1, 2);
+    }
+
+    /**
+     * A cluster of {@code taskManagers} task managers with {@code slotsPerTaskManager} slots each; each
+     * task manager has its own network stack (a Netty server on its own port), so channels between
+     * tasks of different task managers are remote input channels over TCP, as between processes.
+     */
+    static FlinkCluster start(Configuration configuration, int taskManagers, int slotsPerTaskManager)
+            throws Exception {
+        FlinkCluster c = new FlinkCluster(configuration, taskManagers, slotsPerTaskManager);
         c.cluster.start();
         return c;
     }

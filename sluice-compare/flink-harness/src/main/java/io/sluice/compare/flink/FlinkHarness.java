@@ -1,5 +1,6 @@
 package io.sluice.compare.flink;
 
+import io.sluice.compare.CountingCheck;
 import io.sluice.compare.HarnessArgs;
 import io.sluice.compare.LatencySummary;
 import io.sluice.compare.Machine;
@@ -32,6 +33,7 @@ import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
 import org.apache.flink.runtime.util.EnvironmentInformation;
 
 /**
@@ -59,25 +61,28 @@ public final class FlinkHarness {
         this.results = new Results(system);
         Machine.record(results, plan);
         results.header("version", EnvironmentInformation.getVersion());
-        results.header("setup", "Flink MiniCluster (1 task manager, 2 slots), HashMapStateBackend, ZooKeeper HA on an"
+        results.header("setup", "Flink MiniCluster (1 task manager, 2 slots; throughput-2tm: 2 task managers x 1"
+                + " slot, each with its own Netty network stack, remote input channels between them),"
+                + " HashMapStateBackend, ZooKeeper HA on an"
                 + " embedded ZooKeeper from Flink's shaded jar, HA storage and checkpoints on slowfs:// (local disk"
                 + " with injected latency/stalls); throughput and checkpoint duration without HA on file://");
         results.header("flink-configuration", plainConfiguration().toMap() + "; in the recovery scenarios also"
                 + " high-availability=zookeeper, high-availability.zookeeper.quorum=localhost:<latency proxy>,"
                 + " high-availability.storageDir=slowfs://<tmp>/ha, high-availability.cluster-id=<fresh per run>,"
-                + " state.checkpoints.num-retained=N");
+                + " state.checkpoints.num-retained=N; in throughput-2tm also metrics.reporter.sluice-shuffle-bytes"
+                + ".factory.class=" + ShuffleBytesReporter.Factory.class.getName() + " (reads the Netty input byte counters)");
         results.header("job", CountingJob.DESCRIPTION + "; checkpoints to slowfs:// (recovery) or file://");
-        if (runsWindowScenarios()) {
+        if (runsOptionalScenarios()) {
             results.header("window-job", WindowJob.DESCRIPTION + "; checkpoints to file://");
         }
     }
 
     /**
-     * Whether this Flink version runs the optional window scenarios: 1.20 and later (the issue compares
-     * windows with Flink 1.20.5 and 2.3.0); 1.13 and 1.14 declare them not run, which keeps the full
-     * run shorter.
+     * Whether this Flink version runs the optional scenarios (the windows and the two task managers):
+     * 1.20 and later (the issue compares them with Flink 1.20.5 and 2.3.0); 1.13 and 1.14 declare them
+     * not run, which keeps the full and the smoke run shorter.
      */
-    private static boolean runsWindowScenarios() {
+    private static boolean runsOptionalScenarios() {
         String[] v = EnvironmentInformation.getVersion().split("\\.");
         try {
             int major = Integer.parseInt(v[0]);
@@ -102,9 +107,9 @@ public final class FlinkHarness {
             if (!scenarios.contains(s)) {
                 continue;
             }
-            if (s.optional() && !runsWindowScenarios()) {
+            if (s.optional() && !runsOptionalScenarios()) {
                 results.notRun(s, "optional scenario, not run on Flink " + EnvironmentInformation.getVersion()
-                        + " (the window scenarios run on Flink 1.20 and later)");
+                        + " (the window and two-task-manager scenarios run on Flink 1.20 and later)");
                 results.write(out);
                 log("%s: not run on this version (optional scenario)", s.id());
                 continue;
@@ -116,7 +121,7 @@ public final class FlinkHarness {
                     case STATUS_DURING_STALL -> statusDuringStall();
                     case TASK_FAILOVER -> taskFailover();
                     case JM_FAILOVER -> jmFailover();
-                    case THROUGHPUT -> throughput();
+                    case THROUGHPUT, THROUGHPUT_2TM -> throughput(s);
                     case CHECKPOINT_DURATION -> checkpointDuration();
                     case WINDOW_TUMBLING -> window(WindowWorkload.TUMBLING);
                     case WINDOW_SESSION -> window(WindowWorkload.SESSION);
@@ -311,40 +316,116 @@ public final class FlinkHarness {
 
     // ---------------------------------------------------------------- scenarios 4 and 5
 
-    private void throughput() throws Exception {
-        Path dir = Files.createTempDirectory("flink-compare-throughput");
-        String variant = String.format(Locale.ROOT, "parallelism 2, checkpoints every %d ms",
-                plan.checkpointInterval().toMillis());
+    /**
+     * {@link Scenario#THROUGHPUT} on one task manager with 2 slots, or {@link Scenario#THROUGHPUT_2TM} on
+     * two task managers with one slot each, whose keyed exchange crosses Netty: per run a fresh job,
+     * records counted over {@code plan.throughputWindow()} after {@code plan.throughputWarmup()} (on two
+     * task managers {@code plan.twoTaskManagerWindow()} and {@code plan.twoTaskManagerWarmup()}), median
+     * of {@code plan.throughputRuns()}. On two task managers it also checks that the job's subtasks ran
+     * on both and that bytes crossed the network ({@link ShuffleBytesReporter}), reports both, and runs
+     * the bounded {@link CountingCheck}, whose per-key counts must be exact.
+     */
+    private void throughput(Scenario scenario) throws Exception {
+        boolean twoTaskManagers = scenario == Scenario.THROUGHPUT_2TM;
+        Path dir = Files.createTempDirectory("flink-compare-" + scenario.id());
+        String variant = twoTaskManagers ? plan.twoTaskManagerVariant() : String.format(Locale.ROOT,
+                "parallelism 2, checkpoints every %d ms", plan.checkpointInterval().toMillis());
         List<Double> rates = new ArrayList<>();
         List<Double> perCpu = new ArrayList<>();
-        try (FlinkCluster cluster = FlinkCluster.start(plainConfiguration())) {
+        List<Double> bytesPerRecord = new ArrayList<>();
+        int taskManagers = 0;
+        Configuration configuration = plainConfiguration();
+        try (FlinkCluster cluster = twoTaskManagers
+                ? FlinkCluster.start(ShuffleBytesReporter.register(configuration), 2, 1)
+                : FlinkCluster.start(configuration)) {
             for (int run = 1; run <= plan.throughputRuns(); run++) {
                 JobID id = cluster.submit(CountingJob.build(plan.throughputKeys(), 0,
                         plan.checkpointInterval().toMillis(), dir.resolve("run" + run).toUri().toString()));
                 cluster.awaitStatus(id, JobStatus.RUNNING, Duration.ofSeconds(60));
                 long base = Recorder.processed();
                 FlinkCluster.await("records to flow", Duration.ofSeconds(60), () -> Recorder.processed() > base);
-                TimeUnit.MILLISECONDS.sleep(plan.throughputWarmup().toMillis()); // warm-up
+                TimeUnit.MILLISECONDS.sleep((twoTaskManagers ? plan.twoTaskManagerWarmup() : plan.throughputWarmup())
+                        .toMillis()); // warm-up
+                long remote0 = ShuffleBytesReporter.remoteBytes();
+                long local0 = ShuffleBytesReporter.localBytes();
                 long c0 = Recorder.processed();
                 long t0 = System.nanoTime();
                 long cpu0 = processCpuNanos();
-                TimeUnit.MILLISECONDS.sleep(plan.throughputWindow().toMillis()); // the measured window
+                TimeUnit.MILLISECONDS.sleep((twoTaskManagers ? plan.twoTaskManagerWindow() : plan.throughputWindow())
+                        .toMillis()); // the measured window
                 long c1 = Recorder.processed();
                 long t1 = System.nanoTime();
                 long cpu1 = processCpuNanos();
+                long remote = ShuffleBytesReporter.remoteBytes() - remote0;
+                long local = ShuffleBytesReporter.localBytes() - local0;
                 double rate = (c1 - c0) * 1e9 / (t1 - t0);
                 rates.add(rate);
                 perCpu.add((c1 - c0) * 1e9 / Math.max(1, cpu1 - cpu0));
-                log("throughput run %d/%d: %.2f M records/s (%.2f M per CPU-second of the JVM)", run,
-                        plan.throughputRuns(), rate / 1e6, (c1 - c0) * 1e3 / Math.max(1, cpu1 - cpu0));
+                String network = "";
+                if (twoTaskManagers) {
+                    int deployedOn = taskManagersOf(cluster, id);
+                    taskManagers = Math.max(taskManagers, deployedOn);
+                    bytesPerRecord.add(remote / (double) Math.max(1, c1 - c0));
+                    network = String.format(Locale.ROOT, "; subtasks on %d task managers, input bytes over Netty %,d"
+                            + " (%.2f per record), from the same task manager %,d", deployedOn,
+                            remote, remote / (double) Math.max(1, c1 - c0), local);
+                }
+                log("%s run %d/%d: %.2f M records/s (%.2f M per CPU-second of the JVM)%s", scenario.id(), run,
+                        plan.throughputRuns(), rate / 1e6, (c1 - c0) * 1e3 / Math.max(1, cpu1 - cpu0), network);
                 cluster.cancel(id);
+            }
+            results.add(scenario, variant, Metric.RECORDS_PER_S, Stats.median(rates))
+                    .add(scenario, variant, Metric.RECORDS_PER_CPU_S, Stats.median(perCpu))
+                    .add(scenario, variant, Metric.RUNS, rates.size());
+            if (twoTaskManagers) {
+                double median = Stats.median(bytesPerRecord);
+                if (taskManagers != 2 || !(median > 0)) {
+                    throw new IllegalStateException("The two-task-manager job ran on " + taskManagers + " task"
+                            + " manager(s) with " + median + " input bytes per record over Netty: its keyed exchange"
+                            + " did not cross the network, so this is not a two-task-manager run");
+                }
+                results.add(scenario, variant, Metric.TASK_MANAGERS, taskManagers)
+                        .add(scenario, variant, Metric.TCP_BYTES_PER_RECORD, median);
+                countingCheck(cluster, scenario, dir.resolve("check").toUri().toString());
             }
         } finally {
             deleteQuietly(dir);
         }
-        results.add(Scenario.THROUGHPUT, variant, Metric.RECORDS_PER_S, Stats.median(rates))
-                .add(Scenario.THROUGHPUT, variant, Metric.RECORDS_PER_CPU_S, Stats.median(perCpu))
-                .add(Scenario.THROUGHPUT, variant, Metric.RUNS, rates.size());
+    }
+
+    /** Distinct task managers the subtasks of job {@code id} are deployed to. */
+    private static int taskManagersOf(FlinkCluster cluster, JobID id) throws Exception {
+        Set<Object> locations = new HashSet<>();
+        for (AccessExecutionVertex v : cluster.executionGraph(id).get(30, TimeUnit.SECONDS).getAllExecutionVertices()) {
+            if (v.getCurrentAssignedResourceLocation() != null) {
+                locations.add(v.getCurrentAssignedResourceLocation().getResourceID());
+            }
+        }
+        return locations.size();
+    }
+
+    /** The bounded run of {@link Plan#countingCheck()} on {@code cluster}; fails unless every key's count is exact. */
+    private void countingCheck(FlinkCluster cluster, Scenario scenario, String checkpointDir) throws Exception {
+        CountingCheck expected = plan.countingCheck();
+        String sinkId = UUID.randomUUID().toString();
+        CheckCounters.open(sinkId);
+        CheckCounters.Counted counted;
+        try {
+            JobID id = cluster.submit(CountingJob.build(plan.throughputKeys(), 0, plan.checkpointInterval().toMillis(),
+                    checkpointDir, expected.records(), sinkId));
+            cluster.awaitStatus(id, JobStatus.FINISHED, Duration.ofMinutes(10));
+            counted = CheckCounters.read(sinkId);
+        } finally {
+            CheckCounters.close(sinkId);
+        }
+        log("%s %s: %d counts (expected %d), sum %d (expected %d), largest %d (expected %d)", scenario.id(),
+                plan.countingCheckVariant(), counted.received(), expected.records(), counted.sum(),
+                expected.expectedSum(), counted.max(), expected.perKey());
+        expected.problem(counted.received(), counted.sum(), counted.max()).ifPresent(problem -> {
+            throw new IllegalStateException(problem);
+        });
+        results.add(scenario, plan.countingCheckVariant(), Metric.CHECK_RECORDS, counted.received())
+                .add(scenario, plan.countingCheckVariant(), Metric.CHECK_RECORDS_EXPECTED, expected.records());
     }
 
     private void checkpointDuration() throws Exception {
@@ -435,26 +516,26 @@ public final class FlinkHarness {
             long records = plan.checkRecords(workload);
             WindowWorkload.Expected expected = workload.expected(records);
             String sinkId = UUID.randomUUID().toString();
-            WindowFunctions.CheckCounters.open(sinkId);
-            long[] counted;
+            CheckCounters.open(sinkId);
+            CheckCounters.Counted counted;
             try {
                 JobID id = cluster.submit(WindowJob.build(workload, records, interval, plan.windowOutOfOrderness(),
                         dir.resolve("check").toUri().toString(), sinkId));
                 cluster.awaitStatus(id, JobStatus.FINISHED, Duration.ofMinutes(10));
-                counted = WindowFunctions.CheckCounters.read(sinkId);
+                counted = CheckCounters.read(sinkId);
             } finally {
-                WindowFunctions.CheckCounters.close(sinkId);
+                CheckCounters.close(sinkId);
             }
             String checkVariant = plan.windowCheckVariant(workload);
             log("%s %s: %d windows fired (expected %d), sum of results %d (expected %d)", scenario.id(), checkVariant,
-                    counted[0], expected.windows(), counted[1], expected.resultSum());
-            if (counted[0] != expected.windows() || counted[1] != expected.resultSum()) {
+                    counted.received(), expected.windows(), counted.sum(), expected.resultSum());
+            if (counted.received() != expected.windows() || counted.sum() != expected.resultSum()) {
                 throw new IllegalStateException("The bounded " + scenario.id() + " run over " + records + " records"
-                        + " fired " + counted[0] + " windows with results summing to " + counted[1] + ", but the"
+                        + " fired " + counted.received() + " windows with results summing to " + counted.sum() + ", but the"
                         + " workload has " + expected.windows() + " windows summing to " + expected.resultSum()
                         + ": the job computes something else than the workload says");
             }
-            results.add(scenario, checkVariant, Metric.WINDOWS_FIRED, counted[0])
+            results.add(scenario, checkVariant, Metric.WINDOWS_FIRED, counted.received())
                     .add(scenario, checkVariant, Metric.WINDOWS_EXPECTED, expected.windows());
         } finally {
             deleteQuietly(dir);

@@ -1,9 +1,6 @@
 package io.sluice.compare.flink;
 
 import io.sluice.compare.WindowWorkload;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
 import org.apache.flink.api.common.eventtime.SerializableTimestampAssigner;
 import org.apache.flink.api.common.functions.AggregateFunction;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -112,34 +109,6 @@ final class WindowFunctions {
         @Override
         public Long merge(Long a, Long b) {
             return a + b;
-        }
-    }
-
-    /**
-     * Counters of the bounded check run's sink (window results and their sum) in this JVM, under an id
-     * the sink carries; only the check run has such a sink.
-     */
-    static final class CheckCounters {
-        private static final Map<String, LongAdder[]> COUNTERS = new ConcurrentHashMap<>();
-
-        private CheckCounters() {}
-
-        static void open(String id) {
-            COUNTERS.put(id, new LongAdder[] {new LongAdder(), new LongAdder()});
-        }
-
-        static LongAdder[] get(String id) {
-            return COUNTERS.get(id);
-        }
-
-        /** Windows fired and the sum of their results so far. */
-        static long[] read(String id) {
-            LongAdder[] c = COUNTERS.get(id);
-            return new long[] {c[0].sum(), c[1].sum()};
-        }
-
-        static void close(String id) {
-            COUNTERS.remove(id);
         }
     }
 }
