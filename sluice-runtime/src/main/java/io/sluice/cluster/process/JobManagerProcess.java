@@ -49,7 +49,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Before it joins the election it compares its {@link SharedSettings} with the leader's
  * ({@link SharedSettingsCheck}: a differing {@code high-availability.storage-dir} stops the start with
- * {@link SharedSettingsMismatchException}, other differences are logged); when it leads it publishes its own.
+ * {@link SharedSettingsMismatchException}, other differences are logged), as a standby it compares them
+ * with each new leader's ({@link LeaderSettingsWatcher}, logged only), and when it leads it publishes its own.
  *
  * <p>The {@value #DISPATCHER} endpoint is not fenced: the Dispatcher checks itself whether it leads
  * (a standby rejects submissions naming the leader), and its job masters' writes are fenced by the HA
@@ -111,7 +112,7 @@ public final class JobManagerProcess implements AutoCloseable {
             HighAvailabilityServices ha = HighAvailabilityServicesLoader.load(configuration);
             resources.add(ha::close);
             SharedSettings shared = SharedSettings.of(configuration);
-            SharedSettingsCheck.againstLeader(ha.leaderSettingsStore(), id, shared);
+            String comparedAtStart = SharedSettingsCheck.againstLeader(ha.leaderSettingsStore(), id, shared);
             CheckpointStorageRegistry storages = new CheckpointStorageRegistry(metrics,
                     java.util.function.UnaryOperator.identity(), configuration);
             resources.add(storages);
@@ -152,6 +153,9 @@ public final class JobManagerProcess implements AutoCloseable {
                     io.execute(() -> SharedSettingsCheck.publish(ha.leaderSettingsStore(), address.encode(), shared));
                 }
             });
+            new LeaderSettingsWatcher(ha.leaderSettingsStore(), id, address.encode(), shared, io,
+                    delay -> java.util.concurrent.CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS, io),
+                    comparedAtStart).start(ha.dispatcherLeaderRetrieval());
             registry.start();
             dispatcher.start();
             LOG.info("Job manager {} started: RPC on {}, REST {}, advertised as {}; high availability: {}", id,

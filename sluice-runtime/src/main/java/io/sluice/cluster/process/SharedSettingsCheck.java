@@ -25,19 +25,20 @@ final class SharedSettingsCheck {
     /**
      * Compares {@code mine} with the current leader's published settings, if any.
      *
+     * @return the contender id of the leader compared with, or null when there was none to compare with
      * @throws SharedSettingsMismatchException when a required key differs
      */
-    static void againstLeader(LeaderSettingsStore store, String jobManagerId, SharedSettings mine) {
+    static String againstLeader(LeaderSettingsStore store, String jobManagerId, SharedSettings mine) {
         Optional<LeaderSettingsStore.Published> published;
         try {
             published = store.read();
         } catch (IOException e) {
             LOG.warn("Job manager {} could not compare its settings with the leading job manager's ({}); starting"
                     + " without the check", jobManagerId, e.getMessage());
-            return;
+            return null;
         }
         if (published.isEmpty()) {
-            return;
+            return null;
         }
         String leader = published.get().contenderId();
         List<SharedSettings.Difference> differences = mine.differencesFrom(SharedSettings.published(published.get().settings()));
@@ -55,6 +56,7 @@ final class SharedSettingsCheck {
                     + " behave differently once it leads (and a submission it forwards may be refused by the leader);"
                     + " set the same values on every job manager.", jobManagerId, leader, describe(differences));
         }
+        return leader;
     }
 
     /** Publishes {@code mine} as the settings of the leader {@code contenderId}; a failure is logged. */
