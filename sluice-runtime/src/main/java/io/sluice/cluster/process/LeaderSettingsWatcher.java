@@ -97,16 +97,12 @@ final class LeaderSettingsWatcher implements Consumer<Optional<String>> {
             LOG.error("Job manager {}: {} differs from the new leading job manager's ({}): {}. This standby could not load"
                     + " the jobs' jars if it took over; stop it, set the leader's value and start it again.", jobManagerId,
                     required.stream().map(SharedSettings.Difference::key).collect(Collectors.joining(", ")), leader,
-                    describe(required));
+                    SharedSettingsCheck.describe(required));
         }
         List<SharedSettings.Difference> others = differences.stream().filter(d -> !d.required()).toList();
         if (!others.isEmpty()) {
             LOG.warn("Job manager {}: settings differ from the new leading job manager's ({}): {}; set the same values"
-                    + " on every job manager.", jobManagerId, leader, describe(others));
+                    + " on every job manager.", jobManagerId, leader, SharedSettingsCheck.describe(others));
         }
-    }
-
-    private static String describe(List<SharedSettings.Difference> differences) {
-        return differences.stream().map(SharedSettings.Difference::toString).collect(Collectors.joining("; "));
     }
 }

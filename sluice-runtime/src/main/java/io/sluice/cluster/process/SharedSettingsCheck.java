@@ -69,7 +69,8 @@ final class SharedSettingsCheck {
         }
     }
 
-    private static String describe(List<SharedSettings.Difference> differences) {
+    /** {@code key: this job manager X, the leader Y; ...} */
+    static String describe(List<SharedSettings.Difference> differences) {
         return differences.stream().map(SharedSettings.Difference::toString).collect(Collectors.joining("; "));
     }
 }
