@@ -21,5 +21,11 @@ public final class ExitCodes {
     /** The cluster refused the bearer token (missing or wrong {@code --token}) (sysexits EX_NOPERM). */
     public static final int NO_PERMISSION = 77;
 
+    /**
+     * {@code sluice jobmanager}: a setting every job manager of the cluster must share differs from the
+     * leading job manager's (e.g. {@code high-availability.storage-dir}) (sysexits EX_CONFIG).
+     */
+    public static final int CONFIG_MISMATCH = 78;
+
     private ExitCodes() {}
 }

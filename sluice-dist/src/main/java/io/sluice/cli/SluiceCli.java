@@ -47,6 +47,12 @@ public final class SluiceCli implements Runnable {
                     commandLine.getErr().flush();
                     return ExitCodes.UNAVAILABLE;
                 }
+                if (t instanceof io.sluice.cluster.process.SharedSettingsMismatchException) {
+                    // A deployment error, not a bug: one line naming each key and both values, no stack trace.
+                    commandLine.getErr().println("sluice " + commandLine.getCommandName() + ": " + t.getMessage());
+                    commandLine.getErr().flush();
+                    return ExitCodes.CONFIG_MISMATCH;
+                }
             }
             throw e;
         });

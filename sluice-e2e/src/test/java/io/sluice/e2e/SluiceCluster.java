@@ -61,9 +61,7 @@ final class SluiceCluster implements AutoCloseable {
 
     /** A job manager on {@code host} with REST and RPC on free ports; waits until it serves REST. */
     SluiceProcess startJobManager(Host host, Map<String, String> extra) throws IOException {
-        return awaitRest(start(host, "jobmanager", List.of("--port", "0"),
-                merged(extra, Map.of("rest.address", host.address(), "jobmanager.rpc.host", host.address(),
-                        "jobmanager.rpc.port", "0"))));
+        return awaitRest(launchJobManager(host, extra));
     }
 
     private SluiceProcess awaitRest(SluiceProcess p) {
@@ -133,18 +131,39 @@ final class SluiceCluster implements AutoCloseable {
      * and returns the job id it prints.
      */
     String submitExample(String restUrl, List<String> runOptions, List<String> programArgs) throws Exception {
+        CommandResult run = submitJar(examplesJar(), restUrl, runOptions, programArgs);
+        assertThat(run.exitCode()).as("sluice run:\n" + run.output()).isZero();
+        return run.jobId();
+    }
+
+    /** A {@code sluice} command that ran to its end: its exit code and its output (stdout and stderr). */
+    record CommandResult(int exitCode, String output) {
+        /** The job id in the JSON output of {@code sluice run --output json}. */
+        String jobId() {
+            Matcher m = Pattern.compile("\"jobId\"\\s*:\\s*\"([0-9a-f]+)\"").matcher(output);
+            assertThat(m.find()).as("a job id in:\n" + output).isTrue();
+            return m.group(1);
+        }
+    }
+
+    /** Runs {@code sluice run <jar> --cluster url --detached --output json ...} as a process to its end. */
+    CommandResult submitJar(Path jar, String restUrl, List<String> runOptions, List<String> programArgs) throws Exception {
         List<String> command = new ArrayList<>(List.of(java(), "-jar", sluiceJar().toString(), "run",
-                examplesJar().toString(), "--cluster", restUrl, "--detached", "--output", "json"));
+                jar.toString(), "--cluster", restUrl, "--detached", "--output", "json"));
         command.addAll(runOptions);
         command.add("--");
         command.addAll(programArgs);
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as("sluice run:\n" + out).isZero();
-        Matcher m = Pattern.compile("\"jobId\"\\s*:\\s*\"([0-9a-f]+)\"").matcher(out);
-        assertThat(m.find()).as("a job id in:\n" + out).isTrue();
-        return m.group(1);
+        return new CommandResult(p.exitValue(), out);
+    }
+
+    /** A job manager like {@link #startJobManager}, without waiting for its REST API (for one that should exit). */
+    SluiceProcess launchJobManager(Host host, Map<String, String> extra) throws IOException {
+        return start(host, "jobmanager", List.of("--port", "0"),
+                merged(extra, Map.of("rest.address", host.address(), "jobmanager.rpc.host", host.address(),
+                        "jobmanager.rpc.port", "0")));
     }
 
     private static String java() {

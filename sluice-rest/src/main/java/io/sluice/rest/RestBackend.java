@@ -49,4 +49,13 @@ public interface RestBackend {
 
     /** Builds the jar's job with {@code request} and submits it; completes with the job id once accepted. */
     CompletableFuture<JobId> runJar(String jarId, RunRequest request);
+
+    /**
+     * Who accepted a job this backend just submitted: the view of {@code jobId} with the dispatcher
+     * leader's contender id and whether this job manager forwarded it. The default names nobody (one
+     * job manager). From memory; any thread.
+     */
+    default io.sluice.rest.model.RunView submitted(JobId jobId) {
+        return new io.sluice.rest.model.RunView(jobId.value());
+    }
 }

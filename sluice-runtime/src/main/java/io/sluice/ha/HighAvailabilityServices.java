@@ -60,6 +60,15 @@ public interface HighAvailabilityServices extends AutoCloseable {
         return io.sluice.jar.JobJarStore.unsupported(getClass().getSimpleName());
     }
 
+    /**
+     * Where the leading job manager publishes the settings its cluster's job managers should share,
+     * for job managers on other hosts to compare with theirs. The default keeps nothing: services that
+     * coordinate job managers in one process only have no other job manager to compare with.
+     */
+    default LeaderSettingsStore leaderSettingsStore() {
+        return LeaderSettingsStore.NONE;
+    }
+
     /** Releases resources; keeps all data (other job managers may still use it). */
     @Override
     void close();

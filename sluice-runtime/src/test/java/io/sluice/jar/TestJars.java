@@ -24,7 +24,7 @@ import javax.tools.ToolProvider;
  * and packs the classes (and an optional {@code Main-Class}) into a jar. The classes exist only in
  * that jar, never on the test class path, so a job that runs them proves it used the jar's loader.
  */
-final class TestJars {
+public final class TestJars {
     private TestJars() {}
 
     /** A program whose {@code main} builds a counting job: {@code --records N (0: unbounded) --rate R --output DIR --checkpoint-dir DIR}. */
@@ -74,7 +74,7 @@ final class TestJars {
             """;
 
     /** Compiles {@code sources} (class name -> source) into {@code dir/<jarName>}, with {@code mainClass} in the manifest if not null. */
-    static Path jar(Path dir, String jarName, String mainClass, Map<String, String> sources) {
+    public static Path jar(Path dir, String jarName, String mainClass, Map<String, String> sources) {
         try {
             Path src = Files.createTempDirectory(dir, "src");
             Path classes = Files.createTempDirectory(dir, "classes");

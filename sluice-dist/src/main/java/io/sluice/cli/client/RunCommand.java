@@ -101,8 +101,13 @@ public final class RunCommand extends ClientCommand {
         body.put("args", args);
         body.put("config", config);
         JobId jobId;
+        String acceptedBy;
+        boolean forwarded;
         try {
-            jobId = JobId.of(client.postJson("v1/jars/" + jarId + "/run", body).path("jobId").asText());
+            com.fasterxml.jackson.databind.JsonNode answer = client.postJson("v1/jars/" + jarId + "/run", body);
+            jobId = JobId.of(answer.path("jobId").asText());
+            acceptedBy = answer.path("acceptedBy").isTextual() ? answer.path("acceptedBy").asText() : null;
+            forwarded = answer.path("forwarded").asBoolean();
         } catch (ClientException e) {
             if (e.exitCode() == ExitCodes.REFUSED) {
                 throw new ClientException(ExitCodes.JOB_FAILED, "The cluster did not run the job: " + e.getMessage());
@@ -111,9 +116,15 @@ public final class RunCommand extends ClientCommand {
         }
         if (detached) {
             if (options.json()) {
-                printJson(out, Map.of("jobId", jobId.toString(), "jarId", jarId));
+                Map<String, Object> submitted = new LinkedHashMap<>(Map.of("jobId", jobId.toString(), "jarId", jarId));
+                if (acceptedBy != null) {
+                    submitted.put("acceptedBy", acceptedBy);
+                    submitted.put("forwarded", forwarded);
+                }
+                printJson(out, submitted);
             } else {
-                out.println("Job " + jobId + " submitted from " + jar.getFileName() + ".");
+                out.println("Job " + jobId + " submitted from " + jar.getFileName()
+                        + (acceptedBy == null || !forwarded ? "." : " (forwarded to the leading job manager " + acceptedBy + ")."));
                 out.println("Follow it with: sluice status " + jobId + " --watch");
             }
             return ExitCodes.OK;

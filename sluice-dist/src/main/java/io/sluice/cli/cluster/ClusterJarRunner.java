@@ -18,7 +18,8 @@ import java.util.concurrent.CompletionException;
  * Runs the stored jars of the REST API ({@code POST /v1/jars/{id}/run}) with the runtime's
  * {@link JarJobSubmitter}: the program's {@code main} builds the job in the jar's own class loader,
  * the jar is kept in the HA services, the job is submitted. A program the cluster cannot run (no
- * entry class, {@code main} threw, a rejected submission, a bad configuration value) is a 400 whose
+ * entry class, {@code main} threw, a rejected submission, a bad configuration value, a job graph too large
+ * to forward to the leader over RPC) is a 400 whose
  * message is the reason. Any thread; never blocks.
  */
 public final class ClusterJarRunner implements JarRunner {
@@ -34,8 +35,11 @@ public final class ClusterJarRunner implements JarRunner {
                 request.config());
         return submitter.run(jarFile, jar.name(), program).exceptionallyCompose(error -> {
             Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            // RpcMessageTooLargeException: a standby forwarded a job graph above a job manager's
+            // rpc.max-message-size; its message names the size, the limit and the key to raise.
             if (cause instanceof JarException || cause instanceof JobSubmissionException
-                    || cause instanceof IllegalConfigurationException) {
+                    || cause instanceof IllegalConfigurationException
+                    || cause instanceof io.sluice.rpc.remote.RpcMessageTooLargeException) {
                 return CompletableFuture.failedFuture(RestException.badRequest(cause.getMessage()));
             }
             return CompletableFuture.failedFuture(cause);

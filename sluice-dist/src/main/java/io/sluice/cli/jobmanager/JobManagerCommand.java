@@ -53,6 +53,9 @@ import picocli.CommandLine.Spec;
         exitCodeList = {
             " 0:stopped by SIGTERM or Ctrl-C (jobs suspended, HA data kept)",
             "64:invalid option or configuration value",
+            "69:the HA services (ZooKeeper) cannot be reached",
+            "78:a setting every job manager of the cluster must share (high-availability.storage-dir) differs from the"
+                + " leading job manager's",
             "70:unexpected error"})
 public final class JobManagerCommand implements Callable<Integer> {
     @Spec

@@ -42,6 +42,7 @@ import org.slf4j.LoggerFactory;
  *   &lt;base&gt;/checkpoints/&lt;jobId&gt;/&lt;id, 19 digits&gt; metadata path of a retained checkpoint (UTF-8)
  *   &lt;base&gt;/checkpoint-counters/&lt;jobId&gt;       next checkpoint id (decimal), compare-and-set on the znode version
  *   &lt;base&gt;/jobjars/&lt;jobId&gt;                   SHA-256 and storage key of the job's jar (bytes in high-availability.storage-dir)
+ *   &lt;base&gt;/leader-settings                  the dispatcher leader's contender id and the settings job managers share
  * </pre>
  *
  * <h2>Fencing</h2>
@@ -98,6 +99,7 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
     private final ZooKeeperJobGraphStore jobGraphStore;
     private final ZooKeeperJobResultStore jobResultStore;
     private final JobJarStore jobJarStore;
+    private final ZooKeeperLeaderSettingsStore leaderSettingsStore;
     private final ZooKeeperCheckpointRecoveryFactory recoveryFactory;
     private final List<ZooKeeperLeaderElection> elections = new ArrayList<>();
     private ZooKeeperLeaderRetrieval dispatcherRetrieval;
@@ -149,6 +151,8 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
             t.setDaemon(true);
             return t;
         });
+        this.leaderSettingsStore = new ZooKeeperLeaderSettingsStore(this, basePath,
+                ZKPaths.makePath(basePath, "leader-settings"));
         this.jobGraphStore = new ZooKeeperJobGraphStore(this, ZKPaths.makePath(basePath, "jobgraphs"));
         this.jobResultStore = new ZooKeeperJobResultStore(this, ZKPaths.makePath(basePath, "jobresults"));
         this.jobJarStore = jarStorage == null
@@ -295,6 +299,12 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
     @Override
     public JobJarStore jobJarStore() {
         return jobJarStore;
+    }
+
+    /** The dispatcher leader's shared settings in {@code <base>/leader-settings} ({@link ZooKeeperLeaderSettingsStore}). */
+    @Override
+    public io.sluice.ha.LeaderSettingsStore leaderSettingsStore() {
+        return leaderSettingsStore;
     }
 
     @Override

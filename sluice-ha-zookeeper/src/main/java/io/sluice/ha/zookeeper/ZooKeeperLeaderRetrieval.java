@@ -133,13 +133,23 @@ public final class ZooKeeperLeaderRetrieval implements LeaderRetrieval {
     }
 
     private Optional<String> read() throws Exception {
+        return readLeader(services, latchPath, watcher);
+    }
+
+    /**
+     * The data (contender id) of the lowest latch node under {@code latchPath}: who leads now, read
+     * from ZooKeeper; empty when none leads. With {@code watcher} (or null) on the listing. Blocking.
+     */
+    static Optional<String> readLeader(ZooKeeperHaServices services, String latchPath, Watcher watcher) throws Exception {
         for (int attempt = 0; attempt < 5; attempt++) {
             List<String> children;
             ZooKeeperGuard.check("leader retrieval", latchPath);
             try {
-                children = services.client().getChildren().usingWatcher(watcher).forPath(latchPath);
+                children = watcher == null ? services.client().getChildren().forPath(latchPath)
+                        : services.client().getChildren().usingWatcher(watcher).forPath(latchPath);
             } catch (KeeperException.NoNodeException e) {
-                if (services.client().checkExists().usingWatcher(watcher).forPath(latchPath) != null) {
+                if ((watcher == null ? services.client().checkExists().forPath(latchPath)
+                        : services.client().checkExists().usingWatcher(watcher).forPath(latchPath)) != null) {
                     continue; // created meanwhile
                 }
                 return Optional.empty();

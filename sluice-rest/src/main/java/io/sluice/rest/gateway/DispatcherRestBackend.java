@@ -114,4 +114,15 @@ public class DispatcherRestBackend implements RestBackend {
             return CompletableFuture.failedFuture(e);
         }
     }
+
+    /**
+     * The leader as this job manager knows it when the submission was acknowledged (the Dispatcher that
+     * acknowledged led then: a standby's Dispatcher rejects submissions), and whether this one forwarded it.
+     */
+    @Override
+    public io.sluice.rest.model.RunView submitted(JobId jobId) {
+        ClusterOverview.Leader leader = cluster.leader();
+        return new io.sluice.rest.model.RunView(jobId.value(), leader == null ? null : leader.contenderId(),
+                leader != null && !leader.isThisNode());
+    }
 }

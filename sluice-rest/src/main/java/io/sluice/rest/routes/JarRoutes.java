@@ -11,7 +11,6 @@ import io.sluice.rest.RestRouter;
 import io.sluice.rest.RestRoutes;
 import io.sluice.rest.RunRequest;
 import io.sluice.rest.model.JarListView;
-import io.sluice.rest.model.RunView;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -73,7 +72,7 @@ public final class JarRoutes implements RestRoutes {
         r.get("/v1/jars", ctx -> r.json(ctx, backend.listJars().thenApply(JarListView::new), 200));
         r.post("/v1/jars/{jarId}/run", ctx -> {
             RunRequest request = parseRun(r.body(ctx));
-            r.json(ctx, backend.runJar(ctx.pathParam("jarId"), request).thenApply(id -> new RunView(id.value())), 202,
+            r.json(ctx, backend.runJar(ctx.pathParam("jarId"), request).thenApply(backend::submitted), 202,
                     runAnswerTimeout);
         });
     }

@@ -47,6 +47,11 @@ import org.slf4j.LoggerFactory;
  * others are standbys that take over when it goes; a standby reaches the leader's Dispatcher over RPC
  * ({@link #leaderDispatcher()}).
  *
+ * <p>Before it joins the election it compares its {@link SharedSettings} with the leader's
+ * ({@link SharedSettingsCheck}: a differing {@code high-availability.storage-dir} stops the start with
+ * {@link SharedSettingsMismatchException}, other differences are logged), as a standby it compares them
+ * with each new leader's ({@link LeaderSettingsWatcher}, logged only), and when it leads it publishes its own.
+ *
  * <p>The {@value #DISPATCHER} endpoint is not fenced: the Dispatcher checks itself whether it leads
  * (a standby rejects submissions naming the leader), and its job masters' writes are fenced by the HA
  * services. The registry answers a standby's registration with "not the leader".
@@ -106,6 +111,8 @@ public final class JobManagerProcess implements AutoCloseable {
             MainThreadMetrics.bind(metrics);
             HighAvailabilityServices ha = HighAvailabilityServicesLoader.load(configuration);
             resources.add(ha::close);
+            SharedSettings shared = SharedSettings.of(configuration);
+            String comparedAtStart = SharedSettingsCheck.againstLeader(ha.leaderSettingsStore(), id, shared);
             CheckpointStorageRegistry storages = new CheckpointStorageRegistry(metrics,
                     java.util.function.UnaryOperator.identity(), configuration);
             resources.add(storages);
@@ -140,8 +147,15 @@ public final class JobManagerProcess implements AutoCloseable {
 
             rpc.expose(TaskExecutorRegistryGateway.ENDPOINT, TaskExecutorRegistryGateway.class, registry, null);
             rpc.expose(DISPATCHER, DispatcherGateway.class, dispatcher, null);
-            dispatcher.onLeadershipChange(() -> LOG.info("Job manager {} {} the dispatcher", id,
-                    dispatcher.isLeader() ? "now leads" : "no longer leads"));
+            dispatcher.onLeadershipChange(() -> {
+                LOG.info("Job manager {} {} the dispatcher", id, dispatcher.isLeader() ? "now leads" : "no longer leads");
+                if (dispatcher.isLeader()) {
+                    io.execute(() -> SharedSettingsCheck.publish(ha.leaderSettingsStore(), address.encode(), shared));
+                }
+            });
+            new LeaderSettingsWatcher(ha.leaderSettingsStore(), id, address.encode(), shared, io,
+                    delay -> java.util.concurrent.CompletableFuture.delayedExecutor(delay.toMillis(), TimeUnit.MILLISECONDS, io),
+                    comparedAtStart).start(ha.dispatcherLeaderRetrieval());
             registry.start();
             dispatcher.start();
             LOG.info("Job manager {} started: RPC on {}, REST {}, advertised as {}; high availability: {}", id,

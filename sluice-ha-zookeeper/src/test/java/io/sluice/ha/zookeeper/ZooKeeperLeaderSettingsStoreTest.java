@@ -1,0 +1,50 @@
+package io.sluice.ha.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.ha.LeaderElection;
+import io.sluice.ha.LeaderSettingsStore;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The leader's published settings are read back only while their publisher leads the dispatcher. */
+class ZooKeeperLeaderSettingsStoreTest {
+    private static TestingServer server;
+
+    @BeforeAll
+    static void startZooKeeper() throws Exception {
+        server = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stopZooKeeper() throws Exception {
+        server.close();
+    }
+
+    @Test
+    void aRecordIsReadOnlyWhileItsPublisherLeads() throws Exception {
+        try (ZooKeeperHaServices ha = ZkTestSupport.services(server.getConnectString(), "settings")) {
+            LeaderSettingsStore store = ha.leaderSettingsStore();
+            assertThat(store.read()).as("nothing published yet").isEmpty();
+
+            LeaderElection election = ha.dispatcherLeaderElection("jm-1");
+            ZkTestSupport.Contender contender = new ZkTestSupport.Contender("jm-1");
+            election.startLeaderElection(contender);
+            assertThat(contender.grants.poll(30, TimeUnit.SECONDS)).isNotNull();
+            store.publish("jm-1", Map.of("high-availability.storage-dir", "/ha", "rpc.max-message-size", "1048576"));
+            assertThat(store.read()).contains(new LeaderSettingsStore.Published("jm-1",
+                    Map.of("high-availability.storage-dir", "/ha", "rpc.max-message-size", "1048576")));
+
+            store.publish("jm-0", Map.of("high-availability.storage-dir", "/stale"));
+            assertThat(store.read()).as("a record of a job manager that does not lead").isEmpty();
+
+            store.publish("jm-1", Map.of("high-availability.storage-dir", "/ha"));
+            election.close();
+            assertThat(store.read()).as("its publisher no longer leads").isEmpty();
+        }
+    }
+}
