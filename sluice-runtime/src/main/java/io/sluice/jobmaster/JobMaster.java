@@ -560,7 +560,9 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
      * a report: they count as failed, and a running job fails over.
      */
     private void onTaskExecutorLost(String taskExecutorId, String reason) {
-        if (status.isTerminal()) {
+        // A suspended job master still waits for its tasks: a lost task executor's tasks count as ended (its
+        // task manager cancels them before it joins another leader, and its reports are fenced off from here).
+        if (status.isTerminal() && status != JobStatus.SUSPENDED) {
             return;
         }
         if (waitingForSlots != null) {
