@@ -89,7 +89,7 @@ class LeaderDispatcherGatewayTest {
     void asksForTheSessionOnceAndCallsUnderIt() {
         UUID s = leaderSession.get();
         assertThat(gateway.listJobs().join()).isEmpty();
-        assertThat(gateway.cancelJob(new JobId("a")).join()).isEqualTo(Acknowledge.INSTANCE);
+        assertThat(gateway.cancelJob(JobId.generate()).join()).isEqualTo(Acknowledge.INSTANCE);
         assertThat(sessionQuestions).hasValue(1);
         assertThat(callsUnder).containsExactly(s, s);
     }
