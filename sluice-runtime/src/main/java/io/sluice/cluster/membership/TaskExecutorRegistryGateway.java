@@ -40,7 +40,9 @@ public interface TaskExecutorRegistryGateway {
     /**
      * Registers a task executor and its slots. A task executor already registered under the same id
      * is replaced (its old slots and the tasks in them are gone). Completes with the outcome; never
-     * fails for a wrong cluster id or a standby (those are outcomes), only for transport errors.
+     * fails for a wrong cluster id or a standby (those are outcomes), only for transport errors and,
+     * over RPC, for a leader session that is not this job manager's current one ({@code
+     * FencingTokenMismatchException}, naming the leader if known).
      */
     CompletableFuture<RegistrationResponse> registerTaskExecutor(TaskExecutorRegistration registration,
                                                                  TaskExecutorGateway taskExecutor);

@@ -10,7 +10,6 @@ import io.sluice.jobmaster.JobDetails;
 import io.sluice.jobmaster.JobResult;
 import io.sluice.rpc.Acknowledge;
 import io.sluice.rpc.remote.FencingTokenMismatchException;
-import io.sluice.rpc.remote.RpcException;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -58,7 +57,7 @@ final class LeaderDispatcherGateway implements DispatcherGateway {
 
     private DispatcherGateway fenced(JobManagerSession s) {
         if (!s.leads()) {
-            throw new NotLeaderException("Job manager " + leader + " no longer leads: " + s.message()
+            throw new NoLongerLeaderException("Job manager " + leader + " no longer leads: " + s.message()
                     + "; retry: the next request asks leader retrieval for the leader again");
         }
         return fencedDispatcher.apply(s.leaderSession());
@@ -120,12 +119,5 @@ final class LeaderDispatcherGateway implements DispatcherGateway {
     @Override
     public String toString() {
         return "the dispatcher of leader " + leader;
-    }
-
-    /** The job manager a standby forwarded to does not lead any more. */
-    static final class NotLeaderException extends RpcException {
-        NotLeaderException(String message) {
-            super(message);
-        }
     }
 }

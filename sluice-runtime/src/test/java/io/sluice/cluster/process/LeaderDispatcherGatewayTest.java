@@ -112,7 +112,7 @@ class LeaderDispatcherGatewayTest {
         leaderSession.set(null);
 
         assertThatThrownBy(() -> gateway.listJobs().join()).isInstanceOf(CompletionException.class)
-                .hasCauseInstanceOf(LeaderDispatcherGateway.NotLeaderException.class)
+                .hasCauseInstanceOf(NoLongerLeaderException.class)
                 .hasMessageContaining("jm-1 no longer leads").hasMessageContaining("the leader is jm-3");
 
         leaderSession.set(UUID.randomUUID()); // it leads again: the next call asks again
