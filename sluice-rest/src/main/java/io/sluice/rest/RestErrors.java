@@ -2,8 +2,10 @@ package io.sluice.rest;
 
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
+import io.sluice.cluster.process.NoLongerLeaderException;
 import io.sluice.dispatcher.JobSubmissionException;
 import io.sluice.dispatcher.UnknownJobException;
+import io.sluice.rpc.remote.FencingTokenMismatchException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import org.slf4j.Logger;
@@ -37,6 +39,10 @@ final class RestErrors {
         }
         if (t instanceof JobSubmissionException) {
             return new ErrorResponse("The job was rejected: " + t.getMessage(), 400);
+        }
+        if (t instanceof NoLongerLeaderException || t instanceof FencingTokenMismatchException) {
+            // A standby forwarded to a leader that was just deposed: a failover is in progress.
+            return new ErrorResponse(t.getMessage() + " (a job manager failover is in progress; retry in a moment)", 503);
         }
         if (t instanceof HttpResponseException e) {
             return fromJavalin(e, ctx);

@@ -93,9 +93,9 @@ public final class Dispatcher implements DispatcherGateway {
     private int listingAttempt;
     private boolean closed;
     private final LeaderRetrieval leaderRetrieval;
-    private LeaderElection dispatcherElection;
-    /** The current dispatcher leadership session, or null while a standby. Main thread. */
-    private UUID leaderSession;
+    private volatile LeaderElection dispatcherElection;
+    /** The current dispatcher leadership session, or null while a standby. Written on the main thread; read anywhere. */
+    private volatile UUID leaderSession;
     private volatile boolean leading;
     /** Told after every change of {@link #leading}; must not block (any thread may be calling). */
     private volatile Runnable leadershipListener = () -> { };
@@ -152,6 +152,17 @@ public final class Dispatcher implements DispatcherGateway {
      */
     public boolean isLeader() {
         return leading;
+    }
+
+    /**
+     * The dispatcher leader session this Dispatcher acts on now, or {@code null} while it does not
+     * lead, also as soon as the HA services revoked it (before its main thread handled that). The
+     * fencing token of this job manager's RPC endpoints. Any thread; from memory.
+     */
+    public UUID currentLeaderSession() {
+        UUID s = leaderSession;
+        LeaderElection election = dispatcherElection;
+        return s != null && leading && election != null && election.hasLeadership(s) ? s : null;
     }
 
     private void onGrant(UUID session) {

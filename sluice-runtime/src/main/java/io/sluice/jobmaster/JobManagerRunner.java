@@ -419,6 +419,7 @@ public final class JobManagerRunner implements LeaderContender {
                         setStatus(st);
                     }
                 }));
+        jm.fenceRemoteCallsWith(s); // task executors' calls to it over RPC carry session s, refused once s ends
         self.set(jm);
         jobMaster = jm;
         jobMasterThread = jmThread;

@@ -14,6 +14,7 @@ import io.sluice.graph.JobVertex;
 import io.sluice.rpc.Acknowledge;
 import io.sluice.restart.RestartTracker;
 import io.sluice.rpc.MainThreadExecutor;
+import io.sluice.rpc.remote.FencedGateway;
 import io.sluice.state.KeyGroupRange;
 import io.sluice.state.KeyGroups;
 import io.sluice.taskexecutor.ExecutionAttemptId;
@@ -23,6 +24,7 @@ import io.sluice.taskexecutor.TaskExecutionState;
 import io.sluice.taskexecutor.TaskExecutorGateway;
 import io.sluice.taskexecutor.TaskMetrics;
 import io.sluice.taskexecutor.TaskRestore;
+import java.util.UUID;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -70,7 +72,7 @@ import org.slf4j.LoggerFactory;
  * A task cancelled by its task executor without the job master asking (it lost its job manager)
  * is a task failure too.
  */
-public final class JobMaster implements JobMasterGateway {
+public final class JobMaster implements JobMasterGateway, FencedGateway {
     private static final Logger LOG = LoggerFactory.getLogger(JobMaster.class);
     private static final AtomicInteger DEPLOYMENTS = new AtomicInteger();
     /** How long a status request waits for task counters before answering without them. */
@@ -130,6 +132,25 @@ public final class JobMaster implements JobMasterGateway {
             this.source = source;
             this.restoring = restoring;
         }
+    }
+
+    /** The job's leader session this job master speaks for, once set; the fencing token of its RPC export. */
+    private volatile UUID leaderSession;
+
+    /**
+     * Fences calls that reach this job master over RPC (it is passed by reference to task executors):
+     * they must carry {@code session}, the job leader session it runs under, and are refused once
+     * that session no longer leads. Set by the job manager runner before {@link #start()}; any thread.
+     */
+    public void fenceRemoteCallsWith(UUID session) {
+        this.leaderSession = session;
+    }
+
+    /** The leader session while it still leads ({@code writesAllowed}), else {@code null}. Any thread; from memory. */
+    @Override
+    public UUID fencingToken() {
+        UUID s = leaderSession;
+        return s != null && services.writesAllowed().getAsBoolean() ? s : null;
     }
 
     public JobMaster(JobGraph jobGraph, JobMasterServices services, MainThreadExecutor mainThread) {
@@ -539,7 +560,9 @@ public final class JobMaster implements JobMasterGateway {
      * a report: they count as failed, and a running job fails over.
      */
     private void onTaskExecutorLost(String taskExecutorId, String reason) {
-        if (status.isTerminal()) {
+        // A suspended job master still waits for its tasks: a lost task executor's tasks count as ended (its
+        // task manager cancels them before it joins another leader, and its reports are fenced off from here).
+        if (status.isTerminal() && status != JobStatus.SUSPENDED) {
             return;
         }
         if (waitingForSlots != null) {

@@ -2,6 +2,7 @@ package io.sluice.cluster.membership;
 
 import io.sluice.ha.LeaderRetrieval;
 import io.sluice.rpc.MainThreadExecutor;
+import io.sluice.rpc.remote.FencingTokenMismatchException;
 import io.sluice.taskexecutor.TaskExecutorGateway;
 import io.sluice.util.Clock;
 import java.time.Duration;
@@ -28,6 +29,11 @@ import org.slf4j.LoggerFactory;
  * is unreachable or rejects it (wrong cluster id: an ERROR line per attempt, retried at the longest
  * backoff) is retried until the connector is closed.
  *
+ * <p>Fencing: each registration first asks the job manager for its dispatcher leader session and
+ * then registers and sends heartbeats under it; {@link #leaderSession()} is the token of the task
+ * executor's own endpoint, so only the job manager it is registered with reaches it. A heartbeat
+ * refused for its session (the job manager was deposed) counts as losing the job manager.
+ *
  * <p>Threading: all state lives on {@code mainThread} (the task executor's); the leader listener and
  * every future callback hop there and re-check that they still belong to the current attempt or
  * registration (an epoch counter) before acting. Nothing blocks; the resolver must not block either
@@ -40,7 +46,7 @@ public final class JobManagerConnector {
     private final TaskExecutorGateway taskExecutor;
     private final Function<String, CompletableFuture<?>> cancelAllTasks;
     private final LeaderRetrieval leaderRetrieval;
-    private final Function<JobManagerAddress, TaskExecutorRegistryGateway> resolver;
+    private final RegistryResolver resolver;
     private final MainThreadExecutor mainThread;
     private final Clock clock;
     private final HeartbeatSettings heartbeats;
@@ -51,6 +57,8 @@ public final class JobManagerConnector {
     private String leader;
     /** Bumped by everything that makes outstanding callbacks stale (new attempt, loss, leader change, close). */
     private long epoch;
+    /** The leader session of the job manager registered with or being registered with; null otherwise. Written on the main thread. */
+    private volatile UUID leaderSession;
     private TaskExecutorRegistryGateway target;
     private String targetDescription;
     private UUID registrationId;
@@ -61,6 +69,17 @@ public final class JobManagerConnector {
     private MainThreadExecutor.ScheduledTask attemptTimeout;
     private boolean started;
     private boolean closed;
+
+    /** Finds the registry of a job manager, as a gateway whose calls carry the given leader session. */
+    @FunctionalInterface
+    public interface RegistryResolver {
+        /**
+         * The registry at {@code address} (a local object or an RPC proxy) calling it under
+         * {@code leaderSession} ({@code null}: without a session, for {@link TaskExecutorRegistryGateway#leaderSession()}).
+         * Must not block.
+         */
+        TaskExecutorRegistryGateway resolve(JobManagerAddress address, UUID leaderSession);
+    }
 
     /**
      * A connector whose task cancellation counts as done at once (it does not wait for the tasks to
@@ -79,17 +98,29 @@ public final class JobManagerConnector {
         }, leaderRetrieval, resolver, mainThread, clock, heartbeats, backoff);
     }
 
+    /** A connector whose resolver ignores the leader session (local registries, without fencing). */
+    public JobManagerConnector(TaskExecutorRegistration registration, TaskExecutorGateway taskExecutor,
+                               Function<String, CompletableFuture<?>> cancelAllTasks,
+                               LeaderRetrieval leaderRetrieval,
+                               Function<JobManagerAddress, TaskExecutorRegistryGateway> resolver,
+                               MainThreadExecutor mainThread, Clock clock, HeartbeatSettings heartbeats,
+                               RegistrationBackoff backoff) {
+        this(registration, taskExecutor, cancelAllTasks, leaderRetrieval,
+                (RegistryResolver) (address, session) -> resolver.apply(address), mainThread, clock, heartbeats, backoff);
+    }
+
     /**
      * @param registration   what to register (id, process instance id, slots, data address, cluster id)
      * @param taskExecutor   the task executor, sent by reference with the registration
      * @param cancelAllTasks cancels every task of the task executor, with the reason, and completes once
      *                       they have ended ({@code TaskExecutor::cancelAllTasks}); called on {@code mainThread}
-     * @param resolver       the registry gateway at a job manager address (local object or RPC proxy); must not block
+     * @param resolver       the registry gateway at a job manager address under a leader session (local object or
+     *                       RPC proxy); must not block
      */
     public JobManagerConnector(TaskExecutorRegistration registration, TaskExecutorGateway taskExecutor,
                                Function<String, CompletableFuture<?>> cancelAllTasks,
                                LeaderRetrieval leaderRetrieval,
-                               Function<JobManagerAddress, TaskExecutorRegistryGateway> resolver,
+                               RegistryResolver resolver,
                                MainThreadExecutor mainThread, Clock clock, HeartbeatSettings heartbeats,
                                RegistrationBackoff backoff) {
         this.registration = Objects.requireNonNull(registration, "registration");
@@ -131,6 +162,16 @@ public final class JobManagerConnector {
             }
             invalidate();
         }, mainThread);
+    }
+
+    /**
+     * The dispatcher leader session of the job manager this task executor is registered with (or
+     * registering with, once that job manager named it): the fencing token of the task executor's
+     * endpoint, so that only that job manager's job masters reach it. {@code null} while it has none
+     * (no leader, between registrations): then the endpoint refuses every call. Any thread; from memory.
+     */
+    public UUID leaderSession() {
+        return leaderSession;
     }
 
     /** Where this task executor stands. Any thread; completes on the main thread. */
@@ -202,6 +243,7 @@ public final class JobManagerConnector {
     private void invalidate() {
         epoch++;
         registrationId = null;
+        leaderSession = null;
         target = null;
         if (timer != null) {
             timer.cancel();
@@ -213,24 +255,30 @@ public final class JobManagerConnector {
         }
     }
 
+    /**
+     * One registration attempt, in two steps: asks the leader for its leader session (unfenced),
+     * then registers under it (the registry endpoint refuses any other session). The task executor's
+     * endpoint takes the session as its token before the registration is sent, so the reference to it
+     * in the registration carries the session too.
+     */
     private void tryRegister() {
         invalidate();
         long myEpoch = epoch;
         attempt++;
         String leaderId = leader;
         JobManagerAddress address;
-        TaskExecutorRegistryGateway gateway;
+        TaskExecutorRegistryGateway unfenced;
         try {
             address = JobManagerAddress.parse(leaderId);
-            gateway = Objects.requireNonNull(resolver.apply(address), "the resolver returned no gateway for " + address);
+            unfenced = Objects.requireNonNull(resolver.resolve(address, null), "the resolver returned no gateway for " + address);
         } catch (RuntimeException e) {
             failedAttempt(leaderId, e.getMessage(), backoff.delayAfter(attempt), false);
             return;
         }
         String where = "job manager " + address.id() + " at " + address.rpcAddress();
-        CompletableFuture<RegistrationResponse> response;
+        CompletableFuture<JobManagerSession> session;
         try {
-            response = gateway.registerTaskExecutor(registration, taskExecutor);
+            session = unfenced.leaderSession();
         } catch (RuntimeException e) {
             failedAttempt(where, describe(e), backoff.delayAfter(attempt), false);
             return;
@@ -241,6 +289,31 @@ public final class JobManagerConnector {
                 failedAttempt(where, "no answer within " + heartbeats.describeTimeout(), backoff.delayAfter(attempt), false);
             }
         }, heartbeats.timeout());
+        session.whenCompleteAsync((s, error) -> {
+            if (myEpoch != epoch || closed) {
+                return;
+            }
+            if (error != null) {
+                failedAttempt(where, describe(error), backoff.delayAfter(attempt), false);
+            } else if (!s.leads()) {
+                failedAttempt(where, s.message(), backoff.delayAfter(attempt), false);
+            } else {
+                registerUnder(address, where, s.leaderSession(), myEpoch);
+            }
+        }, mainThread);
+    }
+
+    private void registerUnder(JobManagerAddress address, String where, UUID session, long myEpoch) {
+        TaskExecutorRegistryGateway gateway;
+        CompletableFuture<RegistrationResponse> response;
+        leaderSession = session; // before the registration is serialized: the task executor's reference carries it
+        try {
+            gateway = Objects.requireNonNull(resolver.resolve(address, session), "the resolver returned no gateway for " + address);
+            response = gateway.registerTaskExecutor(registration, taskExecutor);
+        } catch (RuntimeException e) {
+            failedAttempt(where, describe(e), backoff.delayAfter(attempt), false);
+            return;
+        }
         response.whenCompleteAsync((r, error) -> {
             if (myEpoch != epoch || closed) {
                 return; // a newer attempt, a leader change or close made this answer stale
@@ -252,7 +325,7 @@ public final class JobManagerConnector {
             if (error != null) {
                 failedAttempt(where, describe(error), backoff.delayAfter(attempt), false);
             } else if (r.isAccepted()) {
-                registered(gateway, where, r.registrationId());
+                registered(gateway, where + (session == null ? "" : " (leader session " + session + ")"), r.registrationId());
             } else if (r.outcome() == RegistrationResponse.Outcome.WRONG_CLUSTER) {
                 failedAttempt(where, r.message(), backoff.max(), true);
             } else {
@@ -321,6 +394,8 @@ public final class JobManagerConnector {
             } else if (error == null) {
                 registerOnceEnded(lose(targetDescription + " no longer knows this task manager (it counted it as lost,"
                         + " restarted, or no longer leads)"));
+            } else if (FencingTokenMismatchException.isCause(error)) {
+                registerOnceEnded(lose(targetDescription + " refused the heartbeat: " + describe(error)));
             } else {
                 LOG.debug("Heartbeat of task manager {} to {} failed: {}", registration.taskExecutorId(),
                         targetDescription, describe(error));
@@ -338,6 +413,7 @@ public final class JobManagerConnector {
                 + " ended", registration.taskExecutorId(), reason);
         registrationId = null;
         target = null;
+        leaderSession = null; // from now on the task executor refuses the lost job manager's calls
         try {
             CompletableFuture<?> ended = cancelAllTasks.apply("job manager lost: " + reason);
             return ended == null ? CompletableFuture.completedFuture(null) : ended;

@@ -2,6 +2,7 @@ package io.sluice.cluster.membership;
 
 import io.sluice.cluster.SlotPool;
 import io.sluice.rpc.MainThreadExecutor;
+import io.sluice.rpc.remote.RpcService;
 import io.sluice.taskexecutor.TaskExecutorGateway;
 import io.sluice.util.Clock;
 import java.util.ArrayList;
@@ -35,6 +36,7 @@ public final class TaskExecutorRegistry implements TaskExecutorRegistryGateway {
     private final String clusterId;
     private final SlotPool slotPool;
     private final BooleanSupplier isLeader;
+    private final Supplier<UUID> leaderSession;
     private final Supplier<Optional<String>> currentLeader;
     private final MainThreadExecutor mainThread;
     private final Clock clock;
@@ -74,6 +76,20 @@ public final class TaskExecutorRegistry implements TaskExecutorRegistryGateway {
     public TaskExecutorRegistry(String jobManagerId, String clusterId, SlotPool slotPool, BooleanSupplier isLeader,
                                 Supplier<Optional<String>> currentLeader, MainThreadExecutor mainThread, Clock clock,
                                 HeartbeatSettings heartbeats) {
+        this(jobManagerId, clusterId, slotPool, isLeader, () -> null, currentLeader, mainThread, clock, heartbeats);
+    }
+
+    /**
+     * A registry fenced by the dispatcher leader session: {@link #leaderSession()} answers it, and
+     * the task executor gateways of registrations are called under it.
+     *
+     * @param leaderSession this job manager's dispatcher leader session now, {@code null} while it does not
+     *                      lead (or, with a leader answering {@code isLeader}, when it is unfenced); any thread, from memory
+     */
+    public TaskExecutorRegistry(String jobManagerId, String clusterId, SlotPool slotPool, BooleanSupplier isLeader,
+                                Supplier<UUID> leaderSession, Supplier<Optional<String>> currentLeader,
+                                MainThreadExecutor mainThread, Clock clock, HeartbeatSettings heartbeats) {
+        this.leaderSession = Objects.requireNonNull(leaderSession, "leaderSession");
         this.jobManagerId = Objects.requireNonNull(jobManagerId, "jobManagerId");
         this.clusterId = Objects.requireNonNull(clusterId, "clusterId");
         this.slotPool = Objects.requireNonNull(slotPool, "slotPool");
@@ -109,6 +125,29 @@ public final class TaskExecutorRegistry implements TaskExecutorRegistryGateway {
             }
             dropAll("job manager " + jobManagerId + " shut down");
         }, mainThread);
+    }
+
+    @Override
+    public CompletableFuture<JobManagerSession> leaderSession() {
+        boolean leads = isLeader.getAsBoolean();
+        UUID session = leaderSession.get();
+        return CompletableFuture.completedFuture(new JobManagerSession(jobManagerId, leads, leads ? session : null,
+                leads ? jobManagerId + " leads (session " + session + ")" : notLeadingHint()));
+    }
+
+    /**
+     * Why this job manager takes no task managers now and who leads instead, if known: for the error
+     * of a call refused by the fenced registry endpoint. Any thread; from memory.
+     */
+    public String notLeadingHint() {
+        Optional<String> leader = currentLeader.get();
+        if (leader.isEmpty()) {
+            return "job manager " + jobManagerId + " does not lead; no leader is known yet";
+        }
+        if (leader.get().equals(jobManagerId)) {
+            return "job manager " + jobManagerId + " does not lead yet (leader retrieval names it: it is taking over)";
+        }
+        return "job manager " + jobManagerId + " is a standby; the leader is " + leader.get();
     }
 
     @Override
@@ -193,6 +232,11 @@ public final class TaskExecutorRegistry implements TaskExecutorRegistryGateway {
                 }
             }
             LOG.info("{}", replacedReason);
+        }
+        UUID session = leaderSession.get();
+        if (session != null) {
+            // Every call of this job manager's job masters to the task executor carries its leader session.
+            gateway = RpcService.withFencingToken(gateway, session);
         }
         UUID registrationId = UUID.randomUUID();
         registered.put(id, new Registered(reg, registrationId, gateway, clock.nanoTime()));

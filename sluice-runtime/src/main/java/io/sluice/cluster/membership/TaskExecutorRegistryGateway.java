@@ -1,5 +1,6 @@
 package io.sluice.cluster.membership;
 
+import io.sluice.rpc.remote.Unfenced;
 import io.sluice.taskexecutor.TaskExecutorGateway;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +14,11 @@ import java.util.concurrent.CompletableFuture;
  * and its answer as its own. Either side that hears nothing for {@code heartbeat.timeout} counts the
  * other as lost.
  *
+ * <p>Fencing: on a job manager's RPC server this endpoint accepts calls only with the job manager's
+ * current dispatcher leader session; a task executor first asks for it ({@link #leaderSession()},
+ * the one unfenced method) and then registers and sends heartbeats under it. A standby, or a job
+ * manager that lost its leadership, refuses them naming the leader if it knows it.
+ *
  * <p>Gateway rules: every method returns a future or nothing, arguments are serializable or
  * gateways (the {@link TaskExecutorGateway} travels by reference), nothing blocks. Callable from
  * any thread; the work runs on the job manager's registry main thread.
@@ -22,9 +28,21 @@ public interface TaskExecutorRegistryGateway {
     String ENDPOINT = "registry";
 
     /**
+     * This job manager's leader session, or that it does not lead (and who does, if known). Answered
+     * whatever fencing token the call carries. By default (a registry without fencing): it leads,
+     * without a session.
+     */
+    @Unfenced
+    default CompletableFuture<JobManagerSession> leaderSession() {
+        return CompletableFuture.completedFuture(JobManagerSession.unfenced("job manager"));
+    }
+
+    /**
      * Registers a task executor and its slots. A task executor already registered under the same id
      * is replaced (its old slots and the tasks in them are gone). Completes with the outcome; never
-     * fails for a wrong cluster id or a standby (those are outcomes), only for transport errors.
+     * fails for a wrong cluster id or a standby (those are outcomes), only for transport errors and,
+     * over RPC, for a leader session that is not this job manager's current one ({@code
+     * FencingTokenMismatchException}, naming the leader if known).
      */
     CompletableFuture<RegistrationResponse> registerTaskExecutor(TaskExecutorRegistration registration,
                                                                  TaskExecutorGateway taskExecutor);

@@ -16,10 +16,8 @@ import io.sluice.ha.HighAvailabilityServices;
 import io.sluice.ha.HighAvailabilityServicesLoader;
 import io.sluice.jar.UserCodeClassLoaders;
 import io.sluice.jobmaster.JobManagerServices;
-import io.sluice.jobmaster.JobMasterGateway;
 import io.sluice.jobmaster.RecoveryBackoff;
 import io.sluice.rpc.DedicatedMainThreadExecutor;
-import io.sluice.rpc.MainThreadMetrics;
 import io.sluice.rpc.remote.RpcAddress;
 import io.sluice.rpc.remote.RpcService;
 import io.sluice.taskexecutor.TaskExecutorGateway;
@@ -30,7 +28,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -52,9 +49,13 @@ import org.slf4j.LoggerFactory;
  * {@link SharedSettingsMismatchException}, other differences are logged), as a standby it compares them
  * with each new leader's ({@link LeaderSettingsWatcher}, logged only), and when it leads it publishes its own.
  *
- * <p>The {@value #DISPATCHER} endpoint is not fenced: the Dispatcher checks itself whether it leads
- * (a standby rejects submissions naming the leader), and its job masters' writes are fenced by the HA
- * services. The registry answers a standby's registration with "not the leader".
+ * <p>Fencing: both endpoints accept calls only with this job manager's current dispatcher leader
+ * session ({@link Dispatcher#currentLeaderSession()}); a standby, or a leader that was deposed,
+ * refuses them naming the leader it knows. Task managers and standbys learn the session from the
+ * registry's unfenced {@link TaskExecutorRegistryGateway#leaderSession()}. The job masters passed by
+ * reference to task executors are fenced with their job's leader session (see {@code JobMaster}), and
+ * the task executors' proxies held here carry this job manager's session, which the task executors
+ * check (see {@code TaskManagerProcess}).
  *
  * <p>Threading: {@link #start} and {@link #close} block (they connect to and leave the HA services)
  * and run on the command's thread; the accessors are thread-safe and answer from memory. The
@@ -72,8 +73,9 @@ public final class JobManagerProcess implements AutoCloseable {
     private final UserCodeClassLoaders userCode;
     private final SlotPool slotPool;
     private final Dispatcher dispatcher;
+    private final TaskExecutorRegistry registry;
     private final RpcService rpc;
-    private final List<AutoCloseable> resources;
+    private final ProcessResources resources;
     /** The remote Dispatcher of the last leader asked for, by its contender id. */
     private final AtomicReference<RemoteLeader> remoteLeader = new AtomicReference<>();
 
@@ -81,8 +83,8 @@ public final class JobManagerProcess implements AutoCloseable {
     }
 
     private JobManagerProcess(String id, JobManagerAddress address, ExecutorService ioExecutor, HighAvailabilityServices ha,
-                              UserCodeClassLoaders userCode, SlotPool slotPool, Dispatcher dispatcher, RpcService rpc,
-                              List<AutoCloseable> resources) {
+                              UserCodeClassLoaders userCode, SlotPool slotPool, Dispatcher dispatcher,
+                              TaskExecutorRegistry registry, RpcService rpc, ProcessResources resources) {
         this.id = id;
         this.address = address;
         this.ioExecutor = ioExecutor;
@@ -90,6 +92,7 @@ public final class JobManagerProcess implements AutoCloseable {
         this.userCode = userCode;
         this.slotPool = slotPool;
         this.dispatcher = dispatcher;
+        this.registry = registry;
         this.rpc = rpc;
         this.resources = resources;
     }
@@ -104,49 +107,40 @@ public final class JobManagerProcess implements AutoCloseable {
             throws Exception {
         configuration.validateAll();
         String id = ProcessIds.next("jobmanager");
-        List<AutoCloseable> resources = new ArrayList<>();
+        ProcessResources resources = new ProcessResources("job manager " + id);
         try {
-            ExecutorService io = Executors.newCachedThreadPool(DaemonThreads.named("sluice-io-"));
-            resources.add(io::shutdown);
-            MainThreadMetrics.bind(metrics);
+            ExecutorService io = resources.ioExecutor(metrics);
             HighAvailabilityServices ha = HighAvailabilityServicesLoader.load(configuration);
             resources.add(ha::close);
             SharedSettings shared = SharedSettings.of(configuration);
             String comparedAtStart = SharedSettingsCheck.againstLeader(ha.leaderSettingsStore(), id, shared);
-            CheckpointStorageRegistry storages = new CheckpointStorageRegistry(metrics,
-                    java.util.function.UnaryOperator.identity(), configuration);
-            resources.add(storages);
+            CheckpointStorageRegistry storages = resources.checkpointStorages(metrics, configuration);
             UserCodeClassLoaders userCode = UserCodeClassLoaders.inTemporaryDirectory(ha::jobJarStore, io);
             SlotPool slotPool = SlotPool.dynamic();
 
-            RpcService.registerGatewayInterface(JobMasterGateway.class);
-            RpcService.registerGatewayInterface(TaskExecutorGateway.class);
             String host = configuration.get(JobManagerOptions.RPC_HOST);
-            RpcService rpc = RpcService.builder()
-                    .bind(host, configuration.get(JobManagerOptions.RPC_PORT))
-                    .configuration(configuration)
-                    .start();
-            resources.add(rpc);
+            RpcService rpc = resources.rpcService(configuration, host, configuration.get(JobManagerOptions.RPC_PORT));
             JobManagerAddress address = new JobManagerAddress(id, host, rpc.address().port(), restUrl);
 
-            DedicatedMainThreadExecutor main = new DedicatedMainThreadExecutor(id);
-            resources.add(main::close);
+            DedicatedMainThreadExecutor main = resources.mainThread(id);
             JobManagerServices services = new JobManagerServices(ha, storages, slotPool,
                     (jobId, deployment) -> { }, // no in-memory channels here; job masters release them on the task managers
                     io, SystemClock.INSTANCE, new Random(), RecoveryBackoff.DEFAULT, address.encode(), userCode);
             Dispatcher dispatcher = new Dispatcher(services, main);
 
-            DedicatedMainThreadExecutor registryThread = new DedicatedMainThreadExecutor("registry-" + id);
-            resources.add(registryThread::close);
+            DedicatedMainThreadExecutor registryThread = resources.mainThread("registry-" + id);
             TaskExecutorRegistry registry = new TaskExecutorRegistry(address.encode(),
                     configuration.getString("high-availability.cluster-id").orElse("default"), slotPool,
-                    dispatcher::isLeader, ha.dispatcherLeaderRetrieval()::currentLeader, registryThread,
-                    SystemClock.INSTANCE, HeartbeatSettings.from(configuration));
+                    dispatcher::isLeader, dispatcher::currentLeaderSession, ha.dispatcherLeaderRetrieval()::currentLeader,
+                    registryThread, SystemClock.INSTANCE, HeartbeatSettings.from(configuration));
             resources.add(() -> registry.close().get(10, TimeUnit.SECONDS));
             resources.add(() -> dispatcher.close().get(30, TimeUnit.SECONDS));
 
-            rpc.expose(TaskExecutorRegistryGateway.ENDPOINT, TaskExecutorRegistryGateway.class, registry, null);
-            rpc.expose(DISPATCHER, DispatcherGateway.class, dispatcher, null);
+            // Fenced with the dispatcher leader session: a standby, or a deposed leader, refuses them.
+            rpc.expose(TaskExecutorRegistryGateway.ENDPOINT, TaskExecutorRegistryGateway.class, registry,
+                    dispatcher::currentLeaderSession, registry::notLeadingHint);
+            rpc.expose(DISPATCHER, DispatcherGateway.class, dispatcher, dispatcher::currentLeaderSession,
+                    registry::notLeadingHint);
             dispatcher.onLeadershipChange(() -> {
                 LOG.info("Job manager {} {} the dispatcher", id, dispatcher.isLeader() ? "now leads" : "no longer leads");
                 if (dispatcher.isLeader()) {
@@ -160,9 +154,9 @@ public final class JobManagerProcess implements AutoCloseable {
             dispatcher.start();
             LOG.info("Job manager {} started: RPC on {}, REST {}, advertised as {}; high availability: {}", id,
                     rpc.address(), restUrl, address.encode(), configuration.get(HighAvailabilityOptions.TYPE));
-            return new JobManagerProcess(id, address, io, ha, userCode, slotPool, dispatcher, rpc, resources);
+            return new JobManagerProcess(id, address, io, ha, userCode, slotPool, dispatcher, registry, rpc, resources);
         } catch (Exception | Error e) {
-            closeAll(resources);
+            resources.close();
             throw e;
         }
     }
@@ -188,7 +182,8 @@ public final class JobManagerProcess implements AutoCloseable {
 
     /**
      * The Dispatcher to ask for a client: this one while it leads; otherwise a remote gateway to the
-     * leader's (from its advertised address) when another job manager leads; else empty (no leader
+     * leader's (from its advertised address) when another job manager leads, calling it under the
+     * leader session it asks the leader for ({@link LeaderDispatcherGateway}); else empty (no leader
      * known: a failover in progress). From memory; creating a remote gateway opens no connection.
      */
     public Optional<DispatcherGateway> leaderDispatcher() {
@@ -210,8 +205,10 @@ public final class JobManagerProcess implements AutoCloseable {
             LOG.warn("Job manager {} cannot reach the dispatcher leader: {}", id, e.getMessage());
             return Optional.empty();
         }
-        DispatcherGateway gateway = rpc.remoteGateway(new RpcAddress(target.rpcHost(), target.rpcPort()), DISPATCHER,
-                DispatcherGateway.class, null, Map.of());
+        RpcAddress at = new RpcAddress(target.rpcHost(), target.rpcPort());
+        DispatcherGateway gateway = new LeaderDispatcherGateway(leader.get(),
+                rpc.remoteGateway(at, TaskExecutorRegistryGateway.ENDPOINT, TaskExecutorRegistryGateway.class, null, Map.of()),
+                session -> rpc.remoteGateway(at, DISPATCHER, DispatcherGateway.class, session, Map.of()));
         remoteLeader.set(new RemoteLeader(leader.get(), gateway));
         return Optional.of(gateway);
     }
@@ -233,6 +230,11 @@ public final class JobManagerProcess implements AutoCloseable {
             out.add(new TaskExecutorSlots(te.id(), te.numberOfSlots(), free.getOrDefault(te.id(), 0)));
         }
         return out;
+    }
+
+    /** The registry task managers register with (its endpoint fenced with {@link Dispatcher#currentLeaderSession()}). */
+    public TaskExecutorRegistry registry() {
+        return registry;
     }
 
     public HighAvailabilityServices haServices() {
@@ -257,17 +259,6 @@ public final class JobManagerProcess implements AutoCloseable {
      */
     @Override
     public void close() {
-        closeAll(resources);
-    }
-
-    private static void closeAll(List<AutoCloseable> resources) {
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            try {
-                resources.get(i).close();
-            } catch (Exception e) {
-                LOG.warn("Could not stop part of a job manager cleanly: {}", e.toString());
-            }
-        }
-        resources.clear();
+        resources.close();
     }
 }

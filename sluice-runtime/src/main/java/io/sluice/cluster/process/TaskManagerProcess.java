@@ -18,10 +18,8 @@ import io.sluice.ha.LeaderRetrieval;
 import io.sluice.jar.FileJobJarStore;
 import io.sluice.jar.JobJarStore;
 import io.sluice.jar.UserCodeClassLoaders;
-import io.sluice.jobmaster.JobMasterGateway;
 import io.sluice.network.netty.NettyShuffleEnvironment;
 import io.sluice.rpc.DedicatedMainThreadExecutor;
-import io.sluice.rpc.MainThreadMetrics;
 import io.sluice.rpc.remote.RpcAddress;
 import io.sluice.rpc.remote.RpcService;
 import io.sluice.taskexecutor.TaskExecutor;
@@ -29,8 +27,6 @@ import io.sluice.taskexecutor.TaskExecutorGateway;
 import io.sluice.util.SystemClock;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -68,10 +64,10 @@ public final class TaskManagerProcess implements AutoCloseable {
     private final JobManagerConnector connector;
     private final RpcService rpc;
     /** What to close, in order (the last started first). */
-    private final List<AutoCloseable> resources;
+    private final ProcessResources resources;
 
     private TaskManagerProcess(String id, TaskExecutor taskExecutor, JobManagerConnector connector, RpcService rpc,
-                               List<AutoCloseable> resources) {
+                               ProcessResources resources) {
         this.id = id;
         this.taskExecutor = taskExecutor;
         this.connector = connector;
@@ -83,13 +79,11 @@ public final class TaskManagerProcess implements AutoCloseable {
     public static TaskManagerProcess start(Configuration configuration, int slots, MeterRegistry metrics) throws Exception {
         configuration.validateAll();
         String id = ProcessIds.next("taskmanager");
-        List<AutoCloseable> resources = new ArrayList<>();
+        ProcessResources resources = new ProcessResources("task manager " + id);
         try {
-            ExecutorService io = Executors.newCachedThreadPool(DaemonThreads.named("sluice-io-"));
-            resources.add(io::shutdown);
+            ExecutorService io = resources.ioExecutor(metrics);
             ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("sluice-tm-timer-"));
             resources.add(timer::shutdownNow);
-            MainThreadMetrics.bind(metrics);
             String type = configuration.get(HighAvailabilityOptions.TYPE);
             boolean local = HighAvailabilityServicesLoader.EMBEDDED.equals(type) || HighAvailabilityServicesLoader.MEMORY.equals(type);
             JobJarStore jars;
@@ -111,45 +105,39 @@ public final class TaskManagerProcess implements AutoCloseable {
                         describeCluster(configuration), NO_LEADER_REPORT_PERIOD, timer);
                 resources.add(noLeader);
             }
-            CheckpointStorageRegistry storages = new CheckpointStorageRegistry(metrics,
-                    java.util.function.UnaryOperator.identity(), configuration);
-            resources.add(storages);
+            CheckpointStorageRegistry storages = resources.checkpointStorages(metrics, configuration);
             NettyShuffleEnvironment network = NettyShuffleEnvironment.start(id, configuration);
             resources.add(network);
             network.bindMetrics(metrics);
             JobJarStore jobJars = jars;
             UserCodeClassLoaders userCode = UserCodeClassLoaders.inTemporaryDirectory(() -> jobJars, io);
-            DedicatedMainThreadExecutor main = new DedicatedMainThreadExecutor(id);
-            resources.add(main::close);
+            DedicatedMainThreadExecutor main = resources.mainThread(id);
             TaskExecutor taskExecutor = new TaskExecutor(id, slots, main, io, network, storages, userCode,
                     SystemClock.INSTANCE);
             resources.add(() -> taskExecutor.cancelAll().get(30, TimeUnit.SECONDS));
 
-            RpcService.registerGatewayInterface(JobMasterGateway.class);
-            RpcService.registerGatewayInterface(TaskExecutorGateway.class);
-            RpcService rpc = RpcService.builder()
-                    .bind(configuration.get(TaskManagerOptions.HOST), configuration.get(TaskManagerOptions.RPC_PORT))
-                    .configuration(configuration)
-                    .start();
-            resources.add(rpc);
-            rpc.expose(ENDPOINT, TaskExecutorGateway.class, taskExecutor, null);
-
+            RpcService rpc = resources.rpcService(configuration, configuration.get(TaskManagerOptions.HOST),
+                    configuration.get(TaskManagerOptions.RPC_PORT));
             TaskExecutorRegistration registration = new TaskExecutorRegistration(id, UUID.randomUUID().toString(), slots,
                     network.dataAddress(), configuration.getString("high-availability.cluster-id").orElse("default"));
             JobManagerConnector connector = new JobManagerConnector(registration, taskExecutor,
                     // registers again only once the cancelled tasks have ended
                     (java.util.function.Function<String, java.util.concurrent.CompletableFuture<?>>) taskExecutor::cancelAllTasks,
                     leaders,
-                    address -> rpc.remoteGateway(new RpcAddress(address.rpcHost(), address.rpcPort()),
-                            TaskExecutorRegistryGateway.ENDPOINT, TaskExecutorRegistryGateway.class, null, Map.of()),
+                    (JobManagerConnector.RegistryResolver) (address, session) -> rpc.remoteGateway(
+                            new RpcAddress(address.rpcHost(), address.rpcPort()), TaskExecutorRegistryGateway.ENDPOINT,
+                            TaskExecutorRegistryGateway.class, session, Map.of()),
                     main, SystemClock.INSTANCE, HeartbeatSettings.from(configuration), RegistrationBackoff.from(configuration));
+            // Only the job manager this task manager is registered with (its leader session) reaches the task executor.
+            rpc.expose(ENDPOINT, TaskExecutorGateway.class, taskExecutor, connector::leaderSession,
+                    () -> "task manager " + id + " is registered with no job manager now");
             resources.add(() -> connector.close().get(10, TimeUnit.SECONDS));
             connector.start();
             LOG.info("Task manager {} started with {} slot(s): RPC on {}, data on {}; following the job manager leader of {}",
                     id, slots, rpc.address(), network.dataAddress(), local ? "jobmanager.rpc.host/port" : describeCluster(configuration));
             return new TaskManagerProcess(id, taskExecutor, connector, rpc, resources);
         } catch (Exception | Error e) {
-            closeAll(resources);
+            resources.close();
             throw e;
         }
     }
@@ -185,17 +173,6 @@ public final class TaskManagerProcess implements AutoCloseable {
     /** Leaves the job manager (its slots go at once), cancels the running tasks, stops the servers. Blocking. */
     @Override
     public void close() {
-        closeAll(resources);
-    }
-
-    private static void closeAll(List<AutoCloseable> resources) {
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            try {
-                resources.get(i).close();
-            } catch (Exception e) {
-                LOG.warn("Could not stop part of a task manager cleanly: {}", e.toString());
-            }
-        }
-        resources.clear();
+        resources.close();
     }
 }

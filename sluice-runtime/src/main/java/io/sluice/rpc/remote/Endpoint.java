@@ -5,7 +5,6 @@ import java.lang.ref.WeakReference;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Supplier;
 
@@ -22,11 +21,22 @@ final class Endpoint {
     private final Object strongTarget;
     private final WeakReference<Object> weakTarget;
     private final Supplier<UUID> fencingToken;
+    private final Supplier<String> notLeadingHint;
     private final Map<String, Method> methods;
     final Map<String, Serializable> constants;
 
     Endpoint(String name, List<Class<?>> interfaces, Object target, boolean byReference, Supplier<UUID> fencingToken) {
+        this(name, interfaces, target, byReference, fencingToken, null);
+    }
+
+    /**
+     * @param notLeadingHint for the error of a call refused while the endpoint has no token (it does
+     *                       not lead): who leads instead, if known; {@code null} or answering {@code null}: nothing to add
+     */
+    Endpoint(String name, List<Class<?>> interfaces, Object target, boolean byReference, Supplier<UUID> fencingToken,
+             Supplier<String> notLeadingHint) {
         this.name = name;
+        this.notLeadingHint = notLeadingHint;
         this.interfaces = List.copyOf(interfaces);
         this.byReference = byReference;
         this.strongTarget = byReference ? null : target;
@@ -54,19 +64,27 @@ final class Endpoint {
         return fencingToken != null;
     }
 
-    /** Throws if this endpoint is fenced and {@code sent} is not its current token. */
-    void checkFencing(UUID sent, String method, RpcAddress at) {
-        if (fencingToken == null) {
+    /**
+     * Throws if this endpoint is fenced, {@code method} is not {@link Unfenced}, and {@code sent} is
+     * not its current token.
+     */
+    void checkFencing(UUID sent, Method method, RpcAddress at) {
+        if (fencingToken == null || method.isAnnotationPresent(Unfenced.class)) {
             return;
         }
         UUID current = fencingToken.get();
-        if (current == null || !Objects.equals(current, sent)) {
-            throw new FencingTokenMismatchException("Endpoint '" + name + "' on " + at + " refuses " + method
-                    + ": the call carries fencing token " + sent + " but "
-                    + (current == null ? "the endpoint has no leader session now (it does not lead)"
-                                       : "its current leader session is " + current)
-                    + ". The caller speaks for an old leader or reached a process that does not lead;"
-                    + " find the current leader and call it again.");
+        if (current != null && current.equals(sent)) {
+            return;
         }
+        String call = "Endpoint '" + name + "' on " + at + " refuses " + method.getName() + " "
+                + (sent == null ? "made without a leader session" : "made for leader session " + sent);
+        if (current == null) {
+            String hint = notLeadingHint == null ? null : notLeadingHint.get();
+            throw new FencingTokenMismatchException(call + ": it has no leader session now (it does not lead"
+                    + (hint == null ? "" : "; " + hint) + "). Find the current leader and call it again.", sent, null);
+        }
+        throw new FencingTokenMismatchException(call + ", but its current leader session is " + current
+                + (sent == null ? "" : ": the caller speaks for a leader session that is no longer current (it is no"
+                        + " longer leader)") + ". Find the current leader and call it again.", sent, current);
     }
 }

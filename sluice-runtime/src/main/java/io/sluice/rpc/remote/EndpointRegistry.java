@@ -81,11 +81,17 @@ final class EndpointRegistry {
             }
             String base = interfaces.get(0).getSimpleName().replace("Gateway", "").toLowerCase(Locale.ROOT);
             name = (base.isEmpty() ? "gateway" : base) + "-" + namePrefix + "-" + nextExport.incrementAndGet();
-            endpoint = new Endpoint(name, interfaces, object, true, null);
+            // A fenced gateway's export is fenced with its own token; the supplier holds the object only weakly.
+            endpoint = new Endpoint(name, interfaces, object, true, object instanceof FencedGateway ? tokenOf(object) : null);
             endpoints.put(name, endpoint);
             namesByObject.put(new IdentityKey(object, collected), name);
             return endpoint;
         }
+    }
+
+    private static java.util.function.Supplier<java.util.UUID> tokenOf(Object fenced) {
+        WeakReference<Object> ref = new WeakReference<>(fenced);
+        return () -> ref.get() instanceof FencedGateway f ? f.fencingToken() : null;
     }
 
     /** The names exposed now, sorted. */

@@ -82,7 +82,7 @@ final class InboundCalls extends SimpleChannelInboundHandler<RpcFrame> {
                         + ": caller and callee run different Sluice versions");
             }
             what = GatewayInterfaces.describe(method) + " on '" + call.endpoint() + "'";
-            endpoint.checkFencing(call.fencingToken(), method.getName(), service.address());
+            endpoint.checkFencing(call.fencingToken(), method, service.address());
             Object[] args;
             try {
                 args = (Object[]) RpcSerialization.deserialize(new ByteBufInputStream(call.payload()), maxMessageSize,

@@ -16,7 +16,7 @@ import java.util.UUID;
  * the same address with the same fencing token. Thread-safe (immutable).
  */
 final class RemoteGatewayHandler implements InvocationHandler {
-    private final RpcService service;
+    final RpcService service;
     final RpcAddress address;
     final String endpoint;
     final List<Class<?>> interfaces;

@@ -76,7 +76,9 @@ import org.slf4j.LoggerFactory;
  * All methods are thread-safe and never block, except {@link #close()}.
  *
  * <p>Fencing: an endpoint exposed with a token supplier refuses calls whose token is not its current
- * one ({@link FencingTokenMismatchException}); a proxy carries the token it was created with.
+ * one ({@link FencingTokenMismatchException}), except to {@link Unfenced} methods; a proxy carries the
+ * token it was created with ({@link #withFencingToken} makes one for another token). An object passed
+ * by reference that is a {@link FencedGateway} is exported fenced with its own token.
  *
  * <p>Security: anyone who can connect may call every exposed endpoint; deserialization is
  * restricted to JDK basics and Sluice classes with size and depth limits, but the RPC port must be
@@ -182,6 +184,18 @@ public final class RpcService implements AutoCloseable {
      * that name.
      */
     public <G> void expose(String name, Class<G> gatewayInterface, G gateway, Supplier<UUID> fencingToken) {
+        expose(name, gatewayInterface, gateway, fencingToken, null);
+    }
+
+    /**
+     * Like {@link #expose(String, Class, Object, Supplier)}; a call refused because the supplier has
+     * no token now (the endpoint does not lead) fails with an error that adds
+     * {@code notLeadingHint}'s answer (who leads instead, e.g. "job manager jm-2 at host:6123 leads";
+     * {@code null}: nothing to add). Both suppliers are called on I/O threads: from memory, thread-safe.
+     * Methods annotated {@link Unfenced} are answered whatever the token.
+     */
+    public <G> void expose(String name, Class<G> gatewayInterface, G gateway, Supplier<UUID> fencingToken,
+                           Supplier<String> notLeadingHint) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(gateway, "gateway");
         GatewayInterfaces.register(gatewayInterface);
@@ -193,7 +207,7 @@ public final class RpcService implements AutoCloseable {
                 interfaces.add(more);
             }
         }
-        endpoints.expose(new Endpoint(name, interfaces, gateway, false, fencingToken), gateway);
+        endpoints.expose(new Endpoint(name, interfaces, gateway, false, fencingToken, notLeadingHint), gateway);
     }
 
     /** Removes the endpoint {@code name}; later calls to it fail as calls to a missing endpoint. */
@@ -245,6 +259,27 @@ public final class RpcService implements AutoCloseable {
         }
         return gatewayInterface.cast(proxy(gatewayInterface.getClassLoader(), target, endpoint, List.of(gatewayInterface),
                 fencingToken, values));
+    }
+
+    /**
+     * A proxy like {@code remoteGateway} (same target, interfaces and constants) whose calls carry
+     * {@code fencingToken} instead; {@code gateway} itself if it is not a remote proxy of an RPC
+     * service (a local object is called directly, without fencing).
+     */
+    @SuppressWarnings("unchecked")
+    public static <G> G withFencingToken(G gateway, UUID fencingToken) {
+        if (gateway != null && Proxy.isProxyClass(gateway.getClass())
+                && Proxy.getInvocationHandler(gateway) instanceof RemoteGatewayHandler h) {
+            return (G) h.service.proxy(gateway.getClass().getClassLoader(), h.address, h.endpoint, h.interfaces,
+                    fencingToken, h.constants);
+        }
+        return gateway;
+    }
+
+    /** The fencing token the calls of {@code gateway} carry: its proxy's, or {@code null} for anything else. */
+    public static UUID fencingTokenOf(Object gateway) {
+        return gateway != null && Proxy.isProxyClass(gateway.getClass())
+                && Proxy.getInvocationHandler(gateway) instanceof RemoteGatewayHandler h ? h.fencingToken : null;
     }
 
     private Object proxy(ClassLoader loader, RpcAddress target, String endpoint, List<Class<?>> interfaces, UUID token,

@@ -31,9 +31,10 @@ class JobManagerConnectorTest {
     private static final String A = new JobManagerAddress("jobmanager-0", "jm-0", 6123, "http://jm-0:8081").encode();
     private static final String B = new JobManagerAddress("jobmanager-1", "jm-1", 6123, null).encode();
 
-    private final ManualClock clock = new ManualClock();
-    private final ManuallyTriggeredMainThreadExecutor teMain = new ManuallyTriggeredMainThreadExecutor("taskexecutor", clock);
-    private final ManuallyTriggeredMainThreadExecutor jmMain = new ManuallyTriggeredMainThreadExecutor("jobmanager", clock);
+    private final MembershipThreads threads = new MembershipThreads();
+    private final ManualClock clock = threads.clock;
+    private final ManuallyTriggeredMainThreadExecutor teMain = threads.taskExecutor;
+    private final ManuallyTriggeredMainThreadExecutor jmMain = threads.jobManager;
     private final TestingLeaderRetrieval leader = new TestingLeaderRetrieval();
     private final Map<String, JobManagerSide> jobManagers = new HashMap<>();
     private final List<String> cancellations = new CopyOnWriteArrayList<>();
@@ -362,24 +363,14 @@ class JobManagerConnectorTest {
 
     /** Runs both main threads until neither has queued work. */
     private void settle() {
-        while (teMain.triggerAll() + jmMain.triggerAll() + teMain.advanceTime(Duration.ZERO)
-                + jmMain.advanceTime(Duration.ZERO) > 0) {
-            // keep going
-        }
+        threads.settle();
     }
 
-    /** Moves time forward in steps of 10 ms, running both main threads at every step. */
     private void advance(Duration by) {
-        for (long ms = 0; ms < by.toMillis(); ms += 10) {
-            teMain.advanceTime(Duration.ofMillis(10));
-            settle();
-        }
+        threads.advance(by);
     }
 
     private ConnectionStatus status() {
-        CompletableFuture<ConnectionStatus> s = connector.status();
-        settle();
-        return s.join();
+        return threads.status(connector);
     }
-
 }
