@@ -6,6 +6,8 @@ import io.sluice.cluster.process.NoLongerLeaderException;
 import io.sluice.dispatcher.JobSubmissionException;
 import io.sluice.dispatcher.UnknownJobException;
 import io.sluice.rpc.remote.FencingTokenMismatchException;
+import io.sluice.rpc.remote.RpcConnectionException;
+import io.sluice.rpc.remote.RpcTimeoutException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import org.slf4j.Logger;
@@ -43,6 +45,14 @@ final class RestErrors {
         if (t instanceof NoLongerLeaderException || t instanceof FencingTokenMismatchException) {
             // A standby forwarded to a leader that was just deposed: a failover is in progress.
             return new ErrorResponse(t.getMessage() + " (a job manager failover is in progress; retry in a moment)", 503);
+        }
+        if (t instanceof RpcConnectionException || t instanceof RpcTimeoutException) {
+            // The job manager this one forwards to (or asks) cannot be reached: it may just have died,
+            // and leadership moves on after its ZooKeeper session expires. One line, no stack trace.
+            LOG.warn("REST request {} {}: {}", ctx == null ? "?" : ctx.method(), ctx == null ? "?" : ctx.path(),
+                    t.getMessage());
+            return new ErrorResponse(t.getMessage() + " (if that job manager just stopped, a failover is in progress;"
+                    + " retry in a moment)", 503);
         }
         if (t instanceof HttpResponseException e) {
             return fromJavalin(e, ctx);
