@@ -76,10 +76,7 @@ class UnreachableJobManagerITCase {
     @Test
     void aTaskManagerStartedBeforeItsJobManagerRetriesWithDoublingBackoffToTheCapAndRegistersOnceItRuns()
             throws Exception {
-        int port;
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort(); // the job manager's fixed RPC port, free until it starts
-        }
+        int port = freePortBelowTheEphemeralRange(); // the job manager's RPC port, where nothing listens until it starts
         Map<String, String> common = new LinkedHashMap<>();
         common.put("high-availability.type", "embedded");
         common.put("high-availability.dir", dir.resolve("ha").toString());
@@ -308,6 +305,24 @@ class UnreachableJobManagerITCase {
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+    }
+
+    /**
+     * A port that is free now, from 20000-29999: below Linux's ephemeral range (32768 and up), so that no
+     * other process's outgoing connection or port-0 server (other tests on this machine) takes it
+     * before the job manager binds it.
+     */
+    private static int freePortBelowTheEphemeralRange() throws IOException {
+        int start = java.util.concurrent.ThreadLocalRandom.current().nextInt(10_000);
+        for (int i = 0; i < 10_000; i++) {
+            int port = 20_000 + (start + i) % 10_000;
+            try (ServerSocket probe = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+                return port;
+            } catch (IOException taken) {
+                // try the next one
+            }
+        }
+        throw new IOException("no free port in 20000-29999");
     }
 
     private static long millisSince(long nanos) {
