@@ -16,7 +16,6 @@ import io.sluice.restart.RestartStrategies;
 import io.sluice.storage.LocalFileBlobStore;
 import io.sluice.taskexecutor.ExecutionAttemptId;
 import io.sluice.taskexecutor.ExecutionState;
-import io.sluice.taskexecutor.TaskExecutionState;
 import io.sluice.testutil.ManualExecutor;
 import io.sluice.testutil.ManuallyTriggeredMainThreadExecutor;
 import io.sluice.testutil.TestingTaskExecutorGateway;
@@ -26,8 +25,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,6 +53,7 @@ class JobMasterRestartBackoffTest {
     private int started;
     private JobGraph graph;
     private JobMaster jobMaster;
+    private JobMasterDriver driver;
 
     @BeforeEach
     void createJobMaster() {
@@ -70,6 +68,7 @@ class JobMasterRestartBackoffTest {
                 (jobId, deployment) -> { }, List.of(), new ManualExecutor(), clock,
                 RestartStrategies.create(graph.config().restartStrategy(), clock, new Random(seed)), () -> true, pool);
         jobMaster = new JobMaster(graph, services, mainThread);
+        driver = new JobMasterDriver(jobMaster, mainThread);
         startTaskExecutor();
         startTaskExecutor();
         mainThread.execute(jobMaster::start);
@@ -160,14 +159,7 @@ class JobMasterRestartBackoffTest {
                             + " the producer) was lost")));
             assertThat(status()).isEqualTo(JobStatus.RESTARTING);
         }
-        mainThread.advanceTime(HEARTBEAT_TIMEOUT);
-        pool.removeTaskExecutor(victim.id(), "task manager " + victim.id() + " lost: no heartbeat for 6 s");
-        mainThread.triggerAll();
-        for (ExecutionAttemptId id : survivor.cancelled()) {
-            if (id.deployment() == currentDeployment()) {
-                report(id, ExecutionState.CANCELED, null);
-            }
-        }
+        heartbeatTimeout(victim, survivor);
         assertThat(status()).isEqualTo(JobStatus.RESTARTING);
         Duration waited = awaitRunning();
         reportCurrentRoundRunning();
@@ -181,14 +173,7 @@ class JobMasterRestartBackoffTest {
     private void loseTheTaskManagerOfSubtask1AndWaitForSlots(Duration waiting) {
         TestingTaskExecutorGateway victim = runnerOf(1);
         TestingTaskExecutorGateway survivor = runnerOf(0);
-        mainThread.advanceTime(HEARTBEAT_TIMEOUT);
-        pool.removeTaskExecutor(victim.id(), "task manager " + victim.id() + " lost: no heartbeat for 6 s");
-        mainThread.triggerAll();
-        for (ExecutionAttemptId id : survivor.cancelled()) {
-            if (id.deployment() == currentDeployment()) {
-                report(id, ExecutionState.CANCELED, null);
-            }
-        }
+        heartbeatTimeout(victim, survivor);
         mainThread.advanceTime(waiting);
         assertThat(status()).isEqualTo(JobStatus.RESTARTING);
         assertThat(details().recovery().phase()).isEqualTo("waiting for 2 slots; 1 free on 1 task manager");
@@ -196,6 +181,27 @@ class JobMasterRestartBackoffTest {
         startTaskExecutor();
         mainThread.triggerAll();
         reportCurrentRoundRunning();
+    }
+
+    /**
+     * The heartbeat timeout passes: the registry counts {@code victim} as lost, and the tasks of the
+     * current round that the job master then cancelled on {@code survivor} report CANCELED.
+     */
+    private void heartbeatTimeout(TestingTaskExecutorGateway victim, TestingTaskExecutorGateway survivor) {
+        mainThread.advanceTime(HEARTBEAT_TIMEOUT);
+        pool.removeTaskExecutor(victim.id(), "task manager " + victim.id() + " lost: no heartbeat for 6 s");
+        mainThread.triggerAll();
+        reportCancelledInCurrentRound(survivor);
+    }
+
+    /** The tasks of the current round that the job master cancelled on {@code te} report CANCELED. */
+    private void reportCancelledInCurrentRound(TestingTaskExecutorGateway te) {
+        int deployment = currentDeployment();
+        for (ExecutionAttemptId id : te.cancelled()) {
+            if (id.deployment() == deployment) {
+                report(id, ExecutionState.CANCELED, null);
+            }
+        }
     }
 
     /** Advances the clock in small steps until the job runs again; how long that took. */
@@ -238,22 +244,14 @@ class JobMasterRestartBackoffTest {
     }
 
     private void report(ExecutionAttemptId id, ExecutionState state, Throwable failure) {
-        jobMaster.updateTaskExecutionState(new TaskExecutionState(id, state, failure));
-        mainThread.triggerAll();
+        driver.report(id, state, failure);
     }
 
     private JobStatus status() {
-        return onMain(jobMaster::status);
+        return driver.status();
     }
 
     private JobDetails details() {
-        return onMain(jobMaster::currentDetails);
-    }
-
-    private <T> T onMain(Supplier<T> fn) {
-        AtomicReference<T> result = new AtomicReference<>();
-        mainThread.execute(() -> result.set(fn.get()));
-        mainThread.triggerAll();
-        return result.get();
+        return driver.details();
     }
 }

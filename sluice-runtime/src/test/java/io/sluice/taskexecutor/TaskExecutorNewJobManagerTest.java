@@ -6,21 +6,18 @@ import static org.awaitility.Awaitility.await;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
-import io.sluice.checkpoint.TaskStateHandle;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobVertex;
-import io.sluice.jobmaster.JobDetails;
-import io.sluice.jobmaster.JobMasterGateway;
 import io.sluice.network.netty.NettyShuffleEnvironment;
 import io.sluice.rpc.Acknowledge;
 import io.sluice.testutil.ManuallyTriggeredMainThreadExecutor;
+import io.sluice.testutil.RecordingJobMasterGateway;
 import io.sluice.util.ManualClock;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
@@ -55,8 +52,8 @@ class TaskExecutorNewJobManagerTest {
     private final ManualClock clock = new ManualClock();
     private final ManuallyTriggeredMainThreadExecutor main = new ManuallyTriggeredMainThreadExecutor("taskexecutor-test", clock);
     private final ExecutorService io = Executors.newCachedThreadPool();
-    private final RecordingJobMaster oldLeader = new RecordingJobMaster();
-    private final RecordingJobMaster newLeader = new RecordingJobMaster();
+    private final RecordingJobMasterGateway oldLeader = new RecordingJobMasterGateway();
+    private final RecordingJobMasterGateway newLeader = new RecordingJobMasterGateway();
     private CheckpointStorageRegistry storages;
     private NettyShuffleEnvironment network;
     private TaskExecutor taskExecutor;
@@ -148,7 +145,7 @@ class TaskExecutorNewJobManagerTest {
         return out;
     }
 
-    private void deploy(List<TaskDeploymentDescriptor> round, RecordingJobMaster jobMaster) {
+    private void deploy(List<TaskDeploymentDescriptor> round, RecordingJobMasterGateway jobMaster) {
         List<CompletableFuture<Acknowledge>> acks = new ArrayList<>();
         for (TaskDeploymentDescriptor d : round) {
             acks.add(taskExecutor.submitTask(d, jobMaster));
@@ -164,7 +161,7 @@ class TaskExecutorNewJobManagerTest {
      * Waits (bounded) until the keyed task {@code consumer} has taken 10,000 records through its
      * channel, or a task reported a failure; fails in the second case, naming the failure.
      */
-    private void awaitRecordsThrough(ExecutionAttemptId consumer, RecordingJobMaster jobMaster) {
+    private void awaitRecordsThrough(ExecutionAttemptId consumer, RecordingJobMasterGateway jobMaster) {
         await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> {
             main.triggerAll();
             if (!jobMaster.failures().isEmpty()) {
@@ -181,49 +178,10 @@ class TaskExecutorNewJobManagerTest {
      * Waits (bounded) until task {@code id} reported its end: CANCELED, or FAILED when its peer was
      * cancelled first and released the channel between them.
      */
-    private void awaitEnded(RecordingJobMaster jobMaster, ExecutionAttemptId id) {
+    private void awaitEnded(RecordingJobMasterGateway jobMaster, ExecutionAttemptId id) {
         await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> {
             main.triggerAll();
             return jobMaster.states(id).stream().anyMatch(ExecutionState::isTerminal);
         });
-    }
-
-    /** Records the state reports it gets. */
-    private static final class RecordingJobMaster implements JobMasterGateway {
-        final List<TaskExecutionState> reports = new CopyOnWriteArrayList<>();
-
-        @Override
-        public CompletableFuture<Acknowledge> updateTaskExecutionState(TaskExecutionState state) {
-            reports.add(state);
-            return CompletableFuture.completedFuture(Acknowledge.INSTANCE);
-        }
-
-        List<ExecutionState> states(ExecutionAttemptId id) {
-            return reports.stream().filter(r -> r.attemptId().equals(id)).map(TaskExecutionState::state).toList();
-        }
-
-        /** The failed tasks, with their causes. */
-        List<String> failures() {
-            return reports.stream().filter(r -> r.state() == ExecutionState.FAILED)
-                    .map(r -> r.attemptId() + ": " + r.failure()).toList();
-        }
-
-        @Override
-        public void acknowledgeCheckpoint(ExecutionAttemptId task, long checkpointId, TaskStateHandle state) {
-        }
-
-        @Override
-        public void declineCheckpoint(ExecutionAttemptId task, long checkpointId, Throwable reason) {
-        }
-
-        @Override
-        public CompletableFuture<JobDetails> requestJobDetails() {
-            return new CompletableFuture<>();
-        }
-
-        @Override
-        public CompletableFuture<Acknowledge> cancel() {
-            return CompletableFuture.completedFuture(Acknowledge.INSTANCE);
-        }
     }
 }
