@@ -72,6 +72,7 @@ class FailoverTimesBenchmark {
                     System.out.printf("FailoverTimesBenchmark: job manager kill %d: new leader after %d ms, RUNNING"
                             + " %d ms later (%d ms in all)%n", k + 1, leads - killed, running - leads, running - killed);
                     jobManagers.add(cluster.startJobManager(Host.MACHINE, Map.of()));
+                    printRestarts("after job manager kill " + (k + 1), next, jobId);
                 }
 
                 List<long[]> tm = new ArrayList<>();
@@ -94,6 +95,7 @@ class FailoverTimesBenchmark {
                     System.out.printf("FailoverTimesBenchmark: task manager kill %d: job failed over after %d ms,"
                             + " RUNNING %d ms later (%d ms in all)%n", k + 1, left[0] - killed, running - left[0],
                             running - killed);
+                    printRestarts("after task manager kill " + (k + 1), current, jobId);
                 }
                 System.out.printf("FailoverTimesBenchmark: medians over %d kills: job manager: detection (ZooKeeper"
                         + " session timeout %s) %d ms, rest %d ms, total %d ms; task manager: detection (heartbeat"
@@ -101,6 +103,21 @@ class FailoverTimesBenchmark {
                         median(jm, 0), median(jm, 1), median(jm, 2), median(tm, 0), median(tm, 1), median(tm, 2));
             }
         }
+    }
+
+    /**
+     * The restarts the leading job master counted (REST {@code restarts}), with their causes: each
+     * is one step of the restart strategy's backoff, so a failover should add one per kill.
+     */
+    private static void printRestarts(String when, String url, String jobId) {
+        JsonNode restarts = Rest.job(url, jobId).map(j -> j.path("restarts")).orElse(null);
+        if (restarts == null) {
+            return;
+        }
+        StringBuilder causes = new StringBuilder();
+        restarts.path("recent").forEach(r -> causes.append("\n    ").append(r.path("cause").asText()));
+        System.out.printf("FailoverTimesBenchmark: %s: the job master counted %d restart(s)%s%n", when,
+                restarts.path("count").asInt(), causes);
     }
 
     private static long median(List<long[]> rows, int column) {

@@ -97,6 +97,24 @@ public final class LocalShuffleService implements ShuffleEnvironment {
         releaseMatching(jobId, -1, new IllegalStateException("Job " + jobId + " was released"));
     }
 
+    /**
+     * Releases and forgets every channel of every job, and forgets which attempts were released, so
+     * that attempts numbered again from 1 get fresh channels. Only for an owner that is this
+     * service's only user and knows none of its channels is in use any more (the in-memory part of
+     * one task executor's network environment, after its job manager was lost and its tasks ended);
+     * a service shared by task executors keeps its state ({@link #forgetAllDeployments} does nothing).
+     */
+    public void releaseAndForgetAll(Throwable cause) {
+        Objects.requireNonNull(cause, "cause");
+        releasedUpTo.clear();
+        Iterator<Map.Entry<ChannelKey, LocalChannel>> it = channels.entrySet().iterator();
+        while (it.hasNext()) {
+            LocalChannel channel = it.next().getValue();
+            it.remove();
+            channel.release(cause);
+        }
+    }
+
     /** Channels currently registered (for tests and metrics). */
     public int channelCount() {
         return channels.size();

@@ -68,4 +68,19 @@ public interface ShuffleEnvironment {
 
     /** Releases every channel of every attempt of {@code jobId}. */
     void releaseJob(JobId jobId);
+
+    /**
+     * The task executor that owns this environment lost its job manager and every one of its tasks
+     * has ended: releases every channel of every job (telling remote peers, with {@code cause}) and
+     * forgets which deployment rounds were released. The next job manager may run in another process,
+     * whose job masters number their rounds from 1 again; without this, its rounds would meet the
+     * released channels and release marks of the old leader's rounds with the same numbers and fail at
+     * once, each a job failure that no task caused.
+     *
+     * <p>The default does nothing: an environment shared by several task executors (the in-memory
+     * {@link LocalShuffleService} of a {@code LocalCluster}) keeps its channels, since the other task
+     * executors' tasks use them, and its job masters number their rounds from one JVM-wide counter.
+     */
+    default void forgetAllDeployments(Throwable cause) {
+    }
 }

@@ -149,13 +149,28 @@ public final class TaskExecutor implements TaskExecutorGateway {
     private record Loaded(ClassLoaderLease classLoader, Throwable error) {
     }
 
-    /** Main thread: completes the waiters of {@link #cancelAllTasks} once no task is running or starting. */
+    /**
+     * Main thread: once no task is running or starting, forgets the channels of the lost job
+     * manager's rounds and completes the waiters of {@link #cancelAllTasks}.
+     */
     private void signalIfNoTasks() {
         if (tasks.isEmpty() && starting.isEmpty() && !whenNoTasks.isEmpty()) {
+            forgetDeployments();
             List<CompletableFuture<Void>> waiting = List.copyOf(whenNoTasks);
             whenNoTasks.clear();
             waiting.forEach(f -> f.complete(null));
         }
+    }
+
+    /**
+     * Main thread, no task left after the job manager was lost: the next job manager may be another
+     * process whose job masters number their deployment rounds from 1 again, so the channels and
+     * release marks of the old rounds must not meet its rounds (see
+     * {@link io.sluice.network.ShuffleEnvironment#forgetAllDeployments}).
+     */
+    private void forgetDeployments() {
+        shuffle.forgetAllDeployments(new IllegalStateException("task executor " + id + " lost its job manager;"
+                + " the channels of that job manager's deployments are released"));
     }
 
     /** Main thread: starts the task with its job's loader, which the task holds until it has ended. */
@@ -305,7 +320,9 @@ public final class TaskExecutor implements TaskExecutorGateway {
     /**
      * Cancels every task because their job manager is lost (no heartbeat, or the leader changed):
      * their job masters are gone or fail them over anyway, and without a job master nobody may
-     * commit their checkpoints. Any thread.
+     * commit their checkpoints. Once they have ended, the channels of their deployments are
+     * forgotten ({@link io.sluice.network.ShuffleEnvironment#forgetAllDeployments}), so that the next
+     * job manager's rounds get fresh ones even when it numbers them like the old one. Any thread.
      *
      * @return completes on the main thread once no task is left on this task executor (a task that
      *         ignores the cancellation keeps it pending; callers bound their wait)
@@ -319,6 +336,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
             cancelledBeforeStart.addAll(starting);
             CompletableFuture<Void> ended = new CompletableFuture<>();
             if (tasks.isEmpty() && starting.isEmpty()) {
+                forgetDeployments();
                 ended.complete(null);
             } else {
                 whenNoTasks.add(ended);

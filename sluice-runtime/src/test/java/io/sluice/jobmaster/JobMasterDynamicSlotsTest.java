@@ -14,7 +14,6 @@ import io.sluice.restart.RestartStrategies;
 import io.sluice.storage.LocalFileBlobStore;
 import io.sluice.taskexecutor.ExecutionAttemptId;
 import io.sluice.taskexecutor.ExecutionState;
-import io.sluice.taskexecutor.TaskExecutionState;
 import io.sluice.testutil.ManualExecutor;
 import io.sluice.testutil.ManuallyTriggeredMainThreadExecutor;
 import io.sluice.testutil.TestingTaskExecutorGateway;
@@ -23,8 +22,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -182,22 +179,18 @@ class JobMasterDynamicSlotsTest {
     }
 
     private void report(ExecutionAttemptId id, ExecutionState state) {
-        jobMaster.updateTaskExecutionState(new TaskExecutionState(id, state, null));
-        mainThread.triggerAll();
+        driver().report(id, state, null);
     }
 
     private JobStatus status() {
-        return onMain(jobMaster::status);
+        return driver().status();
     }
 
     private JobDetails details() {
-        return onMain(jobMaster::currentDetails);
+        return driver().details();
     }
 
-    private <T> T onMain(Supplier<T> fn) {
-        AtomicReference<T> result = new AtomicReference<>();
-        mainThread.execute(() -> result.set(fn.get()));
-        mainThread.triggerAll();
-        return result.get();
+    private JobMasterDriver driver() {
+        return new JobMasterDriver(jobMaster, mainThread);
     }
 }

@@ -6,17 +6,15 @@ import static org.awaitility.Awaitility.await;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
-import io.sluice.checkpoint.TaskStateHandle;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import io.sluice.jar.InMemoryJobJarStore;
 import io.sluice.jar.JobJarStore;
 import io.sluice.jar.JobJarUnavailableException;
 import io.sluice.jar.UserCodeClassLoaders;
-import io.sluice.jobmaster.JobDetails;
-import io.sluice.jobmaster.JobMasterGateway;
 import io.sluice.network.LocalShuffleService;
 import io.sluice.rpc.Acknowledge;
+import io.sluice.testutil.RecordingJobMasterGateway;
 import io.sluice.testutil.ManuallyTriggeredMainThreadExecutor;
 import io.sluice.util.ManualClock;
 import java.io.IOException;
@@ -24,9 +22,7 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -56,7 +52,7 @@ class TaskExecutorJarLoadingTest {
     private final ManuallyTriggeredMainThreadExecutor main = new ManuallyTriggeredMainThreadExecutor("taskexecutor-jar-test", clock);
     private final ExecutorService io = Executors.newCachedThreadPool();
     private final CountingJarStore store = new CountingJarStore();
-    private final List<TaskExecutionState> reports = new CopyOnWriteArrayList<>();
+    private final RecordingJobMasterGateway jobMaster = new RecordingJobMasterGateway();
     private CheckpointStorageRegistry storages;
     private UserCodeClassLoaders userCode;
     private TaskExecutor taskExecutor;
@@ -96,7 +92,7 @@ class TaskExecutorJarLoadingTest {
 
         await().atMost(WAIT).pollInterval(Duration.ofMillis(5)).until(() -> {
             main.triggerAll();
-            return reports.stream().filter(r -> r.state() == ExecutionState.FINISHED).count() == 2;
+            return jobMaster.reports().stream().filter(r -> r.state() == ExecutionState.FINISHED).count() == 2;
         });
         assertThat(userCode.isLoaded(graph.jobId())).as("released with the job's last task here").isFalse();
     }
@@ -128,32 +124,6 @@ class TaskExecutorJarLoadingTest {
                 .hasMessageContaining("has SHA-256");
         assertThat(userCode.isLoaded(broken.jobId())).isFalse();
     }
-
-    private final JobMasterGateway jobMaster = new JobMasterGateway() {
-        @Override
-        public CompletableFuture<Acknowledge> updateTaskExecutionState(TaskExecutionState state) {
-            reports.add(state);
-            return CompletableFuture.completedFuture(Acknowledge.INSTANCE);
-        }
-
-        @Override
-        public void acknowledgeCheckpoint(ExecutionAttemptId task, long checkpointId, TaskStateHandle state) {
-        }
-
-        @Override
-        public void declineCheckpoint(ExecutionAttemptId task, long checkpointId, Throwable reason) {
-        }
-
-        @Override
-        public CompletableFuture<JobDetails> requestJobDetails() {
-            return new CompletableFuture<>();
-        }
-
-        @Override
-        public CompletableFuture<Acknowledge> cancel() {
-            return CompletableFuture.completedFuture(Acknowledge.INSTANCE);
-        }
-    };
 
     private JobGraph bounded(int parallelism) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(parallelism)

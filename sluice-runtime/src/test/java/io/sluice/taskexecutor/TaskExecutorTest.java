@@ -6,20 +6,17 @@ import static org.awaitility.Awaitility.await;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
-import io.sluice.checkpoint.TaskStateHandle;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobDetails;
-import io.sluice.jobmaster.JobMasterGateway;
 import io.sluice.network.LocalShuffleService;
 import io.sluice.rpc.Acknowledge;
 import io.sluice.testutil.ManuallyTriggeredMainThreadExecutor;
+import io.sluice.testutil.RecordingJobMasterGateway;
 import io.sluice.util.ManualClock;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
@@ -46,7 +43,7 @@ class TaskExecutorTest {
     private final ManualClock clock = new ManualClock();
     private final ManuallyTriggeredMainThreadExecutor main = new ManuallyTriggeredMainThreadExecutor("taskexecutor-test", clock);
     private final ExecutorService io = Executors.newCachedThreadPool();
-    private final RecordingJobMaster jobMaster = new RecordingJobMaster();
+    private final RecordingJobMasterGateway jobMaster = new RecordingJobMasterGateway(main);
     private CheckpointStorageRegistry storages;
     private TaskExecutor taskExecutor;
 
@@ -76,7 +73,7 @@ class TaskExecutorTest {
         awaitReport(d.attemptId(), ExecutionState.FINISHED);
 
         assertThat(jobMaster.states(d.attemptId())).containsExactly(ExecutionState.RUNNING, ExecutionState.FINISHED);
-        assertThat(jobMaster.reportedOnMainThread).isTrue();
+        assertThat(jobMaster.reportedOnMainThread()).isTrue();
         assertThat(onMain(taskExecutor::numberOfTasks)).isZero();
     }
 
@@ -223,40 +220,5 @@ class TaskExecutorTest {
         main.triggerAll();
         assertThat(f).isCompleted();
         return f.join();
-    }
-
-    /** Records the state reports it gets, and whether each came from the task executor's main thread. */
-    private final class RecordingJobMaster implements JobMasterGateway {
-        final List<TaskExecutionState> reports = new CopyOnWriteArrayList<>();
-        volatile boolean reportedOnMainThread = true;
-
-        @Override
-        public CompletableFuture<Acknowledge> updateTaskExecutionState(TaskExecutionState state) {
-            reportedOnMainThread &= main.isMainThread();
-            reports.add(state);
-            return CompletableFuture.completedFuture(Acknowledge.INSTANCE);
-        }
-
-        List<ExecutionState> states(ExecutionAttemptId id) {
-            return reports.stream().filter(r -> r.attemptId().equals(id)).map(TaskExecutionState::state).toList();
-        }
-
-        @Override
-        public void acknowledgeCheckpoint(ExecutionAttemptId task, long checkpointId, TaskStateHandle state) {
-        }
-
-        @Override
-        public void declineCheckpoint(ExecutionAttemptId task, long checkpointId, Throwable reason) {
-        }
-
-        @Override
-        public CompletableFuture<JobDetails> requestJobDetails() {
-            return new CompletableFuture<>();
-        }
-
-        @Override
-        public CompletableFuture<Acknowledge> cancel() {
-            return CompletableFuture.completedFuture(Acknowledge.INSTANCE);
-        }
     }
 }

@@ -238,6 +238,23 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
         releaseConsumers(jobId, -1, cause);
     }
 
+    /**
+     * The task executor lost its job manager and all its tasks have ended: releases every channel,
+     * in memory and to and from other task executors (their ends hear of it), and forgets the
+     * release marks, so that the next job manager's rounds, numbered from 1 again if it is another
+     * process, get fresh channels. Connections to other data servers stay open for reuse.
+     */
+    @Override
+    public void forgetAllDeployments(Throwable cause) {
+        Objects.requireNonNull(cause, "cause");
+        local.releaseAndForgetAll(cause);
+        producers.releaseAndForgetAll(cause);
+        for (RemoteInputChannel in : List.copyOf(consumers.values())) {
+            in.channel().release(cause); // tells the producer side
+        }
+        releasedUpTo.clear();
+    }
+
     private void releaseConsumers(JobId jobId, int attemptOrAll, Throwable cause) {
         for (Map.Entry<ChannelKey, RemoteInputChannel> e : List.copyOf(consumers.entrySet())) {
             ChannelKey key = e.getKey();

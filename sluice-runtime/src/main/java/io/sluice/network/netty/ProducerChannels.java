@@ -156,6 +156,28 @@ final class ProducerChannels {
         }
     }
 
+    /**
+     * Releases every producer end, tells every consumer still waiting for one that it is released,
+     * and forgets which attempts were released, so that attempts numbered again from 1 (by a job
+     * manager in another process) can register again; see
+     * {@link NettyShuffleEnvironment#forgetAllDeployments}.
+     */
+    void releaseAndForgetAll(Throwable cause) {
+        List<Entry> all;
+        synchronized (this) {
+            all = new ArrayList<>(entries.values());
+            entries.clear();
+            releasedUpTo.clear();
+        }
+        for (Entry e : all) {
+            if (e.channel != null) {
+                e.channel.release(cause);
+            } else if (e.requester != null) {
+                e.requester.sendReleased(e.requestId, String.valueOf(cause.getMessage()));
+            }
+        }
+    }
+
     /** Releases every producer end (the environment closes). */
     void releaseAll(Throwable cause) {
         List<Entry> all;
