@@ -60,6 +60,10 @@ final class ChaosRun {
     private volatile ChaosAction storageMode = ChaosAction.STORAGE_HEAL;
     /** Wall-clock times at which storage went down (REFUSE/HANG) or was healed, in order. */
     private final List<long[]> storageTimeline = new CopyOnWriteArrayList<>();
+    /** Metadata writes and deletions in checkpoint storage, for explaining a failed invariant. */
+    private final StorageJournal journal = new StorageJournal();
+    /** Per job: what its status said at the latest poll (state, failure, recovery). */
+    private final Map<Integer, String> lastStatus = new ConcurrentHashMap<>();
 
     ChaosRun(ChaosPlan plan, ChaosSettings settings, ChaosHa ha, Path dir) {
         this.plan = plan;
@@ -71,7 +75,7 @@ final class ChaosRun {
     /** Every checkpoint store the cluster opens, starting in the fault mode currently in force. */
     private UnaryOperator<BlobStore> faultInjection() {
         return store -> {
-            FaultInjectingBlobStore faults = new FaultInjectingBlobStore(store);
+            FaultInjectingBlobStore faults = new FaultInjectingBlobStore(journal.decorator().apply(store));
             apply(faults, storageMode);
             stores.add(faults);
             return faults;
@@ -168,7 +172,8 @@ final class ChaosRun {
                         list(checkpoints.resolve(id.value())),
                         corrupted.getOrDefault(j, List.of()),
                         results.get(j) != null && storageDownAround(results.get(j).endTimestampMillis()),
-                        List.copyOf(unusableRestores.getOrDefault(j, java.util.Set.of()))));
+                        List.copyOf(unusableRestores.getOrDefault(j, java.util.Set.of())),
+                        lastStatus.getOrDefault(j, "never answered"), journal.under(id.value())));
             }
             return new ChaosReport(plan, settings, outcomes);
         } finally {
@@ -294,6 +299,7 @@ final class ChaosRun {
                 if (details.checkpoints() != null) {
                     maxCompleted.merge(j, details.checkpoints().completed(), Math::max);
                 }
+                lastStatus.put(j, describe(details));
                 String failure = details.failureMessage();
                 if (failure != null && failure.contains(" is unusable")) { // the job master's fallback message
                     unusableRestores.computeIfAbsent(j, k -> ConcurrentHashMap.newKeySet())
@@ -303,6 +309,26 @@ final class ChaosRun {
                 // a status that cannot be answered now is asked again at the next poll
             }
         }
+    }
+
+    /** A job's status in one line: state, failure message and, while recovering, what recovery does. */
+    private static String describe(JobDetails details) {
+        StringBuilder b = new StringBuilder(details.status().name());
+        if (details.failureMessage() != null) {
+            b.append(" (").append(details.failureMessage()).append(')');
+        }
+        io.sluice.jobmaster.RecoveryStatus r = details.recovery();
+        if (r != null) {
+            b.append("; recovery: ").append(r.phase()).append(", attempt ").append(r.attempt())
+                    .append(", pointers found ").append(r.pointersFound());
+            if (r.lastError() != null) {
+                b.append(", last error: ").append(r.lastError());
+            }
+            if (!r.events().isEmpty()) {
+                b.append(", events: ").append(r.events());
+            }
+        }
+        return b.toString();
     }
 
     /**
