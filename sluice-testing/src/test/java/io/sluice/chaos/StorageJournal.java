@@ -1,6 +1,7 @@
 package io.sluice.chaos;
 
 import io.sluice.storage.BlobStore;
+import io.sluice.storage.ForwardingBlobStore;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.UnaryOperator;
@@ -53,11 +54,9 @@ final class StorageJournal {
                 .orElse("?"));
     }
 
-    private final class Recording implements BlobStore {
-        private final BlobStore delegate;
-
+    private final class Recording extends ForwardingBlobStore {
         Recording(BlobStore delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
@@ -66,21 +65,6 @@ final class StorageJournal {
             if (path.endsWith("/_metadata")) {
                 record("wrote", path);
             }
-        }
-
-        @Override
-        public byte[] get(String path) {
-            return delegate.get(path);
-        }
-
-        @Override
-        public boolean exists(String path) {
-            return delegate.exists(path);
-        }
-
-        @Override
-        public List<String> list(String prefix) {
-            return delegate.list(prefix);
         }
 
         @Override
@@ -93,11 +77,6 @@ final class StorageJournal {
         public void deleteRecursively(String prefix) {
             delegate.deleteRecursively(prefix);
             record("deleted everything under", prefix);
-        }
-
-        @Override
-        public String describe() {
-            return delegate.describe();
         }
     }
 }

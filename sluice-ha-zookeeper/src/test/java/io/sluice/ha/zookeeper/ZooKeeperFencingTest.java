@@ -16,6 +16,7 @@ import io.sluice.ha.HighAvailabilityServicesLoader;
 import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeadershipLostException;
 import io.sluice.ha.embedded.DefaultCompletedCheckpointStore;
+import io.sluice.testutil.ForwardingCheckpointPointerStore;
 import java.net.ServerSocket;
 import java.nio.file.NoSuchFileException;
 import java.util.UUID;
@@ -128,34 +129,14 @@ class ZooKeeperFencingTest {
             // The transaction is applied; the writer then waits for the answer, and the revocation interrupts it.
             java.util.concurrent.CountDownLatch applied = new java.util.concurrent.CountDownLatch(1);
             java.util.concurrent.CountDownLatch neverAnswered = new java.util.concurrent.CountDownLatch(1);
-            CheckpointPointerStore answerLost = new CheckpointPointerStore() {
-                @Override
-                public java.util.List<Long> checkpointIds(JobId jobId) throws Exception {
-                    return pointers.checkpointIds(jobId);
-                }
-
+            CheckpointPointerStore answerLost = new ForwardingCheckpointPointerStore(pointers) {
                 @Override
                 public void writePointer(JobId jobId, long checkpointId, String metadataPath) throws Exception {
-                    pointers.writePointer(jobId, checkpointId, metadataPath);
+                    delegate.writePointer(jobId, checkpointId, metadataPath);
                     applied.countDown();
                     if (!neverAnswered.await(20, TimeUnit.SECONDS)) {
                         throw new AssertionError("the revocation did not interrupt the writer within 20 s");
                     }
-                }
-
-                @Override
-                public String readPointer(JobId jobId, long checkpointId) throws Exception {
-                    return pointers.readPointer(jobId, checkpointId);
-                }
-
-                @Override
-                public void removePointer(JobId jobId, long checkpointId) throws Exception {
-                    pointers.removePointer(jobId, checkpointId);
-                }
-
-                @Override
-                public void removeAll(JobId jobId) throws Exception {
-                    pointers.removeAll(jobId);
                 }
             };
             DefaultCompletedCheckpointStore store = new DefaultCompletedCheckpointStore(job, 3, answerLost, storage,

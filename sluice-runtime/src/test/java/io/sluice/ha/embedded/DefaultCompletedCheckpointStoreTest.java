@@ -12,6 +12,7 @@ import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeadershipLostException;
 import io.sluice.jobmaster.JobStatus;
 import io.sluice.storage.LocalFileBlobStore;
+import io.sluice.testutil.ForwardingCheckpointPointerStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -108,35 +109,15 @@ class DefaultCompletedCheckpointStoreTest {
     @Test
     void aPointerWriteThatFailsAfterItStartedIsInDoubtAndRetentionRemovesItLater() throws Exception {
         boolean[] failed = {false};
-        io.sluice.ha.CheckpointPointerStore failingOnce = new io.sluice.ha.CheckpointPointerStore() {
+        io.sluice.ha.CheckpointPointerStore failingOnce = new ForwardingCheckpointPointerStore(pointers) {
             @Override
             public void writePointer(JobId jobId, long checkpointId, String metadataPath) throws Exception {
-                pointers.writePointer(jobId, checkpointId, metadataPath);
+                delegate.writePointer(jobId, checkpointId, metadataPath);
                 if (!failed[0]) {
                     failed[0] = true;
                     throw new java.io.IOException("injected: the pointer file was renamed, then the disk reported an"
                             + " I/O error");
                 }
-            }
-
-            @Override
-            public String readPointer(JobId jobId, long checkpointId) throws Exception {
-                return pointers.readPointer(jobId, checkpointId);
-            }
-
-            @Override
-            public List<Long> checkpointIds(JobId jobId) throws Exception {
-                return pointers.checkpointIds(jobId);
-            }
-
-            @Override
-            public void removePointer(JobId jobId, long checkpointId) throws Exception {
-                pointers.removePointer(jobId, checkpointId);
-            }
-
-            @Override
-            public void removeAll(JobId jobId) throws Exception {
-                pointers.removeAll(jobId);
             }
         };
         DefaultCompletedCheckpointStore store = new DefaultCompletedCheckpointStore(JOB, 1, failingOnce, storage,
@@ -223,35 +204,22 @@ class DefaultCompletedCheckpointStoreTest {
     }
 
     /** Delegates; the first pointer write signals {@code writing} and waits for {@code release}. */
-    private record BlockingPointerStore(io.sluice.ha.CheckpointPointerStore delegate,
-                                        java.util.concurrent.CountDownLatch writing,
-                                        java.util.concurrent.CountDownLatch release)
-            implements io.sluice.ha.CheckpointPointerStore {
+    private static final class BlockingPointerStore extends ForwardingCheckpointPointerStore {
+        private final java.util.concurrent.CountDownLatch writing;
+        private final java.util.concurrent.CountDownLatch release;
+
+        BlockingPointerStore(io.sluice.ha.CheckpointPointerStore delegate, java.util.concurrent.CountDownLatch writing,
+                             java.util.concurrent.CountDownLatch release) {
+            super(delegate);
+            this.writing = writing;
+            this.release = release;
+        }
+
         @Override
         public void writePointer(JobId jobId, long checkpointId, String metadataPath) throws Exception {
             writing.countDown();
             release.await();
             delegate.writePointer(jobId, checkpointId, metadataPath);
-        }
-
-        @Override
-        public String readPointer(JobId jobId, long checkpointId) throws Exception {
-            return delegate.readPointer(jobId, checkpointId);
-        }
-
-        @Override
-        public List<Long> checkpointIds(JobId jobId) throws Exception {
-            return delegate.checkpointIds(jobId);
-        }
-
-        @Override
-        public void removePointer(JobId jobId, long checkpointId) throws Exception {
-            delegate.removePointer(jobId, checkpointId);
-        }
-
-        @Override
-        public void removeAll(JobId jobId) throws Exception {
-            delegate.removeAll(jobId);
         }
     }
 

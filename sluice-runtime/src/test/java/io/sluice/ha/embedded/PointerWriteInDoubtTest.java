@@ -54,16 +54,13 @@ class PointerWriteInDoubtTest {
     private final ExecutionAttemptId source = new ExecutionAttemptId(JOB, 1, 0, 1);
     private final ExecutionAttemptId counter = new ExecutionAttemptId(JOB, 2, 0, 1);
     private final List<Long> notified = new ArrayList<>();
+    private CheckpointStorage storage;
+    private FileCheckpointPointerStore pointers;
+    private final RevokedDuringWriteElection election = new RevokedDuringWriteElection();
 
     @Test
     void aPointerWriteCutOffByTheRevocationAfterItLandedKeepsTheFilesItNames() throws Exception {
-        CheckpointStorage storage = storage();
-        FileCheckpointPointerStore pointers = new FileCheckpointPointerStore(haDir.resolve("checkpoints"));
-        RevokedDuringWriteElection election = new RevokedDuringWriteElection();
-        UUID session = election.grant();
-        CheckpointCoordinator coordinator = coordinator(storage,
-                new DefaultCompletedCheckpointStore(JOB, 3, pointers, storage, election, session, null, List.of()));
-        onMain(coordinator::start);
+        CheckpointCoordinator coordinator = startedCoordinator();
         long id = triggerAndAcknowledge(coordinator, storage);
 
         election.revokeDuringNextWrite = true;
@@ -89,13 +86,7 @@ class PointerWriteInDoubtTest {
 
     @Test
     void aPointerWriteRefusedBeforeItStartedDiscardsTheFilesAsBefore() throws Exception {
-        CheckpointStorage storage = storage();
-        FileCheckpointPointerStore pointers = new FileCheckpointPointerStore(haDir.resolve("checkpoints"));
-        RevokedDuringWriteElection election = new RevokedDuringWriteElection();
-        UUID session = election.grant();
-        CheckpointCoordinator coordinator = coordinator(storage,
-                new DefaultCompletedCheckpointStore(JOB, 3, pointers, storage, election, session, null, List.of()));
-        onMain(coordinator::start);
+        CheckpointCoordinator coordinator = startedCoordinator();
         long id = triggerAndAcknowledge(coordinator, storage);
 
         election.current = null; // revoked before the write: the election refuses it, nothing is sent
@@ -111,8 +102,15 @@ class PointerWriteInDoubtTest {
 
     // ------------------------------------------------------------------ harness
 
-    private CheckpointStorage storage() {
-        return new CheckpointStorage(new LocalFileBlobStore(checkpointDir), new SimpleMeterRegistry());
+    /** A started coordinator on a store of pointer files, in a session that {@link #election} granted. */
+    private CheckpointCoordinator startedCoordinator() {
+        storage = new CheckpointStorage(new LocalFileBlobStore(checkpointDir), new SimpleMeterRegistry());
+        pointers = new FileCheckpointPointerStore(haDir.resolve("checkpoints"));
+        UUID session = election.grant();
+        CheckpointCoordinator coordinator = coordinator(storage,
+                new DefaultCompletedCheckpointStore(JOB, 3, pointers, storage, election, session, null, List.of()));
+        onMain(coordinator::start);
+        return coordinator;
     }
 
     private CheckpointCoordinator coordinator(CheckpointStorage storage, DefaultCompletedCheckpointStore store) {
