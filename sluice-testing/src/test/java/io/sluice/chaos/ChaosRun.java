@@ -239,22 +239,30 @@ final class ChaosRun {
     /**
      * Scheduler thread: flips one byte of a {@code .state} file of the job's newest checkpoint in
      * checkpoint storage (directly on disk, as a failing disk would; the choice of file and byte comes
-     * from the plan's seed), leaving at least one other intact completed checkpoint. Nothing happens
-     * if the job has no state file yet or fewer than two intact checkpoints, or if retention removed
-     * the checkpoint meanwhile. Returns whether a file was corrupted.
+     * from the plan's seed), leaving at least one other intact retained checkpoint (one that the job's
+     * HA pointers name). Nothing happens if the job has no state file yet or fewer than two intact
+     * retained checkpoints, or if retention removed the checkpoint meanwhile. Returns whether a file
+     * was corrupted.
      */
-    private boolean corruptStateFile(ChaosPlan.Step step, JobId id) throws IOException {
+    private boolean corruptStateFile(ChaosPlan.Step step, JobId id) throws Exception {
         java.util.Random random = new java.util.Random(plan.seed() * 31 + step.atMillis());
         Path jobDir = checkpointRoot.resolve(id.value());
         List<String> chks = new ArrayList<>(list(jobDir).stream().filter(n -> n.startsWith("chk-")).toList());
         chks.sort(java.util.Comparator.comparingLong((String n) -> Long.parseLong(n.substring(4))).reversed());
         List<String> already = corrupted.getOrDefault(step.job(), List.of());
-        chks.removeIf(chk -> !Files.exists(jobDir.resolve(chk).resolve("_metadata")) // not completed (yet)
+        // Retained means named by a pointer: a chk-N with _metadata but no pointer (its pointer write failed
+        // in doubt and did not land, so its files were kept) is nothing a restore falls back to.
+        java.util.Set<Long> retained = new java.util.HashSet<>();
+        for (String pointer : ha.pointers(id)) {
+            retained.add(Long.parseLong(pointer));
+        }
+        chks.removeIf(chk -> !retained.contains(Long.parseLong(chk.substring(4)))
+                || !Files.exists(jobDir.resolve(chk).resolve("_metadata")) // not completed (yet)
                 || already.stream().anyMatch(c -> c.startsWith(chk + "/")));
         if (chks.size() < 2) {
             // Corrupting the only intact checkpoint would leave none to fall back to: the job would
             // rightly wait for repaired files (never start from empty state), which no plan step repairs.
-            LOG.info("chaos seed={}: job {} has {} intact completed checkpoint(s); not corrupting", plan.seed(),
+            LOG.info("chaos seed={}: job {} has {} intact retained checkpoint(s); not corrupting", plan.seed(),
                     step.job(), chks.size());
             return false;
         }
