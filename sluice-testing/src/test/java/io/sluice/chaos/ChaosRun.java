@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs one {@link ChaosPlan} against a {@link LocalCluster} on fresh HA services ({@link ChaosHa}:
  * embedded or ZooKeeper) and checkpoint storage behind a {@link FaultInjectingBlobStore}: submits the jobs, fires the
- * plan's steps at their offsets (from a scheduler thread; the test thread only waits, bounded),
+ * plan's steps at their offsets, in plan order (from one scheduler thread; the test thread only waits, bounded),
  * heals storage, waits for every job to end, then restarts the cluster on the same HA state to
  * see whether an ended job runs again. Returns what it saw; {@link ChaosInvariants} judges it.
  */
@@ -97,8 +97,15 @@ final class ChaosRun {
         List<JobId> ids = new ArrayList<>();
         List<String> tags = new ArrayList<>();
         List<CollectingSink<Tuple2<Long, Long>>> sinks = new ArrayList<>();
-        ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, r -> {
+        // The steps on one thread of their own, so that they run in plan order: on a shared pool a final
+        // STORAGE_HEAL 1 ms after a STORAGE_HANG could run first and leave storage hung (seen with seed 17).
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "chaos-" + plan.seed());
+            t.setDaemon(true);
+            return t;
+        });
+        ScheduledExecutorService pollerThread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "chaos-" + plan.seed() + "-poller");
             t.setDaemon(true);
             return t;
         });
@@ -118,7 +125,7 @@ final class ChaosRun {
                     ids.add(id);
                     cluster.submit(jobGraph(tag, id, sink, checkpoints));
                 }
-                ScheduledFuture<?> poller = scheduler.scheduleWithFixedDelay(() -> poll(cluster, ids), 50, 100,
+                ScheduledFuture<?> poller = pollerThread.scheduleWithFixedDelay(() -> poll(cluster, ids), 50, 100,
                         TimeUnit.MILLISECONDS);
                 List<ScheduledFuture<?>> steps = new ArrayList<>();
                 for (ChaosPlan.Step step : plan.steps()) {
@@ -178,6 +185,7 @@ final class ChaosRun {
             return new ChaosReport(plan, settings, outcomes);
         } finally {
             scheduler.shutdownNow();
+            pollerThread.shutdownNow();
             stores.forEach(FaultInjectingBlobStore::heal);
             tags.forEach(t -> {
                 DeploymentLog.release(t);
