@@ -24,7 +24,11 @@ import org.slf4j.LoggerFactory;
  * <p>At most one checkpoint is pending at a time. A checkpoint completes in this order: all tasks
  * acknowledged; metadata written atomically; pointer persisted in the store; only then is it
  * counted, subsumed checkpoints discarded and tasks notified. A crash anywhere before the pointer
- * write leaves no completed checkpoint behind, only files that a later discard removes.
+ * write leaves no completed checkpoint behind, only files that a later discard removes. A failed
+ * pointer write discards the checkpoint's files only if the write was refused before it started;
+ * once started, a failure is in doubt ({@link CheckpointPointerInDoubtException}: a revocation that
+ * interrupts the writer, or a lost connection, does not undo a transaction ZooKeeper already
+ * applied) and the files are kept, since the pointer may name them.
  *
  * <p>Finished tasks: a task that finished before the trigger is part of the checkpoint as
  * {@linkplain TaskStateHandle#finished finished} (it is restored as finished and emits nothing
@@ -389,9 +393,21 @@ public final class CheckpointCoordinator {
                 if (cause instanceof CheckpointStoreShutDownException) {
                     return; // the job ended; the files are already discarded
                 }
-                discardAsync(p.checkpointId); // no pointer was written: its files (and a late _metadata) go
-                if (running && !expired) {
-                    onCheckpointFailure(p.checkpointId, cause instanceof NotLeaderException
+                boolean inDoubt = cause instanceof CheckpointPointerInDoubtException;
+                if (!inDoubt) {
+                    discardAsync(p.checkpointId); // no pointer was written: its files (and a late _metadata) go
+                }
+                if (!running || expired) {
+                    // Not reported as a failure (this job master stopped, or the timeout already counted it).
+                    if (inDoubt) {
+                        LOG.warn("{} (job {}; this job master no longer checkpoints)", cause.getMessage(), jobId);
+                    } else {
+                        LOG.info("Checkpoint {} of job {} was not completed ({}); its files are discarded",
+                                p.checkpointId, jobId, rootMessage(error));
+                    }
+                } else {
+                    // In doubt, the message says that the pointer may have landed and the files are kept.
+                    onCheckpointFailure(p.checkpointId, leadershipLost(cause)
                                     ? CheckpointFailureReason.LEADERSHIP_LOST : CheckpointFailureReason.STORAGE,
                             "could not be completed: " + rootMessage(error));
                 }
@@ -413,6 +429,16 @@ public final class CheckpointCoordinator {
         if (!writesAllowed.getAsBoolean()) {
             throw new NotLeaderException();
         }
+    }
+
+    /** Whether {@code cause} (or what it wraps) says that this job master's leadership is gone. */
+    private static boolean leadershipLost(Throwable cause) {
+        for (Throwable c = cause; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof NotLeaderException || c instanceof io.sluice.ha.LeadershipLostException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Leadership was lost: nothing is written for this job master any more. */

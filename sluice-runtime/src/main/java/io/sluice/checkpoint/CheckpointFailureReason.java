@@ -30,7 +30,11 @@ public enum CheckpointFailureReason {
     FINALIZATION_TIMED_OUT("finalization timeout", Cause.STORAGE),
     /** A task declined because its own work failed (for example its state could not be serialized). */
     TASK_DECLINED("task", Cause.TASK),
-    /** This job master lost its leadership while the checkpoint was being finalized; nothing was written. */
+    /**
+     * This job master lost its leadership while the checkpoint was being finalized: the checkpoint is
+     * not completed (its pointer was refused, or its write was cut off and may have landed: then its
+     * files are kept, see {@link CheckpointPointerInDoubtException}).
+     */
     LEADERSHIP_LOST("leadership lost", Cause.COORDINATION);
 
     /** Who is to blame for a failure. */

@@ -25,8 +25,11 @@ public interface CompletedCheckpointStore {
      *
      * @throws CheckpointStoreShutDownException after {@link #shutdown}: the job ended while the
      *                   checkpoint was finalized; no pointer is written, and the caller discards its files
-     * @throws Exception if the pointer could not be persisted (for example, leadership was lost);
-     *                   the checkpoint then does not count as completed
+     * @throws CheckpointPointerInDoubtException if the pointer write started but failed without
+     *                   telling whether it landed (interrupted by a revocation, connection lost): the
+     *                   checkpoint does not count as completed, and the caller keeps its files
+     * @throws Exception if the pointer was not persisted (for example, leadership was lost before the
+     *                   write); the checkpoint then does not count as completed, and the caller discards its files
      */
     List<Long> addCheckpoint(CompletedCheckpoint checkpoint) throws Exception;
 

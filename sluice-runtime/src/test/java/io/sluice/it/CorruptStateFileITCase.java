@@ -200,12 +200,11 @@ class CorruptStateFileITCase {
     }
 
     /** Returns the first state file read from it with one bit flipped (checkpoint storage going bad). */
-    private static final class CorruptingFirstStateRead implements BlobStore {
-        private final BlobStore delegate;
+    private static final class CorruptingFirstStateRead extends io.sluice.storage.ForwardingBlobStore {
         private final AtomicReference<String> corrupted;
 
         CorruptingFirstStateRead(BlobStore delegate, AtomicReference<String> corrupted) {
-            this.delegate = delegate;
+            super(delegate);
             this.corrupted = corrupted;
         }
 
@@ -217,36 +216,6 @@ class CorruptStateFileITCase {
                 data[data.length / 2] ^= 0x10;
             }
             return data;
-        }
-
-        @Override
-        public void put(String path, byte[] data) {
-            delegate.put(path, data);
-        }
-
-        @Override
-        public boolean exists(String path) {
-            return delegate.exists(path);
-        }
-
-        @Override
-        public List<String> list(String prefix) {
-            return delegate.list(prefix);
-        }
-
-        @Override
-        public void delete(String path) {
-            delegate.delete(path);
-        }
-
-        @Override
-        public void deleteRecursively(String prefix) {
-            delegate.deleteRecursively(prefix);
-        }
-
-        @Override
-        public String describe() {
-            return delegate.describe();
         }
     }
 

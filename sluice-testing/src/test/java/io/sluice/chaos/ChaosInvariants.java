@@ -48,7 +48,8 @@ final class ChaosInvariants {
             String name = "job " + job.index() + " (" + job.id() + ")";
             if (job.result() == null) {
                 out.add(new Violation(Invariant.ENDS, name + " did not end within "
-                        + report.settings().endTimeout() + " after storage was healed"));
+                        + report.settings().endTimeout() + " after storage was healed; its status said: "
+                        + job.lastStatus()));
             } else {
                 JobStatus status = job.result().status();
                 if (!job.cancelled() && status != JobStatus.FINISHED) {

@@ -24,11 +24,14 @@ record ChaosReport(ChaosPlan plan, ChaosSettings settings, List<JobOutcome> jobs
      * @param corruptedFiles      the state files the plan corrupted ({@code chk-N/<file>})
      * @param storageDownAtEnd    checkpoint storage was down when the job ended (or within a second after)
      * @param unusableRestores    fallbacks past a checkpoint with an unusable state file (from the job's status)
+     * @param lastStatus          what the job's status said at the last poll (state, failure, recovery)
+     * @param storageHistory      the metadata writes and deletions of the job's checkpoint files, in order
      */
     record JobOutcome(int index, JobId id, String tag, JobResult result, boolean cancelled, long maxCompleted,
                       List<DeploymentLog.Span> spans, int deploymentsAfterRestart, Map<Long, Long> lastCounts,
                       List<String> retainedPointers, List<String> retainedCheckpoints, List<String> corruptedFiles,
-                      boolean storageDownAtEnd, List<String> unusableRestores) {
+                      boolean storageDownAtEnd, List<String> unusableRestores, String lastStatus,
+                      List<StorageJournal.Entry> storageHistory) {
         @Override
         public String toString() {
             return "job " + index + " " + id + ": " + (result == null ? "did not end" : result.status()
@@ -39,6 +42,22 @@ record ChaosReport(ChaosPlan plan, ChaosSettings settings, List<JobOutcome> jobs
                     + (storageDownAtEnd ? " (storage was down when it ended)" : "")
                     + (corruptedFiles.isEmpty() ? "" : ", corrupted " + corruptedFiles + ", restores that hit a"
                     + " corrupt file " + unusableRestores.size() + " " + unusableRestores);
+        }
+
+        /**
+         * Everything that explains how the job's checkpoints ended up as they are, one item a line:
+         * its last status, the pointers and {@code chk-*} directories left, and who wrote or deleted
+         * which checkpoint files when. Printed for the jobs of a failed run.
+         */
+        public String diagnosis() {
+            StringBuilder b = new StringBuilder("job " + index + " " + id + ": last status " + lastStatus
+                    + "\n  pointers left " + retainedPointers + ", checkpoint directories left " + retainedCheckpoints
+                    + "\n  checkpoint storage history (metadata written, files deleted):");
+            if (storageHistory.isEmpty()) {
+                b.append(" none");
+            }
+            storageHistory.forEach(e -> b.append("\n    ").append(e));
+            return b.toString();
         }
     }
 }

@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs one {@link ChaosPlan} against a {@link LocalCluster} on fresh HA services ({@link ChaosHa}:
  * embedded or ZooKeeper) and checkpoint storage behind a {@link FaultInjectingBlobStore}: submits the jobs, fires the
- * plan's steps at their offsets (from a scheduler thread; the test thread only waits, bounded),
+ * plan's steps at their offsets, in plan order (from one scheduler thread; the test thread only waits, bounded),
  * heals storage, waits for every job to end, then restarts the cluster on the same HA state to
  * see whether an ended job runs again. Returns what it saw; {@link ChaosInvariants} judges it.
  */
@@ -60,6 +60,10 @@ final class ChaosRun {
     private volatile ChaosAction storageMode = ChaosAction.STORAGE_HEAL;
     /** Wall-clock times at which storage went down (REFUSE/HANG) or was healed, in order. */
     private final List<long[]> storageTimeline = new CopyOnWriteArrayList<>();
+    /** Metadata writes and deletions in checkpoint storage, for explaining a failed invariant. */
+    private final StorageJournal journal = new StorageJournal();
+    /** Per job: what its status said at the latest poll (state, failure, recovery). */
+    private final Map<Integer, String> lastStatus = new ConcurrentHashMap<>();
 
     ChaosRun(ChaosPlan plan, ChaosSettings settings, ChaosHa ha, Path dir) {
         this.plan = plan;
@@ -71,7 +75,7 @@ final class ChaosRun {
     /** Every checkpoint store the cluster opens, starting in the fault mode currently in force. */
     private UnaryOperator<BlobStore> faultInjection() {
         return store -> {
-            FaultInjectingBlobStore faults = new FaultInjectingBlobStore(store);
+            FaultInjectingBlobStore faults = new FaultInjectingBlobStore(journal.decorator().apply(store));
             apply(faults, storageMode);
             stores.add(faults);
             return faults;
@@ -93,8 +97,15 @@ final class ChaosRun {
         List<JobId> ids = new ArrayList<>();
         List<String> tags = new ArrayList<>();
         List<CollectingSink<Tuple2<Long, Long>>> sinks = new ArrayList<>();
-        ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, r -> {
+        // The steps on one thread of their own, so that they run in plan order: on a shared pool a final
+        // STORAGE_HEAL 1 ms after a STORAGE_HANG could run first and leave storage hung (seen with seed 17).
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "chaos-" + plan.seed());
+            t.setDaemon(true);
+            return t;
+        });
+        ScheduledExecutorService pollerThread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "chaos-" + plan.seed() + "-poller");
             t.setDaemon(true);
             return t;
         });
@@ -114,7 +125,7 @@ final class ChaosRun {
                     ids.add(id);
                     cluster.submit(jobGraph(tag, id, sink, checkpoints));
                 }
-                ScheduledFuture<?> poller = scheduler.scheduleWithFixedDelay(() -> poll(cluster, ids), 50, 100,
+                ScheduledFuture<?> poller = pollerThread.scheduleWithFixedDelay(() -> poll(cluster, ids), 50, 100,
                         TimeUnit.MILLISECONDS);
                 List<ScheduledFuture<?>> steps = new ArrayList<>();
                 for (ChaosPlan.Step step : plan.steps()) {
@@ -168,11 +179,13 @@ final class ChaosRun {
                         list(checkpoints.resolve(id.value())),
                         corrupted.getOrDefault(j, List.of()),
                         results.get(j) != null && storageDownAround(results.get(j).endTimestampMillis()),
-                        List.copyOf(unusableRestores.getOrDefault(j, java.util.Set.of()))));
+                        List.copyOf(unusableRestores.getOrDefault(j, java.util.Set.of())),
+                        lastStatus.getOrDefault(j, "never answered"), journal.under(id.value())));
             }
             return new ChaosReport(plan, settings, outcomes);
         } finally {
             scheduler.shutdownNow();
+            pollerThread.shutdownNow();
             stores.forEach(FaultInjectingBlobStore::heal);
             tags.forEach(t -> {
                 DeploymentLog.release(t);
@@ -234,22 +247,30 @@ final class ChaosRun {
     /**
      * Scheduler thread: flips one byte of a {@code .state} file of the job's newest checkpoint in
      * checkpoint storage (directly on disk, as a failing disk would; the choice of file and byte comes
-     * from the plan's seed), leaving at least one other intact completed checkpoint. Nothing happens
-     * if the job has no state file yet or fewer than two intact checkpoints, or if retention removed
-     * the checkpoint meanwhile. Returns whether a file was corrupted.
+     * from the plan's seed), leaving at least one other intact retained checkpoint (one that the job's
+     * HA pointers name). Nothing happens if the job has no state file yet or fewer than two intact
+     * retained checkpoints, or if retention removed the checkpoint meanwhile. Returns whether a file
+     * was corrupted.
      */
-    private boolean corruptStateFile(ChaosPlan.Step step, JobId id) throws IOException {
+    private boolean corruptStateFile(ChaosPlan.Step step, JobId id) throws Exception {
         java.util.Random random = new java.util.Random(plan.seed() * 31 + step.atMillis());
         Path jobDir = checkpointRoot.resolve(id.value());
         List<String> chks = new ArrayList<>(list(jobDir).stream().filter(n -> n.startsWith("chk-")).toList());
         chks.sort(java.util.Comparator.comparingLong((String n) -> Long.parseLong(n.substring(4))).reversed());
         List<String> already = corrupted.getOrDefault(step.job(), List.of());
-        chks.removeIf(chk -> !Files.exists(jobDir.resolve(chk).resolve("_metadata")) // not completed (yet)
+        // Retained means named by a pointer: a chk-N with _metadata but no pointer (its pointer write failed
+        // in doubt and did not land, so its files were kept) is nothing a restore falls back to.
+        java.util.Set<Long> retained = new java.util.HashSet<>();
+        for (String pointer : ha.pointers(id)) {
+            retained.add(Long.parseLong(pointer));
+        }
+        chks.removeIf(chk -> !retained.contains(Long.parseLong(chk.substring(4)))
+                || !Files.exists(jobDir.resolve(chk).resolve("_metadata")) // not completed (yet)
                 || already.stream().anyMatch(c -> c.startsWith(chk + "/")));
         if (chks.size() < 2) {
             // Corrupting the only intact checkpoint would leave none to fall back to: the job would
             // rightly wait for repaired files (never start from empty state), which no plan step repairs.
-            LOG.info("chaos seed={}: job {} has {} intact completed checkpoint(s); not corrupting", plan.seed(),
+            LOG.info("chaos seed={}: job {} has {} intact retained checkpoint(s); not corrupting", plan.seed(),
                     step.job(), chks.size());
             return false;
         }
@@ -294,6 +315,7 @@ final class ChaosRun {
                 if (details.checkpoints() != null) {
                     maxCompleted.merge(j, details.checkpoints().completed(), Math::max);
                 }
+                lastStatus.put(j, describe(details));
                 String failure = details.failureMessage();
                 if (failure != null && failure.contains(" is unusable")) { // the job master's fallback message
                     unusableRestores.computeIfAbsent(j, k -> ConcurrentHashMap.newKeySet())
@@ -303,6 +325,26 @@ final class ChaosRun {
                 // a status that cannot be answered now is asked again at the next poll
             }
         }
+    }
+
+    /** A job's status in one line: state, failure message and, while recovering, what recovery does. */
+    private static String describe(JobDetails details) {
+        StringBuilder b = new StringBuilder(details.status().name());
+        if (details.failureMessage() != null) {
+            b.append(" (").append(details.failureMessage()).append(')');
+        }
+        io.sluice.jobmaster.RecoveryStatus r = details.recovery();
+        if (r != null) {
+            b.append("; recovery: ").append(r.phase()).append(", attempt ").append(r.attempt())
+                    .append(", pointers found ").append(r.pointersFound());
+            if (r.lastError() != null) {
+                b.append(", last error: ").append(r.lastError());
+            }
+            if (!r.events().isEmpty()) {
+                b.append(", events: ").append(r.events());
+            }
+        }
+        return b.toString();
     }
 
     /**

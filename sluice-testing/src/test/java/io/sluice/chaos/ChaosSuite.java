@@ -25,6 +25,9 @@ final class ChaosSuite {
         List<ChaosInvariants.Violation> violations = ChaosInvariants.check(report);
         violations.forEach(v -> System.out.println("CHAOS seed=" + seed + " VIOLATION "
                 + (enforced.contains(v.invariant()) ? "" : "(not enforced) ") + v));
+        if (!violations.isEmpty()) {
+            report.jobs().forEach(j -> System.out.println("CHAOS seed=" + seed + " " + j.diagnosis()));
+        }
         assertThat(violations.stream().filter(v -> enforced.contains(v.invariant())).toList())
                 .as("chaos seed %d (replay with -Dsluice.chaos.seed=%d): %s", seed, seed, plan)
                 .isEmpty();

@@ -3,12 +3,20 @@ package io.sluice.ha.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.checkpoint.CheckpointPointerInDoubtException;
+import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.checkpoint.CompletedCheckpoint;
+import io.sluice.checkpoint.CompletedCheckpointStore;
+import io.sluice.checkpoint.TaskStateHandle;
 import io.sluice.config.Configuration;
 import io.sluice.config.IllegalConfigurationException;
 import io.sluice.graph.JobId;
+import io.sluice.ha.CheckpointPointerStore;
 import io.sluice.ha.HighAvailabilityServicesLoader;
 import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeadershipLostException;
+import io.sluice.ha.embedded.DefaultCompletedCheckpointStore;
+import io.sluice.testutil.ForwardingCheckpointPointerStore;
 import java.net.ServerSocket;
 import java.nio.file.NoSuchFileException;
 import java.util.UUID;
@@ -93,6 +101,78 @@ class ZooKeeperFencingTest {
                     .isInstanceOf(LeadershipLostException.class);
             org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() ->
                     ha.client().checkExists().forPath(ha.leaderPath(job)) == null);
+        }
+    }
+
+    /**
+     * The ordering behind the ZooKeeper chaos failure with seed 18: a job master's pointer write of
+     * checkpoint 1 reaches ZooKeeper and is applied (its latch node still exists), then the revocation
+     * (its session expired) interrupts the writer before the answer is back. The write reports that
+     * leadership was lost, but the pointer is there: the store must say the write is in doubt, so that
+     * the coordinator keeps the files the pointer names. Before, it said nothing was written and the
+     * coordinator deleted chk-1; the next leader found the pointer and no metadata.
+     */
+    @Test
+    void aPointerWriteInterruptedByTheRevocationAfterItWasAppliedIsInDoubtAndTheNextLeaderRestoresFromIt(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path checkpoints) throws Exception {
+        try (ZooKeeperHaServices ha = ZkTestSupport.services(server.getConnectString(), "in-doubt")) {
+            JobId job = JobId.generate();
+            ZooKeeperCheckpointPointerStore pointers = ha.checkpointRecoveryFactory().pointerStore();
+            CheckpointStorage storage = new CheckpointStorage(new io.sluice.storage.LocalFileBlobStore(checkpoints),
+                    new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+            ZkTestSupport.Contender a = new ZkTestSupport.Contender("a");
+            LeaderElection ea = ha.jobLeaderElection(job, "a");
+            ea.startLeaderElection(a);
+            UUID sa = a.grants.poll(10, TimeUnit.SECONDS);
+            assertThat(sa).isNotNull();
+
+            // The transaction is applied; the writer then waits for the answer, and the revocation interrupts it.
+            java.util.concurrent.CountDownLatch applied = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch neverAnswered = new java.util.concurrent.CountDownLatch(1);
+            CheckpointPointerStore answerLost = new ForwardingCheckpointPointerStore(pointers) {
+                @Override
+                public void writePointer(JobId jobId, long checkpointId, String metadataPath) throws Exception {
+                    delegate.writePointer(jobId, checkpointId, metadataPath);
+                    applied.countDown();
+                    if (!neverAnswered.await(20, TimeUnit.SECONDS)) {
+                        throw new AssertionError("the revocation did not interrupt the writer within 20 s");
+                    }
+                }
+            };
+            DefaultCompletedCheckpointStore store = new DefaultCompletedCheckpointStore(job, 3, answerLost, storage,
+                    ea, sa, null, java.util.List.of());
+            String state = storage.writeTaskState(job, 1, 0, 0, new byte[] {1, 2, 3});
+            CompletedCheckpoint first = new CompletedCheckpoint(job, 1, 1000, 2000,
+                    java.util.List.of(new TaskStateHandle(0, 0, state, 3, new byte[] {1}, null)), null);
+            CompletedCheckpoint written = first.withMetadataPath(storage.writeMetadata(first));
+            java.util.concurrent.CompletableFuture<Throwable> outcome = new java.util.concurrent.CompletableFuture<>();
+            Thread writer = new Thread(() -> {
+                try {
+                    store.addCheckpoint(written);
+                    outcome.complete(null);
+                } catch (Throwable t) {
+                    outcome.complete(t);
+                }
+            }, "test-checkpoint-io");
+            writer.start();
+            assertThat(applied.await(10, TimeUnit.SECONDS)).isTrue();
+
+            KillSession.kill(ha.contenderClient("a").getZookeeperClient().getZooKeeper());
+
+            assertThat(outcome.get(20, TimeUnit.SECONDS))
+                    .isInstanceOf(CheckpointPointerInDoubtException.class)
+                    .hasMessageContaining("checkpoint 1 of job " + job)
+                    .hasCauseInstanceOf(LeadershipLostException.class);
+            assertThat(a.revocations.poll(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(pointers.checkpointIds(job)).as("the interrupted write was applied").containsExactly(1L);
+
+            // a, granted again on its new session, recovers from that pointer: the metadata is there.
+            UUID again = a.grants.poll(30, TimeUnit.SECONDS);
+            assertThat(again).isNotNull().isNotEqualTo(sa);
+            CompletedCheckpointStore recovered = ha.checkpointRecoveryFactory().createRecoveredCompletedCheckpointStore(
+                    job, 3, storage, ea, again, false, io.sluice.ha.RecoveryListener.NONE);
+            assertThat(recovered.latest()).get().extracting(CompletedCheckpoint::checkpointId).isEqualTo(1L);
+            ea.close();
         }
     }
 

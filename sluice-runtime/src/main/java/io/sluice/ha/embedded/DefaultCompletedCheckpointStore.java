@@ -1,5 +1,6 @@
 package io.sluice.ha.embedded;
 
+import io.sluice.checkpoint.CheckpointPointerInDoubtException;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CheckpointStoreShutDownException;
 import io.sluice.checkpoint.CompletedCheckpoint;
@@ -103,9 +104,16 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
             throw new IllegalArgumentException("Checkpoint " + id + " of job " + jobId + " is not newer than the"
                     + " retained checkpoints " + before.ids() + "; checkpoint ids must increase");
         }
-        election.runIfLeader(leaderSessionId, () -> pointers.writePointer(jobId, id, checkpoint.metadataPath()));
         List<Long> ids = new ArrayList<>(before.ids());
         ids.add(id);
+        try {
+            writePointer(id, checkpoint.metadataPath());
+        } catch (CheckpointPointerInDoubtException e) {
+            // Retained, though not the latest: retention later removes its pointer (if it landed) before
+            // its files, and a discarding shutdown deletes both, so neither is left behind for ever.
+            snapshot = new Snapshot(before.latest(), List.copyOf(ids), before.unusable());
+            throw e;
+        }
         snapshot = new Snapshot(checkpoint, List.copyOf(ids), before.unusable());
 
         List<Long> subsumed = new ArrayList<>();
@@ -124,6 +132,28 @@ public final class DefaultCompletedCheckpointStore implements CompletedCheckpoin
             snapshot = new Snapshot(checkpoint, List.copyOf(ids), before.unusable());
         }
         return subsumed;
+    }
+
+    /**
+     * The fenced pointer write of {@link #addCheckpoint}. A refusal before the write started (this
+     * session no longer leads) is rethrown as it is: nothing was written. Any failure once the write
+     * started is in doubt ({@link CheckpointPointerInDoubtException}): a ZooKeeper transaction that was
+     * sent before a revocation interrupted the writer, or before the connection dropped, may have been
+     * applied, and the caller must then keep the checkpoint's files.
+     */
+    private void writePointer(long id, String metadataPath) throws Exception {
+        boolean[] started = {false};
+        try {
+            election.runIfLeader(leaderSessionId, () -> {
+                started[0] = true;
+                pointers.writePointer(jobId, id, metadataPath);
+            });
+        } catch (Exception e) {
+            if (!started[0]) {
+                throw e;
+            }
+            throw new CheckpointPointerInDoubtException(jobId, id, metadataPath, e);
+        }
     }
 
     @Override

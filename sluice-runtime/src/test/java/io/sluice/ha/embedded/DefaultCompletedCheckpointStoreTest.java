@@ -12,6 +12,7 @@ import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeadershipLostException;
 import io.sluice.jobmaster.JobStatus;
 import io.sluice.storage.LocalFileBlobStore;
+import io.sluice.testutil.ForwardingCheckpointPointerStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -100,6 +101,43 @@ class DefaultCompletedCheckpointStoreTest {
         assertThat(store.latest().orElseThrow().checkpointId()).isEqualTo(1L);
     }
 
+    /**
+     * A pointer write that fails after it started may have landed: the store says so (the coordinator
+     * then keeps the files) and keeps the id among the retained ones, so that retention removes the
+     * pointer, if there is one, before the files are discarded.
+     */
+    @Test
+    void aPointerWriteThatFailsAfterItStartedIsInDoubtAndRetentionRemovesItLater() throws Exception {
+        boolean[] failed = {false};
+        io.sluice.ha.CheckpointPointerStore failingOnce = new ForwardingCheckpointPointerStore(pointers) {
+            @Override
+            public void writePointer(JobId jobId, long checkpointId, String metadataPath) throws Exception {
+                delegate.writePointer(jobId, checkpointId, metadataPath);
+                if (!failed[0]) {
+                    failed[0] = true;
+                    throw new java.io.IOException("injected: the pointer file was renamed, then the disk reported an"
+                            + " I/O error");
+                }
+            }
+        };
+        DefaultCompletedCheckpointStore store = new DefaultCompletedCheckpointStore(JOB, 1, failingOnce, storage,
+                election, session, null, List.of());
+
+        assertThatThrownBy(() -> store.addCheckpoint(writeCheckpoint(storage, JOB, 1)))
+                .isInstanceOf(io.sluice.checkpoint.CheckpointPointerInDoubtException.class)
+                .hasMessageContaining("checkpoint 1 of job " + JOB)
+                .hasMessageContaining("may have landed")
+                .hasCauseInstanceOf(java.io.IOException.class);
+        assertThat(pointers.checkpointIds(JOB)).as("it did land").containsExactly(1L);
+        assertThat(store.latest()).as("not completed").isEmpty();
+        assertThat(store.retainedIds()).containsExactly(1L);
+
+        CompletedCheckpoint second = writeCheckpoint(storage, JOB, 2);
+        assertThat(store.addCheckpoint(second)).as("subsumed: the caller discards its files").containsExactly(1L);
+        assertThat(pointers.checkpointIds(JOB)).as("its pointer went first").containsExactly(2L);
+        assertThat(store.latest()).contains(second);
+    }
+
     @Test
     void aCheckpointAddedAfterShutdownIsRefusedAndLeavesNoPointer() throws Exception {
         DefaultCompletedCheckpointStore store = emptyStore(3);
@@ -166,35 +204,22 @@ class DefaultCompletedCheckpointStoreTest {
     }
 
     /** Delegates; the first pointer write signals {@code writing} and waits for {@code release}. */
-    private record BlockingPointerStore(io.sluice.ha.CheckpointPointerStore delegate,
-                                        java.util.concurrent.CountDownLatch writing,
-                                        java.util.concurrent.CountDownLatch release)
-            implements io.sluice.ha.CheckpointPointerStore {
+    private static final class BlockingPointerStore extends ForwardingCheckpointPointerStore {
+        private final java.util.concurrent.CountDownLatch writing;
+        private final java.util.concurrent.CountDownLatch release;
+
+        BlockingPointerStore(io.sluice.ha.CheckpointPointerStore delegate, java.util.concurrent.CountDownLatch writing,
+                             java.util.concurrent.CountDownLatch release) {
+            super(delegate);
+            this.writing = writing;
+            this.release = release;
+        }
+
         @Override
         public void writePointer(JobId jobId, long checkpointId, String metadataPath) throws Exception {
             writing.countDown();
             release.await();
             delegate.writePointer(jobId, checkpointId, metadataPath);
-        }
-
-        @Override
-        public String readPointer(JobId jobId, long checkpointId) throws Exception {
-            return delegate.readPointer(jobId, checkpointId);
-        }
-
-        @Override
-        public List<Long> checkpointIds(JobId jobId) throws Exception {
-            return delegate.checkpointIds(jobId);
-        }
-
-        @Override
-        public void removePointer(JobId jobId, long checkpointId) throws Exception {
-            delegate.removePointer(jobId, checkpointId);
-        }
-
-        @Override
-        public void removeAll(JobId jobId) throws Exception {
-            delegate.removeAll(jobId);
         }
     }
 

@@ -1,0 +1,50 @@
+package io.sluice.storage;
+
+import java.util.List;
+
+/**
+ * A {@link BlobStore} that hands every call to a delegate, for test decorators that change or record
+ * one or two operations and override only those. Threading: as thread-safe as the delegate.
+ */
+public abstract class ForwardingBlobStore implements BlobStore {
+    protected final BlobStore delegate;
+
+    protected ForwardingBlobStore(BlobStore delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public void put(String path, byte[] data) {
+        delegate.put(path, data);
+    }
+
+    @Override
+    public byte[] get(String path) {
+        return delegate.get(path);
+    }
+
+    @Override
+    public boolean exists(String path) {
+        return delegate.exists(path);
+    }
+
+    @Override
+    public List<String> list(String prefix) {
+        return delegate.list(prefix);
+    }
+
+    @Override
+    public void delete(String path) {
+        delegate.delete(path);
+    }
+
+    @Override
+    public void deleteRecursively(String prefix) {
+        delegate.deleteRecursively(prefix);
+    }
+
+    @Override
+    public String describe() {
+        return delegate.describe();
+    }
+}
