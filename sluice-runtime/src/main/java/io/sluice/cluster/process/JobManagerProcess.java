@@ -114,9 +114,11 @@ public final class JobManagerProcess implements AutoCloseable {
 
             RpcService.registerGatewayInterface(JobMasterGateway.class);
             RpcService.registerGatewayInterface(TaskExecutorGateway.class);
-            String host = configuration.get(JobManagerOptions.RPC_HOST);
+            String host = AdvertisedHost.of(configuration.get(JobManagerOptions.RPC_ADVERTISED_HOST),
+                    configuration.get(JobManagerOptions.RPC_HOST));
             RpcService rpc = RpcService.builder()
-                    .bind(host, configuration.get(JobManagerOptions.RPC_PORT))
+                    .bind(configuration.get(JobManagerOptions.RPC_HOST), configuration.get(JobManagerOptions.RPC_PORT))
+                    .advertisedHost(host)
                     .configuration(configuration)
                     .start();
             resources.add(rpc);

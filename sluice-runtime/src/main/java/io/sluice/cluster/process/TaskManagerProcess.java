@@ -129,6 +129,8 @@ public final class TaskManagerProcess implements AutoCloseable {
             RpcService.registerGatewayInterface(TaskExecutorGateway.class);
             RpcService rpc = RpcService.builder()
                     .bind(configuration.get(TaskManagerOptions.HOST), configuration.get(TaskManagerOptions.RPC_PORT))
+                    .advertisedHost(AdvertisedHost.of(configuration.get(TaskManagerOptions.ADVERTISED_HOST),
+                            configuration.get(TaskManagerOptions.HOST)))
                     .configuration(configuration)
                     .start();
             resources.add(rpc);
