@@ -48,7 +48,7 @@ class ClusterProcessesITCase {
     private static final java.util.regex.Pattern TASK_MANAGER_ID =
             java.util.regex.Pattern.compile("Sluice task manager (\\S+):");
     private static final int KEYS = 8;
-    private static final long RECORDS = 20_000;
+    private static final long RECORDS = 16_000;
     private static final int RATE = 800;
     private static final Duration CHECKPOINT_INTERVAL = Duration.ofMillis(300);
     private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(4);
@@ -105,12 +105,7 @@ class ClusterProcessesITCase {
             s3.close();
         }
         s3 = S3ProxyServer.start(CHECKPOINT_BUCKET, HA_BUCKET); // empty buckets for each seed
-        // How processes reach S3; the defaults of everything else (timeouts, retries).
-        config.put("s3.endpoint", s3.endpoint());
-        config.put("s3.region", "us-east-1");
-        config.put("s3.path-style-access", "true");
-        config.put("s3.access-key", S3ProxyServer.ACCESS_KEY);
-        config.put("s3.secret-key", S3ProxyServer.SECRET_KEY);
+        config.putAll(S3ForProcesses.settings(s3.endpoint()));
         config.put("high-availability.storage-dir", "s3://" + HA_BUCKET + "/jars");
         return "s3://" + CHECKPOINT_BUCKET + "/jobs";
     }

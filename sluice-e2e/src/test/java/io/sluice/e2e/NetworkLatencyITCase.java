@@ -42,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class NetworkLatencyITCase {
     private static final int KEYS = 8;
-    private static final long RECORDS = 16_000;
+    private static final long RECORDS = 10_000;
     private static final int RATE = 1_000;
     private static final int DELAY_MILLIS = 25;
     private static final int JITTER_MILLIS = 10;

@@ -23,8 +23,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A TCP proxy for tests and benchmarks that forwards a local port ({@code 127.0.0.1:}{@link #port()})
- * to a target (for example an S3 server) and injects network faults on command, while it runs:
+ * A TCP proxy for tests and benchmarks that forwards a local port ({@code 127.0.0.1:}{@link #port()},
+ * or another local address) to a target (for example an S3 server) and injects network faults on
+ * command, while it runs:
  *
  * <ul>
  *   <li>{@link #refuseConnections()}: closes the listening socket, so that new connections get
