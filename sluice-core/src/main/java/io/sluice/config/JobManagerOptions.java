@@ -9,7 +9,16 @@ public final class JobManagerOptions {
             .defaultValue("127.0.0.1")
             .withConstraint(s -> !s.isBlank(), "a host name or IP address")
             .withDescription("The address a job manager binds its RPC server to and advertises to task managers"
-                    + " (through the HA services). Set it to an address other hosts can reach.");
+                    + " (through the HA services; unless jobmanager.rpc.advertised-host is set). Set it to an address"
+                    + " other hosts can reach.");
+
+    public static final ConfigOption<String> RPC_ADVERTISED_HOST = ConfigOptions.key("jobmanager.rpc.advertised-host")
+            .stringType()
+            .defaultValue("")
+            .withDescription("The address a job manager advertises for its RPC server (through the HA services, and"
+                    + " in the references to its job masters) when other hosts reach it at another address than the"
+                    + " one it binds (jobmanager.rpc.host): behind NAT or a TCP proxy, or when it binds 0.0.0.0. The"
+                    + " advertised port is the bound one. Empty: it advertises jobmanager.rpc.host.");
 
     public static final ConfigOption<Integer> RPC_PORT = ConfigOptions.key("jobmanager.rpc.port")
             .intType()

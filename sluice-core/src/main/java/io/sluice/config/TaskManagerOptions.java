@@ -11,7 +11,16 @@ public final class TaskManagerOptions {
             .defaultValue("127.0.0.1")
             .withConstraint(s -> !s.isBlank(), "a host name or IP address")
             .withDescription("The address a task manager binds its RPC and data servers to and advertises to the"
-                    + " job manager and other task managers. Set it to an address other hosts can reach.");
+                    + " job manager and other task managers (unless taskmanager.advertised-host is set). Set it to an"
+                    + " address other hosts can reach.");
+
+    public static final ConfigOption<String> ADVERTISED_HOST = ConfigOptions.key("taskmanager.advertised-host")
+            .stringType()
+            .defaultValue("")
+            .withDescription("The address a task manager advertises for its RPC and data servers (to the job manager,"
+                    + " and through it to other task managers) when other hosts reach it at another address than the"
+                    + " one it binds (taskmanager.host): behind NAT or a TCP proxy, or when it binds 0.0.0.0. The"
+                    + " advertised ports are the bound ones. Empty: it advertises taskmanager.host.");
 
     public static final ConfigOption<Integer> RPC_PORT = ConfigOptions.key("taskmanager.rpc.port")
             .intType()

@@ -48,11 +48,7 @@ class S3OutageFailoverITCase {
             common.put("high-availability.zookeeper.session-timeout", "4 s");
             common.put("high-availability.storage-dir", dir.resolve("ha-storage").toString());
             // How processes reach S3 (the defaults of everything else, timeouts included).
-            common.put("s3.endpoint", s3Link.httpEndpoint());
-            common.put("s3.region", "us-east-1");
-            common.put("s3.path-style-access", "true");
-            common.put("s3.access-key", S3ProxyServer.ACCESS_KEY);
-            common.put("s3.secret-key", S3ProxyServer.SECRET_KEY);
+            common.putAll(S3ForProcesses.settings(s3Link.httpEndpoint()));
             common.put("checkpoints.dir", "s3://" + BUCKET + "/jobs");
             common.put("checkpoints.interval", "300 ms");
             try (SluiceCluster cluster = new SluiceCluster(dir, common)) {

@@ -118,8 +118,10 @@ public final class JobManagerProcess implements AutoCloseable {
             UserCodeClassLoaders userCode = UserCodeClassLoaders.inTemporaryDirectory(ha::jobJarStore, io);
             SlotPool slotPool = SlotPool.dynamic();
 
-            String host = configuration.get(JobManagerOptions.RPC_HOST);
-            RpcService rpc = resources.rpcService(configuration, host, configuration.get(JobManagerOptions.RPC_PORT));
+            String host = AdvertisedHost.of(configuration.get(JobManagerOptions.RPC_ADVERTISED_HOST),
+                    configuration.get(JobManagerOptions.RPC_HOST));
+            RpcService rpc = resources.rpcService(configuration, configuration.get(JobManagerOptions.RPC_HOST),
+                    configuration.get(JobManagerOptions.RPC_PORT), host);
             JobManagerAddress address = new JobManagerAddress(id, host, rpc.address().port(), restUrl);
 
             DedicatedMainThreadExecutor main = resources.mainThread(id);

@@ -61,10 +61,11 @@ final class ProcessResources implements AutoCloseable {
     }
 
     /** The RPC server on {@code host:port} (0: a free port) with the cluster's gateway interfaces, stopped on close. */
-    RpcService rpcService(Configuration configuration, String host, int port) {
+    RpcService rpcService(Configuration configuration, String host, int port, String advertisedHost) {
         RpcService.registerGatewayInterface(JobMasterGateway.class);
         RpcService.registerGatewayInterface(TaskExecutorGateway.class);
-        RpcService rpc = RpcService.builder().bind(host, port).configuration(configuration).start();
+        RpcService rpc = RpcService.builder().bind(host, port).advertisedHost(advertisedHost)
+                .configuration(configuration).start();
         add(rpc);
         return rpc;
     }

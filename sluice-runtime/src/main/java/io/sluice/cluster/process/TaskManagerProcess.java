@@ -117,7 +117,8 @@ public final class TaskManagerProcess implements AutoCloseable {
             resources.add(() -> taskExecutor.cancelAll().get(30, TimeUnit.SECONDS));
 
             RpcService rpc = resources.rpcService(configuration, configuration.get(TaskManagerOptions.HOST),
-                    configuration.get(TaskManagerOptions.RPC_PORT));
+                    configuration.get(TaskManagerOptions.RPC_PORT), AdvertisedHost.of(
+                            configuration.get(TaskManagerOptions.ADVERTISED_HOST), configuration.get(TaskManagerOptions.HOST)));
             TaskExecutorRegistration registration = new TaskExecutorRegistration(id, UUID.randomUUID().toString(), slots,
                     network.dataAddress(), configuration.getString("high-availability.cluster-id").orElse("default"));
             JobManagerConnector connector = new JobManagerConnector(registration, taskExecutor,

@@ -82,8 +82,8 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
     private volatile MeterGroup meters;
     private volatile boolean closed;
 
-    private NettyShuffleEnvironment(String name, String host, int port, int buffersPerChannel, int bufferSize,
-                                    int eventLoopThreads) {
+    private NettyShuffleEnvironment(String name, String host, String advertisedHost, int port, int buffersPerChannel,
+                                    int bufferSize, int eventLoopThreads) {
         this.name = Objects.requireNonNull(name, "name");
         this.local = new LocalShuffleService(buffersPerChannel, bufferSize);
         this.producers = new ProducerChannels(buffersPerChannel);
@@ -113,13 +113,14 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
                     + " for any, and " + TaskManagerOptions.HOST.key() + " to an address of this host", e);
         }
         this.serverChannel = bound;
-        this.address = host + ":" + ((InetSocketAddress) bound.localAddress()).getPort();
+        this.address = advertisedHost + ":" + ((InetSocketAddress) bound.localAddress()).getPort();
         this.clientTemplate = new Bootstrap()
                 .channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS);
-        LOG.info("Task executor {}: data server listening on {}", name, address);
+        LOG.info("Task executor {}: data server listening on {}", name, host.equals(advertisedHost) ? address
+                : bound.localAddress() + " (advertised as " + address + ")");
     }
 
     /**
@@ -129,21 +130,36 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
      */
     public static NettyShuffleEnvironment start(String name, String host, int port, int buffersPerChannel,
                                                 int bufferSize, int eventLoopThreads) {
+        return start(name, host, host, port, buffersPerChannel, bufferSize, eventLoopThreads);
+    }
+
+    /**
+     * Starts the data server of task executor {@code name} on {@code host:port} (0: any free port),
+     * advertised as {@code advertisedHost} and the bound port in {@link #dataAddress()} (what other
+     * task executors connect to: for example a TCP proxy in front of this one).
+     *
+     * @param eventLoopThreads threads shared by the server and the client (at least 1)
+     */
+    public static NettyShuffleEnvironment start(String name, String host, String advertisedHost, int port,
+                                                int buffersPerChannel, int bufferSize, int eventLoopThreads) {
         if (eventLoopThreads < 1) {
             throw new IllegalArgumentException("The data exchange needs at least one event loop thread, not "
                     + eventLoopThreads);
         }
-        return new NettyShuffleEnvironment(name, host, port, buffersPerChannel, bufferSize, eventLoopThreads);
+        return new NettyShuffleEnvironment(name, host, Objects.requireNonNull(advertisedHost, "advertisedHost"), port,
+                buffersPerChannel, bufferSize, eventLoopThreads);
     }
 
     /**
      * Starts the data server from {@code configuration}: {@code taskmanager.host}, {@code
-     * taskmanager.data.port}, {@code network.buffers-per-channel}, {@code network.buffer-size}; one
-     * event loop thread per two cores (at least one, at most four).
+     * taskmanager.advertised-host}, {@code taskmanager.data.port}, {@code network.buffers-per-channel},
+     * {@code network.buffer-size}; one event loop thread per two cores (at least one, at most four).
      */
     public static NettyShuffleEnvironment start(String name, Configuration configuration) {
         int threads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2));
-        return start(name, configuration.get(TaskManagerOptions.HOST), configuration.get(TaskManagerOptions.DATA_PORT),
+        String host = configuration.get(TaskManagerOptions.HOST);
+        String advertised = configuration.get(TaskManagerOptions.ADVERTISED_HOST).trim();
+        return start(name, host, advertised.isEmpty() ? host : advertised, configuration.get(TaskManagerOptions.DATA_PORT),
                 configuration.get(ClusterOptions.NETWORK_BUFFERS_PER_CHANNEL),
                 configuration.get(ClusterOptions.NETWORK_BUFFER_SIZE), threads);
     }

@@ -11,6 +11,7 @@ import io.sluice.api.source.SequenceSource;
 import io.sluice.config.Configuration;
 import io.sluice.config.HighAvailabilityOptions;
 import io.sluice.config.JobManagerOptions;
+import io.sluice.config.TaskManagerOptions;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobGraph;
@@ -60,7 +61,12 @@ class ProcessesInOneJvmITCase {
     }
 
     private TaskManagerProcess taskManager(JobManagerProcess jm, int slots) throws Exception {
+        return taskManager(jm, slots, new Configuration());
+    }
+
+    private TaskManagerProcess taskManager(JobManagerProcess jm, int slots, Configuration extra) throws Exception {
         Configuration c = jobManagerConfig().set(JobManagerOptions.RPC_PORT, jm.address().rpcPort());
+        extra.toMap().forEach(c::setString);
         TaskManagerProcess tm = TaskManagerProcess.start(c, slots, new SimpleMeterRegistry());
         started.add(tm);
         return tm;
@@ -77,7 +83,35 @@ class ProcessesInOneJvmITCase {
         assertThat(jm.taskExecutors()).hasSize(2);
         assertThat(jm.slotPool().taskExecutors()).as("the registered task executors' data addresses")
                 .allSatisfy(te -> assertThat(te.dataAddress()).isNotNull());
+        runCountingJobAcrossTheTaskManagers(jm);
+    }
 
+    /**
+     * Servers bound to all interfaces, each process advertising another loopback address: the task
+     * managers reach the job manager, and the job manager and each other reach them, at the advertised
+     * addresses (with the bound ports), and the job across them counts exactly.
+     */
+    @Test
+    void processesAreReachedAtTheirAdvertisedHosts() throws Exception {
+        JobManagerProcess jm = JobManagerProcess.start(jobManagerConfig().set(JobManagerOptions.RPC_HOST, "0.0.0.0")
+                .set(JobManagerOptions.RPC_ADVERTISED_HOST, "127.0.0.2"), null, new SimpleMeterRegistry());
+        started.add(jm);
+        assertThat(jm.address().rpcHost()).as("the job manager's advertised RPC host").isEqualTo("127.0.0.2");
+        await().atMost(Duration.ofSeconds(20)).until(() -> jm.dispatcher().isLeader());
+        List<TaskManagerProcess> tms = new ArrayList<>();
+        for (String host : List.of("127.0.0.3", "127.0.0.4")) {
+            tms.add(taskManager(jm, 1, new Configuration().set(JobManagerOptions.RPC_HOST, "127.0.0.2")
+                    .set(TaskManagerOptions.HOST, "0.0.0.0").set(TaskManagerOptions.ADVERTISED_HOST, host)));
+        }
+        assertThat(tms).extracting(tm -> tm.rpcAddress().host()).containsExactly("127.0.0.3", "127.0.0.4");
+        await().atMost(Duration.ofSeconds(20)).until(() -> jm.slotPool().totalSlots() == 2);
+        assertThat(jm.slotPool().taskExecutors()).as("the registered task executors' data addresses")
+                .extracting(te -> te.dataAddress().substring(0, te.dataAddress().lastIndexOf(':')))
+                .containsExactlyInAnyOrder("127.0.0.3", "127.0.0.4");
+        runCountingJobAcrossTheTaskManagers(jm);
+    }
+
+    private void runCountingJobAcrossTheTaskManagers(JobManagerProcess jm) throws Exception {
         long records = 20_000;
         CollectingSink<Tuple2<Long, Long>> sink = CollectingSink.create();
         try {
