@@ -1,5 +1,7 @@
 package io.sluice.rpc.remote;
 
+import static io.sluice.rpc.remote.RpcFutures.failure;
+import static io.sluice.rpc.remote.RpcFutures.get;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.config.Configuration;
@@ -9,8 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -22,7 +22,6 @@ import org.junit.jupiter.api.Test;
  * Timeouts run on a manual scheduler; nothing sleeps.
  */
 class RpcFencingTest {
-    private static final long WAIT_SECONDS = 10;
     private final List<AutoCloseable> toClose = new ArrayList<>();
     private final ManualScheduledExecutorService timer = new ManualScheduledExecutorService();
 
@@ -37,21 +36,6 @@ class RpcFencingTest {
         RpcService s = RpcService.builder().bind("127.0.0.1", 0).configuration(new Configuration()).timer(timer).start();
         toClose.add(s);
         return s;
-    }
-
-    private static <T> T get(CompletableFuture<T> future) throws Exception {
-        return future.get(WAIT_SECONDS, TimeUnit.SECONDS);
-    }
-
-    private static Throwable failure(CompletableFuture<?> future) {
-        try {
-            future.get(WAIT_SECONDS, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            return e.getCause();
-        } catch (Exception e) {
-            throw new AssertionError("expected the future to fail, got " + e, e);
-        }
-        throw new AssertionError("expected the future to fail, but it completed");
     }
 
     /** Keeps the gateway it gets; thread-safe. */

@@ -1,5 +1,8 @@
 package io.sluice.rpc.remote;
 
+import static io.sluice.rpc.remote.RpcFutures.WAIT_SECONDS;
+import static io.sluice.rpc.remote.RpcFutures.failure;
+import static io.sluice.rpc.remote.RpcFutures.get;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -22,7 +25,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.tools.JavaCompiler;
@@ -36,7 +38,6 @@ import org.junit.jupiter.api.io.TempDir;
  * and one calling it through proxies. Timeouts run on a manual scheduler; nothing sleeps.
  */
 class RpcServiceTest {
-    private static final long WAIT_SECONDS = 10;
     private final List<AutoCloseable> toClose = new ArrayList<>();
     private final ManualScheduledExecutorService timer = new ManualScheduledExecutorService();
 
@@ -55,22 +56,6 @@ class RpcServiceTest {
 
     private RpcService service() {
         return service(new Configuration());
-    }
-
-    private static <T> T get(CompletableFuture<T> future) throws Exception {
-        return future.get(WAIT_SECONDS, TimeUnit.SECONDS);
-    }
-
-    /** The cause with which {@code future} failed. */
-    private static Throwable failure(CompletableFuture<?> future) {
-        try {
-            future.get(WAIT_SECONDS, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            return e.getCause();
-        } catch (Exception e) {
-            throw new AssertionError("expected the future to fail, got " + e, e);
-        }
-        throw new AssertionError("expected the future to fail, but it completed");
     }
 
     @Test
