@@ -5,9 +5,6 @@ import static io.sluice.rpc.remote.RpcFutures.get;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.config.Configuration;
-import io.sluice.testutil.ManualScheduledExecutorService;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -22,20 +19,15 @@ import org.junit.jupiter.api.Test;
  * Timeouts run on a manual scheduler; nothing sleeps.
  */
 class RpcFencingTest {
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-    private final ManualScheduledExecutorService timer = new ManualScheduledExecutorService();
+    private final LoopbackRpcServices services = new LoopbackRpcServices();
 
     @AfterEach
     void closeAll() throws Exception {
-        for (AutoCloseable c : toClose) {
-            c.close();
-        }
+        services.close();
     }
 
     private RpcService service() {
-        RpcService s = RpcService.builder().bind("127.0.0.1", 0).configuration(new Configuration()).timer(timer).start();
-        toClose.add(s);
-        return s;
+        return services.start(new Configuration());
     }
 
     /** Keeps the gateway it gets; thread-safe. */

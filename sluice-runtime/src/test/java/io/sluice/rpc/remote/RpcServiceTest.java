@@ -38,20 +38,16 @@ import org.junit.jupiter.api.io.TempDir;
  * and one calling it through proxies. Timeouts run on a manual scheduler; nothing sleeps.
  */
 class RpcServiceTest {
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-    private final ManualScheduledExecutorService timer = new ManualScheduledExecutorService();
+    private final LoopbackRpcServices services = new LoopbackRpcServices();
+    private final ManualScheduledExecutorService timer = services.timer();
 
     @AfterEach
     void closeAll() throws Exception {
-        for (AutoCloseable c : toClose) {
-            c.close();
-        }
+        services.close();
     }
 
     private RpcService service(Configuration conf) {
-        RpcService s = RpcService.builder().bind("127.0.0.1", 0).configuration(conf).timer(timer).start();
-        toClose.add(s);
-        return s;
+        return services.start(conf);
     }
 
     private RpcService service() {
@@ -76,7 +72,7 @@ class RpcServiceTest {
     @Test
     void anAdvertisedHostIsWhatReferencesCarryAndAnOccupiedPortIsNamed() throws Exception {
         RpcService server = RpcService.builder().bind("0.0.0.0", 0).advertisedHost("localhost").timer(timer).start();
-        toClose.add(server);
+        services.closeAfterTest(server);
         assertThat(server.address().host()).isEqualTo("localhost");
         RpcService client = service();
         TestingEchoGateway impl = new TestingEchoGateway("b");
@@ -183,7 +179,7 @@ class RpcServiceTest {
 
         // Once something listens there, the next call connects.
         RpcService late = RpcService.builder().bind("127.0.0.1", port).timer(timer).start();
-        toClose.add(late);
+        services.closeAfterTest(late);
         late.expose("echo", EchoGateway.class, new TestingEchoGateway("late"), null);
         assertThat(get(remote.echo("x"))).isEqualTo("late:x");
     }
@@ -204,7 +200,7 @@ class RpcServiceTest {
                 .hasMessageContaining("EchoGateway.never").hasMessageContaining("connection to " + address + " was lost");
 
         RpcService restarted = RpcService.builder().bind("127.0.0.1", address.port()).timer(timer).start();
-        toClose.add(restarted);
+        services.closeAfterTest(restarted);
         restarted.expose("echo", EchoGateway.class, new TestingEchoGateway("second"), null);
         assertThat(get(remote.echo("x"))).isEqualTo("second:x");
     }
