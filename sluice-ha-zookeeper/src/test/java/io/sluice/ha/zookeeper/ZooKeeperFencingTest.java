@@ -22,28 +22,17 @@ import java.nio.file.NoSuchFileException;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.KillSession;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Leader election and fencing against a real ZooKeeper (Curator's TestingServer), driven directly. */
 class ZooKeeperFencingTest {
-    private static TestingServer server;
-
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        server = new TestingServer(true);
-    }
-
-    @AfterAll
-    static void stopZooKeeper() throws Exception {
-        server.close();
-    }
+    @RegisterExtension
+    static final ZooKeeperServerExtension zooKeeper = new ZooKeeperServerExtension();
 
     @Test
     void staleLeaderWriteIsRejectedByZooKeeperWhileTheNewLeadersWriteLands() throws Exception {
-        try (ZooKeeperHaServices ha = ZkTestSupport.services(server.getConnectString(), "fencing")) {
+        try (ZooKeeperHaServices ha = zooKeeper.services("fencing")) {
             JobId job = JobId.generate();
             ZooKeeperCheckpointPointerStore pointers = ha.checkpointRecoveryFactory().pointerStore();
             ZkTestSupport.Contender a = new ZkTestSupport.Contender("a");
@@ -88,7 +77,7 @@ class ZooKeeperFencingTest {
 
     @Test
     void closingRevokesAndLaterWritesOfTheOldSessionAreRefused() throws Exception {
-        try (ZooKeeperHaServices ha = ZkTestSupport.services(server.getConnectString(), "close")) {
+        try (ZooKeeperHaServices ha = zooKeeper.services("close")) {
             JobId job = JobId.generate();
             ZkTestSupport.Contender a = new ZkTestSupport.Contender("a");
             LeaderElection ea = ha.jobLeaderElection(job, "a");
@@ -115,7 +104,7 @@ class ZooKeeperFencingTest {
     @Test
     void aPointerWriteInterruptedByTheRevocationAfterItWasAppliedIsInDoubtAndTheNextLeaderRestoresFromIt(
             @org.junit.jupiter.api.io.TempDir java.nio.file.Path checkpoints) throws Exception {
-        try (ZooKeeperHaServices ha = ZkTestSupport.services(server.getConnectString(), "in-doubt")) {
+        try (ZooKeeperHaServices ha = zooKeeper.services("in-doubt")) {
             JobId job = JobId.generate();
             ZooKeeperCheckpointPointerStore pointers = ha.checkpointRecoveryFactory().pointerStore();
             CheckpointStorage storage = new CheckpointStorage(new io.sluice.storage.LocalFileBlobStore(checkpoints),
@@ -178,7 +167,7 @@ class ZooKeeperFencingTest {
 
     @Test
     void pointerStoreToleratesConcurrentWritesAndRemovals() throws Exception {
-        try (ZooKeeperHaServices ha = ZkTestSupport.services(server.getConnectString(), "pointers")) {
+        try (ZooKeeperHaServices ha = zooKeeper.services("pointers")) {
             JobId job = JobId.generate();
             ZooKeeperCheckpointPointerStore pointers = ha.checkpointRecoveryFactory().pointerStore();
             assertThat(pointers.checkpointIds(job)).isEmpty();
@@ -222,7 +211,7 @@ class ZooKeeperFencingTest {
 
     @Test
     void checkpointIdCounterNeverRepeatsAcrossLeaders() throws Exception {
-        try (ZooKeeperHaServices ha = ZkTestSupport.services(server.getConnectString(), "counter")) {
+        try (ZooKeeperHaServices ha = zooKeeper.services("counter")) {
             JobId job = JobId.generate();
             var first = ha.checkpointRecoveryFactory().createCheckpointIdCounter(job, 1);
             var second = ha.checkpointRecoveryFactory().createCheckpointIdCounter(job, 1);

@@ -30,12 +30,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.KillSession;
 import org.apache.curator.test.TestingCluster;
-import org.apache.curator.test.TestingServer;
 import org.apache.curator.test.InstanceSpec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -45,7 +44,8 @@ import org.junit.jupiter.api.io.TempDir;
  * counter shows the checks were made.
  */
 class ZooKeeperHaITCase {
-    private static TestingServer server;
+    @RegisterExtension
+    static final ZooKeeperServerExtension zooKeeper = new ZooKeeperServerExtension();
     private static final List<JobResult> ALL_RESULTS = new CopyOnWriteArrayList<>();
 
     @TempDir
@@ -54,14 +54,8 @@ class ZooKeeperHaITCase {
     private LocalCluster cluster;
     private final List<CollectingSink<?>> sinks = new ArrayList<>();
 
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        server = new TestingServer(true);
-    }
-
     @AfterAll
-    static void stopZooKeeper() throws Exception {
-        server.close();
+    static void everyJobFinishedWithTheGuardOn() {
         // (g) the guard ran before ZooKeeper calls, and no job failed (a main-thread call would have failed it)
         assertThat(ZooKeeperGuard.checks()).isGreaterThan(100);
         assertThat(ALL_RESULTS).allMatch(r -> r.status() == JobStatus.FINISHED);
@@ -128,7 +122,7 @@ class ZooKeeperHaITCase {
     /** (a) and clean-up (4): the leader job manager stops; the standby takes over; nothing is left after the end. */
     @Test
     void runningJobFailsOverToStandbyWithExactCountsAndLeavesNoZnodes() throws Exception {
-        cluster(server.getConnectString(), "failover", 4);
+        cluster(zooKeeper.connectString(), "failover", 4);
         long records = 30_000;
         CollectingSink<Tuple2<Long, Long>> sink = sink();
         JobId id = cluster.submit(ZkTestSupport.countingJob(dir, records, 20_000, sink, 3));
@@ -150,7 +144,7 @@ class ZooKeeperHaITCase {
     /** (b) the leader's ZooKeeper session expires: revoked, the job continues on the other contender. */
     @Test
     void leaderSessionExpiryMovesTheJobToTheOtherContender() throws Exception {
-        cluster(server.getConnectString(), "expiry", 4);
+        cluster(zooKeeper.connectString(), "expiry", 4);
         long records = 30_000;
         CollectingSink<Tuple2<Long, Long>> sink = sink();
         JobId id = cluster.submit(ZkTestSupport.countingJob(dir, records, 20_000, sink, 3));
@@ -169,14 +163,14 @@ class ZooKeeperHaITCase {
     /** (c) ZooKeeper restarts while the job runs: the job regains leadership and finishes exactly. */
     @Test
     void zooKeeperRestartDuringARunningJob() throws Exception {
-        cluster(server.getConnectString(), "restart", 4);
+        cluster(zooKeeper.connectString(), "restart", 4);
         long records = 30_000;
         CollectingSink<Tuple2<Long, Long>> sink = sink();
         JobId id = cluster.submit(ZkTestSupport.countingJob(dir, records, 20_000, sink, 3));
         DispatcherGateway d = cluster.dispatcher();
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 d.requestJobDetails(id).get(5, TimeUnit.SECONDS).checkpoints().completed() >= 3);
-        server.restart();
+        zooKeeper.restart();
         result(d, id);
         assertExactCounts(sink, records);
     }
@@ -188,7 +182,7 @@ class ZooKeeperHaITCase {
      */
     @Test
     void concurrentSubmissionOfTheSameJobId() throws Exception {
-        cluster(server.getConnectString(), "submission", 4);
+        cluster(zooKeeper.connectString(), "submission", 4);
         LocalCluster.JobManager first = cluster.jobManagers().get(0);
         // The first job manager must lead before the race starts (its election is asynchronous).
         assertThat(cluster.dispatcher()).isSameAs(first.dispatcher());
@@ -221,7 +215,7 @@ class ZooKeeperHaITCase {
      */
     @Test
     void aJobSubmittedAfterTheStandbyStartedIsRunByTheStandbyAfterTheLeaderStops() throws Exception {
-        cluster(server.getConnectString(), "dispatcher", 4);
+        cluster(zooKeeper.connectString(), "dispatcher", 4);
         List<Optional<String>> seen = new CopyOnWriteArrayList<>();
         ha.dispatcherLeaderRetrieval().addListener(seen::add);
         await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains(Optional.of("jobmanager-0")));
@@ -252,7 +246,7 @@ class ZooKeeperHaITCase {
     /** (f) 100 stored jobs are all recovered and run to the end by a job manager that starts on them. */
     @Test
     void hundredStoredJobsAreRecoveredAndFinish() throws Exception {
-        ZooKeeperHaServices stores = ZkTestSupport.services(server.getConnectString(), "hundred");
+        ZooKeeperHaServices stores = zooKeeper.services("hundred");
         List<JobId> ids = new ArrayList<>();
         List<CollectingSink<Long>> jobSinks = new ArrayList<>();
         try (stores) {
@@ -268,7 +262,7 @@ class ZooKeeperHaITCase {
             }
         }
         long start = System.nanoTime();
-        cluster(server.getConnectString(), "hundred", 50);
+        cluster(zooKeeper.connectString(), "hundred", 50);
         DispatcherGateway d = cluster.dispatcher();
         for (JobId id : ids) {
             result(d, id);

@@ -29,10 +29,8 @@ import java.util.jar.Manifest;
 import java.util.stream.Stream;
 import javax.tools.ToolProvider;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -43,23 +41,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ZooKeeperJobJarITCase {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
-    private static TestingServer server;
+    @RegisterExtension
+    static final ZooKeeperServerExtension zooKeeper = new ZooKeeperServerExtension();
 
     @TempDir
     Path dir;
 
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        server = new TestingServer(true);
-    }
-
-    @AfterAll
-    static void stopZooKeeper() throws Exception {
-        server.close();
-    }
-
     private Configuration config(String clusterId) {
-        return ZkTestSupport.config(server.getConnectString(), clusterId)
+        return zooKeeper.config(clusterId)
                 .set(ZooKeeperHaOptions.STORAGE_DIR, dir.resolve("ha-storage").toUri().toString());
     }
 
@@ -144,7 +133,7 @@ class ZooKeeperJobJarITCase {
     @Test
     void withoutAStorageDirectoryAJarIsRejectedNamingTheOptionToSet() throws Exception {
         Path jar = programJar(dir);
-        try (ZooKeeperHaServices ha = ZkTestSupport.services(server.getConnectString(), "nostorage")) {
+        try (ZooKeeperHaServices ha = zooKeeper.services("nostorage")) {
             assertThatThrownBy(() -> ha.jobJarStore().putJobJar(JobId.generate(), jar))
                     .isInstanceOf(IOException.class)
                     .hasMessageContaining(ZooKeeperHaOptions.STORAGE_DIR.key());

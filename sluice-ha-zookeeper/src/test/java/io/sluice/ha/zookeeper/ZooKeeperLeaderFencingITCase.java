@@ -24,9 +24,9 @@ import io.sluice.rpc.remote.RpcAddress;
 import io.sluice.rpc.remote.RpcService;
 import io.sluice.taskexecutor.ExecutionAttemptId;
 import io.sluice.taskexecutor.TaskExecutorGateway;
+import io.sluice.testutil.ReverseOrderCloser;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -34,12 +34,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.test.KillSession;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -53,43 +51,27 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(180)
 class ZooKeeperLeaderFencingITCase {
-    private static TestingServer server;
+    @RegisterExtension
+    static final ZooKeeperServerExtension zooKeeper = new ZooKeeperServerExtension();
 
     @TempDir
     Path dir;
 
-    private final List<AutoCloseable> started = new ArrayList<>();
-
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        server = new TestingServer(true);
-    }
-
-    @AfterAll
-    static void stopZooKeeper() throws Exception {
-        server.close();
-    }
+    private final ReverseOrderCloser started = new ReverseOrderCloser();
 
     @AfterEach
     void stop() {
-        for (int i = started.size() - 1; i >= 0; i--) {
-            try {
-                started.get(i).close();
-            } catch (Exception e) {
-                // best effort
-            }
-        }
+        started.close();
     }
 
     private Configuration config() {
-        return ZkTestSupport.config(server.getConnectString(), "fencing")
+        return zooKeeper.config("fencing")
                 .set(ZooKeeperHaOptions.STORAGE_DIR, dir.resolve("ha-storage").toUri().toString())
                 .set(JobManagerOptions.RPC_PORT, 0);
     }
 
     private <T extends AutoCloseable> T started(T process) {
-        started.add(process);
-        return process;
+        return started.add(process);
     }
 
     private static Throwable failure(CompletableFuture<?> future) throws Exception {

@@ -6,28 +6,17 @@ import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeaderSettingsStore;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The leader's published settings are read back only while their publisher leads the dispatcher. */
 class ZooKeeperLeaderSettingsStoreTest {
-    private static TestingServer server;
-
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        server = new TestingServer(true);
-    }
-
-    @AfterAll
-    static void stopZooKeeper() throws Exception {
-        server.close();
-    }
+    @RegisterExtension
+    static final ZooKeeperServerExtension zooKeeper = new ZooKeeperServerExtension();
 
     @Test
     void aRecordIsReadOnlyWhileItsPublisherLeads() throws Exception {
-        try (ZooKeeperHaServices ha = ZkTestSupport.services(server.getConnectString(), "settings")) {
+        try (ZooKeeperHaServices ha = zooKeeper.services("settings")) {
             LeaderSettingsStore store = ha.leaderSettingsStore();
             assertThat(store.read()).as("nothing published yet").isEmpty();
 

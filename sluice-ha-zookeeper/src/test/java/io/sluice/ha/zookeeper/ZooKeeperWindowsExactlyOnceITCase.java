@@ -21,11 +21,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,20 +35,11 @@ import org.junit.jupiter.api.io.TempDir;
  * equals the plain-Java reference, for every seed of {@link WindowedEventsJob#SEEDS} (printed).
  */
 class ZooKeeperWindowsExactlyOnceITCase {
-    private static TestingServer server;
+    @RegisterExtension
+    static final ZooKeeperServerExtension zooKeeper = new ZooKeeperServerExtension();
 
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void startZooKeeper() throws Exception {
-        server = new TestingServer(true);
-    }
-
-    @AfterAll
-    static void stopZooKeeper() throws Exception {
-        server.close();
-    }
 
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {1L, 42L, 20261201L}) // = WindowedEventsJob.SEEDS
@@ -64,7 +53,7 @@ class ZooKeeperWindowsExactlyOnceITCase {
         }
         InjectedFailures failures = InjectedFailures.at(failAt);
         CollectingSink<Tuple2<String, Long>> sink = CollectingSink.create();
-        ZooKeeperHaServices ha = ZkTestSupport.services(server.getConnectString(), "windows-" + seed);
+        ZooKeeperHaServices ha = zooKeeper.services("windows-" + seed);
         try (LocalCluster cluster = LocalCluster.builder().haServices(ha, false).taskExecutors(1).slotsPerTaskExecutor(4)
                 .recoveryBackoff(new RecoveryBackoff(Duration.ofMillis(20), Duration.ofMillis(200), 2.0, 0.2))
                 .build()) {

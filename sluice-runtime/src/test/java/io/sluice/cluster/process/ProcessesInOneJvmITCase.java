@@ -17,6 +17,7 @@ import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobGraph;
 import io.sluice.jobmaster.JobResult;
 import io.sluice.jobmaster.JobStatus;
+import io.sluice.testutil.ReverseOrderCloser;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,17 +41,11 @@ class ProcessesInOneJvmITCase {
     @TempDir
     Path dir;
 
-    private final List<AutoCloseable> started = new ArrayList<>();
+    private final ReverseOrderCloser started = new ReverseOrderCloser();
 
     @AfterEach
     void stop() {
-        for (int i = started.size() - 1; i >= 0; i--) {
-            try {
-                started.get(i).close();
-            } catch (Exception e) {
-                // best effort
-            }
-        }
+        started.close();
     }
 
     private Configuration jobManagerConfig() {

@@ -1,16 +1,13 @@
 package io.sluice.rpc.remote;
 
+import static io.sluice.rpc.remote.RpcFutures.failure;
+import static io.sluice.rpc.remote.RpcFutures.get;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.config.Configuration;
-import io.sluice.testutil.ManualScheduledExecutorService;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -22,36 +19,15 @@ import org.junit.jupiter.api.Test;
  * Timeouts run on a manual scheduler; nothing sleeps.
  */
 class RpcFencingTest {
-    private static final long WAIT_SECONDS = 10;
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-    private final ManualScheduledExecutorService timer = new ManualScheduledExecutorService();
+    private final LoopbackRpcServices services = new LoopbackRpcServices();
 
     @AfterEach
     void closeAll() throws Exception {
-        for (AutoCloseable c : toClose) {
-            c.close();
-        }
+        services.close();
     }
 
     private RpcService service() {
-        RpcService s = RpcService.builder().bind("127.0.0.1", 0).configuration(new Configuration()).timer(timer).start();
-        toClose.add(s);
-        return s;
-    }
-
-    private static <T> T get(CompletableFuture<T> future) throws Exception {
-        return future.get(WAIT_SECONDS, TimeUnit.SECONDS);
-    }
-
-    private static Throwable failure(CompletableFuture<?> future) {
-        try {
-            future.get(WAIT_SECONDS, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            return e.getCause();
-        } catch (Exception e) {
-            throw new AssertionError("expected the future to fail, got " + e, e);
-        }
-        throw new AssertionError("expected the future to fail, but it completed");
+        return services.start(new Configuration());
     }
 
     /** Keeps the gateway it gets; thread-safe. */

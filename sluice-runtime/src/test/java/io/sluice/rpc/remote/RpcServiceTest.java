@@ -1,5 +1,8 @@
 package io.sluice.rpc.remote;
 
+import static io.sluice.rpc.remote.RpcFutures.WAIT_SECONDS;
+import static io.sluice.rpc.remote.RpcFutures.failure;
+import static io.sluice.rpc.remote.RpcFutures.get;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -22,7 +25,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import javax.tools.JavaCompiler;
@@ -36,41 +38,20 @@ import org.junit.jupiter.api.io.TempDir;
  * and one calling it through proxies. Timeouts run on a manual scheduler; nothing sleeps.
  */
 class RpcServiceTest {
-    private static final long WAIT_SECONDS = 10;
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-    private final ManualScheduledExecutorService timer = new ManualScheduledExecutorService();
+    private final LoopbackRpcServices services = new LoopbackRpcServices();
+    private final ManualScheduledExecutorService timer = services.timer();
 
     @AfterEach
     void closeAll() throws Exception {
-        for (AutoCloseable c : toClose) {
-            c.close();
-        }
+        services.close();
     }
 
     private RpcService service(Configuration conf) {
-        RpcService s = RpcService.builder().bind("127.0.0.1", 0).configuration(conf).timer(timer).start();
-        toClose.add(s);
-        return s;
+        return services.start(conf);
     }
 
     private RpcService service() {
         return service(new Configuration());
-    }
-
-    private static <T> T get(CompletableFuture<T> future) throws Exception {
-        return future.get(WAIT_SECONDS, TimeUnit.SECONDS);
-    }
-
-    /** The cause with which {@code future} failed. */
-    private static Throwable failure(CompletableFuture<?> future) {
-        try {
-            future.get(WAIT_SECONDS, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            return e.getCause();
-        } catch (Exception e) {
-            throw new AssertionError("expected the future to fail, got " + e, e);
-        }
-        throw new AssertionError("expected the future to fail, but it completed");
     }
 
     @Test
@@ -91,7 +72,7 @@ class RpcServiceTest {
     @Test
     void anAdvertisedHostIsWhatReferencesCarryAndAnOccupiedPortIsNamed() throws Exception {
         RpcService server = RpcService.builder().bind("0.0.0.0", 0).advertisedHost("localhost").timer(timer).start();
-        toClose.add(server);
+        services.closeAfterTest(server);
         assertThat(server.address().host()).isEqualTo("localhost");
         RpcService client = service();
         TestingEchoGateway impl = new TestingEchoGateway("b");
@@ -198,7 +179,7 @@ class RpcServiceTest {
 
         // Once something listens there, the next call connects.
         RpcService late = RpcService.builder().bind("127.0.0.1", port).timer(timer).start();
-        toClose.add(late);
+        services.closeAfterTest(late);
         late.expose("echo", EchoGateway.class, new TestingEchoGateway("late"), null);
         assertThat(get(remote.echo("x"))).isEqualTo("late:x");
     }
@@ -219,7 +200,7 @@ class RpcServiceTest {
                 .hasMessageContaining("EchoGateway.never").hasMessageContaining("connection to " + address + " was lost");
 
         RpcService restarted = RpcService.builder().bind("127.0.0.1", address.port()).timer(timer).start();
-        toClose.add(restarted);
+        services.closeAfterTest(restarted);
         restarted.expose("echo", EchoGateway.class, new TestingEchoGateway("second"), null);
         assertThat(get(remote.echo("x"))).isEqualTo("second:x");
     }
