@@ -36,6 +36,15 @@ public final class BlobStores {
 
     /** Opens {@code location}; {@code configuration} is passed to the factory of its scheme. */
     public static BlobStore open(String location, Configuration configuration) {
+        return open(location, configuration, StorageException.CHECKPOINT_STORAGE);
+    }
+
+    /**
+     * Opens {@code location} for the given role, which the store's error messages name (see
+     * {@link BlobStore#role()}), for example {@link StorageException#HA_STORAGE} for
+     * {@code high-availability.storage-dir}.
+     */
+    public static BlobStore open(String location, Configuration configuration, String role) {
         if (location == null || location.isBlank()) {
             throw new IllegalArgumentException("No checkpoint storage location given; " + SUPPORTED);
         }
@@ -43,15 +52,15 @@ public final class BlobStores {
         Matcher m = SCHEME.matcher(trimmed);
         if (!m.find()) {
             // No scheme (a one-letter "scheme" is a Windows drive): a plain path.
-            return new LocalFileBlobStore(Paths.get(trimmed));
+            return new LocalFileBlobStore(Paths.get(trimmed), role);
         }
         String scheme = m.group(1).toLowerCase(Locale.ROOT);
         if (scheme.equals("file")) {
-            return new LocalFileBlobStore(fileUriToPath(trimmed));
+            return new LocalFileBlobStore(fileUriToPath(trimmed), role);
         }
         for (BlobStoreFactory factory : factories()) {
             if (factory.supports(scheme)) {
-                return factory.open(trimmed, configuration == null ? new Configuration() : configuration);
+                return factory.open(trimmed, configuration == null ? new Configuration() : configuration, role);
             }
         }
         if (scheme.equals("s3")) {
