@@ -64,4 +64,15 @@ class BlobStoresTest {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("otherhost");
     }
+
+    @Test
+    void aRejectedLocationNamesTheRoleItWasGivenFor() {
+        assertThatThrownBy(() -> BlobStores.open("file://otherhost/ha", null, StorageException.HA_STORAGE))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("HA storage location 'file://otherhost/ha' names host 'otherhost'");
+        assertThatThrownBy(() -> BlobStores.open("s3://bucket/sluice-ha", null, StorageException.HA_STORAGE))
+                .hasMessageStartingWith("S3 HA storage is not available: s3://bucket/sluice-ha");
+        assertThatThrownBy(() -> BlobStores.open("file://otherhost/cp"))
+                .hasMessageStartingWith("Checkpoint storage location 'file://otherhost/cp' names host");
+    }
 }
