@@ -50,4 +50,12 @@ public interface BlobStore {
 
     /** The location of this store for messages and status, for example {@code file:///tmp/cp}. Never blocks. */
     String describe();
+
+    /**
+     * What this store is for, the first words of its error messages: {@link StorageException#CHECKPOINT_STORAGE}
+     * (the default) or {@link StorageException#HA_STORAGE}. Never blocks.
+     */
+    default String role() {
+        return StorageException.CHECKPOINT_STORAGE;
+    }
 }

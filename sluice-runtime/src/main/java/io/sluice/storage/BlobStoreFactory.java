@@ -24,4 +24,13 @@ public interface BlobStoreFactory {
      * naming the location or the key and value if they are invalid. Does no I/O.
      */
     BlobStore open(String location, Configuration configuration);
+
+    /**
+     * Like {@link #open(String, Configuration)}, for a store in the given role (what it is for, named
+     * in its error messages, see {@link BlobStore#role()}). The default ignores the role, so the store
+     * speaks of itself as {@link StorageException#CHECKPOINT_STORAGE}; factories override it.
+     */
+    default BlobStore open(String location, Configuration configuration, String role) {
+        return open(location, configuration);
+    }
 }

@@ -36,30 +36,40 @@ public final class BlobStores {
 
     /** Opens {@code location}; {@code configuration} is passed to the factory of its scheme. */
     public static BlobStore open(String location, Configuration configuration) {
+        return open(location, configuration, StorageException.CHECKPOINT_STORAGE);
+    }
+
+    /**
+     * Opens {@code location} for the given role, which the store's error messages name (see
+     * {@link BlobStore#role()}), for example {@link StorageException#HA_STORAGE} for
+     * {@code high-availability.storage-dir}.
+     */
+    public static BlobStore open(String location, Configuration configuration, String role) {
+        java.util.Objects.requireNonNull(role, "role");
         if (location == null || location.isBlank()) {
-            throw new IllegalArgumentException("No checkpoint storage location given; " + SUPPORTED);
+            throw new IllegalArgumentException("No " + inText(role) + " location given; " + SUPPORTED);
         }
         String trimmed = location.trim();
         Matcher m = SCHEME.matcher(trimmed);
         if (!m.find()) {
             // No scheme (a one-letter "scheme" is a Windows drive): a plain path.
-            return new LocalFileBlobStore(Paths.get(trimmed));
+            return new LocalFileBlobStore(Paths.get(trimmed), role);
         }
         String scheme = m.group(1).toLowerCase(Locale.ROOT);
         if (scheme.equals("file")) {
-            return new LocalFileBlobStore(fileUriToPath(trimmed));
+            return new LocalFileBlobStore(fileUriToPath(trimmed, role), role);
         }
         for (BlobStoreFactory factory : factories()) {
             if (factory.supports(scheme)) {
-                return factory.open(trimmed, configuration == null ? new Configuration() : configuration);
+                return factory.open(trimmed, configuration == null ? new Configuration() : configuration, role);
             }
         }
         if (scheme.equals("s3")) {
-            throw new IllegalArgumentException("S3 checkpoint storage is not available: " + trimmed
+            throw new IllegalArgumentException("S3 " + inText(role) + " is not available: " + trimmed
                     + " needs the module sluice-storage-s3 (artifact io.sluice:sluice-storage-s3) on the class path."
                     + " Add it, or use a file:/// location (for example a shared mount).");
         }
-        throw new IllegalArgumentException("Unsupported checkpoint storage location '" + trimmed
+        throw new IllegalArgumentException("Unsupported " + inText(role) + " location '" + trimmed
                 + "' (scheme '" + scheme + "'); " + SUPPORTED);
     }
 
@@ -76,22 +86,28 @@ public final class BlobStores {
         return out;
     }
 
-    private static Path fileUriToPath(String location) {
+    /** {@code role} inside a sentence: "checkpoint storage", "HA storage". */
+    private static String inText(String role) {
+        return role.length() > 1 && Character.isLowerCase(role.charAt(1))
+                ? Character.toLowerCase(role.charAt(0)) + role.substring(1) : role;
+    }
+
+    private static Path fileUriToPath(String location, String role) {
         URI uri;
         try {
             uri = new URI(location);
         } catch (URISyntaxException e) {
-            throw new IllegalArgumentException("Checkpoint storage location '" + location
+            throw new IllegalArgumentException(role + " location '" + location
                     + "' is not a valid file URI (" + e.getMessage() + "); use file:///absolute/path", e);
         }
         if (uri.getAuthority() != null && !uri.getAuthority().isEmpty()) {
-            throw new IllegalArgumentException("Checkpoint storage location '" + location + "' names host '"
+            throw new IllegalArgumentException(role + " location '" + location + "' names host '"
                     + uri.getAuthority() + "'; a file location must be local: file:///absolute/path");
         }
         try {
             return Paths.get(uri);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("Checkpoint storage location '" + location
+            throw new IllegalArgumentException(role + " location '" + location
                     + "' is not a valid file URI (" + e.getMessage() + "); use file:///absolute/path", e);
         }
     }

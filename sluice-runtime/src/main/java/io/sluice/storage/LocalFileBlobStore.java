@@ -35,10 +35,23 @@ public final class LocalFileBlobStore implements BlobStore {
 
     private final Path root;
     private final String location;
+    private final String role;
 
+    /** A store in the role {@link StorageException#CHECKPOINT_STORAGE}. */
     public LocalFileBlobStore(Path root) {
+        this(root, StorageException.CHECKPOINT_STORAGE);
+    }
+
+    /** @param role what the store is for, named in its error messages (see {@link BlobStore#role()}) */
+    public LocalFileBlobStore(Path root, String role) {
         this.root = root.toAbsolutePath().normalize();
         this.location = "file://" + this.root.toString().replace('\\', '/');
+        this.role = java.util.Objects.requireNonNull(role, "role");
+    }
+
+    @Override
+    public String role() {
+        return role;
     }
 
     /** The directory blobs are stored under. */
@@ -77,7 +90,7 @@ public final class LocalFileBlobStore implements BlobStore {
             if (temp != null) {
                 deleteQuietly(temp);
             }
-            throw new StorageException(StorageException.message(location,
+            throw new StorageException(StorageException.message(role, location,
                     "failed (" + StorageException.describeCause(e) + ")", "put", path), e);
         }
     }
@@ -93,13 +106,13 @@ public final class LocalFileBlobStore implements BlobStore {
         } catch (NoSuchFileException e) {
             throw notFound(path, e);
         } catch (IOException e) {
-            throw new StorageException(StorageException.message(location,
+            throw new StorageException(StorageException.message(role, location,
                     "failed (" + StorageException.describeCause(e) + ")", "get", path), e);
         }
     }
 
     private BlobNotFoundException notFound(String path, Throwable cause) {
-        return new BlobNotFoundException(StorageException.message(location, "has no blob", "get", path)
+        return new BlobNotFoundException(StorageException.message(role, location, "has no blob", "get", path)
                 + " (it was never written completely, or it was deleted)", cause);
     }
 
@@ -144,7 +157,7 @@ public final class LocalFileBlobStore implements BlobStore {
         } catch (NoSuchFileException e) {
             return List.of();
         } catch (IOException e) {
-            throw new StorageException(StorageException.message(location,
+            throw new StorageException(StorageException.message(role, location,
                     "failed (" + StorageException.describeCause(e) + ")", "list", prefix), e);
         }
         out.sort(null);
@@ -156,10 +169,10 @@ public final class LocalFileBlobStore implements BlobStore {
         try {
             Files.deleteIfExists(resolve(path));
         } catch (DirectoryNotEmptyException e) {
-            throw new StorageException(StorageException.message(location,
+            throw new StorageException(StorageException.message(role, location,
                     "refused (it is a non-empty directory; use deleteRecursively)", "delete", path), e);
         } catch (IOException e) {
-            throw new StorageException(StorageException.message(location,
+            throw new StorageException(StorageException.message(role, location,
                     "failed (" + StorageException.describeCause(e) + ")", "delete", path), e);
         }
     }
@@ -213,7 +226,7 @@ public final class LocalFileBlobStore implements BlobStore {
                 }
             });
         } catch (IOException e) {
-            throw new StorageException(StorageException.message(location,
+            throw new StorageException(StorageException.message(role, location,
                     "failed (" + StorageException.describeCause(e) + ")", "deleteRecursively", prefix), e);
         }
     }

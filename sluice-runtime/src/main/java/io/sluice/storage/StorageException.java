@@ -8,6 +8,10 @@ package io.sluice.storage;
  * <p>Unchecked, because storage calls run on I/O executors and surface through futures.
  */
 public class StorageException extends RuntimeException {
+    /** Role of a store that holds checkpoints and savepoints ({@code checkpoints.dir}); the default role. */
+    public static final String CHECKPOINT_STORAGE = "Checkpoint storage";
+    /** Role of the high-availability store of job jars and graphs ({@code high-availability.storage-dir}). */
+    public static final String HA_STORAGE = "HA storage";
 
     public StorageException(String message) {
         super(message);
@@ -27,7 +31,19 @@ public class StorageException extends RuntimeException {
      * @param path     the path the operation was about
      */
     public static String message(String location, String problem, String op, String path) {
-        return "Checkpoint storage " + location + " " + problem + " during " + op + " " + path;
+        return message(CHECKPOINT_STORAGE, location, problem, op, path);
+    }
+
+    /**
+     * Like {@link #message(String, String, String, String)} for a store with the given role, for example
+     * {@code "HA storage s3://sluice-ha/jars unreachable (Connection refused) during get k"}, so the user
+     * knows which configured location to look at.
+     *
+     * @param role what the store is for, as {@link BlobStore#role()} ({@link #CHECKPOINT_STORAGE} or
+     *             {@link #HA_STORAGE})
+     */
+    public static String message(String role, String location, String problem, String op, String path) {
+        return role + " " + location + " " + problem + " during " + op + " " + path;
     }
 
     /** {@code "SimpleClassName: message"} of {@code t}, for use inside messages. */

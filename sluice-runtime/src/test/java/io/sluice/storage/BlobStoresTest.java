@@ -28,6 +28,20 @@ class BlobStoresTest {
     }
 
     @Test
+    void aStoreOpenedForARoleNamesItInItsErrors() {
+        String location = "file://" + dir.toAbsolutePath().normalize();
+        BlobStore ha = BlobStores.open(dir.toUri().toString(), null, StorageException.HA_STORAGE);
+        BlobStore checkpoints = BlobStores.open(dir.toUri().toString());
+
+        assertThat(ha.role()).isEqualTo("HA storage");
+        assertThatThrownBy(() -> ha.get("jobjars/missing.jar")).isInstanceOf(BlobNotFoundException.class)
+                .hasMessageStartingWith("HA storage " + location + " has no blob during get jobjars/missing.jar");
+        assertThat(checkpoints.role()).isEqualTo("Checkpoint storage");
+        assertThatThrownBy(() -> checkpoints.get("chk-1/_metadata"))
+                .hasMessageStartingWith("Checkpoint storage " + location + " has no blob during get chk-1/_metadata");
+    }
+
+    @Test
     void s3WithoutTheS3ModuleSaysWhichModuleToAdd() {
         assertThatThrownBy(() -> BlobStores.open("s3://bucket/checkpoints"))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -49,5 +63,16 @@ class BlobStoresTest {
         assertThatThrownBy(() -> BlobStores.open("file://otherhost/cp"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("otherhost");
+    }
+
+    @Test
+    void aRejectedLocationNamesTheRoleItWasGivenFor() {
+        assertThatThrownBy(() -> BlobStores.open("file://otherhost/ha", null, StorageException.HA_STORAGE))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("HA storage location 'file://otherhost/ha' names host 'otherhost'");
+        assertThatThrownBy(() -> BlobStores.open("s3://bucket/sluice-ha", null, StorageException.HA_STORAGE))
+                .hasMessageStartingWith("S3 HA storage is not available: s3://bucket/sluice-ha");
+        assertThatThrownBy(() -> BlobStores.open("file://otherhost/cp"))
+                .hasMessageStartingWith("Checkpoint storage location 'file://otherhost/cp' names host");
     }
 }

@@ -189,6 +189,11 @@ public final class FaultInjectingBlobStore implements BlobStore {
         return delegate.describe();
     }
 
+    @Override
+    public String role() {
+        return delegate.role();
+    }
+
     private <T> T call(String op, String path, Supplier<T> action) {
         calls.incrementAndGet();
         injectLatency(op, path);
@@ -196,11 +201,11 @@ public final class FaultInjectingBlobStore implements BlobStore {
             awaitNotHanging(op, path);
             if (refusing) {
                 ConnectException cause = new ConnectException("Connection refused");
-                throw new StorageException(StorageException.message(delegate.describe(),
+                throw new StorageException(StorageException.message(delegate.role(), delegate.describe(),
                         "unreachable (Connection refused)", op, path), cause);
             }
             if (passesLeft == 0) {
-                throw new StorageException(StorageException.message(delegate.describe(),
+                throw new StorageException(StorageException.message(delegate.role(), delegate.describe(),
                         "failed (injected failure, failAfter exhausted)", op, path));
             }
             if (passesLeft > 0) {
@@ -222,7 +227,7 @@ public final class FaultInjectingBlobStore implements BlobStore {
             Thread.sleep(d.toMillis(), (int) (d.toNanos() % 1_000_000));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new StorageException(StorageException.message(delegate.describe(), interruptedProblem, op, path), e);
+            throw new StorageException(StorageException.message(delegate.role(), delegate.describe(), interruptedProblem, op, path), e);
         }
     }
 
@@ -239,7 +244,7 @@ public final class FaultInjectingBlobStore implements BlobStore {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new StorageException(StorageException.message(delegate.describe(),
+            throw new StorageException(StorageException.message(delegate.role(), delegate.describe(),
                     "call interrupted while the store hung (no answer)", op, path), e);
         } finally {
             blocked--;

@@ -7,6 +7,7 @@ import io.sluice.ha.HighAvailabilityServices;
 import io.sluice.ha.HighAvailabilityServicesFactory;
 import io.sluice.storage.BlobStore;
 import io.sluice.storage.BlobStores;
+import io.sluice.storage.StorageException;
 
 /**
  * Creates {@link ZooKeeperHaServices} from {@link ZooKeeperHaOptions}; selected by
@@ -41,7 +42,7 @@ public final class ZooKeeperHaServicesFactory implements HighAvailabilityService
             return null;
         }
         try {
-            return BlobStores.open(location, configuration);
+            return BlobStores.open(location, configuration, StorageException.HA_STORAGE);
         } catch (IllegalArgumentException e) {
             throw new IllegalConfigurationException(ZooKeeperHaOptions.STORAGE_DIR.key() + ": " + e.getMessage());
         }

@@ -11,8 +11,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Logs, every {@code period} while it lasts, that no job manager leads the cluster a task manager
- * was configured for, with what to check (the usual cause is a {@code high-availability.cluster-id}
+ * Logs at once (INFO, on the retrieval's first notification) that a task manager waits for a job
+ * manager to lead its cluster if none does when it starts, and then, every {@code period} while it
+ * lasts, warns that no job manager leads the cluster the task manager was configured for, with what to check (the usual cause is a {@code high-availability.cluster-id}
  * or ZooKeeper root that differs from the job managers'), so a misconfigured task manager says why
  * it does not register instead of waiting silently. The task manager keeps waiting: a leader that
  * appears later is followed at once.
@@ -31,6 +32,7 @@ final class NoLeaderReporter implements AutoCloseable {
     private final long startNanos = System.nanoTime();
     private volatile long leaderlessSinceNanos = System.nanoTime();
     private volatile boolean hasLeader;
+    private boolean notified; // only on the retrieval's listener thread (one call at a time)
 
     /**
      * @param subject who waits, e.g. {@code "Task manager taskmanager-1"}
@@ -47,6 +49,13 @@ final class NoLeaderReporter implements AutoCloseable {
     }
 
     private void leaderChanged(Optional<String> leader) {
+        boolean first = !notified;
+        notified = true;
+        if (first && leader.isEmpty()) {
+            LOG.info("{}: waiting for a job manager to lead {}; warning every {} s while none does",
+                    subject, where, period.toSeconds());
+            return;
+        }
         if (leader.isPresent()) {
             if (!hasLeader) {
                 LOG.info("{}: the job manager leader of {} is {}", subject, where, leader.get());

@@ -70,8 +70,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * dead or stalled endpoint turns into a {@link StorageException} after at most
  * {@code s3.api-call-timeout} per request, never a thread stuck for minutes. The message names the
  * location, operation and path and says what happened, for example
- * {@code "Checkpoint storage s3://b/p unreachable (Connection refused) during get k (4 attempts)"}.
- * An interrupt aborts the call; the interrupt flag stays set.
+ * {@code "Checkpoint storage s3://b/p unreachable (Connection refused) during get k (4 attempts)"};
+ * a store opened as the HA storage ({@code high-availability.storage-dir}) says {@code "HA storage ..."}
+ * instead (see {@link BlobStore#role()}). An interrupt aborts the call; the interrupt flag stays set.
  *
  * <p>Construction does no I/O: the SDK client (and its region and credential lookup) is created on
  * the first call, which runs on an I/O thread. Every call first checks
@@ -87,6 +88,7 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
     private final String bucket;
     private final String keyPrefix; // "" or "some/prefix/" (with a trailing slash)
     private final String location;
+    private final String role;
     private final Configuration options;
     private final long multipartThreshold;
     private final long partSize;
@@ -106,6 +108,17 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
      * @throws io.sluice.config.IllegalConfigurationException for an invalid option, naming key and value
      */
     public S3BlobStore(String location, Configuration configuration) {
+        this(location, configuration, StorageException.CHECKPOINT_STORAGE);
+    }
+
+    /**
+     * Like {@link #S3BlobStore(String, Configuration)}, for a store in the given role.
+     *
+     * @param role what the store is for, named in its error messages, for example
+     *             {@link StorageException#HA_STORAGE} (see {@link BlobStore#role()})
+     */
+    public S3BlobStore(String location, Configuration configuration, String role) {
+        this.role = java.util.Objects.requireNonNull(role, "role");
         String[] parsed = parseLocation(location);
         this.bucket = parsed[0];
         this.keyPrefix = parsed[1].isEmpty() ? "" : parsed[1] + "/";
@@ -162,6 +175,11 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
     @Override
     public String describe() {
         return location;
+    }
+
+    @Override
+    public String role() {
+        return role;
     }
 
     @Override
@@ -236,7 +254,7 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
     }
 
     private BlobNotFoundException notFound(String path, Throwable cause) {
-        return new BlobNotFoundException(StorageException.message(location, "has no blob", "get", path)
+        return new BlobNotFoundException(StorageException.message(role, location, "has no blob", "get", path)
                 + " (it was never written completely, or it was deleted)", cause);
     }
 
@@ -360,7 +378,7 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
                     .filter(e -> !"NoSuchKey".equals(e.code())).toList();
             if (!errors.isEmpty()) {
                 S3Error first = errors.get(0);
-                throw new StorageException(StorageException.message(location, "failed (" + errors.size() + " of "
+                throw new StorageException(StorageException.message(role, location, "failed (" + errors.size() + " of "
                         + batch.size() + " keys not deleted; first: " + first.key() + ": " + first.code() + " "
                         + first.message() + ")", "deleteRecursively", prefix));
             }
@@ -459,7 +477,7 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
         } else {
             problem = "failed (" + StorageException.describeCause(rootCause(e)) + ")";
         }
-        String message = StorageException.message(location, problem, op, path);
+        String message = StorageException.message(role, location, problem, op, path);
         if (e instanceof SdkException sdk && sdk.numAttempts() != null && sdk.numAttempts() > 1) {
             message += " (" + sdk.numAttempts() + " attempts)";
         }

@@ -23,4 +23,9 @@ public final class S3BlobStoreFactory implements BlobStoreFactory {
     public BlobStore open(String location, Configuration configuration) {
         return new S3BlobStore(location, configuration);
     }
+
+    @Override
+    public BlobStore open(String location, Configuration configuration, String role) {
+        return new S3BlobStore(location, configuration, role);
+    }
 }

@@ -277,6 +277,31 @@ class S3BlobStoreTest {
     }
 
     @Test
+    void aStoreOpenedAsHaStorageNamesThatRoleInItsErrors() throws Exception {
+        TcpFaultProxy proxy = proxy();
+        BlobStore ha = BlobStores.open(location, S3ProxyServer.clientConfiguration(proxy.httpEndpoint()),
+                StorageException.HA_STORAGE);
+        toClose.add((AutoCloseable) ha);
+        assertThat(ha.role()).isEqualTo("HA storage");
+        assertThatThrownBy(() -> ha.get("jars/missing.jar")).isInstanceOf(BlobNotFoundException.class)
+                .hasMessageStartingWith("HA storage " + location + " has no blob during get jars/missing.jar");
+
+        proxy.refuseConnections();
+        CompletableFuture<Throwable> call = CompletableFuture.supplyAsync(() -> {
+            try {
+                ha.get("k");
+                return null;
+            } catch (Throwable t) {
+                return t;
+            }
+        });
+        assertThat(call.get(30, TimeUnit.SECONDS)).isInstanceOf(StorageException.class)
+                .hasMessageStartingWith("HA storage " + location + " unreachable (Connection refused) during get k")
+                .hasMessageContaining("4 attempts");
+        assertThat(store().role()).isEqualTo("Checkpoint storage");
+    }
+
+    @Test
     void droppedConnectionsAreRetried() throws Exception {
         TcpFaultProxy proxy = proxy();
         S3BlobStore s = store(S3ProxyServer.clientConfiguration(proxy.httpEndpoint()));
