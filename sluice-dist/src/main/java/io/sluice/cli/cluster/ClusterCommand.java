@@ -6,8 +6,6 @@ import io.sluice.config.ClusterOptions;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sluice.config.Configuration;
-import io.sluice.rest.dashboard.DashboardRoutes;
-import io.sluice.rest.metrics.MetricsRoutes;
 import io.sluice.config.HighAvailabilityOptions;
 import io.sluice.config.IllegalConfigurationException;
 import io.sluice.jar.JarJobSubmitter;
@@ -84,18 +82,13 @@ public final class ClusterCommand implements Callable<Integer> {
                     cluster.haServices()::jobJarStore, cluster::dispatcher, cluster.ioExecutor(),
                     JarJobSubmitter.DEFAULT_MAIN_TIMEOUT, configuration);
             LocalJarDirectory jars = new LocalJarDirectory(jarDirectory, cluster.ioExecutor(), SystemClock.INSTANCE);
-            RestServer server = RestServer.builder(restConfig, new LocalClusterBackend(cluster, jars, new ClusterJarRunner(submitter)))
-                    .meterRegistry(metrics)
-                    .addRoutes(new MetricsRoutes(metrics))
-                    .addRoutes(new DashboardRoutes())
-                    .build();
+            RestServer server;
             try {
-                server.start();
+                server = ClusterRestServer.start(restConfig,
+                        new LocalClusterBackend(cluster, jars, new ClusterJarRunner(submitter)), metrics, "another cluster");
             } catch (RuntimeException e) {
                 cluster.close();
-                throw new IllegalStateException("Could not serve the REST API on " + restConfig.bindAddress() + ":"
-                        + restConfig.port() + " (" + rootMessage(e) + "); is another cluster running? Pick another"
-                        + " port with --port", e);
+                throw e;
             }
             // Stops serving, then suspends every job (tasks cancelled, HA data kept).
             untilStopped = UntilStopped.install("cluster", () -> {
@@ -142,13 +135,6 @@ public final class ClusterCommand implements Callable<Integer> {
                 : type;
     }
 
-    private static String rootMessage(Throwable t) {
-        Throwable c = t;
-        while (c.getCause() != null && c.getCause() != c) {
-            c = c.getCause();
-        }
-        return c.toString();
-    }
 
     private void require(boolean valid, String option, Object value, String requirement) {
         if (!valid) {

@@ -3,6 +3,7 @@ package io.sluice.cli.jobmanager;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sluice.cli.ExitCodes;
+import io.sluice.cli.cluster.ClusterRestServer;
 import io.sluice.cli.cluster.ClusterJarRunner;
 import io.sluice.cli.cluster.ConfigurationOptions;
 import io.sluice.cli.cluster.RestPortOption;
@@ -16,11 +17,9 @@ import io.sluice.dispatcher.DispatcherGateway;
 import io.sluice.jar.JarJobSubmitter;
 import io.sluice.rest.RestServer;
 import io.sluice.rest.RestServerConfig;
-import io.sluice.rest.dashboard.DashboardRoutes;
 import io.sluice.rest.gateway.DispatcherRestBackend;
 import io.sluice.rest.gateway.JobManagerProcessView;
 import io.sluice.rest.local.LocalJarDirectory;
-import io.sluice.rest.metrics.MetricsRoutes;
 import io.sluice.util.SystemClock;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -89,18 +88,8 @@ public final class JobManagerCommand implements Callable<Integer> {
             });
             JarRunnerHolder jarRunner = new JarRunnerHolder();
             LocalJarDirectory jars = new LocalJarDirectory(jarDirectory, jarIo, SystemClock.INSTANCE);
-            RestServer server = RestServer.builder(restConfig, new DispatcherRestBackend(view, jars, jarRunner))
-                    .meterRegistry(metrics)
-                    .addRoutes(new MetricsRoutes(metrics))
-                    .addRoutes(new DashboardRoutes())
-                    .build();
-            try {
-                server.start();
-            } catch (RuntimeException e) {
-                throw new IllegalStateException("Could not serve the REST API on " + restConfig.bindAddress() + ":"
-                        + restConfig.port() + " (" + e.getMessage() + "); is another job manager running here? Pick"
-                        + " another port with --port", e);
-            }
+            RestServer server = ClusterRestServer.start(restConfig, new DispatcherRestBackend(view, jars, jarRunner),
+                    metrics, "another job manager");
             String url = "http://" + advertisedRestHost(restConfig.bindAddress(), configuration) + ":" + server.port();
             JobManagerProcess jobManager;
             try {

@@ -7,11 +7,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /** A {@link LeaderRetrieval} whose leader the test sets; listeners are called on the test's thread. */
-final class TestingLeaderRetrieval implements LeaderRetrieval {
+public final class TestingLeaderRetrieval implements LeaderRetrieval {
     private final List<Consumer<Optional<String>>> listeners = new CopyOnWriteArrayList<>();
     private volatile Optional<String> leader = Optional.empty();
 
-    void setLeader(String contenderId) {
+    public void setLeader(String contenderId) {
         leader = Optional.ofNullable(contenderId);
         listeners.forEach(l -> l.accept(leader));
     }

@@ -6,14 +6,11 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
-import io.sluice.ha.LeaderRetrieval;
+import io.sluice.cluster.membership.TestingLeaderRetrieval;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,7 +27,7 @@ class NoLeaderReporterTest {
     private final Logger logger = (Logger) LoggerFactory.getLogger(NoLeaderReporter.class);
     /** Never runs the periodic report within a test: its period is an hour. */
     private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1);
-    private final Retrieval retrieval = new Retrieval();
+    private final TestingLeaderRetrieval retrieval = new TestingLeaderRetrieval();
 
     @BeforeEach
     void captureLog() {
@@ -76,32 +73,5 @@ class NoLeaderReporterTest {
 
     private List<String> lines(Level level) {
         return log.list.stream().filter(e -> e.getLevel() == level).map(ILoggingEvent::getFormattedMessage).toList();
-    }
-
-    /** Tells listeners on the test's thread: once at registration, then on every {@link #setLeader}. */
-    private static final class Retrieval implements LeaderRetrieval {
-        private final List<Consumer<Optional<String>>> listeners = new CopyOnWriteArrayList<>();
-        private volatile Optional<String> leader = Optional.empty();
-
-        void setLeader(String id) {
-            leader = Optional.ofNullable(id);
-            listeners.forEach(l -> l.accept(leader));
-        }
-
-        @Override
-        public Optional<String> currentLeader() {
-            return leader;
-        }
-
-        @Override
-        public void addListener(Consumer<Optional<String>> listener) {
-            listeners.add(listener);
-            listener.accept(leader);
-        }
-
-        @Override
-        public void removeListener(Consumer<Optional<String>> listener) {
-            listeners.remove(listener);
-        }
     }
 }
