@@ -192,9 +192,20 @@ class CorruptStateFileITCase {
         }
     }
 
+    /**
+     * The retained checkpoints: those the HA services hold a pointer to (embedded HA: a file named by the
+     * id under {@code ha/checkpoints/<job>}). A {@code chk-N} with {@code _metadata} but no pointer is not
+     * one: its pointer write was cut off when the first cluster closed, and its files are kept because
+     * the write may have landed (it did not), so a restore never reads it.
+     */
     private List<Path> completedCheckpoints(JobId id) throws IOException {
+        java.util.Set<Long> pointed;
+        try (Stream<Path> pointers = Files.list(dir.resolve("ha").resolve("checkpoints").resolve(id.value()))) {
+            pointed = pointers.map(p -> p.getFileName().toString()).filter(n -> n.matches("\\d+"))
+                    .map(Long::parseLong).collect(java.util.stream.Collectors.toSet());
+        }
         try (Stream<Path> dirs = Files.list(dir.resolve("checkpoints").resolve(id.value()))) {
-            return dirs.filter(d -> Files.exists(d.resolve("_metadata")))
+            return dirs.filter(d -> Files.exists(d.resolve("_metadata")) && pointed.contains(checkpointId(d)))
                     .sorted(Comparator.comparingLong(CorruptStateFileITCase::checkpointId)).toList();
         }
     }
