@@ -88,8 +88,8 @@ public final class LocalCluster implements AutoCloseable {
             executors.add(main);
             ShuffleEnvironment environment = shuffle;
             if (b.networkDataExchange) {
-                NettyShuffleEnvironment network = NettyShuffleEnvironment.start("taskexecutor-" + i, "127.0.0.1", 0,
-                        b.buffersPerChannel, b.bufferSize, 1);
+                NettyShuffleEnvironment network = NettyShuffleEnvironment.start("taskexecutor-" + i, "127.0.0.1",
+                        "127.0.0.1", 0, b.buffersPerChannel, b.bufferSize, 1, b.internalTls);
                 network.bindMetrics(b.meterRegistry);
                 networkEnvironments.add(network);
                 environment = network;
@@ -124,7 +124,7 @@ public final class LocalCluster implements AutoCloseable {
 
     private RpcService startRpc(Builder b) {
         RpcService rpc = RpcService.builder().bind("127.0.0.1", 0)
-                .configuration(b.configuration).clock(b.clock).start();
+                .configuration(b.configuration).clock(b.clock).tls(b.internalTls).start();
         rpcServices.add(rpc);
         return rpc;
     }
@@ -353,6 +353,16 @@ public final class LocalCluster implements AutoCloseable {
         private io.sluice.config.Configuration configuration = new io.sluice.config.Configuration();
         private boolean networkDataExchange;
         private boolean remoteRpc;
+        private io.sluice.security.tls.InternalTls internalTls;
+
+        /**
+         * Mutual TLS on the loopback connections of {@link #remoteRpc} and {@link #networkDataExchange}
+         * ({@code null}, the default: plain TCP).
+         */
+        public Builder internalTls(io.sluice.security.tls.InternalTls tls) {
+            this.internalTls = tls;
+            return this;
+        }
 
         /**
          * With {@code true}, job masters reach the task executors only through network RPC over

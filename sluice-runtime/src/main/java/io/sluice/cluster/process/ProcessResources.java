@@ -7,6 +7,7 @@ import io.sluice.jobmaster.JobMasterGateway;
 import io.sluice.rpc.DedicatedMainThreadExecutor;
 import io.sluice.rpc.MainThreadMetrics;
 import io.sluice.rpc.remote.RpcService;
+import io.sluice.security.tls.InternalTls;
 import io.sluice.taskexecutor.TaskExecutorGateway;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +27,9 @@ final class ProcessResources implements AutoCloseable {
 
     private final String process;
     private final List<AutoCloseable> resources = new ArrayList<>();
+    /** The internal TLS of the process once read; {@code tlsRead} says whether it was (null: plain TCP). */
+    private InternalTls tls;
+    private boolean tlsRead;
 
     /** @param process what the resources belong to, for the log of a part that fails to close ("job manager jm-1") */
     ProcessResources(String process) {
@@ -60,12 +64,27 @@ final class ProcessResources implements AutoCloseable {
         return main;
     }
 
-    /** The RPC server on {@code host:port} (0: a free port) with the cluster's gateway interfaces, stopped on close. */
+    /**
+     * The mutual TLS of the process's RPC and data connections ({@code security.internal.tls.*}), read
+     * once; {@code null} when it is off.
+     */
+    InternalTls internalTls(Configuration configuration) {
+        if (!tlsRead) {
+            tls = InternalTls.fromConfiguration(configuration);
+            tlsRead = true;
+        }
+        return tls;
+    }
+
+    /**
+     * The RPC server on {@code host:port} (0: a free port) with the cluster's gateway interfaces and
+     * the process's {@link #internalTls}, stopped on close.
+     */
     RpcService rpcService(Configuration configuration, String host, int port, String advertisedHost) {
         RpcService.registerGatewayInterface(JobMasterGateway.class);
         RpcService.registerGatewayInterface(TaskExecutorGateway.class);
         RpcService rpc = RpcService.builder().bind(host, port).advertisedHost(advertisedHost)
-                .configuration(configuration).start();
+                .configuration(configuration).tls(internalTls(configuration)).start();
         add(rpc);
         return rpc;
     }

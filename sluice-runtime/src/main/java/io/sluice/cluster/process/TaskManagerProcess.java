@@ -106,7 +106,8 @@ public final class TaskManagerProcess implements AutoCloseable {
                 resources.add(noLeader);
             }
             CheckpointStorageRegistry storages = resources.checkpointStorages(metrics, configuration);
-            NettyShuffleEnvironment network = NettyShuffleEnvironment.start(id, configuration);
+            NettyShuffleEnvironment network = NettyShuffleEnvironment.start(id, configuration,
+                    resources.internalTls(configuration));
             resources.add(network);
             network.bindMetrics(metrics);
             JobJarStore jobJars = jars;

@@ -1,6 +1,7 @@
 package io.sluice.network.netty;
 
 import io.netty.bootstrap.Bootstrap;
+import io.sluice.security.tls.InternalTls;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -56,7 +57,7 @@ final class ConsumerConnection extends ChannelInboundHandlerAdapter {
     }
 
     /** Connects (asynchronously) to {@code address}'s data server; channels registered meanwhile are requested once it is up. */
-    void connect(Bootstrap template, int maxFrameLength) {
+    void connect(Bootstrap template, int maxFrameLength, InternalTls tls) {
         int colon = address.lastIndexOf(':');
         String host;
         int port;
@@ -73,6 +74,9 @@ final class ConsumerConnection extends ChannelInboundHandlerAdapter {
             @Override
             protected void initChannel(SocketChannel ch) {
                 ch.pipeline().addLast(Frames.decoder(maxFrameLength), self);
+                if (tls != null) {
+                    tls.addClientHandlers(ch.pipeline(), ch.alloc(), host, port);
+                }
             }
         }).connect(host, port);
         channel = future.channel();

@@ -22,6 +22,7 @@ import io.sluice.network.ChannelReleasedException;
 import io.sluice.network.LocalChannel;
 import io.sluice.network.LocalShuffleService;
 import io.sluice.network.ShuffleEnvironment;
+import io.sluice.security.tls.InternalTls;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Map;
@@ -79,12 +80,15 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
     /** The highest released attempt of each job for the consumer ends; Integer.MAX_VALUE: the whole job. */
     private final ConcurrentHashMap<JobId, Integer> releasedUpTo = new ConcurrentHashMap<>();
     private final AtomicInteger serverConnections = new AtomicInteger();
+    /** Mutual TLS on every connection, or {@code null} for plain TCP. */
+    private final InternalTls tls;
     private volatile MeterGroup meters;
     private volatile boolean closed;
 
     private NettyShuffleEnvironment(String name, String host, String advertisedHost, int port, int buffersPerChannel,
-                                    int bufferSize, int eventLoopThreads) {
+                                    int bufferSize, int eventLoopThreads, InternalTls tls) {
         this.name = Objects.requireNonNull(name, "name");
+        this.tls = tls;
         this.local = new LocalShuffleService(buffersPerChannel, bufferSize);
         this.producers = new ProducerChannels(buffersPerChannel);
         this.arrayLength = bufferSize + Math.max(64, bufferSize >> 3);
@@ -103,6 +107,9 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
                             String self = dataAddress();
                             ch.pipeline().addLast(Frames.decoder(MAX_FRAME_LENGTH),
                                     new ProducerConnection(producers, metrics, self, serverConnections::decrementAndGet));
+                            if (tls != null) {
+                                tls.addServerHandlers(ch.pipeline(), ch.alloc(), "data port " + self);
+                            }
                         }
                     });
             bound = server.bind(host, port).syncUninterruptibly().channel();
@@ -119,8 +126,9 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.SO_KEEPALIVE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, CONNECT_TIMEOUT_MILLIS);
-        LOG.info("Task executor {}: data server listening on {}", name, host.equals(advertisedHost) ? address
-                : bound.localAddress() + " (advertised as " + address + ")");
+        LOG.info("Task executor {}: data server listening on {}, {}", name, host.equals(advertisedHost) ? address
+                : bound.localAddress() + " (advertised as " + address + ")",
+                tls == null ? "plain TCP" : "mutual TLS (" + tls.providerName() + ")");
     }
 
     /**
@@ -142,26 +150,37 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
      */
     public static NettyShuffleEnvironment start(String name, String host, String advertisedHost, int port,
                                                 int buffersPerChannel, int bufferSize, int eventLoopThreads) {
+        return start(name, host, advertisedHost, port, buffersPerChannel, bufferSize, eventLoopThreads, null);
+    }
+
+    /**
+     * Like {@link #start(String, String, String, int, int, int, int)}, with mutual TLS on every data
+     * connection, served and opened ({@code tls} {@code null}: plain TCP).
+     */
+    public static NettyShuffleEnvironment start(String name, String host, String advertisedHost, int port,
+                                                int buffersPerChannel, int bufferSize, int eventLoopThreads,
+                                                InternalTls tls) {
         if (eventLoopThreads < 1) {
             throw new IllegalArgumentException("The data exchange needs at least one event loop thread, not "
                     + eventLoopThreads);
         }
         return new NettyShuffleEnvironment(name, host, Objects.requireNonNull(advertisedHost, "advertisedHost"), port,
-                buffersPerChannel, bufferSize, eventLoopThreads);
+                buffersPerChannel, bufferSize, eventLoopThreads, tls);
     }
 
     /**
      * Starts the data server from {@code configuration}: {@code taskmanager.host}, {@code
      * taskmanager.advertised-host}, {@code taskmanager.data.port}, {@code network.buffers-per-channel},
-     * {@code network.buffer-size}; one event loop thread per two cores (at least one, at most four).
+     * {@code network.buffer-size}; one event loop thread per two cores (at least one, at most four);
+     * mutual TLS on every data connection with {@code tls} ({@code null}: plain TCP).
      */
-    public static NettyShuffleEnvironment start(String name, Configuration configuration) {
+    public static NettyShuffleEnvironment start(String name, Configuration configuration, InternalTls tls) {
         int threads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors() / 2));
         String host = configuration.get(TaskManagerOptions.HOST);
         String advertised = configuration.get(TaskManagerOptions.ADVERTISED_HOST).trim();
         return start(name, host, advertised.isEmpty() ? host : advertised, configuration.get(TaskManagerOptions.DATA_PORT),
                 configuration.get(ClusterOptions.NETWORK_BUFFERS_PER_CHANNEL),
-                configuration.get(ClusterOptions.NETWORK_BUFFER_SIZE), threads);
+                configuration.get(ClusterOptions.NETWORK_BUFFER_SIZE), threads, tls);
     }
 
     @Override
@@ -226,7 +245,7 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
             return created[0];
         });
         if (created[0] != null) {
-            created[0].connect(clientTemplate, MAX_FRAME_LENGTH);
+            created[0].connect(clientTemplate, MAX_FRAME_LENGTH, tls);
         }
         return c;
     }

@@ -15,7 +15,6 @@ import java.io.ObjectStreamClass;
 import java.io.OutputStream;
 import java.io.Serializable;
 import java.lang.reflect.Proxy;
-import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,9 +35,9 @@ import org.slf4j.LoggerFactory;
  *       {@code StorageException};</li>
  *   <li>an {@link Optional} is written as an {@link OptionalValue};</li>
  *   <li>reading is restricted by a {@link Filter}: a depth, reference and size limit, and only
- *       classes of the JDK's basic packages ({@code java.lang}, {@code java.util}, {@code java.time},
- *       ...) and of Sluice ({@code io.sluice.*}). Anything else is refused (a throwable of another
- *       class then arrives as a {@link SerializedThrowable}).</li>
+ *       the classes the service's {@link RpcMessageTypes} allow: what the gateway interfaces it
+ *       serves and calls carry, and a small JDK vocabulary. Anything else is refused (a throwable of
+ *       another class then arrives as a {@link SerializedThrowable}).</li>
  * </ul>
  * Stateless apart from the {@link Context}; each stream is used by one thread.
  */
@@ -49,10 +48,6 @@ final class RpcSerialization {
     static final int MAX_DEPTH = 256;
     /** Most object references accepted in one message. */
     static final long MAX_REFERENCES = 2_000_000;
-
-    /** Packages (exactly these, not their sub-packages) whose classes may be read, besides {@code io.sluice.*}. */
-    private static final List<String> ALLOWED_JDK_PACKAGES = List.of("java.lang", "java.util", "java.util.concurrent",
-            "java.util.concurrent.atomic", "java.time", "java.io", "java.net", "java.nio.file", "java.math");
 
     private RpcSerialization() {}
 
@@ -65,6 +60,9 @@ final class RpcSerialization {
         Object resolve(GatewayReference reference);
 
         ClassLoader classLoader();
+
+        /** The classes messages may hold. */
+        RpcMessageTypes messageTypes();
     }
 
     static byte[] serialize(Object value, Context context) throws IOException {
@@ -97,10 +95,12 @@ final class RpcSerialization {
      */
     static final class Filter implements ObjectInputFilter {
         private final long maxBytes;
+        private final RpcMessageTypes types;
         private volatile String rejection;
 
-        Filter(long maxBytes) {
+        Filter(long maxBytes, RpcMessageTypes types) {
             this.maxBytes = maxBytes;
+            this.types = types;
         }
 
         @Override
@@ -115,11 +115,13 @@ final class RpcSerialization {
                 return reject("more than " + maxBytes + " bytes (" + io.sluice.config.RpcOptions.MAX_MESSAGE_SIZE.key() + ")");
             }
             Class<?> type = info.serialClass();
-            if (type == null || isAllowed(type)) {
+            if (type == null || Proxy.isProxyClass(type) || types.allows(type)) {
+                // a proxy class is only ever a gateway proxy made by resolveObject: the stream itself refuses them
                 return Status.ALLOWED;
             }
-            return reject("class " + type.getName() + ", which RPC messages may not carry (only io.sluice.* classes and"
-                    + " basic JDK classes of " + ALLOWED_JDK_PACKAGES + ")");
+            return reject("class " + type.getName() + ", which RPC messages may not carry: it is no argument or result"
+                    + " type of the gateway interfaces this process serves and calls, nor part of one, nor a basic JDK"
+                    + " type (a Sluice version mismatch between the processes, or a foreign client)");
         }
 
         private Status reject(String why) {
@@ -131,23 +133,6 @@ final class RpcSerialization {
         String rejection() {
             return rejection;
         }
-    }
-
-    static boolean isAllowed(Class<?> type) {
-        if (Proxy.isProxyClass(type)) {
-            // only ever a gateway proxy made by resolveObject: the stream itself refuses proxy classes
-            return true;
-        }
-        while (type.isArray()) {
-            type = type.getComponentType();
-        }
-        if (type.isPrimitive()) {
-            return true;
-        }
-        if (type.getName().startsWith("io.sluice.")) {
-            return true;
-        }
-        return ALLOWED_JDK_PACKAGES.contains(type.getPackageName());
     }
 
     /** "the arguments" / "the answer" could not be serialized: says which class is to blame. */
@@ -243,7 +228,7 @@ final class RpcSerialization {
             this.context = context;
             this.maxBytes = maxBytes;
             this.envelope = envelope;
-            this.filter = new Filter(maxBytes);
+            this.filter = new Filter(maxBytes, context.messageTypes());
             setObjectInputFilter(filter);
             enableResolveObject(true);
         }

@@ -21,6 +21,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.config.Configuration;
 import io.sluice.config.RpcOptions;
+import io.sluice.security.tls.InternalTls;
 import io.sluice.util.Clock;
 import io.sluice.util.SystemClock;
 import java.io.IOException;
@@ -80,9 +81,10 @@ import org.slf4j.LoggerFactory;
  * token it was created with ({@link #withFencingToken} makes one for another token). An object passed
  * by reference that is a {@link FencedGateway} is exported fenced with its own token.
  *
- * <p>Security: anyone who can connect may call every exposed endpoint; deserialization is
- * restricted to JDK basics and Sluice classes with size and depth limits, but the RPC port must be
- * reachable only inside the cluster's network.
+ * <p>Security: with {@link Builder#tls} every connection is mutual TLS, so only a process with a
+ * certificate of the cluster's CA can call an endpoint; without it anyone who can connect may call
+ * every exposed endpoint. Deserialization accepts only the argument and result types of the gateway
+ * interfaces ({@link RpcMessageTypes}), with size and depth limits.
  */
 public final class RpcService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RpcService.class);
@@ -108,7 +110,11 @@ public final class RpcService implements AutoCloseable {
     private final Map<RpcAddress, RpcConnection> connections = new ConcurrentHashMap<>();
     private final AtomicLong nextRequestId = new AtomicLong();
     private final SerializationContext serialization = new SerializationContext();
+    /** What the gateways this service serves and calls carry: the only classes it reads. */
+    private final RpcMessageTypes messageTypes = new RpcMessageTypes();
     private final InboundCalls calls;
+    /** Mutual TLS on every connection, or {@code null} for plain TCP. */
+    private final InternalTls tls;
     private volatile boolean closed;
 
     private RpcService(Builder b) {
@@ -117,6 +123,7 @@ public final class RpcService implements AutoCloseable {
         this.connectTimeoutMillis = conf.get(RpcOptions.CONNECT_TIMEOUT).toMillis();
         this.maxMessageSize = conf.get(RpcOptions.MAX_MESSAGE_SIZE);
         this.classLoader = b.classLoader != null ? b.classLoader : RpcService.class.getClassLoader();
+        this.tls = b.tls;
         String prefix = "sluice-rpc-" + serviceNumber;
         if (b.timer != null) {
             this.timer = b.timer;
@@ -146,6 +153,9 @@ public final class RpcService implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
                         ch.pipeline().addLast(new RpcFrameDecoder(maxMessageSize), calls);
+                        if (tls != null) {
+                            tls.addServerHandlers(ch.pipeline(), ch.alloc(), "RPC port " + address());
+                        }
                     }
                 });
         try {
@@ -162,8 +172,9 @@ public final class RpcService implements AutoCloseable {
         }
         int port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
         this.address = new RpcAddress(b.advertisedHost != null ? b.advertisedHost : b.bindHost, port);
-        LOG.info("RPC service listening on {} (advertised as {}); timeout {} ms, max message size {} bytes",
-                serverChannel.localAddress(), address, timeoutMillis, maxMessageSize);
+        LOG.info("RPC service listening on {} (advertised as {}); timeout {} ms, max message size {} bytes, {}",
+                serverChannel.localAddress(), address, timeoutMillis, maxMessageSize,
+                tls == null ? "plain TCP" : "mutual TLS (" + tls.providerName() + ")");
     }
 
     public static Builder builder() {
@@ -207,6 +218,7 @@ public final class RpcService implements AutoCloseable {
                 interfaces.add(more);
             }
         }
+        interfaces.forEach(messageTypes::register);
         endpoints.expose(new Endpoint(name, interfaces, gateway, false, fencingToken, notLeadingHint), gateway);
     }
 
@@ -247,6 +259,7 @@ public final class RpcService implements AutoCloseable {
                                Map<String, ?> constants) {
         GatewayInterfaces.register(gatewayInterface);
         GatewayInterfaces.validate(gatewayInterface);
+        messageTypes.register(gatewayInterface);
         Map<String, Serializable> values = new HashMap<>();
         if (constants != null) {
             constants.forEach((k, v) -> {
@@ -401,6 +414,10 @@ public final class RpcService implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         channels.add(ch);
                         ch.pipeline().addLast(new RpcFrameDecoder(maxMessageSize), new ClientHandler(connection));
+                        if (tls != null) {
+                            tls.addClientHandlers(ch.pipeline(), ch.alloc(), connection.address.host(),
+                                    connection.address.port());
+                        }
                     }
                 });
         try {
@@ -501,6 +518,7 @@ public final class RpcService implements AutoCloseable {
                 return null;
             }
             Endpoint endpoint = endpoints.exportByReference(object, interfaces);
+            interfaces.forEach(messageTypes::register);
             return new GatewayReference(address, endpoint.name, GatewayInterfaces.names(endpoint.interfaces),
                     endpoint.currentToken(), new HashMap<>(endpoint.constants));
         }
@@ -519,6 +537,7 @@ public final class RpcService implements AutoCloseable {
                     Class<?> c = Class.forName(name, false, classLoader);
                     if (c.isInterface()) {
                         interfaces.add(c);
+                        messageTypes.register(c);
                     }
                 } catch (ClassNotFoundException unknownHere) {
                     LOG.debug("Gateway interface {} of '{}' at {} is unknown here; the proxy leaves it out", name,
@@ -536,6 +555,11 @@ public final class RpcService implements AutoCloseable {
         @Override
         public ClassLoader classLoader() {
             return classLoader;
+        }
+
+        @Override
+        public RpcMessageTypes messageTypes() {
+            return messageTypes;
         }
     }
 
@@ -642,8 +666,15 @@ public final class RpcService implements AutoCloseable {
         private Clock clock = SystemClock.INSTANCE;
         private ClassLoader classLoader;
         private int ioThreads = 2;
+        private InternalTls tls;
 
         private Builder() {}
+
+        /** Mutual TLS on every connection, served and opened ({@code null}, the default: plain TCP). */
+        public Builder tls(InternalTls tls) {
+            this.tls = tls;
+            return this;
+        }
 
         /** The host (or IP, {@code 0.0.0.0} for all interfaces) and port to listen on; port 0 picks a free one. */
         public Builder bind(String host, int port) {
