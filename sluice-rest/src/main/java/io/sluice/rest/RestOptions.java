@@ -17,8 +17,9 @@ public final class RestOptions {
             .defaultValue("127.0.0.1")
             .withConstraint(s -> !s.isBlank(), "a host name or IP address")
             .withDescription("Address the REST API and dashboard listen on. The default serves this machine only;"
-                    + " set 0.0.0.0 (all interfaces) or a specific address to serve others, and then also set"
-                    + " rest.auth.token.");
+                    + " set 0.0.0.0 (all interfaces) or a specific address to serve others. Off loopback a token"
+                    + " (rest.auth.token-file or rest.auth.token) is required, or the server does not start (see"
+                    + " rest.auth.allow-unauthenticated).");
 
     public static final ConfigOption<Integer> PORT = ConfigOptions.key("rest.port")
             .intType()
@@ -37,6 +38,44 @@ public final class RestOptions {
             .defaultValue("")
             .withDescription("File holding the bearer token (its first line, surrounding whitespace removed); read"
                     + " once at start. Empty: use rest.auth.token. Setting both is an error.");
+
+    public static final ConfigOption<Boolean> ALLOW_UNAUTHENTICATED = ConfigOptions.key("rest.auth.allow-unauthenticated")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("Serve the REST API without a token on an address other machines can reach"
+                    + " (rest.address not loopback). Then everyone who can reach that address can submit jobs (run any"
+                    + " code as the Sluice user on every task manager), cancel them, and read every job's status,"
+                    + " exceptions and metrics. Only for a network that admits nothing else, or behind a proxy that"
+                    + " authenticates. false: such a server refuses to start without a token.");
+
+    public static final ConfigOption<String> ALLOWED_HOSTS = ConfigOptions.key("rest.allowed-hosts")
+            .stringType()
+            .defaultValue("")
+            .withDescription("Comma-separated extra host names a server on loopback answers to. On loopback, a"
+                    + " request whose Host or Origin header names another host than localhost, 127.0.0.1 or [::1]"
+                    + " is refused with 403, so that a web page cannot reach the API through a DNS name rebound to"
+                    + " 127.0.0.1 (DNS rebinding). Add the names this machine is reached under (for example through"
+                    + " an SSH tunnel or a local proxy).");
+
+    public static final ConfigOption<Boolean> TLS_ENABLED = ConfigOptions.key("rest.tls.enabled")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("Serve the REST API and dashboard over HTTPS with rest.tls.key and"
+                    + " rest.tls.certificate (no plain HTTP then). Clients check the certificate: sluice commands"
+                    + " take --ca-file for a private CA.");
+
+    public static final ConfigOption<String> TLS_KEY = ConfigOptions.key("rest.tls.key")
+            .stringType()
+            .defaultValue("")
+            .withDescription("PEM file of the HTTPS server's private key (PKCS#8, '-----BEGIN PRIVATE KEY-----',"
+                    + " unencrypted). Required when rest.tls.enabled is true.");
+
+    public static final ConfigOption<String> TLS_CERTIFICATE = ConfigOptions.key("rest.tls.certificate")
+            .stringType()
+            .defaultValue("")
+            .withDescription("PEM file of the HTTPS server's certificate chain, its own certificate first; it"
+                    + " should name the host clients use (subject alternative names). Required when rest.tls.enabled"
+                    + " is true.");
 
     public static final ConfigOption<Long> MAX_REQUEST_SIZE = ConfigOptions.key("rest.max-request-size")
             .longType()

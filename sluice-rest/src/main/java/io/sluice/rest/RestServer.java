@@ -20,7 +20,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The HTTP server of the REST API (and of whatever extra route groups are added, such as the
  * metrics endpoint and the dashboard): Javalin on Jetty 12, listening on
- * {@link RestServerConfig#bindAddress()} (127.0.0.1 by default).
+ * {@link RestServerConfig#bindAddress()} (127.0.0.1 by default), over HTTPS with
+ * {@link RestServerConfig#tls()} ({@link RestTls}). On loopback it refuses requests for other host
+ * names ({@link HostHeaderCheck}); off loopback its configuration cannot be made without a token
+ * unless explicitly allowed ({@link RestServerConfig}).
  *
  * <pre>{@code
  * RestServer server = RestServer.builder(RestServerConfig.defaults(), new LocalClusterBackend(cluster, jars, runner))
@@ -65,6 +68,7 @@ public final class RestServer implements AutoCloseable {
         pool.setName("sluice-rest");
         pool.setDaemon(true);
         BearerTokenCheck auth = new BearerTokenCheck(config.authToken());
+        HostHeaderCheck hosts = new HostHeaderCheck(config);
         List<RestRouter.Route> registered = new ArrayList<>();
         this.app = Javalin.create(cfg -> {
             cfg.startup.showJavalinBanner = false;
@@ -76,9 +80,13 @@ public final class RestServer implements AutoCloseable {
             cfg.jetty.multipartConfig.maxTotalRequestSize(config.maxUploadBytes(), SizeUnit.BYTES);
             cfg.jetty.multipartConfig.maxInMemoryFileSize(IN_MEMORY_UPLOAD_BYTES, SizeUnit.BYTES);
             cfg.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
+            if (config.tls() != null) {
+                RestTls.addHttpsConnector(cfg.jetty, config);
+            }
             cfg.http.maxRequestSize = config.maxRequestBytes();
             cfg.http.prefer405over404 = true;
             cfg.jsonMapper(new JavalinJackson(new ObjectMapper(), false));
+            cfg.routes.before(hosts::check);
             cfg.routes.before(ctx -> RequestLimits.check(ctx, config));
             if (b.meterRegistry != null) {
                 cfg.requestLogger.http(new io.sluice.rest.metrics.RestRequestMetrics(b.meterRegistry));
@@ -111,7 +119,7 @@ public final class RestServer implements AutoCloseable {
                     + " (" + e.getMessage() + "). Is the port in use? Set rest.port (0 picks a free one) or rest.address.", e);
         }
         started = true;
-        LOG.info("REST API listening on http://{}:{}/v1 (token {})", config.bindAddress(), port(),
+        LOG.info("REST API listening on {}://{}:{}/v1 (token {})", config.scheme(), config.bindAddress(), port(),
                 config.authToken() == null ? "not required" : "required");
         return this;
     }
