@@ -20,6 +20,7 @@ import io.sluice.config.KnownOptions;
 import io.sluice.config.TaskManagerOptions;
 import io.sluice.dist.Manifests.Resource;
 import io.sluice.rest.RestOptions;
+import io.sluice.rest.RestServerConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -106,6 +107,7 @@ class DeploymentManifestsTest {
         m.one("StatefulSet", "zookeeper");
         m.one("Service", REST_SERVICE);
         m.one("Secret", "sluice-s3-credentials");
+        m.one("Secret", "sluice-rest-token");
         assertThat(string(m.one("ConfigMap", CONFIG_MAP).content(), "data", CONFIG_FILE)).isNotBlank();
     }
 
@@ -128,6 +130,11 @@ class DeploymentManifestsTest {
         }
         assertThat(c.get(RestOptions.ADDRESS)).as("rest.address: other pods and the kubelet's probes must reach it")
                 .isEqualTo("0.0.0.0");
+    }
+
+    @Test
+    void theJobManagersServeRestWithATokenFromASecretAndProbeAPathThatNeedsNone() throws IOException {
+        checkRestToken(shipped());
     }
 
     @Test
@@ -196,7 +203,7 @@ class DeploymentManifestsTest {
 
     @Test
     void aProbeOnAnotherPortFails() throws IOException {
-        String probe = "readinessProbe:\n            httpGet:\n              path: /v1/overview\n              port: ";
+        String probe = "readinessProbe:\n            httpGet:\n              path: /dashboard/\n              port: ";
         Manifests broken = shippedWith("30-jobmanager.yaml", probe + "rest", probe + "8080");
         assertThatThrownBy(() -> checkPorts(broken)).hasMessageContaining("readinessProbe");
     }
@@ -212,6 +219,30 @@ class DeploymentManifestsTest {
     void aSecretKeyThatIsNotInTheSecretFails() throws IOException {
         Manifests broken = shippedWith("10-s3-secret.yaml", "AWS_SECRET_ACCESS_KEY: replace", "AWS_SECRET_KEY: replace");
         assertThatThrownBy(() -> checkReferences(broken)).hasMessageContaining("AWS_SECRET_ACCESS_KEY");
+    }
+
+    @Test
+    void restWithoutATokenFileOrWithUnauthenticatedAccessAllowedFails() throws IOException {
+        Manifests noToken = shippedWith("20-configmap.yaml", "    rest.auth.token-file: /etc/sluice-rest-token/token\n", "");
+        assertThatThrownBy(() -> checkRestToken(noToken)).hasMessageContaining("Refusing to serve the REST API on 0.0.0.0");
+        Manifests allowed = shippedWith("20-configmap.yaml", "    rest.auth.token-file: /etc/sluice-rest-token/token\n",
+                "    rest.auth.allow-unauthenticated: true\n");
+        assertThatThrownBy(() -> checkRestToken(allowed)).hasMessageContaining("rest.auth.allow-unauthenticated");
+        Manifests inline = shippedWith("20-configmap.yaml", "    rest.auth.token-file: /etc/sluice-rest-token/token\n",
+                "    rest.auth.token: swordfish\n");
+        assertThatThrownBy(() -> checkRestToken(inline)).hasMessageContaining("rest.auth.token-file");
+    }
+
+    @Test
+    void aTokenFileOutsideTheMountedSecretOrAProbeOnTheApiFails() throws IOException {
+        Manifests elsewhere = shippedWith("20-configmap.yaml", "rest.auth.token-file: /etc/sluice-rest-token/token",
+                "rest.auth.token-file: /etc/sluice/token");
+        assertThatThrownBy(() -> checkRestToken(elsewhere)).hasMessageContaining("/etc/sluice/token");
+        Manifests wrongKey = shippedWith("15-rest-token-secret.yaml", "  token: replace", "  rest-token: replace");
+        assertThatThrownBy(() -> checkRestToken(wrongKey)).hasMessageContaining("token");
+        String probe = "readinessProbe:\n            httpGet:\n              path: ";
+        Manifests apiProbe = shippedWith("30-jobmanager.yaml", probe + "/dashboard/", probe + "/v1/overview");
+        assertThatThrownBy(() -> checkRestToken(apiProbe)).hasMessageContaining("readinessProbe");
     }
 
     @Test
@@ -278,6 +309,48 @@ class DeploymentManifestsTest {
             for (Object c : containers(w)) {
                 ConfigurationValidator.validate(containerConfiguration(m, c), known);
             }
+        }
+    }
+
+    /**
+     * The job managers' REST configuration passes Sluice's own check for an address off loopback
+     * ({@link RestServerConfig}, with the token file's content standing in), with the token in a file
+     * (never inline, never unauthenticated) that lies in a volume of a Secret of these manifests with
+     * that key; the HTTP probes use a path that needs no token.
+     */
+    private void checkRestToken(Manifests m) throws IOException {
+        Resource jobManagers = m.one("Deployment", JOB_MANAGER);
+        Object container = onlyContainer(jobManagers);
+        Configuration c = containerConfiguration(m, container);
+        String tokenFile = c.get(RestOptions.AUTH_TOKEN_FILE);
+        Path standIn = Files.writeString(dir.resolve("token"), "stand-in\n");
+        Configuration checked = c.copy();
+        if (!tokenFile.isEmpty()) {
+            checked.setString(RestOptions.AUTH_TOKEN_FILE.key(), standIn.toString());
+        }
+        RestServerConfig.fromConfiguration(checked); // refuses 0.0.0.0 without a token, naming the address
+        assertThat(c.get(RestOptions.ALLOW_UNAUTHENTICATED)).as("rest.auth.allow-unauthenticated of %s", JOB_MANAGER)
+                .isFalse();
+        assertThat(c.get(RestOptions.AUTH_TOKEN)).as("rest.auth.token of %s: the token belongs in a Secret, read through"
+                + " rest.auth.token-file", JOB_MANAGER).isEmpty();
+        assertThat(tokenFile).as("rest.auth.token-file of %s", JOB_MANAGER).isNotEmpty();
+        Path file = Path.of(tokenFile);
+        Object mount = list(container, "volumeMounts").stream()
+                .filter(v -> file.getParent().equals(Path.of(string(v, "mountPath")))).findFirst()
+                .orElseThrow(() -> new AssertionError("rest.auth.token-file " + tokenFile + " of " + JOB_MANAGER
+                        + " is in no volume mounted in its container"));
+        Object volume = list(jobManagers.content(), "spec", "template", "spec", "volumes").stream()
+                .filter(v -> string(mount, "name").equals(string(v, "name"))).findFirst().orElseThrow();
+        assertThat(at(volume, "secret", "secretName")).as("volume %s holding %s is a Secret", string(volume, "name"), tokenFile)
+                .isNotNull();
+        Resource secret = m.one("Secret", string(volume, "secret", "secretName"));
+        Set<String> keys = new TreeSet<>(map(secret.content(), "stringData").keySet());
+        keys.addAll(map(secret.content(), "data").keySet());
+        assertThat(keys).as("keys of %s, one of them the file name of rest.auth.token-file %s", secret, tokenFile)
+                .contains(file.getFileName().toString());
+        for (String probe : List.of("startupProbe", "readinessProbe", "livenessProbe")) {
+            assertThat(string(container, probe, "httpGet", "path")).as("%s path of %s: one that needs no token", probe,
+                    JOB_MANAGER).isIn(new io.sluice.rest.dashboard.DashboardRoutes().paths());
         }
     }
 

@@ -22,7 +22,7 @@ import java.util.regex.Pattern;
  * {@code ip netns exec}, and the process binds and advertises that host's address). Test code only.
  */
 final class SluiceCluster implements AutoCloseable {
-    private static final Pattern LISTENING = Pattern.compile("Listening on (http://[^/\\s]+)/");
+    private static final Pattern LISTENING = Pattern.compile("Listening on (https?://[^/\\s]+)/");
     static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
     /** Where a process runs: its address, and how to run a command there. */
@@ -161,9 +161,13 @@ final class SluiceCluster implements AutoCloseable {
 
     /** A job manager like {@link #startJobManager}, without waiting for its REST API (for one that should exit). */
     SluiceProcess launchJobManager(Host host, Map<String, String> extra) throws IOException {
-        return start(host, "jobmanager", List.of("--port", "0"),
-                merged(extra, Map.of("rest.address", host.address(), "jobmanager.rpc.host", host.address(),
-                        "jobmanager.rpc.port", "0")));
+        Map<String, String> hostSettings = new java.util.LinkedHashMap<>(Map.of("rest.address", host.address(),
+                "jobmanager.rpc.host", host.address(), "jobmanager.rpc.port", "0"));
+        if (host != Host.MACHINE) {
+            // A test host's address is off loopback, but only inside the network namespaces this test made.
+            hostSettings.put("rest.auth.allow-unauthenticated", "true");
+        }
+        return start(host, "jobmanager", List.of("--port", "0"), merged(extra, hostSettings));
     }
 
     private static String java() {

@@ -1,6 +1,9 @@
 package io.sluice.cli.client;
 
 import io.sluice.cli.ExitCodes;
+import io.sluice.config.IllegalConfigurationException;
+import io.sluice.security.tls.PemFiles;
+import io.sluice.security.tls.TlsIdentity;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -11,7 +14,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 
-/** The options every command that talks to a cluster takes: where it is, its token, and the output format. */
+/**
+ * The options every command that talks to a cluster takes: where it is, its token, the CA to trust
+ * for HTTPS, and the output format.
+ */
 public final class ClientOptions {
     /** How results are printed. */
     public enum Output { text, json }
@@ -26,6 +32,11 @@ public final class ClientOptions {
 
     @Option(names = "--token-file", paramLabel = "FILE", description = "File whose first line is the bearer token.")
     Path tokenFile;
+
+    @Option(names = "--ca-file", paramLabel = "FILE", defaultValue = "${env:SLUICE_CA_FILE}",
+            description = "PEM file of the CA certificate(s) to trust for an https:// cluster whose certificate a"
+                    + " private CA signed (rest.tls.*). Default: $SLUICE_CA_FILE, else the JVM's trusted CAs.")
+    Path caFile;
 
     @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text",
             description = "text (for people) or json (the REST API's JSON, for scripts). Default: ${DEFAULT-VALUE}.")
@@ -63,6 +74,18 @@ public final class ClientOptions {
                         + " is empty; write the token on its first line");
             }
         }
-        return new RestClient(uri, t);
+        javax.net.ssl.SSLContext tls = null;
+        if (caFile != null) {
+            if (!"https".equals(uri.getScheme())) {
+                throw new ParameterException(spec.commandLine(), "--ca-file is for an https:// cluster; --cluster is "
+                        + cluster);
+            }
+            try {
+                tls = new TlsIdentity(null, List.of(), PemFiles.certificates(caFile, "--ca-file")).jdkContext();
+            } catch (IllegalConfigurationException e) {
+                throw new ClientException(ExitCodes.NOT_FOUND, e.getMessage());
+            }
+        }
+        return new RestClient(uri, t, tls);
     }
 }

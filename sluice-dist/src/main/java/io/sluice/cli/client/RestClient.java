@@ -15,6 +15,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
 
 /**
  * The REST API of a Sluice cluster as the CLI uses it: JSON over {@link HttpClient}, an optional
@@ -31,10 +34,19 @@ final class RestClient {
     private final String token;
     private final HttpClient http;
 
-    RestClient(URI base, String token) {
+    /** @param tls the TLS context for an https cluster (trusting its CA), or {@code null} for the JVM's defaults */
+    RestClient(URI base, String token, SSLContext tls) {
         this.base = base;
         this.token = token;
-        this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+        if (tls != null) {
+            b.sslContext(tls);
+        }
+        this.http = b.build();
+    }
+
+    RestClient(URI base, String token) {
+        this(base, token, null);
     }
 
     URI base() {
@@ -119,6 +131,15 @@ final class RestClient {
     }
 
     private ClientException unreachable(IOException e) {
+        if (e instanceof SSLHandshakeException) {
+            return new ClientException(ExitCodes.UNAVAILABLE, "The Sluice cluster at " + base + " presented a"
+                    + " certificate this client does not trust (" + e.getMessage() + "). If a private CA signed it,"
+                    + " pass that CA's PEM file with --ca-file (or SLUICE_CA_FILE)", e);
+        }
+        if (e instanceof SSLException) {
+            return new ClientException(ExitCodes.UNAVAILABLE, "TLS with the Sluice cluster at " + base + " failed ("
+                    + e.getMessage() + "); does it serve HTTPS (rest.tls.enabled)? If not, use an http:// address", e);
+        }
         String reason = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
         if (e instanceof ConnectException && e.getMessage() == null) {
             reason = "connection refused";

@@ -95,7 +95,7 @@ public final class ClusterCommand implements Callable<Integer> {
                 server.close();
                 cluster.close();
             });
-            String url = "http://" + restConfig.bindAddress() + ":" + server.port() + "/";
+            String url = restConfig.scheme() + "://" + restConfig.bindAddress() + ":" + server.port() + "/";
             out.printf("Sluice cluster: %d task executor(s) x %d slot(s); high availability: %s%n",
                     cluster.taskExecutors().size(), cluster.taskExecutors().get(0).numberOfSlots(), haDescription(configuration));
             out.println("Listening on " + url + " (REST API under " + url + "v1, dashboard at " + url + ")");

@@ -90,7 +90,7 @@ public final class JobManagerCommand implements Callable<Integer> {
             LocalJarDirectory jars = new LocalJarDirectory(jarDirectory, jarIo, SystemClock.INSTANCE);
             RestServer server = ClusterRestServer.start(restConfig, new DispatcherRestBackend(view, jars, jarRunner),
                     metrics, "another job manager");
-            String url = "http://" + advertisedRestHost(restConfig.bindAddress(), configuration) + ":" + server.port();
+            String url = restConfig.scheme() + "://" + advertisedRestHost(restConfig.bindAddress(), configuration) + ":" + server.port();
             JobManagerProcess jobManager;
             try {
                 jobManager = JobManagerProcess.start(configuration, url, metrics);
@@ -107,7 +107,7 @@ public final class JobManagerCommand implements Callable<Integer> {
                 server.close();
                 started.close();
             });
-            String listen = "http://" + restConfig.bindAddress() + ":" + server.port() + "/";
+            String listen = restConfig.scheme() + "://" + restConfig.bindAddress() + ":" + server.port() + "/";
             out.printf("Sluice job manager %s; high availability: %s%n", jobManager.id(),
                     configuration.get(HighAvailabilityOptions.TYPE));
             out.println("Advertised as " + jobManager.contenderId());
