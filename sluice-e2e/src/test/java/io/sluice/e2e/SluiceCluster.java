@@ -159,6 +159,16 @@ final class SluiceCluster implements AutoCloseable {
         return new CommandResult(p.exitValue(), out);
     }
 
+    /** Runs {@code sluice <args>} as a process in {@code dir} to its end (at most two minutes). */
+    static CommandResult sluice(Path dir, List<String> args) throws Exception {
+        List<String> command = new ArrayList<>(List.of(java(), "-jar", sluiceJar().toString()));
+        command.addAll(args);
+        Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("sluice " + args + " ends").isTrue();
+        return new CommandResult(p.exitValue(), out);
+    }
+
     /** A job manager like {@link #startJobManager}, without waiting for its REST API (for one that should exit). */
     SluiceProcess launchJobManager(Host host, Map<String, String> extra) throws IOException {
         Map<String, String> hostSettings = new java.util.LinkedHashMap<>(Map.of("rest.address", host.address(),
