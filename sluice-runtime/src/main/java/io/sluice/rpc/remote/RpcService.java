@@ -95,7 +95,6 @@ public final class RpcService implements AutoCloseable {
     private final long timeoutMillis;
     private final long connectTimeoutMillis;
     private final int maxMessageSize;
-    private final ClassLoader classLoader;
     private final ScheduledExecutorService timer;
     private final boolean ownsTimer;
     private final EventLoopGroup eventLoops;
@@ -109,9 +108,9 @@ public final class RpcService implements AutoCloseable {
     private final EndpointRegistry endpoints = new EndpointRegistry(String.valueOf(serviceNumber));
     private final Map<RpcAddress, RpcConnection> connections = new ConcurrentHashMap<>();
     private final AtomicLong nextRequestId = new AtomicLong();
-    private final SerializationContext serialization = new SerializationContext();
     /** What the gateways this service serves and calls carry: the only classes it reads. */
     private final RpcMessageTypes messageTypes = new RpcMessageTypes();
+    private final GatewaySerialization serialization;
     private final InboundCalls calls;
     /** Mutual TLS on every connection, or {@code null} for plain TCP. */
     private final InternalTls tls;
@@ -122,8 +121,9 @@ public final class RpcService implements AutoCloseable {
         this.timeoutMillis = conf.get(RpcOptions.TIMEOUT).toMillis();
         this.connectTimeoutMillis = conf.get(RpcOptions.CONNECT_TIMEOUT).toMillis();
         this.maxMessageSize = conf.get(RpcOptions.MAX_MESSAGE_SIZE);
-        this.classLoader = b.classLoader != null ? b.classLoader : RpcService.class.getClassLoader();
+        ClassLoader classLoader = b.classLoader != null ? b.classLoader : RpcService.class.getClassLoader();
         this.tls = b.tls;
+        this.serialization = new GatewaySerialization(this::address, endpoints, messageTypes, classLoader, this::proxy);
         String prefix = "sluice-rpc-" + serviceNumber;
         if (b.timer != null) {
             this.timer = b.timer;
@@ -501,65 +501,6 @@ public final class RpcService implements AutoCloseable {
         } else {
             receiveFailures.warn(connection.address + "/oversized", "Skipped an RPC frame of " + frame.length()
                     + " bytes from " + connection.address + ", above " + RpcOptions.MAX_MESSAGE_SIZE.key() + " = " + maxMessageSize);
-        }
-    }
-
-    // ------------------------------------------------------------------ references
-
-    /** Turns gateway objects into references and back; see {@link RpcSerialization}. */
-    private final class SerializationContext implements RpcSerialization.Context {
-        @Override
-        public GatewayReference referenceFor(Object object) {
-            if (Proxy.isProxyClass(object.getClass())) {
-                return Proxy.getInvocationHandler(object) instanceof RemoteGatewayHandler h ? h.reference() : null;
-            }
-            List<Class<?>> interfaces = GatewayInterfaces.of(object.getClass());
-            if (interfaces.isEmpty()) {
-                return null;
-            }
-            Endpoint endpoint = endpoints.exportByReference(object, interfaces);
-            interfaces.forEach(messageTypes::register);
-            return new GatewayReference(address, endpoint.name, GatewayInterfaces.names(endpoint.interfaces),
-                    endpoint.currentToken(), new HashMap<>(endpoint.constants));
-        }
-
-        @Override
-        public Object resolve(GatewayReference reference) {
-            if (reference.address().equals(address)) {
-                Object target = endpoints.target(reference.endpoint());
-                if (target != null) {
-                    return target;
-                }
-            }
-            List<Class<?>> interfaces = new ArrayList<>();
-            for (String name : reference.interfaceNames()) {
-                try {
-                    Class<?> c = Class.forName(name, false, classLoader);
-                    if (c.isInterface()) {
-                        interfaces.add(c);
-                        messageTypes.register(c);
-                    }
-                } catch (ClassNotFoundException unknownHere) {
-                    LOG.debug("Gateway interface {} of '{}' at {} is unknown here; the proxy leaves it out", name,
-                            reference.endpoint(), reference.address());
-                }
-            }
-            if (interfaces.isEmpty()) {
-                throw new RpcException("None of the gateway interfaces " + reference.interfaceNames() + " of '"
-                        + reference.endpoint() + "' at " + reference.address() + " is known here");
-            }
-            return proxy(classLoader, reference.address(), reference.endpoint(), interfaces, reference.fencingToken(),
-                    reference.constants() == null ? Map.of() : reference.constants());
-        }
-
-        @Override
-        public ClassLoader classLoader() {
-            return classLoader;
-        }
-
-        @Override
-        public RpcMessageTypes messageTypes() {
-            return messageTypes;
         }
     }
 
