@@ -12,7 +12,10 @@ import io.sluice.config.Configuration;
 import io.sluice.config.IllegalConfigurationException;
 import io.sluice.config.SecurityOptions;
 import io.sluice.config.SecurityOptions.TlsProvider;
+import io.sluice.util.Clock;
+import io.sluice.util.SystemClock;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLException;
@@ -31,6 +34,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class InternalTls {
     private static final Logger LOG = LoggerFactory.getLogger(InternalTls.class);
+    /** Failed handshakes are logged at most once per this interval (with a count of those left out). */
+    static final Duration REFUSAL_LOG_INTERVAL = Duration.ofSeconds(10);
 
     private final TlsIdentity identity;
     private final SslProvider provider;
@@ -38,10 +43,12 @@ public final class InternalTls {
     private final SslContext client;
     private final AtomicLong handshakes = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
+    private final RefusalLog refusals;
 
-    private InternalTls(TlsIdentity identity, SslProvider provider) {
+    private InternalTls(TlsIdentity identity, SslProvider provider, Clock clock) {
         this.identity = identity;
         this.provider = provider;
+        this.refusals = new RefusalLog(clock, REFUSAL_LOG_INTERVAL);
         try {
             this.server = SslContextBuilder.forServer(identity.key(), identity.chain())
                     .trustManager(identity.trusted())
@@ -67,10 +74,15 @@ public final class InternalTls {
      * {@code provider} ({@code AUTO}: OpenSSL where it loads, else the JDK's).
      */
     public static InternalTls of(TlsIdentity identity, TlsProvider provider) {
+        return of(identity, provider, SystemClock.INSTANCE);
+    }
+
+    /** Like {@link #of(TlsIdentity, TlsProvider)}; {@code clock} paces the log of failed handshakes. */
+    public static InternalTls of(TlsIdentity identity, TlsProvider provider, Clock clock) {
         if (identity.key() == null || identity.trusted().isEmpty()) {
             throw new IllegalArgumentException("Mutual TLS needs a key, its certificate and trusted CA certificates");
         }
-        return new InternalTls(identity, nettyProvider(provider));
+        return new InternalTls(identity, nettyProvider(provider), clock);
     }
 
     /**
@@ -126,14 +138,14 @@ public final class InternalTls {
     /** Adds the server side of TLS first to {@code pipeline}; {@code server} names the port for logs ("RPC server 127.0.0.1:6123"). */
     public void addServerHandlers(ChannelPipeline pipeline, ByteBufAllocator allocator, String server) {
         SslHandler ssl = this.server.newHandler(allocator);
-        pipeline.addFirst("tls-guard", new TlsHandshakeGuard(server, true, handshakes, refused));
+        pipeline.addFirst("tls-guard", new TlsHandshakeGuard(server, true, handshakes, refused, refusals));
         pipeline.addFirst("tls", ssl);
     }
 
     /** Adds the client side of TLS first to {@code pipeline}, for a connection to {@code host:port}. */
     public void addClientHandlers(ChannelPipeline pipeline, ByteBufAllocator allocator, String host, int port) {
         SslHandler ssl = client.newHandler(allocator, host, port);
-        pipeline.addFirst("tls-guard", new TlsHandshakeGuard(host + ":" + port, false, handshakes, refused));
+        pipeline.addFirst("tls-guard", new TlsHandshakeGuard(host + ":" + port, false, handshakes, refused, refusals));
         pipeline.addFirst("tls", ssl);
     }
 

@@ -7,29 +7,27 @@ import io.netty.handler.ssl.NotSslRecordException;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Sits behind the TLS handler of one connection: counts the handshake, and when TLS fails (the peer
  * has no certificate the cluster trusts, speaks plain TCP, or does not trust ours) replaces the
  * exception with one that says so and what to check (a client's connection fails with it), and logs
- * it once for the connection. A server closes the connection itself. Event-loop only.
+ * it once for the connection (through a {@link RefusalLog}, so at most once per interval). A server closes the connection itself. Event-loop only.
  */
 final class TlsHandshakeGuard extends ChannelInboundHandlerAdapter {
-    private static final Logger LOG = LoggerFactory.getLogger(TlsHandshakeGuard.class);
-
     private final String where;
     private final boolean serverSide;
     private final AtomicLong completed;
     private final AtomicLong failed;
+    private final RefusalLog log;
     private boolean reported;
 
-    TlsHandshakeGuard(String where, boolean serverSide, AtomicLong completed, AtomicLong failed) {
+    TlsHandshakeGuard(String where, boolean serverSide, AtomicLong completed, AtomicLong failed, RefusalLog log) {
         this.where = where;
         this.serverSide = serverSide;
         this.completed = completed;
         this.failed = failed;
+        this.log = log;
     }
 
     @Override
@@ -70,7 +68,7 @@ final class TlsHandshakeGuard extends ChannelInboundHandlerAdapter {
         if (!reported) {
             reported = true;
             failed.incrementAndGet();
-            LOG.warn(message);
+            log.warn(message);
         }
         return new SSLException(message, cause);
     }
