@@ -113,7 +113,7 @@ class DataExchangeTlsTest {
         await().atMost(WAIT).until(in::isReleased);
         assertThat(in.releaseCause()).isInstanceOf(RemoteChannelException.class)
                 .hasMessageContaining(producerSide.dataAddress());
-        assertThat(producerTls.handshakesFailed()).isEqualTo(1);
+        await().atMost(WAIT).until(() -> producerTls.handshakesFailed() == 1);
         assertThat(producerSide.metrics().buffersSent()).isZero();
     }
 

@@ -125,7 +125,7 @@ class RpcTlsTest {
         assertThatThrownBy(() -> registryOf(plain, server).leaderSession().get(10, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class).cause().isInstanceOf(RpcConnectionException.class)
                 .hasMessageContaining("The connection to " + server.address() + " was lost");
-        assertThat(serverTls.handshakesFailed()).isEqualTo(1);
+        awaitFailedHandshakes(serverTls);
         assertThat(serverTls.handshakesCompleted()).isZero();
     }
 
@@ -141,7 +141,7 @@ class RpcTlsTest {
 
         assertThatThrownBy(() -> registryOf(intruder, server).leaderSession().get(10, TimeUnit.SECONDS))
                 .isInstanceOf(ExecutionException.class).cause().isInstanceOf(RpcConnectionException.class);
-        assertThat(serverTls.handshakesFailed()).isEqualTo(1);
+        awaitFailedHandshakes(serverTls);
     }
 
     @Test
@@ -157,9 +157,9 @@ class RpcTlsTest {
             socket.setSoTimeout(10_000);
             assertThat(answerTo(socket, leaderSessionCall())).as("bytes answered").isEqualTo(-1);
         } catch (IOException refused) {
-            assertThat(refused).hasMessageContaining("certificate");
+            // the handshake alert, or a reset once the server closed: either way nothing was answered
         }
-        assertThat(serverTls.handshakesFailed()).isEqualTo(1);
+        awaitFailedHandshakes(serverTls);
     }
 
     @Test
@@ -177,7 +177,13 @@ class RpcTlsTest {
             }
             assertThat(answer).as("bytes answered").isEqualTo(-1);
         }
-        assertThat(serverTls.handshakesFailed()).isEqualTo(1);
+        awaitFailedHandshakes(serverTls);
+    }
+
+    /** The server counts the refusal on its event loop, maybe just after the client saw it. */
+    private static void awaitFailedHandshakes(InternalTls serverTls) {
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> serverTls.handshakesFailed() == 1);
     }
 
     /** Writes {@code frame} and reads: the first byte of the answer, or -1 when the server closed the connection. */
