@@ -61,9 +61,12 @@ class DistributionTarballITCase {
         assertThat(jars).contains("sluice-dist-" + version + ".jar", "sluice-runtime-" + version + ".jar",
                 "sluice-rest-" + version + ".jar", "sluice-ha-zookeeper-" + version + ".jar",
                 "sluice-storage-s3-" + version + ".jar");
-        assertThat(jars).as("the shaded sluice.jar, test libraries and native Netty are not shipped")
-                .noneMatch(j -> j.equals("sluice.jar") || j.startsWith("junit") || j.startsWith("netty-tcnative")
-                        || j.contains("epoll"));
+        assertThat(jars).as("the shaded sluice.jar, test libraries and native Netty other than OpenSSL for Linux"
+                        + " x86-64 (security.internal.tls.provider) are not shipped")
+                .noneMatch(j -> j.equals("sluice.jar") || j.startsWith("junit") || j.contains("epoll")
+                        || j.startsWith("netty-tcnative-boringssl-static") && !j.endsWith("-linux-x86_64.jar"));
+        assertThat(jars).filteredOn(j -> j.startsWith("netty-tcnative")).as("OpenSSL for the internal TLS")
+                .hasSize(2).anyMatch(j -> j.startsWith("netty-tcnative-classes-"));
         // Two versions of one library would both be on the class path. (Two libraries named 'annotations' are
         // shipped: org.jetbrains' and the AWS SDK's.)
         List<String> artifacts = jars.stream().map(j -> j.replaceFirst("-\\d[^-]*(-SNAPSHOT)?(-[a-z_0-9-]+)?\\.jar$", ""))
