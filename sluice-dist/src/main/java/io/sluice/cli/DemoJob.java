@@ -1,7 +1,7 @@
 package io.sluice.cli;
 
 import io.sluice.api.StreamExecutionEnvironment;
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.sink.CollectingSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.config.RestartStrategyConfig;
@@ -9,8 +9,8 @@ import io.sluice.examples.InjectedFailures;
 import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobVertex;
-import io.sluice.jobmaster.JobDetails;
-import io.sluice.jobmaster.VertexStatus;
+import io.sluice.protocol.JobDetails;
+import io.sluice.protocol.VertexStatus;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -2,11 +2,11 @@ package io.sluice.cli;
 
 import io.sluice.cluster.LocalCluster;
 import io.sluice.config.Durations;
-import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.protocol.DispatcherGateway;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobDetails;
-import io.sluice.jobmaster.JobResult;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.protocol.JobDetails;
+import io.sluice.job.JobResult;
+import io.sluice.job.JobStatus;
 import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;

@@ -1,9 +1,9 @@
 package io.sluice.cli;
 
 import io.sluice.checkpoint.CheckpointStats;
-import io.sluice.jobmaster.JobDetails;
-import io.sluice.jobmaster.JobResult;
-import io.sluice.jobmaster.JobStatusTransition;
+import io.sluice.protocol.JobDetails;
+import io.sluice.job.JobResult;
+import io.sluice.protocol.JobStatusTransition;
 import java.io.PrintWriter;
 import java.util.Locale;
 

@@ -1,7 +1,7 @@
 package io.sluice.cli;
 
 import io.sluice.checkpoint.CheckpointStats;
-import io.sluice.jobmaster.JobDetails;
+import io.sluice.protocol.JobDetails;
 import java.util.Locale;
 
 /** Formats the one line the demo prints per progress tick. */

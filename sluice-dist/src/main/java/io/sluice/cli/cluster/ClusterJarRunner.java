@@ -1,7 +1,7 @@
 package io.sluice.cli.cluster;
 
 import io.sluice.config.IllegalConfigurationException;
-import io.sluice.dispatcher.JobSubmissionException;
+import io.sluice.protocol.JobSubmissionException;
 import io.sluice.graph.JobId;
 import io.sluice.jar.JarException;
 import io.sluice.jar.JarJobSubmitter;

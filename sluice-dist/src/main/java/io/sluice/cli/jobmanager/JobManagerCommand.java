@@ -13,7 +13,7 @@ import io.sluice.config.Configuration;
 import io.sluice.config.HighAvailabilityOptions;
 import io.sluice.config.IllegalConfigurationException;
 import io.sluice.config.JobManagerOptions;
-import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.protocol.DispatcherGateway;
 import io.sluice.jar.JarJobSubmitter;
 import io.sluice.rest.RestServer;
 import io.sluice.rest.RestServerConfig;

@@ -1,10 +1,10 @@
 package io.sluice.rest.gateway;
 
-import io.sluice.dispatcher.DispatcherGateway;
-import io.sluice.dispatcher.JobSummary;
+import io.sluice.protocol.DispatcherGateway;
+import io.sluice.protocol.JobSummary;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobDetails;
+import io.sluice.protocol.JobDetails;
 import io.sluice.rest.ClusterOverview;
 import io.sluice.rest.JarInfo;
 import io.sluice.rest.RestBackend;

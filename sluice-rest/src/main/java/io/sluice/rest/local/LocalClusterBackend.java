@@ -1,7 +1,7 @@
 package io.sluice.rest.local;
 
 import io.sluice.cluster.LocalCluster;
-import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.protocol.DispatcherGateway;
 import io.sluice.rest.ClusterOverview;
 import io.sluice.rest.RestException;
 import io.sluice.rest.gateway.ClusterView;
