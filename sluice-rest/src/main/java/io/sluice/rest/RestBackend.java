@@ -3,6 +3,7 @@ package io.sluice.rest;
 import io.sluice.protocol.JobSummary;
 import io.sluice.graph.JobId;
 import io.sluice.protocol.JobDetails;
+import io.sluice.rest.model.JarInfo;
 import io.sluice.rpc.Acknowledge;
 import java.io.InputStream;
 import java.util.List;

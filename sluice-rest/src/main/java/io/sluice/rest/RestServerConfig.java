@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * How a {@link RestServer} listens and what it accepts. Immutable.
+ * How a {@link io.sluice.rest.server.RestServer} listens and what it accepts. Immutable.
  *
  * @param bindAddress     address to listen on; {@code 127.0.0.1} by default (this machine only)
  * @param port            TCP port; 0 picks a free one (tests)

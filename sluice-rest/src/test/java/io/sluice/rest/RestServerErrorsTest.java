@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.protocol.JobSummary;
 import io.sluice.graph.JobId;
 import io.sluice.protocol.JobDetails;
+import io.sluice.rest.model.JarInfo;
+import io.sluice.rest.server.RestServer;
 import io.sluice.rpc.Acknowledge;
 import java.io.InputStream;
 import java.time.Duration;

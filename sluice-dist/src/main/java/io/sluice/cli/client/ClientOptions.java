@@ -1,6 +1,6 @@
 package io.sluice.cli.client;
 
-import io.sluice.cli.ExitCodes;
+import io.sluice.cli.common.ExitCodes;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;

@@ -6,6 +6,8 @@ import io.sluice.rest.ClusterOverview;
 import io.sluice.rest.RestException;
 import io.sluice.rest.gateway.ClusterView;
 import io.sluice.rest.gateway.DispatcherRestBackend;
+import io.sluice.rest.jars.JarRunner;
+import io.sluice.rest.jars.LocalJarDirectory;
 import io.sluice.taskexecutor.TaskExecutor;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,7 +3,6 @@ package io.sluice.checkpoint.coordinator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.checkpoint.coordinator.RestoreCheckpointPin;
 import org.junit.jupiter.api.Test;
 
 class RestoreCheckpointPinTest {

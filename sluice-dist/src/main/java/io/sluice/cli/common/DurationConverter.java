@@ -1,4 +1,4 @@
-package io.sluice.cli;
+package io.sluice.cli.common;
 
 import io.sluice.config.Durations;
 import java.time.Duration;

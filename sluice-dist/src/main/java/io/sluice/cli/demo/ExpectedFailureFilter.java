@@ -1,4 +1,4 @@
-package io.sluice.cli;
+package io.sluice.cli.demo;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;

@@ -1,10 +1,16 @@
-package io.sluice.rest;
+package io.sluice.rest.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.javalin.Javalin;
 import io.javalin.config.SizeUnit;
 import io.javalin.http.HttpResponseException;
 import io.javalin.json.JavalinJackson;
+import io.sluice.rest.BearerTokenCheck;
+import io.sluice.rest.RestBackend;
+import io.sluice.rest.RestErrors;
+import io.sluice.rest.RestRouter;
+import io.sluice.rest.RestRoutes;
+import io.sluice.rest.RestServerConfig;
 import io.sluice.rest.routes.ClusterRoutes;
 import io.sluice.rest.routes.JarRoutes;
 import io.sluice.rest.routes.JobRoutes;

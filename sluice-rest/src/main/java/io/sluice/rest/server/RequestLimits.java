@@ -1,12 +1,15 @@
-package io.sluice.rest;
+package io.sluice.rest.server;
 
 import io.javalin.http.Context;
+import io.sluice.rest.RestException;
+import io.sluice.rest.RestOptions;
+import io.sluice.rest.RestServerConfig;
 
 /**
  * Refuses a request whose declared body is larger than the server accepts, before anything of it
  * is read: {@link RestServerConfig#maxUploadBytes()} for {@code POST /v1/jars}, else
  * {@link RestServerConfig#maxRequestBytes()}. Bodies without a declared length are limited where
- * they are read ({@link RestRouter#body}, the multipart parser). Stateless; request threads.
+ * they are read ({@link io.sluice.rest.RestRouter#body}, the multipart parser). Stateless; request threads.
  */
 final class RequestLimits {
     static final String UPLOAD_PATH = "/v1/jars";

@@ -1,7 +1,9 @@
-package io.sluice.cli;
+package io.sluice.cli.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.cli.SluiceCli;
+import io.sluice.cli.common.ExitCodes;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.sluice.cli;
+package io.sluice.cli.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

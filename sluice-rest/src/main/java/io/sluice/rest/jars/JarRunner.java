@@ -1,7 +1,7 @@
-package io.sluice.rest.local;
+package io.sluice.rest.jars;
 
 import io.sluice.graph.JobId;
-import io.sluice.rest.JarInfo;
+import io.sluice.rest.model.JarInfo;
 import io.sluice.rest.RestException;
 import io.sluice.rest.RunRequest;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.sluice.cli;
+package io.sluice.cli.demo;
 
 import io.sluice.checkpoint.CheckpointStats;
 import io.sluice.protocol.JobDetails;

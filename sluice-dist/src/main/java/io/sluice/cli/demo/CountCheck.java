@@ -1,4 +1,4 @@
-package io.sluice.cli;
+package io.sluice.cli.demo;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;

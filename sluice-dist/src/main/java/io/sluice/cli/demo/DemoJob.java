@@ -1,4 +1,4 @@
-package io.sluice.cli;
+package io.sluice.cli.demo;
 
 import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.api.tuple.Tuple2;

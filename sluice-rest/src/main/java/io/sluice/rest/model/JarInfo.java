@@ -1,4 +1,4 @@
-package io.sluice.rest;
+package io.sluice.rest.model;
 
 /**
  * A stored jar.

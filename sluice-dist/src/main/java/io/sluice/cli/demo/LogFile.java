@@ -1,4 +1,4 @@
-package io.sluice.cli;
+package io.sluice.cli.demo;
 
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;

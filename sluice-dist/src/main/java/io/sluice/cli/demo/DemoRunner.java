@@ -1,5 +1,6 @@
-package io.sluice.cli;
+package io.sluice.cli.demo;
 
+import io.sluice.cli.common.ExitCodes;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.config.Durations;
 import io.sluice.protocol.DispatcherGateway;

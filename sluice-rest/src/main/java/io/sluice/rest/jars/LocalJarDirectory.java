@@ -1,6 +1,6 @@
-package io.sluice.rest.local;
+package io.sluice.rest.jars;
 
-import io.sluice.rest.JarInfo;
+import io.sluice.rest.model.JarInfo;
 import io.sluice.rest.RestException;
 import io.sluice.util.Clock;
 import java.io.IOException;

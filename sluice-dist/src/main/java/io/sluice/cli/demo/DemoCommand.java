@@ -1,6 +1,7 @@
-package io.sluice.cli;
+package io.sluice.cli.demo;
 
 import io.sluice.api.StreamExecutionEnvironment;
+import io.sluice.cli.common.DurationConverter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -29,7 +30,7 @@ import picocli.CommandLine.Spec;
             " 2:the job was rejected, FAILED or was CANCELED (e.g. by --timeout)",
             "64:invalid option value",
             "70:unexpected error in the command"})
-final class DemoCommand implements Callable<Integer> {
+public final class DemoCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 

@@ -1,4 +1,4 @@
-package io.sluice.cli;
+package io.sluice.cli.common;
 
 /** Exit codes of the {@code sluice} commands, as documented in {@code docs/cli.md}. */
 public final class ExitCodes {
