@@ -1,18 +1,13 @@
 package io.sluice.cli.demo;
 
 import io.sluice.api.StreamExecutionEnvironment;
-import io.sluice.api.tuple.Tuple2;
-import io.sluice.api.sink.CollectingSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.config.RestartStrategyConfig;
-import io.sluice.examples.InjectedFailures;
-import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobVertex;
 import io.sluice.protocol.JobDetails;
 import io.sluice.protocol.VertexStatus;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.SortedSet;
@@ -21,8 +16,8 @@ import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 
 /**
- * The demo's job: {@link KeyedCountingJob} over {@code 0..records-1} with a {@link CollectingSink}
- * and an {@link InjectedFailures} plan placed by the seed. Close it to free the sink's records.
+ * The demo's job: a {@link CountingRun} over {@code 0..records-1} with failures placed by the seed.
+ * Close it to end the run.
  */
 final class DemoJob implements AutoCloseable {
     static final String NAME = "sluice demo: keyed counting";
@@ -32,15 +27,13 @@ final class DemoJob implements AutoCloseable {
 
     private final DemoSettings settings;
     private final SortedSet<Long> failAt;
-    private final InjectedFailures failures;
-    private final CollectingSink<Tuple2<Long, Long>> sink;
+    private final CountingRun run;
     private final JobGraph graph;
 
     DemoJob(DemoSettings settings) {
         this.settings = settings;
         this.failAt = failurePositions(settings.records(), settings.failures(), settings.seed());
-        this.failures = InjectedFailures.at(failAt);
-        this.sink = CollectingSink.create();
+        this.run = new CountingRun(failAt);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.create()
                 .setParallelism(settings.parallelism())
                 .enableCheckpointing(settings.checkpointInterval())
@@ -50,7 +43,7 @@ final class DemoJob implements AutoCloseable {
         if (settings.rate() > 0) {
             source = source.withRate(settings.rate());
         }
-        KeyedCountingJob.build(env, source, settings.keys(), failures, sink);
+        run.addJob(env, source, settings.keys());
         this.graph = env.buildJobGraph(NAME);
     }
 
@@ -73,7 +66,7 @@ final class DemoJob implements AutoCloseable {
     }
 
     int failuresThrown() {
-        return failures.thrown();
+        return run.failuresThrown();
     }
 
     /** Records the source vertices emitted in the current attempt. */
@@ -95,17 +88,15 @@ final class DemoJob implements AutoCloseable {
 
     /** The last count the sink saw per key: the job's final keyed state. */
     Map<Long, Long> finalCounts() {
-        List<Tuple2<Long, Long>> results = sink.results();
-        return CollectingSink.lastValuePerKey(results, Tuple2::f0, Tuple2::f1);
+        return run.lastCounts();
     }
 
     Map<Long, Long> expectedCounts() {
-        return KeyedCountingJob.expectedCounts(settings.records(), settings.keys());
+        return CountingRun.expectedCounts(settings.records(), settings.keys());
     }
 
     @Override
     public void close() {
-        failures.release();
-        sink.release();
+        run.close();
     }
 }

@@ -4,7 +4,6 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.IThrowableProxy;
 import ch.qos.logback.core.filter.Filter;
 import ch.qos.logback.core.spi.FilterReply;
-import io.sluice.examples.InjectedFailures;
 import io.sluice.taskexecutor.TaskCancelledException;
 import java.util.Set;
 
@@ -16,7 +15,7 @@ import java.util.Set;
  */
 public final class ExpectedFailureFilter extends Filter<ILoggingEvent> {
     private static final Set<String> EXPECTED = Set.of(
-            InjectedFailures.InjectedFailureException.class.getName(),
+            CountingRun.InjectedFailure.class.getName(),
             TaskCancelledException.class.getName());
 
     @Override
