@@ -1,7 +1,7 @@
 package io.sluice.bench;
 
 import io.sluice.api.StreamExecutionEnvironment;
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.eventtime.TimestampAssigner;
 import io.sluice.api.eventtime.WatermarkStrategy;
 import io.sluice.api.functions.AggregateFunction;
@@ -15,8 +15,8 @@ import io.sluice.core.serialization.Serializers;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import io.sluice.graph.JobVertex;
-import io.sluice.jobmaster.JobResult;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobResult;
+import io.sluice.job.JobStatus;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

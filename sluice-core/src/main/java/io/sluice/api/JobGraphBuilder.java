@@ -2,7 +2,7 @@ package io.sluice.api;
 
 import io.sluice.api.functions.KeySelector;
 import io.sluice.core.serialization.TypeSerializer;
-import io.sluice.graph.InvalidJobException;
+import io.sluice.api.errors.InvalidJobException;
 import io.sluice.graph.JobConfig;
 import io.sluice.graph.JobEdge;
 import io.sluice.graph.JobGraph;

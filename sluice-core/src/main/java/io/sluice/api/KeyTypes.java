@@ -2,7 +2,7 @@ package io.sluice.api;
 
 import io.sluice.api.functions.KeySelector;
 import io.sluice.core.serialization.DynamicSerializer;
-import io.sluice.graph.InvalidJobException;
+import io.sluice.api.errors.InvalidJobException;
 import java.lang.invoke.SerializedLambda;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;

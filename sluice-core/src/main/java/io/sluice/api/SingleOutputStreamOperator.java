@@ -1,5 +1,6 @@
 package io.sluice.api;
 
+import io.sluice.api.functions.OutputTag;
 import java.util.Objects;
 
 /**

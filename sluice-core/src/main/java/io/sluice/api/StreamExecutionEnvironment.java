@@ -252,7 +252,7 @@ public final class StreamExecutionEnvironment {
                 restoreFrom.isEmpty() ? null : restoreFrom, !retainCheckpointsOnCancel);
     }
 
-    /** Builds and validates the job graph; throws {@link io.sluice.graph.InvalidJobException} naming any problem. */
+    /** Builds and validates the job graph; throws {@link io.sluice.api.errors.InvalidJobException} naming any problem. */
     public JobGraph buildJobGraph(String jobName) {
         return buildJobGraph(jobName, JobId.generate());
     }

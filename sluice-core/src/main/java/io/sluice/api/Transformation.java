@@ -1,6 +1,7 @@
 package io.sluice.api;
 
 import io.sluice.api.functions.KeySelector;
+import io.sluice.api.functions.OutputTag;
 import io.sluice.api.source.Source;
 import io.sluice.core.serialization.Serializers;
 import io.sluice.core.serialization.TypeSerializer;
@@ -100,9 +101,9 @@ abstract class Transformation<T> {
     /** Virtual: the records an operator emits to one of its side outputs. */
     static final class SideOutputNode<T> extends Transformation<T> {
         final Transformation<?> input;
-        final io.sluice.api.OutputTag<T> tag;
+        final io.sluice.api.functions.OutputTag<T> tag;
 
-        SideOutputNode(int id, Transformation<?> input, io.sluice.api.OutputTag<T> tag) {
+        SideOutputNode(int id, Transformation<?> input, io.sluice.api.functions.OutputTag<T> tag) {
             super(id, "side output " + tag.id());
             this.input = input;
             this.tag = tag;

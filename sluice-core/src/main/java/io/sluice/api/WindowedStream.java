@@ -1,6 +1,7 @@
 package io.sluice.api;
 
 import io.sluice.api.functions.AggregateFunction;
+import io.sluice.api.functions.OutputTag;
 import io.sluice.api.functions.ProcessWindowFunction;
 import io.sluice.api.functions.ReduceFunction;
 import io.sluice.api.windowing.WindowAssigner;

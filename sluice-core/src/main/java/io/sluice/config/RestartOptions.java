@@ -10,7 +10,7 @@ import java.time.Duration;
  * a reason that goes away (a lost machine, a dependency that is down for a while) comes back by
  * itself; a crash loop costs at most one restart per {@code max} and shows in the job's status
  * (restarts in the last 10 minutes and their causes) instead of ending the job. Errors no restart
- * can fix (see {@code io.sluice.api.UnrecoverableJobException}) fail the job at once instead.
+ * can fix (see {@code io.sluice.api.errors.UnrecoverableJobException}) fail the job at once instead.
  */
 public final class RestartOptions {
     private RestartOptions() {}

@@ -1,5 +1,6 @@
 package io.sluice.graph;
 
+import io.sluice.api.errors.InvalidJobException;
 import io.sluice.config.CheckpointingOptions;
 import io.sluice.config.RestartStrategyConfig;
 import java.io.Serializable;

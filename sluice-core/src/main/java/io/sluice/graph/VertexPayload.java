@@ -1,5 +1,6 @@
 package io.sluice.graph;
 
+import io.sluice.api.errors.InvalidJobException;
 import io.sluice.api.functions.KeySelector;
 import io.sluice.api.source.Source;
 import io.sluice.core.serialization.LegacySerializerObjectInputStream;

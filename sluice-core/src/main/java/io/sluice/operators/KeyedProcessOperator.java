@@ -107,7 +107,7 @@ public final class KeyedProcessOperator<K, I, O> extends UdfOperator<I, O, Keyed
         }
 
         @Override
-        public <X> void output(io.sluice.api.OutputTag<X> tag, X value) {
+        public <X> void output(io.sluice.api.functions.OutputTag<X> tag, X value) {
             output.collect(java.util.Objects.requireNonNull(tag, "tag"), value);
         }
 

@@ -12,7 +12,7 @@ public interface Output<T> extends Collector<T> {
      * Emits {@code value} to the side output {@code tag}, with the current record timestamp. The
      * default (no consumer of that side output) drops it.
      */
-    default <X> void collect(io.sluice.api.OutputTag<X> tag, X value) {}
+    default <X> void collect(io.sluice.api.functions.OutputTag<X> tag, X value) {}
 
     /** Event time has progressed to {@code watermark}. The default (an output to nowhere) drops it. */
     default void emitWatermark(long watermark) {}

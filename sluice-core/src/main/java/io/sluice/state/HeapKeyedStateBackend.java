@@ -242,7 +242,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
 
     private static void requireSameKind(HeapState<?> existing, StateMetaInfo requested, String where) {
         if (existing.kind() != requested.kind()) {
-            throw new io.sluice.api.StateKindConflictException("State '" + requested.name() + "' is already registered as "
+            throw new io.sluice.api.errors.StateKindConflictException("State '" + requested.name() + "' is already registered as "
                     + existing.kind() + " state" + where + " and cannot also be " + requested.kind()
                     + " state: give the " + requested.kind() + " state a different name");
         }

@@ -15,7 +15,7 @@ public final class KeyGroups {
      */
     public static int keyGroupFor(Object key, int maxParallelism) {
         if (key == null) {
-            throw new io.sluice.api.NullKeyException("A key selector returned null; keys must not be null");
+            throw new io.sluice.api.errors.NullKeyException("A key selector returned null; keys must not be null");
         }
         return keyGroupForHash(stableHashCode(key), maxParallelism);
     }

@@ -63,7 +63,7 @@ class EnvironmentConfigurationTest {
                 .hasMessageContaining("checkpoints.inline-state-threshold")
                 .hasMessageContaining("between 0 and 1048576");
         assertThatThrownBy(() -> StreamExecutionEnvironment.create().setInlineStateThreshold(-1).jobConfig())
-                .isInstanceOf(io.sluice.graph.InvalidJobException.class)
+                .isInstanceOf(io.sluice.api.errors.InvalidJobException.class)
                 .hasMessageContaining("between 0 (off) and 1048576 bytes, got -1");
     }
 }

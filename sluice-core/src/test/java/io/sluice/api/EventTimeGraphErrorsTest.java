@@ -6,7 +6,7 @@ import io.sluice.api.eventtime.WatermarkStrategy;
 import io.sluice.api.functions.ReduceFunction;
 import io.sluice.api.sink.DiscardingSink;
 import io.sluice.api.windowing.WindowAssigner;
-import io.sluice.graph.InvalidJobException;
+import io.sluice.api.errors.InvalidJobException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

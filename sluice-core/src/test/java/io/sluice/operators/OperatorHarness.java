@@ -25,7 +25,7 @@ final class OperatorHarness<I> {
             }
 
             @Override
-            public <X> void collect(io.sluice.api.OutputTag<X> tag, X value) {
+            public <X> void collect(io.sluice.api.functions.OutputTag<X> tag, X value) {
                 out.add(tag.id() + ": " + value + "@" + (timestamp.isSet() ? Long.toString(timestamp.get()) : "-"));
             }
 

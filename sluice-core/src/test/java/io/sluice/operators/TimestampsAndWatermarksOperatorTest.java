@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.api.eventtime.WatermarkStrategy;
-import io.sluice.graph.InvalidJobException;
+import io.sluice.api.errors.InvalidJobException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -2,7 +2,7 @@ package io.sluice.operators;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.api.OutputTag;
+import io.sluice.api.functions.OutputTag;
 import io.sluice.api.functions.AggregateFunction;
 import io.sluice.api.functions.Collector;
 import io.sluice.api.functions.ProcessWindowFunction;

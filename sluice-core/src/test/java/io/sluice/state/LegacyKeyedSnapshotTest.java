@@ -2,7 +2,7 @@ package io.sluice.state;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.state.ListStateDescriptor;
 import io.sluice.api.state.MapStateDescriptor;
 import io.sluice.api.state.ValueStateDescriptor;

@@ -6,6 +6,8 @@ import io.sluice.cli.client.ListCommand;
 import io.sluice.cli.client.RunCommand;
 import io.sluice.cli.client.StatusCommand;
 import io.sluice.cli.cluster.ClusterCommand;
+import io.sluice.cli.common.ExitCodes;
+import io.sluice.cli.demo.DemoCommand;
 import io.sluice.cli.jobmanager.JobManagerCommand;
 import io.sluice.cli.taskmanager.TaskManagerCommand;
 import picocli.CommandLine;

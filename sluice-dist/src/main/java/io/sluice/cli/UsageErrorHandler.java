@@ -1,5 +1,6 @@
 package io.sluice.cli;
 
+import io.sluice.cli.common.ExitCodes;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.IParameterExceptionHandler;

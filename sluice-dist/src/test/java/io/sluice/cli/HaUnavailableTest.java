@@ -2,6 +2,7 @@ package io.sluice.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.cli.common.ExitCodes;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.ServerSocket;

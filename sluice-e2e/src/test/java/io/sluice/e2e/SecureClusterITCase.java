@@ -20,7 +20,7 @@ import io.sluice.rpc.remote.RpcAddress;
 import io.sluice.rpc.remote.RpcService;
 import io.sluice.security.tls.InternalTls;
 import io.sluice.security.tls.TlsIdentity;
-import io.sluice.taskexecutor.TaskExecutorGateway;
+import io.sluice.protocol.TaskExecutorGateway;
 import io.sluice.testing.tls.TestCertificates;
 import io.sluice.testing.tls.TestCertificates.Authority;
 import io.sluice.testing.tls.TestCertificates.PemFiles;

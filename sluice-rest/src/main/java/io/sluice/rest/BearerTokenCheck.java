@@ -9,13 +9,13 @@ import java.security.NoSuchAlgorithmException;
  * time: both are hashed (SHA-256) and the digests compared with {@link MessageDigest#isEqual}, so
  * neither the content nor the length of the token leaks through timing. Immutable; any thread.
  */
-final class BearerTokenCheck {
+public final class BearerTokenCheck {
     private static final String PREFIX = "Bearer ";
 
     private final byte[] expectedDigest;
 
     /** @param token the required token, or {@code null} to accept every request */
-    BearerTokenCheck(String token) {
+    public BearerTokenCheck(String token) {
         this.expectedDigest = token == null ? null : sha256(token);
     }
 

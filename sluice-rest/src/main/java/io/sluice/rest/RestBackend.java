@@ -1,8 +1,9 @@
 package io.sluice.rest;
 
-import io.sluice.dispatcher.JobSummary;
+import io.sluice.protocol.JobSummary;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobDetails;
+import io.sluice.protocol.JobDetails;
+import io.sluice.rest.model.JarInfo;
 import io.sluice.rpc.Acknowledge;
 import java.io.InputStream;
 import java.util.List;
@@ -12,7 +13,7 @@ import java.util.concurrent.CompletableFuture;
  * Everything a REST handler may ask of the cluster. Callable from any thread; every method returns
  * at once with a future answered from the components' gateways, and never does I/O on the calling
  * thread or on a component's main thread (jar files are written and read on an I/O executor).
- * Failures: {@link io.sluice.dispatcher.UnknownJobException} (404), {@link RestException} (its status),
+ * Failures: {@link io.sluice.protocol.UnknownJobException} (404), {@link RestException} (its status),
  * {@link IllegalArgumentException} (400), {@link IllegalStateException} (409).
  */
 public interface RestBackend {

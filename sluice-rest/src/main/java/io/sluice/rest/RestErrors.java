@@ -3,8 +3,8 @@ package io.sluice.rest;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.sluice.cluster.process.NoLongerLeaderException;
-import io.sluice.dispatcher.JobSubmissionException;
-import io.sluice.dispatcher.UnknownJobException;
+import io.sluice.protocol.JobSubmissionException;
+import io.sluice.protocol.UnknownJobException;
 import io.sluice.rpc.remote.FencingTokenMismatchException;
 import io.sluice.rpc.remote.RpcConnectionException;
 import io.sluice.rpc.remote.RpcTimeoutException;
@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * answers with a stack trace or an HTML page, and an unexpected error is logged and answered 500.
  * Stateless; any thread.
  */
-final class RestErrors {
+public final class RestErrors {
     private static final Logger LOG = LoggerFactory.getLogger(RestErrors.class);
 
     private RestErrors() {}
@@ -81,7 +81,7 @@ final class RestErrors {
     }
 
     /** Writes the error answer for {@code failure}. */
-    static void answer(Throwable failure, Context ctx) {
+    public static void answer(Throwable failure, Context ctx) {
         ErrorResponse body = describe(failure, ctx);
         if (body.status() == 401) {
             ctx.header("WWW-Authenticate", "Bearer realm=\"sluice\"");

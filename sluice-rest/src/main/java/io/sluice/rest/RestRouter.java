@@ -20,7 +20,7 @@ import java.util.concurrent.TimeoutException;
  * check, requires the bearer token on every route but those registered with {@link #publicGet},
  * and rejects query parameters a route does not declare.
  *
- * <p>Threading: routes are registered on the thread that assembles the {@link RestServer}, before it
+ * <p>Threading: routes are registered on the thread that assembles the {@link io.sluice.rest.server.RestServer}, before it
  * listens. Handlers run on the server's request threads ({@code sluice-rest-N}); they must not block
  * and must not do I/O on a component's main thread: they ask a {@link RestBackend} and hand its future
  * to {@link #json}, which writes the answer on a request thread, never on the thread that completed
@@ -61,7 +61,7 @@ public final class RestRouter {
     private final long maxRequestBytes;
     private final List<Route> routes = new ArrayList<>();
 
-    RestRouter(JavalinDefaultRoutingApi javalin, BearerTokenCheck auth, Executor responseExecutor, Duration answerTimeout,
+    public RestRouter(JavalinDefaultRoutingApi javalin, BearerTokenCheck auth, Executor responseExecutor, Duration answerTimeout,
                long maxRequestBytes) {
         this.javalin = javalin;
         this.auth = auth;

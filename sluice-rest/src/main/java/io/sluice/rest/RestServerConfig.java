@@ -10,10 +10,10 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * How a {@link RestServer} listens and what it accepts. Immutable. A server on an address other
- * machines can reach must have a token unless {@code allowUnauthenticated} says otherwise: such a
- * configuration cannot be made ({@link IllegalConfigurationException} naming the address and the
- * two ways out).
+ * How a {@link io.sluice.rest.server.RestServer} listens and what it accepts. Immutable. A server on
+ * an address other machines can reach must have a token unless {@code allowUnauthenticated} says
+ * otherwise: such a configuration cannot be made ({@link IllegalConfigurationException} naming the
+ * address and the two ways out).
  *
  * @param bindAddress          address to listen on; {@code 127.0.0.1} by default (this machine only)
  * @param port                 TCP port; 0 picks a free one (tests)
@@ -55,6 +55,11 @@ public record RestServerConfig(String bindAddress, int port, String authToken, l
                     + " then pass --token-file or --token), or set " + RestOptions.ALLOW_UNAUTHENTICATED.key()
                     + ": true to let everyone who reaches " + bindAddress + " do all of that");
         }
+    }
+
+    /** Whether {@link #bindAddress()} serves this machine only (a loopback address or {@code localhost}). */
+    public boolean onLoopback() {
+        return LoopbackAddresses.isLoopback(bindAddress);
     }
 
     /** {@code https} with TLS, else {@code http}. */

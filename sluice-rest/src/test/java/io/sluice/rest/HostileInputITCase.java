@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.graph.JobId;
-import io.sluice.rest.local.JarRunner;
+import io.sluice.rest.jars.JarRunner;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;

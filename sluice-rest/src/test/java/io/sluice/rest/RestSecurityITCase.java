@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.config.Configuration;
 import io.sluice.config.IllegalConfigurationException;
-import io.sluice.rest.local.JarRunner;
+import io.sluice.rest.jars.JarRunner;
 import io.sluice.testing.tls.TestCertificates;
 import io.sluice.testing.tls.TestCertificates.Authority;
 import io.sluice.testing.tls.TestCertificates.PemFiles;

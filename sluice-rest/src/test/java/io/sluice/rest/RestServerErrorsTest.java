@@ -2,9 +2,11 @@ package io.sluice.rest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.dispatcher.JobSummary;
+import io.sluice.protocol.JobSummary;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobDetails;
+import io.sluice.protocol.JobDetails;
+import io.sluice.rest.model.JarInfo;
+import io.sluice.rest.server.RestServer;
 import io.sluice.rpc.Acknowledge;
 import java.io.InputStream;
 import java.time.Duration;

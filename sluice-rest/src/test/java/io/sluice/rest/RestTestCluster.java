@@ -1,9 +1,10 @@
 package io.sluice.rest;
 
 import io.sluice.cluster.LocalCluster;
-import io.sluice.rest.local.JarRunner;
+import io.sluice.rest.jars.JarRunner;
 import io.sluice.rest.local.LocalClusterBackend;
-import io.sluice.rest.local.LocalJarDirectory;
+import io.sluice.rest.jars.LocalJarDirectory;
+import io.sluice.rest.server.RestServer;
 import io.sluice.util.SystemClock;
 import java.nio.file.Path;
 import java.util.concurrent.ExecutorService;

@@ -1,7 +1,7 @@
 package io.sluice.checkpoint;
 
 /**
- * Told by a {@link CheckpointCoordinator} of every completed and every failed checkpoint, in the
+ * Told by a {@link io.sluice.checkpoint.coordinator.CheckpointCoordinator} of every completed and every failed checkpoint, in the
  * same places its {@link CheckpointStats} counters change, so that metrics match those counters.
  * Called on the job master's main thread; must not block.
  */

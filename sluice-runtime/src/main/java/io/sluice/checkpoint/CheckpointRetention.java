@@ -1,6 +1,6 @@
 package io.sluice.checkpoint;
 
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobStatus;
 
 /**
  * Which ended jobs keep their checkpoints: a job's checkpoints outlive it unless it FINISHED (its

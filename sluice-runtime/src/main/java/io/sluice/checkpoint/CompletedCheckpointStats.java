@@ -1,7 +1,7 @@
 package io.sluice.checkpoint;
 
 /**
- * What one completed checkpoint cost, as its {@link CheckpointCoordinator} saw it. Immutable.
+ * What one completed checkpoint cost, as its {@link io.sluice.checkpoint.coordinator.CheckpointCoordinator} saw it. Immutable.
  *
  * @param checkpointId           the checkpoint
  * @param triggerTimestampMillis wall-clock time of the trigger

@@ -1,6 +1,6 @@
 package io.sluice.checkpoint;
 
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobStatus;
 import java.util.List;
 import java.util.Optional;
 

@@ -1,7 +1,7 @@
 package io.sluice.checkpoint;
 
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobStatus;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;

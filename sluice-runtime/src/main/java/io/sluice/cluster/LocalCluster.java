@@ -5,23 +5,24 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
 import io.sluice.config.ClusterOptions;
 import io.sluice.dispatcher.Dispatcher;
-import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.protocol.DispatcherGateway;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import io.sluice.ha.HighAvailabilityServices;
 import io.sluice.ha.memory.InMemoryHaServices;
 import io.sluice.jar.UserCodeClassLoaders;
 import io.sluice.jobmaster.JobManagerServices;
-import io.sluice.jobmaster.JobResult;
+import io.sluice.job.JobResult;
 import io.sluice.jobmaster.RecoveryBackoff;
 import io.sluice.network.LocalShuffleService;
 import io.sluice.network.ShuffleEnvironment;
 import io.sluice.network.netty.NettyShuffleEnvironment;
 import io.sluice.rpc.DedicatedMainThreadExecutor;
 import io.sluice.rpc.remote.RpcService;
+import io.sluice.slots.SlotPool;
 import io.sluice.storage.BlobStore;
 import io.sluice.taskexecutor.TaskExecutor;
-import io.sluice.taskexecutor.TaskExecutorGateway;
+import io.sluice.protocol.TaskExecutorGateway;
 import io.sluice.util.Clock;
 import io.sluice.util.SystemClock;
 import java.time.Duration;
@@ -439,7 +440,7 @@ public final class LocalCluster implements AutoCloseable {
          * {@code embedded} on {@code high-availability.dir}, {@code memory}, or a factory class name).
          */
         public Builder haServices(io.sluice.config.Configuration configuration) throws Exception {
-            this.haServices = io.sluice.ha.HighAvailabilityServicesLoader.load(configuration);
+            this.haServices = io.sluice.ha.loader.HighAvailabilityServicesLoader.load(configuration);
             this.closeHaServices = true;
             return this;
         }

@@ -7,8 +7,8 @@ import io.sluice.api.execution.JobExecutorFactory;
 import io.sluice.config.ClusterOptions;
 import io.sluice.config.Configuration;
 import io.sluice.graph.JobGraph;
-import io.sluice.jobmaster.JobResult;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobResult;
+import io.sluice.job.JobStatus;
 import java.util.concurrent.ExecutionException;
 
 /**

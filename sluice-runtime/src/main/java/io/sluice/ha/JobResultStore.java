@@ -1,7 +1,7 @@
 package io.sluice.ha;
 
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobResult;
+import io.sluice.job.JobResult;
 import java.util.Collection;
 import java.util.Optional;
 

@@ -2,7 +2,7 @@ package io.sluice.jar;
 
 import io.sluice.config.Configuration;
 import io.sluice.config.PipelineOptions;
-import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.protocol.DispatcherGateway;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import java.io.IOException;
@@ -87,7 +87,7 @@ public final class JarJobSubmitter {
     /**
      * Runs the program of {@code jar} (named {@code jarName} in messages and logs); completes with the
      * job id once the dispatcher accepted the job. Fails with {@link JarException} (no entry class,
-     * {@code main} failed) or the dispatcher's {@link io.sluice.dispatcher.JobSubmissionException}.
+     * {@code main} failed) or the dispatcher's {@link io.sluice.protocol.JobSubmissionException}.
      * {@code jar} is copied before the future completes, so the caller may delete it afterwards.
      */
     public CompletableFuture<JobId> run(Path jar, String jarName, ProgramRequest request) {

@@ -6,7 +6,12 @@ import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CompletedCheckpoint;
 import io.sluice.checkpoint.CheckpointRetention;
 import io.sluice.checkpoint.CompletedCheckpointStore;
-import io.sluice.cluster.SlotPool;
+import io.sluice.job.JobResult;
+import io.sluice.job.JobStatus;
+import io.sluice.protocol.JobDetails;
+import io.sluice.protocol.JobStatusTransition;
+import io.sluice.protocol.RecoveryStatus;
+import io.sluice.slots.SlotPool;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import io.sluice.ha.CheckpointRecoveryException;
@@ -17,7 +22,7 @@ import io.sluice.restart.RestartStrategies;
 import io.sluice.rpc.Acknowledge;
 import io.sluice.rpc.DedicatedMainThreadExecutor;
 import io.sluice.rpc.MainThreadExecutor;
-import io.sluice.taskexecutor.TaskExecutorGateway;
+import io.sluice.protocol.TaskExecutorGateway;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -113,7 +118,7 @@ public final class JobManagerRunner implements LeaderContender {
     /** How the current job master's recovery went (shown with the running job's details). */
     private RecoveryStatus lastRecovery;
     /** This job's meters; removed when the job ends here or this runner is closed. */
-    private final io.sluice.metrics.JobMetrics metrics;
+    private final io.sluice.metrics.job.JobMetrics metrics;
 
     public JobManagerRunner(JobGraph jobGraph, JobManagerServices services, MainThreadExecutor mainThread) {
         this.jobGraph = jobGraph;
@@ -121,7 +126,7 @@ public final class JobManagerRunner implements LeaderContender {
         this.mainThread = mainThread;
         this.progress = new RecoveryProgress(services.clock());
         transitions.add(new JobStatusTransition(JobStatus.INITIALIZING, services.clock().currentTimeMillis()));
-        this.metrics = new io.sluice.metrics.JobMetrics(services.checkpointStorages().meterRegistry(),
+        this.metrics = new io.sluice.metrics.job.JobMetrics(services.checkpointStorages().meterRegistry(),
                 jobGraph.jobId(), jobGraph.name(), JobStatus.INITIALIZING, services.clock());
         resultFuture.whenComplete((result, error) -> metrics.close());
     }
@@ -385,7 +390,7 @@ public final class JobManagerRunner implements LeaderContender {
 
     private static boolean isPermanent(Throwable cause) {
         return cause instanceof IllegalArgumentException // includes RestoreCheckpointException
-                || cause instanceof io.sluice.graph.InvalidJobException;
+                || cause instanceof io.sluice.api.errors.InvalidJobException;
     }
 
     private void startJobMaster(UUID s, Recovered recovered) {

@@ -1,7 +1,7 @@
 package io.sluice.jobmaster;
 
 import io.sluice.checkpoint.CheckpointStorageRegistry;
-import io.sluice.cluster.SlotPool;
+import io.sluice.slots.SlotPool;
 import io.sluice.ha.HighAvailabilityServices;
 import io.sluice.jar.UserCodeClassLoaders;
 import io.sluice.rpc.DedicatedMainThreadExecutor;

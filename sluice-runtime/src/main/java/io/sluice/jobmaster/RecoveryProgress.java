@@ -1,6 +1,7 @@
 package io.sluice.jobmaster;
 
 import io.sluice.ha.RecoveryListener;
+import io.sluice.protocol.RecoveryStatus;
 import io.sluice.util.Clock;
 import java.util.ArrayList;
 import java.util.List;

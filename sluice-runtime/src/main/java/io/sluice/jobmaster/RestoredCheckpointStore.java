@@ -2,7 +2,7 @@ package io.sluice.jobmaster;
 
 import io.sluice.checkpoint.CompletedCheckpoint;
 import io.sluice.checkpoint.CompletedCheckpointStore;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobStatus;
 import java.util.List;
 import java.util.Optional;
 

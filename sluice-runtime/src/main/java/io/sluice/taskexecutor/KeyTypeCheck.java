@@ -1,7 +1,7 @@
 package io.sluice.taskexecutor;
 
 import io.sluice.core.serialization.DynamicSerializer;
-import io.sluice.graph.InvalidJobException;
+import io.sluice.api.errors.InvalidJobException;
 
 /**
  * Fails a keyed task at its first key of a type the default key serializer cannot write into

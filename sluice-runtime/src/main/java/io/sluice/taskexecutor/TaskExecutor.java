@@ -1,5 +1,11 @@
 package io.sluice.taskexecutor;
 
+import io.sluice.job.ExecutionAttemptId;
+import io.sluice.job.ExecutionState;
+import io.sluice.protocol.TaskDeploymentDescriptor;
+import io.sluice.protocol.TaskExecutionState;
+import io.sluice.protocol.TaskExecutorGateway;
+import io.sluice.protocol.TaskMetrics;
 import io.sluice.util.Clock;
 import io.sluice.util.SystemClock;
 import io.sluice.checkpoint.CheckpointStorage;
@@ -7,7 +13,7 @@ import io.sluice.checkpoint.CheckpointStorageRegistry;
 import io.sluice.graph.JobId;
 import io.sluice.jar.ClassLoaderLease;
 import io.sluice.jar.UserCodeClassLoaders;
-import io.sluice.jobmaster.JobMasterGateway;
+import io.sluice.protocol.JobMasterGateway;
 import io.sluice.network.ShuffleEnvironment;
 import io.sluice.rpc.Acknowledge;
 import io.sluice.rpc.MainThreadExecutor;

@@ -8,6 +8,7 @@ import io.sluice.graph.JobVertex;
 import io.sluice.metrics.BackpressureRatio;
 import io.sluice.metrics.MeterGroup;
 import io.sluice.metrics.MetricNames;
+import io.sluice.protocol.TaskDeploymentDescriptor;
 import java.util.concurrent.TimeUnit;
 
 /**

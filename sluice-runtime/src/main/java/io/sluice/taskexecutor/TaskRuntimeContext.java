@@ -57,7 +57,7 @@ final class TaskRuntimeContext implements RuntimeContext {
 
     private KeyedStateBackend keyed(String stateName) {
         if (backend == null) {
-            throw new io.sluice.api.KeyedStateUnavailableException("Operator '" + operatorName + "' asked for keyed state '" + stateName
+            throw new io.sluice.api.errors.KeyedStateUnavailableException("Operator '" + operatorName + "' asked for keyed state '" + stateName
                     + "', but keyed state exists only for functions applied directly on a KeyedStream:"
                     + " call keyBy(...) right before this operator");
         }

@@ -36,7 +36,7 @@ final class WriterOutput<T> implements Output<T> {
 
     @Override
     @SuppressWarnings("unchecked")
-    public <X> void collect(io.sluice.api.OutputTag<X> tag, X value) {
+    public <X> void collect(io.sluice.api.functions.OutputTag<X> tag, X value) {
         RecordWriter<Object>[] side = sideWriters.get(tag.id());
         if (side == null) {
             return; // nobody reads this side output

@@ -3,14 +3,15 @@ package io.sluice.checkpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.checkpoint.coordinator.CheckpointCoordinator;
 import io.sluice.config.RestartStrategyConfig.NoRestart;
 import io.sluice.graph.JobConfig;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobStatus;
 import io.sluice.state.KeyGroupRange;
 import io.sluice.storage.FaultInjectingBlobStore;
 import io.sluice.storage.LocalFileBlobStore;
-import io.sluice.taskexecutor.ExecutionAttemptId;
+import io.sluice.job.ExecutionAttemptId;
 import io.sluice.testutil.ManualExecutor;
 import io.sluice.testutil.ManuallyTriggeredMainThreadExecutor;
 import io.sluice.util.ManualClock;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobStatus;
 import io.sluice.storage.LocalFileBlobStore;
 import java.nio.file.Path;
 import java.util.List;

@@ -7,6 +7,7 @@ import io.sluice.config.Configuration;
 import io.sluice.config.HighAvailabilityOptions;
 import io.sluice.config.IllegalConfigurationException;
 import io.sluice.ha.embedded.EmbeddedHaServices;
+import io.sluice.ha.loader.HighAvailabilityServicesLoader;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -8,7 +8,7 @@ import io.sluice.config.RestartStrategyConfig;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobResult;
+import io.sluice.job.JobResult;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

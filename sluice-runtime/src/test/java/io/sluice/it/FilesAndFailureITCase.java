@@ -3,13 +3,13 @@ package io.sluice.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.api.StreamExecutionEnvironment;
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.sink.DiscardingSink;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.config.RestartStrategyConfig;
 import io.sluice.examples.InjectedFailures;
-import io.sluice.jobmaster.JobResult;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobResult;
+import io.sluice.job.JobStatus;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

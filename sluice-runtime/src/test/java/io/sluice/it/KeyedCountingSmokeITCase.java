@@ -3,14 +3,14 @@ package io.sluice.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.api.StreamExecutionEnvironment;
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.sink.CollectingSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.examples.KeyedCountingJob;
-import io.sluice.jobmaster.JobResult;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobResult;
+import io.sluice.job.JobStatus;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

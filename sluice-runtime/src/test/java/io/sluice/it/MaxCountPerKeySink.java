@@ -1,6 +1,6 @@
 package io.sluice.it;
 
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.functions.SinkFunction;
 import java.util.Map;
 import java.util.UUID;

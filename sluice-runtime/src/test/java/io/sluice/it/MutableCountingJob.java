@@ -1,7 +1,7 @@
 package io.sluice.it;
 
 import io.sluice.api.StreamExecutionEnvironment;
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.functions.MapFunction;
 import io.sluice.api.functions.RichFunction;
 import io.sluice.api.functions.RuntimeContext;

@@ -3,8 +3,8 @@ package io.sluice.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.api.StreamExecutionEnvironment;
-import io.sluice.api.Tuple2;
-import io.sluice.api.Tuple3;
+import io.sluice.api.tuple.Tuple2;
+import io.sluice.api.tuple.Tuple3;
 import io.sluice.api.DataStream;
 import io.sluice.api.eventtime.WatermarkStrategy;
 import io.sluice.api.sink.CollectingSink;
@@ -14,9 +14,9 @@ import io.sluice.config.RestartStrategyConfig;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobDetails;
-import io.sluice.jobmaster.JobResult;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.protocol.JobDetails;
+import io.sluice.job.JobResult;
+import io.sluice.job.JobStatus;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -176,7 +176,7 @@ class NetworkDataExchangeITCase {
             JobResult result = cluster.dispatcher().requestJobResult(id).get(60, TimeUnit.SECONDS);
 
             assertThat(result.status()).as(result.failureStackTrace()).isEqualTo(JobStatus.FAILED);
-            assertThat(result.failureMessage()).startsWith(io.sluice.api.NullKeyException.class.getName());
+            assertThat(result.failureMessage()).startsWith(io.sluice.api.errors.NullKeyException.class.getName());
             JobDetails d = cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS);
             assertThat(d.restarts()).as("no restart spent on an error a restart cannot fix").isZero();
         } finally {

@@ -4,7 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
-import io.sluice.cluster.SlotPool;
+import io.sluice.slots.SlotPool;
 import io.sluice.cluster.membership.ConnectionStatus;
 import io.sluice.cluster.membership.HeartbeatSettings;
 import io.sluice.cluster.membership.JobManagerAddress;
@@ -149,7 +149,7 @@ final class RegisteringCluster implements AutoCloseable {
             implements io.sluice.cluster.membership.TaskExecutorRegistryGateway {
         @Override
         public CompletableFuture<io.sluice.cluster.membership.RegistrationResponse> registerTaskExecutor(
-                TaskExecutorRegistration registration, io.sluice.taskexecutor.TaskExecutorGateway taskExecutor) {
+                TaskExecutorRegistration registration, io.sluice.protocol.TaskExecutorGateway taskExecutor) {
             return refused();
         }
 

@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.sluice.cluster.LocalCluster;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobResult;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobResult;
+import io.sluice.job.JobStatus;
 import java.lang.ref.WeakReference;
 import java.nio.file.Files;
 import java.nio.file.Path;

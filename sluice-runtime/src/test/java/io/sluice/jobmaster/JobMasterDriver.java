@@ -1,8 +1,10 @@
 package io.sluice.jobmaster;
 
-import io.sluice.taskexecutor.ExecutionAttemptId;
-import io.sluice.taskexecutor.ExecutionState;
-import io.sluice.taskexecutor.TaskExecutionState;
+import io.sluice.job.ExecutionAttemptId;
+import io.sluice.job.ExecutionState;
+import io.sluice.job.JobStatus;
+import io.sluice.protocol.JobDetails;
+import io.sluice.protocol.TaskExecutionState;
 import io.sluice.testutil.ManuallyTriggeredMainThreadExecutor;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;

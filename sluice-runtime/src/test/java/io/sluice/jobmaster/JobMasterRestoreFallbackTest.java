@@ -14,13 +14,15 @@ import io.sluice.checkpoint.TaskStateHandle;
 import io.sluice.config.RestartStrategyConfig;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobVertex;
+import io.sluice.job.JobStatus;
+import io.sluice.protocol.JobDetails;
 import io.sluice.restart.RestartStrategies;
 import io.sluice.state.KeyGroups;
 import io.sluice.storage.LocalFileBlobStore;
-import io.sluice.taskexecutor.ExecutionAttemptId;
-import io.sluice.taskexecutor.ExecutionState;
-import io.sluice.taskexecutor.TaskDeploymentDescriptor;
-import io.sluice.taskexecutor.TaskExecutionState;
+import io.sluice.job.ExecutionAttemptId;
+import io.sluice.job.ExecutionState;
+import io.sluice.protocol.TaskDeploymentDescriptor;
+import io.sluice.protocol.TaskExecutionState;
 import io.sluice.testutil.ManualExecutor;
 import io.sluice.testutil.ManuallyTriggeredMainThreadExecutor;
 import io.sluice.testutil.TestingTaskExecutorGateway;
@@ -270,7 +272,7 @@ class JobMasterRestoreFallbackTest {
         keyed = graph.vertices().stream().filter(JobVertex::hasKeyedState).findFirst().orElseThrow();
         storage = new CheckpointStorage(new LocalFileBlobStore(root), new SimpleMeterRegistry());
         store = new StandaloneCompletedCheckpointStore(graph.jobId(), graph.config().retainedCheckpoints(), storage);
-        List<io.sluice.taskexecutor.TaskExecutorGateway> slots = new ArrayList<>();
+        List<io.sluice.protocol.TaskExecutorGateway> slots = new ArrayList<>();
         for (int i = 0; i < graph.requiredSlots(); i++) {
             slots.add(taskExecutor);
         }

@@ -3,7 +3,7 @@ package io.sluice.jobmaster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.sluice.api.NullKeyException;
+import io.sluice.api.errors.NullKeyException;
 import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CompletedCheckpoint;
@@ -17,15 +17,22 @@ import io.sluice.config.RestartStrategyConfig.FixedDelay;
 import io.sluice.config.RestartStrategyConfig.NoRestart;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobVertex;
+import io.sluice.job.JobResult;
+import io.sluice.job.JobStatus;
+import io.sluice.protocol.FailureEvent;
+import io.sluice.protocol.JobDetails;
+import io.sluice.protocol.JobStatusTransition;
+import io.sluice.protocol.SubtaskStatus;
+import io.sluice.protocol.VertexStatus;
 import io.sluice.restart.RestartHistory;
 import io.sluice.restart.RestartStrategies;
 import io.sluice.state.KeyGroups;
 import io.sluice.storage.LocalFileBlobStore;
-import io.sluice.taskexecutor.ExecutionAttemptId;
-import io.sluice.taskexecutor.ExecutionState;
-import io.sluice.taskexecutor.TaskDeploymentDescriptor;
-import io.sluice.taskexecutor.TaskExecutionState;
-import io.sluice.taskexecutor.TaskRestore;
+import io.sluice.job.ExecutionAttemptId;
+import io.sluice.job.ExecutionState;
+import io.sluice.protocol.TaskDeploymentDescriptor;
+import io.sluice.protocol.TaskExecutionState;
+import io.sluice.protocol.TaskRestore;
 import io.sluice.testutil.ManualExecutor;
 import io.sluice.testutil.ManuallyTriggeredMainThreadExecutor;
 import io.sluice.testutil.TestingTaskExecutorGateway;
@@ -736,7 +743,7 @@ class JobMasterTest {
         assertThat(status()).isEqualTo(JobStatus.FAILED);
         JobResult result = jobMaster.resultFuture().getNow(null);
         assertThat(result.failureMessage()).isEqualTo(
-                "io.sluice.api.NullKeyException: A key selector returned null; keys must not be null");
+                "io.sluice.api.errors.NullKeyException: A key selector returned null; keys must not be null");
         assertThat(onMain(jobMaster::currentDetails).restarts()).isZero();
         assertNothingDeployedLater(round.size());
     }
@@ -817,7 +824,7 @@ class JobMasterTest {
         graph = env.buildJobGraph("job-master-test");
         storage = new CheckpointStorage(new LocalFileBlobStore(root), new SimpleMeterRegistry());
         store = new StandaloneCompletedCheckpointStore(graph.jobId(), graph.config().retainedCheckpoints(), storage);
-        List<io.sluice.taskexecutor.TaskExecutorGateway> slots = new ArrayList<>();
+        List<io.sluice.protocol.TaskExecutorGateway> slots = new ArrayList<>();
         for (int i = 0; i < graph.requiredSlots(); i++) {
             slots.add(taskExecutor);
         }

@@ -2,7 +2,8 @@ package io.sluice.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobStatus;
+import io.sluice.metrics.job.JobStatusTimes;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 

@@ -3,7 +3,7 @@ package io.sluice.network;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.functions.KeySelector;
 import io.sluice.core.serialization.DataInputBuffer;
 import io.sluice.core.serialization.Serializers;

@@ -2,7 +2,7 @@ package io.sluice.network;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.core.serialization.Serializers;
 import io.sluice.core.serialization.TypeSerializer;
 import java.util.ArrayList;

@@ -1,13 +1,13 @@
 package io.sluice.testutil;
 
 import io.sluice.checkpoint.TaskStateHandle;
-import io.sluice.jobmaster.JobDetails;
-import io.sluice.jobmaster.JobMasterGateway;
+import io.sluice.protocol.JobDetails;
+import io.sluice.protocol.JobMasterGateway;
 import io.sluice.rpc.Acknowledge;
 import io.sluice.rpc.MainThreadExecutor;
-import io.sluice.taskexecutor.ExecutionAttemptId;
-import io.sluice.taskexecutor.ExecutionState;
-import io.sluice.taskexecutor.TaskExecutionState;
+import io.sluice.job.ExecutionAttemptId;
+import io.sluice.job.ExecutionState;
+import io.sluice.protocol.TaskExecutionState;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;

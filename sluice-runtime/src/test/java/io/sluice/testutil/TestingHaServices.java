@@ -15,7 +15,7 @@ import io.sluice.ha.JobResultStore;
 import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeaderRetrieval;
 import io.sluice.ha.RecoveryListener;
-import io.sluice.jobmaster.JobResult;
+import io.sluice.job.JobResult;
 import io.sluice.storage.StorageException;
 import java.util.Collection;
 import java.util.List;

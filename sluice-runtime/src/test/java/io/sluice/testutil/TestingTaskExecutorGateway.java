@@ -1,12 +1,12 @@
 package io.sluice.testutil;
 
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobMasterGateway;
+import io.sluice.protocol.JobMasterGateway;
 import io.sluice.rpc.Acknowledge;
-import io.sluice.taskexecutor.ExecutionAttemptId;
-import io.sluice.taskexecutor.TaskDeploymentDescriptor;
-import io.sluice.taskexecutor.TaskExecutorGateway;
-import io.sluice.taskexecutor.TaskMetrics;
+import io.sluice.job.ExecutionAttemptId;
+import io.sluice.protocol.TaskDeploymentDescriptor;
+import io.sluice.protocol.TaskExecutorGateway;
+import io.sluice.protocol.TaskMetrics;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;

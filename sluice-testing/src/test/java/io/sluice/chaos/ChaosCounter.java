@@ -1,6 +1,6 @@
 package io.sluice.chaos;
 
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.functions.MapFunction;
 import io.sluice.api.functions.RichFunction;
 import io.sluice.api.functions.RuntimeContext;

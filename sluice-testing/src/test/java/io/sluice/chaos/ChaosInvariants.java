@@ -1,7 +1,7 @@
 package io.sluice.chaos;
 
 import io.sluice.examples.KeyedCountingJob;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

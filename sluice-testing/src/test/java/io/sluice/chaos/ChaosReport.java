@@ -1,7 +1,7 @@
 package io.sluice.chaos;
 
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobResult;
+import io.sluice.job.JobResult;
 import java.util.List;
 import java.util.Map;
 

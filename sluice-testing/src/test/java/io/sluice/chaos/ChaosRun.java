@@ -3,15 +3,15 @@ package io.sluice.chaos;
 import static org.awaitility.Awaitility.await;
 
 import io.sluice.api.StreamExecutionEnvironment;
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.sink.CollectingSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.core.serialization.Serializers;
 import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobDetails;
-import io.sluice.jobmaster.JobResult;
+import io.sluice.protocol.JobDetails;
+import io.sluice.job.JobResult;
 import io.sluice.storage.BlobStore;
 import io.sluice.storage.FaultInjectingBlobStore;
 import java.io.IOException;
@@ -333,7 +333,7 @@ final class ChaosRun {
         if (details.failureMessage() != null) {
             b.append(" (").append(details.failureMessage()).append(')');
         }
-        io.sluice.jobmaster.RecoveryStatus r = details.recovery();
+        io.sluice.protocol.RecoveryStatus r = details.recovery();
         if (r != null) {
             b.append("; recovery: ").append(r.phase()).append(", attempt ").append(r.attempt())
                     .append(", pointers found ").append(r.pointersFound());
@@ -354,7 +354,7 @@ final class ChaosRun {
     private static boolean finishedJobsCleanedUp(List<JobId> ids, List<JobResult> results, Path checkpoints)
             throws IOException {
         for (int j = 0; j < ids.size(); j++) {
-            if (results.get(j) != null && results.get(j).status() == io.sluice.jobmaster.JobStatus.FINISHED
+            if (results.get(j) != null && results.get(j).status() == io.sluice.job.JobStatus.FINISHED
                     && !list(checkpoints.resolve(ids.get(j).value())).isEmpty()) {
                 return false;
             }

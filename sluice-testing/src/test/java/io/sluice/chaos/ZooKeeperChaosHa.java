@@ -5,7 +5,7 @@ import io.sluice.config.Configuration;
 import io.sluice.config.HighAvailabilityOptions;
 import io.sluice.graph.JobId;
 import io.sluice.ha.HighAvailabilityServices;
-import io.sluice.ha.HighAvailabilityServicesLoader;
+import io.sluice.ha.loader.HighAvailabilityServicesLoader;
 import io.sluice.ha.zookeeper.ZooKeeperHaOptions;
 import io.sluice.ha.zookeeper.ZooKeeperHaServices;
 import java.time.Duration;

@@ -2,10 +2,10 @@ package io.sluice.bench.recovery;
 
 import io.sluice.bench.recovery.BenchSupport.Stats;
 import io.sluice.cluster.LocalCluster;
-import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.protocol.DispatcherGateway;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobDetails;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.protocol.JobDetails;
+import io.sluice.job.JobStatus;
 import io.sluice.storage.FaultInjectingBlobStore;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package io.sluice.bench.recovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobStatus;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -1,6 +1,6 @@
 package io.sluice.api.eventtime;
 
-import io.sluice.graph.InvalidJobException;
+import io.sluice.api.errors.InvalidJobException;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;

@@ -29,7 +29,7 @@ public abstract class KeyedProcessFunction<K, I, O> implements RichFunction, Ser
         TimerService timerService();
 
         /** Emits {@code value} to the side output {@code tag} (read with {@code getSideOutput(tag)}), with the current timestamp. */
-        <X> void output(io.sluice.api.OutputTag<X> tag, X value);
+        <X> void output(io.sluice.api.functions.OutputTag<X> tag, X value);
     }
 
     /** The context of a timer callback. */

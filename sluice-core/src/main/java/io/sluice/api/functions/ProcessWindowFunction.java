@@ -1,6 +1,5 @@
 package io.sluice.api.functions;
 
-import io.sluice.api.OutputTag;
 import io.sluice.api.windowing.TimeWindow;
 import java.io.Serializable;
 

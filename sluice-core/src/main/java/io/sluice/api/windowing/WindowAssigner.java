@@ -1,6 +1,6 @@
 package io.sluice.api.windowing;
 
-import io.sluice.graph.InvalidJobException;
+import io.sluice.api.errors.InvalidJobException;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.sluice.core.serialization;
 
-import io.sluice.api.Tuple2;
-import io.sluice.api.Tuple3;
+import io.sluice.api.tuple.Tuple2;
+import io.sluice.api.tuple.Tuple3;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -109,7 +109,7 @@ public final class DynamicSerializer implements TypeSerializer<Object> {
                 serialize(shape.get(r, i), out);
             }
         } else {
-            throw new io.sluice.api.MissingSerializerException(unsupported(v.getClass()));
+            throw new io.sluice.core.serialization.MissingSerializerException(unsupported(v.getClass()));
         }
     }
 

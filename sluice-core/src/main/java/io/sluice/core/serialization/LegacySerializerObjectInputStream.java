@@ -11,8 +11,11 @@ import java.util.Map;
  * of the build before they had stable ids: they were anonymous classes then
  * ({@code Serializers$1} to {@code $6}, in the order LONG, INT, DOUBLE, BOOLEAN, STRING, BYTES),
  * which no longer exist. Those are read with today's class descriptions (they have no fields) and
- * resolve to today's singletons. Other classes are resolved through {@code classLoader}. Used for
- * format-1 keyed-state snapshots and for job graphs persisted by that build.
+ * resolve to today's singletons. Classes that moved to another package since are resolved by
+ * today's name, and a class whose default version id changed only because classes it names moved
+ * is read with today's description ({@link MovedClasses}). Other classes are resolved through
+ * {@code classLoader}. Used
+ * for keyed-state snapshots, for job graphs' user code and for job results persisted by earlier builds.
  */
 public final class LegacySerializerObjectInputStream extends ObjectInputStream {
     private static final String PREFIX = "io.sluice.core.serialization.Serializers$";
@@ -35,7 +38,28 @@ public final class LegacySerializerObjectInputStream extends ObjectInputStream {
     protected ObjectStreamClass readClassDescriptor() throws IOException, ClassNotFoundException {
         ObjectStreamClass written = super.readClassDescriptor();
         Class<?> current = LEGACY.get(written.getName());
-        return current != null ? ObjectStreamClass.lookup(current) : written;
+        if (current != null) {
+            return ObjectStreamClass.lookup(current);
+        }
+        return movedSinceWritten(written) ? ObjectStreamClass.lookup(resolveClass(written)) : written;
+    }
+
+    /**
+     * Whether the class {@code written} describes has today another default version id only because
+     * classes it names moved ({@link MovedClasses#sameVersionBeforeTheMoves}): then today's description
+     * reads the written fields, which are the same.
+     */
+    private boolean movedSinceWritten(ObjectStreamClass written) {
+        Class<?> local;
+        try {
+            local = resolveClass(written);
+        } catch (ClassNotFoundException | IOException e) {
+            return false; // reported, as usual, when the stream resolves the class itself
+        }
+        ObjectStreamClass today = ObjectStreamClass.lookup(local);
+        return today != null && today.getSerialVersionUID() != written.getSerialVersionUID()
+                && !local.isRecord() && !local.isEnum() && !local.isArray()
+                && MovedClasses.sameVersionBeforeTheMoves(local, written.getSerialVersionUID());
     }
 
     @Override
@@ -43,6 +67,10 @@ public final class LegacySerializerObjectInputStream extends ObjectInputStream {
         Class<?> current = LEGACY.get(desc.getName());
         if (current != null) {
             return current;
+        }
+        String name = MovedClasses.currentName(desc.getName());
+        if (!name.equals(desc.getName())) {
+            return Class.forName(name, false, classLoader != null ? classLoader : getClass().getClassLoader());
         }
         if (classLoader != null) {
             try {

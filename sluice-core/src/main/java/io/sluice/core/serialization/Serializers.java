@@ -1,6 +1,6 @@
 package io.sluice.core.serialization;
 
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.windowing.TimeWindow;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.sluice.operators.windowing;
 
-import io.sluice.api.OutputTag;
+import io.sluice.api.functions.OutputTag;
 import io.sluice.api.eventtime.Watermarks;
 import io.sluice.api.functions.RichFunction;
 import io.sluice.api.state.MapState;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.api.JavaSerialization;
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;

@@ -3,7 +3,7 @@ package io.sluice.core.serialization;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;

@@ -11,7 +11,7 @@ class TypeSerializerCopyTest {
         assertThat(Serializers.LONG.copy(big)).isSameAs(big);
         String s = new String("abc");
         assertThat(Serializers.<Object>dynamic().copy(s)).isSameAs(s);
-        io.sluice.api.Tuple2<String, Long> t = io.sluice.api.Tuple2.of("a", 1L);
+        io.sluice.api.tuple.Tuple2<String, Long> t = io.sluice.api.tuple.Tuple2.of("a", 1L);
         assertThat(Serializers.<Object>dynamic().copy(t)).isSameAs(t);
     }
 

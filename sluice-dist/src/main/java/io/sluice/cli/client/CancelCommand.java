@@ -1,7 +1,7 @@
 package io.sluice.cli.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.sluice.cli.ExitCodes;
+import io.sluice.cli.common.ExitCodes;
 import io.sluice.graph.JobId;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;

@@ -1,6 +1,6 @@
 package io.sluice.cli.client;
 
-/** A client command cannot go on; {@link #exitCode()} is one of {@link io.sluice.cli.ExitCodes}, the message says why and what to do. */
+/** A client command cannot go on; {@link #exitCode()} is one of {@link io.sluice.cli.common.ExitCodes}, the message says why and what to do. */
 final class ClientException extends Exception {
     private final int exitCode;
 

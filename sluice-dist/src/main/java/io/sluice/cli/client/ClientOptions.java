@@ -1,6 +1,6 @@
 package io.sluice.cli.client;
 
-import io.sluice.cli.ExitCodes;
+import io.sluice.cli.common.ExitCodes;
 import io.sluice.config.IllegalConfigurationException;
 import io.sluice.security.tls.PemFiles;
 import io.sluice.security.tls.TlsIdentity;

@@ -2,7 +2,7 @@ package io.sluice.cli.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.sluice.cli.ExitCodes;
+import io.sluice.cli.common.ExitCodes;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;

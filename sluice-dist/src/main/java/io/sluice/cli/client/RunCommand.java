@@ -1,8 +1,8 @@
 package io.sluice.cli.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.sluice.cli.DurationConverter;
-import io.sluice.cli.ExitCodes;
+import io.sluice.cli.common.DurationConverter;
+import io.sluice.cli.common.ExitCodes;
 import io.sluice.graph.JobId;
 import java.io.PrintWriter;
 import java.nio.file.Files;

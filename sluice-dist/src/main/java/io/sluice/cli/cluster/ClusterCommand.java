@@ -1,6 +1,6 @@
 package io.sluice.cli.cluster;
 
-import io.sluice.cli.ExitCodes;
+import io.sluice.cli.common.ExitCodes;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.config.ClusterOptions;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -9,10 +9,10 @@ import io.sluice.config.Configuration;
 import io.sluice.config.HighAvailabilityOptions;
 import io.sluice.config.IllegalConfigurationException;
 import io.sluice.jar.JarJobSubmitter;
-import io.sluice.rest.RestServer;
+import io.sluice.rest.server.RestServer;
 import io.sluice.rest.RestServerConfig;
 import io.sluice.rest.local.LocalClusterBackend;
-import io.sluice.rest.local.LocalJarDirectory;
+import io.sluice.rest.jars.LocalJarDirectory;
 import io.sluice.util.SystemClock;
 import java.io.PrintWriter;
 import java.nio.file.Path;

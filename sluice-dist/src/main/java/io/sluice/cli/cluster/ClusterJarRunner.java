@@ -1,15 +1,15 @@
 package io.sluice.cli.cluster;
 
 import io.sluice.config.IllegalConfigurationException;
-import io.sluice.dispatcher.JobSubmissionException;
+import io.sluice.protocol.JobSubmissionException;
 import io.sluice.graph.JobId;
 import io.sluice.jar.JarException;
 import io.sluice.jar.JarJobSubmitter;
 import io.sluice.jar.ProgramRequest;
-import io.sluice.rest.JarInfo;
+import io.sluice.rest.model.JarInfo;
 import io.sluice.rest.RestException;
 import io.sluice.rest.RunRequest;
-import io.sluice.rest.local.JarRunner;
+import io.sluice.rest.jars.JarRunner;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;

@@ -2,7 +2,7 @@ package io.sluice.cli.cluster;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.sluice.rest.RestBackend;
-import io.sluice.rest.RestServer;
+import io.sluice.rest.server.RestServer;
 import io.sluice.rest.RestServerConfig;
 import io.sluice.rest.dashboard.DashboardRoutes;
 import io.sluice.rest.metrics.MetricsRoutes;

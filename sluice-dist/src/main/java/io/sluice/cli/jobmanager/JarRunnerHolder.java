@@ -1,10 +1,10 @@
 package io.sluice.cli.jobmanager;
 
 import io.sluice.graph.JobId;
-import io.sluice.rest.JarInfo;
+import io.sluice.rest.model.JarInfo;
 import io.sluice.rest.RestException;
 import io.sluice.rest.RunRequest;
-import io.sluice.rest.local.JarRunner;
+import io.sluice.rest.jars.JarRunner;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 

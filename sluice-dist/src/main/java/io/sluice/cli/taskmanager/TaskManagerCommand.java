@@ -1,7 +1,7 @@
 package io.sluice.cli.taskmanager;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.sluice.cli.ExitCodes;
+import io.sluice.cli.common.ExitCodes;
 import io.sluice.cli.cluster.ConfigurationOptions;
 import io.sluice.cli.cluster.UntilStopped;
 import io.sluice.cluster.process.TaskManagerProcess;

@@ -2,14 +2,14 @@ package io.sluice.cli.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.cli.ExitCodes;
+import io.sluice.cli.common.ExitCodes;
 import io.sluice.cli.SluiceCli;
 import io.sluice.cluster.LocalCluster;
-import io.sluice.rest.RestServer;
+import io.sluice.rest.server.RestServer;
 import io.sluice.rest.RestServerConfig;
-import io.sluice.rest.local.JarRunner;
+import io.sluice.rest.jars.JarRunner;
 import io.sluice.rest.local.LocalClusterBackend;
-import io.sluice.rest.local.LocalJarDirectory;
+import io.sluice.rest.jars.LocalJarDirectory;
 import io.sluice.util.SystemClock;
 import java.io.PrintWriter;
 import java.io.StringWriter;

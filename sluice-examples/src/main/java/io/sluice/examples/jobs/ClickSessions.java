@@ -1,6 +1,6 @@
 package io.sluice.examples.jobs;
 
-import io.sluice.api.OutputTag;
+import io.sluice.api.functions.OutputTag;
 import io.sluice.api.SingleOutputStreamOperator;
 import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.api.eventtime.TimestampAssigner;

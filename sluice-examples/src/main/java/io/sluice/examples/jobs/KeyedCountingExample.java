@@ -2,7 +2,7 @@ package io.sluice.examples.jobs;
 
 import io.sluice.api.DataStream;
 import io.sluice.api.StreamExecutionEnvironment;
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.functions.KeySelector;
 import io.sluice.api.functions.MapFunction;
 import io.sluice.api.functions.RichFunction;

@@ -1,7 +1,7 @@
 package io.sluice.examples.jobs;
 
 import io.sluice.api.StreamExecutionEnvironment;
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.functions.Collector;
 import io.sluice.api.functions.FlatMapFunction;
 import io.sluice.api.functions.KeySelector;

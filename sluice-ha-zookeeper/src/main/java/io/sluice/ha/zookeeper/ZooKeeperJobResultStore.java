@@ -1,8 +1,9 @@
 package io.sluice.ha.zookeeper;
 
+import io.sluice.core.serialization.LegacySerializerObjectInputStream;
 import io.sluice.graph.JobId;
 import io.sluice.ha.JobResultStore;
-import io.sluice.jobmaster.JobResult;
+import io.sluice.job.JobResult;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -82,7 +83,7 @@ public final class ZooKeeperJobResultStore implements JobResultStore {
             return Optional.empty();
         }
         Object value;
-        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(data))) {
+        try (ObjectInputStream in = new LegacySerializerObjectInputStream(new ByteArrayInputStream(data), JobResult.class.getClassLoader())) {
             value = in.readObject();
         } catch (IOException | ClassNotFoundException e) {
             throw new IOException("The result of job " + jobId + " at " + path + " in ZooKeeper " + zk.quorum()

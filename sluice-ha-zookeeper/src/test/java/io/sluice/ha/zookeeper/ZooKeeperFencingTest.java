@@ -12,7 +12,7 @@ import io.sluice.config.Configuration;
 import io.sluice.config.IllegalConfigurationException;
 import io.sluice.graph.JobId;
 import io.sluice.ha.CheckpointPointerStore;
-import io.sluice.ha.HighAvailabilityServicesLoader;
+import io.sluice.ha.loader.HighAvailabilityServicesLoader;
 import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeadershipLostException;
 import io.sluice.ha.embedded.DefaultCompletedCheckpointStore;

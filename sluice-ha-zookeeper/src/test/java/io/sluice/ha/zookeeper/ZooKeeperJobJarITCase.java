@@ -10,8 +10,8 @@ import io.sluice.config.Configuration;
 import io.sluice.graph.JobId;
 import io.sluice.jar.JarJobSubmitter;
 import io.sluice.jar.ProgramRequest;
-import io.sluice.jobmaster.JobResult;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobResult;
+import io.sluice.job.JobStatus;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -102,7 +102,7 @@ class ZooKeeperJobJarITCase {
     void aStoredJarWhoseBytesNoLongerMatchTheRecordedDigestIsRefusedNamingTheJobAndBothDigests() throws Exception {
         Path jar = programJar(dir);
         JobId jobId = JobId.generate();
-        try (ZooKeeperHaServices ha = (ZooKeeperHaServices) io.sluice.ha.HighAvailabilityServicesLoader.load(
+        try (ZooKeeperHaServices ha = (ZooKeeperHaServices) io.sluice.ha.loader.HighAvailabilityServicesLoader.load(
                 config("digest"))) {
             ha.jobJarStore().putJobJar(jobId, jar);
             assertThat(ha.jobJarStore().hasJobJar(jobId)).isTrue();

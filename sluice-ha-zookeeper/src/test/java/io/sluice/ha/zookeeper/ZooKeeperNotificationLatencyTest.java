@@ -89,7 +89,7 @@ class ZooKeeperNotificationLatencyTest {
      */
     @Test
     void revocationIsNotHeldBackByAReadOfAnotherComponentInRetries() throws Exception {
-        ha = (ZooKeeperHaServices) io.sluice.ha.HighAvailabilityServicesLoader.load(
+        ha = (ZooKeeperHaServices) io.sluice.ha.loader.HighAvailabilityServicesLoader.load(
                 ZkTestSupport.config(server.getConnectString(), "retrieval-in-retries")
                         .set(ZooKeeperHaOptions.SUSPENDED_TOLERANCE, Duration.ofSeconds(2)));
         ZooKeeperLeaderRetrieval retrieval = ha.dispatcherLeaderRetrieval(); // re-reads every 2 s

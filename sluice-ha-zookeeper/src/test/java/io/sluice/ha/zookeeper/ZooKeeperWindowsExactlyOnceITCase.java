@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.sluice.api.StreamExecutionEnvironment;
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.sink.CollectingSink;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.config.RestartStrategyConfig;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.graph.JobId;
 import io.sluice.it.WindowedEventsJob;
-import io.sluice.jobmaster.JobResult;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobResult;
+import io.sluice.job.JobStatus;
 import io.sluice.jobmaster.RecoveryBackoff;
 import java.nio.file.Path;
 import java.time.Duration;

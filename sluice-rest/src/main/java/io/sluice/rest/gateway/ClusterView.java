@@ -1,6 +1,6 @@
 package io.sluice.rest.gateway;
 
-import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.protocol.DispatcherGateway;
 import io.sluice.rest.ClusterOverview;
 import java.util.List;
 

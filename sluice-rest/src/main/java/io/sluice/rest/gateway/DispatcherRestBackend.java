@@ -1,18 +1,18 @@
 package io.sluice.rest.gateway;
 
-import io.sluice.dispatcher.DispatcherGateway;
-import io.sluice.dispatcher.JobSummary;
+import io.sluice.protocol.DispatcherGateway;
+import io.sluice.protocol.JobSummary;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobDetails;
+import io.sluice.protocol.JobDetails;
 import io.sluice.rest.ClusterOverview;
-import io.sluice.rest.JarInfo;
+import io.sluice.rest.model.JarInfo;
 import io.sluice.rest.RestBackend;
 import io.sluice.rest.RestException;
 import io.sluice.rest.RunRequest;
 import io.sluice.rest.SluiceVersion;
-import io.sluice.rest.local.JarRunner;
-import io.sluice.rest.local.LocalJarDirectory;
+import io.sluice.rest.jars.JarRunner;
+import io.sluice.rest.jars.LocalJarDirectory;
 import io.sluice.rpc.Acknowledge;
 import java.io.InputStream;
 import java.util.List;

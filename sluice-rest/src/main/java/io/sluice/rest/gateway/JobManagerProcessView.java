@@ -1,7 +1,7 @@
 package io.sluice.rest.gateway;
 
 import io.sluice.cluster.process.JobManagerProcess;
-import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.protocol.DispatcherGateway;
 import io.sluice.rest.ClusterOverview;
 import io.sluice.rest.RestException;
 import java.util.List;

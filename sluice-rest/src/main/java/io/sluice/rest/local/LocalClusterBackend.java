@@ -1,11 +1,13 @@
 package io.sluice.rest.local;
 
 import io.sluice.cluster.LocalCluster;
-import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.protocol.DispatcherGateway;
 import io.sluice.rest.ClusterOverview;
 import io.sluice.rest.RestException;
 import io.sluice.rest.gateway.ClusterView;
 import io.sluice.rest.gateway.DispatcherRestBackend;
+import io.sluice.rest.jars.JarRunner;
+import io.sluice.rest.jars.LocalJarDirectory;
 import io.sluice.taskexecutor.TaskExecutor;
 import java.util.ArrayList;
 import java.util.List;

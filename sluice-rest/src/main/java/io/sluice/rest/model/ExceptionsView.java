@@ -1,8 +1,8 @@
 package io.sluice.rest.model;
 
-import io.sluice.jobmaster.FailureEvent;
-import io.sluice.jobmaster.JobDetails;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.protocol.FailureEvent;
+import io.sluice.protocol.JobDetails;
+import io.sluice.job.JobStatus;
 import java.util.ArrayList;
 import java.util.List;
 

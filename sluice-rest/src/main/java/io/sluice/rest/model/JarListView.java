@@ -1,6 +1,5 @@
 package io.sluice.rest.model;
 
-import io.sluice.rest.JarInfo;
 import java.util.List;
 
 /** {@code GET /v1/jars}: the stored jars, oldest first. */

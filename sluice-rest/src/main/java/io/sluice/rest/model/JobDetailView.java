@@ -1,12 +1,12 @@
 package io.sluice.rest.model;
 
 import io.sluice.checkpoint.CheckpointStats;
-import io.sluice.jobmaster.FailureEvent;
-import io.sluice.jobmaster.JobDetails;
-import io.sluice.jobmaster.JobStatusTransition;
-import io.sluice.jobmaster.RecoveryStatus;
-import io.sluice.jobmaster.SubtaskStatus;
-import io.sluice.jobmaster.VertexStatus;
+import io.sluice.protocol.FailureEvent;
+import io.sluice.protocol.JobDetails;
+import io.sluice.protocol.JobStatusTransition;
+import io.sluice.protocol.RecoveryStatus;
+import io.sluice.protocol.SubtaskStatus;
+import io.sluice.protocol.VertexStatus;
 import java.util.List;
 
 /**

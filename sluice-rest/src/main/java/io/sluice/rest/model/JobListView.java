@@ -1,6 +1,6 @@
 package io.sluice.rest.model;
 
-import io.sluice.dispatcher.JobSummary;
+import io.sluice.protocol.JobSummary;
 import java.util.Comparator;
 import java.util.List;
 

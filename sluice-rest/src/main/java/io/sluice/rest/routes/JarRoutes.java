@@ -35,11 +35,6 @@ public final class JarRoutes implements RestRoutes {
 
     private final java.time.Duration runAnswerTimeout;
 
-    /** With {@link io.sluice.rest.RestServer#RUN_ANSWER_TIMEOUT} for run requests. */
-    public JarRoutes(RestBackend backend, long maxUploadBytes) {
-        this(backend, maxUploadBytes, io.sluice.rest.RestServer.RUN_ANSWER_TIMEOUT);
-    }
-
     /**
      * @param runAnswerTimeout how long a run request waits for the backend (the program's {@code main} runs
      *                         meanwhile); longer than the server's answer timeout for other requests

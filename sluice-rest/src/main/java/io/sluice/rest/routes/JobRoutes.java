@@ -2,7 +2,7 @@ package io.sluice.rest.routes;
 
 import io.javalin.http.Context;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobStatus;
 import io.sluice.rest.RestBackend;
 import io.sluice.rest.RestException;
 import io.sluice.rest.RestRouter;

@@ -12,7 +12,7 @@ import io.sluice.examples.InjectedFailures;
 import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobStatus;
 import io.sluice.core.serialization.Serializers;
 import io.sluice.storage.FaultInjectingBlobStore;
 import java.nio.file.Files;

@@ -3,7 +3,7 @@ package io.sluice.cluster.membership;
 import io.sluice.ha.LeaderRetrieval;
 import io.sluice.rpc.MainThreadExecutor;
 import io.sluice.rpc.remote.FencingTokenMismatchException;
-import io.sluice.taskexecutor.TaskExecutorGateway;
+import io.sluice.protocol.TaskExecutorGateway;
 import io.sluice.util.Clock;
 import java.time.Duration;
 import java.util.Objects;

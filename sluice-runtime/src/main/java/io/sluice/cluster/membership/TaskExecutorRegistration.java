@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * What a task executor tells the job manager when it registers (sent with its
- * {@link io.sluice.taskexecutor.TaskExecutorGateway}, which travels by reference). Serializable.
+ * {@link io.sluice.protocol.TaskExecutorGateway}, which travels by reference). Serializable.
  *
  * @param taskExecutorId the task executor's id, stable across restarts of its process (e.g. its host name)
  * @param instanceId     a new random id for every start of its process: the job manager sees a restart by it

@@ -1,9 +1,9 @@
 package io.sluice.cluster.membership;
 
-import io.sluice.cluster.SlotPool;
+import io.sluice.slots.SlotPool;
 import io.sluice.rpc.MainThreadExecutor;
 import io.sluice.rpc.remote.RpcService;
-import io.sluice.taskexecutor.TaskExecutorGateway;
+import io.sluice.protocol.TaskExecutorGateway;
 import io.sluice.util.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package io.sluice.cluster.membership;
 
 import io.sluice.rpc.remote.Unfenced;
-import io.sluice.taskexecutor.TaskExecutorGateway;
+import io.sluice.protocol.TaskExecutorGateway;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 

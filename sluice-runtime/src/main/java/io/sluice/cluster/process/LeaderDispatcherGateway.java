@@ -2,12 +2,12 @@ package io.sluice.cluster.process;
 
 import io.sluice.cluster.membership.JobManagerSession;
 import io.sluice.cluster.membership.TaskExecutorRegistryGateway;
-import io.sluice.dispatcher.DispatcherGateway;
-import io.sluice.dispatcher.JobSummary;
+import io.sluice.protocol.DispatcherGateway;
+import io.sluice.protocol.JobSummary;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobDetails;
-import io.sluice.jobmaster.JobResult;
+import io.sluice.protocol.JobDetails;
+import io.sluice.job.JobResult;
 import io.sluice.rpc.Acknowledge;
 import io.sluice.rpc.remote.FencingTokenMismatchException;
 import java.util.List;

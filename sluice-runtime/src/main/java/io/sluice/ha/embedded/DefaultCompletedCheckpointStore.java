@@ -14,7 +14,7 @@ import io.sluice.checkpoint.CorruptCheckpointException;
 import io.sluice.rpc.MainThreads;
 import io.sluice.storage.BlobNotFoundException;
 import java.nio.file.NoSuchFileException;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobStatus;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

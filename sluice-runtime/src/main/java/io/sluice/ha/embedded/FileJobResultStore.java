@@ -1,8 +1,9 @@
 package io.sluice.ha.embedded;
 
+import io.sluice.core.serialization.LegacySerializerObjectInputStream;
 import io.sluice.graph.JobId;
 import io.sluice.ha.JobResultStore;
-import io.sluice.jobmaster.JobResult;
+import io.sluice.job.JobResult;
 import io.sluice.rpc.MainThreads;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -90,7 +91,7 @@ public final class FileJobResultStore implements JobResultStore {
             return Optional.empty();
         }
         Object value;
-        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(data))) {
+        try (ObjectInputStream in = new LegacySerializerObjectInputStream(new ByteArrayInputStream(data), JobResult.class.getClassLoader())) {
             value = in.readObject();
         } catch (IOException | ClassNotFoundException e) {
             throw new IOException("The result of job " + jobId + " at " + file + " is corrupt (" + e + "). Restore"

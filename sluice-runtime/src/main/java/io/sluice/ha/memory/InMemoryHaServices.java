@@ -17,7 +17,7 @@ import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeaderRetrieval;
 import io.sluice.ha.LeadershipLostException;
 import io.sluice.ha.RecoveryListener;
-import io.sluice.jobmaster.JobResult;
+import io.sluice.job.JobResult;
 import io.sluice.rpc.MainThreads;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -115,7 +115,7 @@ final class GatewayInterfaces {
         }
     }
 
-    /** The method's name and parameter types, which identify it on the wire: {@code cancelTask(io.sluice.taskexecutor.ExecutionAttemptId)}. */
+    /** The method's name and parameter types, which identify it on the wire: {@code cancelTask(io.sluice.job.ExecutionAttemptId)}. */
     static String signature(Method method) {
         return SIGNATURES.computeIfAbsent(method, m -> m.getName() + Arrays.stream(m.getParameterTypes())
                 .map(Class::getName).collect(Collectors.joining(",", "(", ")")));

@@ -1,6 +1,6 @@
 package io.sluice.rpc.remote;
 
-import io.sluice.api.UnrecoverableJobException;
+import io.sluice.api.errors.UnrecoverableJobException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

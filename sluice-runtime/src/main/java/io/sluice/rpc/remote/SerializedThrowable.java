@@ -6,7 +6,7 @@ package io.sluice.rpc.remote;
  * serializable). Keeps the original's class name, message, stack trace, causes and suppressed
  * throwables; {@link #toString()} and so stack traces read as the original's
  * ({@code com.acme.MyException: message}). A throwable that was marked
- * {@link io.sluice.api.UnrecoverableJobException} arrives as an {@link Unrecoverable}, which keeps
+ * {@link io.sluice.api.errors.UnrecoverableJobException} arrives as an {@link Unrecoverable}, which keeps
  * the marker. Immutable after construction.
  */
 public class SerializedThrowable extends RuntimeException {
@@ -52,8 +52,8 @@ public class SerializedThrowable extends RuntimeException {
         return originalMessage == null ? originalClassName : originalClassName + ": " + originalMessage;
     }
 
-    /** A stand-in for a throwable that was marked {@link io.sluice.api.UnrecoverableJobException}. */
-    public static final class Unrecoverable extends SerializedThrowable implements io.sluice.api.UnrecoverableJobException {
+    /** A stand-in for a throwable that was marked {@link io.sluice.api.errors.UnrecoverableJobException}. */
+    public static final class Unrecoverable extends SerializedThrowable implements io.sluice.api.errors.UnrecoverableJobException {
         private static final long serialVersionUID = 1L;
 
         Unrecoverable(String originalClassName, String originalMessage, Throwable cause) {

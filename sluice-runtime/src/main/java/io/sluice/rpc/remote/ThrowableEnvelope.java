@@ -7,7 +7,7 @@ import java.io.Serializable;
  * serialization form (when it could be serialized) and, beside it, everything needed to rebuild a
  * {@link SerializedThrowable} when the receiver cannot recreate the original: class name,
  * message, stack trace, cause and suppressed throwables (each in turn an envelope) and whether it
- * was marked {@link io.sluice.api.UnrecoverableJobException}. Written and read only by
+ * was marked {@link io.sluice.api.errors.UnrecoverableJobException}. Written and read only by
  * {@link RpcSerialization}'s streams.
  */
 record ThrowableEnvelope(byte[] original, String className, String message, StackTraceElement[] stackTrace,

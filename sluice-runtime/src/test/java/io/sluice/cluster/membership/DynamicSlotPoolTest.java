@@ -3,7 +3,7 @@ package io.sluice.cluster.membership;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.cluster.SlotPool;
+import io.sluice.slots.SlotPool;
 import io.sluice.graph.JobId;
 import io.sluice.testutil.TestingTaskExecutorGateway;
 import java.util.List;

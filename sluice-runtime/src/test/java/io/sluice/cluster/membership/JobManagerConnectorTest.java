@@ -2,9 +2,9 @@ package io.sluice.cluster.membership;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.cluster.SlotPool;
+import io.sluice.slots.SlotPool;
 import io.sluice.graph.JobId;
-import io.sluice.taskexecutor.TaskExecutorGateway;
+import io.sluice.protocol.TaskExecutorGateway;
 import io.sluice.testutil.ManuallyTriggeredMainThreadExecutor;
 import io.sluice.testutil.TestingTaskExecutorGateway;
 import io.sluice.util.ManualClock;

@@ -2,7 +2,7 @@ package io.sluice.cluster.membership;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.cluster.SlotPool;
+import io.sluice.slots.SlotPool;
 import io.sluice.graph.JobId;
 import io.sluice.testutil.ManuallyTriggeredMainThreadExecutor;
 import io.sluice.testutil.TestingTaskExecutorGateway;

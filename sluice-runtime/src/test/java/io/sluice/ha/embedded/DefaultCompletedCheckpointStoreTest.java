@@ -10,7 +10,7 @@ import io.sluice.checkpoint.CompletedCheckpoint;
 import io.sluice.graph.JobId;
 import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeadershipLostException;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobStatus;
 import io.sluice.storage.LocalFileBlobStore;
 import io.sluice.testutil.ForwardingCheckpointPointerStore;
 import java.nio.file.Files;

@@ -3,7 +3,7 @@ package io.sluice.ha.embedded;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.sluice.checkpoint.CheckpointCoordinator;
+import io.sluice.checkpoint.coordinator.CheckpointCoordinator;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CompletedCheckpoint;
 import io.sluice.checkpoint.InMemoryCheckpointIdCounter;
@@ -17,7 +17,7 @@ import io.sluice.ha.LeadershipLostException;
 import io.sluice.ha.RecoveryListener;
 import io.sluice.state.KeyGroupRange;
 import io.sluice.storage.LocalFileBlobStore;
-import io.sluice.taskexecutor.ExecutionAttemptId;
+import io.sluice.job.ExecutionAttemptId;
 import io.sluice.testutil.ManualExecutor;
 import io.sluice.testutil.ManuallyTriggeredMainThreadExecutor;
 import io.sluice.util.ManualClock;

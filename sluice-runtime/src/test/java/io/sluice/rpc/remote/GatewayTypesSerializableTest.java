@@ -2,9 +2,9 @@ package io.sluice.rpc.remote;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sluice.dispatcher.DispatcherGateway;
-import io.sluice.jobmaster.JobMasterGateway;
-import io.sluice.taskexecutor.TaskExecutorGateway;
+import io.sluice.protocol.DispatcherGateway;
+import io.sluice.protocol.JobMasterGateway;
+import io.sluice.protocol.TaskExecutorGateway;
 import java.io.Serializable;
 import java.lang.reflect.GenericArrayType;
 import java.lang.reflect.Method;

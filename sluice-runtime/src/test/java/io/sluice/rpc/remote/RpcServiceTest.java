@@ -7,10 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.sluice.api.UnrecoverableJobException;
+import io.sluice.api.errors.UnrecoverableJobException;
 import io.sluice.config.Configuration;
 import io.sluice.config.RpcOptions;
-import io.sluice.jobmaster.JobResult;
+import io.sluice.job.JobResult;
 import io.sluice.testutil.ManualScheduledExecutorService;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -429,7 +429,7 @@ class RpcServiceTest {
         Files.createDirectories(src.getParent());
         Files.writeString(src, """
                 package userjob;
-                public class BadRecordException extends RuntimeException implements io.sluice.api.UnrecoverableJobException {
+                public class BadRecordException extends RuntimeException implements io.sluice.api.errors.UnrecoverableJobException {
                     public BadRecordException(String message, Throwable cause) { super(message, cause); }
                 }
                 """);

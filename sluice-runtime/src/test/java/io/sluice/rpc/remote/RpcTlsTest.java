@@ -12,7 +12,7 @@ import io.sluice.cluster.membership.TaskExecutorRegistryGateway;
 import io.sluice.config.Configuration;
 import io.sluice.config.SecurityOptions.TlsProvider;
 import io.sluice.security.tls.InternalTls;
-import io.sluice.taskexecutor.TaskExecutorGateway;
+import io.sluice.protocol.TaskExecutorGateway;
 import io.sluice.testing.tls.TestCertificates;
 import io.sluice.testing.tls.TestCertificates.Authority;
 import java.io.ByteArrayOutputStream;

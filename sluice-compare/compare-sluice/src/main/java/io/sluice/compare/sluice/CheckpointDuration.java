@@ -7,7 +7,7 @@ import io.sluice.compare.Plan;
 import io.sluice.compare.Results;
 import io.sluice.compare.Scenario;
 import io.sluice.compare.Stats;
-import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.protocol.DispatcherGateway;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import java.nio.file.Path;

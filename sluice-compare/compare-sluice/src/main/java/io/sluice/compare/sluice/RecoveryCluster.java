@@ -2,13 +2,13 @@ package io.sluice.compare.sluice;
 
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.cluster.LocalCluster;
-import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.protocol.DispatcherGateway;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import io.sluice.ha.zookeeper.ZooKeeperHaServices;
-import io.sluice.jobmaster.JobDetails;
-import io.sluice.jobmaster.JobResult;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.protocol.JobDetails;
+import io.sluice.job.JobResult;
+import io.sluice.job.JobStatus;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

@@ -1,8 +1,8 @@
 package io.sluice.compare.sluice;
 
-import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.protocol.DispatcherGateway;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobDetails;
+import io.sluice.protocol.JobDetails;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;

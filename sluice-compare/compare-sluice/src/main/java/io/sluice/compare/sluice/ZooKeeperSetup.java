@@ -3,7 +3,7 @@ package io.sluice.compare.sluice;
 import io.sluice.compare.LatencyProxy;
 import io.sluice.config.Configuration;
 import io.sluice.config.HighAvailabilityOptions;
-import io.sluice.ha.HighAvailabilityServicesLoader;
+import io.sluice.ha.loader.HighAvailabilityServicesLoader;
 import io.sluice.ha.zookeeper.ZooKeeperHaOptions;
 import io.sluice.ha.zookeeper.ZooKeeperHaServices;
 import java.io.IOException;

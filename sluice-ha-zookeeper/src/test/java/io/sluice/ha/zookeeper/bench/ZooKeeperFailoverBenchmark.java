@@ -1,7 +1,7 @@
 package io.sluice.ha.zookeeper.bench;
 
 import io.sluice.api.StreamExecutionEnvironment;
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.sink.CollectingSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.cluster.LocalCluster;
@@ -12,10 +12,10 @@ import io.sluice.examples.InjectedFailures;
 import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
-import io.sluice.ha.HighAvailabilityServicesLoader;
+import io.sluice.ha.loader.HighAvailabilityServicesLoader;
 import io.sluice.ha.zookeeper.ZooKeeperHaOptions;
 import io.sluice.ha.zookeeper.ZooKeeperHaServices;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.job.JobStatus;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,18 +1,18 @@
 package io.sluice.storage.s3.bench;
 
 import io.sluice.api.StreamExecutionEnvironment;
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.sink.CollectingSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.checkpoint.CheckpointStats;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.config.RestartStrategyConfig;
-import io.sluice.dispatcher.DispatcherGateway;
+import io.sluice.protocol.DispatcherGateway;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobDetails;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.protocol.JobDetails;
+import io.sluice.job.JobStatus;
 import io.sluice.storage.s3.S3ProxyServer;
 import io.sluice.storage.s3.testing.TcpFaultProxy;
 import java.nio.file.Files;

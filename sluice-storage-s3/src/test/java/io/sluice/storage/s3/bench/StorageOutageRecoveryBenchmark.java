@@ -1,7 +1,7 @@
 package io.sluice.storage.s3.bench;
 
 import io.sluice.api.StreamExecutionEnvironment;
-import io.sluice.api.Tuple2;
+import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.sink.CollectingSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.cluster.LocalCluster;
@@ -9,8 +9,8 @@ import io.sluice.config.Configuration;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobId;
-import io.sluice.jobmaster.JobDetails;
-import io.sluice.jobmaster.JobStatus;
+import io.sluice.protocol.JobDetails;
+import io.sluice.job.JobStatus;
 import io.sluice.storage.FaultInjectingBlobStore;
 import io.sluice.storage.s3.S3ProxyServer;
 import io.sluice.storage.s3.testing.TcpFaultProxy;

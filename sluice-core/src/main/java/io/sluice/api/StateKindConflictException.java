@@ -1,8 +1,0 @@
-package io.sluice.api;
-
-/** Two kinds of keyed state (value, list, map) were declared under one name: rename one of them. */
-public class StateKindConflictException extends IllegalArgumentException implements UnrecoverableJobException {
-    public StateKindConflictException(String message) {
-        super(message);
-    }
-}

@@ -1,0 +1,10 @@
+/**
+ * Built-in sinks: print, discard, and the exactly-once file sink.
+ *
+ * <p>Layer 6 of 11 in sluice-core (sources and sinks; docs/architecture.md). May use the packages
+ * of the layers below: {@code util}, {@code config}, {@code api.errors}, {@code api.tuple}, {@code
+ * api.eventtime}, {@code api.windowing}, {@code core.serialization}, {@code api.state}, {@code
+ * api.functions}, and of its own layer: {@code api.source}. Uses today: {@code api.functions}.
+ * Never a package of a layer above; no cycles (the module's architecture test checks both).
+ */
+package io.sluice.api.sink;

@@ -1,0 +1,10 @@
+/**
+ * Windows: {@code WindowAssigner} (tumbling, sliding, session; event or processing time) and
+ * {@code TimeWindow}.
+ *
+ * <p>Layer 2 of 11 in sluice-core (event time and windows; docs/architecture.md). May use the
+ * packages of the layers below: {@code util}, {@code config}, {@code api.errors}, {@code
+ * api.tuple}, and of its own layer: {@code api.eventtime}. Uses today: {@code api.errors}. Never a
+ * package of a layer above; no cycles (the module's architecture test checks both).
+ */
+package io.sluice.api.windowing;

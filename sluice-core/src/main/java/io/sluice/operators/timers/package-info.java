@@ -1,0 +1,12 @@
+/**
+ * Event- and processing-time timers of keyed operators, kept in keyed state.
+ *
+ * <p>Layer 8 of 11 in sluice-core (operators; docs/architecture.md). May use the packages of the
+ * layers below: {@code util}, {@code config}, {@code api.errors}, {@code api.tuple}, {@code
+ * api.eventtime}, {@code api.windowing}, {@code core.serialization}, {@code api.state}, {@code
+ * api.functions}, {@code api.source}, {@code api.sink}, {@code state}, and of its own layer:
+ * {@code operators}, {@code operators.windowing}. Uses today: {@code api.state}, {@code
+ * core.serialization}, {@code state}. Never a package of a layer above; no cycles (the module's
+ * architecture test checks both).
+ */
+package io.sluice.operators.timers;

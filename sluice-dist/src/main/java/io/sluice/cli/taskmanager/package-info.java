@@ -1,0 +1,10 @@
+/**
+ * {@code sluice taskmanager}: a task manager process.
+ *
+ * <p>Layer 3 of 4 in sluice-dist (process commands; docs/architecture.md). May use the packages of
+ * the layers below: {@code cli.common}, {@code cli.client}, {@code cli.cluster}, {@code cli.demo},
+ * and of its own layer: {@code cli.jobmanager}. Uses today: {@code cli.cluster}, {@code
+ * cli.common}. Never a package of a layer above; no cycles (the module's architecture test checks
+ * both).
+ */
+package io.sluice.cli.taskmanager;

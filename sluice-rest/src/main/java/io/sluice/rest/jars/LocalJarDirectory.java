@@ -1,0 +1,193 @@
+package io.sluice.rest.jars;
+
+import io.sluice.rest.model.JarInfo;
+import io.sluice.rest.RestException;
+import io.sluice.util.Clock;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.regex.Pattern;
+import java.util.zip.ZipException;
+import java.util.zip.ZipFile;
+
+/**
+ * Uploaded jars in one directory, each under a generated name ({@code <id>.jar}, the id 32 hex
+ * digits): an uploaded file name is kept for display only and never becomes part of a path, and a
+ * jar id is checked against that form before it is used, so no request can name another file.
+ * The index of jars is in memory (jars uploaded before a restart are not listed again).
+ *
+ * <p>Threading: any thread; file work runs on the injected I/O executor; the index is guarded by
+ * this object's lock, held only for map updates.
+ */
+public final class LocalJarDirectory {
+    private static final Pattern JAR_ID = Pattern.compile("[0-9a-f]{32}");
+    private static final int MAX_DISPLAY_NAME = 200;
+
+    private final Path directory;
+    private final Executor ioExecutor;
+    private final Clock clock;
+    private final Map<String, JarInfo> jars = new LinkedHashMap<>();
+
+    public LocalJarDirectory(Path directory, Executor ioExecutor, Clock clock) {
+        this.directory = directory;
+        this.ioExecutor = ioExecutor;
+        this.clock = clock;
+    }
+
+    /** Copies {@code content} (at most {@code maxBytes}) to a new generated name and checks that it is a jar. */
+    public CompletableFuture<JarInfo> store(String originalFileName, InputStream content, long maxBytes) {
+        return CompletableFuture.supplyAsync(() -> {
+            String id = UUID.randomUUID().toString().replace("-", "");
+            Path target = directory.resolve(id + ".jar");
+            Path temp = directory.resolve(id + ".upload");
+            try {
+                Files.createDirectories(directory);
+                MessageDigest sha = MessageDigest.getInstance("SHA-256");
+                long size;
+                try (InputStream in = content; OutputStream out = new DigestOutputStream(Files.newOutputStream(temp), sha)) {
+                    size = copyAtMost(in, out, maxBytes);
+                }
+                checkIsJar(temp, originalFileName);
+                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+                JarInfo info = new JarInfo(id, displayName(originalFileName), size, HexFormat.of().formatHex(sha.digest()),
+                        clock.currentTimeMillis());
+                synchronized (jars) {
+                    jars.put(id, info);
+                }
+                return info;
+            } catch (IOException e) {
+                throw new IllegalStateException("Could not store the uploaded jar in " + directory.toAbsolutePath()
+                        + ": " + e.getMessage() + ". Check that the directory is writable and has space.", e);
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
+            } finally {
+                try {
+                    Files.deleteIfExists(temp);
+                } catch (IOException ignored) {
+                    // the upload is refused either way; a leftover temporary file is harmless
+                }
+            }
+        }, ioExecutor);
+    }
+
+    private static long copyAtMost(InputStream in, OutputStream out, long maxBytes) throws IOException {
+        byte[] buffer = new byte[64 * 1024];
+        long total = 0;
+        for (int n; (n = in.read(buffer)) >= 0; ) {
+            total += n;
+            if (total > maxBytes) {
+                throw new RestException(413, "The jar is larger than this server accepts (" + maxBytes
+                        + " bytes, rest.max-upload-size)");
+            }
+            out.write(buffer, 0, n);
+        }
+        return total;
+    }
+
+    private static void checkIsJar(Path file, String originalFileName) throws IOException {
+        try (ZipFile zip = new ZipFile(file.toFile())) {
+            if (zip.size() == 0) {
+                throw RestException.badRequest("The uploaded file '" + displayName(originalFileName)
+                        + "' is an empty zip: a jar must contain the job's classes");
+            }
+        } catch (ZipException e) {
+            throw RestException.badRequest("The uploaded file '" + displayName(originalFileName) + "' is not a jar (not a"
+                    + " valid zip file: " + e.getMessage() + "). Upload the jar built from your job (mvn package).");
+        }
+    }
+
+    /** The uploaded name without any directory part or control characters, for display. */
+    static String displayName(String originalFileName) {
+        if (originalFileName == null || originalFileName.isBlank()) {
+            return "upload.jar";
+        }
+        String name = originalFileName.replace('\\', '/');
+        name = name.substring(name.lastIndexOf('/') + 1).replaceAll("[\\p{Cntrl}]", "");
+        if (name.isBlank() || name.equals(".") || name.equals("..")) {
+            return "upload.jar";
+        }
+        return name.length() > MAX_DISPLAY_NAME ? name.substring(0, MAX_DISPLAY_NAME) : name;
+    }
+
+    /**
+     * The class to run from {@code jar}: {@code entryClass} if given, else the jar's {@code Main-Class};
+     * checked to be in the jar (on the I/O executor). Fails with 400 when there is none or it is missing.
+     */
+    public CompletableFuture<String> entryClassOf(JarInfo jar, String entryClass) {
+        Path file = fileOf(jar);
+        return CompletableFuture.supplyAsync(() -> {
+            try (java.util.jar.JarFile jarFile = new java.util.jar.JarFile(file.toFile())) {
+                String name = entryClass;
+                if (name == null) {
+                    java.util.jar.Manifest manifest = jarFile.getManifest();
+                    name = manifest == null ? null : manifest.getMainAttributes().getValue(java.util.jar.Attributes.Name.MAIN_CLASS);
+                    if (name == null || name.isBlank()) {
+                        throw RestException.badRequest("The jar " + jar.id() + " (" + jar.name() + ") names no Main-Class in"
+                                + " its manifest; give the class to run as entryClass");
+                    }
+                    name = name.strip();
+                }
+                if (jarFile.getEntry(name.replace('.', '/') + ".class") == null) {
+                    throw RestException.badRequest("The jar " + jar.id() + " (" + jar.name() + ") has no class " + name
+                            + (entryClass == null ? " (its Main-Class)" : "") + "; check the class name and that it is"
+                            + " packaged in the jar");
+                }
+                return name;
+            } catch (IOException e) {
+                throw new IllegalStateException("Cannot read the stored jar " + jar.id() + " in " + directory.toAbsolutePath()
+                        + ": " + e.getMessage(), e);
+            }
+        }, ioExecutor);
+    }
+
+    /** The stored jars, in upload order. */
+    public List<JarInfo> list() {
+        synchronized (jars) {
+            return new ArrayList<>(jars.values());
+        }
+    }
+
+    /** The jar with this id, or empty; throws 400 when {@code jarId} is not of the generated form. */
+    public Optional<JarInfo> find(String jarId) {
+        checkId(jarId);
+        synchronized (jars) {
+            return Optional.ofNullable(jars.get(jarId));
+        }
+    }
+
+    /** The file of a stored jar; only ever a generated name in this directory. */
+    public Path fileOf(JarInfo jar) {
+        checkId(jar.id());
+        return directory.resolve(jar.id() + ".jar");
+    }
+
+    public static void checkId(String jarId) {
+        if (jarId == null || !JAR_ID.matcher(jarId).matches()) {
+            throw RestException.badRequest("A jar id is 32 lowercase hex digits as returned by POST /v1/jars, not '"
+                    + abbreviate(jarId) + "'");
+        }
+    }
+
+    static String abbreviate(String s) {
+        if (s == null) {
+            return "";
+        }
+        String clean = s.replaceAll("[\\p{Cntrl}]", "?");
+        return clean.length() > 80 ? clean.substring(0, 80) + "..." : clean;
+    }
+}

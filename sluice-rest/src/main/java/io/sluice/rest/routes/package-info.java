@@ -1,0 +1,9 @@
+/**
+ * The route groups of the API: cluster, jobs, jars, OpenAPI document.
+ *
+ * <p>Layer 4 of 6 in sluice-rest (route groups; docs/architecture.md). May use the packages of the
+ * layers below: {@code rest.model}, {@code rest}, {@code rest.jars}, and of its own layer: {@code
+ * rest.metrics}, {@code rest.dashboard}. Uses today: {@code rest}, {@code rest.model}. Never a
+ * package of a layer above; no cycles (the module's architecture test checks both).
+ */
+package io.sluice.rest.routes;

@@ -1,0 +1,11 @@
+/**
+ * HA services in memory, for one JVM (tests and the local cluster).
+ *
+ * <p>Layer 10 of 14 in sluice-runtime (high availability; docs/architecture.md). May use the
+ * packages of the layers below: {@code rpc}, {@code restart}, {@code metrics}, {@code rpc.remote},
+ * {@code storage}, {@code network}, {@code network.netty}, {@code job}, {@code checkpoint}, {@code
+ * protocol}, {@code jar}, {@code slots}, and of its own layer: {@code ha}, {@code ha.embedded},
+ * {@code ha.loader}. Uses today: {@code checkpoint}, {@code ha}, {@code jar}, {@code job}, {@code
+ * rpc}. Never a package of a layer above; no cycles (the module's architecture test checks both).
+ */
+package io.sluice.ha.memory;

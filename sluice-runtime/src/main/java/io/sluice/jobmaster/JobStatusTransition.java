@@ -1,5 +1,0 @@
-package io.sluice.jobmaster;
-
-/** One status change, with the wall-clock time it happened. */
-public record JobStatusTransition(JobStatus status, long timestampMillis) implements java.io.Serializable {
-}

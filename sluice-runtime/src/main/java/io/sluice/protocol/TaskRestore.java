@@ -1,0 +1,24 @@
+package io.sluice.protocol;
+
+import io.sluice.checkpoint.TaskStateHandle;
+import java.util.List;
+
+/**
+ * What a subtask restores from: the checkpoint's source position for it (if a source) and the
+ * handles of the keyed state that holds key groups it owns (one when the parallelism is unchanged;
+ * several after a rescale). A handle's state is in a state file or, when small, inline.
+ *
+ * @param finished the subtask had finished when the checkpoint was taken: it is restored as
+ *                 finished, that is, it emits nothing and ends its outputs at once
+ */
+public record TaskRestore(long checkpointId, byte[] sourcePosition, List<TaskStateHandle> keyedStateHandles,
+                          boolean finished) implements java.io.Serializable {
+    /** The restore of a subtask that had not finished. */
+    public TaskRestore(long checkpointId, byte[] sourcePosition, List<TaskStateHandle> keyedStateHandles) {
+        this(checkpointId, sourcePosition, keyedStateHandles, false);
+    }
+
+    public TaskRestore {
+        keyedStateHandles = List.copyOf(keyedStateHandles);
+    }
+}
