@@ -43,12 +43,18 @@ public final class InternalTls {
     private final SslContext client;
     private final AtomicLong handshakes = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
-    private final RefusalLog refusals;
+    private final Clock clock;
+    /** Per server port ("RPC port host:port", "data port host:port"): refusals there are logged on their own pace. */
+    private final java.util.concurrent.ConcurrentHashMap<String, RefusalLog> serverRefusals =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    /** Failed handshakes of the connections this process opens. */
+    private final RefusalLog clientRefusals;
 
     private InternalTls(TlsIdentity identity, SslProvider provider, Clock clock) {
         this.identity = identity;
         this.provider = provider;
-        this.refusals = new RefusalLog(clock, REFUSAL_LOG_INTERVAL);
+        this.clock = clock;
+        this.clientRefusals = new RefusalLog(clock, REFUSAL_LOG_INTERVAL);
         try {
             this.server = SslContextBuilder.forServer(identity.key(), identity.chain())
                     .trustManager(identity.trusted())
@@ -138,14 +144,16 @@ public final class InternalTls {
     /** Adds the server side of TLS first to {@code pipeline}; {@code server} names the port for logs ("RPC server 127.0.0.1:6123"). */
     public void addServerHandlers(ChannelPipeline pipeline, ByteBufAllocator allocator, String server) {
         SslHandler ssl = this.server.newHandler(allocator);
-        pipeline.addFirst("tls-guard", new TlsHandshakeGuard(server, true, handshakes, refused, refusals));
+        pipeline.addFirst("tls-guard", new TlsHandshakeGuard(server, true, handshakes, refused,
+                serverRefusals.computeIfAbsent(server, s -> new RefusalLog(clock, REFUSAL_LOG_INTERVAL))));
         pipeline.addFirst("tls", ssl);
     }
 
     /** Adds the client side of TLS first to {@code pipeline}, for a connection to {@code host:port}. */
     public void addClientHandlers(ChannelPipeline pipeline, ByteBufAllocator allocator, String host, int port) {
         SslHandler ssl = client.newHandler(allocator, host, port);
-        pipeline.addFirst("tls-guard", new TlsHandshakeGuard(host + ":" + port, false, handshakes, refused, refusals));
+        pipeline.addFirst("tls-guard", new TlsHandshakeGuard(host + ":" + port, false, handshakes, refused,
+                clientRefusals));
         pipeline.addFirst("tls", ssl);
     }
 
