@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -101,13 +100,7 @@ class SecondDayITCase {
     }
 
     private Map<String, String> clusterConfig() {
-        Map<String, String> c = new LinkedHashMap<>();
-        c.put("high-availability.type", "zookeeper");
-        c.put("high-availability.zookeeper.quorum", zooKeeper.getConnectString());
-        c.put("high-availability.cluster-id", "second-day");
-        c.put("high-availability.zookeeper.session-timeout", "4 s");
-        c.put("high-availability.storage-dir", dir.resolve("ha-storage").toString());
-        return c;
+        return SluiceCluster.zooKeeperHa(zooKeeper.getConnectString(), "second-day", dir.resolve("ha-storage"));
     }
 
     @Test
