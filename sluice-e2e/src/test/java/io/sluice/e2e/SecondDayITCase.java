@@ -55,7 +55,10 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>a job keyed by each supported key type (String, Long, Integer, enum, UUID, record with an enum,
  *       {@code Tuple2<String, enum>}, nested {@code Tuple3}, List, Map) exchanged between the two task
  *       managers, every process SIGKILLed mid-run and started again (the state restored in other JVMs),
- *       exact counts per key; and no job loader left on the new processes after it.</li>
+ *       exact counts per key; and no job loader left on the new processes after it;</li>
+ *   <li>the same job on a {@code sluice cluster} process (job manager and task executors in one JVM),
+ *       SIGKILLed and started again on the same directory: it resumes by itself with exact counts, and
+ *       leaves no job loader behind.</li>
  * </ol>
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -207,6 +210,47 @@ class SecondDayITCase {
                     .doesNotContain("key group").doesNotContain("ClassCastException");
             assertNoJobClassLoaderLeft();
         });
+    }
+
+    @Test
+    @Order(5)
+    void aSluiceClusterSigkilledAndStartedAgainOnItsDirectoryRestoresKeysOfEverySupportedType() throws Throwable {
+        Path data = Files.createDirectories(dir.resolve("local-cluster-data"));
+        Map<String, String> settings = Map.of("high-availability.dir", data.resolve("ha").toString(),
+                "checkpoints.dir", data.resolve("checkpoints").toString());
+        List<String> options = List.of("--jar-dir", data.resolve("jars").toString());
+        try (SluiceCluster local = new SluiceCluster(dir.resolve("local"), Map.of())) {
+            try {
+                SluiceProcess cluster = local.startLocalCluster(options, settings);
+                long records = 2000;
+                Path out = dir.resolve("key-types-local");
+                CommandResult run = local.submitJar(SecondDayJobs.keyTypesJar(Files.createDirectories(dir.resolve("jar-keys-local"))),
+                        cluster.restUrl(), List.of("--parallelism", "2", "-D", "checkpoints.interval=300 ms"),
+                        List.of("--records", Long.toString(records), "--rate", "400", "--output", out.toString()));
+                assertThat(run.exitCode()).as(run.output()).isZero();
+                String job = run.jobId();
+                String first = cluster.restUrl();
+                await().atMost(TIMEOUT).until(() -> Rest.completedCheckpoints(first, job) >= 3
+                        && SecondDayJobs.KINDS.stream().allMatch(k -> !countsOf(out.resolve(k)).isEmpty()));
+
+                cluster.kill();
+                SluiceProcess again = local.startLocalCluster(options, settings);
+                await().atMost(TIMEOUT).until(() -> Rest.jobStatus(again.restUrl(), job)
+                        .filter(s -> s.equals("FINISHED") || s.equals("FAILED")).isPresent());
+                assertThat(Rest.jobStatus(again.restUrl(), job)).contains("FINISHED");
+                for (String kind : SecondDayJobs.KINDS) {
+                    assertThat(countsOf(out.resolve(kind))).as("final count of every " + kind + " key")
+                            .isEqualTo(KeyedCounts.expected(records, SecondDayJobs.KEYS));
+                }
+                await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+                    assertThat(jobLoadersOnHeap(again)).as("job class loaders on the heap of the cluster process").isZero();
+                    assertThat(metric(again.restUrl(), "sluice_job_classloaders_live")).as("its gauge").isZero();
+                });
+            } catch (Throwable t) {
+                t.addSuppressed(new AssertionError("the cluster processes:" + local.diagnostics()));
+                throw t;
+            }
+        }
     }
 
     // ---- jobs ----
