@@ -29,7 +29,9 @@ import java.util.zip.ZipFile;
  * Uploaded jars in one directory, each under a generated name ({@code <id>.jar}, the id 32 hex
  * digits): an uploaded file name is kept for display only and never becomes part of a path, and a
  * jar id is checked against that form before it is used, so no request can name another file.
- * The index of jars is in memory (jars uploaded before a restart are not listed again).
+ * The index of jars is in memory (jars uploaded before a restart are not listed again), and so is
+ * which jobs were run from each jar, for refusing to delete a jar a running job uses and for
+ * deleting a jar with its last job ({@code rest.jars.delete-with-last-job}).
  *
  * <p>Threading: any thread; file work runs on the injected I/O executor; the index is guarded by
  * this object's lock, held only for map updates.
@@ -42,6 +44,8 @@ public final class LocalJarDirectory {
     private final Executor ioExecutor;
     private final Clock clock;
     private final Map<String, JarInfo> jars = new LinkedHashMap<>();
+    /** The jobs run from each jar, in run order; guarded by {@link #jars}. */
+    private final Map<String, List<io.sluice.graph.JobId>> runs = new java.util.HashMap<>();
 
     public LocalJarDirectory(Path directory, Executor ioExecutor, Clock clock) {
         this.directory = directory;
@@ -168,6 +172,54 @@ public final class LocalJarDirectory {
         synchronized (jars) {
             return Optional.ofNullable(jars.get(jarId));
         }
+    }
+
+    /** Records that {@code jobId} was submitted from the jar {@code jarId}. */
+    public void recordRun(String jarId, io.sluice.graph.JobId jobId) {
+        checkId(jarId);
+        synchronized (jars) {
+            if (jars.containsKey(jarId)) {
+                runs.computeIfAbsent(jarId, k -> new ArrayList<>()).add(jobId);
+            }
+        }
+    }
+
+    /** The jobs run from the jar, oldest first; empty for a jar never run (or unknown). */
+    public List<io.sluice.graph.JobId> jobsOf(String jarId) {
+        synchronized (jars) {
+            return List.copyOf(runs.getOrDefault(jarId, List.of()));
+        }
+    }
+
+    /**
+     * Removes the jar from the index at once (it can no longer be run) and deletes its file on the I/O
+     * executor; completes with the removed jar, or empty when it was not stored. A run already reading
+     * the file keeps its own copy (the job's class loader copies the jar).
+     */
+    public CompletableFuture<Optional<JarInfo>> delete(String jarId) {
+        checkId(jarId);
+        JarInfo removed;
+        synchronized (jars) {
+            removed = jars.remove(jarId);
+            runs.remove(jarId);
+        }
+        if (removed == null) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        Path file = fileOf(removed);
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                Files.deleteIfExists(file);
+                return Optional.of(removed);
+            } catch (IOException e) {
+                synchronized (jars) {
+                    jars.putIfAbsent(removed.id(), removed); // still there: listed again, so the delete can be retried
+                }
+                throw new IllegalStateException("Could not delete the jar " + removed.id() + " (" + file + "): "
+                        + e.getMessage() + ". Check the permissions of " + directory.toAbsolutePath()
+                        + " and delete it again.", e);
+            }
+        }, ioExecutor);
     }
 
     /** The file of a stored jar; only ever a generated name in this directory. */
