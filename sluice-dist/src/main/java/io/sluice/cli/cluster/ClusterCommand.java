@@ -85,7 +85,8 @@ public final class ClusterCommand implements Callable<Integer> {
             RestServer server;
             try {
                 server = ClusterRestServer.start(restConfig,
-                        new LocalClusterBackend(cluster, jars, new ClusterJarRunner(submitter)), metrics, "another cluster");
+                        new LocalClusterBackend(cluster, jars, new ClusterJarRunner(submitter),
+                                configuration.get(io.sluice.rest.RestOptions.JARS_DELETE_WITH_LAST_JOB)), metrics, "another cluster");
             } catch (RuntimeException e) {
                 cluster.close();
                 throw e;
