@@ -82,6 +82,7 @@ public final class ClusterCommand implements Callable<Integer> {
                     cluster.haServices()::jobJarStore, cluster::dispatcher, cluster.ioExecutor(),
                     JarJobSubmitter.DEFAULT_MAIN_TIMEOUT, configuration);
             LocalJarDirectory jars = new LocalJarDirectory(jarDirectory, cluster.ioExecutor(), SystemClock.INSTANCE);
+            jars.loadStored().get(60, java.util.concurrent.TimeUnit.SECONDS); // jars of an earlier run: listed and deletable
             RestServer server;
             try {
                 server = ClusterRestServer.start(restConfig,
