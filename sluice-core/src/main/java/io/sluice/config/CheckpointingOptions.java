@@ -94,5 +94,7 @@ public final class CheckpointingOptions {
                     + " (checkpoints.restore-from). Then the leading job manager deletes them (HA pointers first, then"
                     + " the files), never while a running job was started from them. 0 keeps them until they are"
                     + " deleted on request (DELETE /v1/jobs/{jobId}/checkpoints, sluice checkpoints delete). A job"
-                    + " manager setting: it applies to every ended job its cluster knows.");
+                    + " manager setting: it applies to every ended job its cluster knows. The default, 7 days, leaves time"
+                    + " to start a job that failed on a Friday evening again after the weekend, while a cluster that runs"
+                    + " many short jobs does not keep their state for ever.");
 }
