@@ -86,7 +86,8 @@ final class EndedJobJanitor {
 
     /**
      * The Dispatcher leads under {@code session} and listed the stored jobs: finishes what ended jobs
-     * left ({@code storedGraphs}: the ids of all stored job graphs) and starts the periodic sweep.
+     * left ({@code storedGraphs}: the ids of all stored job graphs), deletes checkpoints that expired
+     * meanwhile, and starts the periodic sweep.
      */
     void leading(UUID session, Collection<JobId> storedGraphs, Collection<JobResult> results) {
         mainThread.assertRunningInMainThread();
@@ -100,7 +101,7 @@ final class EndedJobJanitor {
                 run(session, r, graph, checkpoints, 1);
             }
         }
-        scheduleSweep(session);
+        sweep(session); // checkpoints that expired while no job manager led go now, not one interval later
     }
 
     /** Leadership ended: no sweep any more; clean-ups in flight finish, but are not retried. */

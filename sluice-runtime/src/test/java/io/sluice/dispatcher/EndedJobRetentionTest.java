@@ -98,6 +98,17 @@ class EndedJobRetentionTest {
     }
 
     @Test
+    void checkpointsThatExpiredWhileNoJobManagerLedAreDeletedAsSoonAsOneLeads() throws Exception {
+        JobId failed = JobId.generate();
+        writeCheckpoints(failed, 1);
+        ha.jobResultStore().putResult(result(failed, JobStatus.FAILED, false));
+        clock.advance(RETENTION.plusMinutes(1));
+        startLeading(RETENTION);
+        assertThat(filesOf(failed)).isEmpty();
+        assertThat(ha.storedResults().get(failed).mayHaveCheckpoints()).isFalse();
+    }
+
+    @Test
     void checkpointsThatARunningJobWasStartedFromAreKeptUntilItEnds() throws Exception {
         JobId failed = JobId.generate();
         writeCheckpoints(failed, 7);
