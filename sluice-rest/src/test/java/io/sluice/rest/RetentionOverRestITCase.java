@@ -190,7 +190,7 @@ class RetentionOverRestITCase {
     @ParameterizedTest
     @EnumSource(Storage.class)
     void theRetainedCheckpointsOfAnEndedJobExpire(Storage storage) throws Exception {
-        start(storage, Duration.ofSeconds(2), false);
+        start(storage, Duration.ofSeconds(5), false); // long enough to count the files right after the cancel on a loaded machine
         JobId cancelled = runUntilCheckpointed();
         JobId running = runUntilCheckpointed();
         cancel(cancelled);
