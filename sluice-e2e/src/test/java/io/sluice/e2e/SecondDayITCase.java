@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -58,7 +59,9 @@ import org.junit.jupiter.api.io.TempDir;
  *       exact counts per key; and no job loader left on the new processes after it;</li>
  *   <li>the same job on a {@code sluice cluster} process (job manager and task executors in one JVM),
  *       SIGKILLed and started again on the same directory: it resumes by itself with exact counts, and
- *       leaves no job loader behind.</li>
+ *       leaves no job loader behind;</li>
+ *   <li>two versions of one jar (classes of the same names) running at once on that cluster: each
+ *       with its own classes and exact counts, and no job loader left after them.</li>
  * </ol>
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -75,6 +78,9 @@ class SecondDayITCase {
     private SluiceCluster processes;
     private SluiceProcess jobManager;
     private final List<SluiceProcess> taskManagers = new ArrayList<>();
+    /** The {@code sluice cluster} processes of the last two cases. */
+    private SluiceCluster local;
+    private SluiceProcess localCluster;
 
     @BeforeAll
     void startCluster() throws Exception {
@@ -94,6 +100,9 @@ class SecondDayITCase {
 
     @AfterAll
     void stopCluster() throws Exception {
+        if (local != null) {
+            local.close();
+        }
         if (processes != null) {
             processes.close();
         }
@@ -219,38 +228,60 @@ class SecondDayITCase {
         Map<String, String> settings = Map.of("high-availability.dir", data.resolve("ha").toString(),
                 "checkpoints.dir", data.resolve("checkpoints").toString());
         List<String> options = List.of("--jar-dir", data.resolve("jars").toString());
-        try (SluiceCluster local = new SluiceCluster(dir.resolve("local"), Map.of())) {
-            try {
-                SluiceProcess cluster = local.startLocalCluster(options, settings);
-                long records = 2000;
-                Path out = dir.resolve("key-types-local");
-                CommandResult run = local.submitJar(SecondDayJobs.keyTypesJar(Files.createDirectories(dir.resolve("jar-keys-local"))),
-                        cluster.restUrl(), List.of("--parallelism", "2", "-D", "checkpoints.interval=300 ms"),
-                        List.of("--records", Long.toString(records), "--rate", "400", "--output", out.toString()));
-                assertThat(run.exitCode()).as(run.output()).isZero();
-                String job = run.jobId();
-                String first = cluster.restUrl();
-                await().atMost(TIMEOUT).until(() -> Rest.completedCheckpoints(first, job) >= 3
-                        && SecondDayJobs.KINDS.stream().allMatch(k -> !countsOf(out.resolve(k)).isEmpty()));
+        local = new SluiceCluster(dir.resolve("local"), Map.of());
+        withDiagnostics(local, () -> {
+            SluiceProcess cluster = local.startLocalCluster(options, settings);
+            long records = 2000;
+            Path out = dir.resolve("key-types-local");
+            CommandResult run = local.submitJar(SecondDayJobs.keyTypesJar(Files.createDirectories(dir.resolve("jar-keys-local"))),
+                    cluster.restUrl(), List.of("--parallelism", "2", "-D", "checkpoints.interval=300 ms"),
+                    List.of("--records", Long.toString(records), "--rate", "400", "--output", out.toString()));
+            assertThat(run.exitCode()).as(run.output()).isZero();
+            String job = run.jobId();
+            await().atMost(TIMEOUT).until(() -> Rest.completedCheckpoints(cluster.restUrl(), job) >= 3
+                    && SecondDayJobs.KINDS.stream().allMatch(k -> !countsOf(out.resolve(k)).isEmpty()));
 
-                cluster.kill();
-                SluiceProcess again = local.startLocalCluster(options, settings);
-                await().atMost(TIMEOUT).until(() -> Rest.jobStatus(again.restUrl(), job)
-                        .filter(s -> s.equals("FINISHED") || s.equals("FAILED")).isPresent());
-                assertThat(Rest.jobStatus(again.restUrl(), job)).contains("FINISHED");
-                for (String kind : SecondDayJobs.KINDS) {
-                    assertThat(countsOf(out.resolve(kind))).as("final count of every " + kind + " key")
-                            .isEqualTo(KeyedCounts.expected(records, SecondDayJobs.KEYS));
-                }
-                await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-                    assertThat(jobLoadersOnHeap(again)).as("job class loaders on the heap of the cluster process").isZero();
-                    assertThat(metric(again.restUrl(), "sluice_job_classloaders_live")).as("its gauge").isZero();
-                });
-            } catch (Throwable t) {
-                t.addSuppressed(new AssertionError("the cluster processes:" + local.diagnostics()));
-                throw t;
+            cluster.kill();
+            localCluster = local.startLocalCluster(options, settings);
+            await().atMost(TIMEOUT).until(() -> Rest.jobStatus(localCluster.restUrl(), job)
+                    .filter(s -> s.equals("FINISHED") || s.equals("FAILED")).isPresent());
+            assertThat(Rest.jobStatus(localCluster.restUrl(), job)).contains("FINISHED");
+            for (String kind : SecondDayJobs.KINDS) {
+                assertThat(countsOf(out.resolve(kind))).as("final count of every " + kind + " key")
+                        .isEqualTo(KeyedCounts.expected(records, SecondDayJobs.KEYS));
             }
-        }
+            assertNoJobClassLoaderLeftOn(localCluster);
+        });
+    }
+
+    @Test
+    @Order(6)
+    void twoVersionsOfOneJarRunSideBySideEachWithItsOwnClasses() throws Throwable {
+        withDiagnostics(local, () -> {
+            long records = 2000;
+            String url = localCluster.restUrl();
+            Map<Integer, String> jobs = new LinkedHashMap<>();
+            for (int version = 1; version <= 2; version++) {
+                Path jar = SecondDayJobs.visitsJar(Files.createDirectories(dir.resolve("side-by-side-jar-v" + version)), version);
+                CommandResult run = local.submitJar(jar, url, List.of("--parallelism", "2"),
+                        visitsArgs(records, 150, dir.resolve("side-by-side-v" + version)));
+                assertThat(run.exitCode()).as(run.output()).isZero();
+                jobs.put(version, run.jobId());
+            }
+            await().atMost(TIMEOUT).until(() -> jobs.values().stream()
+                    .allMatch(j -> Rest.jobStatus(url, j).filter(st -> st.equals("RUNNING") || st.equals("FINISHED")).isPresent()));
+            assertThat(jobs.values()).as("both versions run at once").allMatch(j -> Rest.jobStatus(url, j).filter("RUNNING"::equals).isPresent());
+            for (Map.Entry<Integer, String> job : jobs.entrySet()) {
+                await().atMost(TIMEOUT).until(() -> Rest.jobStatus(url, job.getValue())
+                        .filter(st -> st.equals("FINISHED") || st.equals("FAILED")).isPresent());
+                assertThat(Rest.jobStatus(url, job.getValue())).contains("FINISHED");
+                Path out = dir.resolve("side-by-side-v" + job.getKey());
+                assertThat(highest(out, "v" + job.getKey() + ":")).as("counts of version " + job.getKey())
+                        .isEqualTo(KeyedCounts.expected(records, 8));
+                assertThat(highest(out, "v" + (3 - job.getKey()) + ":")).as("no line of the other version").isEmpty();
+            }
+            assertNoJobClassLoaderLeftOn(localCluster);
+        });
     }
 
     // ---- jobs ----
@@ -286,6 +317,14 @@ class SecondDayITCase {
         await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
             jobLoadersOnHeap(jobManager); // a full GC first
             assertThat(metric(jobManager.restUrl(), "sluice_job_classloaders_live")).as("the job manager's gauge").isZero();
+        });
+    }
+
+    /** No job loader on the heap of a {@code sluice cluster} process, and its gauge says so. */
+    private static void assertNoJobClassLoaderLeftOn(SluiceProcess cluster) {
+        await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+            assertThat(jobLoadersOnHeap(cluster)).as("job class loaders on the heap of the cluster process").isZero();
+            assertThat(metric(cluster.restUrl(), "sluice_job_classloaders_live")).as("its gauge").isZero();
         });
     }
 
@@ -428,10 +467,14 @@ class SecondDayITCase {
     }
 
     private void withDiagnostics(Executable body) throws Throwable {
+        withDiagnostics(processes, body);
+    }
+
+    private static void withDiagnostics(SluiceCluster cluster, Executable body) throws Throwable {
         try {
             body.execute();
         } catch (Throwable t) {
-            t.addSuppressed(new AssertionError("the processes:" + processes.diagnostics()));
+            t.addSuppressed(new AssertionError("the processes:" + cluster.diagnostics()));
             throw t;
         }
     }
