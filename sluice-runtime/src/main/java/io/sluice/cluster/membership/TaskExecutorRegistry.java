@@ -2,9 +2,11 @@ package io.sluice.cluster.membership;
 
 import io.sluice.slots.SlotPool;
 import io.sluice.rpc.MainThreadExecutor;
+import io.sluice.rpc.remote.RpcAddress;
 import io.sluice.rpc.remote.RpcService;
 import io.sluice.protocol.TaskExecutorGateway;
 import io.sluice.util.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,7 +26,10 @@ import org.slf4j.LoggerFactory;
  * {@link SlotPool}, answers their heartbeats, and removes a task executor that has not sent one for
  * {@code heartbeat.timeout} ("task manager tm-1 lost: no heartbeat for 6 s"), which makes every job
  * master with tasks there fail over. When this job manager stops leading, every registration is
- * dropped (the task executors register with the new leader).
+ * dropped (the task executors register with the new leader). With
+ * {@link #confirmLossOnConnectionFailure} it also declares a task executor lost within about a second
+ * when its RPC connection is reset and its port refuses reconnecting (its process died), while one
+ * that only falls silent is still judged by the heartbeat.
  *
  * <p>Threading: all state lives on {@code mainThread} (the Dispatcher's or its own); gateway methods
  * hop there and never block. Start with {@link #start()}, stop with {@link #close()}.
@@ -45,16 +50,22 @@ public final class TaskExecutorRegistry implements TaskExecutorRegistryGateway {
     private final Map<String, Registered> registered = new LinkedHashMap<>();
     private MainThreadExecutor.ScheduledTask check;
     private boolean closed;
+    /** Confirms a loss when a connection is reset or refused; {@code null}: heartbeats only. Main thread. */
+    private ConnectionLossConfirmer confirmer;
 
     /** A registered task executor (main thread only). */
     private static final class Registered {
         final TaskExecutorRegistration registration;
         final UUID registrationId;
         final TaskExecutorGateway gateway;
+        /** Its RPC address when its gateway is remote (for confirming a connection loss), else {@code null}. */
+        final RpcAddress address;
         long lastHeartbeatNanos;
 
-        Registered(TaskExecutorRegistration registration, UUID registrationId, TaskExecutorGateway gateway, long now) {
+        Registered(TaskExecutorRegistration registration, UUID registrationId, TaskExecutorGateway gateway,
+                   RpcAddress address, long now) {
             this.registration = registration;
+            this.address = address;
             this.registrationId = registrationId;
             this.gateway = gateway;
             this.lastHeartbeatNanos = now;
@@ -101,6 +112,40 @@ public final class TaskExecutorRegistry implements TaskExecutorRegistryGateway {
         if (!slotPool.isDynamic()) {
             throw new IllegalArgumentException("The task executor registry needs a dynamic slot pool (SlotPool.dynamic())");
         }
+    }
+
+    /**
+     * Also declares a task executor lost soon after its RPC connection is reset or refused, when
+     * reconnecting for {@code deadline} is refused throughout (see {@link ConnectionLossConfirmer});
+     * {@link #connectionFailed} reports such failures. Call before {@link #start()}; any thread.
+     */
+    public void confirmLossOnConnectionFailure(RpcService rpc, Duration deadline) {
+        Objects.requireNonNull(rpc, "rpc");
+        confirmLossOnConnectionFailure(ConnectionLossConfirmer.Probe.of(rpc), deadline);
+        rpc.onConnectionFailure(this::connectionFailed);
+    }
+
+    /** As {@link #confirmLossOnConnectionFailure(RpcService, Duration)} over any probe (tests). Any thread. */
+    void confirmLossOnConnectionFailure(ConnectionLossConfirmer.Probe probe, Duration deadline) {
+        mainThread.execute(() -> confirmer = new ConnectionLossConfirmer(probe, mainThread, clock, deadline,
+                this::confirmedLost));
+    }
+
+    /**
+     * A connection to {@code address} was reset, closed by the peer or refused ({@code cause} may be
+     * {@code null}): the task executors registered from there are checked. Any thread; never blocks.
+     */
+    public void connectionFailed(RpcAddress address, Throwable cause) {
+        mainThread.execute(() -> {
+            if (closed || confirmer == null) {
+                return;
+            }
+            for (Registered r : registered.values()) {
+                if (address.equals(r.address)) {
+                    confirmer.suspect(r.registration.taskExecutorId(), r.registrationId, address, cause);
+                }
+            }
+        });
     }
 
     /** Starts checking heartbeats every {@code heartbeat.interval}. Any thread. */
@@ -233,13 +278,25 @@ public final class TaskExecutorRegistry implements TaskExecutorRegistryGateway {
             }
             LOG.info("{}", replacedReason);
         }
+        if (confirmer != null) {
+            confirmer.forget(id);
+        }
+        RpcAddress address = confirmer == null ? null : confirmer.probe().addressOf(gateway).orElse(null);
         UUID session = leaderSession.get();
         if (session != null) {
             // Every call of this job manager's job masters to the task executor carries its leader session.
             gateway = RpcService.withFencingToken(gateway, session);
         }
         UUID registrationId = UUID.randomUUID();
-        registered.put(id, new Registered(reg, registrationId, gateway, clock.nanoTime()));
+        registered.put(id, new Registered(reg, registrationId, gateway, address, clock.nanoTime()));
+        if (address != null) {
+            // Keep a connection to it open from now on, so that its process dying is seen as a reset at once.
+            confirmer.probe().connect(address).whenComplete((ok, error) -> {
+                if (error != null) {
+                    connectionFailed(address, error);
+                }
+            });
+        }
         slotPool.addTaskExecutor(gateway, reg.instanceId(), replacedReason != null ? replacedReason
                 : "task manager " + id + " registered again");
         LOG.info("Task manager {} registered with job manager {}: {} slot(s), data address {}, instance {}; the pool now"
@@ -295,7 +352,19 @@ public final class TaskExecutorRegistry implements TaskExecutorRegistryGateway {
         }
     }
 
+    private void confirmedLost(String taskExecutorId, UUID registrationId, String reason) {
+        Registered r = registered.get(taskExecutorId);
+        if (closed || r == null || !r.registrationId.equals(registrationId)) {
+            return; // registered again meanwhile, or gone already
+        }
+        LOG.warn("{}; its {} slot(s) leave the pool and jobs with tasks there fail over", reason, r.registration.slots());
+        remove(r, reason);
+    }
+
     private void remove(Registered r, String reason) {
+        if (confirmer != null && registered.get(r.registration.taskExecutorId()) == r) {
+            confirmer.forget(r.registration.taskExecutorId());
+        }
         registered.remove(r.registration.taskExecutorId(), r);
         slotPool.removeTaskExecutor(r.registration.taskExecutorId(), reason);
     }

@@ -7,6 +7,7 @@ import io.sluice.cluster.membership.HeartbeatSettings;
 import io.sluice.cluster.membership.JobManagerAddress;
 import io.sluice.cluster.membership.TaskExecutorRegistry;
 import io.sluice.cluster.membership.TaskExecutorRegistryGateway;
+import io.sluice.config.HeartbeatOptions;
 import io.sluice.config.Configuration;
 import io.sluice.config.HighAvailabilityOptions;
 import io.sluice.config.JobManagerOptions;
@@ -137,6 +138,9 @@ public final class JobManagerProcess implements AutoCloseable {
                     configuration.getString("high-availability.cluster-id").orElse("default"), slotPool,
                     dispatcher::isLeader, dispatcher::currentLeaderSession, ha.dispatcherLeaderRetrieval()::currentLeader,
                     registryThread, SystemClock.INSTANCE, HeartbeatSettings.from(configuration));
+            if (configuration.get(HeartbeatOptions.CONFIRM_CONNECTION_LOSS)) {
+                registry.confirmLossOnConnectionFailure(rpc, configuration.get(HeartbeatOptions.CONFIRM_CONNECTION_LOSS_DEADLINE));
+            }
             resources.add(() -> registry.close().get(10, TimeUnit.SECONDS));
             resources.add(() -> dispatcher.close().get(30, TimeUnit.SECONDS));
 

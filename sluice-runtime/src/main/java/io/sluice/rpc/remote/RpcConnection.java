@@ -27,6 +27,10 @@ final class RpcConnection {
     private final java.util.concurrent.atomic.AtomicLong framesReceived = new java.util.concurrent.atomic.AtomicLong();
     private Channel channel;
     private RpcConnectionException broken;
+    /** Set when this side closes the connection (not the peer, not the network). */
+    private boolean closedHere;
+    /** Completes (off the event loop) once the connection is open, or fails when it cannot be opened. */
+    final java.util.concurrent.CompletableFuture<Void> whenOpen = new java.util.concurrent.CompletableFuture<>();
 
     private record Queued(ByteBuf frame, PendingRequest request, Consumer<Throwable> onFailure) {
     }
@@ -50,6 +54,7 @@ final class RpcConnection {
                     write(q.frame, q.request, q.onFailure);
                 }
                 queued.clear();
+                service.completeOffEventLoop(() -> whenOpen.complete(null));
                 return;
             }
             if (broken == null) {
@@ -61,8 +66,16 @@ final class RpcConnection {
             queued.clear();
         }
         service.forget(this);
+        boolean here;
+        synchronized (this) {
+            here = closedHere;
+        }
+        RpcConnectionException error = broken;
+        service.completeOffEventLoop(() -> whenOpen.completeExceptionally(error));
         if (opened != null) {
             opened.close(); // closed meanwhile
+        } else if (!here) {
+            service.connectionFailed(address, cause);
         }
         for (Queued q : toFail) {
             q.frame.release();
@@ -159,7 +172,9 @@ final class RpcConnection {
 
     /** The channel closed (peer gone, network error, or our close): fails everything in flight. */
     void lost(Throwable cause) {
+        boolean byPeer;
         synchronized (this) {
+            byPeer = !closedHere;
             if (broken == null) {
                 broken = new RpcConnectionException("The connection to " + address + " was lost"
                         + (cause == null ? "" : " (" + cause + ")") + " before the answer came", cause);
@@ -167,6 +182,9 @@ final class RpcConnection {
         }
         service.forget(this);
         failAll(broken);
+        if (byPeer) {
+            service.connectionFailed(address, cause);
+        }
     }
 
     private void failAll(RpcConnectionException error) {
@@ -181,6 +199,7 @@ final class RpcConnection {
     void close(String reason) {
         Channel c;
         synchronized (this) {
+            closedHere = true;
             if (broken == null) {
                 broken = new RpcConnectionException(reason, null);
             }
@@ -192,6 +211,8 @@ final class RpcConnection {
         }
         service.forget(this);
         failAll(broken);
+        RpcConnectionException error = broken;
+        service.completeOffEventLoop(() -> whenOpen.completeExceptionally(error));
         if (c != null) {
             c.close();
         }

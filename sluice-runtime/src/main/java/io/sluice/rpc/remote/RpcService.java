@@ -107,6 +107,8 @@ public final class RpcService implements AutoCloseable {
 
     private final EndpointRegistry endpoints = new EndpointRegistry(String.valueOf(serviceNumber));
     private final Map<RpcAddress, RpcConnection> connections = new ConcurrentHashMap<>();
+    private final List<java.util.function.BiConsumer<RpcAddress, Throwable>> connectionListeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
     private final AtomicLong nextRequestId = new AtomicLong();
     /** What the gateways this service serves and calls carry: the only classes it reads. */
     private final RpcMessageTypes messageTypes = new RpcMessageTypes();
@@ -318,6 +320,15 @@ public final class RpcService implements AutoCloseable {
     }
 
     /** Whether {@code gateway} is a remote proxy (of any RPC service). */
+    /** Where a remote gateway proxy calls, or empty for a local gateway. */
+    public static java.util.Optional<RpcAddress> addressOf(Object gateway) {
+        if (gateway != null && Proxy.isProxyClass(gateway.getClass())
+                && Proxy.getInvocationHandler(gateway) instanceof RemoteGatewayHandler h) {
+            return java.util.Optional.of(h.address);
+        }
+        return java.util.Optional.empty();
+    }
+
     public static boolean isRemote(Object gateway) {
         return gateway != null && Proxy.isProxyClass(gateway.getClass())
                 && Proxy.getInvocationHandler(gateway) instanceof RemoteGatewayHandler;
@@ -442,6 +453,39 @@ public final class RpcService implements AutoCloseable {
             // e.g. the service is shutting down
             connection.close("Cannot connect to " + connection.address + ": " + e);
             connections.remove(connection.address, connection);
+        }
+    }
+
+    /**
+     * Opens the connection to {@code target}, or reuses the one open: completes (off the event loop)
+     * once it is open, or fails with an {@link RpcConnectionException} whose cause says why (a
+     * {@link java.net.ConnectException} when the port refused it). Never blocks; any thread.
+     */
+    public CompletableFuture<Void> connect(RpcAddress target) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new RpcException("Cannot connect to " + target + ": the RPC service at "
+                    + address + " is closed"));
+        }
+        return connectionTo(target).whenOpen.copy();
+    }
+
+    /**
+     * Adds a listener told of every connection this service opened that the peer or the network
+     * ended (reset, closed by the peer, refused, unreachable), with the cause ({@code null} for an
+     * orderly close by the peer); not of connections this service closed itself. It runs on an
+     * event loop or an RPC worker and must not block (hop to your own thread).
+     */
+    public void onConnectionFailure(java.util.function.BiConsumer<RpcAddress, Throwable> listener) {
+        connectionListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    void connectionFailed(RpcAddress target, Throwable cause) {
+        for (java.util.function.BiConsumer<RpcAddress, Throwable> l : connectionListeners) {
+            try {
+                l.accept(target, cause);
+            } catch (RuntimeException e) {
+                LOG.warn("A connection failure listener failed on the failure of {}", target, e);
+            }
         }
     }
 
