@@ -25,7 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * -Dit.test=FailoverTimesBenchmark}. Two job managers and three task managers of two slots, ZooKeeper
  * in this JVM with a session timeout of {@code -Dsluice.bench.session-timeout} (default 4 s), the
  * default heartbeat timeout (6 s), the keyed counting job at parallelism 2, checkpoints every
- * 300 ms on a local directory.
+ * 300 ms on a local directory. {@code -Dsluice.bench.jm-kills=0} kills only task managers;
+ * {@code -Dsluice.bench.confirm-connection-loss=false} turns off confirming a task manager's loss on
+ * a reset connection (then only the heartbeat timeout declares it), for comparison.
  */
 class FailoverTimesBenchmark {
     @TempDir
@@ -34,6 +36,8 @@ class FailoverTimesBenchmark {
     @Test
     void sigkillToRunning() throws Exception {
         int kills = Integer.getInteger("sluice.bench.kills", 5);
+        int jobManagerKills = Integer.getInteger("sluice.bench.jm-kills", kills);
+        String confirm = System.getProperty("sluice.bench.confirm-connection-loss", "true");
         String sessionTimeout = System.getProperty("sluice.bench.session-timeout", "4 s");
         try (TestingServer zooKeeper = new TestingServer(true)) {
             Map<String, String> common = new LinkedHashMap<>();
@@ -44,6 +48,7 @@ class FailoverTimesBenchmark {
             common.put("high-availability.storage-dir", dir.resolve("ha-storage").toString());
             common.put("checkpoints.dir", dir.resolve("checkpoints").toString());
             common.put("checkpoints.interval", "300 ms");
+            common.put("heartbeat.confirm-connection-loss", confirm);
             try (SluiceCluster cluster = new SluiceCluster(dir, common)) {
                 List<SluiceProcess> jobManagers = new ArrayList<>(List.of(
                         cluster.startJobManager(Host.MACHINE, Map.of()), cluster.startJobManager(Host.MACHINE, Map.of())));
@@ -57,7 +62,7 @@ class FailoverTimesBenchmark {
                         List.of("--records", "0", "--keys", "64", "--rate", "2000"));
 
                 List<long[]> jm = new ArrayList<>();
-                for (int k = 0; k < kills; k++) {
+                for (int k = 0; k < jobManagerKills; k++) {
                     String current = awaitLeader(jobManagers);
                     await().atMost(Duration.ofSeconds(60)).until(() -> Rest.completedCheckpoints(current, jobId) >= 2);
                     SluiceProcess victim = jobManagers.stream().filter(p -> p.restUrl().equals(current)).findFirst()
@@ -76,15 +81,23 @@ class FailoverTimesBenchmark {
                 }
 
                 List<long[]> tm = new ArrayList<>();
+                List<Long> declaredLost = new ArrayList<>();
                 for (int k = 0; k < kills; k++) {
                     String current = awaitLeader(jobManagers);
                     await().atMost(Duration.ofSeconds(60)).until(() -> Rest.jobStatus(current, jobId)
                             .filter("RUNNING"::equals).isPresent() && Rest.completedCheckpoints(current, jobId) >= 2);
                     SluiceProcess victim = busyTaskManager(current, taskManagers);
+                    String victimId = taskManagerId(victim);
                     long killed = System.currentTimeMillis();
                     victim.kill();
+                    long[] lost = new long[1];
+                    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> {
+                        lost[0] = System.currentTimeMillis();
+                        return !registeredTaskManagers(current).contains(victimId);
+                    });
                     taskManagers.remove(victim);
                     taskManagers.add(cluster.startTaskManager(Host.MACHINE, 2, Map.of())); // slots stay sufficient
+                    declaredLost.add(lost[0] - killed);
                     long[] left = new long[1];
                     await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20)).until(() -> {
                         left[0] = System.currentTimeMillis();
@@ -92,15 +105,21 @@ class FailoverTimesBenchmark {
                     });
                     long running = awaitRunningSince(current, jobId, left[0] - 50);
                     tm.add(new long[] {left[0] - killed, running - left[0], running - killed});
-                    System.out.printf("FailoverTimesBenchmark: task manager kill %d: job failed over after %d ms,"
-                            + " RUNNING %d ms later (%d ms in all)%n", k + 1, left[0] - killed, running - left[0],
-                            running - killed);
+                    System.out.printf("FailoverTimesBenchmark: task manager kill %d: declared lost after %d ms, job"
+                            + " failed over after %d ms, RUNNING %d ms later (%d ms in all)%n", k + 1, lost[0] - killed,
+                            left[0] - killed, running - left[0], running - killed);
                     printRestarts("after task manager kill " + (k + 1), current, jobId);
                 }
-                System.out.printf("FailoverTimesBenchmark: medians over %d kills: job manager: detection (ZooKeeper"
-                        + " session timeout %s) %d ms, rest %d ms, total %d ms; task manager: detection (heartbeat"
-                        + " timeout 6 s) %d ms, rest %d ms, total %d ms%n", kills, sessionTimeout,
-                        median(jm, 0), median(jm, 1), median(jm, 2), median(tm, 0), median(tm, 1), median(tm, 2));
+                if (!jm.isEmpty()) {
+                    System.out.printf("FailoverTimesBenchmark: medians over %d kills: job manager: detection (ZooKeeper"
+                            + " session timeout %s) %d ms, rest %d ms, total %d ms%n", jm.size(), sessionTimeout,
+                            median(jm, 0), median(jm, 1), median(jm, 2));
+                }
+                System.out.printf("FailoverTimesBenchmark: medians over %d kills, heartbeat.confirm-connection-loss=%s:"
+                        + " task manager: declared lost %d ms, job left RUNNING %d ms (heartbeat timeout 6 s), rest %d"
+                        + " ms, kill to RUNNING %d ms%n", kills, confirm,
+                        declaredLost.stream().sorted().toList().get(declaredLost.size() / 2),
+                        median(tm, 0), median(tm, 1), median(tm, 2));
             }
         }
     }
@@ -151,8 +170,26 @@ class FailoverTimesBenchmark {
         return at[0];
     }
 
+    /** The task manager's id, as it prints it at start. */
+    static String taskManagerId(SluiceProcess taskManager) throws Exception {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("Sluice task manager (\\S+):")
+                .matcher(taskManager.output());
+        if (!m.find()) {
+            throw new AssertionError("no task manager id in the output of " + taskManager.name());
+        }
+        return m.group(1);
+    }
+
+    /** The ids of the task managers registered with the leader, from its overview. */
+    static List<String> registeredTaskManagers(String leaderUrl) {
+        List<String> ids = new ArrayList<>();
+        Rest.get(leaderUrl, "/v1/overview").ifPresent(a -> a.body().path("taskExecutors")
+                .forEach(te -> ids.add(te.path("id").asText())));
+        return ids;
+    }
+
     /** A task manager that holds slots of the job, as the leader's overview reports them. */
-    private static SluiceProcess busyTaskManager(String leaderUrl, List<SluiceProcess> taskManagers) throws Exception {
+    static SluiceProcess busyTaskManager(String leaderUrl, List<SluiceProcess> taskManagers) throws Exception {
         java.util.regex.Pattern id = java.util.regex.Pattern.compile("Sluice task manager (\\S+):");
         List<String> busy = new ArrayList<>();
         Rest.get(leaderUrl, "/v1/overview").ifPresent(a -> a.body().path("taskExecutors").forEach(te -> {
