@@ -27,19 +27,19 @@ public final class HeartbeatOptions {
     public static final ConfigOption<Boolean> CONFIRM_CONNECTION_LOSS = ConfigOptions.key("heartbeat.confirm-connection-loss")
             .booleanType()
             .defaultValue(true)
-            .withDescription("Whether a job manager confirms the loss of a task manager as soon as its RPC connection"
-                    + " to it is reset or refused, instead of waiting for heartbeat.timeout: it reconnects for"
-                    + " heartbeat.confirm-connection-loss.deadline and declares the task manager lost if every attempt"
-                    + " is refused. A task manager that only falls silent (a GC pause, a cut link) is still judged by"
-                    + " the heartbeat alone.");
+            .withDescription("Whether a job manager confirms the loss of a task manager (and a task manager the loss"
+                    + " of its job manager) as soon as the RPC connection to it is reset or refused, instead of waiting"
+                    + " for heartbeat.timeout: it reconnects for heartbeat.confirm-connection-loss.deadline and declares"
+                    + " the peer lost if every attempt is refused (its process is gone). A peer that only falls silent"
+                    + " (a GC pause, a cut link) is still judged by the heartbeat alone.");
 
     public static final ConfigOption<Duration> CONFIRM_CONNECTION_LOSS_DEADLINE =
             ConfigOptions.key("heartbeat.confirm-connection-loss.deadline")
             .durationType()
             .defaultValue(Duration.ofSeconds(1))
             .withConstraint(d -> !d.isNegative() && !d.isZero(), "a positive duration")
-            .withDescription("How long a job manager keeps reconnecting to a task manager whose connection was reset or"
-                    + " refused before it declares it lost (attempts every fifth of it); a connection that opens, or an"
+            .withDescription("How long a job manager (task manager) keeps reconnecting to a task manager (job manager)"
+                    + " whose connection was reset or refused before it declares it lost (attempts every fifth of it); a connection that opens, or an"
                     + " attempt that times out instead of being refused, ends the check and leaves the task manager"
                     + " to the heartbeat. Should be well below heartbeat.timeout.");
 }

@@ -55,9 +55,13 @@ final class ConnectionLossConfirmer {
         }
     }
 
-    /** Told on the main thread that a peer is confirmed lost; must re-check that the registration is current. */
+    /**
+     * Told on the main thread that a peer is confirmed lost, with the evidence ("its connection failed
+     * (…) and host:port refused 6 reconnect attempt(s) over 1 s (its process is gone)"); must re-check
+     * that the registration is still current.
+     */
     interface Verdict {
-        void lost(String peerId, UUID registrationId, String reason);
+        void lost(String peerId, UUID registrationId, String evidence);
     }
 
     private final Probe probe;
@@ -153,7 +157,7 @@ final class ConnectionLossConfirmer {
         long elapsed = clock.nanoTime() - check.startNanos;
         if (elapsed >= deadline.toNanos()) {
             checks.remove(peerId);
-            verdict.lost(peerId, check.registrationId, "task manager " + peerId + " lost: its connection failed ("
+            verdict.lost(peerId, check.registrationId, "its connection failed ("
                     + check.trigger + ") and " + check.address + " refused " + check.refused + " reconnect attempt(s) over "
                     + Durations.describe(Duration.ofNanos(elapsed)) + " (its process is gone)");
             return;

@@ -69,6 +69,10 @@ public final class JobManagerConnector {
     private MainThreadExecutor.ScheduledTask attemptTimeout;
     private boolean started;
     private boolean closed;
+    /** Confirms a dead job manager when the connection to it is reset or refused; {@code null}: heartbeats only. */
+    private ConnectionLossConfirmer confirmer;
+    /** The RPC address of the registry registered with, when remote and confirming; else {@code null}. */
+    private io.sluice.rpc.remote.RpcAddress targetAddress;
 
     /** Finds the registry of a job manager, as a gateway whose calls carry the given leader session. */
     @FunctionalInterface
@@ -133,6 +137,36 @@ public final class JobManagerConnector {
         this.heartbeats = Objects.requireNonNull(heartbeats, "heartbeats");
         this.backoff = Objects.requireNonNull(backoff, "backoff");
         this.leaderListener = l -> mainThread.execute(() -> onLeaderChange(l));
+    }
+
+    /**
+     * Also counts the job manager as lost soon after the RPC connection to it is reset or refused,
+     * when reconnecting for {@code deadline} is refused throughout (its process is gone; see
+     * {@link ConnectionLossConfirmer}), instead of after {@code heartbeat.timeout}. Call before
+     * {@link #start()}; any thread.
+     */
+    public void confirmLossOnConnectionFailure(io.sluice.rpc.remote.RpcService rpc, java.time.Duration deadline) {
+        confirmLossOnConnectionFailure(ConnectionLossConfirmer.Probe.of(rpc), deadline);
+        rpc.onConnectionFailure(this::connectionFailed);
+    }
+
+    /** As {@link #confirmLossOnConnectionFailure(io.sluice.rpc.remote.RpcService, java.time.Duration)} over any probe. */
+    void confirmLossOnConnectionFailure(ConnectionLossConfirmer.Probe probe, java.time.Duration deadline) {
+        mainThread.execute(() -> confirmer = new ConnectionLossConfirmer(probe, mainThread, clock, deadline,
+                (peer, id, evidence) -> {
+                    if (!closed && id.equals(registrationId)) {
+                        registerOnceEnded(lose(targetDescription + " is gone: " + evidence));
+                    }
+                }));
+    }
+
+    /** A connection to {@code address} failed ({@code cause} may be {@code null}). Any thread; never blocks. */
+    public void connectionFailed(io.sluice.rpc.remote.RpcAddress address, Throwable cause) {
+        mainThread.execute(() -> {
+            if (!closed && confirmer != null && registrationId != null && address.equals(targetAddress)) {
+                confirmer.suspect(targetDescription, registrationId, address, cause);
+            }
+        });
     }
 
     /** Starts following the leader. Any thread; returns at once. */
@@ -362,6 +396,7 @@ public final class JobManagerConnector {
                 registration.taskExecutorId(), where, id, registration.slots(), attempt);
         attempt = 0;
         lastHeardNanos = clock.nanoTime();
+        targetAddress = confirmer == null ? null : confirmer.probe().addressOf(target).orElse(null);
         scheduleHeartbeat(epoch);
     }
 
@@ -411,8 +446,12 @@ public final class JobManagerConnector {
     private CompletableFuture<?> lose(String reason) {
         LOG.warn("Task manager {} lost its job manager: {}; cancelling all its tasks and registering again once they"
                 + " ended", registration.taskExecutorId(), reason);
+        if (confirmer != null && targetDescription != null) {
+            confirmer.forget(targetDescription);
+        }
         registrationId = null;
         target = null;
+        targetAddress = null;
         leaderSession = null; // from now on the task executor refuses the lost job manager's calls
         try {
             CompletableFuture<?> ended = cancelAllTasks.apply("job manager lost: " + reason);

@@ -352,11 +352,12 @@ public final class TaskExecutorRegistry implements TaskExecutorRegistryGateway {
         }
     }
 
-    private void confirmedLost(String taskExecutorId, UUID registrationId, String reason) {
+    private void confirmedLost(String taskExecutorId, UUID registrationId, String evidence) {
         Registered r = registered.get(taskExecutorId);
         if (closed || r == null || !r.registrationId.equals(registrationId)) {
             return; // registered again meanwhile, or gone already
         }
+        String reason = "task manager " + taskExecutorId + " lost: " + evidence;
         LOG.warn("{}; its {} slot(s) leave the pool and jobs with tasks there fail over", reason, r.registration.slots());
         remove(r, reason);
     }

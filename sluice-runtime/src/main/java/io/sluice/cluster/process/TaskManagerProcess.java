@@ -1,6 +1,7 @@
 package io.sluice.cluster.process;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.sluice.config.HeartbeatOptions;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
 import io.sluice.cluster.membership.HeartbeatSettings;
 import io.sluice.cluster.membership.JobManagerAddress;
@@ -130,6 +131,10 @@ public final class TaskManagerProcess implements AutoCloseable {
                             new RpcAddress(address.rpcHost(), address.rpcPort()), TaskExecutorRegistryGateway.ENDPOINT,
                             TaskExecutorRegistryGateway.class, session, Map.of()),
                     main, SystemClock.INSTANCE, HeartbeatSettings.from(configuration), RegistrationBackoff.from(configuration));
+            if (configuration.get(HeartbeatOptions.CONFIRM_CONNECTION_LOSS)) {
+                connector.confirmLossOnConnectionFailure(rpc,
+                        configuration.get(HeartbeatOptions.CONFIRM_CONNECTION_LOSS_DEADLINE));
+            }
             // Only the job manager this task manager is registered with (its leader session) reaches the task executor.
             rpc.expose(ENDPOINT, TaskExecutorGateway.class, taskExecutor, connector::leaderSession,
                     () -> "task manager " + id + " is registered with no job manager now");

@@ -103,6 +103,36 @@ class JobManagerConnectorTest {
     }
 
     private void startConnector(String clusterId) {
+        startConnector(clusterId, false);
+    }
+
+    /** Connect attempts of the loss confirmation, pending until the test answers them. */
+    private final List<CompletableFuture<Void>> probeAttempts = new CopyOnWriteArrayList<>();
+
+    /** A probe that maps job manager A's side to jm-0:6123 and B's to jm-1:6123. */
+    private final ConnectionLossConfirmer.Probe probe = new ConnectionLossConfirmer.Probe() {
+        @Override
+        public Optional<io.sluice.rpc.remote.RpcAddress> addressOf(Object gateway) {
+            return Optional.of(new io.sluice.rpc.remote.RpcAddress(
+                    gateway == jobManagers.get("jobmanager-0") ? "jm-0" : "jm-1", 6123));
+        }
+
+        @Override
+        public CompletableFuture<Void> connect(io.sluice.rpc.remote.RpcAddress address) {
+            CompletableFuture<Void> f = new CompletableFuture<>();
+            probeAttempts.add(f);
+            return f;
+        }
+    };
+
+    private void refuseProbes() {
+        for (CompletableFuture<Void> f : probeAttempts) {
+            f.completeExceptionally(new ConnectException("Connection refused: jm-0/10.0.0.1:6123"));
+        }
+        probeAttempts.clear();
+    }
+
+    private void startConnector(String clusterId, boolean confirmConnectionLoss) {
         connector = new JobManagerConnector(new TaskExecutorRegistration("tm-1", "instance-1", 2, null, clusterId),
                 taskExecutor, reason -> {
                     cancellations.add(reason);
@@ -114,8 +144,67 @@ class JobManagerConnectorTest {
                     }
                     return side;
                 }, teMain, clock, HeartbeatSettings.DEFAULT, RegistrationBackoff.DEFAULT);
+        if (confirmConnectionLoss) {
+            connector.confirmLossOnConnectionFailure(probe, Duration.ofSeconds(1));
+        }
         connector.start();
         settle();
+    }
+
+    @Test
+    void aJobManagerWhosePortRefusesEveryReconnectAfterAResetIsLostAtTheDeadlineNotAfterTheHeartbeatTimeout() {
+        JobManagerSide jm = jobManager(A, "prod");
+        leader.setLeader(A);
+        startConnector("prod", true);
+        advance(Duration.ofMillis(1_500));
+        assertThat(status().state()).isEqualTo(ConnectionStatus.State.REGISTERED);
+
+        jm.link = "refused"; // its process is gone
+        long start = clock.nanoTime();
+        connector.connectionFailed(new io.sluice.rpc.remote.RpcAddress("jm-0", 6123),
+                new java.io.IOException("Connection reset by peer"));
+        while (cancellations.isEmpty() && clock.nanoTime() - start < Duration.ofSeconds(5).toNanos()) {
+            settle();
+            refuseProbes();
+            advance(Duration.ofMillis(10));
+        }
+
+        long tookMillis = (clock.nanoTime() - start) / 1_000_000;
+        assertThat(tookMillis).as("at the 1 s deadline, not after the 6 s heartbeat timeout").isBetween(1_000L, 1_100L);
+        assertThat(cancellations).containsExactly("job manager lost: job manager jobmanager-0 at jm-0:6123 is gone: its"
+                + " connection failed (Connection reset by peer) and jm-0:6123 refused 6 reconnect attempt(s) over 1 s"
+                + " (its process is gone)");
+        assertThat(status().state()).isEqualTo(ConnectionStatus.State.REGISTERING);
+
+        jm.link = "up"; // a job manager started again there
+        advance(Duration.ofSeconds(10));
+        assertThat(status().state()).isEqualTo(ConnectionStatus.State.REGISTERED);
+    }
+
+    @Test
+    void aRefusalAboutTheJobManagerOfAnEarlierRegistrationIsIgnored() {
+        jobManager(A, "prod");
+        JobManagerSide b = jobManager(B, "prod");
+        leader.setLeader(A);
+        startConnector("prod", true);
+        connector.connectionFailed(new io.sluice.rpc.remote.RpcAddress("jm-0", 6123), null);
+        settle();
+        refuseProbes();
+        advance(Duration.ofMillis(500));
+        refuseProbes();
+
+        leader.setLeader(B); // the connector leaves A and registers with B
+        advance(Duration.ofMillis(100));
+        assertThat(status().state()).isEqualTo(ConnectionStatus.State.REGISTERED);
+        int before = cancellations.size();
+        for (int i = 0; i < 20; i++) {
+            refuseProbes();
+            advance(Duration.ofMillis(100));
+        }
+
+        assertThat(cancellations).hasSize(before).noneMatch(c -> c.contains("refused"));
+        assertThat(status().state()).isEqualTo(ConnectionStatus.State.REGISTERED);
+        assertThat(b.pool.totalSlots()).isEqualTo(2);
     }
 
     @Test
