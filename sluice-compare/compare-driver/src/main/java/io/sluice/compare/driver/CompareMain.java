@@ -107,7 +107,7 @@ public final class CompareMain {
             Files.createDirectories(args.outDir());
             List<String> hostNames = JvmOptions.localHostNames();
             Path hosts = JvmOptions.writeHostsFile(args.outDir(), hostNames);
-            jvmOptions = JvmOptions.forHarness(hosts);
+            jvmOptions = args.smoke() ? JvmOptions.forSmoke(hosts) : JvmOptions.forHarness(hosts);
             Files.write(args.outDir().resolve("jvm-options.txt"), jvmOptions, StandardCharsets.UTF_8);
             log.println("[compare] JVM options of every harness: " + String.join(" ", jvmOptions));
             log.println("[compare] " + hosts + ": " + String.join("; ", JvmOptions.hostsLines(hostNames)));
