@@ -9,6 +9,7 @@ import io.sluice.checkpoint.CompletedCheckpointStore;
 import io.sluice.job.JobResult;
 import io.sluice.job.JobStatus;
 import io.sluice.protocol.JobDetails;
+import io.sluice.protocol.JobHealth;
 import io.sluice.protocol.JobStatusTransition;
 import io.sluice.protocol.RecoveryStatus;
 import io.sluice.slots.SlotPool;
@@ -150,6 +151,16 @@ public final class JobManagerRunner implements LeaderContender {
         return transitions.get(0).timestampMillis();
     }
 
+    /**
+     * A crash loop or stale checkpoints of the running job, for the job list: from its job master's
+     * memory, without a hop to its thread; {@link JobHealth#NONE} without a current job master. Main thread.
+     */
+    public JobHealth health() {
+        mainThread.assertRunningInMainThread();
+        JobMaster jm = jobMaster;
+        return jm == null || jobMasterSuspending || ending != null ? JobHealth.NONE : jm.health();
+    }
+
     /** Wall-clock time of the latest status change seen by this runner. Main thread. */
     public long lastTransitionMillis() {
         mainThread.assertRunningInMainThread();
@@ -288,7 +299,10 @@ public final class JobManagerRunner implements LeaderContender {
                 jobGraph.config().retainedCheckpoints(), storage, election, s,
                 jobGraph.config().startWithoutCheckpointAllowed(), p);
         checkInterrupted();
-        long nextId = store.latest().map(CompletedCheckpoint::checkpointId).orElse(0L) + 1;
+        // Above every retained checkpoint, not only the latest usable one: a newer retained one may be unusable
+        // or in doubt, and its id must never be handed out again (next id = max(counter, latest retained + 1)).
+        long nextId = Math.max(store.latest().map(CompletedCheckpoint::checkpointId).orElse(0L),
+                store.retainedIds().isEmpty() ? 0L : store.retainedIds().get(store.retainedIds().size() - 1)) + 1;
         if (store.latest().isEmpty() && store.retainedIds().isEmpty() && jobGraph.config().hasRestoreFrom()) {
             String spec = jobGraph.config().restoreFrom();
             p.phase("reading the checkpoint to start from (" + spec + ")");
@@ -432,6 +446,7 @@ public final class JobManagerRunner implements LeaderContender {
         setStatus(JobStatus.CREATED);
         jmThread.execute(() -> {
             jm.checkpointCoordinator().setMetricsListener(metrics);
+            metrics.healthFrom(jm::health, jm::checkpointAgeMillis);
             jm.start();
         });
         jm.resultFuture().whenCompleteAsync((result, error) -> onJobMasterDone(jm, jmThread, recovered, result), mainThread);
@@ -439,6 +454,7 @@ public final class JobManagerRunner implements LeaderContender {
 
     private void onJobMasterDone(JobMaster jm, MainThreadExecutor jmThread, Recovered recovered, JobResult result) {
         if (jobMaster == jm) {
+            metrics.healthFrom(null, null);
             jobMaster = null;
             jobMasterThread = null;
             jobMasterSuspending = false;
@@ -476,7 +492,7 @@ public final class JobManagerRunner implements LeaderContender {
             all.addAll(last.transitions());
             finalDetails = new JobDetails(last.jobId(), last.name(), last.status(), all, last.vertices(),
                     last.checkpoints(), last.restarts(), last.failureMessage(), lastRecovery, last.restartHistory(),
-                    last.recentFailures());
+                    last.recentFailures(), last.health());
         }
         finishGlobally(result, recovered.store(), finalDetails);
     }
@@ -641,7 +657,7 @@ public final class JobManagerRunner implements LeaderContender {
             JobDetails d = finalDetails;
             return CompletableFuture.completedFuture(new JobDetails(d.jobId(), d.name(), d.status(), d.transitions(),
                     d.vertices(), d.checkpoints(), d.restarts(), d.failureMessage(), endingProgress.snapshot(),
-                    d.restartHistory(), d.recentFailures()));
+                    d.restartHistory(), d.recentFailures(), d.health()));
         }
         if (finalDetails != null) {
             return CompletableFuture.completedFuture(finalDetails);
@@ -662,7 +678,7 @@ public final class JobManagerRunner implements LeaderContender {
                 // A job master waiting for slots says so as its recovery phase; otherwise show how recovery went.
                 JobDetails details = new JobDetails(d.jobId(), d.name(), d.status(), all, d.vertices(), d.checkpoints(),
                         d.restarts(), d.failureMessage(), d.recovery() != null ? d.recovery() : lastRecovery,
-                        d.restartHistory(), d.recentFailures());
+                        d.restartHistory(), d.recentFailures(), d.health());
                 if (jobMaster == jm) {
                     cachedDetails = details;
                     cachedFrom = jm;
