@@ -123,7 +123,7 @@ public final class CrashLoopDetector {
         return switch (kind) {
             case RESTORE_NEVER_SUCCEEDS -> "Restore from checkpoint " + checkpoint + " can never succeed: the same"
                     + " state read by the same code fails the same way on every attempt. The job keeps all its"
-                    + " checkpoints and retries only every " + SLOW_RETRY.toMinutes() + " min. Cancel the job and run"
+                    + " checkpoints and retries only slowly. Cancel the job and run"
                     + " a fixed jar with --restore-from latest:" + jobId + ", or fix the cluster (a missing class"
                     + " or serializer) and the job resumes by itself.";
             case RESTORE -> "Restoring from checkpoint " + checkpoint + " fails the same way on every attempt with an"
