@@ -69,9 +69,9 @@ final class JobHealthMonitor {
     }
 
     /** No retained checkpoint has usable state and the job waits for repaired files (another round). Main thread. */
-    void restoreWaiting(String message, long checkpointId) {
+    void restoreWaiting(String message) {
         record(new CrashLoopDetector.Failure(io.sluice.checkpoint.StateRestoreException.class.getName(), message, null,
-                Math.max(checkpointId, 0), false));
+                -1, false, true));
     }
 
     private void record(CrashLoopDetector.Failure failure) {

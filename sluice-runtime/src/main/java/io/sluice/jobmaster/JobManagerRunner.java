@@ -118,6 +118,13 @@ public final class JobManagerRunner implements LeaderContender {
     private CompletableFuture<Void> closeFuture;
     /** How the current job master's recovery went (shown with the running job's details). */
     private RecoveryStatus lastRecovery;
+    /**
+     * Rounds of recovery that found no readable retained checkpoint: the same failure again and again
+     * is a restore that can never succeed by itself (shown while no job master runs).
+     */
+    private final io.sluice.restart.CrashLoopDetector recoveryLoops;
+    /** {@link #recoveryLoops}' crash loop, published for the metrics' scrape thread; null when none. */
+    private volatile io.sluice.restart.CrashLoop recoveryLoop;
     /** This job's meters; removed when the job ends here or this runner is closed. */
     private final io.sluice.metrics.job.JobMetrics metrics;
 
@@ -130,6 +137,14 @@ public final class JobManagerRunner implements LeaderContender {
         this.metrics = new io.sluice.metrics.job.JobMetrics(services.checkpointStorages().meterRegistry(),
                 jobGraph.jobId(), jobGraph.name(), JobStatus.INITIALIZING, services.clock());
         resultFuture.whenComplete((result, error) -> metrics.close());
+        this.recoveryLoops = new io.sluice.restart.CrashLoopDetector(services.clock(), jobGraph.jobId().value());
+        metrics.healthFrom(this::recoveryHealth, null);
+    }
+
+    /** While no job master runs: the crash loop of recovery rounds, if any. Any thread. */
+    private JobHealth recoveryHealth() {
+        io.sluice.restart.CrashLoop loop = recoveryLoop;
+        return loop == null || status != JobStatus.INITIALIZING ? JobHealth.NONE : new JobHealth(loop, -1, 0);
     }
 
     public JobId jobId() {
@@ -158,7 +173,10 @@ public final class JobManagerRunner implements LeaderContender {
     public JobHealth health() {
         mainThread.assertRunningInMainThread();
         JobMaster jm = jobMaster;
-        return jm == null || jobMasterSuspending || ending != null ? JobHealth.NONE : jm.health();
+        if (jm == null) {
+            return ending != null ? JobHealth.NONE : recoveryHealth();
+        }
+        return jobMasterSuspending || ending != null ? JobHealth.NONE : jm.health();
     }
 
     /** Wall-clock time of the latest status change seen by this runner. Main thread. */
@@ -341,6 +359,9 @@ public final class JobManagerRunner implements LeaderContender {
                 // Every retained checkpoint is unreadable: keep the job (graph and checkpoints) and wait.
                 Duration delay = services.unusableCheckpointsBackoff().delayAfter(attempt, services.random());
                 String message = cause.getMessage();
+                recoveryLoops.record(new io.sluice.restart.CrashLoopDetector.Failure(cause.getClass().getName(), message,
+                        null, -1, false, true));
+                recoveryLoop = recoveryLoops.current();
                 p.failedAttempt(message, delay.toNanos(), "waiting: no retained checkpoint is readable; retrying in "
                         + formatDelay(delay) + " (repair the checkpoint files and the job resumes by itself, or cancel"
                         + " it and start it again with checkpoints.restore-from=<an intact chk-<n> directory>)");
@@ -454,7 +475,7 @@ public final class JobManagerRunner implements LeaderContender {
 
     private void onJobMasterDone(JobMaster jm, MainThreadExecutor jmThread, Recovered recovered, JobResult result) {
         if (jobMaster == jm) {
-            metrics.healthFrom(null, null);
+            metrics.healthFrom(this::recoveryHealth, null);
             jobMaster = null;
             jobMasterThread = null;
             jobMasterSuspending = false;
@@ -692,7 +713,8 @@ public final class JobManagerRunner implements LeaderContender {
 
     private JobDetails initializingDetails(JobStatus st) {
         return new JobDetails(jobGraph.jobId(), jobGraph.name(), st, transitions, List.of(), CheckpointStats.NONE, 0,
-                failureMessage, st == JobStatus.INITIALIZING ? progress.snapshot() : null);
+                failureMessage, st == JobStatus.INITIALIZING ? progress.snapshot() : null)
+                .withHealth(st == JobStatus.INITIALIZING ? recoveryHealth() : JobHealth.NONE);
     }
 
     private void setStatus(JobStatus next) {

@@ -540,7 +540,7 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
             return;
         }
         lastFailure = new CheckpointException(message);
-        healthMonitor.restoreWaiting(message, restoreCheckpointId);
+        healthMonitor.restoreWaiting(message);
         scheduledRestart = mainThread.schedule(this::restart, retryIn);
     }
 

@@ -13,7 +13,8 @@ import java.time.Instant;
  * @param cause               the latest failure's root cause, {@code "ExceptionClass: message"}
  * @param origin              where it was thrown: the vertex and the top stack frame, or {@code null}
  * @param kind                what the loop is, and so how it is retried
- * @param restoreCheckpointId the checkpoint every attempt failed to restore from, or -1 (a processing failure)
+ * @param restoreCheckpointId the checkpoint every attempt failed to restore from, or -1 (a processing failure, or a
+ *                            restore that failed from every retained checkpoint)
  * @param advice              what the operator can do, in one or two sentences
  */
 public record CrashLoop(int count, long sinceMillis, long lastMillis, String cause, String origin, Kind kind,
@@ -49,11 +50,16 @@ public record CrashLoop(int count, long sinceMillis, long lastMillis, String cau
      */
     public String summary() {
         String what = switch (kind) {
-            case RESTORE_NEVER_SUCCEEDS -> "restore from checkpoint " + restoreCheckpointId + " can never succeed: ";
-            case RESTORE -> "restore from checkpoint " + restoreCheckpointId + " fails: ";
+            case RESTORE_NEVER_SUCCEEDS -> "restore from " + checkpointName(restoreCheckpointId) + " can never succeed: ";
+            case RESTORE -> "restore from " + checkpointName(restoreCheckpointId) + " fails: ";
             case PROCESSING -> "";
         };
         return "crash loop: the same error " + count + " times since " + Instant.ofEpochMilli(sinceMillis) + ": "
                 + what + cause;
+    }
+
+    /** {@code "checkpoint 7"}, or {@code "any retained checkpoint"} for -1. */
+    static String checkpointName(long checkpointId) {
+        return checkpointId >= 0 ? "checkpoint " + checkpointId : "any retained checkpoint";
     }
 }

@@ -50,13 +50,20 @@ public final class CrashLoopDetector {
      * @param message             the root cause's message, or {@code null}
      * @param origin              where it was thrown (vertex and top stack frame), or {@code null}
      * @param restoreCheckpointId the checkpoint the failed task was restoring from, or -1 if it was processing
+     *                            (or, with {@code restoring}, when no single checkpoint is to blame)
      * @param transientCause      the cause looks transient (storage, a lost task manager, a timeout): never
      *                            classified as a restore that can never succeed
+     * @param restoring           the attempt failed while restoring
      */
     public record Failure(String type, String message, String origin, long restoreCheckpointId,
-                          boolean transientCause) {
+                          boolean transientCause, boolean restoring) {
         public Failure {
             Objects.requireNonNull(type, "type");
+        }
+
+        /** Restoring when {@code restoreCheckpointId >= 0}. */
+        public Failure(String type, String message, String origin, long restoreCheckpointId, boolean transientCause) {
+            this(type, message, origin, restoreCheckpointId, transientCause, restoreCheckpointId >= 0);
         }
 
         /** {@code "ExceptionClass: message"}. */
@@ -78,6 +85,8 @@ public final class CrashLoopDetector {
     /** Every failure of the run restored from {@link #runCheckpoint} with a cause not deemed transient. */
     private boolean deterministicRestore;
     private long runCheckpoint = -1;
+    /** Every failure of the run happened while restoring. */
+    private boolean runRestoring;
 
     /** @param jobId named in the advice ({@code --restore-from latest:<jobId>}) */
     public CrashLoopDetector(Clock clock, String jobId) {
@@ -89,7 +98,7 @@ public final class CrashLoopDetector {
     public void record(Failure failure) {
         long now = clock.nanoTime();
         String sig = signatureOf(failure);
-        boolean restoring = failure.restoreCheckpointId() >= 0;
+        boolean restoring = failure.restoring();
         boolean quiet = signature != null && now - lastNanos > RESET_AFTER.toNanos();
         if (!sig.equals(signature) || quiet) {
             signature = sig;
@@ -97,6 +106,7 @@ public final class CrashLoopDetector {
             sinceMillis = clock.currentTimeMillis();
             runCheckpoint = failure.restoreCheckpointId();
             deterministicRestore = restoring;
+            runRestoring = restoring;
         }
         count++;
         lastNanos = now;
@@ -111,7 +121,7 @@ public final class CrashLoopDetector {
             return null;
         }
         CrashLoop.Kind kind = deterministicRestore ? CrashLoop.Kind.RESTORE_NEVER_SUCCEEDS
-                : runCheckpoint >= 0 && last.restoreCheckpointId() >= 0 ? CrashLoop.Kind.RESTORE : CrashLoop.Kind.PROCESSING;
+                : runRestoring ? CrashLoop.Kind.RESTORE : CrashLoop.Kind.PROCESSING;
         long checkpoint = kind == CrashLoop.Kind.PROCESSING ? -1 : last.restoreCheckpointId();
         return new CrashLoop(count, sinceMillis, lastMillis, last.describe(), last.origin(), kind, checkpoint,
                 advice(kind, checkpoint));
@@ -121,12 +131,12 @@ public final class CrashLoopDetector {
         String restart = "cancel the job and run a fixed jar with --restore-from latest:" + jobId
                 + " (or -D checkpoints.restore-from=latest:" + jobId + ")";
         return switch (kind) {
-            case RESTORE_NEVER_SUCCEEDS -> "Restore from checkpoint " + checkpoint + " can never succeed: the same"
+            case RESTORE_NEVER_SUCCEEDS -> "Restore from " + CrashLoop.checkpointName(checkpoint) + " can never succeed: the same"
                     + " state read by the same code fails the same way on every attempt. The job keeps all its"
                     + " checkpoints and retries only slowly. Cancel the job and run"
                     + " a fixed jar with --restore-from latest:" + jobId + ", or fix the cluster (a missing class"
                     + " or serializer) and the job resumes by itself.";
-            case RESTORE -> "Restoring from checkpoint " + checkpoint + " fails the same way on every attempt with an"
+            case RESTORE -> "Restoring from " + CrashLoop.checkpointName(checkpoint) + " fails the same way on every attempt with an"
                     + " error that looks transient (storage, a lost task manager); restarts go on at the restart"
                     + " strategy's pace. Check the checkpoint storage and the task managers.";
             case PROCESSING -> "The job's tasks fail the same way on every attempt; restarts go on at the restart"
@@ -137,7 +147,7 @@ public final class CrashLoopDetector {
     /** The class, the message's shape, the origin, and whether the task was restoring. */
     static String signatureOf(Failure f) {
         return f.type() + "|" + shape(f.message()) + "|" + (f.origin() == null ? "" : shape(f.origin())) + "|"
-                + (f.restoreCheckpointId() >= 0 ? "restore" : "process");
+                + (f.restoring() ? "restore" : "process");
     }
 
     /** The message with ids and numbers replaced, so that what changes between attempts does not count. */

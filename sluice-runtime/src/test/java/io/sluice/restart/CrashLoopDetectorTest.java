@@ -105,6 +105,20 @@ class CrashLoopDetectorTest {
     }
 
     @Test
+    void aRestoreFailingTheSameWayFromEveryRetainedCheckpointNamesNoSingleCheckpoint() {
+        for (int i = 0; i < 3; i++) {
+            detector.record(new CrashLoopDetector.Failure("io.sluice.ha.CheckpointRecoveryException",
+                    "None of the 2 retained checkpoints could be read (chk-2: corrupt, chk-1: corrupt)", null, -1, false,
+                    true));
+        }
+        CrashLoop loop = detector.current();
+        assertThat(loop.kind()).isEqualTo(CrashLoop.Kind.RESTORE_NEVER_SUCCEEDS);
+        assertThat(loop.restoreCheckpointId()).isEqualTo(-1);
+        assertThat(loop.summary()).contains("restore from any retained checkpoint can never succeed");
+        assertThat(loop.advice()).startsWith("Restore from any retained checkpoint can never succeed");
+    }
+
+    @Test
     void aLongQuietSpellEndsTheLoopAndStartsANewRun() {
         for (int i = 0; i < 3; i++) {
             detector.record(processing("boom"));
