@@ -393,6 +393,24 @@ class JobManagerRunnerTest {
     }
 
     @Test
+    void theIdCounterStartsAboveEveryRetainedCheckpointNotOnlyTheLatestUsableOne() {
+        createRunner(false);
+        ha.storedGraphs().put(graph.jobId(), graph);
+        ha.onRecover((jobId, maxRetained, storage, allow, listener) -> {
+            StandaloneCompletedCheckpointStore store = new StandaloneCompletedCheckpointStore(jobId, 3, storage);
+            for (long id : new long[] {7, 8}) {
+                store.addCheckpoint(new io.sluice.checkpoint.CompletedCheckpoint(jobId, id, 0, 0, List.of(),
+                        storage.metadataPath(jobId, id)));
+            }
+            store.fallBackFrom(8, event -> { }); // 8 is retained but unusable: 7 is the latest
+            return store;
+        });
+        grant();
+        runAll();
+        assertThat(ha.counterMinimums()).as("not 8: checkpoint 8 is retained").containsExactly(9L);
+    }
+
+    @Test
     void aRestorePathThatHoldsNoCheckpointFailsTheJobNamingIt() {
         String bad = root.resolve("0123456789abcdef0123456789abcdef").resolve("chk-7").toString();
         createRunner(false, bad);
