@@ -71,6 +71,12 @@ import org.slf4j.LoggerFactory;
  * has usable state, the job stays RESTARTING (never ended, so its graph and checkpoints stay) and
  * retries on a slow backoff until the files are repaired or it is cancelled.
  *
+ * <p>Crash loops: the first task failure of each round goes to a {@link JobHealthMonitor}, which
+ * finds the same failure on consecutive attempts and publishes it, with the age of the latest
+ * checkpoint, as the job's {@link io.sluice.protocol.JobHealth} ({@link #health()}, any thread). A
+ * restore that fails the same deterministic way from the same checkpoint is retried only every
+ * {@link io.sluice.restart.CrashLoopDetector#SLOW_RETRY}, never by discarding a checkpoint.
+ *
  * <p>With a dynamic {@link SlotPool} (cluster mode, {@link JobMasterServices#slotPool()}) the job
  * master takes its slots from the pool before every deployment. While there are too few it waits
  * (CREATED or RESTARTING) without consuming the restart budget, its details say for what
@@ -804,12 +810,7 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
     }
 
     private String vertexName(ExecutionAttemptId id) {
-        for (JobVertex v : jobGraph.vertices()) {
-            if (v.id() == id.vertexId()) {
-                return v.name();
-            }
-        }
-        return null;
+        return jobGraph.vertex(id.vertexId()).name();
     }
 
     /** The details at the moment the job ended under this job master, or {@code null} before. Any thread. */
