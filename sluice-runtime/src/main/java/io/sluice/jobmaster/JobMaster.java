@@ -74,7 +74,7 @@ import org.slf4j.LoggerFactory;
  * <p>Crash loops: the first task failure of each round goes to a {@link JobHealthMonitor}, which
  * finds the same failure on consecutive attempts and publishes it, with the age of the latest
  * checkpoint, as the job's {@link io.sluice.protocol.JobHealth} ({@link #health()}, any thread). A
- * restore that fails the same deterministic way from the same checkpoint is retried only every
+ * restore that fails the same deterministic way on every attempt is retried only every
  * {@link io.sluice.restart.CrashLoopDetector#SLOW_RETRY}, never by discarding a checkpoint.
  *
  * <p>With a dynamic {@link SlotPool} (cluster mode, {@link JobMasterServices#slotPool()}) the job

@@ -30,7 +30,7 @@ public record CrashLoop(int count, long sinceMillis, long lastMillis, String cau
          */
         RESTORE,
         /**
-         * Restoring from the checkpoint fails the same deterministic way on every attempt (a key in the
+         * Restoring fails the same deterministic way on every attempt (a key in the
          * wrong key group, a class or serializer that is missing, a state format this code cannot read):
          * no restart fixes it. The job keeps its checkpoints and retries only at a slow pace
          * ({@link CrashLoopDetector#SLOW_RETRY}), so that a fix of the cluster (a class added) is still

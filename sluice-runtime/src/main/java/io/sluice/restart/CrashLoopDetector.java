@@ -18,9 +18,11 @@ import java.util.regex.Pattern;
  * {@link #RESET_AFTER} after the previous one (the job ran well meanwhile), and a loop whose latest
  * failure is older than that is no longer reported.
  *
- * <p>Classification: a run in which every attempt failed while restoring from the same checkpoint,
- * with a cause the caller does not deem transient, is {@link CrashLoop.Kind#RESTORE_NEVER_SUCCEEDS}:
- * the same state read by the same code fails the same way, so no restart will fix it. The job
+ * <p>Classification: a run in which every attempt failed while restoring, with a cause the caller
+ * does not deem transient, is {@link CrashLoop.Kind#RESTORE_NEVER_SUCCEEDS}: the same state read by
+ * the same code fails the same way, so no restart will fix it. The checkpoint may differ between the
+ * attempts (the first restart can take an older one while a newer one is still being finalized);
+ * failing the same way from several only makes it surer. The job
  * master then retries at most every {@link #SLOW_RETRY}, never deletes a checkpoint because of it,
  * and the status says what the operator can do.
  *
@@ -82,9 +84,8 @@ public final class CrashLoopDetector {
     private long lastMillis;
     private long lastNanos;
     private Failure last;
-    /** Every failure of the run restored from {@link #runCheckpoint} with a cause not deemed transient. */
+    /** Every failure of the run happened while restoring, with a cause not deemed transient. */
     private boolean deterministicRestore;
-    private long runCheckpoint = -1;
     /** Every failure of the run happened while restoring. */
     private boolean runRestoring;
 
@@ -104,7 +105,6 @@ public final class CrashLoopDetector {
             signature = sig;
             count = 0;
             sinceMillis = clock.currentTimeMillis();
-            runCheckpoint = failure.restoreCheckpointId();
             deterministicRestore = restoring;
             runRestoring = restoring;
         }
@@ -112,7 +112,7 @@ public final class CrashLoopDetector {
         lastNanos = now;
         lastMillis = clock.currentTimeMillis();
         last = failure;
-        deterministicRestore &= restoring && !failure.transientCause() && failure.restoreCheckpointId() == runCheckpoint;
+        deterministicRestore &= restoring && !failure.transientCause();
     }
 
     /** The crash loop the job is in, or {@code null} when it is in none. */
