@@ -62,8 +62,11 @@ final class JobHealthMonitor {
         KeyedStateRestoreException restore = KeyedStateRestoreException.find(cause);
         boolean isTransient = transientCause || CheckpointFailureReason.isStorageFailure(cause)
                 || find(cause, TaskExecutorLostException.class) || find(cause, InterruptedException.class);
-        // The restore failed (the task names it), or a task still restoring failed on something transient.
-        long checkpoint = restore != null ? restore.checkpointId() : isTransient ? restoringFrom : -1;
+        // The restore failed (the task names it, also when its exception arrived from another process as a
+        // SerializedThrowable), or a task still restoring failed on something transient.
+        long checkpoint = restore != null ? restore.checkpointId()
+                : restoringFrom >= 0 && (isTransient || arrivedAs(cause, KeyedStateRestoreException.class)) ? restoringFrom
+                : -1;
         record(new CrashLoopDetector.Failure(typeOf(root), root.getMessage(), originOf(vertexName, root), checkpoint,
                 isTransient));
     }
@@ -139,6 +142,16 @@ final class JobHealthMonitor {
     private static boolean find(Throwable t, Class<? extends Throwable> type) {
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (type.isInstance(c)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether {@code t} or one of its causes stands for an exception of {@code type} from another process. */
+    private static boolean arrivedAs(Throwable t, Class<? extends Throwable> type) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof SerializedThrowable remote && type.getName().equals(remote.originalClassName())) {
                 return true;
             }
         }

@@ -104,6 +104,30 @@ class JobMasterCrashLoopTest {
     }
 
     @Test
+    void aRestoreFailureThatArrivedFromAnotherProcessAsASerializedThrowableIsClassifiedToo() throws Exception {
+        create(StreamExecutionEnvironment.create());
+        addCheckpoint(8);
+        start();
+        for (int attempt = 0; attempt < 3; attempt++) {
+            List<ExecutionAttemptId> round = currentRound();
+            ExecutionAttemptId failing = keyedAttempt(round, 0);
+            // A task manager's KeyedStateRestoreException that this process could not recreate.
+            var ctor = io.sluice.rpc.remote.SerializedThrowable.class.getDeclaredConstructor(String.class, String.class,
+                    Throwable.class);
+            ctor.setAccessible(true);
+            Throwable remote = ctor.newInstance(KeyedStateRestoreException.class.getName(),
+                    "Task count (1/2) failed to restore its keyed state from checkpoint 8: bad format",
+                    new IllegalStateException("bad format"));
+            driver.report(failing, ExecutionState.FAILED, remote);
+            cancelOthers(round, failing);
+            mainThread.advanceTime(Duration.ofSeconds(1));
+        }
+        CrashLoop loop = driver.details().health().crashLoop();
+        assertThat(loop.kind()).isEqualTo(CrashLoop.Kind.RESTORE_NEVER_SUCCEEDS);
+        assertThat(loop.restoreCheckpointId()).as("the checkpoint the task was restoring from").isEqualTo(8);
+    }
+
+    @Test
     void aProcessingFailureTheSameWayEveryTimeIsACrashLoopAtTheStrategysPace() {
         create(StreamExecutionEnvironment.create());
         start();
