@@ -92,4 +92,24 @@ public final class CheckpointingOptions {
                     + " sluice list and the dashboard, and sluice_job_checkpoints_stale is 1. 0 (the default): "
                     + DEFAULT_STALE_INTERVALS + " checkpoint intervals, at least " + MIN_DEFAULT_STALE_AFTER.toSeconds()
                     + " s. Only marks: nothing is restarted or deleted.");
+
+    /**
+     * Default of {@link #ENDED_JOB_RETENTION}: 7 days, so that the checkpoints of a job that failed or was
+     * cancelled on a Friday evening are still there to start it again from after the weekend, while a cluster
+     * that runs many short jobs does not keep their state for ever.
+     */
+    public static final java.time.Duration DEFAULT_ENDED_JOB_RETENTION = Duration.ofDays(7);
+
+    public static final ConfigOption<Duration> ENDED_JOB_RETENTION = ConfigOptions.key("checkpoints.ended-job-retention")
+            .durationType()
+            .defaultValue(DEFAULT_ENDED_JOB_RETENTION)
+            .withConstraint(d -> !d.isNegative(), "zero or positive")
+            .withDescription("How long the retained checkpoints of an ended job (FAILED, or CANCELED with"
+                    + " checkpoints.retain-on-cancel) are kept after it ended, so that it can be started again from them"
+                    + " (checkpoints.restore-from). Then the leading job manager deletes them (HA pointers first, then"
+                    + " the files), never while a running job was started from them. 0 keeps them until they are"
+                    + " deleted on request (DELETE /v1/jobs/{jobId}/checkpoints, sluice checkpoints delete). A job"
+                    + " manager setting: it applies to every ended job its cluster knows. The default, 7 days, leaves time"
+                    + " to start a job that failed on a Friday evening again after the weekend, while a cluster that runs"
+                    + " many short jobs does not keep their state for ever.");
 }

@@ -2,6 +2,7 @@ package io.sluice.cli;
 
 import io.sluice.cli.client.CancelCommand;
 import io.sluice.cli.client.CheckpointsCommand;
+import io.sluice.cli.client.JarsCommand;
 import io.sluice.cli.client.ListCommand;
 import io.sluice.cli.client.RunCommand;
 import io.sluice.cli.client.StatusCommand;
@@ -26,7 +27,8 @@ import picocli.CommandLine.Spec;
         versionProvider = SluiceCli.ManifestVersion.class,
         description = "Sluice, a stateful stream-processing runtime.",
         subcommands = {DemoCommand.class, ClusterCommand.class, JobManagerCommand.class, TaskManagerCommand.class, RunCommand.class, ListCommand.class,
-            StatusCommand.class, CancelCommand.class, CheckpointsCommand.class, CommandLine.HelpCommand.class},
+            StatusCommand.class, CancelCommand.class, CheckpointsCommand.class, JarsCommand.class,
+            CommandLine.HelpCommand.class},
         commandListHeading = "%nCommands:%n")
 public final class SluiceCli implements Runnable {
     @Spec

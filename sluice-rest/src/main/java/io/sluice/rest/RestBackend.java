@@ -48,6 +48,22 @@ public interface RestBackend {
     /** The stored jars, oldest first. */
     CompletableFuture<List<JarInfo>> listJars();
 
+    /**
+     * Deletes the retained checkpoints of an ended job. Fails with {@link IllegalStateException} (409)
+     * while the job has not ended or a running job was started from them.
+     */
+    default CompletableFuture<io.sluice.protocol.CheckpointsDeletion> deleteCheckpoints(JobId jobId) {
+        return CompletableFuture.failedFuture(new RestException(501, "This server cannot delete checkpoints"));
+    }
+
+    /**
+     * Deletes a stored jar and answers what it was. Fails with 404 for an unknown jar and with
+     * {@link IllegalStateException} (409) while a job run from it has not ended.
+     */
+    default CompletableFuture<JarInfo> deleteJar(String jarId) {
+        return CompletableFuture.failedFuture(new RestException(501, "This server cannot delete jars"));
+    }
+
     /** Builds the jar's job with {@code request} and submits it; completes with the job id once accepted. */
     CompletableFuture<JobId> runJar(String jarId, RunRequest request);
 

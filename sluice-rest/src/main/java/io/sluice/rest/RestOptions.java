@@ -89,4 +89,12 @@ public final class RestOptions {
             .defaultValue(256 * MIB)
             .withConstraint(n -> n >= 1024, "at least 1024")
             .withDescription("Largest jar upload in bytes (the whole multipart request); larger uploads get 413.");
+
+    public static final ConfigOption<Boolean> JARS_DELETE_WITH_LAST_JOB = ConfigOptions.key("rest.jars.delete-with-last-job")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("Whether an uploaded jar (POST /v1/jars) is deleted once every job run from it has ended"
+                    + " (finished, failed or cancelled). Off by default, so that a jar can be run again, for example"
+                    + " with checkpoints.restore-from after a cancel; delete jars by hand with DELETE /v1/jars/{jarId}"
+                    + " or sluice jars delete. A jar never run is kept either way.");
 }

@@ -85,6 +85,11 @@ public final class RestRouter {
         return add(HandlerType.POST, path, List.of(), Access.TOKEN, handler);
     }
 
+    /** A DELETE route without query parameters that requires the token. */
+    public RestRouter delete(String path, Handler handler) {
+        return add(HandlerType.DELETE, path, List.of(), Access.TOKEN, handler);
+    }
+
     /**
      * A GET route served without the token. Only for static assets that carry no cluster data, such as
      * the dashboard's pages and scripts (which then call the {@code /v1} routes with the token).

@@ -90,7 +90,11 @@ class HostileInputITCase {
         for (RestRouter.Route route : rest.server.routes()) {
             String path = route.path().replace("{jobId}", running.value()).replace("{jarId}", "0".repeat(32));
             for (RestTestClient c : List.of(anonymous, wrong)) {
-                RestTestClient.Answer a = route.method().equals("GET") ? c.get(path) : c.post(path, "{}");
+                RestTestClient.Answer a = switch (route.method()) {
+                    case "GET" -> c.get(path);
+                    case "POST" -> c.post(path, "{}");
+                    default -> c.method(route.method(), path); // DELETE
+                };
                 assertRefused(a, 401, "token");
                 assertThat(a.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(h -> assertThat(h).startsWith("Bearer"));
             }

@@ -22,9 +22,16 @@ final class RestTestCluster implements AutoCloseable {
     });
 
     RestTestCluster(LocalCluster cluster, Path jarDir, RestServerConfig config, JarRunner runner) {
+        this(cluster, jarDir, config, runner, false);
+    }
+
+    /** @param deleteJarsWithLastJob {@code rest.jars.delete-with-last-job} */
+    RestTestCluster(LocalCluster cluster, Path jarDir, RestServerConfig config, JarRunner runner,
+                    boolean deleteJarsWithLastJob) {
         this.cluster = cluster;
         this.server = RestServer.builder(config.withPort(0),
-                new LocalClusterBackend(cluster, new LocalJarDirectory(jarDir, io, SystemClock.INSTANCE), runner))
+                new LocalClusterBackend(cluster, new LocalJarDirectory(jarDir, io, SystemClock.INSTANCE), runner,
+                        deleteJarsWithLastJob))
                 .build().start();
         this.client = new RestTestClient(server.port(), config.authToken());
     }

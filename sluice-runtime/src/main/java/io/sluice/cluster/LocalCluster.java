@@ -144,7 +144,8 @@ public final class LocalCluster implements AutoCloseable {
         JobManagerServices services = new JobManagerServices(ha, storages, slotPool,
                 this::releaseDeployment,
                 ioExecutor, config.clock, new Random(config.seed), config.recoveryBackoff, id, userCode);
-        Dispatcher dispatcher = new Dispatcher(services, main);
+        Dispatcher dispatcher = new Dispatcher(services, main,
+                io.sluice.dispatcher.EndedJobRetention.from(config.configuration));
         dispatcher.onLeadershipChange(this::leadershipChanged);
         dispatcher.start();
         JobManager jm = new JobManager(id, dispatcher, main);

@@ -104,11 +104,62 @@ public final class Dispatcher implements DispatcherGateway {
     /** Told after every change of {@link #leading}; must not block (any thread may be calling). */
     private volatile Runnable leadershipListener = () -> { };
 
+    /** Cleans up after ended jobs while this Dispatcher leads (see {@link EndedJobJanitor}). Main thread. */
+    private final EndedJobJanitor janitor;
+
+    /** A Dispatcher with the default retention of ended jobs' checkpoints. */
     public Dispatcher(JobManagerServices services, MainThreadExecutor mainThread) {
+        this(services, mainThread, EndedJobRetention.defaults());
+    }
+
+    /** @param retention how long ended jobs' retained checkpoints are kept ({@code checkpoints.ended-job-retention}) */
+    public Dispatcher(JobManagerServices services, MainThreadExecutor mainThread, EndedJobRetention retention) {
         this.services = services;
         this.mainThread = mainThread;
         this.startMillis = services.clock().currentTimeMillis();
         this.leaderRetrieval = services.ha().dispatcherLeaderRetrieval();
+        this.janitor = new EndedJobJanitor(retention, new EndedJobCleanup(services.ha(), services.checkpointStorages()),
+                mainThread, services.ioExecutor(), services.clock(), services.recoveryBackoff(), services.random(),
+                new EndedJobJanitor.Context() {
+                    @Override
+                    public UUID leaderSession() {
+                        return leaderSession;
+                    }
+
+                    @Override
+                    public LeaderElection dispatcherElection() {
+                        return dispatcherElection;
+                    }
+
+                    @Override
+                    public Collection<JobResult> endedJobs() {
+                        return List.copyOf(finished.values());
+                    }
+
+                    @Override
+                    public void resultChanged(JobResult result) {
+                        finished.replace(result.jobId(), result);
+                    }
+
+                    @Override
+                    public boolean inUse(JobId jobId) {
+                        return runsOrStartedFrom(jobId);
+                    }
+                });
+    }
+
+    /** Whether {@code jobId} runs (or is recovered) here, or a job running here was started from its checkpoints. */
+    private boolean runsOrStartedFrom(JobId jobId) {
+        if (runners.containsKey(jobId) || graphsBeingRead.contains(jobId) || submissionsInFlight.contains(jobId)) {
+            return true;
+        }
+        for (JobManagerRunner runner : runners.values()) {
+            if (runner.jobGraph().config().hasRestoreFrom()
+                    && runner.jobGraph().config().restoreFrom().contains(jobId.value())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Joins the dispatcher election; stored jobs are recovered once leadership is granted. Returns at once. */
@@ -191,6 +242,7 @@ public final class Dispatcher implements DispatcherGateway {
         }
         LOG.info("{} no longer leads the dispatcher; suspending its {} job(s)", id(), runners.size());
         leaderSession = null;
+        janitor.notLeading();
         leading = false;
         leadershipListener.run();
         listingJobs = false;
@@ -276,6 +328,7 @@ public final class Dispatcher implements DispatcherGateway {
                     readJobGraph(id, 1, session);
                 }
             }
+            janitor.leading(session, ids, stored.results());
             // Result requests for jobs that are neither stored nor ended: unknown after all.
             for (JobId id : List.copyOf(resultWaiters.keySet())) {
                 if (!runners.containsKey(id) && !graphsBeingRead.contains(id) && !submissionsInFlight.contains(id)
@@ -630,6 +683,35 @@ public final class Dispatcher implements DispatcherGateway {
         }, mainThread).thenCompose(f -> f);
     }
 
+    /**
+     * Deletes the retained checkpoints of an ended job now. Refused ({@link IllegalStateException}) while
+     * the job runs or is being recovered, or a running job was started from its checkpoints; a standby
+     * names the leader.
+     */
+    @Override
+    public CompletableFuture<io.sluice.protocol.CheckpointsDeletion> deleteCheckpoints(JobId jobId) {
+        return CompletableFuture.supplyAsync(() -> {
+            JobManagerRunner runner = runners.get(jobId);
+            if (runner != null) {
+                return CompletableFuture.<io.sluice.protocol.CheckpointsDeletion>failedFuture(new IllegalStateException(
+                        "Job " + jobId + " is " + runner.status() + ": the checkpoints of a job that has not ended are"
+                                + " never deleted. Cancel it first (sluice cancel " + jobId + "), then delete them."));
+            }
+            if (graphsBeingRead.contains(jobId) || submissionsInFlight.contains(jobId)) {
+                return CompletableFuture.<io.sluice.protocol.CheckpointsDeletion>failedFuture(new IllegalStateException(
+                        "Job " + jobId + " is being recovered by this job manager and has not ended; its checkpoints"
+                                + " are never deleted while it may run. Cancel it first, then delete them."));
+            }
+            JobResult result = finished.get(jobId);
+            if (result == null) {
+                return CompletableFuture.<io.sluice.protocol.CheckpointsDeletion>failedFuture(leaderSession == null
+                        ? new UnknownJobException(jobId, standbyMessage("delete checkpoints at"))
+                        : new UnknownJobException(jobId));
+            }
+            return janitor.deleteNow(result);
+        }, mainThread).thenCompose(f -> f);
+    }
+
     @Override
     public CompletableFuture<JobResult> requestJobResult(JobId jobId) {
         return CompletableFuture.supplyAsync(() -> {
@@ -661,6 +743,7 @@ public final class Dispatcher implements DispatcherGateway {
             leading = false;
             leadershipListener.run();
             leaderSession = null;
+            janitor.notLeading();
             if (dispatcherElection != null) {
                 dispatcherElection.close();
             }

@@ -36,6 +36,16 @@ public interface CheckpointRecoveryFactory {
         return java.util.List.of();
     }
 
+    /**
+     * Removes everything these services keep for the checkpoints of an ended job: its pointers and its
+     * checkpoint id counter. Called for a job with a durable result only, inside the caller's
+     * {@link LeaderElection#runIfLeader} (the job's or the dispatcher's leadership), before its checkpoint
+     * files are deleted (a pointer to deleted files would fail a later {@code latest:<jobId>}). Idempotent;
+     * blocking, I/O executor only. The default keeps nothing, so removes nothing.
+     */
+    default void removeCheckpointsOfEndedJob(JobId jobId) throws Exception {
+    }
+
     /** The counter for the job; blocking; ids continue after every checkpoint ever completed. */
     CheckpointIdCounter createCheckpointIdCounter(JobId jobId, long minimumNextId) throws Exception;
 }

@@ -533,7 +533,8 @@ public final class JobManagerRunner implements LeaderContender {
      * the result future. {@code details}: the job master's last details, or null.
      */
     private void finishGlobally(JobResult result, CompletedCheckpointStore store, JobDetails details) {
-        ending = result;
+        // The result names where the checkpoints are and whether they go, so that any later leader can finish the job.
+        ending = result.withCheckpoints(jobGraph.config().checkpointDir(), discardsCheckpoints(result.status()));
         endingStore = store;
         endingProgress = new RecoveryProgress(services.clock());
         endingProgress.phase("recording the job result");
@@ -575,9 +576,10 @@ public final class JobManagerRunner implements LeaderContender {
         CompletableFuture.runAsync(() -> {
             try {
                 election.runIfLeader(s, () -> services.ha().jobResultStore().putResult(result));
-                // Only once the result is durable: without the graph nothing could run the job again anyway.
-                election.runIfLeader(s, () -> services.ha().jobGraphStore().removeJobGraph(jobGraph.jobId()));
+                // Only once the result is durable: without the graph nothing could run the job again anyway. The jar
+                // before the graph: a graph left beside a result is found (and removed) by the next leader, a jar is not.
                 election.runIfLeader(s, () -> services.ha().jobJarStore().removeJobJar(jobGraph.jobId()));
+                election.runIfLeader(s, () -> services.ha().jobGraphStore().removeJobGraph(jobGraph.jobId()));
             } catch (Exception e) {
                 throw new CompletionException(e);
             }
@@ -609,41 +611,73 @@ public final class JobManagerRunner implements LeaderContender {
      */
     private void cleanUpCheckpoints(JobResult result) {
         CompletedCheckpointStore store = endingStore;
-        boolean discard = CheckpointRetention.discards(result.status(), jobGraph.config().discardCheckpointsOnCancel());
+        boolean discard = result.deleteCheckpoints();
         endingProgress.phase(discard ? "deleting the job's checkpoints" : "keeping the job's checkpoints");
-        shutDownStore(store, result.status(), discard, 1).whenCompleteAsync((ok, error) -> resultFuture.complete(result),
-                mainThread);
+        shutDownStore(store, result, discard, 1).whenCompleteAsync((deleted, error) ->
+                resultFuture.complete(Boolean.TRUE.equals(deleted) ? result.withCheckpointsDeleted() : result), mainThread);
     }
 
-    /** Shuts the store down on the I/O executor; on an incomplete cleanup schedules the next attempt. */
-    private CompletableFuture<Void> shutDownStore(CompletedCheckpointStore store, JobStatus status, boolean discard,
-                                                  int attempt) {
-        return CompletableFuture.runAsync(() -> {
-            if (store != null) {
-                try {
+    /** Whether the job's checkpoints are deleted when it ends with {@code status} ({@link CheckpointRetention}). */
+    private boolean discardsCheckpoints(JobStatus status) {
+        return CheckpointRetention.discards(status, jobGraph.config().discardCheckpointsOnCancel());
+    }
+
+    /**
+     * Shuts the store down on the I/O executor; on an incomplete cleanup schedules the next attempt. With
+     * {@code discard}, also deletes what the HA services keep for the job's checkpoints (pointers, id counter)
+     * and, when there is no store (the job ended before its job master started, e.g. cancelled while
+     * INITIALIZING), every file under the job's checkpoint directory; then records in the result that nothing
+     * is left. Completes with whether everything was deleted.
+     */
+    private CompletableFuture<Boolean> shutDownStore(CompletedCheckpointStore store, JobResult result, boolean discard,
+                                                     int attempt) {
+        JobStatus status = result.status();
+        UUID s = session;
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                if (store != null) {
                     store.shutdown(status, discard);
-                } catch (Exception e) {
-                    throw new CompletionException(e);
                 }
+                if (!discard) {
+                    return false;
+                }
+                if (s == null) {
+                    return false; // not leading: the next leader's Dispatcher finishes the deletion (the result says so)
+                }
+                election.runIfLeader(s, () -> services.ha().checkpointRecoveryFactory()
+                        .removeCheckpointsOfEndedJob(jobGraph.jobId()));
+                if (store == null) {
+                    CheckpointStorage storage = services.checkpointStorages().forLocation(jobGraph.config().checkpointDir());
+                    try {
+                        storage.discardJob(jobGraph.jobId());
+                    } catch (RuntimeException e) {
+                        throw new io.sluice.checkpoint.IncompleteCheckpointCleanupException(jobGraph.jobId(), status,
+                                storage.location(), List.of(), e);
+                    }
+                }
+                election.runIfLeader(s, () -> services.ha().jobResultStore().putResult(result.withCheckpointsDeleted()));
+                return true;
+            } catch (Exception e) {
+                throw new CompletionException(e);
             }
-        }, services.ioExecutor()).handleAsync((ok, error) -> {
+        }, services.ioExecutor()).handleAsync((deleted, error) -> {
             if (error == null) {
                 if (attempt > 1) {
                     LOG.info("{}: the checkpoints of the {} job are deleted (attempt {})", description(), status, attempt);
                 }
-                return null;
+                return deleted;
             }
             Throwable cause = unwrap(error);
             if (cause instanceof io.sluice.checkpoint.IncompleteCheckpointCleanupException) {
                 Duration delay = services.recoveryBackoff().delayAfter(attempt, services.random());
                 LOG.warn("{}: {} (attempt {}, next in {})", description(), cause.getMessage(), attempt,
                         formatDelay(delay));
-                mainThread.schedule(() -> shutDownStore(store, status, discard, attempt + 1), delay);
+                mainThread.schedule(() -> shutDownStore(store, result, discard, attempt + 1), delay);
             } else {
-                LOG.warn("{}: the result {} is recorded, but the checkpoints could not be cleaned up: {}",
-                        description(), status, cause.toString());
+                LOG.warn("{}: the result {} is recorded, but the checkpoints could not be cleaned up: {}; the leading"
+                        + " job manager finishes the clean-up when it next starts", description(), status, cause.toString());
             }
-            return null;
+            return false;
         }, mainThread);
     }
 

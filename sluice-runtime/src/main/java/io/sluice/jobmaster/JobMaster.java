@@ -762,7 +762,7 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
     private JobDetails buildDetails(List<TaskMetrics> metrics) {
         List<VertexStatus> vertices = new ArrayList<>();
         for (JobVertex v : jobGraph.vertices()) {
-            long in = 0, out = 0;
+            long in = 0, out = 0, lateDropped = 0;
             int running = 0;
             long[] subtaskIn = new long[v.parallelism()];
             long[] subtaskOut = new long[v.parallelism()];
@@ -770,6 +770,7 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
                 if (m.attemptId().vertexId() == v.id() && m.attemptId().deployment() == deployment) {
                     in += m.recordsIn();
                     out += m.recordsOut();
+                    lateDropped += m.lateRecordsDropped();
                     if (m.state() == ExecutionState.RUNNING) {
                         running++;
                     }
@@ -787,7 +788,7 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
                 }
             }
             subtasks.sort(java.util.Comparator.comparingInt(SubtaskStatus::subtaskIndex));
-            vertices.add(new VertexStatus(v.id(), v.name(), v.parallelism(), running, in, out, subtasks));
+            vertices.add(new VertexStatus(v.id(), v.name(), v.parallelism(), running, in, out, subtasks, lateDropped));
         }
         RecoveryStatus waiting = waitingForSlots == null ? null
                 : new RecoveryStatus(waitingForSlots, 0, -1, 0, 0, null, 0, List.of());

@@ -27,6 +27,8 @@ public final class MetricNames {
     public static final String TASK_RECORDS_OUT = "sluice.task.records.out";
     public static final String TASK_BACKPRESSURE_TIME = "sluice.task.backpressure.time";
     public static final String TASK_BACKPRESSURE_RATIO = "sluice.task.backpressure.ratio";
+    /** Records a task's window operators dropped as too late (no late-data side output). */
+    public static final String TASK_LATE_RECORDS_DROPPED = "sluice.task.late.records.dropped";
 
     public static final String JOB_CHECKPOINTS_COMPLETED = "sluice.job.checkpoints.completed";
     public static final String JOB_CHECKPOINTS_FAILED = "sluice.job.checkpoints.failed";

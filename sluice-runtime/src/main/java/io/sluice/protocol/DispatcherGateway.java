@@ -32,6 +32,17 @@ public interface DispatcherGateway {
     CompletableFuture<JobResult> requestJobResult(JobId jobId);
 
     /**
+     * Deletes the retained checkpoints of an ended job (HA pointers first, then every file under its
+     * checkpoint directory) and answers what was deleted. Fails with {@link IllegalStateException}
+     * while the job has not ended, or a running job was started from those checkpoints, and with
+     * {@link UnknownJobException} for a job this job manager does not know.
+     */
+    default CompletableFuture<CheckpointsDeletion> deleteCheckpoints(JobId jobId) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(getClass().getSimpleName()
+                + " cannot delete checkpoints"));
+    }
+
+    /**
      * The graph of a job this job manager currently runs or recovers (its vertices and edges, for
      * the dashboard's operator graph); empty for a job it does not run (ended, unknown, or led
      * elsewhere). Answered from memory, without I/O.

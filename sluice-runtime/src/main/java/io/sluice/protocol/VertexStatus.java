@@ -5,12 +5,21 @@ import java.util.List;
 /**
  * Per-vertex progress shown in job details. Record counts are sums over the vertex's current subtasks.
  *
- * @param subtasks each subtask of the current deployment, by index; empty before the first deployment
+ * @param subtasks           each subtask of the current deployment, by index; empty before the first deployment
+ * @param lateRecordsDropped records the vertex's window operators dropped as later than their allowed lateness
+ *                           (windows without a late-data side output), summed over the current subtasks
  */
 public record VertexStatus(int vertexId, String name, int parallelism, int runningSubtasks,
-                           long recordsIn, long recordsOut, List<SubtaskStatus> subtasks) implements java.io.Serializable {
+                           long recordsIn, long recordsOut, List<SubtaskStatus> subtasks, long lateRecordsDropped)
+        implements java.io.Serializable {
     public VertexStatus {
         subtasks = List.copyOf(subtasks);
+    }
+
+    /** Without dropped late records (a vertex without windows). */
+    public VertexStatus(int vertexId, String name, int parallelism, int runningSubtasks, long recordsIn, long recordsOut,
+                        List<SubtaskStatus> subtasks) {
+        this(vertexId, name, parallelism, runningSubtasks, recordsIn, recordsOut, subtasks, 0);
     }
 
     /** Without per-subtask status. */

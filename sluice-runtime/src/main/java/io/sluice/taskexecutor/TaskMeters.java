@@ -41,13 +41,18 @@ final class TaskMeters implements AutoCloseable {
                 MetricNames.TAG_SUBTASK, Integer.toString(tdd.subtaskIndex()));
         MeterGroup group = new MeterGroup(registry, tags);
         for (String name : new String[] {MetricNames.TASK_RECORDS_IN, MetricNames.TASK_RECORDS_OUT,
-                MetricNames.TASK_BACKPRESSURE_TIME, MetricNames.TASK_BACKPRESSURE_RATIO}) {
+                MetricNames.TASK_BACKPRESSURE_TIME, MetricNames.TASK_BACKPRESSURE_RATIO,
+                MetricNames.TASK_LATE_RECORDS_DROPPED}) {
             group.removeExisting(name); // a previous attempt's meters, if its end was not seen yet
         }
         group.add(r -> FunctionCounter.builder(MetricNames.TASK_RECORDS_IN, task, t -> t.metrics().recordsIn())
                 .description("Records the task read (sources: records emitted by the reader)").tags(tags).register(r));
         group.add(r -> FunctionCounter.builder(MetricNames.TASK_RECORDS_OUT, task, t -> t.metrics().recordsOut())
                 .description("Records the task wrote to its output channels").tags(tags).register(r));
+        group.add(r -> FunctionCounter.builder(MetricNames.TASK_LATE_RECORDS_DROPPED, task,
+                        t -> t.metrics().lateRecordsDropped())
+                .description("Records the task's event-time windows dropped as later than their allowed lateness"
+                        + " (windows without a late-data side output)").tags(tags).register(r));
         group.add(r -> FunctionCounter.builder(MetricNames.TASK_BACKPRESSURE_TIME, task,
                         t -> t.outputBlockedNanos() / 1e9)
                 .description("Time the task's output was blocked on full channels").baseUnit("seconds").tags(tags)

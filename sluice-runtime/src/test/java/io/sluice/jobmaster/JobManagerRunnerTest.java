@@ -248,8 +248,10 @@ class JobManagerRunnerTest {
         main.advanceTime(Duration.ofMillis(400));
         runAll();
 
-        assertThat(ha.resultWriteAttempts()).isEqualTo(4);
+        // The fourth attempt recorded the result; the fifth write records that its checkpoints are deleted.
+        assertThat(ha.resultWriteAttempts()).isEqualTo(5);
         assertThat(ha.storedResults().get(graph.jobId()).status()).isEqualTo(JobStatus.FINISHED);
+        assertThat(ha.storedResults().get(graph.jobId()).mayHaveCheckpoints()).isFalse();
         assertThat(ha.storedGraphs()).doesNotContainKey(graph.jobId());
         assertThat(shutdowns).containsExactly("FINISHED discard=true");
         assertThat(result().status()).isEqualTo(JobStatus.FINISHED);

@@ -8,20 +8,28 @@ import java.util.Locale;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-/** {@code sluice checkpoints <job>}: counters and the history of completed checkpoints. */
+/**
+ * {@code sluice checkpoints <job>}: counters and the history of completed checkpoints;
+ * {@code sluice checkpoints delete <job> --yes} deletes an ended job's retained checkpoints.
+ */
 @Command(name = "checkpoints",
         mixinStandardHelpOptions = true,
+        subcommands = DeleteCheckpointsCommand.class,
         description = "Shows a job's checkpoints: completed and failed counts, the last failure, and the recent"
                 + " completed checkpoints (id, trigger time, duration, size, inline or in files, restored from).",
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {" 0:shown", "64:not a job id", "66:no such job", "69:the cluster cannot be reached",
             "77:the cluster refused the token"})
 public final class CheckpointsCommand extends ClientCommand {
-    @Parameters(index = "0", paramLabel = "JOB", description = "The job id (from 'sluice list').")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "JOB", description = "The job id (from 'sluice list').")
     String job;
 
     @Override
     int run(RestClient client, PrintWriter out) throws ClientException {
+        if (job == null) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Missing the job id: sluice checkpoints"
+                    + " <job> shows a job's checkpoints, sluice checkpoints delete <job> --yes deletes an ended job's");
+        }
         JobId id = jobId(job);
         JsonNode cp = client.get("v1/jobs/" + id + "/checkpoints");
         if (options.json()) {

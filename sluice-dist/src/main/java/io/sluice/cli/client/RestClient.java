@@ -57,6 +57,10 @@ final class RestClient {
         return send(request(path).GET().build(), path);
     }
 
+    JsonNode delete(String path) throws ClientException {
+        return send(request(path).DELETE().build(), path);
+    }
+
     JsonNode postJson(String path, Object body) throws ClientException {
         byte[] bytes;
         try {

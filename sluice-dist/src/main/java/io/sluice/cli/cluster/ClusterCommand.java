@@ -82,10 +82,12 @@ public final class ClusterCommand implements Callable<Integer> {
                     cluster.haServices()::jobJarStore, cluster::dispatcher, cluster.ioExecutor(),
                     JarJobSubmitter.DEFAULT_MAIN_TIMEOUT, configuration);
             LocalJarDirectory jars = new LocalJarDirectory(jarDirectory, cluster.ioExecutor(), SystemClock.INSTANCE);
+            jars.loadStored().get(60, java.util.concurrent.TimeUnit.SECONDS); // jars of an earlier run: listed and deletable
             RestServer server;
             try {
                 server = ClusterRestServer.start(restConfig,
-                        new LocalClusterBackend(cluster, jars, new ClusterJarRunner(submitter)), metrics, "another cluster");
+                        new LocalClusterBackend(cluster, jars, new ClusterJarRunner(submitter),
+                                configuration.get(io.sluice.rest.RestOptions.JARS_DELETE_WITH_LAST_JOB)), metrics, "another cluster");
             } catch (RuntimeException e) {
                 cluster.close();
                 throw e;

@@ -88,7 +88,9 @@ public final class JobManagerCommand implements Callable<Integer> {
             });
             JarRunnerHolder jarRunner = new JarRunnerHolder();
             LocalJarDirectory jars = new LocalJarDirectory(jarDirectory, jarIo, SystemClock.INSTANCE);
-            RestServer server = ClusterRestServer.start(restConfig, new DispatcherRestBackend(view, jars, jarRunner),
+            jars.loadStored().get(60, java.util.concurrent.TimeUnit.SECONDS); // jars of an earlier run: listed and deletable
+            RestServer server = ClusterRestServer.start(restConfig, new DispatcherRestBackend(view, jars, jarRunner,
+                            configuration.get(io.sluice.rest.RestOptions.JARS_DELETE_WITH_LAST_JOB)),
                     metrics, "another job manager");
             String url = restConfig.scheme() + "://" + advertisedRestHost(restConfig.bindAddress(), configuration) + ":" + server.port();
             JobManagerProcess jobManager;

@@ -49,6 +49,13 @@ public final class ZooKeeperCheckpointRecoveryFactory implements CheckpointRecov
         return DefaultCompletedCheckpointStore.retainedPaths(pointers, jobId);
     }
 
+    /** Removes the job's pointers and its id counter (the pointer store's {@code removeAll} removes both). */
+    @Override
+    public void removeCheckpointsOfEndedJob(JobId jobId) throws Exception {
+        ZooKeeperGuard.check("removing the checkpoints of an ended job", pointers.jobDir(jobId));
+        pointers.removeAll(jobId);
+    }
+
     @Override
     public CheckpointIdCounter createCheckpointIdCounter(JobId jobId, long minimumNextId) throws Exception {
         return ZooKeeperCheckpointIdCounter.open(zk, jobId, ZKPaths.makePath(counterDir, jobId.value()), minimumNextId);

@@ -166,6 +166,30 @@ class ZooKeeperFencingTest {
     }
 
     @Test
+    void removingAnEndedJobsCheckpointsRemovesItsPointersAndItsIdCounterAndNothingOfOtherJobs() throws Exception {
+        try (ZooKeeperHaServices ha = zooKeeper.services("ended")) {
+            JobId ended = JobId.generate();
+            JobId other = JobId.generate();
+            ZooKeeperCheckpointPointerStore pointers = ha.checkpointRecoveryFactory().pointerStore();
+            for (JobId job : java.util.List.of(ended, other)) {
+                pointers.writePointer(job, 1, "chk-1/_metadata");
+                pointers.writePointer(job, 2, "chk-2/_metadata");
+                ha.checkpointRecoveryFactory().createCheckpointIdCounter(job, 1).getAndIncrement();
+            }
+            assertThat(ha.client().checkExists().forPath(pointers.counterPath(ended))).isNotNull();
+
+            ha.checkpointRecoveryFactory().removeCheckpointsOfEndedJob(ended);
+            ha.checkpointRecoveryFactory().removeCheckpointsOfEndedJob(ended); // idempotent
+
+            assertThat(ha.checkpointRecoveryFactory().retainedCheckpointPaths(ended)).isEmpty();
+            assertThat(ha.client().checkExists().forPath(pointers.jobDir(ended))).isNull();
+            assertThat(ha.client().checkExists().forPath(pointers.counterPath(ended))).isNull();
+            assertThat(pointers.checkpointIds(other)).containsExactly(1L, 2L);
+            assertThat(ha.client().checkExists().forPath(pointers.counterPath(other))).isNotNull();
+        }
+    }
+
+    @Test
     void pointerStoreToleratesConcurrentWritesAndRemovals() throws Exception {
         try (ZooKeeperHaServices ha = zooKeeper.services("pointers")) {
             JobId job = JobId.generate();

@@ -29,14 +29,26 @@ import java.util.function.Function;
  * <p>Threading: any thread; every method returns at once with a future (no I/O on the caller's thread).
  */
 public class DispatcherRestBackend implements RestBackend {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DispatcherRestBackend.class);
+    /** How long to wait before asking again for the result of a job whose jar goes with its last job. */
+    private static final java.time.Duration RESULT_RETRY = java.time.Duration.ofSeconds(5);
+
     private final ClusterView cluster;
     private final LocalJarDirectory jars;
     private final JarRunner jarRunner;
+    private final boolean deleteJarsWithLastJob;
 
     public DispatcherRestBackend(ClusterView cluster, LocalJarDirectory jars, JarRunner jarRunner) {
+        this(cluster, jars, jarRunner, false);
+    }
+
+    /** @param deleteJarsWithLastJob delete an uploaded jar once every job run from it has ended ({@code rest.jars.delete-with-last-job}) */
+    public DispatcherRestBackend(ClusterView cluster, LocalJarDirectory jars, JarRunner jarRunner,
+                                 boolean deleteJarsWithLastJob) {
         this.cluster = cluster;
         this.jars = jars;
         this.jarRunner = jarRunner;
+        this.deleteJarsWithLastJob = deleteJarsWithLastJob;
     }
 
     private <T> CompletableFuture<T> withDispatcher(Function<DispatcherGateway, CompletableFuture<T>> call) {
@@ -109,10 +121,90 @@ public class DispatcherRestBackend implements RestBackend {
             JarInfo jar = jars.find(jarId).orElseThrow(() -> RestException.notFound("No jar " + jarId
                     + " is stored here; upload it with POST /v1/jars, or list the stored jars with GET /v1/jars"));
             return jars.entryClassOf(jar, request.entryClass()).thenCompose(entryClass -> jarRunner.run(jars.fileOf(jar), jar,
-                    new RunRequest(entryClass, request.parallelism(), request.args(), request.config())));
+                    new RunRequest(entryClass, request.parallelism(), request.args(), request.config())))
+                    .thenApply(jobId -> {
+                        jars.recordRun(jarId, jobId);
+                        if (deleteJarsWithLastJob) {
+                            deleteJarWhenJobEnds(jarId, jobId);
+                        }
+                        return jobId;
+                    });
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    @Override
+    public CompletableFuture<io.sluice.protocol.CheckpointsDeletion> deleteCheckpoints(JobId jobId) {
+        return withDispatcher(d -> d.deleteCheckpoints(jobId));
+    }
+
+    /** Refuses (409) while a job run from the jar has not ended; a job the cluster no longer knows counts as ended. */
+    @Override
+    public CompletableFuture<JarInfo> deleteJar(String jarId) {
+        try {
+            JarInfo jar = jars.find(jarId).orElseThrow(() -> RestException.notFound("No jar " + jarId
+                    + " is stored here; list the stored jars with GET /v1/jars (sluice jars)"));
+            return runningJobsOf(jarId).thenCompose(running -> {
+                if (!running.isEmpty()) {
+                    throw new IllegalStateException("The jar " + jarId + " (" + jar.name() + ") is used by "
+                            + String.join(", ", running) + "; cancel "
+                            + (running.size() == 1 ? "that job" : "those jobs") + " first (sluice cancel <jobId>),"
+                            + " or wait for them to end, then delete the jar");
+                }
+                return jars.delete(jarId);
+            }).thenApply(deleted -> deleted.orElseThrow(() -> RestException.notFound("The jar " + jarId
+                    + " was deleted meanwhile")));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** "job <id> (RUNNING)" for each job run from the jar that has not ended. */
+    private CompletableFuture<List<String>> runningJobsOf(String jarId) {
+        List<CompletableFuture<String>> checks = jars.jobsOf(jarId).stream().map(job -> jobDetails(job)
+                .handle((details, error) -> {
+                    if (error != null) {
+                        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                                ? error.getCause() : error;
+                        if (cause instanceof io.sluice.protocol.UnknownJobException) {
+                            return (String) null; // forgotten by the cluster: it ended long ago
+                        }
+                        throw new IllegalStateException("Could not tell whether job " + job + ", run from the jar "
+                                + jarId + ", has ended (" + cause.getMessage() + "); retry the delete in a moment", cause);
+                    }
+                    return details.status().isGloballyTerminal() ? null : "job " + job + " (" + details.status() + ")";
+                })).toList();
+        return CompletableFuture.allOf(checks.toArray(CompletableFuture[]::new))
+                .thenApply(ignored -> checks.stream().map(CompletableFuture::join).filter(java.util.Objects::nonNull).toList());
+    }
+
+    /** Deletes the jar once {@code jobId} has ended, if by then no other job run from it runs. */
+    private void deleteJarWhenJobEnds(String jarId, JobId jobId) {
+        withDispatcher(d -> d.requestJobResult(jobId)).whenComplete((result, error) -> {
+            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                    ? error.getCause() : error;
+            if (error != null && !(cause instanceof io.sluice.protocol.UnknownJobException)) {
+                // No answer yet (a leader change, a timeout): ask again later.
+                CompletableFuture.delayedExecutor(RESULT_RETRY.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                        .execute(() -> deleteJarWhenJobEnds(jarId, jobId));
+                return;
+            }
+            if (jars.find(jarId).isEmpty()) {
+                return; // deleted already
+            }
+            runningJobsOf(jarId).thenCompose(running -> running.isEmpty() ? jars.delete(jarId)
+                    : CompletableFuture.completedFuture(Optional.<JarInfo>empty()))
+                    .whenComplete((deleted, e) -> {
+                        if (deleted != null && deleted.isPresent()) {
+                            LOG.info("Deleted the jar {} ({}): its last job {} ended (rest.jars.delete-with-last-job)",
+                                    jarId, deleted.get().name(), jobId);
+                        } else if (e != null) {
+                            LOG.warn("Could not delete the jar {} after its last job {} ended: {}", jarId, jobId,
+                                    e.getMessage());
+                        }
+                    });
+        });
     }
 
     /**

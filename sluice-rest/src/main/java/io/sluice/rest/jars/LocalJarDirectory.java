@@ -29,7 +29,10 @@ import java.util.zip.ZipFile;
  * Uploaded jars in one directory, each under a generated name ({@code <id>.jar}, the id 32 hex
  * digits): an uploaded file name is kept for display only and never becomes part of a path, and a
  * jar id is checked against that form before it is used, so no request can name another file.
- * The index of jars is in memory (jars uploaded before a restart are not listed again).
+ * The index of jars is in memory; {@link #loadStored()} lists the jars a previous run left in the
+ * directory again (their uploaded names are not kept: they are shown as {@code <id>.jar}), so that a
+ * restart leaves none unlisted and undeletable. Which jobs were run from each jar is in memory only, for refusing to delete a jar a running job uses and for
+ * deleting a jar with its last job ({@code rest.jars.delete-with-last-job}).
  *
  * <p>Threading: any thread; file work runs on the injected I/O executor; the index is guarded by
  * this object's lock, held only for map updates.
@@ -42,11 +45,69 @@ public final class LocalJarDirectory {
     private final Executor ioExecutor;
     private final Clock clock;
     private final Map<String, JarInfo> jars = new LinkedHashMap<>();
+    /** The jobs run from each jar, in run order; guarded by {@link #jars}. */
+    private final Map<String, List<io.sluice.graph.JobId>> runs = new java.util.HashMap<>();
 
     public LocalJarDirectory(Path directory, Executor ioExecutor, Clock clock) {
         this.directory = directory;
         this.ioExecutor = ioExecutor;
         this.clock = clock;
+    }
+
+    /** How old an unfinished upload ({@code <id>.upload}) must be before {@link #loadStored()} deletes it. */
+    static final java.time.Duration STALE_UPLOAD = java.time.Duration.ofHours(1);
+
+    /**
+     * Indexes the jars already in the directory (stored by an earlier run of this server), oldest
+     * first, and deletes unfinished uploads older than {@link #STALE_UPLOAD} (cut off by a crash); on
+     * the I/O executor. Completes with the jars found. Call once at start, before serving.
+     */
+    public CompletableFuture<List<JarInfo>> loadStored() {
+        return CompletableFuture.supplyAsync(() -> {
+            if (!Files.isDirectory(directory)) {
+                return List.of();
+            }
+            List<JarInfo> found = new ArrayList<>();
+            try (var files = Files.list(directory)) {
+                for (Path file : files.sorted(java.util.Comparator.comparing(LocalJarDirectory::modifiedMillis)).toList()) {
+                    String name = file.getFileName().toString();
+                    if (name.endsWith(".upload")
+                            && clock.currentTimeMillis() - modifiedMillis(file) > STALE_UPLOAD.toMillis()) {
+                        Files.deleteIfExists(file);
+                        continue;
+                    }
+                    String id = name.endsWith(".jar") ? name.substring(0, name.length() - 4) : "";
+                    if (!JAR_ID.matcher(id).matches() || !Files.isRegularFile(file)) {
+                        continue;
+                    }
+                    MessageDigest sha = MessageDigest.getInstance("SHA-256");
+                    try (InputStream in = new java.security.DigestInputStream(Files.newInputStream(file), sha)) {
+                        in.transferTo(OutputStream.nullOutputStream());
+                    }
+                    found.add(new JarInfo(id, name, Files.size(file), HexFormat.of().formatHex(sha.digest()),
+                            modifiedMillis(file)));
+                }
+            } catch (IOException e) {
+                throw new IllegalStateException("Could not list the stored jars in " + directory.toAbsolutePath() + ": "
+                        + e.getMessage() + ". Check that the directory is readable.", e);
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
+            }
+            synchronized (jars) {
+                for (JarInfo jar : found) {
+                    jars.putIfAbsent(jar.id(), jar);
+                }
+            }
+            return found;
+        }, ioExecutor);
+    }
+
+    private static long modifiedMillis(Path file) {
+        try {
+            return Files.getLastModifiedTime(file).toMillis();
+        } catch (IOException e) {
+            return 0; // deleted meanwhile
+        }
     }
 
     /** Copies {@code content} (at most {@code maxBytes}) to a new generated name and checks that it is a jar. */
@@ -168,6 +229,54 @@ public final class LocalJarDirectory {
         synchronized (jars) {
             return Optional.ofNullable(jars.get(jarId));
         }
+    }
+
+    /** Records that {@code jobId} was submitted from the jar {@code jarId}. */
+    public void recordRun(String jarId, io.sluice.graph.JobId jobId) {
+        checkId(jarId);
+        synchronized (jars) {
+            if (jars.containsKey(jarId)) {
+                runs.computeIfAbsent(jarId, k -> new ArrayList<>()).add(jobId);
+            }
+        }
+    }
+
+    /** The jobs run from the jar, oldest first; empty for a jar never run (or unknown). */
+    public List<io.sluice.graph.JobId> jobsOf(String jarId) {
+        synchronized (jars) {
+            return List.copyOf(runs.getOrDefault(jarId, List.of()));
+        }
+    }
+
+    /**
+     * Removes the jar from the index at once (it can no longer be run) and deletes its file on the I/O
+     * executor; completes with the removed jar, or empty when it was not stored. A run already reading
+     * the file keeps its own copy (the job's class loader copies the jar).
+     */
+    public CompletableFuture<Optional<JarInfo>> delete(String jarId) {
+        checkId(jarId);
+        JarInfo removed;
+        synchronized (jars) {
+            removed = jars.remove(jarId);
+            runs.remove(jarId);
+        }
+        if (removed == null) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        Path file = fileOf(removed);
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                Files.deleteIfExists(file);
+                return Optional.of(removed);
+            } catch (IOException e) {
+                synchronized (jars) {
+                    jars.putIfAbsent(removed.id(), removed); // still there: listed again, so the delete can be retried
+                }
+                throw new IllegalStateException("Could not delete the jar " + removed.id() + " (" + file + "): "
+                        + e.getMessage() + ". Check the permissions of " + directory.toAbsolutePath()
+                        + " and delete it again.", e);
+            }
+        }, ioExecutor);
     }
 
     /** The file of a stored jar; only ever a generated name in this directory. */

@@ -30,6 +30,12 @@ public final class LocalClusterBackend extends DispatcherRestBackend {
         super(new LocalClusterView(cluster), jars, jarRunner);
     }
 
+    /** @param deleteJarsWithLastJob {@code rest.jars.delete-with-last-job} */
+    public LocalClusterBackend(LocalCluster cluster, LocalJarDirectory jars, JarRunner jarRunner,
+                               boolean deleteJarsWithLastJob) {
+        super(new LocalClusterView(cluster), jars, jarRunner, deleteJarsWithLastJob);
+    }
+
     /** The job managers, task executors and slot pool of a {@link LocalCluster}. */
     private record LocalClusterView(LocalCluster cluster) implements ClusterView {
 

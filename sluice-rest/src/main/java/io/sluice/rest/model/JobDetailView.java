@@ -56,12 +56,15 @@ public record JobDetailView(String id, String name, String status, List<Transiti
         }
     }
 
-    /** @param subtasks per subtask of the current deployment: its state and record counts */
+    /**
+     * @param subtasks           per subtask of the current deployment: its state and record counts
+     * @param lateRecordsDropped records the vertex's windows dropped as too late, over its current subtasks
+     */
     public record Vertex(int id, String name, int parallelism, int runningSubtasks, long recordsIn, long recordsOut,
-                         List<Subtask> subtasks) {
+                         List<Subtask> subtasks, long lateRecordsDropped) {
         static Vertex of(VertexStatus v) {
             return new Vertex(v.vertexId(), v.name(), v.parallelism(), v.runningSubtasks(), v.recordsIn(), v.recordsOut(),
-                    v.subtasks().stream().map(Subtask::of).toList());
+                    v.subtasks().stream().map(Subtask::of).toList(), v.lateRecordsDropped());
         }
     }
 

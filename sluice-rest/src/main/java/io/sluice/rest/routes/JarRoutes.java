@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * {@code /v1/jars}: upload (multipart, field {@code jarfile}), list, run. Stateless; see
+ * {@code /v1/jars}: upload (multipart, field {@code jarfile}), list, delete, run. Stateless; see
  * {@link RestRouter} for threading. The upload is parsed by the server on the request thread into
  * memory or its temporary directory, then handed to the backend, which writes it on its I/O executor.
  */
@@ -65,6 +65,7 @@ public final class JarRoutes implements RestRoutes {
             r.json(ctx, backend.uploadJar(file.filename(), file.content(), maxUploadBytes), 200);
         });
         r.get("/v1/jars", ctx -> r.json(ctx, backend.listJars().thenApply(JarListView::new), 200));
+        r.delete("/v1/jars/{jarId}", ctx -> r.json(ctx, backend.deleteJar(ctx.pathParam("jarId")), 200));
         r.post("/v1/jars/{jarId}/run", ctx -> {
             RunRequest request = parseRun(r.body(ctx));
             r.json(ctx, backend.runJar(ctx.pathParam("jarId"), request).thenApply(backend::submitted), 202,

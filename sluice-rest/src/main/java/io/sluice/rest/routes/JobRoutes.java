@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
-/** {@code /v1/jobs}: list, detail, checkpoints, exceptions, cancel. Stateless; see {@link RestRouter} for threading. */
+/** {@code /v1/jobs}: list, detail, checkpoints (and deleting an ended job's), exceptions, cancel. Stateless; see {@link RestRouter} for threading. */
 public final class JobRoutes implements RestRoutes {
     private static final Pattern JOB_ID = Pattern.compile("[0-9a-f]{32}");
 
@@ -42,6 +42,8 @@ public final class JobRoutes implements RestRoutes {
                 r.json(ctx, backend.jobDetails(jobId(ctx)).thenApply(d -> CheckpointsView.of(d.checkpoints())), 200));
         r.get("/v1/jobs/{jobId}/exceptions", ctx ->
                 r.json(ctx, backend.jobDetails(jobId(ctx)).thenApply(ExceptionsView::of), 200));
+        r.delete("/v1/jobs/{jobId}/checkpoints", ctx -> r.json(ctx,
+                backend.deleteCheckpoints(jobId(ctx)).thenApply(io.sluice.rest.model.CheckpointsDeletedView::of), 200));
         r.post("/v1/jobs/{jobId}/cancel", ctx -> {
             JobId id = jobId(ctx);
             r.json(ctx, backend.cancelJob(id)

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.api.StreamExecutionEnvironment;
+import io.sluice.api.eventtime.WatermarkStrategy;
+import io.sluice.api.windowing.WindowAssigner;
 import io.sluice.api.sink.DiscardingSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.cluster.LocalCluster;
@@ -86,6 +88,36 @@ class MetricsEndpointITCase {
         RestTestClient.Answer a = client.get(path);
         assertThat(a.status()).as(a.body()).isEqualTo(200);
         return a.json();
+    }
+
+    /** From record 2000 on, every tenth record is a second behind the others in event time: its window has fired. */
+    @Test
+    void droppedLateRecordsOfWindowsAreCountedInMetricsAndInTheJobsDetails() throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(1);
+        env.fromSource(SequenceSource.unbounded(0).withRate(2_000), "numbers")
+                .assignTimestampsAndWatermarks(WatermarkStrategy.<Long>forBoundedOutOfOrderness(
+                        Duration.ZERO).withTimestampAssigner((i, previous) -> i % 10 == 0 && i >= 2_000 ? i - 1_000 : i)
+                        .withEmitInterval(Duration.ofMillis(5)))
+                .keyBy(i -> i % 2)
+                .window(WindowAssigner.tumblingEventTime(Duration.ofMillis(100)))
+                .reduce(Long::sum)
+                .addSink(new DiscardingSink<>(), "sink");
+        String id = cluster.submit(env.buildJobGraph("late records")).value();
+        String detail = "/v1/jobs/" + id;
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> scrape().sum("sluice_task_late_records_dropped_total", "job", id) >= 5);
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            long dropped = 0;
+            for (JsonNode v : json(detail).get("vertices")) {
+                dropped += v.get("lateRecordsDropped").asLong();
+            }
+            return dropped >= 5;
+        });
+        // Only the window's vertex drops records; the source's counts none.
+        JsonNode vertices = json(detail).get("vertices");
+        assertThat(vertices.get(0).get("lateRecordsDropped").asLong()).isZero();
+        assertThat(scrape().find("sluice_task_late_records_dropped_total", "job", id)).hasSize(vertices.size());
+        assertThat(Files.readString(METRICS_DOC)).contains("`sluice_task_late_records_dropped_total`");
     }
 
     @Test

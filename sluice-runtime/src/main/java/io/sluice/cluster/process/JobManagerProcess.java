@@ -11,6 +11,7 @@ import io.sluice.config.Configuration;
 import io.sluice.config.HighAvailabilityOptions;
 import io.sluice.config.JobManagerOptions;
 import io.sluice.dispatcher.Dispatcher;
+import io.sluice.dispatcher.EndedJobRetention;
 import io.sluice.protocol.DispatcherGateway;
 import io.sluice.ha.HighAvailabilityServices;
 import io.sluice.ha.loader.HighAvailabilityServicesLoader;
@@ -128,7 +129,8 @@ public final class JobManagerProcess implements AutoCloseable {
             JobManagerServices services = new JobManagerServices(ha, storages, slotPool,
                     (jobId, deployment) -> { }, // no in-memory channels here; job masters release them on the task managers
                     io, SystemClock.INSTANCE, new Random(), RecoveryBackoff.DEFAULT, address.encode(), userCode);
-            Dispatcher dispatcher = new Dispatcher(services, main);
+            Dispatcher dispatcher = new Dispatcher(services, main,
+                    EndedJobRetention.from(configuration));
 
             DedicatedMainThreadExecutor registryThread = resources.mainThread("registry-" + id);
             TaskExecutorRegistry registry = new TaskExecutorRegistry(address.encode(),

@@ -112,6 +112,11 @@ final class LeaderDispatcherGateway implements DispatcherGateway {
     }
 
     @Override
+    public CompletableFuture<io.sluice.protocol.CheckpointsDeletion> deleteCheckpoints(JobId jobId) {
+        return call(d -> d.deleteCheckpoints(jobId));
+    }
+
+    @Override
     public CompletableFuture<Optional<JobGraph>> requestJobGraph(JobId jobId) {
         return call(d -> d.requestJobGraph(jobId));
     }

@@ -54,6 +54,13 @@ public final class EmbeddedCheckpointRecoveryFactory implements CheckpointRecove
     }
 
     @Override
+    public void removeCheckpointsOfEndedJob(JobId jobId) throws Exception {
+        io.sluice.rpc.MainThreads.checkNotMainThread("removing the checkpoint pointers and counter of job " + jobId);
+        pointers.removeAll(jobId);
+        java.nio.file.Files.deleteIfExists(counterDir.resolve(jobId.value()));
+    }
+
+    @Override
     public CheckpointIdCounter createCheckpointIdCounter(JobId jobId, long minimumNextId) throws Exception {
         return FileCheckpointIdCounter.open(jobId, counterDir.resolve(jobId.value()), minimumNextId);
     }

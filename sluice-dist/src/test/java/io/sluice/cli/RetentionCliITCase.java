@@ -1,0 +1,172 @@
+package io.sluice.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.cli.common.ExitCodes;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code sluice checkpoints delete}, {@code sluice jars} and {@code sluice jars delete} against a
+ * {@code sluice cluster} process (the built {@code sluice.jar}), in this JVM through
+ * {@link SluiceCli#commandLine()}: refused without {@code --yes} and while the job runs, the files of
+ * the deleted checkpoints and jar counted on disk afterwards; and the exit codes of mistakes.
+ */
+class RetentionCliITCase {
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final Pattern LISTENING = Pattern.compile("Listening on (http://127\\.0\\.0\\.1:\\d+)/");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+    private Process process;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (process != null) {
+            process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private String startCluster() throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Path stdout = dir.resolve("cluster.out");
+        process = new ProcessBuilder(java, "-Xmx512m", "-jar", requiredFile("sluice.jar").toString(), "cluster",
+                "--port", "0", "--task-executors", "2", "--slots", "2",
+                "-D", "high-availability.dir=" + dir.resolve("ha"), "--jar-dir", dir.resolve("jars").toString())
+                .directory(dir.toFile())
+                .redirectOutput(stdout.toFile())
+                .redirectError(dir.resolve("cluster.err").toFile())
+                .start();
+        String[] url = new String[1];
+        await().atMost(TIMEOUT).until(() -> {
+            if (!process.isAlive()) {
+                throw new AssertionError("sluice cluster exited with " + process.exitValue() + ":\n"
+                        + Files.readString(stdout) + Files.readString(dir.resolve("cluster.err")));
+            }
+            Matcher m = LISTENING.matcher(Files.readString(stdout));
+            if (m.find()) {
+                url[0] = m.group(1);
+                return true;
+            }
+            return false;
+        });
+        return url[0];
+    }
+
+    private static Path requiredFile(String property) {
+        String path = System.getProperty(property);
+        assertThat(path).as("system property " + property + " (set by the pom)").isNotNull();
+        Path file = Path.of(path);
+        assertThat(file).as(property + " is built before the integration tests").isRegularFile();
+        return file;
+    }
+
+    private record Result(int exitCode, String out, String err) {
+        JsonNode json() throws IOException {
+            return JSON.readTree(out);
+        }
+    }
+
+    private static Result cli(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        var cli = SluiceCli.commandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        int code = cli.execute(args);
+        return new Result(code, out.toString(), err.toString());
+    }
+
+    private static List<Path> filesUnder(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.walk(root)) {
+            return files.filter(Files::isRegularFile).toList();
+        }
+    }
+
+    private JsonNode status(String url, String jobId) throws IOException {
+        Result r = cli("status", jobId, "--cluster", url, "--output", "json");
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(ExitCodes.OK);
+        return r.json();
+    }
+
+    @Test
+    void checkpointsAndJarsAreDeletedFromTheCommandLineOnlyOnceTheJobHasEnded() throws Exception {
+        String examples = requiredFile("sluice.examples.jar").toString();
+        String url = startCluster();
+        Path checkpoints = dir.resolve("checkpoints");
+        Result run = cli("run", examples, "--cluster", url, "--detached", "--output", "json",
+                "-D", "checkpoints.interval=200 ms", "-D", "checkpoints.dir=" + checkpoints,
+                "--", "--records", "0", "--keys", "4", "--rate", "200", "--output", dir.resolve("counts").toString());
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.OK);
+        String jobId = run.json().path("jobId").asText();
+        await().atMost(TIMEOUT).until(() -> status(url, jobId).path("checkpoints").path("completed").asLong() >= 3);
+
+        Result jars = cli("jars", "--cluster", url);
+        assertThat(jars.exitCode()).as(jars.err()).isEqualTo(ExitCodes.OK);
+        assertThat(jars.out()).contains("sluice-examples.jar");
+        Result jarsJson = cli("jars", "--cluster", url, "--output", "json");
+        String jarId = jarsJson.json().path("jars").get(0).path("id").asText();
+        assertThat(jars.out()).contains(jarId);
+
+        // Not confirmed (no terminal here): refused, nothing deleted.
+        Result unconfirmed = cli("checkpoints", "delete", jobId, "--cluster", url);
+        assertThat(unconfirmed.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(unconfirmed.err()).contains("--yes");
+        // The job runs: refused by the cluster.
+        Result running = cli("checkpoints", "delete", jobId, "--yes", "--cluster", url);
+        assertThat(running.exitCode()).isEqualTo(ExitCodes.REFUSED);
+        assertThat(running.err()).contains("RUNNING").contains("Cancel it first");
+        Result jarInUse = cli("jars", "delete", jarId, "--cluster", url);
+        assertThat(jarInUse.exitCode()).isEqualTo(ExitCodes.REFUSED);
+        assertThat(jarInUse.err()).contains(jobId);
+        assertThat(filesUnder(checkpoints.resolve(jobId))).isNotEmpty();
+
+        assertThat(cli("cancel", jobId, "--cluster", url).exitCode()).isEqualTo(ExitCodes.OK);
+        await().atMost(TIMEOUT).until(() -> status(url, jobId).path("status").asText().equals("CANCELED"));
+        assertThat(filesUnder(checkpoints.resolve(jobId))).as("kept on cancel by default").isNotEmpty();
+
+        Result deleted = cli("checkpoints", "delete", jobId, "--yes", "--cluster", url);
+        assertThat(deleted.exitCode()).as(deleted.err()).isEqualTo(ExitCodes.OK);
+        assertThat(deleted.out()).contains("Deleted").contains("checkpoint(s) of job " + jobId);
+        assertThat(filesUnder(checkpoints.resolve(jobId))).as("no file of the deleted checkpoints").isEmpty();
+        assertThat(filesUnder(dir.resolve("ha")).stream().filter(p -> p.toString().contains(jobId))
+                .filter(p -> !p.getParent().getFileName().toString().equals("jobresults")))
+                .as("no HA pointer, counter, graph or jar of the job").isEmpty();
+
+        Result jarDeleted = cli("jars", "delete", jarId, "--cluster", url);
+        assertThat(jarDeleted.exitCode()).as(jarDeleted.err()).isEqualTo(ExitCodes.OK);
+        assertThat(jarDeleted.out()).contains("Deleted the jar " + jarId);
+        assertThat(filesUnder(dir.resolve("jars"))).as("no file of the deleted jar").isEmpty();
+        assertThat(cli("jars", "--cluster", url).out()).contains("No jars are stored.");
+
+        // Mistakes.
+        assertThat(cli("jars", "delete", jarId, "--cluster", url).exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(cli("jars", "delete", "not-a-jar", "--cluster", url).exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(cli("checkpoints", "delete", "not-a-job", "--yes", "--cluster", url).exitCode())
+                .isEqualTo(ExitCodes.USAGE);
+        assertThat(cli("checkpoints", "delete", "0123456789abcdef0123456789abcdef", "--yes", "--cluster", url)
+                .exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(cli("checkpoints", "--cluster", url).exitCode()).as("no job id").isEqualTo(ExitCodes.USAGE);
+        assertThat(cli("checkpoints", jobId, "--cluster", url).exitCode()).as("still shows the ended job")
+                .isEqualTo(ExitCodes.OK);
+    }
+}
