@@ -47,6 +47,9 @@ public final class MetricNames {
     public static final String JOB_CHECKPOINTS_STALE = "sluice.job.checkpoints.stale";
     public static final String JOB_CHECKPOINT_AGE = "sluice.job.checkpoint.age";
 
+    /** Job class loaders of the process not garbage-collected yet (per process, not per job). */
+    public static final String JOB_CLASSLOADERS_LIVE = "sluice.job.classloaders.live";
+
     private MetricNames() {
     }
 }
