@@ -191,6 +191,9 @@ final class JobGraphBuilder {
                         if (keySelector != null && keySerializer == null) {
                             KeyTypes.requireCheckpointableKeys(keySelector, n.name);
                         }
+                        if (keySelector != null) {
+                            KeyTypes.requireStableKeyHash(keySelector, n.name);
+                        }
                     }
                 }
             }

@@ -2,6 +2,7 @@ package io.sluice.api;
 
 import io.sluice.api.functions.KeySelector;
 import io.sluice.core.serialization.DynamicSerializer;
+import io.sluice.core.serialization.StableHash;
 import io.sluice.api.errors.InvalidJobException;
 import java.lang.invoke.SerializedLambda;
 import java.lang.reflect.Method;
@@ -15,7 +16,8 @@ import java.lang.reflect.Type;
  * {@link KeySelector} is one) still records its implementation's signature, and a key selector
  * class its type arguments; so the key type is known for {@code keyBy(e -> e.id())} and
  * {@code keyBy(Event::id)}. Where it is not (a generic selector), the task checks the first key of
- * every new key class instead. Used on the thread that builds the job.
+ * every new key class instead. It also checks that the keys hash by value ({@link StableHash}), the same
+ * in every JVM. Used on the thread that builds the job.
  */
 final class KeyTypes {
     private KeyTypes() {}
@@ -34,6 +36,22 @@ final class KeyTypes {
                 + ", which the default key serializer cannot write into checkpoints (Sluice does not use Java"
                 + " serialization). Declare a serializer for the key with keyBy(selector, TypeSerializer), or key by"
                 + " a record, an enum, a UUID, a String, a boxed primitive or a Tuple2/Tuple3 of these.");
+    }
+
+    /**
+     * Checks that the selector's key type, when it can be seen, hashes by value (see
+     * {@link StableHash}): key groups come from that hash, in every process that routes or restores
+     * the key. Applies whether or not a key serializer is declared.
+     *
+     * @throws InvalidJobException naming the operator and the type, if its values hash by identity
+     */
+    static void requireStableKeyHash(KeySelector<?, ?> selector, String operatorName) {
+        Class<?> keyType = keyTypeOf(selector);
+        String problem = keyType == null ? null : StableHash.check(keyType);
+        if (problem != null) {
+            throw new InvalidJobException("Operator '" + operatorName + "' is keyed by values of " + keyType.getName()
+                    + ", which cannot be hashed the same way in every JVM. " + problem + ".");
+        }
     }
 
     /** The selector's declared key type, or {@code null} if it cannot be seen. */

@@ -1,5 +1,7 @@
 package io.sluice.state;
 
+import io.sluice.core.serialization.StableHash;
+
 /**
  * Maps keys to key groups and key groups to subtasks.
  *
@@ -21,19 +23,14 @@ public final class KeyGroups {
     }
 
     /**
-     * A hash of {@code key} that is the same in every JVM: {@code hashCode()}, except for enums,
-     * whose {@code hashCode()} is their identity and differs between JVMs (they hash by name), and
-     * for records with enum components (declared as an enum or a record type that has one), which
-     * hash like a record does but over the components' stable hashes.
+     * A hash of {@code key} that is the same in every JVM: {@link StableHash#of}, defined by value for
+     * every key type Sluice accepts (equal to {@code hashCode()} for strings, boxed primitives, UUIDs
+     * and records of those, so their key groups are the ones they always had).
+     *
+     * @throws io.sluice.core.serialization.UnstableKeyException if the key hashes by identity
      */
     public static int stableHashCode(Object key) {
-        if (key instanceof Enum<?> e) {
-            return e.name().hashCode();
-        }
-        if (key instanceof Record r && RecordHashing.NEEDS_STABLE_HASH.get(r.getClass())) {
-            return RecordHashing.hash(r);
-        }
-        return key.hashCode();
+        return StableHash.of(key);
     }
 
     /**
@@ -71,47 +68,5 @@ public final class KeyGroups {
         h *= 0xc2b2ae35;
         h ^= h >>> 16;
         return h;
-    }
-
-    /** Stable hashes of records whose default hash would use an enum's identity hash. */
-    private static final class RecordHashing {
-        static final ClassValue<Boolean> NEEDS_STABLE_HASH = new ClassValue<>() {
-            @Override
-            protected Boolean computeValue(Class<?> type) {
-                return needsStableHash(type, 0);
-            }
-        };
-
-        private static boolean needsStableHash(Class<?> type, int depth) {
-            if (type.isEnum()) {
-                return true;
-            }
-            if (!type.isRecord() || depth > 8) {
-                return false;
-            }
-            for (var c : type.getRecordComponents()) {
-                if (needsStableHash(c.getType(), depth + 1)) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        static int hash(Record r) {
-            int h = 0;
-            for (var c : r.getClass().getRecordComponents()) {
-                Object v;
-                try {
-                    var accessor = c.getAccessor();
-                    accessor.setAccessible(true);
-                    v = accessor.invoke(r);
-                } catch (ReflectiveOperationException | RuntimeException e) {
-                    throw new IllegalStateException("Cannot hash key " + r + ": component " + c.getName()
-                            + " of record " + r.getClass().getName() + " is not readable (" + e + ")", e);
-                }
-                h = 31 * h + (v == null ? 0 : stableHashCode(v));
-            }
-            return h;
-        }
     }
 }

@@ -122,7 +122,11 @@ final class KeyedSnapshotReader {
                 if (actualGroup != keyGroup) {
                     throw new IllegalStateException(which + ": key " + key + " of state '" + metaInfos[s].name()
                             + "' was written in key group " + keyGroup + " but belongs to key group " + actualGroup
-                            + " here: the key type's hashCode differs between JVMs; use keys with a value-based hashCode");
+                            + " here: the snapshot was written by a Sluice (or job) whose hash of this key differs from"
+                            + " this one's, so this state can never be restored by this job as it is. Restore it with the"
+                            + " Sluice version and job jar that wrote it, or start the job without this checkpoint (no"
+                            + " --restore-from; the state is lost); see \"Key groups and stable hashes\" in"
+                            + " docs/architecture.md");
                 }
                 states[s].restoreEntry(key, metaInfos[s].readValue(in));
             }

@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -92,12 +91,7 @@ class MisconfigurationITCase {
     }
 
     private Map<String, String> clusterConfig() {
-        Map<String, String> c = new LinkedHashMap<>();
-        c.put("high-availability.type", "zookeeper");
-        c.put("high-availability.zookeeper.quorum", zooKeeper.getConnectString());
-        c.put("high-availability.cluster-id", CLUSTER_ID);
-        c.put("high-availability.zookeeper.session-timeout", "4 s");
-        c.put("high-availability.storage-dir", dir.resolve("ha-storage").toString());
+        Map<String, String> c = SluiceCluster.zooKeeperHa(zooKeeper.getConnectString(), CLUSTER_ID, dir.resolve("ha-storage"));
         c.put("rpc.max-message-size", Integer.toString(RPC_LIMIT));
         return c;
     }

@@ -53,6 +53,20 @@ final class SluiceCluster implements AutoCloseable {
     private final List<SluiceProcess> all = new ArrayList<>();
     private int started;
 
+    /**
+     * The settings of ZooKeeper HA at {@code quorum} for the processes of one test cluster: its id, a
+     * 4 s session timeout (so a SIGKILLed leader is replaced quickly) and {@code storageDir}.
+     */
+    static Map<String, String> zooKeeperHa(String quorum, String clusterId, Path storageDir) {
+        Map<String, String> c = new java.util.LinkedHashMap<>();
+        c.put("high-availability.type", "zookeeper");
+        c.put("high-availability.zookeeper.quorum", quorum);
+        c.put("high-availability.cluster-id", clusterId);
+        c.put("high-availability.zookeeper.session-timeout", "4 s");
+        c.put("high-availability.storage-dir", storageDir.toString());
+        return c;
+    }
+
     /** @param common the {@code -D} entries every process gets (HA, storage, timeouts) */
     SluiceCluster(Path root, Map<String, String> common) {
         this.root = root;

@@ -82,6 +82,7 @@ public final class LocalCluster implements AutoCloseable {
         this.shuffle = b.networkDataExchange ? null : new LocalShuffleService(b.buffersPerChannel, b.bufferSize);
         this.storages = new CheckpointStorageRegistry(b.meterRegistry, b.blobStoreDecorator, b.configuration);
         io.sluice.rpc.MainThreadMetrics.bind(b.meterRegistry);
+        io.sluice.jar.LiveJobClassLoaders.bind(b.meterRegistry);
         this.ha = b.haServices != null ? b.haServices : new InMemoryHaServices();
         this.userCode = UserCodeClassLoaders.inTemporaryDirectory(ha::jobJarStore, ioExecutor);
         for (int i = 0; i < b.taskExecutors; i++) {
@@ -335,6 +336,7 @@ public final class LocalCluster implements AutoCloseable {
         return r -> {
             Thread t = new Thread(r, prefix + n.incrementAndGet());
             t.setDaemon(true);
+            t.setContextClassLoader(LocalCluster.class.getClassLoader()); // not the creating thread's, maybe a job's
             return t;
         };
     }

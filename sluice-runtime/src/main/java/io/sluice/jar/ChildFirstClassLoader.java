@@ -1,5 +1,6 @@
 package io.sluice.jar;
 
+import io.sluice.core.serialization.ClassLoaderValues;
 import java.io.IOException;
 import java.net.URL;
 import java.net.URLClassLoader;
@@ -7,6 +8,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 
 /**
  * The class loader of one job's jar: the job's own classes (and any library it bundles) come from
@@ -15,9 +18,12 @@ import java.util.List;
  * the job and the runtime agree on the types they exchange (a class in those packages that the
  * parent does not have, such as the examples' {@code io.sluice.examples.jobs.*}, comes from the jar).
  *
+ * <p>It carries the values Sluice keeps per job loader ({@link ClassLoaderValues}), and
+ * {@link LiveJobClassLoaders} counts it until it is garbage-collected.
+ *
  * <p>Threading: thread-safe (parallel capable). Close it through its {@link ClassLoaderLease}.
  */
-final class ChildFirstClassLoader extends URLClassLoader {
+final class ChildFirstClassLoader extends URLClassLoader implements ClassLoaderValues {
     /** Packages always loaded parent-first: the types a job shares with the runtime. */
     private static final List<String> PARENT_FIRST = List.of(
             "java.", "javax.", "jdk.", "sun.", "com.sun.", "io.sluice.", "org.slf4j.");
@@ -26,8 +32,17 @@ final class ChildFirstClassLoader extends URLClassLoader {
         ClassLoader.registerAsParallelCapable();
     }
 
+    /** What Sluice keeps per job loader (resolved classes, registered serializers): it goes with the loader. */
+    private final ConcurrentMap<Object, Object> sluiceValues = new ConcurrentHashMap<>();
+
     ChildFirstClassLoader(String name, URL[] urls, ClassLoader parent) {
         super(name, urls, parent);
+        LiveJobClassLoaders.track(this);
+    }
+
+    @Override
+    public ConcurrentMap<Object, Object> sluiceValues() {
+        return sluiceValues;
     }
 
     static boolean parentFirst(String className) {

@@ -156,6 +156,7 @@ public final class UserCodeClassLoaders {
             } catch (IOException e) {
                 LOG.warn("Could not close the class loader of job {}: {}", shared.jobId, e.toString());
             }
+            RecordMethodCaches.forget(); // the JDK's record-method caches may hold one of the job's classes
             deleteQuietly(shared.jar);
         });
     }

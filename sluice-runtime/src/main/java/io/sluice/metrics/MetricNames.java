@@ -42,6 +42,9 @@ public final class MetricNames {
     public static final String JOB_RECOVERY_DURATION = "sluice.job.recovery.duration";
     public static final String JOB_RECOVERY_ELAPSED = "sluice.job.recovery.elapsed";
 
+    /** Job class loaders of the process not garbage-collected yet (per process, not per job). */
+    public static final String JOB_CLASSLOADERS_LIVE = "sluice.job.classloaders.live";
+
     private MetricNames() {
     }
 }

@@ -14,7 +14,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * value. It handles {@code null}, boxed primitives, {@link String}, {@code byte[]}, {@link UUID},
  * enums (by class and constant name), records (by class, then their components), {@link Tuple2},
  * {@link Tuple3}, {@link List} and {@link Map} of these, nested. Enum and record classes are
- * resolved by name through the thread's context class loader when read, once per class name.
+ * resolved by name through the thread's context class loader when read (on a task thread: the job's
+ * own loader), once per class name and loader; the cache of a job's loader lives in that loader
+ * ({@link PerClassLoader}), so two jobs with classes of one name each read their own, and an ended
+ * job's classes are not kept.
  *
  * <p>Format versions (see {@link #identity()}): 1 knew tags 0-14; 2 adds UUID, enum and record.
  * Data of version 1 is valid data of version 2.
@@ -32,8 +35,11 @@ public final class DynamicSerializer implements TypeSerializer<Object> {
             UUID_TAG = 15, ENUM = 16, RECORD = 17;
     static final int VERSION = 2;
     private static final long serialVersionUID = 1040987296686979546L;
-    /** Enum and record classes by name, so that reading a value does not look a class up each time. */
-    private static final Map<String, Class<?>> CLASSES = new ConcurrentHashMap<>();
+    /**
+     * Enum and record classes by name, per class loader (a job's classes are kept in the job's own
+     * loader, never here), so that reading a value does not look a class up each time.
+     */
+    private static final PerClassLoader<Map<String, Class<?>>> CLASSES = new PerClassLoader<>(ConcurrentHashMap::new);
 
     private DynamicSerializer() {}
 
@@ -259,17 +265,22 @@ public final class DynamicSerializer implements TypeSerializer<Object> {
         return "dynamic";
     }
 
+    /** The class named {@code name} as the thread's context class loader (the job's, on a task thread) sees it. */
     private static Class<?> classNamed(String name) {
-        Class<?> type = CLASSES.get(name);
+        ClassLoader context = Thread.currentThread().getContextClassLoader();
+        ClassLoader loader = context != null ? context : DynamicSerializer.class.getClassLoader();
+        Map<String, Class<?>> cache = CLASSES.get(loader);
+        Class<?> type = cache == null ? null : cache.get(name);
         if (type == null) {
-            ClassLoader loader = Thread.currentThread().getContextClassLoader();
             try {
-                type = Class.forName(name, false, loader != null ? loader : DynamicSerializer.class.getClassLoader());
+                type = Class.forName(name, false, loader);
             } catch (ClassNotFoundException e) {
                 throw new SerializationException("The data holds a value of class " + name + ", which is not on the"
                         + " class path: put the job's classes on the class path to read it", e);
             }
-            CLASSES.put(name, type);
+            if (cache != null) {
+                cache.put(name, type);
+            }
         }
         return type;
     }

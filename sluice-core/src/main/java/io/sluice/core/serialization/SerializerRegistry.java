@@ -40,7 +40,14 @@ public final class SerializerRegistry {
 
     private record Entry(int maxVersion, Factory factory) {}
 
+    /** The built-in ids; immutable after class initialisation. */
     private static final Map<String, Entry> FACTORIES = new ConcurrentHashMap<>();
+    /**
+     * The ids users registered, per class loader of the registering factory: a job's registrations
+     * live in the job's own loader (so the same jar submitted twice registers twice, and an ended
+     * job's factories are not kept), those of Sluice's own class path here.
+     */
+    private static final PerClassLoader<Map<String, Entry>> USER_FACTORIES = new PerClassLoader<>(ConcurrentHashMap::new);
 
     static {
         registerBuiltIn(Serializers.LONG_ID, 1, (v, p, n, cl) -> Serializers.LONG);
@@ -66,18 +73,39 @@ public final class SerializerRegistry {
     }
 
     /**
-     * Registers a user serializer id, readable up to {@code maxVersion}. Ids starting with
-     * {@code sluice.} are reserved.
+     * Registers a user serializer id, readable up to {@code maxVersion}, for the class loader that
+     * loaded {@code factory}'s class (a job's, or Sluice's own): snapshots read with that loader
+     * (a job's restores; a job's loader also sees the ids of Sluice's own class path) find it. Ids
+     * starting with {@code sluice.} are reserved.
      *
-     * @throws IllegalArgumentException if the id is reserved or already registered
+     * @throws IllegalArgumentException if the id is reserved or already registered for that loader,
+     *         or the factory's loader is neither a job's nor Sluice's own
      */
     public static void register(String id, int maxVersion, Factory factory) {
         if (id.startsWith("sluice.")) {
             throw new IllegalArgumentException("Serializer ids starting with 'sluice.' are reserved; choose another for " + id);
         }
-        if (FACTORIES.putIfAbsent(id, new Entry(maxVersion, factory)) != null) {
+        ClassLoader loader = factory.getClass().getClassLoader();
+        Map<String, Entry> registered = USER_FACTORIES.get(loader);
+        if (registered == null) {
+            throw new IllegalArgumentException("The factory of serializer " + id + " was loaded by " + loader
+                    + ", which is neither a job's class loader nor Sluice's own: register it from the job's code");
+        }
+        if (registered.putIfAbsent(id, new Entry(maxVersion, factory)) != null) {
             throw new IllegalArgumentException("A serializer with id " + id + " is already registered");
         }
+    }
+
+    private static Entry entryOf(String id, ClassLoader classLoader) {
+        Entry entry = FACTORIES.get(id);
+        if (entry == null && classLoader != null) {
+            Map<String, Entry> own = USER_FACTORIES.get(classLoader);
+            entry = own == null ? null : own.get(id);
+        }
+        if (entry == null) {
+            entry = USER_FACTORIES.get(SerializerRegistry.class.getClassLoader()).get(id);
+        }
+        return entry;
     }
 
     /** Writes how to find {@code serializer} again; see the class comment for the layout. */
@@ -129,7 +157,7 @@ public final class SerializerRegistry {
     @SuppressWarnings("unchecked")
     private static TypeSerializer<Object> resolve(String id, int version, String parameter,
             List<TypeSerializer<?>> nested, ClassLoader classLoader) {
-        Entry entry = FACTORIES.get(id);
+        Entry entry = entryOf(id, classLoader);
         if (entry == null) {
             throw new SerializationException("The state was written with serializer '" + id + "', which this Sluice"
                     + " does not know: register it with SerializerRegistry.register before restoring, or restore"

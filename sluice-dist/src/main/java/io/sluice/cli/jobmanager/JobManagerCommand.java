@@ -84,6 +84,7 @@ public final class JobManagerCommand implements Callable<Integer> {
             java.util.concurrent.ExecutorService jarIo = java.util.concurrent.Executors.newCachedThreadPool(r -> {
                 Thread t = new Thread(r, "sluice-jar-io");
                 t.setDaemon(true);
+                t.setContextClassLoader(JobManagerCommand.class.getClassLoader()); // not a job's
                 return t;
             });
             JarRunnerHolder jarRunner = new JarRunnerHolder();

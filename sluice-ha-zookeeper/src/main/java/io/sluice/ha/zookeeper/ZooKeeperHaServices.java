@@ -142,6 +142,7 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
         this.notifier = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "sluice-zk-election-" + clusterId);
             t.setDaemon(true);
+            t.setContextClassLoader(ZooKeeperHaServices.class.getClassLoader()); // not a job's
             return t;
         });
         notifier.setRemoveOnCancelPolicy(true);
@@ -149,6 +150,7 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
         this.zooKeeperPool = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "sluice-zk-" + clusterId + "-" + zooKeeperThreads.incrementAndGet());
             t.setDaemon(true);
+            t.setContextClassLoader(ZooKeeperHaServices.class.getClassLoader()); // not a job's
             return t;
         });
         this.leaderSettingsStore = new ZooKeeperLeaderSettingsStore(this, basePath,

@@ -12,6 +12,7 @@ final class DaemonThreads {
         return r -> {
             Thread t = new Thread(r, prefix + n.incrementAndGet());
             t.setDaemon(true);
+            t.setContextClassLoader(DaemonThreads.class.getClassLoader()); // not the creating thread's, maybe a job's
             return t;
         };
     }

@@ -3,6 +3,7 @@ package io.sluice.cluster.process;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
 import io.sluice.config.Configuration;
+import io.sluice.jar.LiveJobClassLoaders;
 import io.sluice.protocol.JobMasterGateway;
 import io.sluice.rpc.DedicatedMainThreadExecutor;
 import io.sluice.rpc.MainThreadMetrics;
@@ -46,6 +47,7 @@ final class ProcessResources implements AutoCloseable {
         ExecutorService io = Executors.newCachedThreadPool(DaemonThreads.named("sluice-io-"));
         add(io::shutdown);
         MainThreadMetrics.bind(metrics);
+        LiveJobClassLoaders.bind(metrics);
         return io;
     }
 

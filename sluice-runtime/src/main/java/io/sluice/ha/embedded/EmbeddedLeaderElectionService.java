@@ -75,6 +75,7 @@ public final class EmbeddedLeaderElectionService {
         this.notifier = Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "sluice-ha-election-" + directory.getFileName());
             t.setDaemon(true);
+            t.setContextClassLoader(EmbeddedLeaderElectionService.class.getClassLoader()); // not a job's
             return t;
         });
     }

@@ -51,6 +51,7 @@ public final class InMemoryHaServices implements HighAvailabilityServices {
     private final ExecutorService notifier = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "sluice-ha-memory");
         t.setDaemon(true);
+        t.setContextClassLoader(InMemoryHaServices.class.getClassLoader()); // not a job's
         return t;
     });
     // Guarded by dispatcherLock.

@@ -92,7 +92,14 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
         this.local = new LocalShuffleService(buffersPerChannel, bufferSize);
         this.producers = new ProducerChannels(buffersPerChannel);
         this.arrayLength = bufferSize + Math.max(64, bufferSize >> 3);
-        this.group = new NioEventLoopGroup(eventLoopThreads, new DefaultThreadFactory("sluice-data-" + name, true));
+        this.group = new NioEventLoopGroup(eventLoopThreads, new DefaultThreadFactory("sluice-data-" + name, true) {
+            @Override
+            protected Thread newThread(Runnable r, String name) {
+                Thread t = super.newThread(r, name);
+                t.setContextClassLoader(NettyShuffleEnvironment.class.getClassLoader()); // not the starting thread's, maybe a job's
+                return t;
+            }
+        });
         Channel bound;
         try {
             ServerBootstrap server = new ServerBootstrap()

@@ -137,7 +137,14 @@ public final class RpcService implements AutoCloseable {
         }
         this.sendFailures = new RateLimitedLog(LOG::warn, b.clock, Duration.ofSeconds(10));
         this.receiveFailures = new RateLimitedLog(LOG::warn, b.clock, Duration.ofSeconds(10));
-        this.eventLoops = new NioEventLoopGroup(b.ioThreads, new DefaultThreadFactory(prefix + "-io", true));
+        this.eventLoops = new NioEventLoopGroup(b.ioThreads, new DefaultThreadFactory(prefix + "-io", true) {
+            @Override
+            protected Thread newThread(Runnable r, String name) {
+                Thread t = super.newThread(r, name);
+                t.setContextClassLoader(RpcService.class.getClassLoader()); // not the starting thread's, maybe a job's
+                return t;
+            }
+        });
         this.workers = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 daemon(prefix + "-worker-", true));
         this.channels = new DefaultChannelGroup(prefix, GlobalEventExecutor.INSTANCE);
@@ -578,6 +585,7 @@ public final class RpcService implements AutoCloseable {
         return r -> {
             Thread t = new Thread(r, numbered ? name + n.incrementAndGet() : name);
             t.setDaemon(true);
+            t.setContextClassLoader(RpcService.class.getClassLoader()); // not the creating thread's, maybe a job's
             return t;
         };
     }
