@@ -60,6 +60,7 @@ public final class StreamExecutionEnvironment {
     private int inlineStateThreshold = CheckpointingOptions.DEFAULT_INLINE_STATE_THRESHOLD;
     private String restoreFrom = "";
     private boolean retainCheckpointsOnCancel = true;
+    private Duration checkpointStaleAfter = Duration.ZERO;
 
     /** The run context this environment was created in, or {@code null} outside a cluster's jar runner. */
     private ExecutionContext context;
@@ -113,6 +114,7 @@ public final class StreamExecutionEnvironment {
         env.configuration = configuration.copy();
         env.restoreFrom = configuration.get(CheckpointingOptions.RESTORE_FROM);
         env.retainCheckpointsOnCancel = configuration.get(CheckpointingOptions.RETAIN_ON_CANCEL);
+        env.checkpointStaleAfter = configuration.get(CheckpointingOptions.STALE_AFTER);
         return env;
     }
 
@@ -227,6 +229,18 @@ public final class StreamExecutionEnvironment {
         return this;
     }
 
+    /**
+     * After how long without a completed checkpoint the job is marked "no checkpoint since T" in its
+     * status ({@code checkpoints.stale-after}); zero: 5 checkpoint intervals, at least 30 s.
+     */
+    public StreamExecutionEnvironment setCheckpointStaleAfter(Duration staleAfter) {
+        if (Objects.requireNonNull(staleAfter, "staleAfter").isNegative()) {
+            throw new IllegalArgumentException("checkpoints.stale-after must not be negative, got " + staleAfter);
+        }
+        this.checkpointStaleAfter = staleAfter;
+        return this;
+    }
+
     /** Whether a CANCELED job keeps its checkpoints ({@code checkpoints.retain-on-cancel}, default true). */
     public StreamExecutionEnvironment setRetainCheckpointsOnCancel(boolean retain) {
         this.retainCheckpointsOnCancel = retain;
@@ -249,7 +263,8 @@ public final class StreamExecutionEnvironment {
     public JobConfig jobConfig() {
         return new JobConfig(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures,
                 checkpointDir, restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold,
-                restoreFrom.isEmpty() ? null : restoreFrom, !retainCheckpointsOnCancel);
+                restoreFrom.isEmpty() ? null : restoreFrom, !retainCheckpointsOnCancel,
+                checkpointStaleAfter.isZero() ? null : checkpointStaleAfter);
     }
 
     /** Builds and validates the job graph; throws {@link io.sluice.api.errors.InvalidJobException} naming any problem. */

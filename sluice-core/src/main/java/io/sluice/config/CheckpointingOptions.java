@@ -78,6 +78,21 @@ public final class CheckpointingOptions {
                     + " else in checkpoints.dir). The checkpoint must lie in this job's checkpoints.dir. Used only"
                     + " when the job has no checkpoint of its own yet. Empty: start from empty state.");
 
+    /** How many checkpoint intervals without a completed checkpoint make a job stale, by default. */
+    public static final int DEFAULT_STALE_INTERVALS = 5;
+    /** The least default staleness threshold, so that short intervals do not flag a job at every slow checkpoint. */
+    public static final Duration MIN_DEFAULT_STALE_AFTER = Duration.ofSeconds(30);
+
+    public static final ConfigOption<Duration> STALE_AFTER = ConfigOptions.key("checkpoints.stale-after")
+            .durationType()
+            .defaultValue(Duration.ZERO)
+            .withConstraint(d -> !d.isNegative(), "zero or positive")
+            .withDescription("A running job whose latest completed checkpoint (or, before its first, its start) is"
+                    + " older than this is marked \"no checkpoint since T\" in the job list and job details of REST,"
+                    + " sluice list and the dashboard, and sluice_job_checkpoints_stale is 1. 0 (the default): "
+                    + DEFAULT_STALE_INTERVALS + " checkpoint intervals, at least " + MIN_DEFAULT_STALE_AFTER.toSeconds()
+                    + " s. Only marks: nothing is restarted or deleted.");
+
     /**
      * Default of {@link #ENDED_JOB_RETENTION}: 7 days, so that the checkpoints of a job that failed or was
      * cancelled on a Friday evening are still there to start it again from after the weekend, while a cluster

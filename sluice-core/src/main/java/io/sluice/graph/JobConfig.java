@@ -32,12 +32,26 @@ import java.util.Objects;
  * @param discardCheckpointsOnCancel  a CANCELED job deletes its checkpoints (the inverse of
  *                                    {@code checkpoints.retain-on-cancel}, so that a job graph stored by an older
  *                                    build reads back the default, retain)
+ * @param checkpointStaleAfter        a job whose latest completed checkpoint is older is marked stale in its status
+ *                                    ({@code checkpoints.stale-after}); {@code null} or zero: the default,
+ *                                    {@link #effectiveCheckpointStaleAfter()} (a job graph stored by an older build
+ *                                    reads back {@code null})
  */
 public record JobConfig(Duration checkpointInterval, Duration checkpointTimeout, int retainedCheckpoints,
                         int tolerableCheckpointFailures, String checkpointDir, RestartStrategyConfig restartStrategy,
                         boolean startWithoutCheckpointAllowed, boolean localRecovery, int inlineStateThreshold,
-                        String restoreFrom, boolean discardCheckpointsOnCancel)
+                        String restoreFrom, boolean discardCheckpointsOnCancel, Duration checkpointStaleAfter)
         implements Serializable {
+
+    /** Settings with the default staleness threshold. */
+    public JobConfig(Duration checkpointInterval, Duration checkpointTimeout, int retainedCheckpoints,
+                     int tolerableCheckpointFailures, String checkpointDir, RestartStrategyConfig restartStrategy,
+                     boolean startWithoutCheckpointAllowed, boolean localRecovery, int inlineStateThreshold,
+                     String restoreFrom, boolean discardCheckpointsOnCancel) {
+        this(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures, checkpointDir,
+                restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold, restoreFrom,
+                discardCheckpointsOnCancel, null);
+    }
 
     /** Settings that start from empty state and retain checkpoints on cancel. */
     public JobConfig(Duration checkpointInterval, Duration checkpointTimeout, int retainedCheckpoints,
@@ -89,6 +103,23 @@ public record JobConfig(Duration checkpointInterval, Duration checkpointTimeout,
                     + CheckpointingOptions.MAX_INLINE_STATE_THRESHOLD + " bytes, got " + inlineStateThreshold
                     + "; larger state belongs in state files");
         }
+        if (checkpointStaleAfter != null && checkpointStaleAfter.isNegative()) {
+            throw new InvalidJobException("checkpoints.stale-after must not be negative, got " + checkpointStaleAfter);
+        }
+    }
+
+    /**
+     * The staleness threshold in force: {@link #checkpointStaleAfter} when set, else
+     * {@value CheckpointingOptions#DEFAULT_STALE_INTERVALS} checkpoint intervals, at least
+     * {@link CheckpointingOptions#MIN_DEFAULT_STALE_AFTER}.
+     */
+    public Duration effectiveCheckpointStaleAfter() {
+        if (checkpointStaleAfter != null && !checkpointStaleAfter.isZero()) {
+            return checkpointStaleAfter;
+        }
+        Duration intervals = checkpointInterval.multipliedBy(CheckpointingOptions.DEFAULT_STALE_INTERVALS);
+        return intervals.compareTo(CheckpointingOptions.MIN_DEFAULT_STALE_AFTER) < 0
+                ? CheckpointingOptions.MIN_DEFAULT_STALE_AFTER : intervals;
     }
 
     /** Whether the job starts from a retained checkpoint ({@link #restoreFrom}) when it has none of its own. */
@@ -100,7 +131,7 @@ public record JobConfig(Duration checkpointInterval, Duration checkpointTimeout,
     public JobConfig withRestoreFrom(String restoreFrom) {
         return new JobConfig(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures,
                 checkpointDir, restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold,
-                restoreFrom, discardCheckpointsOnCancel);
+                restoreFrom, discardCheckpointsOnCancel, checkpointStaleAfter);
     }
 
     public boolean checkpointingEnabled() {

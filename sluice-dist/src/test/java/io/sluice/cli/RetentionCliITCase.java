@@ -43,12 +43,14 @@ class RetentionCliITCase {
         }
     }
 
-    private String startCluster() throws IOException {
+    private String startCluster(String... extraArgs) throws IOException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Path stdout = dir.resolve("cluster.out");
-        process = new ProcessBuilder(java, "-Xmx512m", "-jar", requiredFile("sluice.jar").toString(), "cluster",
-                "--port", "0", "--task-executors", "2", "--slots", "2",
-                "-D", "high-availability.dir=" + dir.resolve("ha"), "--jar-dir", dir.resolve("jars").toString())
+        List<String> command = new java.util.ArrayList<>(List.of(java, "-Xmx512m", "-jar",
+                requiredFile("sluice.jar").toString(), "cluster", "--port", "0", "--task-executors", "2", "--slots", "2",
+                "-D", "high-availability.dir=" + dir.resolve("ha"), "--jar-dir", dir.resolve("jars").toString()));
+        command.addAll(List.of(extraArgs));
+        process = new ProcessBuilder(command)
                 .directory(dir.toFile())
                 .redirectOutput(stdout.toFile())
                 .redirectError(dir.resolve("cluster.err").toFile())
@@ -168,5 +170,47 @@ class RetentionCliITCase {
         assertThat(cli("checkpoints", "--cluster", url).exitCode()).as("no job id").isEqualTo(ExitCodes.USAGE);
         assertThat(cli("checkpoints", jobId, "--cluster", url).exitCode()).as("still shows the ended job")
                 .isEqualTo(ExitCodes.OK);
+    }
+    /**
+     * The cluster process is killed while a job from an uploaded jar runs and started again on the same
+     * HA and jar directories: the jar is listed under its uploaded name, deleting it is refused while
+     * the recovered job runs (naming it), and with {@code rest.jars.delete-with-last-job} it goes, with
+     * every file of it, once the recovered job ends.
+     */
+    @Test
+    void anUploadedJarKeepsItsNameAndItsRecoveredJobAcrossARestartOfTheCluster() throws Exception {
+        String examples = requiredFile("sluice.examples.jar").toString();
+        String url = startCluster("-D", "rest.jars.delete-with-last-job=true");
+        Result run = cli("run", examples, "--cluster", url, "--detached", "--output", "json",
+                "-D", "checkpoints.interval=200 ms", "-D", "checkpoints.dir=" + dir.resolve("checkpoints"),
+                "--", "--records", "0", "--keys", "4", "--rate", "200", "--output", dir.resolve("counts").toString());
+        assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.OK);
+        String jobId = run.json().path("jobId").asText();
+        await().atMost(TIMEOUT).until(() -> status(url, jobId).path("checkpoints").path("completed").asLong() >= 1);
+        String jarId = cli("jars", "--cluster", url, "--output", "json").json().path("jars").get(0).path("id").asText();
+
+        // A crash, then the same directories again.
+        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        String again = startCluster("-D", "rest.jars.delete-with-last-job=true");
+        await().atMost(TIMEOUT).until(() -> status(again, jobId).path("status").asText().equals("RUNNING"));
+
+        Result jars = cli("jars", "--cluster", again, "--output", "json");
+        assertThat(jars.exitCode()).as(jars.err()).isEqualTo(ExitCodes.OK);
+        assertThat(jars.json().path("jars")).hasSize(1);
+        assertThat(jars.json().path("jars").get(0).path("id").asText()).isEqualTo(jarId);
+        assertThat(jars.json().path("jars").get(0).path("name").asText()).as("the uploaded name, not <id>.jar")
+                .isEqualTo("sluice-examples.jar");
+
+        Result inUse = cli("jars", "delete", jarId, "--cluster", again);
+        assertThat(inUse.exitCode()).as("used by the recovered job: " + inUse.out() + inUse.err())
+                .isEqualTo(ExitCodes.REFUSED);
+        assertThat(inUse.err()).contains(jobId);
+        assertThat(filesUnder(dir.resolve("jars"))).as("the jar is kept").isNotEmpty();
+
+        assertThat(cli("cancel", jobId, "--cluster", again).exitCode()).isEqualTo(ExitCodes.OK);
+        await().atMost(TIMEOUT).until(() -> status(again, jobId).path("status").asText().equals("CANCELED"));
+        await().atMost(TIMEOUT).untilAsserted(() -> assertThat(filesUnder(dir.resolve("jars")))
+                .as("the jar went with its last job, the recovered one, with every file of it").isEmpty());
+        assertThat(cli("jars", "--cluster", again).out()).contains("No jars are stored.");
     }
 }

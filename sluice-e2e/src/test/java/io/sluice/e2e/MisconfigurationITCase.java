@@ -56,7 +56,12 @@ class MisconfigurationITCase {
     private static final int RATE_B = 400;
     private static final int RPC_LIMIT = 1024 * 1024;
     private static final int TABLE_BYTES = 2 * 1024 * 1024;
-    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * Bound of every wait for something that must happen (all positive waits): 120 s, as a lost task
+     * manager (6 s heartbeat), a failover and a new process's jar fetch took over 60 s on a 2-core
+     * machine at load 20.
+     */
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
 
     @TempDir
     static Path dir;

@@ -23,21 +23,32 @@ import org.junit.jupiter.api.io.TempDir;
  * (ZooKeeper HA) and two task managers run the keyed counting job with checkpoints on S3 (S3Proxy in
  * this JVM, reached through a TCP proxy). S3 starts refusing connections, and the leading job manager
  * is SIGKILLed. The standby takes over and recovers the job's checkpoint from S3, which fails
- * attempt after attempt: all the while its REST API answers every request within 100 ms, with the
- * job INITIALIZING, the attempt count and the storage error. Once S3 is back the job runs by itself
- * and ends with exact counts.
+ * attempt after attempt: all the while its REST API answers at once, with the job INITIALIZING, the
+ * attempt count and the storage error. Once S3 is back the job runs by itself and ends with exact
+ * counts.
+ *
+ * <p>"At once" is asserted so that load on the machine cannot fail it but a status that waits on
+ * storage can: the median answer takes under {@value #MEDIAN_BOUND_MILLIS} ms (a status that waited
+ * for a recovery attempt would take an attempt's S3 retries every time), no answer waits
+ * {@value #ANSWER_BOUND_MILLIS} ms or more (one that waited for the outage would wait until the heal),
+ * and the attempt counts the answers show never go back and reach 3 while S3 still refuses. A single
+ * answer slowed by a busy machine no longer fails the test; every answer's time is printed.
  */
 class S3OutageFailoverITCase {
     private static final int KEYS = 8;
     private static final long RECORDS = 24_000;
     private static final int RATE = 1_000;
     private static final String BUCKET = "checkpoints";
+    /** The median answer during the outage must be faster than this. */
+    static final long MEDIAN_BOUND_MILLIS = 100;
+    /** Every answer during the outage must be faster than this (the outage lasts seconds; see the class doc). */
+    static final long ANSWER_BOUND_MILLIS = 1_000;
 
     @TempDir
     Path dir;
 
     @Test
-    void theStandbyAnswersWithinAHundredMillisWhileS3RefusesAndTheJobResumesByItself() throws Exception {
+    void theStandbyAnswersAtOnceWhileS3RefusesAndTheJobResumesByItself() throws Exception {
         try (TestingServer zooKeeper = new TestingServer(true);
              S3ProxyServer s3 = S3ProxyServer.start(BUCKET);
              TcpFaultProxy s3Link = new TcpFaultProxy("127.0.0.1", s3.port())) {
@@ -61,11 +72,13 @@ class S3OutageFailoverITCase {
         }
     }
 
-    private static void record(Rest.Answer a, List<Long> latencies, List<String> slow) {
+    private static void record(Rest.Answer a, List<Long> latencies, List<Integer> attempts, List<String> slow) {
         long millis = a.nanos() / 1_000_000;
+        int attempt = a.body().path("recovery").path("attempt").asInt();
         latencies.add(millis);
-        if (millis >= 100) {
-            slow.add(millis + " ms (attempt " + a.body().path("recovery").path("attempt").asInt() + ")");
+        attempts.add(attempt);
+        if (millis >= ANSWER_BOUND_MILLIS) {
+            slow.add(millis + " ms (attempt " + attempt + ")");
         }
     }
 
@@ -98,13 +111,14 @@ class S3OutageFailoverITCase {
         // Every answer it gives with the job INITIALIZING counts (before, it forwards to the dead leader).
         List<String> slow = new ArrayList<>();
         List<Long> latencies = new ArrayList<>();
+        List<Integer> attempts = new ArrayList<>();
         JsonNode[] last = new JsonNode[1];
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
             Rest.Answer a = Rest.get(standby, "/v1/jobs/" + jobId).orElseThrow();
             last[0] = a.body();
             boolean initializing = a.status() == 200 && a.body().path("status").asText().equals("INITIALIZING");
             if (initializing) {
-                record(a, latencies, slow);
+                record(a, latencies, attempts, slow);
             }
             return initializing && a.body().path("recovery").path("attempt").asInt() >= 3;
         });
@@ -116,12 +130,20 @@ class S3OutageFailoverITCase {
         for (int i = 0; i < 20; i++) {
             Rest.Answer a = Rest.get(standby, "/v1/jobs/" + jobId).orElseThrow();
             assertThat(a.body().path("status").asText()).isEqualTo("INITIALIZING");
-            record(a, latencies, slow);
+            record(a, latencies, attempts, slow);
         }
         List<Long> sorted = latencies.stream().sorted().toList();
+        long median = sorted.get(sorted.size() / 2);
         System.out.println("S3OutageFailoverITCase: " + latencies.size() + " answers INITIALIZING during the outage:"
-                + " median " + sorted.get(sorted.size() / 2) + " ms, slowest " + sorted.get(sorted.size() - 1) + " ms");
-        assertThat(slow).as("answers slower than 100 ms during the outage").isEmpty();
+                + " median " + median + " ms, slowest " + sorted.get(sorted.size() - 1) + " ms; each (ms, attempt): "
+                + java.util.stream.IntStream.range(0, latencies.size())
+                        .mapToObj(i -> latencies.get(i) + "@" + attempts.get(i)).toList());
+        assertThat(median).as("median answer during the outage (ms); every answer (ms): %s", latencies)
+                .isLessThan(MEDIAN_BOUND_MILLIS);
+        assertThat(slow).as("answers that took %d ms or more during the outage", ANSWER_BOUND_MILLIS).isEmpty();
+        assertThat(attempts).as("the attempt count each answer showed, in order: recovery went on attempt after"
+                + " attempt while the standby answered").isSorted();
+        assertThat(attempts.get(attempts.size() - 1)).as("attempt at the last answer").isGreaterThanOrEqualTo(3);
 
         s3Link.heal();
         await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))

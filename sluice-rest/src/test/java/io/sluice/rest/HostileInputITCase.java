@@ -58,7 +58,7 @@ class HostileInputITCase {
         assertStillServing();
         try (Stream<Path> files = Files.list(dir.resolve("jars"))) {
             assertThat(files.map(p -> p.getFileName().toString()))
-                    .as("only generated jar names in the jar directory").allMatch(n -> n.matches("[0-9a-f]{32}\\.jar"));
+                    .as("only generated jar names in the jar directory").allMatch(n -> n.matches("[0-9a-f]{32}\\.(jar|properties)"));
         } catch (java.nio.file.NoSuchFileException noJarsYet) {
             // nothing was stored
         }

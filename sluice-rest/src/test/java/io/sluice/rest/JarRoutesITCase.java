@@ -73,7 +73,7 @@ class JarRoutesITCase {
         assertThat(info.get("sha256").asText()).isEqualTo(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(jar)));
         assertThat(info.get("uploadedAtMillis").asLong()).isPositive();
         try (Stream<Path> files = Files.list(dir.resolve("jars"))) {
-            assertThat(files.map(p -> p.getFileName().toString())).containsExactly(jarId + ".jar");
+            assertThat(files.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder(jarId + ".jar", jarId + ".properties");
         }
         assertThat(dir.resolve("counting-job.jar")).doesNotExist();
         assertThat(Files.readAllBytes(dir.resolve("jars").resolve(jarId + ".jar"))).isEqualTo(jar);

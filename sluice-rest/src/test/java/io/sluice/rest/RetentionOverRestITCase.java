@@ -215,7 +215,7 @@ class RetentionOverRestITCase {
         RestTestClient.Answer refused = rest.client.method("DELETE", "/v1/jars/" + jarId);
         assertThat(refused.status()).as(refused.body()).isEqualTo(409);
         assertThat(refused.error()).contains(jobId).contains("cancel");
-        assertThat(filesUnder(dir.resolve("jars"))).hasSize(1);
+        assertThat(filesUnder(dir.resolve("jars"))).as("the jar and its name").hasSize(2);
 
         cancel(JobId.of(jobId));
         RestTestClient.Answer deleted = rest.client.method("DELETE", "/v1/jars/" + jarId);
@@ -237,7 +237,7 @@ class RetentionOverRestITCase {
 
         cancel(JobId.of(first));
         assertThat(json("/v1/jars").get("jars")).as("the second job still runs").hasSize(1);
-        assertThat(filesUnder(dir.resolve("jars"))).hasSize(1);
+        assertThat(filesUnder(dir.resolve("jars"))).as("the jar and its name").hasSize(2);
 
         cancel(JobId.of(second));
         await().atMost(Duration.ofSeconds(30)).until(() -> filesUnder(dir.resolve("jars")).isEmpty());

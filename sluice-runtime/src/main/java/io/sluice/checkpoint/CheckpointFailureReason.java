@@ -35,7 +35,14 @@ public enum CheckpointFailureReason {
      * not completed (its pointer was refused, or its write was cut off and may have landed: then its
      * files are kept, see {@link CheckpointPointerInDoubtException}).
      */
-    LEADERSHIP_LOST("leadership lost", Cause.COORDINATION);
+    LEADERSHIP_LOST("leadership lost", Cause.COORDINATION),
+    /**
+     * The checkpoint store refused the checkpoint for a reason that is not storage: for example its id
+     * is at or below the latest retained one (the id counter was lost or reset). Not a storage outage
+     * and not the tasks' fault; the job master takes the next id above every retained one, so it does
+     * not repeat.
+     */
+    REJECTED("rejected", Cause.COORDINATION);
 
     /** Who is to blame for a failure. */
     public enum Cause {
@@ -76,6 +83,15 @@ public enum CheckpointFailureReason {
      */
     public static CheckpointFailureReason ofDecline(Throwable declineCause) {
         return isStorageFailure(declineCause) ? STORAGE : TASK_DECLINED;
+    }
+
+    /**
+     * The reason of a failed finalization (metadata or pointer write) that is not a loss of
+     * leadership: {@link #STORAGE} if {@code cause} or one of its causes is a storage error, else
+     * {@link #REJECTED} (the store refused the checkpoint itself, as an id that does not increase).
+     */
+    public static CheckpointFailureReason ofFinalization(Throwable cause) {
+        return isStorageFailure(cause) || cause instanceof CheckpointPointerInDoubtException ? STORAGE : REJECTED;
     }
 
     /** Whether {@code t} or one of its causes is a storage error. */

@@ -586,7 +586,7 @@ public final class Dispatcher implements DispatcherGateway {
         return CompletableFuture.supplyAsync(() -> {
             List<JobSummary> out = new ArrayList<>();
             runners.values().forEach(r -> out.add(new JobSummary(r.jobId(), r.jobGraph().name(), r.status(),
-                    r.startTimeMillis(), r.lastTransitionMillis())));
+                    r.startTimeMillis(), r.lastTransitionMillis(), r.health())));
             graphsBeingRead.forEach(id -> out.add(new JobSummary(id, null, JobStatus.INITIALIZING, startMillis, startMillis)));
             finished.values().forEach(r -> out.add(finishedSummary(r)));
             return out;

@@ -9,6 +9,7 @@ import io.sluice.checkpoint.CompletedCheckpointStore;
 import io.sluice.job.JobResult;
 import io.sluice.job.JobStatus;
 import io.sluice.protocol.JobDetails;
+import io.sluice.protocol.JobHealth;
 import io.sluice.protocol.JobStatusTransition;
 import io.sluice.protocol.RecoveryStatus;
 import io.sluice.slots.SlotPool;
@@ -117,6 +118,13 @@ public final class JobManagerRunner implements LeaderContender {
     private CompletableFuture<Void> closeFuture;
     /** How the current job master's recovery went (shown with the running job's details). */
     private RecoveryStatus lastRecovery;
+    /**
+     * Rounds of recovery that found no readable retained checkpoint: the same failure again and again
+     * is a restore that can never succeed by itself (shown while no job master runs).
+     */
+    private final io.sluice.restart.CrashLoopDetector recoveryLoops;
+    /** {@link #recoveryLoops}' crash loop, published for the metrics' scrape thread; null when none. */
+    private volatile io.sluice.restart.CrashLoop recoveryLoop;
     /** This job's meters; removed when the job ends here or this runner is closed. */
     private final io.sluice.metrics.job.JobMetrics metrics;
 
@@ -129,6 +137,14 @@ public final class JobManagerRunner implements LeaderContender {
         this.metrics = new io.sluice.metrics.job.JobMetrics(services.checkpointStorages().meterRegistry(),
                 jobGraph.jobId(), jobGraph.name(), JobStatus.INITIALIZING, services.clock());
         resultFuture.whenComplete((result, error) -> metrics.close());
+        this.recoveryLoops = new io.sluice.restart.CrashLoopDetector(services.clock(), jobGraph.jobId().value());
+        metrics.healthFrom(this::recoveryHealth, null);
+    }
+
+    /** While no job master runs: the crash loop of recovery rounds, if any. Any thread. */
+    private JobHealth recoveryHealth() {
+        io.sluice.restart.CrashLoop loop = recoveryLoop;
+        return loop == null || status != JobStatus.INITIALIZING ? JobHealth.NONE : new JobHealth(loop, -1, 0);
     }
 
     public JobId jobId() {
@@ -148,6 +164,19 @@ public final class JobManagerRunner implements LeaderContender {
     public long startTimeMillis() {
         mainThread.assertRunningInMainThread();
         return transitions.get(0).timestampMillis();
+    }
+
+    /**
+     * A crash loop or stale checkpoints of the running job, for the job list: from its job master's
+     * memory, without a hop to its thread; {@link JobHealth#NONE} without a current job master. Main thread.
+     */
+    public JobHealth health() {
+        mainThread.assertRunningInMainThread();
+        JobMaster jm = jobMaster;
+        if (jm == null) {
+            return ending != null ? JobHealth.NONE : recoveryHealth();
+        }
+        return jobMasterSuspending || ending != null ? JobHealth.NONE : jm.health();
     }
 
     /** Wall-clock time of the latest status change seen by this runner. Main thread. */
@@ -288,7 +317,10 @@ public final class JobManagerRunner implements LeaderContender {
                 jobGraph.config().retainedCheckpoints(), storage, election, s,
                 jobGraph.config().startWithoutCheckpointAllowed(), p);
         checkInterrupted();
-        long nextId = store.latest().map(CompletedCheckpoint::checkpointId).orElse(0L) + 1;
+        // Above every retained checkpoint, not only the latest usable one: a newer retained one may be unusable
+        // or in doubt, and its id must never be handed out again (next id = max(counter, latest retained + 1)).
+        long nextId = Math.max(store.latest().map(CompletedCheckpoint::checkpointId).orElse(0L),
+                store.retainedIds().isEmpty() ? 0L : store.retainedIds().get(store.retainedIds().size() - 1)) + 1;
         if (store.latest().isEmpty() && store.retainedIds().isEmpty() && jobGraph.config().hasRestoreFrom()) {
             String spec = jobGraph.config().restoreFrom();
             p.phase("reading the checkpoint to start from (" + spec + ")");
@@ -327,6 +359,9 @@ public final class JobManagerRunner implements LeaderContender {
                 // Every retained checkpoint is unreadable: keep the job (graph and checkpoints) and wait.
                 Duration delay = services.unusableCheckpointsBackoff().delayAfter(attempt, services.random());
                 String message = cause.getMessage();
+                recoveryLoops.record(new io.sluice.restart.CrashLoopDetector.Failure(cause.getClass().getName(), message,
+                        null, -1, false, true));
+                recoveryLoop = recoveryLoops.current();
                 p.failedAttempt(message, delay.toNanos(), "waiting: no retained checkpoint is readable; retrying in "
                         + formatDelay(delay) + " (repair the checkpoint files and the job resumes by itself, or cancel"
                         + " it and start it again with checkpoints.restore-from=<an intact chk-<n> directory>)");
@@ -432,6 +467,7 @@ public final class JobManagerRunner implements LeaderContender {
         setStatus(JobStatus.CREATED);
         jmThread.execute(() -> {
             jm.checkpointCoordinator().setMetricsListener(metrics);
+            metrics.healthFrom(jm::health, jm::checkpointAgeMillis);
             jm.start();
         });
         jm.resultFuture().whenCompleteAsync((result, error) -> onJobMasterDone(jm, jmThread, recovered, result), mainThread);
@@ -439,6 +475,7 @@ public final class JobManagerRunner implements LeaderContender {
 
     private void onJobMasterDone(JobMaster jm, MainThreadExecutor jmThread, Recovered recovered, JobResult result) {
         if (jobMaster == jm) {
+            metrics.healthFrom(this::recoveryHealth, null);
             jobMaster = null;
             jobMasterThread = null;
             jobMasterSuspending = false;
@@ -476,7 +513,7 @@ public final class JobManagerRunner implements LeaderContender {
             all.addAll(last.transitions());
             finalDetails = new JobDetails(last.jobId(), last.name(), last.status(), all, last.vertices(),
                     last.checkpoints(), last.restarts(), last.failureMessage(), lastRecovery, last.restartHistory(),
-                    last.recentFailures());
+                    last.recentFailures(), last.health());
         }
         finishGlobally(result, recovered.store(), finalDetails);
     }
@@ -675,7 +712,7 @@ public final class JobManagerRunner implements LeaderContender {
             JobDetails d = finalDetails;
             return CompletableFuture.completedFuture(new JobDetails(d.jobId(), d.name(), d.status(), d.transitions(),
                     d.vertices(), d.checkpoints(), d.restarts(), d.failureMessage(), endingProgress.snapshot(),
-                    d.restartHistory(), d.recentFailures()));
+                    d.restartHistory(), d.recentFailures(), d.health()));
         }
         if (finalDetails != null) {
             return CompletableFuture.completedFuture(finalDetails);
@@ -696,7 +733,7 @@ public final class JobManagerRunner implements LeaderContender {
                 // A job master waiting for slots says so as its recovery phase; otherwise show how recovery went.
                 JobDetails details = new JobDetails(d.jobId(), d.name(), d.status(), all, d.vertices(), d.checkpoints(),
                         d.restarts(), d.failureMessage(), d.recovery() != null ? d.recovery() : lastRecovery,
-                        d.restartHistory(), d.recentFailures());
+                        d.restartHistory(), d.recentFailures(), d.health());
                 if (jobMaster == jm) {
                     cachedDetails = details;
                     cachedFrom = jm;
@@ -710,7 +747,8 @@ public final class JobManagerRunner implements LeaderContender {
 
     private JobDetails initializingDetails(JobStatus st) {
         return new JobDetails(jobGraph.jobId(), jobGraph.name(), st, transitions, List.of(), CheckpointStats.NONE, 0,
-                failureMessage, st == JobStatus.INITIALIZING ? progress.snapshot() : null);
+                failureMessage, st == JobStatus.INITIALIZING ? progress.snapshot() : null)
+                .withHealth(st == JobStatus.INITIALIZING ? recoveryHealth() : JobHealth.NONE);
     }
 
     private void setStatus(JobStatus next) {

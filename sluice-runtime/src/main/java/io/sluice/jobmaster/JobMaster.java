@@ -71,6 +71,12 @@ import org.slf4j.LoggerFactory;
  * has usable state, the job stays RESTARTING (never ended, so its graph and checkpoints stay) and
  * retries on a slow backoff until the files are repaired or it is cancelled.
  *
+ * <p>Crash loops: the first task failure of each round goes to a {@link JobHealthMonitor}, which
+ * finds the same failure on consecutive attempts and publishes it, with the age of the latest
+ * checkpoint, as the job's {@link io.sluice.protocol.JobHealth} ({@link #health()}, any thread). A
+ * restore that fails the same deterministic way on every attempt is retried only every
+ * {@link io.sluice.restart.CrashLoopDetector#SLOW_RETRY}, never by discarding a checkpoint.
+ *
  * <p>With a dynamic {@link SlotPool} (cluster mode, {@link JobMasterServices#slotPool()}) the job
  * master takes its slots from the pool before every deployment. While there are too few it waits
  * (CREATED or RESTARTING) without consuming the restart budget, its details say for what
@@ -102,11 +108,14 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
 
     /** Current deployment round; empty before the first deployment. */
     private final Map<ExecutionAttemptId, Execution> executions = new LinkedHashMap<>();
-    private JobStatus status;
+    /** Written on the main thread only; volatile so that {@link #health()} can read it from any thread. */
+    private volatile JobStatus status;
     private int deployment = -1;
     private int restarts;
     private Throwable lastFailure;
     private final RestartTracker restartTracker;
+    /** Crash loops and stale checkpoints; see {@link JobHealthMonitor}. */
+    private final JobHealthMonitor healthMonitor;
     /** The latest task failures, oldest first, at most {@link JobDetails#RECENT_FAILURES_LIMIT}. */
     private final java.util.ArrayDeque<FailureEvent> recentFailures = new java.util.ArrayDeque<>();
     private MainThreadExecutor.ScheduledTask scheduledRestart;
@@ -198,6 +207,8 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
         this.restoreFallback = new RestoreFallback(jobGraph.jobId(), services.checkpointStore(), services.ioExecutor(),
                 mainThread, jobGraph.config().startWithoutCheckpointAllowed());
         this.restartTracker = new RestartTracker(services.clock());
+        this.healthMonitor = new JobHealthMonitor(jobGraph.jobId(), jobGraph.config(), services.checkpointStore(),
+                services.clock());
         this.status = JobStatus.CREATED;
         transitions.add(new JobStatusTransition(JobStatus.CREATED, services.clock().currentTimeMillis()));
     }
@@ -346,6 +357,7 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
             return;
         }
         ExecutionState before = execution.state;
+        boolean wasRestoring = execution.restoring;
         execution.state = update.state();
         if (execution.restoring && (update.state() == ExecutionState.RUNNING || update.state().isTerminal())) {
             execution.restoring = false;
@@ -359,7 +371,8 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
             case FAILED -> {
                 if (status == JobStatus.RUNNING) {
                     handleTaskFailure(update.failure() != null ? update.failure()
-                            : new IllegalStateException("Task " + update.attemptId() + " failed without a cause"));
+                            : new IllegalStateException("Task " + update.attemptId() + " failed without a cause"),
+                            vertexName(update.attemptId()), wasRestoring ? restoreCheckpointId : -1, false);
                 } else {
                     checkAllEnded();
                 }
@@ -391,13 +404,24 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
         }
     }
 
+    /** A failure that is not one task's own report (a lost task executor, a deployment RPC, checkpoints): transient. */
     private void handleTaskFailure(Throwable cause) {
+        handleTaskFailure(cause, null, -1, true);
+    }
+
+    /**
+     * @param vertexName     the failed task's vertex, or {@code null}
+     * @param restoringFrom  the checkpoint the failed task was still restoring from, or -1
+     * @param transientCause known to be transient (not the task's own failure)
+     */
+    private void handleTaskFailure(Throwable cause, String vertexName, long restoringFrom, boolean transientCause) {
         StateRestoreException unusable = StateRestoreException.find(cause);
         if (unusable != null && unusable.checkpointId() == restoreCheckpointId) {
             fallBackFromUnusableCheckpoint(unusable);
             return;
         }
         lastFailure = cause;
+        healthMonitor.taskFailed(cause, vertexName, restoringFrom, transientCause);
         checkpointCoordinator.abortPendingOnFailover();
         boolean unrecoverable = UnrecoverableJobException.isCauseOf(cause);
         boolean restart = !unrecoverable && notifyRestartStrategy(cause);
@@ -460,9 +484,10 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
             case RESTARTING -> {
                 if (scheduledRestart == null) {
                     releaseDeployment();
-                    // A fallback past an unusable checkpoint is not a failure the restart strategy paces.
+                    // A fallback past an unusable checkpoint is not a failure the restart strategy paces; a restore
+                    // that can never succeed is retried only slowly.
                     scheduledRestart = mainThread.schedule(this::restart, restoreFallback.inProgress()
-                            ? java.time.Duration.ZERO : services.restartStrategy().backoff());
+                            ? java.time.Duration.ZERO : healthMonitor.restartDelay(services.restartStrategy().backoff()));
                 }
             }
             case FAILING -> {
@@ -521,6 +546,7 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
             return;
         }
         lastFailure = new CheckpointException(message);
+        healthMonitor.restoreWaiting(message);
         scheduledRestart = mainThread.schedule(this::restart, retryIn);
     }
 
@@ -768,7 +794,24 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
                 : new RecoveryStatus(waitingForSlots, 0, -1, 0, 0, null, 0, List.of());
         return new JobDetails(jobGraph.jobId(), jobGraph.name(), status, transitions, vertices,
                 checkpointCoordinator.stats(), restarts, lastFailure == null ? null : JobResult.describe(lastFailure),
-                waiting, restartTracker.history(), List.copyOf(recentFailures));
+                waiting, restartTracker.history(), List.copyOf(recentFailures), healthMonitor.health(status));
+    }
+
+    /**
+     * A crash loop, or checkpoints older than {@code checkpoints.stale-after}, for the job list. Any
+     * thread: from memory, without a hop to the main thread.
+     */
+    public io.sluice.protocol.JobHealth health() {
+        return healthMonitor.health(status);
+    }
+
+    /** Milliseconds since the latest completed checkpoint (or this job master's start); 0 when not checkpointing. Any thread. */
+    public long checkpointAgeMillis() {
+        return healthMonitor.checkpointAgeMillis(status);
+    }
+
+    private String vertexName(ExecutionAttemptId id) {
+        return jobGraph.vertex(id.vertexId()).name();
     }
 
     /** The details at the moment the job ended under this job master, or {@code null} before. Any thread. */

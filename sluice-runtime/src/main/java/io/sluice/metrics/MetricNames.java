@@ -41,6 +41,11 @@ public final class MetricNames {
     public static final String JOB_RECOVERY_ATTEMPTS = "sluice.job.recovery.attempts";
     public static final String JOB_RECOVERY_DURATION = "sluice.job.recovery.duration";
     public static final String JOB_RECOVERY_ELAPSED = "sluice.job.recovery.elapsed";
+    public static final String JOB_CRASH_LOOP = "sluice.job.crash.loop";
+    public static final String JOB_CRASH_LOOP_SINCE = "sluice.job.crash.loop.since";
+    public static final String JOB_CRASH_LOOP_RESTORE_NEVER_SUCCEEDS = "sluice.job.crash.loop.restore.never.succeeds";
+    public static final String JOB_CHECKPOINTS_STALE = "sluice.job.checkpoints.stale";
+    public static final String JOB_CHECKPOINT_AGE = "sluice.job.checkpoint.age";
 
     /** Job class loaders of the process not garbage-collected yet (per process, not per job). */
     public static final String JOB_CLASSLOADERS_LIVE = "sluice.job.classloaders.live";

@@ -14,11 +14,12 @@ import java.util.List;
  * @param restartHistory  restarts in the last 10 minutes and the latest causes, so a crash loop is visible
  * @param recentFailures  the latest task failures under the current job master, oldest first, at most
  *                        {@link #RECENT_FAILURES_LIMIT}, each saying whether it restarted the job
+ * @param health          a crash loop, checkpoints older than the threshold ({@link JobHealth#NONE} when neither)
  */
 public record JobDetails(JobId jobId, String name, JobStatus status, List<JobStatusTransition> transitions,
                          List<VertexStatus> vertices, CheckpointStats checkpoints, int restarts,
                          String failureMessage, RecoveryStatus recovery, RestartHistory restartHistory,
-                         List<FailureEvent> recentFailures) implements java.io.Serializable {
+                         List<FailureEvent> recentFailures, JobHealth health) implements java.io.Serializable {
     /** How many failures {@link #recentFailures} keeps. */
     public static final int RECENT_FAILURES_LIMIT = 16;
 
@@ -27,6 +28,22 @@ public record JobDetails(JobId jobId, String name, JobStatus status, List<JobSta
         transitions = List.copyOf(transitions);
         vertices = List.copyOf(vertices);
         recentFailures = recentFailures == null ? List.of() : List.copyOf(recentFailures);
+        health = health == null ? JobHealth.NONE : health;
+    }
+
+    /** Details without a health mark. */
+    public JobDetails(JobId jobId, String name, JobStatus status, List<JobStatusTransition> transitions,
+                      List<VertexStatus> vertices, CheckpointStats checkpoints, int restarts,
+                      String failureMessage, RecoveryStatus recovery, RestartHistory restartHistory,
+                      List<FailureEvent> recentFailures) {
+        this(jobId, name, status, transitions, vertices, checkpoints, restarts, failureMessage, recovery,
+                restartHistory, recentFailures, JobHealth.NONE);
+    }
+
+    /** The same details with {@code health}. */
+    public JobDetails withHealth(JobHealth health) {
+        return new JobDetails(jobId, name, status, transitions, vertices, checkpoints, restarts, failureMessage,
+                recovery, restartHistory, recentFailures, health);
     }
 
     /** Details without a restart history or recent failures (none recorded). */

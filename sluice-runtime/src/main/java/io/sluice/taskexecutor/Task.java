@@ -735,6 +735,14 @@ public final class Task implements Runnable {
             heap.restore(snapshots);
         } catch (UnreadableSnapshotException e) {
             throw unusableState(restore, handles.get(e.snapshotIndex()), e);
+        } catch (RuntimeException e) {
+            if (io.sluice.api.errors.UnrecoverableJobException.isCauseOf(e)
+                    || io.sluice.checkpoint.CheckpointFailureReason.isStorageFailure(e)) {
+                throw e; // fails the job at once / retried as a storage error
+            }
+            // The restoring code itself fails on this state (a key in another key group, a serializer
+            // that throws): named as a restore failure, so that repeating it is seen as one no restart fixes.
+            throw new io.sluice.checkpoint.KeyedStateRestoreException(taskName, restore.checkpointId(), e);
         }
     }
 

@@ -10,6 +10,7 @@ import io.sluice.graph.JobId;
 import io.sluice.job.JobStatus;
 import io.sluice.state.KeyGroupRange;
 import io.sluice.storage.FaultInjectingBlobStore;
+import io.sluice.storage.StorageException;
 import io.sluice.storage.LocalFileBlobStore;
 import io.sluice.job.ExecutionAttemptId;
 import io.sluice.testutil.ManualExecutor;
@@ -98,6 +99,46 @@ class CheckpointCoordinatorTest {
         io.triggerAll();
         mainThread.triggerAll();
         assertThat(context.triggers).extracting(Trigger::checkpointId).containsExactly(1L, 1L);
+    }
+
+    // ------------------------------------------------------------------ id guard
+
+    @Test
+    void aCounterThatWasLostOrResetNeverHandsOutAnIdAtOrBelowARetainedCheckpoint() throws Exception {
+        create(INTERVAL, TIMEOUT, 3, 3);
+        // The counter starts at 1 again (its file or znode was lost), but checkpoint 5 is retained.
+        store.addCheckpoint(new CompletedCheckpoint(job, 5, 0, 0, List.of(), storage.metadataPath(job, 5)));
+        onMain(coordinator::start);
+
+        long id = triggerNext();
+        assertThat(id).as("max(counter, latest retained + 1)").isEqualTo(6);
+        for (ExecutionAttemptId task : all) {
+            acknowledge(task, id);
+        }
+        io.triggerAll();
+        mainThread.triggerAll();
+        assertThat(store.retainedIds()).containsExactly(5L, 6L);
+
+        long next = triggerNext();
+        assertThat(next).as("the counter (now at 2) stays behind; ids still increase").isEqualTo(7);
+        onMain(coordinator::abortPendingOnFailover);
+        assertThat(triggerNext()).as("not the aborted 7 again: its files may still be discarded").isEqualTo(8);
+        CheckpointStats stats = onMain(coordinator::stats);
+        assertThat(stats.failed()).isZero();
+        assertThat(stats.completed()).isEqualTo(1);
+    }
+
+    @Test
+    void aCheckpointTheStoreRejectsForAReasonThatIsNotStorageIsNotAStorageFailure() {
+        assertThat(CheckpointFailureReason.ofFinalization(new IllegalArgumentException(
+                "Checkpoint 3 of job j is not newer than the retained checkpoints [5]; checkpoint ids must increase")))
+                .isEqualTo(CheckpointFailureReason.REJECTED);
+        assertThat(CheckpointFailureReason.REJECTED.cause()).isEqualTo(CheckpointFailureReason.Cause.COORDINATION);
+        assertThat(CheckpointFailureReason.REJECTED.countsTowardsTolerance()).isFalse();
+        assertThat(CheckpointFailureReason.ofFinalization(new java.io.UncheckedIOException(
+                new java.io.IOException("No space left on device")))).isEqualTo(CheckpointFailureReason.STORAGE);
+        assertThat(CheckpointFailureReason.ofFinalization(new RuntimeException("wrapped",
+                new StorageException("s3://bucket refused the request")))).isEqualTo(CheckpointFailureReason.STORAGE);
     }
 
     // ------------------------------------------------------------------ completion

@@ -36,10 +36,15 @@ import org.junit.jupiter.api.io.TempDir;
  * the exact counts.
  *
  * <p>The two outages run at the same time, each on its own cluster, to keep the suite short. The
- * outage lasts {@code -Dsluice.it.outageSeconds} (120 s by default, as in the issue).
+ * outage lasts {@code -Dsluice.it.outageSeconds}: 120 s when unset (as in the issue) and in the
+ * {@code soak} profile, 30 s in the default build (the pom's {@code sluice.it.outage-seconds}), which
+ * still crosses every threshold asserted on: the hung checkpoint shows as failing once it has been
+ * pending 10 s ({@code CheckpointCoordinator}), so an outage under {@link #MIN_OUTAGE} is refused.
  */
 class StorageOutageWhileRunningITCase {
     static final Duration OUTAGE = Duration.ofSeconds(Long.getLong("sluice.it.outageSeconds", 120));
+    /** Twice the 10 s after which a pending checkpoint on hung storage shows as failing. */
+    static final Duration MIN_OUTAGE = Duration.ofSeconds(20);
     private static final Duration INTERVAL = Duration.ofSeconds(1);
     private static final double RATE = 20_000;
     private static final int KEYS = 8;
@@ -50,6 +55,8 @@ class StorageOutageWhileRunningITCase {
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void refusedAndHungStorageWhileRunningNeverRestartOrFailTheJobAndCheckpointsResumeAfterTheHeal() throws Exception {
+        assertThat(OUTAGE).as("-Dsluice.it.outageSeconds: an outage shorter than %s would not test the hung case",
+                MIN_OUTAGE).isGreaterThanOrEqualTo(MIN_OUTAGE);
         CompletableFuture<Void> refused = CompletableFuture.runAsync(() -> run("refused", dir.resolve("refused"),
                 FaultInjectingBlobStore::refuseConnections, "Connection refused"));
         CompletableFuture<Void> hung = CompletableFuture.runAsync(() -> run("hung", dir.resolve("hung"),

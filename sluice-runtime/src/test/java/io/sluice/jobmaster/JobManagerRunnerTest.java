@@ -15,6 +15,7 @@ import io.sluice.slots.SlotPool;
 import io.sluice.config.RestartStrategyConfig.NoRestart;
 import io.sluice.graph.JobGraph;
 import io.sluice.ha.CheckpointRecoveryException;
+import io.sluice.restart.CrashLoop;
 import io.sluice.storage.StorageException;
 import io.sluice.job.ExecutionAttemptId;
 import io.sluice.job.ExecutionState;
@@ -359,6 +360,56 @@ class JobManagerRunnerTest {
         assertThat(jobMasterThreads).hasSize(1);
         reportAll(taskExecutor.submittedIds(), ExecutionState.RUNNING);
         assertThat(runner.status()).isEqualTo(JobStatus.RUNNING);
+    }
+
+    @Test
+    void recoveryFindingNoReadableCheckpointThreeTimesInARowIsARestoreThatCanNeverSucceed() {
+        createRunner(false);
+        ha.storedGraphs().put(graph.jobId(), graph);
+        AtomicInteger round = new AtomicInteger();
+        ha.onRecover((jobId, maxRetained, storage, allow, listener) -> {
+            recoveries.incrementAndGet();
+            throw new CheckpointRecoveryException("None of the 2 retained checkpoints of job " + jobId
+                    + " could be read (chk-2: corrupt, chk-1: corrupt; round " + round.incrementAndGet() + ").");
+        });
+        grant();
+        runAll();
+        main.advanceTime(Duration.ofSeconds(6));
+        runAll();
+        assertThat(onMain(runner::requestJobDetails).health().crashLoop()).as("twice is not a loop yet").isNull();
+        main.advanceTime(Duration.ofSeconds(12));
+        runAll();
+        assertThat(recoveries.get()).isEqualTo(3);
+
+        CrashLoop loop = onMain(runner::requestJobDetails).health().crashLoop();
+        assertThat(loop).isNotNull();
+        assertThat(loop.count()).isEqualTo(3);
+        assertThat(loop.kind()).isEqualTo(CrashLoop.Kind.RESTORE_NEVER_SUCCEEDS);
+        assertThat(loop.summary()).contains("restore from any retained checkpoint can never succeed")
+                .contains("chk-2: corrupt");
+        assertThat(onMain(() -> java.util.concurrent.CompletableFuture.completedFuture(runner.health())).crashLoop())
+                .as("in the job list too").isEqualTo(loop);
+        assertThat(runner.status()).isEqualTo(JobStatus.INITIALIZING);
+        assertThat(runner.resultFuture()).isNotDone();
+        assertThat(ha.storedGraphs()).as("the job is kept").containsKey(graph.jobId());
+    }
+
+    @Test
+    void theIdCounterStartsAboveEveryRetainedCheckpointNotOnlyTheLatestUsableOne() {
+        createRunner(false);
+        ha.storedGraphs().put(graph.jobId(), graph);
+        ha.onRecover((jobId, maxRetained, storage, allow, listener) -> {
+            StandaloneCompletedCheckpointStore store = new StandaloneCompletedCheckpointStore(jobId, 3, storage);
+            for (long id : new long[] {7, 8}) {
+                store.addCheckpoint(new io.sluice.checkpoint.CompletedCheckpoint(jobId, id, 0, 0, List.of(),
+                        storage.metadataPath(jobId, id)));
+            }
+            store.fallBackFrom(8, event -> { }); // 8 is retained but unusable: 7 is the latest
+            return store;
+        });
+        grant();
+        runAll();
+        assertThat(ha.counterMinimums()).as("not 8: checkpoint 8 is retained").containsExactly(9L);
     }
 
     @Test

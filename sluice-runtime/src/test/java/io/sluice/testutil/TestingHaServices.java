@@ -85,6 +85,13 @@ public final class TestingHaServices implements HighAvailabilityServices {
         return resultWriteAttempts.get();
     }
 
+    /** The minimum next id of every checkpoint id counter created, in order. */
+    public java.util.List<Long> counterMinimums() {
+        return java.util.List.copyOf(counterMinimums);
+    }
+
+    private final java.util.List<Long> counterMinimums = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     public TestingHaServices onRecover(Recovery r) {
         this.recovery = r;
         return this;
@@ -206,6 +213,7 @@ public final class TestingHaServices implements HighAvailabilityServices {
 
             @Override
             public CheckpointIdCounter createCheckpointIdCounter(JobId jobId, long minimumNextId) {
+                counterMinimums.add(minimumNextId);
                 return new InMemoryCheckpointIdCounter(minimumNextId);
             }
         };

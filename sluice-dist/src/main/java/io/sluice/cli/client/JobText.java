@@ -68,6 +68,21 @@ final class JobText {
         return String.join(", ", parts);
     }
 
+    /**
+     * The marks of a job from the REST answer (a job-list item or the job detail): "crash loop: the
+     * same error N times since T: ..." and "no checkpoint since T"; empty when neither applies.
+     */
+    static List<String> marks(JsonNode job) {
+        List<String> marks = new ArrayList<>(2);
+        if (job.path("crashLoop").isObject()) {
+            marks.add(job.path("crashLoop").path("summary").asText());
+        }
+        if (job.path("checkpointsStale").isObject()) {
+            marks.add(job.path("checkpointsStale").path("summary").asText());
+        }
+        return marks;
+    }
+
     /** The full status of a job, several lines. */
     static List<String> details(JsonNode job) {
         List<String> lines = new ArrayList<>();
@@ -93,6 +108,12 @@ final class JobText {
         lines.add("  restarts     " + job.path("restarts").path("count").asInt());
         if (job.path("failure").isObject()) {
             lines.add("  failure      " + job.path("failure").path("message").asText());
+        }
+        for (String mark : marks(job)) {
+            lines.add("  WARNING      " + mark);
+        }
+        if (job.path("crashLoop").isObject()) {
+            lines.add("  what to do   " + job.path("crashLoop").path("advice").asText());
         }
         return lines;
     }

@@ -8,7 +8,9 @@ import picocli.CommandLine.Command;
 /** {@code sluice list}: the cluster's jobs. */
 @Command(name = "list",
         mixinStandardHelpOptions = true,
-        description = "Lists the cluster's jobs, running and ended: id, status, start time, name.",
+        description = "Lists the cluster's jobs, running and ended: id, status, start time, name; under a job in a"
+                + " crash loop (the same error on consecutive attempts) or without a checkpoint for longer than"
+                + " checkpoints.stale-after, a line that says so.",
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {" 0:listed", "69:the cluster cannot be reached", "77:the cluster refused the token"})
 public final class ListCommand extends ClientCommand {
@@ -27,6 +29,9 @@ public final class ListCommand extends ClientCommand {
         for (JsonNode j : jobs.path("jobs")) {
             out.printf("%-32s  %-12s  %-8s  %s%n", j.path("id").asText(), j.path("status").asText(),
                     JobText.time(j.path("startTimeMillis").asLong()), j.path("name").asText(""));
+            for (String mark : JobText.marks(j)) {
+                out.printf("  ! %s%n", mark);
+            }
         }
         return ExitCodes.OK;
     }

@@ -1,15 +1,23 @@
 package io.sluice.ha.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeaderSettingsStore;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The leader's published settings are read back only while their publisher leads the dispatcher. */
+/**
+ * The leader's published settings are read back only while their publisher leads the dispatcher.
+ *
+ * <p>{@link LeaderElection#close} only enqueues the latch's close (its node is deleted on the
+ * election's ZooKeeper thread, see {@code ZooKeeperLeaderElection}), so the record stops being read
+ * once that delete has happened: awaited, bounded, not read at once (which failed intermittently).
+ */
 class ZooKeeperLeaderSettingsStoreTest {
     @RegisterExtension
     static final ZooKeeperServerExtension zooKeeper = new ZooKeeperServerExtension();
@@ -33,7 +41,8 @@ class ZooKeeperLeaderSettingsStoreTest {
 
             store.publish("jm-1", Map.of("high-availability.storage-dir", "/ha"));
             election.close();
-            assertThat(store.read()).as("its publisher no longer leads").isEmpty();
+            await("the closed election's latch node deleted").atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() -> assertThat(store.read()).as("its publisher no longer leads").isEmpty());
         }
     }
 }

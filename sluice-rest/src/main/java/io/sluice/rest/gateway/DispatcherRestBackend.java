@@ -42,13 +42,24 @@ public class DispatcherRestBackend implements RestBackend {
         this(cluster, jars, jarRunner, false);
     }
 
-    /** @param deleteJarsWithLastJob delete an uploaded jar once every job run from it has ended ({@code rest.jars.delete-with-last-job}) */
+    /**
+     * @param jars                  the jar directory, with the jars of an earlier run already loaded
+     *                              ({@link LocalJarDirectory#loadStored()}): when {@code deleteJarsWithLastJob},
+     *                              each is watched from here on, so it goes once the jobs recorded for it
+     *                              (also jobs the cluster recovered after a restart) have ended
+     * @param deleteJarsWithLastJob delete an uploaded jar once every job run from it has ended ({@code rest.jars.delete-with-last-job})
+     */
     public DispatcherRestBackend(ClusterView cluster, LocalJarDirectory jars, JarRunner jarRunner,
                                  boolean deleteJarsWithLastJob) {
         this.cluster = cluster;
         this.jars = jars;
         this.jarRunner = jarRunner;
         this.deleteJarsWithLastJob = deleteJarsWithLastJob;
+        if (deleteJarsWithLastJob) {
+            for (JarInfo jar : jars.list()) {
+                jars.jobsOf(jar.id()).forEach(job -> deleteJarWhenJobEnds(jar.id(), job));
+            }
+        }
     }
 
     private <T> CompletableFuture<T> withDispatcher(Function<DispatcherGateway, CompletableFuture<T>> call) {
@@ -122,12 +133,18 @@ public class DispatcherRestBackend implements RestBackend {
                     + " is stored here; upload it with POST /v1/jars, or list the stored jars with GET /v1/jars"));
             return jars.entryClassOf(jar, request.entryClass()).thenCompose(entryClass -> jarRunner.run(jars.fileOf(jar), jar,
                     new RunRequest(entryClass, request.parallelism(), request.args(), request.config())))
-                    .thenApply(jobId -> {
-                        jars.recordRun(jarId, jobId);
+                    .thenCompose(jobId -> {
+                        CompletableFuture<Void> recorded = jars.recordRun(jarId, jobId); // in memory at once
                         if (deleteJarsWithLastJob) {
                             deleteJarWhenJobEnds(jarId, jobId);
                         }
-                        return jobId;
+                        return recorded.handle((ok, error) -> {
+                            if (error != null) {
+                                // The job runs; only a restart of this server would forget that it uses the jar.
+                                LOG.warn("{}", error.getCause() != null ? error.getCause().getMessage() : error.getMessage());
+                            }
+                            return jobId;
+                        });
                     });
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);

@@ -29,13 +29,15 @@ import java.util.zip.ZipFile;
  * Uploaded jars in one directory, each under a generated name ({@code <id>.jar}, the id 32 hex
  * digits): an uploaded file name is kept for display only and never becomes part of a path, and a
  * jar id is checked against that form before it is used, so no request can name another file.
- * The index of jars is in memory; {@link #loadStored()} lists the jars a previous run left in the
- * directory again (their uploaded names are not kept: they are shown as {@code <id>.jar}), so that a
- * restart leaves none unlisted and undeletable. Which jobs were run from each jar is in memory only, for refusing to delete a jar a running job uses and for
- * deleting a jar with its last job ({@code rest.jars.delete-with-last-job}).
+ * Beside each jar, {@code <id>.properties} ({@link JarMetadataFile}) keeps its uploaded name, upload
+ * time and the jobs run from it, so that {@link #loadStored()} after a restart lists the jars a
+ * previous run left under their names and knows which jobs use them: a jar a recovered job runs from
+ * is still refused deletion, and still goes with its last job ({@code rest.jars.delete-with-last-job}).
+ * A jar stored by a version that kept no such file is listed as {@code <id>.jar}, used by no job.
  *
  * <p>Threading: any thread; file work runs on the injected I/O executor; the index is guarded by
- * this object's lock, held only for map updates.
+ * {@link #jars}, held only for map updates; writes and deletions of a jar's files are serialised by
+ * {@link #fileLock} (taken on the I/O executor only, never with {@link #jars} held when taken).
  */
 public final class LocalJarDirectory {
     private static final Pattern JAR_ID = Pattern.compile("[0-9a-f]{32}");
@@ -47,6 +49,8 @@ public final class LocalJarDirectory {
     private final Map<String, JarInfo> jars = new LinkedHashMap<>();
     /** The jobs run from each jar, in run order; guarded by {@link #jars}. */
     private final Map<String, List<io.sluice.graph.JobId>> runs = new java.util.HashMap<>();
+    /** Serialises the file work on a jar and its metadata (so a late metadata write cannot outlive a deletion). */
+    private final Object fileLock = new Object();
 
     public LocalJarDirectory(Path directory, Executor ioExecutor, Clock clock) {
         this.directory = directory;
@@ -68,12 +72,19 @@ public final class LocalJarDirectory {
                 return List.of();
             }
             List<JarInfo> found = new ArrayList<>();
+            Map<String, List<io.sluice.graph.JobId>> recovered = new java.util.HashMap<>();
             try (var files = Files.list(directory)) {
                 for (Path file : files.sorted(java.util.Comparator.comparing(LocalJarDirectory::modifiedMillis)).toList()) {
                     String name = file.getFileName().toString();
-                    if (name.endsWith(".upload")
-                            && clock.currentTimeMillis() - modifiedMillis(file) > STALE_UPLOAD.toMillis()) {
+                    boolean stale = clock.currentTimeMillis() - modifiedMillis(file) > STALE_UPLOAD.toMillis();
+                    if ((name.endsWith(".upload") || name.endsWith(JarMetadataFile.TEMP_SUFFIX)) && stale) {
                         Files.deleteIfExists(file);
+                        continue;
+                    }
+                    if (name.endsWith(JarMetadataFile.SUFFIX) && stale && JAR_ID.matcher(name.substring(0,
+                            name.length() - JarMetadataFile.SUFFIX.length())).matches()
+                            && !Files.exists(directory.resolve(name.replace(JarMetadataFile.SUFFIX, ".jar")))) {
+                        Files.deleteIfExists(file); // the jar went (or never arrived) before its metadata did
                         continue;
                     }
                     String id = name.endsWith(".jar") ? name.substring(0, name.length() - 4) : "";
@@ -84,8 +95,11 @@ public final class LocalJarDirectory {
                     try (InputStream in = new java.security.DigestInputStream(Files.newInputStream(file), sha)) {
                         in.transferTo(OutputStream.nullOutputStream());
                     }
-                    found.add(new JarInfo(id, name, Files.size(file), HexFormat.of().formatHex(sha.digest()),
-                            modifiedMillis(file)));
+                    Optional<JarMetadataFile.Metadata> metadata = JarMetadataFile.read(directory, id);
+                    found.add(new JarInfo(id, metadata.map(JarMetadataFile.Metadata::name).orElse(name), Files.size(file),
+                            HexFormat.of().formatHex(sha.digest()), metadata.map(JarMetadataFile.Metadata::uploadedAtMillis)
+                                    .filter(t -> t > 0).orElse(modifiedMillis(file))));
+                    metadata.filter(m -> !m.jobs().isEmpty()).ifPresent(m -> recovered.put(id, m.jobs()));
                 }
             } catch (IOException e) {
                 throw new IllegalStateException("Could not list the stored jars in " + directory.toAbsolutePath() + ": "
@@ -95,7 +109,9 @@ public final class LocalJarDirectory {
             }
             synchronized (jars) {
                 for (JarInfo jar : found) {
-                    jars.putIfAbsent(jar.id(), jar);
+                    if (jars.putIfAbsent(jar.id(), jar) == null && recovered.containsKey(jar.id())) {
+                        runs.put(jar.id(), new ArrayList<>(recovered.get(jar.id())));
+                    }
                 }
             }
             return found;
@@ -124,9 +140,11 @@ public final class LocalJarDirectory {
                     size = copyAtMost(in, out, maxBytes);
                 }
                 checkIsJar(temp, originalFileName);
-                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
                 JarInfo info = new JarInfo(id, displayName(originalFileName), size, HexFormat.of().formatHex(sha.digest()),
                         clock.currentTimeMillis());
+                // The name before the jar: a jar is never there without it (a name without its jar is removed at start).
+                JarMetadataFile.write(directory, id, new JarMetadataFile.Metadata(info.name(), info.uploadedAtMillis(), List.of()));
+                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
                 synchronized (jars) {
                     jars.put(id, info);
                 }
@@ -231,14 +249,40 @@ public final class LocalJarDirectory {
         }
     }
 
-    /** Records that {@code jobId} was submitted from the jar {@code jarId}. */
-    public void recordRun(String jarId, io.sluice.graph.JobId jobId) {
+    /**
+     * Records that {@code jobId} was submitted from the jar {@code jarId}: at once in memory, and in the
+     * jar's metadata file on the I/O executor (so that a restarted server still knows). Completes when
+     * written; fails when the file could not be written (the run is known until this server stops).
+     */
+    public CompletableFuture<Void> recordRun(String jarId, io.sluice.graph.JobId jobId) {
         checkId(jarId);
         synchronized (jars) {
-            if (jars.containsKey(jarId)) {
-                runs.computeIfAbsent(jarId, k -> new ArrayList<>()).add(jobId);
+            if (!jars.containsKey(jarId)) {
+                return CompletableFuture.completedFuture(null);
             }
+            runs.computeIfAbsent(jarId, k -> new ArrayList<>()).add(jobId);
         }
+        return CompletableFuture.runAsync(() -> {
+            synchronized (fileLock) {
+                JarInfo jar;
+                List<io.sluice.graph.JobId> jobs;
+                synchronized (jars) {
+                    jar = jars.get(jarId);
+                    jobs = List.copyOf(runs.getOrDefault(jarId, List.of()));
+                }
+                if (jar == null) {
+                    return; // deleted meanwhile: its metadata went with it
+                }
+                try {
+                    JarMetadataFile.write(directory, jarId, new JarMetadataFile.Metadata(jar.name(), jar.uploadedAtMillis(), jobs));
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException("Could not record in " + JarMetadataFile.fileOf(directory, jarId)
+                            + " that job " + jobId + " runs from the jar " + jarId + ": " + e.getMessage() + "; after a"
+                            + " restart this jar will not be known to be in use. Check that " + directory.toAbsolutePath()
+                            + " is writable.", e);
+                }
+            }
+        }, ioExecutor);
     }
 
     /** The jobs run from the jar, oldest first; empty for a jar never run (or unknown). */
@@ -256,9 +300,10 @@ public final class LocalJarDirectory {
     public CompletableFuture<Optional<JarInfo>> delete(String jarId) {
         checkId(jarId);
         JarInfo removed;
+        List<io.sluice.graph.JobId> removedRuns;
         synchronized (jars) {
             removed = jars.remove(jarId);
-            runs.remove(jarId);
+            removedRuns = runs.remove(jarId);
         }
         if (removed == null) {
             return CompletableFuture.completedFuture(Optional.empty());
@@ -266,11 +311,20 @@ public final class LocalJarDirectory {
         Path file = fileOf(removed);
         return CompletableFuture.supplyAsync(() -> {
             try {
-                Files.deleteIfExists(file);
+                synchronized (fileLock) {
+                    Files.deleteIfExists(file);
+                    try {
+                        JarMetadataFile.delete(directory, removed.id());
+                    } catch (IOException e) {
+                        // the jar is gone; its name without it is removed by the next start (loadStored)
+                    }
+                }
                 return Optional.of(removed);
             } catch (IOException e) {
                 synchronized (jars) {
-                    jars.putIfAbsent(removed.id(), removed); // still there: listed again, so the delete can be retried
+                    if (Files.exists(file) && jars.putIfAbsent(removed.id(), removed) == null && removedRuns != null) {
+                        runs.put(removed.id(), removedRuns); // still there: listed again, so the delete can be retried
+                    }
                 }
                 throw new IllegalStateException("Could not delete the jar " + removed.id() + " (" + file + "): "
                         + e.getMessage() + ". Check the permissions of " + directory.toAbsolutePath()

@@ -15,15 +15,20 @@ import java.util.List;
  *
  * @param failure  the root cause of the last failure, or {@code null}
  * @param recovery while INITIALIZING, what recovery is doing; after it, how the latest recovery went; else {@code null}
+ * @param crashLoop the crash loop the job is in, or {@code null}
+ * @param checkpointsStale the latest checkpoint is older than {@code checkpoints.stale-after}, or {@code null}
  */
 public record JobDetailView(String id, String name, String status, List<Transition> transitions, List<Vertex> vertices,
                             Restarts restarts, Failure failure, Recovery recovery, CheckpointSummary checkpoints,
-                            List<Edge> edges) {
+                            List<Edge> edges, JobHealthView.CrashLoopView crashLoop,
+                            JobHealthView.StaleCheckpointsView checkpointsStale) {
 
     /** Without edges ({@code null}: the graph is not available, e.g. for an ended job). */
     public JobDetailView(String id, String name, String status, List<Transition> transitions, List<Vertex> vertices,
-                         Restarts restarts, Failure failure, Recovery recovery, CheckpointSummary checkpoints) {
-        this(id, name, status, transitions, vertices, restarts, failure, recovery, checkpoints, null);
+                         Restarts restarts, Failure failure, Recovery recovery, CheckpointSummary checkpoints,
+                         JobHealthView.CrashLoopView crashLoop, JobHealthView.StaleCheckpointsView checkpointsStale) {
+        this(id, name, status, transitions, vertices, restarts, failure, recovery, checkpoints, null, crashLoop,
+                checkpointsStale);
     }
 
     /**
@@ -41,7 +46,8 @@ public record JobDetailView(String id, String name, String status, List<Transiti
         }
         List<Edge> e = graph.get().edges().stream()
                 .map(x -> new Edge(x.sourceVertexId(), x.targetVertexId(), x.partitioning().name())).toList();
-        return new JobDetailView(id, name, status, transitions, vertices, restarts, failure, recovery, checkpoints, e);
+        return new JobDetailView(id, name, status, transitions, vertices, restarts, failure, recovery, checkpoints, e,
+                crashLoop, checkpointsStale);
     }
 
     public record Transition(String status, long timestampMillis) {
@@ -106,6 +112,8 @@ public record JobDetailView(String id, String name, String status, List<Transiti
                         .map(f -> new Restart(f.timestampMillis(), f.cause())).toList()),
                 d.failureMessage() == null ? null : new Failure(d.failureMessage()),
                 Recovery.of(d.recovery()),
-                CheckpointSummary.of(d.checkpoints()));
+                CheckpointSummary.of(d.checkpoints()),
+                JobHealthView.CrashLoopView.of(d.health().crashLoop()),
+                JobHealthView.StaleCheckpointsView.of(d.health()));
     }
 }

@@ -14,10 +14,15 @@ public record JobListView(List<Item> jobs) {
      * @param name                 {@code null} while the job's graph is still being read
      * @param startTimeMillis      when this job manager first knew the job, -1 if unknown
      * @param lastTransitionMillis the latest status change, -1 if unknown
+     * @param crashLoop            the crash loop the job is in, or {@code null}
+     * @param checkpointsStale     the latest checkpoint is older than {@code checkpoints.stale-after}, or {@code null}
      */
-    public record Item(String id, String name, String status, long startTimeMillis, long lastTransitionMillis) {
+    public record Item(String id, String name, String status, long startTimeMillis, long lastTransitionMillis,
+                       JobHealthView.CrashLoopView crashLoop, JobHealthView.StaleCheckpointsView checkpointsStale) {
         static Item of(JobSummary s) {
-            return new Item(s.jobId().value(), s.name(), s.status().name(), s.startTimeMillis(), s.lastTransitionMillis());
+            return new Item(s.jobId().value(), s.name(), s.status().name(), s.startTimeMillis(), s.lastTransitionMillis(),
+                    JobHealthView.CrashLoopView.of(s.health().crashLoop()),
+                    JobHealthView.StaleCheckpointsView.of(s.health()));
         }
     }
 

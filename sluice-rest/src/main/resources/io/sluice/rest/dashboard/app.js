@@ -242,7 +242,7 @@
     jobs.forEach(function (j) {
       tbody.appendChild(el("tr", { "data-job-id": j.id },
         el("td", null, el("a", { href: "#/jobs/" + j.id, text: j.name || j.id })),
-        el("td", null, statusBadge(j.status)),
+        el("td", null, statusBadge(j.status), marks(j)),
         el("td", { text: dateTime(j.startTimeMillis) }),
         el("td", { text: dateTime(j.lastTransitionMillis) }),
         el("td", { className: "mono", text: j.id })));
@@ -300,6 +300,49 @@
     };
   }
 
+  /**
+   * The marks of a job that its status alone does not show: a crash loop ("the same error N times
+   * since T") and stale checkpoints ("no checkpoint since T"); null when neither applies.
+   */
+  function marks(job) {
+    if (!job.crashLoop && !job.checkpointsStale) {
+      return null;
+    }
+    var list = el("ul", { className: "marks" });
+    if (job.crashLoop) {
+      list.appendChild(el("li", {
+        className: "mark" + (job.crashLoop.restoreNeverSucceeds ? " never" : ""),
+        "data-mark": "crash-loop", "data-count": String(job.crashLoop.count), title: job.crashLoop.cause,
+        text: "Crash loop: the same error " + job.crashLoop.count + " times since " + dateTime(job.crashLoop.sinceMillis)
+          + (job.crashLoop.restoreNeverSucceeds ? " — restore from checkpoint " + job.crashLoop.restoreCheckpointId
+            + " can never succeed" : "")
+      }));
+    }
+    if (job.checkpointsStale) {
+      list.appendChild(el("li", {
+        className: "mark", "data-mark": "checkpoints-stale",
+        text: "No checkpoint since " + dateTime(job.checkpointsStale.sinceMillis)
+      }));
+    }
+    return list;
+  }
+
+  /** The job page: the marks with the cause and what to do. */
+  function renderMarks(job) {
+    var box = $("marks");
+    box.hidden = !job.crashLoop && !job.checkpointsStale;
+    var list = $("marks-list");
+    clear(list);
+    if (job.crashLoop) {
+      list.appendChild(el("li", { "data-mark": "crash-loop" }, job.crashLoop.summary,
+        el("br"), el("span", { className: "hint", text: job.crashLoop.advice })));
+    }
+    if (job.checkpointsStale) {
+      list.appendChild(el("li", { "data-mark": "checkpoints-stale", text: job.checkpointsStale.summary
+        + " (threshold " + seconds(job.checkpointsStale.thresholdMillis) + ", checkpoints.stale-after)" }));
+    }
+  }
+
   function renderJob(job, edges) {
     document.title = (job.name || job.id) + " – Sluice";
     $("job-title").textContent = job.name || job.id;
@@ -308,6 +351,7 @@
     st.className = "status " + job.status;
     st.setAttribute("data-status", job.status);
     renderRecovery(job);
+    renderMarks(job);
     $("failure").hidden = !job.failure;
     $("failure-text").textContent = job.failure ? job.failure.message : "";
     renderTimeline(job.transitions || []);

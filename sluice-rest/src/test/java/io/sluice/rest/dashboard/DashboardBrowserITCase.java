@@ -34,7 +34,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * The dashboard in headless Chromium, against a real cluster and REST server on loopback: a job
  * goes RUNNING, RESTARTING after an injected failure, and RUNNING again; a job whose new job
  * manager finds checkpoint storage refusing connections shows INITIALIZING with its attempt count
- * and the storage error in words. Screenshots go to {@code target/dashboard-screenshots/}.
+ * and the storage error in words; a job whose code always throws is marked in the jobs list and on its
+ * page with its crash loop and its stale checkpoints. Screenshots go to {@code target/dashboard-screenshots/}.
  */
 class DashboardBrowserITCase {
     private static final Duration WAIT = Duration.ofSeconds(30);
@@ -138,6 +139,48 @@ class DashboardBrowserITCase {
         assertThat(page().findElement(By.id("connection")).getText()).startsWith("Updated");
         Path shot = browser.screenshot("job-running-again");
         assertThat(Files.size(shot)).isPositive();
+    }
+
+    @Test
+    void marksAJobInACrashLoopWithoutCheckpointsInTheJobsListAndOnItsPage() throws Exception {
+        cluster = DashboardTestCluster.start(dir, TOKEN, LocalCluster.builder());
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(1)
+                .enableCheckpointing(Duration.ofMillis(100)).setCheckpointDir(dir.resolve("checkpoints").toString())
+                .setCheckpointStaleAfter(Duration.ofSeconds(1))
+                .setRestartStrategy(new RestartStrategyConfig.FixedDelay(1_000, Duration.ofMillis(100)));
+        env.fromSource(SequenceSource.unbounded(0).withRate(100), "numbers").map(new AlwaysThrows()).name("parse")
+                .returns(Serializers.LONG).addSink(new DiscardingSink<>(), "results");
+        JobId looping = cluster.cluster().submit(env.buildJobGraph("dashboard crash loop"));
+        JobId healthy = cluster.cluster().submit(countingJob("dashboard healthy", 100, Duration.ofSeconds(1)));
+
+        page().get(cluster.baseUrl() + "/?token=" + TOKEN + "#/");
+        String row = "tr[data-job-id='" + looping.value() + "']";
+        new WebDriverWait(page(), WAIT).withMessage("the crash loop and the stale checkpoints marked in the jobs list")
+                .until(d -> !d.findElements(By.cssSelector(row + " li[data-mark='crash-loop']")).isEmpty()
+                        && !d.findElements(By.cssSelector(row + " li[data-mark='checkpoints-stale']")).isEmpty());
+        WebElement loop = page().findElement(By.cssSelector(row + " li[data-mark='crash-loop']"));
+        assertThat(Integer.parseInt(loop.getAttribute("data-count"))).isGreaterThanOrEqualTo(3);
+        assertThat(loop.getText()).startsWith("Crash loop: the same error ").contains(" times since ");
+        assertThat(page().findElement(By.cssSelector(row + " li[data-mark='checkpoints-stale']")).getText())
+                .startsWith("No checkpoint since ");
+        assertThat(page().findElements(By.cssSelector("tr[data-job-id='" + healthy.value() + "'] li.mark")))
+                .as("a healthy job gets no mark").isEmpty();
+        browser.screenshot("jobs-list-crash-loop");
+
+        page().findElement(By.cssSelector(row + " a")).click();
+        new WebDriverWait(page(), WAIT).until(d -> d.findElement(By.id("marks")).isDisplayed());
+        String marks = page().findElement(By.id("marks-list")).getText();
+        assertThat(marks).contains("crash loop: the same error").contains("cannot parse record")
+                .contains("--restore-from latest:" + looping.value()).contains("no checkpoint since");
+        browser.screenshot("job-crash-loop");
+    }
+
+    /** Code that cannot handle its input: throws on every record. */
+    static final class AlwaysThrows implements io.sluice.api.functions.MapFunction<Long, Long> {
+        @Override
+        public Long map(Long value) {
+            throw new IllegalStateException("cannot parse record " + value);
+        }
     }
 
     @Test

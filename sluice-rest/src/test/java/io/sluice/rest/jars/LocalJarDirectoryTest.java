@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Jars stored, listed again after a restart (a new directory object on the same directory), and
- * deleted with their files; unfinished uploads of a crash removed once stale. Real files, counted.
+ * Jars stored, listed again after a restart (a new directory object on the same directory) under
+ * their uploaded names and with the jobs run from them, and deleted with their files; unfinished
+ * uploads and the metadata of jars that are gone removed once stale. Real files, counted.
  */
 class LocalJarDirectoryTest {
     @TempDir
@@ -41,6 +42,12 @@ class LocalJarDirectoryTest {
         LocalJarDirectory first = new LocalJarDirectory(dir, io, clock);
         JarInfo a = first.store("a.jar", new ByteArrayInputStream(jar()), 1 << 20).join();
         JarInfo b = first.store("b.jar", new ByteArrayInputStream(jar()), 1 << 20).join();
+        JobId runFromA = JobId.generate();
+        first.recordRun(a.id(), runFromA).join();
+        String legacy = "00112233445566778899aabbccddeeff"; // stored by a version that kept no metadata
+        Files.write(dir.resolve(legacy + ".jar"), jar());
+        Path orphan = Files.writeString(dir.resolve("ffeeddccbbaa99887766554433221100.properties"), "name=gone.jar\n");
+        Files.setLastModifiedTime(orphan, FileTime.fromMillis(clock.currentTimeMillis() - Duration.ofHours(2).toMillis()));
         Path stale = Files.writeString(dir.resolve("0123456789abcdef0123456789abcdef.upload"), "cut off");
         Files.setLastModifiedTime(stale, FileTime.fromMillis(clock.currentTimeMillis() - Duration.ofHours(2).toMillis()));
         Path fresh = Files.writeString(dir.resolve("fedcba9876543210fedcba9876543210.upload"), "in progress");
@@ -49,22 +56,34 @@ class LocalJarDirectoryTest {
         LocalJarDirectory restarted = new LocalJarDirectory(dir, io, clock);
         assertThat(restarted.list()).isEmpty();
         List<JarInfo> found = restarted.loadStored().join();
-        assertThat(found).extracting(JarInfo::id).containsExactlyInAnyOrder(a.id(), b.id());
-        assertThat(restarted.list()).extracting(JarInfo::sha256).containsExactlyInAnyOrder(a.sha256(), b.sha256());
-        assertThat(restarted.find(a.id()).orElseThrow().name()).isEqualTo(a.id() + ".jar");
+        assertThat(found).extracting(JarInfo::id).containsExactlyInAnyOrder(a.id(), b.id(), legacy);
+        assertThat(restarted.list()).extracting(JarInfo::sha256).contains(a.sha256(), b.sha256());
+        assertThat(restarted.find(a.id()).orElseThrow()).as("name and upload time kept").isEqualTo(a);
+        assertThat(restarted.find(b.id()).orElseThrow().name()).isEqualTo("b.jar");
+        assertThat(restarted.find(legacy).orElseThrow().name()).isEqualTo(legacy + ".jar");
+        assertThat(restarted.jobsOf(a.id())).as("the jobs run from it, kept").containsExactly(runFromA);
+        assertThat(restarted.jobsOf(b.id())).isEmpty();
         assertThat(stale).as("an upload cut off long ago").doesNotExist();
+        assertThat(orphan).as("the name of a jar that is gone").doesNotExist();
         assertThat(fresh).as("perhaps still being written").exists();
 
-        restarted.recordRun(a.id(), JobId.generate());
-        assertThat(restarted.jobsOf(a.id())).hasSize(1);
+        JobId another = JobId.generate();
+        restarted.recordRun(a.id(), another).join();
+        assertThat(new LocalJarDirectory(dir, io, clock).loadStored().join()).hasSize(3);
+        assertThat(restarted.jobsOf(a.id())).containsExactly(runFromA, another);
         assertThat(restarted.delete(a.id()).join()).isPresent();
         assertThat(restarted.delete(a.id()).join()).as("gone").isEmpty();
         assertThat(restarted.jobsOf(a.id())).isEmpty();
+        assertThat(restarted.delete(legacy).join()).isPresent();
         assertThat(restarted.list()).extracting(JarInfo::id).containsExactly(b.id());
         try (Stream<Path> files = Files.list(dir)) {
-            assertThat(files.map(p -> p.getFileName().toString()))
-                    .containsExactlyInAnyOrder(b.id() + ".jar", fresh.getFileName().toString(), "notes.txt");
+            assertThat(files.map(p -> p.getFileName().toString())).as("nothing of the deleted jars left")
+                    .containsExactlyInAnyOrder(b.id() + ".jar", b.id() + ".properties", fresh.getFileName().toString(),
+                            "notes.txt");
         }
+        LocalJarDirectory third = new LocalJarDirectory(dir, io, clock);
+        third.loadStored().join();
+        assertThat(third.list()).containsExactly(b);
     }
 
     private static byte[] jar() throws IOException {

@@ -126,6 +126,8 @@ public final class CheckpointCoordinator {
     /** The latest completed checkpoints, oldest first, at most {@link CheckpointStats#RECENT_LIMIT}. */
     private final java.util.ArrayDeque<CompletedCheckpointStats> recent = new java.util.ArrayDeque<>();
     private String lastFailure;
+    /** The highest checkpoint id this coordinator started; -1 before the first. */
+    private long highestIdStarted = -1;
     /** The checkpoint the current deployment restores from, -1 for none. */
     private long restoredCheckpointId = -1;
     /** Recently aborted checkpoint ids, oldest first, so late uploads into them can be cleaned up. */
@@ -249,11 +251,30 @@ public final class CheckpointCoordinator {
             if (pending != null || !context.canTriggerCheckpoint()) {
                 return;
             }
-            startPending(id, attempt.startedNanos);
+            startPending(guardedId(id), attempt.startedNanos);
         }, mainThread);
     }
 
+    /**
+     * The id to use for a checkpoint the counter gave {@code counterId}: never at or below a retained
+     * checkpoint, nor one this coordinator already started. A lost or reset counter (its znode or
+     * file deleted, restored from a backup) would otherwise hand out ids the store refuses for ever,
+     * or collide with the files of a retained checkpoint.
+     */
+    private long guardedId(long counterId) {
+        List<Long> retained = store.retainedIds();
+        long floor = Math.max(retained.isEmpty() ? 0 : retained.get(retained.size() - 1) + 1, highestIdStarted + 1);
+        if (counterId < floor) {
+            LOG.warn("The checkpoint id counter of job {} returned {}, at or below a retained or already used"
+                    + " checkpoint (retained {}); taking {} instead (was the counter lost or reset?)", jobId, counterId,
+                    retained, floor);
+            return floor;
+        }
+        return counterId;
+    }
+
     private void startPending(long id, long startedNanos) {
+        highestIdStarted = Math.max(highestIdStarted, id);
         long now = clock.currentTimeMillis();
         PendingCheckpoint p = new PendingCheckpoint(id, now, clock.nanoTime(), context.tasksToAcknowledge(),
                 context.finishedTaskStates());
@@ -420,7 +441,7 @@ public final class CheckpointCoordinator {
                 } else {
                     // In doubt, the message says that the pointer may have landed and the files are kept.
                     onCheckpointFailure(p.checkpointId, leadershipLost(cause)
-                                    ? CheckpointFailureReason.LEADERSHIP_LOST : CheckpointFailureReason.STORAGE,
+                                    ? CheckpointFailureReason.LEADERSHIP_LOST : CheckpointFailureReason.ofFinalization(cause),
                             "could not be completed: " + rootMessage(error));
                 }
                 return;

@@ -18,6 +18,10 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import io.sluice.protocol.JobHealth;
+import io.sluice.restart.CrashLoop;
 
 /**
  * The meters of one job on one job manager: checkpoints (completed, failed, duration, size,
@@ -48,6 +52,9 @@ public final class JobMetrics implements CheckpointMetricsListener, AutoCloseabl
      * succeed: written by the job master's main thread, read by the scrape thread.
      */
     private volatile long checkpointsFailingSinceMillis = -1;
+    /** The current job master's health and checkpoint age (any thread), or none between job masters. */
+    private volatile Supplier<JobHealth> health = () -> JobHealth.NONE;
+    private volatile LongSupplier checkpointAgeMillis = () -> 0L;
 
     public JobMetrics(MeterRegistry registry, JobId jobId, String jobName, JobStatus initial, Clock clock) {
         this.group = new MeterGroup(registry, Tags.of(MetricNames.TAG_JOB, jobId.value(),
@@ -84,7 +91,39 @@ public final class JobMetrics implements CheckpointMetricsListener, AutoCloseabl
                         m -> m.checkpointsFailingSinceMillis >= 0 ? m.checkpointsFailingSinceMillis / 1000.0 : 0.0)
                 .description("Since when checkpoints fail: Unix time of the first failure after the last completed"
                         + " checkpoint; 0 while they succeed").baseUnit("seconds").tags(tags).register(r));
+        group.add(r -> Gauge.builder(MetricNames.JOB_CRASH_LOOP, this, m -> m.crashLoop() == null ? 0 : m.crashLoop().count())
+                .description("While the job is in a crash loop (the same error on consecutive attempts, at least 3 times):"
+                        + " how many times in a row; 0 otherwise").tags(tags).register(r));
+        group.add(r -> Gauge.builder(MetricNames.JOB_CRASH_LOOP_SINCE, this,
+                        m -> m.crashLoop() == null ? 0 : m.crashLoop().sinceMillis() / 1000.0)
+                .description("Unix time of the first failure of the current crash loop; 0 when none").baseUnit("seconds")
+                .tags(tags).register(r));
+        group.add(r -> Gauge.builder(MetricNames.JOB_CRASH_LOOP_RESTORE_NEVER_SUCCEEDS, this,
+                        m -> m.crashLoop() != null && m.crashLoop().restoreNeverSucceeds() ? 1.0 : 0.0)
+                .description("1 while the crash loop is a restore that can never succeed (retried only slowly; the"
+                        + " operator must act), else 0").tags(tags).register(r));
+        group.add(r -> Gauge.builder(MetricNames.JOB_CHECKPOINTS_STALE, this,
+                        m -> m.health.get().checkpointsStale() ? 1.0 : 0.0)
+                .description("1 while the latest completed checkpoint is older than checkpoints.stale-after, else 0")
+                .tags(tags).register(r));
+        group.add(r -> Gauge.builder(MetricNames.JOB_CHECKPOINT_AGE, this, m -> m.checkpointAgeMillis.getAsLong() / 1000.0)
+                .description("Time since the latest completed checkpoint (before the first: since the job master"
+                        + " started); 0 while the job does not checkpoint").baseUnit("seconds").tags(tags).register(r));
         registerStatus(initial);
+    }
+
+    /**
+     * Where the crash-loop and checkpoint-age gauges read from: the current job master's
+     * {@code health} and {@code checkpointAgeMillis}, both callable from any thread; {@code null}
+     * between job masters (the gauges read 0). Any thread.
+     */
+    public void healthFrom(Supplier<JobHealth> health, LongSupplier checkpointAgeMillis) {
+        this.health = health == null ? () -> JobHealth.NONE : health;
+        this.checkpointAgeMillis = checkpointAgeMillis == null ? () -> 0L : checkpointAgeMillis;
+    }
+
+    private CrashLoop crashLoop() {
+        return health.get().crashLoop();
     }
 
     /** Records a status change (the runner's view of the job). A change into RESTARTING counts a restart. */

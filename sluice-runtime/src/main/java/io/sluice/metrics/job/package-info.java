@@ -7,7 +7,7 @@
  * {@code job}, {@code checkpoint}, {@code protocol}, {@code jar}, {@code slots}, {@code ha},
  * {@code ha.embedded}, {@code ha.memory}, {@code ha.loader}, and of its own layer: {@code
  * checkpoint.coordinator}, {@code taskexecutor}. Uses today: {@code checkpoint}, {@code job},
- * {@code metrics}. Never a package of a layer above; no cycles (the module's architecture test
+ * {@code metrics}, {@code protocol} ({@code JobHealth}), {@code restart} ({@code CrashLoop}). Never a package of a layer above; no cycles (the module's architecture test
  * checks both).
  */
 package io.sluice.metrics.job;

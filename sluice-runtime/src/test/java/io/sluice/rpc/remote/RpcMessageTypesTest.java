@@ -50,7 +50,10 @@ class RpcMessageTypesTest {
         assertThat(types.derived()).contains(JobGraph.class, JobVertex.class, JobDetails.class,
                 TaskDeploymentDescriptor.class, TaskExecutorRegistration.class);
         for (Class<?> c : List.of(JobGraph.class, TaskDeploymentDescriptor.class, JobDetails.class, String.class,
-                java.util.ArrayList.class, java.util.UUID.class, JobVertex[].class)) {
+                java.util.ArrayList.class, java.util.UUID.class, JobVertex[].class,
+                // a crash loop and stale checkpoints travel in job details and job lists (a standby forwards them)
+                io.sluice.protocol.JobSummary.class, io.sluice.protocol.JobHealth.class,
+                io.sluice.restart.CrashLoop.class, io.sluice.restart.CrashLoop.Kind.class)) {
             assertThat(types.allows(c)).as("allows %s", c.getName()).isTrue();
         }
         for (Class<?> c : List.of(ForeignPayload.class, PriorityQueue.class, java.text.DecimalFormat.class,

@@ -63,15 +63,22 @@ public final class S3ProxyServer implements AutoCloseable {
 
     /** Number of objects in {@code bucket} (read directly from the backing store, not through S3). */
     public long objectCount(String bucket) {
+        return objectCount(bucket, null);
+    }
+
+    /** Number of objects in {@code bucket} whose key starts with {@code prefix} (all when null), read directly. */
+    public long objectCount(String bucket, String prefix) {
         long n = 0;
-        for (var page = context.getBlobStore().list(bucket, org.jclouds.blobstore.options.ListContainerOptions.Builder.recursive());
-             ; ) {
+        var options = org.jclouds.blobstore.options.ListContainerOptions.Builder.recursive();
+        if (prefix != null) {
+            options = options.prefix(prefix);
+        }
+        for (var page = context.getBlobStore().list(bucket, options); ; ) {
             n += page.stream().filter(m -> m.getType() == org.jclouds.blobstore.domain.StorageType.BLOB).count();
             if (page.getNextMarker() == null) {
                 return n;
             }
-            page = context.getBlobStore().list(bucket, org.jclouds.blobstore.options.ListContainerOptions.Builder
-                    .recursive().afterMarker(page.getNextMarker()));
+            page = context.getBlobStore().list(bucket, options.afterMarker(page.getNextMarker()));
         }
     }
 

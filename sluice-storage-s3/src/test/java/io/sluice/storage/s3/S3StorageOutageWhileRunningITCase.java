@@ -39,11 +39,15 @@ import org.junit.jupiter.api.io.TempDir;
  * checkpoints fail, resumes checkpointing within two intervals of the heal and ends exact.
  *
  * <p>Both outages run at the same time, each on its own cluster and proxy, so the test takes about
- * the outage plus 30 s. The outage lasts {@code -Dsluice.it.s3OutageSeconds} (120 s by default, as
- * in the issue and in {@code StorageOutageWhileRunningITCase}; set it lower for a quick run).
+ * the outage plus 30 s. The outage lasts {@code -Dsluice.it.s3OutageSeconds}: 120 s when unset (as in
+ * the issue and in {@code StorageOutageWhileRunningITCase}) and in the {@code soak} profile, 30 s in
+ * the default build (the pom's {@code sluice.it.outage-seconds}); under {@link #MIN_OUTAGE} is refused
+ * (the hung case must outlast the client's timeouts and the 10 s after which a pending checkpoint
+ * shows as failing).
  */
 class S3StorageOutageWhileRunningITCase {
     private static final Duration OUTAGE = Duration.ofSeconds(Long.getLong("sluice.it.s3OutageSeconds", 120));
+    private static final Duration MIN_OUTAGE = Duration.ofSeconds(20);
     private static final Duration INTERVAL = Duration.ofSeconds(1);
     private static final double RATE = 20_000;
     private static final int KEYS = 8;
@@ -65,6 +69,8 @@ class S3StorageOutageWhileRunningITCase {
     @Test
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
     void s3RefusingOrHangingWhileTheJobRunsNeverRestartsOrFailsItAndCheckpointsResumeAfterTheHeal() {
+        assertThat(OUTAGE).as("-Dsluice.it.s3OutageSeconds: an outage shorter than %s would not test the hung case",
+                MIN_OUTAGE).isGreaterThanOrEqualTo(MIN_OUTAGE);
         CompletableFuture<Void> refused = CompletableFuture.runAsync(() ->
                 run("refused", dir.resolve("refused"), TcpFaultProxy::refuseConnections, "Connection refused"));
         CompletableFuture<Void> hung = CompletableFuture.runAsync(() ->

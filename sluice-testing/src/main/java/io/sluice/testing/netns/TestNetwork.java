@@ -22,8 +22,10 @@ import org.slf4j.LoggerFactory;
  * address and every peer reaches it whichever link it takes.
  *
  * <p>Needs root and a kernel that allows network namespaces and veth ({@link #probe} says why not
- * otherwise, for a test to skip with that reason). Everything created is named with a random
- * per-instance tag and removed by {@link #close}, also after a failed test.
+ * otherwise, for a test to skip with that reason). Each instance holds its subnet
+ * {@code 10.77.<n>.0/24} exclusively on this machine ({@link SubnetClaim}, a lock file shared by every
+ * JVM), so tests in parallel forks never share addresses; everything created is named with a tag made
+ * from that subnet and removed by {@link #close}, also after a failed test.
  *
  * <p>Threading: not thread-safe; one test thread drives it. Each method runs {@code ip} commands
  * and waits for them (up to 10 s each).
@@ -34,6 +36,7 @@ public final class TestNetwork implements AutoCloseable {
     /** Index 0 is the machine itself (the root namespace). */
     public static final int MACHINE = 0;
 
+    private final SubnetClaim claim;
     private final String tag;
     private final int subnet;
     private final int hosts;
@@ -42,9 +45,10 @@ public final class TestNetwork implements AutoCloseable {
     private final Map<String, String[]> links = new LinkedHashMap<>();
     private boolean closed;
 
-    private TestNetwork(int hosts) {
-        this.tag = Integer.toHexString(ThreadLocalRandom.current().nextInt(0x1000, 0x10000));
-        this.subnet = ThreadLocalRandom.current().nextInt(16, 250);
+    private TestNetwork(SubnetClaim claim, int hosts) {
+        this.claim = claim;
+        this.tag = claim.tag(ThreadLocalRandom.current().nextInt(256));
+        this.subnet = claim.subnet();
         this.hosts = hosts;
     }
 
@@ -73,7 +77,8 @@ public final class TestNetwork implements AutoCloseable {
         if (hosts < 1 || hosts > 12) {
             throw new IllegalArgumentException("between 1 and 12 test hosts, not " + hosts);
         }
-        TestNetwork net = new TestNetwork(hosts);
+        SubnetClaim claim = SubnetClaim.claim(SubnetClaim.DEFAULT_DIR, TestNetwork::machineHasSubnet);
+        TestNetwork net = new TestNetwork(claim, hosts);
         try {
             net.build();
         } catch (IOException | RuntimeException e) {
@@ -228,6 +233,22 @@ public final class TestNetwork implements AutoCloseable {
             tryRun("ip", "netns", "del", ns);
         }
         tryRun("ip", "addr", "del", address(MACHINE) + "/32", "dev", "lo");
+        claim.close();
+    }
+
+    /** Whether an address of {@code subnet} is on this machine's loopback (left by a killed test, say). */
+    private static boolean machineHasSubnet(int subnet) {
+        try {
+            Process p = new ProcessBuilder("ip", "-o", "addr", "show", "dev", "lo").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            p.waitFor(10, TimeUnit.SECONDS);
+            return out.contains(" 10.77." + subnet + ".");
+        } catch (IOException e) {
+            return false; // creating the network reports what is wrong with ip
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     private static void tryRun(String... command) {

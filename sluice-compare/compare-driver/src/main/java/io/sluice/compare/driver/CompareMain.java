@@ -17,6 +17,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Runs the comparison: each system's harness in its own JVM, one after the other, with the same
@@ -25,8 +30,9 @@ import java.util.Optional;
  * A system that fails or times out does not stop the others; it is reported at the end and makes the
  * exit code 1. See {@link DriverArgs#USAGE} for the options.
  *
- * <p>Threads: everything runs on the calling thread (see {@link HarnessRunner} for the threads that
- * copy a harness's output).
+ * <p>Threads: everything runs on the calling thread, except that with {@code --parallel n} (smoke mode
+ * only) the harness runs block n pool threads of {@code execute} while the calling thread waits for
+ * them (see {@link HarnessRunner} for the threads that copy a harness's output).
  */
 public final class CompareMain {
     /** Name of the report in the output directory. */
@@ -101,7 +107,7 @@ public final class CompareMain {
             Files.createDirectories(args.outDir());
             List<String> hostNames = JvmOptions.localHostNames();
             Path hosts = JvmOptions.writeHostsFile(args.outDir(), hostNames);
-            jvmOptions = JvmOptions.forHarness(hosts);
+            jvmOptions = args.smoke() ? JvmOptions.forSmoke(hosts) : JvmOptions.forHarness(hosts);
             Files.write(args.outDir().resolve("jvm-options.txt"), jvmOptions, StandardCharsets.UTF_8);
             log.println("[compare] JVM options of every harness: " + String.join(" ", jvmOptions));
             log.println("[compare] " + hosts + ": " + String.join("; ", JvmOptions.hostsLines(hostNames)));
@@ -119,15 +125,8 @@ public final class CompareMain {
 
         HarnessRunner runner = new HarnessRunner(HarnessRunner.currentJava(), jvmOptions, args.outDir(), heartbeat,
                 log);
-        List<HarnessRunner.Outcome> outcomes = new ArrayList<>();
         long start = System.nanoTime();
-        for (int i = 0; i < systems.size(); i++) {
-            SystemUnderTest s = systems.get(i);
-            String label = s.name() + " (" + (i + 1) + "/" + systems.size() + ")";
-            outcomes.add(runner.run(s, args.root(), args.mode(), args.onlyArgument(), args.timeout(), label));
-            log.println("[compare] " + HarnessRunner.duration(Duration.ofNanos(System.nanoTime() - start))
-                    + " elapsed in all");
-        }
+        List<HarnessRunner.Outcome> outcomes = runAll(runner, systems, start);
 
         Comparison comparison = merge(systems, runner, outcomes);
         List<String> problems = outcomes.stream().filter(o -> !o.ok()).map(HarnessRunner.Outcome::describe)
@@ -144,6 +143,63 @@ public final class CompareMain {
                     + systems.size() + " systems did not produce their figures") + ".");
         }
         return new RunResult(failed ? 1 : 0, List.copyOf(outcomes), comparison, args.outDir().resolve(REPORT_FILE));
+    }
+
+    /**
+     * Runs every system's harness, one after the other, or (smoke mode, {@code --parallel n}) up to n at
+     * a time on n threads of this call, each run blocking its thread; returns the outcomes in
+     * {@code systems} order.
+     */
+    private List<HarnessRunner.Outcome> runAll(HarnessRunner runner, List<SystemUnderTest> systems, long start) {
+        List<Callable<HarnessRunner.Outcome>> runs = new ArrayList<>();
+        for (int i = 0; i < systems.size(); i++) {
+            SystemUnderTest s = systems.get(i);
+            String label = s.name() + " (" + (i + 1) + "/" + systems.size() + ")";
+            runs.add(() -> {
+                HarnessRunner.Outcome o = runner.run(s, args.root(), args.mode(), args.onlyArgument(),
+                        args.timeout(), label);
+                log.println("[compare] " + HarnessRunner.duration(Duration.ofNanos(System.nanoTime() - start))
+                        + " elapsed in all");
+                return o;
+            });
+        }
+        if (args.parallel() <= 1) {
+            List<HarnessRunner.Outcome> outcomes = new ArrayList<>();
+            for (Callable<HarnessRunner.Outcome> run : runs) {
+                outcomes.add(call(run));
+            }
+            return outcomes;
+        }
+        log.println("[compare] running up to " + args.parallel() + " harnesses at the same time (smoke mode)");
+        ExecutorService pool = Executors.newFixedThreadPool(Math.min(args.parallel(), runs.size()), r -> {
+            Thread t = new Thread(r, "compare-run");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<HarnessRunner.Outcome> outcomes = new ArrayList<>();
+            for (Future<HarnessRunner.Outcome> f : pool.invokeAll(runs)) {
+                outcomes.add(f.get());
+            }
+            return outcomes;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the harnesses ran; they are stopped", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a harness run failed in the driver itself: " + e.getCause(), e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static HarnessRunner.Outcome call(Callable<HarnessRunner.Outcome> run) {
+        try {
+            return run.call();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static final DateTimeFormatter DATE = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'");

@@ -28,9 +28,11 @@ import java.util.Set;
  * @param help        {@code --help} was given: print {@link #USAGE} and do nothing else
  * @param reportOnly  run no harness: re-render the report and chart (and, with {@code --write-docs}, the docs)
  *                    from the result files already in the output directory
+ * @param parallel    harnesses run at the same time (1: one after the other); above 1 only in smoke mode,
+ *                    whose figures mean nothing, so that CI's smoke comparison takes less wall time
  */
 public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, Path outDir, boolean writeDocs,
-                         Set<Scenario> only, Duration timeout, boolean help, boolean reportOnly) {
+                         Set<Scenario> only, Duration timeout, boolean help, boolean reportOnly, int parallel) {
 
     public static final Duration FULL_TIMEOUT = Duration.ofMinutes(60);
     public static final Duration SMOKE_TIMEOUT = Duration.ofMinutes(10);
@@ -38,7 +40,7 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
     public static final String USAGE = """
             Usage: CompareMain [--mode full|smoke] [--systems sluice,flink-1.13.6,flink-1.14.6,flink-1.20.5,flink-2.3.0]
                                [--root <repository root>] [--out-dir <dir>] [--only <scenario,...>]
-                               [--timeout <90s|10m|1h>] [--write-docs] [--report-only]
+                               [--timeout <90s|10m|1h>] [--write-docs] [--report-only] [--parallel <n>]
               --mode        full (the documented figures; default) or smoke (seconds per scenario; numbers mean nothing)
               --systems     systems to run, comma-separated (default: all five)
               --root        repository root (default: the nearest directory above the current one with sluice-compare/)
@@ -49,11 +51,16 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
                             (full mode, all systems, all scenarios only)
               --report-only run no harness; re-render the report and chart (and the docs, with --write-docs) from
                             the result files already in --out-dir, e.g. after changing how the report is written
+              --parallel    smoke mode only: run up to n harnesses at the same time (default 1, one after the
+                            other; full mode always runs them one at a time, on an otherwise idle machine)
             """.formatted(String.join(",", Arrays.stream(Scenario.values()).map(Scenario::id).toList()));
 
     public DriverArgs {
         systems = List.copyOf(systems);
         only = only.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(only));
+        if (parallel < 1) {
+            throw new IllegalArgumentException("--parallel must be at least 1, not " + parallel);
+        }
     }
 
     public boolean smoke() {
@@ -90,6 +97,7 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
         Duration timeout = null;
         boolean help = false;
         boolean reportOnly = false;
+        int parallel = 1;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -105,11 +113,12 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
                 case "--write-docs" -> writeDocs = true;
                 case "--help", "-h" -> help = true;
                 case "--report-only" -> reportOnly = true;
+                case "--parallel" -> parallel = parseParallel(value(args, ++i, a));
                 default -> throw new IllegalArgumentException("Unknown option '" + a + "'. " + "See --help.");
             }
         }
         if (help) {
-            return new DriverArgs(mode, known, cwd, cwd, false, Set.of(), FULL_TIMEOUT, true, false);
+            return new DriverArgs(mode, known, cwd, cwd, false, Set.of(), FULL_TIMEOUT, true, false, 1);
         }
         List<SystemUnderTest> systems = systemsArg == null ? known : parseSystems(systemsArg, known);
         Set<Scenario> only = onlyArg == null ? Set.of() : parseScenarios(onlyArg);
@@ -125,6 +134,11 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
         if (timeout == null) {
             timeout = mode.equals("smoke") ? SMOKE_TIMEOUT : FULL_TIMEOUT;
         }
+        if (parallel > 1 && !mode.equals("smoke")) {
+            throw new IllegalArgumentException("--parallel " + parallel + " is refused with --mode " + mode
+                    + ": the full comparison's figures are only comparable when each system runs alone on the"
+                    + " machine. Drop --parallel, or use --mode smoke.");
+        }
         if (writeDocs) {
             if (mode.equals("smoke")) {
                 throw new IllegalArgumentException("--write-docs is refused with --mode smoke: smoke figures mean"
@@ -137,7 +151,7 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
                         + " --systems, or drop --write-docs and read the report in the output directory.");
             }
         }
-        return new DriverArgs(mode, systems, root, outDir, writeDocs, only, timeout, help, reportOnly);
+        return new DriverArgs(mode, systems, root, outDir, writeDocs, only, timeout, help, reportOnly, parallel);
     }
 
     /** The nearest directory at or above {@code cwd} that contains sluice-compare/. */
@@ -193,6 +207,18 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
             throw new IllegalArgumentException("--only names no scenario");
         }
         return only;
+    }
+
+    private static int parseParallel(String s) {
+        try {
+            int n = Integer.parseInt(s.strip());
+            if (n < 1) {
+                throw new IllegalArgumentException("--parallel must be at least 1, not '" + s + "'");
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--parallel takes a number of harnesses (1, 2, ...), not '" + s + "'");
+        }
     }
 
     /** "90s", "10m", "1h" or a number of minutes. */

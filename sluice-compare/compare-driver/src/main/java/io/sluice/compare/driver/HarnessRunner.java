@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Threads: {@link #run} blocks the calling thread until the harness has exited or been stopped;
  * two daemon threads per run copy the harness's stdout and stderr, each line prefixed with
  * {@code [system]}, to the driver's stdout and stderr. A JVM shutdown hook stops a running harness
- * if the driver itself is stopped. One run at a time per instance.
+ * if the driver itself is stopped. The instance holds no state of a run: several threads may each
+ * run a different system at the same time (their result files differ).
  */
 public final class HarnessRunner {
     /** How one system's run ended. */

@@ -56,6 +56,21 @@ public final class JvmOptions {
     }
 
     /**
+     * The options of a smoke run's harness JVM: {@link #forHarness} and {@value #SMOKE_ONLY}, the
+     * client compiler only. Smoke runs last seconds and their figures are not compared, so the JIT's
+     * optimizing compiler would mostly cost CPU (which five harnesses on two cores, beside the rest of
+     * the build, are short of) and never pay it back.
+     */
+    public static List<String> forSmoke(Path hostsFile) {
+        List<String> o = new ArrayList<>(forHarness(hostsFile));
+        o.add(SMOKE_ONLY);
+        return List.copyOf(o);
+    }
+
+    /** The option smoke runs add, after {@link #forHarness}'s. */
+    public static final String SMOKE_ONLY = "-XX:TieredStopAtLevel=1";
+
+    /**
      * Lines of the hosts file: {@code localhost}, {@link #UNRESOLVED_LOCALHOST} and each of
      * {@code hostNames} (this machine's names), all on 127.0.0.1, without duplicates.
      */

@@ -203,4 +203,35 @@ class CompareMainTest {
         assertThat(r.log()).contains("compare: --write-docs is refused with --mode smoke").contains("Usage:");
         assertThat(run(SystemUnderTest.ALL, root, "--help").code()).isZero();
     }
+
+    @Test
+    void smokeModeWithParallelRunsHarnessesAtTheSameTimeAndReportsThemInOrder(@TempDir Path dir) throws Exception {
+        Path root = repo(dir);
+        List<SystemUnderTest> known = List.of(fake(root, "flink-hang-a", true), fake(root, "flink-hang-b", true),
+                fake(root, "sluice", true));
+        Path out = root.resolve("out");
+        Run r = run(known, root, "--mode", "smoke", "--out-dir", out.toString(), "--parallel", "2", "--timeout",
+                "4s");
+
+        assertThat(r.code()).as(r.log()).isEqualTo(1);
+        String log = r.log();
+        assertThat(log).contains("[compare] running up to 2 harnesses at the same time (smoke mode)");
+        // Each hanging harness runs until its time limit: both were started before either reached it.
+        assertThat(log.indexOf("[compare] flink-hang-b (2/3): starting"))
+                .isPositive().isLessThan(log.indexOf("[compare] flink-hang-a (1/3): time limit"));
+        assertThat(log.indexOf("[compare] flink-hang-a (1/3): starting"))
+                .isPositive().isLessThan(log.indexOf("[compare] flink-hang-b (2/3): time limit"));
+        // The third waits for a free slot.
+        assertThat(log.indexOf("[compare] sluice (3/3): starting")).isGreaterThan(Math.min(
+                log.indexOf("[compare] flink-hang-a (1/3): time limit"),
+                log.indexOf("[compare] flink-hang-b (2/3): time limit")));
+        // The summary keeps the systems' order.
+        int a = log.indexOf("[compare]   FAILED flink-hang-a: timed out");
+        int b = log.indexOf("[compare]   FAILED flink-hang-b: timed out");
+        int c = log.indexOf("[compare]   ok     sluice: ok, ");
+        assertThat(a).isPositive();
+        assertThat(b).isGreaterThan(a);
+        assertThat(c).isGreaterThan(b);
+        assertThat(Results.read(out.resolve("sluice.tsv")).rows()).isNotEmpty();
+    }
 }

@@ -25,6 +25,12 @@ import static org.assertj.core.api.Assertions.fail;
  * file under target/failsafe-reports; the report and result files under target/compare-smoke.
  */
 class ComparisonSmokeITCase {
+    /**
+     * Harnesses run two at a time ({@code -Dcompare.smoke.parallel}, default 2): each is its own JVM with
+     * its own temporary directories and free ports, and smoke figures are not compared, so the five
+     * systems need not run alone; CI's wall time is what counts here.
+     */
+    private static final int PARALLEL = Integer.getInteger("compare.smoke.parallel", 2);
     private static final String OUTPUT = "target/failsafe-reports/" + ComparisonSmokeITCase.class.getName()
             + "-output.txt";
 
@@ -41,7 +47,7 @@ class ComparisonSmokeITCase {
         }
         Path outDir = root.resolve("sluice-compare/compare-driver/target/compare-smoke");
         DriverArgs args = DriverArgs.parse(new String[] {"--mode", "smoke", "--root", root.toString(), "--out-dir",
-                outDir.toString()}, SystemUnderTest.ALL, root);
+                outDir.toString(), "--parallel", Integer.toString(PARALLEL)}, SystemUnderTest.ALL, root);
         CompareMain.RunResult run = new CompareMain(args, "ComparisonSmokeITCase (CompareMain --mode smoke)",
                 System.out, Duration.ofSeconds(30)).execute();
 

@@ -64,6 +64,22 @@ class DriverArgsTest {
     }
 
     @Test
+    void parallelRunsAreForSmokeModeOnly(@TempDir Path root) throws Exception {
+        Files.createDirectories(root.resolve("sluice-compare"));
+        assertThat(parse(root, "--mode", "smoke").parallel()).isEqualTo(1);
+        assertThat(parse(root, "--mode", "full").parallel()).isEqualTo(1);
+        assertThat(parse(root, "--mode", "smoke", "--parallel", "2").parallel()).isEqualTo(2);
+        assertThatThrownBy(() -> parse(root, "--mode", "full", "--parallel", "2"))
+                .hasMessageContaining("--parallel 2 is refused with --mode full");
+        assertThatThrownBy(() -> parse(root, "--parallel", "2"))
+                .hasMessageContaining("only comparable when each system runs alone");
+        assertThatThrownBy(() -> parse(root, "--mode", "smoke", "--parallel", "0"))
+                .hasMessageContaining("at least 1");
+        assertThatThrownBy(() -> parse(root, "--mode", "smoke", "--parallel", "two"))
+                .hasMessageContaining("takes a number of harnesses");
+    }
+
+    @Test
     void badArgumentsSayWhatIsWrong(@TempDir Path root) throws Exception {
         Files.createDirectories(root.resolve("sluice-compare"));
         assertThatThrownBy(() -> parse(root, "--mode", "fast")).hasMessageContaining("'full' or 'smoke'");

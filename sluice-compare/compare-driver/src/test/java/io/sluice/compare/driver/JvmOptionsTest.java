@@ -22,6 +22,15 @@ class JvmOptionsTest {
         assertThat(o).endsWith("-Dzookeeper.sasl.client=false", "-Dzookeeper.admin.enableServer=false",
                 "-Djava.net.preferIPv4Stack=true", "-Djdk.net.hosts.file=" + hosts.toAbsolutePath());
         assertThat(JvmOptions.forHarness(hosts)).isEqualTo(o);
+        assertThat(o).doesNotContain(JvmOptions.SMOKE_ONLY);
+    }
+
+    @Test
+    void smokeRunsAddTheClientCompilerOnlyToTheSameOptions() {
+        Path hosts = Path.of("target/compare/hosts");
+        List<String> full = JvmOptions.forHarness(hosts);
+        assertThat(JvmOptions.forSmoke(hosts)).startsWith(full.toArray(String[]::new))
+                .endsWith("-XX:TieredStopAtLevel=1").hasSize(full.size() + 1);
     }
 
     @Test
