@@ -67,6 +67,8 @@ public final class LocalCluster implements AutoCloseable {
     private final CheckpointStorageRegistry storages;
     private final HighAvailabilityServices ha;
     private final ExecutorService ioExecutor;
+    /** How long {@link #close} waits for I/O already started. */
+    static final Duration IO_DRAIN_TIMEOUT = Duration.ofSeconds(10);
     private final UserCodeClassLoaders userCode;
     private final Builder config;
     /** With {@link Builder#remoteRpc(boolean)}: the job managers' RPC service, then one per task executor. */
@@ -328,7 +330,26 @@ public final class LocalCluster implements AutoCloseable {
             ha.close();
         }
         storages.close();
+        awaitIo();
+    }
+
+    /**
+     * Lets the I/O started before {@link #close} finish (a subsumed checkpoint's deletion, a last
+     * result write), so nothing writes to or deletes from the cluster's directories after close
+     * returns; I/O still blocked after {@link #IO_DRAIN_TIMEOUT} (a stalled store) is interrupted.
+     */
+    private void awaitIo() {
         ioExecutor.shutdown();
+        try {
+            if (!ioExecutor.awaitTermination(IO_DRAIN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.warn("Storage or HA I/O still running {} s after the cluster closed; interrupting it",
+                        IO_DRAIN_TIMEOUT.toSeconds());
+                ioExecutor.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            ioExecutor.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static ThreadFactory daemonThreads(String prefix) {
