@@ -132,7 +132,7 @@ class RetentionCliITCase {
         // Not confirmed (no terminal here): refused, nothing deleted.
         Result unconfirmed = cli("checkpoints", "delete", jobId, "--cluster", url);
         assertThat(unconfirmed.exitCode()).isEqualTo(ExitCodes.USAGE);
-        assertThat(unconfirmed.err()).contains("--yes");
+        assertThat(unconfirmed.err()).startsWith("sluice checkpoints delete: ").contains("--yes");
         // The job runs: refused by the cluster.
         Result running = cli("checkpoints", "delete", jobId, "--yes", "--cluster", url);
         assertThat(running.exitCode()).isEqualTo(ExitCodes.REFUSED);

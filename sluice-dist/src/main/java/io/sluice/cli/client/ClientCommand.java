@@ -26,7 +26,7 @@ abstract class ClientCommand implements Callable<Integer> {
         try {
             return run(options.client(spec), out);
         } catch (ClientException e) {
-            err.println("sluice " + spec.name() + ": " + e.getMessage());
+            err.println(spec.qualifiedName() + ": " + e.getMessage());
             return e.exitCode();
         } finally {
             out.flush();
