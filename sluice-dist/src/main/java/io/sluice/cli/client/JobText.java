@@ -37,9 +37,12 @@ final class JobText {
             line.append("  ").append(recovery(recovery));
             return line.toString();
         }
+        // The sources are the vertices that read no records: their names are the user's (a file's
+        // name, "numbers"), so a "Source" prefix missed most of them. A vertex that has not read
+        // anything yet has written nothing either, so it adds nothing.
         long out = 0;
         for (JsonNode v : job.path("vertices")) {
-            if (v.path("name").asText().startsWith("Source")) {
+            if (v.path("recordsIn").asLong() == 0) {
                 out += v.path("recordsOut").asLong();
             }
         }

@@ -32,6 +32,20 @@ class JobTextTest {
     }
 
     @Test
+    void sourcesAreTheVerticesThatReadNothingWhateverTheirNames() throws Exception {
+        // A source named after its file (ClickSessions) or "numbers" (docs/rest.md) was counted as no source.
+        JsonNode job = json("{'id':'0123456789abcdef0123456789abcdef','name':'sessions','status':'FINISHED',"
+                + "'transitions':[],'vertices':[{'id':0,'name':'clicks.csv','parallelism':1,'runningSubtasks':0,"
+                + "'recordsIn':0,'recordsOut':23,'subtasks':[]},{'id':1,'name':'sessions per user','parallelism':2,"
+                + "'runningSubtasks':0,'recordsIn':23,'recordsOut':8,'subtasks':[]},{'id':2,'name':'not reached yet',"
+                + "'parallelism':1,'runningSubtasks':1,'recordsIn':0,'recordsOut':0,'subtasks':[]}],"
+                + "'restarts':{'count':0,'recent':[]},'failure':null,'recovery':null,"
+                + "'checkpoints':{'completed':2,'failed':0,'latestId':2,'lastFailure':null,'failingSinceMillis':null}}");
+        assertThat(JobText.progress(job))
+                .isEqualTo("FINISHED      source records out 23  checkpoints 2 ok, 0 failed  restarts 0");
+    }
+
+    @Test
     void aRunningJobShowsSourceRecordsCheckpointsAndRestarts() throws Exception {
         JsonNode job = json("{'id':'0123456789abcdef0123456789abcdef','name':'counting','status':'RUNNING',"
                 + "'transitions':[{'status':'RUNNING','timestampMillis':1000}],"
