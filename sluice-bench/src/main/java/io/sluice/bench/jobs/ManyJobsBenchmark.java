@@ -176,18 +176,7 @@ public final class ManyJobsBenchmark {
             }
         }
         for (int jobs : o.jobCounts()) {
-            List<Round> of = rounds.stream().filter(x -> x.jobs() == jobs).toList();
-            Round m = new Round(jobs, median(of, Round::heapBeforeBytes), median(of, Round::heapAfterBytes),
-                    median(of, Round::rssBeforeBytes), median(of, Round::rssAfterBytes),
-                    (int) median(of, Round::threadsBefore), (int) median(of, Round::threadsAfter),
-                    of.stream().mapToDouble(Round::cpuCores).sorted().toArray()[of.size() / 2],
-                    median(of, Round::submitNanos),
-                    new Listing(median(of, x -> x.idling().listJobsNanos()), median(of, x -> x.idling().restPageNanos()),
-                            median(of, x -> x.idling().restAllNanos())),
-                    new Listing(median(of, x -> x.ended().listJobsNanos()), median(of, x -> x.ended().restPageNanos()),
-                            median(of, x -> x.ended().restAllNanos())),
-                    median(of, Round::cancelAckNanos), median(of, Round::cancelledMillis), jobs, jobs);
-            out.printf(Locale.ROOT, "MEDIAN   %s%n", describe(m));
+            out.printf(Locale.ROOT, "MEDIAN %s%n", describeMedians(rounds.stream().filter(x -> x.jobs() == jobs).toList()));
         }
         return rounds;
     }
@@ -203,6 +192,25 @@ public final class ManyJobsBenchmark {
                 ms(r.idling().listJobsNanos()), ms(r.ended().listJobsNanos()), ms(r.idling().restPageNanos()),
                 ms(r.ended().restPageNanos()), ms(r.idling().restAllNanos()), ms(r.ended().restAllNanos()),
                 ms(r.cancelAckNanos()), r.cancelledMillis());
+    }
+
+    /** The median of each figure over the rounds, the per-job ones taken per round first. */
+    private static String describeMedians(List<Round> of) {
+        return String.format(Locale.ROOT, "%,5d jobs over %d round(s): heap %,5.1f KiB/job; RSS %,5.1f KiB/job; threads %.2f/job;"
+                        + " CPU idling %.2f cores; submit %s; listJobs %s / %s; GET ?limit=50 %s / %s; GET all %s / %s"
+                        + " (idling / ended); cancel accepted %s, all CANCELED %,d ms",
+                of.get(0).jobs(), of.size(), medianOf(of, Round::heapPerJobBytes) / 1024, medianOf(of, Round::rssPerJobBytes) / 1024,
+                medianOf(of, Round::threadsPerJob), medianOf(of, Round::cpuCores), ms(median(of, Round::submitNanos)),
+                ms(median(of, x -> x.idling().listJobsNanos())), ms(median(of, x -> x.ended().listJobsNanos())),
+                ms(median(of, x -> x.idling().restPageNanos())), ms(median(of, x -> x.ended().restPageNanos())),
+                ms(median(of, x -> x.idling().restAllNanos())), ms(median(of, x -> x.ended().restAllNanos())),
+                ms(median(of, Round::cancelAckNanos)), median(of, Round::cancelledMillis));
+    }
+
+    private static double medianOf(List<Round> rounds, java.util.function.ToDoubleFunction<Round> field) {
+        double[] s = rounds.stream().mapToDouble(field).sorted().toArray();
+        int n = s.length;
+        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
     }
 
     private static Round round(int jobs, int maxJobs, Options o, boolean histogram, PrintStream out) throws Exception {

@@ -25,7 +25,7 @@ class ManyJobsBenchmarkSmokeTest {
         });
         assertThat(rounds.get(1).threadsAfter()).as("each running job has threads of its own")
                 .isGreaterThan(rounds.get(1).threadsBefore());
-        assertThat(output).contains("MEDIAN       0 jobs").contains("MEDIAN       4 jobs")
+        assertThat(output).contains("MEDIAN     0 jobs over 1 round(s)").contains("MEDIAN     4 jobs over 1 round(s)")
                 .contains("class histogram, growth per idle job (4 jobs)").contains("the 25 io.sluice classes that grew most:");
     }
 
