@@ -1,5 +1,6 @@
 package io.sluice.taskexecutor;
 
+import io.sluice.api.functions.KeySelector;
 import io.sluice.api.source.SourceReader;
 import io.sluice.graph.VertexPayload;
 import io.sluice.job.ExecutionAttemptId;
@@ -229,7 +230,7 @@ public final class Task implements Runnable {
             return new SourceDriver(reader, c, mailbox, lifecycle::isCancelled);
         }
         InputGateDriver.Keying keying = new InputGateDriver.Keying(
-                (io.sluice.api.functions.KeySelector<Object, ?>) payload.inputKeySelector(), backend,
+                (KeySelector<Object, ?>) payload.inputKeySelector(), backend,
                 payload.inputKeySerializer() != null);
         return new InputGateDriver(info.taskName(), inputs, c, keying, checkpointer, recordTimestamp, mailbox,
                 lifecycle::isCancelled);
