@@ -4,6 +4,7 @@ import io.sluice.core.serialization.TypeSerializer;
 import io.sluice.graph.JobConfig;
 import io.sluice.graph.JobId;
 import io.sluice.state.KeyGroupRange;
+import io.sluice.util.Clock;
 import java.util.Objects;
 
 /**
@@ -18,13 +19,15 @@ import java.util.Objects;
  * @param maxParallelism the number of key groups of the job
  * @param keySerializer  writes the keys into snapshots (the declared one, or the dynamic default)
  * @param classLoader    the job's user-code class loader
+ * @param clock          the task's processing time (for time-based state features, such as a time-to-live)
  */
 public record KeyedStateBackendSpec(String taskName, JobId jobId, JobConfig jobConfig, int vertexId, int subtaskIndex,
                                     KeyGroupRange keyGroupRange, int maxParallelism, TypeSerializer<?> keySerializer,
-                                    ClassLoader classLoader) {
+                                    ClassLoader classLoader, Clock clock) {
     public KeyedStateBackendSpec {
         Objects.requireNonNull(taskName, "taskName");
         Objects.requireNonNull(keyGroupRange, "keyGroupRange");
         Objects.requireNonNull(keySerializer, "keySerializer");
+        Objects.requireNonNull(clock, "clock");
     }
 }

@@ -204,7 +204,8 @@ public final class Task implements Runnable {
                 localState, taskThread);
         if (tdd.vertex().hasKeyedState()) {
             backend = restore.keyedStateBackend(services.keyedStateBackends(),
-                    TaskStateRestore.backendSpec(tdd, payload, Thread.currentThread().getContextClassLoader()));
+                    TaskStateRestore.backendSpec(tdd, payload, Thread.currentThread().getContextClassLoader(),
+                            services.clock()));
         }
         OperatorChain c = OperatorChain.wire(info, payload.operators(), outputs, services.clock());
         chain = c;

@@ -19,6 +19,7 @@ import io.sluice.protocol.TaskRestore;
 import io.sluice.state.KeyGroups;
 import io.sluice.state.KeyedStateBackend;
 import io.sluice.state.UnreadableSnapshotException;
+import io.sluice.util.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
@@ -70,14 +71,15 @@ final class TaskStateRestore {
     }
 
     /** What the factory is told about the backend of {@code tdd}'s subtask. */
-    static KeyedStateBackendSpec backendSpec(TaskDeploymentDescriptor tdd, VertexPayload payload, ClassLoader classLoader) {
+    static KeyedStateBackendSpec backendSpec(TaskDeploymentDescriptor tdd, VertexPayload payload, ClassLoader classLoader,
+                                             Clock clock) {
         JobVertex vertex = tdd.vertex();
         TypeSerializer<?> keySerializer = payload.inputKeySerializer() != null
                 ? payload.inputKeySerializer() : Serializers.dynamic();
         return new KeyedStateBackendSpec(TaskInfo.of(tdd).taskName(), tdd.jobGraph().jobId(), tdd.jobGraph().config(),
                 vertex.id(), tdd.subtaskIndex(),
                 KeyGroups.rangeForSubtask(tdd.subtaskIndex(), vertex.maxParallelism(), vertex.parallelism()),
-                vertex.maxParallelism(), keySerializer, classLoader);
+                vertex.maxParallelism(), keySerializer, classLoader, clock);
     }
 
     /** A new keyed state backend from {@code factory}, holding the restored keyed state if there is any. */

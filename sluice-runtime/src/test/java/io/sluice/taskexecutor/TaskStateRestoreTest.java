@@ -17,6 +17,7 @@ import io.sluice.state.KeyGroupRange;
 import io.sluice.state.KeyGroups;
 import io.sluice.state.KeyedStateBackend;
 import io.sluice.storage.LocalFileBlobStore;
+import io.sluice.util.ManualClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -145,7 +146,7 @@ class TaskStateRestoreTest {
 
     private KeyedStateBackendSpec spec() {
         return new KeyedStateBackendSpec(TASK, jobId, null, 3, 0, RANGE, 128, Serializers.STRING,
-                getClass().getClassLoader());
+                getClass().getClassLoader(), new ManualClock());
     }
 
     private CheckpointStorage storage() {
