@@ -1,6 +1,6 @@
 package io.sluice.jobmaster;
 
-import io.sluice.checkpoint.CheckpointException;
+import io.sluice.checkpoint.StateRestoreException;
 import io.sluice.checkpoint.TaskStateHandle;
 import io.sluice.checkpoint.coordinator.CheckpointCoordinator;
 import io.sluice.graph.JobGraph;
@@ -13,7 +13,7 @@ import io.sluice.jobmaster.deployment.DeploymentRound;
 import io.sluice.jobmaster.deployment.SlotAssignment;
 import io.sluice.jobmaster.deployment.TaskDeployer;
 import io.sluice.jobmaster.deployment.TaskReport;
-import io.sluice.jobmaster.lifecycle.FailoverDecision;
+import io.sluice.jobmaster.lifecycle.JobLifecycle;
 import io.sluice.jobmaster.lifecycle.TaskFailure;
 import io.sluice.protocol.JobDetails;
 import io.sluice.protocol.JobHealth;
@@ -23,12 +23,9 @@ import io.sluice.protocol.TaskExecutionState;
 import io.sluice.rpc.Acknowledge;
 import io.sluice.rpc.MainThreadExecutor;
 import io.sluice.rpc.remote.FencedGateway;
+import io.sluice.slots.SlotPool;
 import io.sluice.slots.TaskExecutorLostException;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
@@ -37,60 +34,73 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs one job for as long as this job manager leads it: deploys its tasks, restarts them after
- * failures, and drives checkpoints.
+ * failures, and drives checkpoints. This class is the job's gateway: it hops every call onto the
+ * main thread and hands it to the part that owns it.
  *
- * <p>Threading: all state lives on {@code mainThread}; gateway methods hop there. Nothing here
- * blocks: checkpoint I/O goes through the {@link CheckpointCoordinator} to the I/O executor.
+ * <ul>
+ *   <li>{@link JobLifecycle}: the job's states (CREATED, waiting for slots, RUNNING, RESTARTING,
+ *       falling back, FAILING, CANCELLING, SUSPENDED, the ends), one class each, and the one
+ *       guarded transition method;</li>
+ *   <li>{@link TaskDeployer} and {@link DeploymentRound}: deployment rounds and the tasks' states;
+ *       {@link SlotAssignment}: the slots, and the wait for them on a dynamic pool;</li>
+ *   <li>{@link FailoverPolicy}: restart or fail after a failure, with the {@link RestoreFallback}
+ *       past unusable checkpoints and the {@link JobHealthMonitor} for crash loops;</li>
+ *   <li>{@link CheckpointCoordinator}, which sees the job through {@link JobCheckpointContext}
+ *       (also the path of completion notifications to the tasks);</li>
+ *   <li>{@link JobDetailsRequests}: status, details and task counters; {@link LeaderSessionFence}:
+ *       the fencing of remote calls.</li>
+ * </ul>
  *
- * <p>The work is done by parts, each a class of its own: deployment rounds ({@link TaskDeployer}),
- * the slots and the wait for them ({@link SlotAssignment}), the failover policy ({@link
- * FailoverPolicy}) with the restore fallback ({@link RestoreFallback}) and crash-loop detection
- * ({@link JobHealthMonitor}), the details ({@link JobDetailsRequests}), the checkpoint coordinator's
- * view of the job ({@link JobCheckpointContext}) and the fencing of remote calls ({@link
- * LeaderSessionFence}). This class is the gateway and routes events to them.
+ * <p>Threading: all state lives on {@code mainThread}; gateway methods hop there, and every part
+ * checks it. Nothing here blocks: checkpoint and restore I/O run on the I/O executor.
+ *
+ * <p>Failover is global: when a task fails, every task is cancelled, and once all have ended the
+ * job is redeployed after the restart strategy's backoff, restoring from the latest completed
+ * checkpoint held in memory by the {@code CompletedCheckpointStore}. A task that finds the state of
+ * its restore checkpoint unusable ({@link StateRestoreException}) makes the job fall back to the
+ * previous retained checkpoint, outside the restart budget; with none left the job stays
+ * RESTARTING and retries slowly until the files are repaired or it is cancelled.
+ *
+ * <p>With a dynamic {@link SlotPool} ({@link JobMasterServices#slotPool()}) the job master takes its
+ * slots from the pool before every deployment and waits while there are too few. A task executor
+ * that leaves the pool with tasks of the current round fails the job over with a {@link
+ * TaskExecutorLostException}; its tasks count as failed at once. A task cancelled by its task
+ * executor without the job master asking (it lost its job manager) is a task failure too.
  */
 public final class JobMaster implements JobMasterGateway, FencedGateway {
     private static final Logger LOG = LoggerFactory.getLogger(JobMaster.class);
 
     private final JobGraph jobGraph;
-    private final JobMasterServices services;
     private final MainThreadExecutor mainThread;
     private final LeaderSessionFence fence;
-    private final CheckpointCoordinator checkpointCoordinator;
     private final SlotAssignment slots;
-    private final TaskDeployer deployer;
+    private final CheckpointCoordinator checkpointCoordinator;
     private final JobFailures failures;
-    private final JobHealthMonitor healthMonitor;
+    private final TaskDeployer deployer;
     private final RestoreFallback restoreFallback;
-    private final FailoverPolicy failover;
+    private final JobHealthMonitor healthMonitor;
     private final JobDetailsRequests details;
-    private final List<JobStatusTransition> transitions = new ArrayList<>();
+    private final JobLifecycle lifecycle;
     private final CompletableFuture<JobResult> resultFuture = new CompletableFuture<>();
-    private final Consumer<JobStatus> statusListener;
-
-    /** Written on the main thread only; volatile so that {@link #health()} can read it from any thread. */
-    private volatile JobStatus status;
-    private MainThreadExecutor.ScheduledTask scheduledRestart;
 
     public JobMaster(JobGraph jobGraph, JobMasterServices services, MainThreadExecutor mainThread) {
         this(jobGraph, services, mainThread, status -> { });
     }
 
     /**
-     * @param statusListener told of every status change, on this job master's main thread; must not block
+     * @param statusListener told of every status change, on this job master's main thread; must not
+     *                       block, nor change the job's state (such a transition is refused)
      */
     public JobMaster(JobGraph jobGraph, JobMasterServices services, MainThreadExecutor mainThread,
                      Consumer<JobStatus> statusListener) {
-        this.statusListener = statusListener;
         this.jobGraph = jobGraph;
-        this.services = services;
         this.mainThread = mainThread;
         this.fence = new LeaderSessionFence(services.writesAllowed());
         this.slots = new SlotAssignment(jobGraph, services.slots(), services.slotPool(), mainThread);
         this.checkpointCoordinator = new CheckpointCoordinator(jobGraph.jobId(), jobGraph.config(),
-                services.checkpointStorage(), services.checkpointStore(), services.checkpointIdCounter(),
-                mainThread, services.ioExecutor(), services.clock(),
-                new JobCheckpointContext(() -> status, this::currentRound, this::onGlobalFailure),
+                services.checkpointStorage(), services.checkpointStore(), services.checkpointIdCounter(), mainThread,
+                services.ioExecutor(), services.clock(),
+                new JobCheckpointContext(this::status, this::currentRound, this::onGlobalFailure),
                 services.writesAllowed());
         this.failures = new JobFailures(mainThread, services.clock());
         this.deployer = new TaskDeployer(jobGraph, slots, services.checkpointStore(), checkpointCoordinator,
@@ -100,14 +110,16 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
                 mainThread, jobGraph.config().startWithoutCheckpointAllowed());
         this.healthMonitor = new JobHealthMonitor(jobGraph.jobId(), jobGraph.config(), services.checkpointStore(),
                 services.clock());
-        this.failover = new FailoverPolicy(jobGraph, services.restartStrategy(), healthMonitor, restoreFallback,
-                checkpointCoordinator, failures, mainThread);
-        JobDetailsAssembler assembler = new JobDetailsAssembler(jobGraph, () -> status, () -> transitions,
-                deployer::current, slots, checkpointCoordinator, failures, healthMonitor);
-        this.details = new JobDetailsRequests(jobGraph.jobId(), assembler, slots, mainThread, services.clock(),
-                () -> status.isTerminal());
-        this.status = JobStatus.CREATED;
-        transitions.add(new JobStatusTransition(JobStatus.CREATED, services.clock().currentTimeMillis()));
+        FailoverPolicy failover = new FailoverPolicy(jobGraph, services.restartStrategy(), healthMonitor,
+                restoreFallback, checkpointCoordinator, failures, mainThread);
+        this.details = new JobDetailsRequests(jobGraph.jobId(), new JobDetailsAssembler(jobGraph, this::status,
+                this::transitions, this::currentRound, slots, checkpointCoordinator, failures, healthMonitor),
+                slots, mainThread, services.clock(), this::hasEnded);
+        this.lifecycle = new JobLifecycle(jobGraph.jobId(), jobGraph.name(), mainThread, services.clock(),
+                new JobMasterActions(jobGraph, services.clock(), slots, deployer, checkpointCoordinator, failover,
+                        restoreFallback, healthMonitor, failures, details, resultFuture, this::onTaskExecutorLost,
+                        this::onSlotsAdded),
+                statusListener);
     }
 
     public JobId jobId() {
@@ -129,19 +141,9 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
         return fence.token();
     }
 
-    /** Deploys all tasks, restoring from the latest completed checkpoint if there is one. Main thread. */
+    /** Deploys all tasks, restoring from the latest completed checkpoint if there is one (or waits for slots). Main thread. */
     public void start() {
-        mainThread.assertRunningInMainThread();
-        if (status != JobStatus.CREATED) {
-            return;
-        }
-        slots.listen(this::onTaskExecutorLost, this::onSlotsAdded);
-        if (!slots.tryAllocate(status)) {
-            return; // waits in CREATED; onSlotsAdded starts it
-        }
-        deployer.deployAll();
-        transitionTo(JobStatus.RUNNING, EnumSet.of(JobStatus.CREATED));
-        checkpointCoordinator.start();
+        lifecycle.start();
     }
 
     /**
@@ -155,19 +157,11 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
 
     /**
      * Leadership was lost: stop checkpointing, cancel the tasks, switch to SUSPENDED at once (no
-     * further checkpoint is started or completed); {@link #resultFuture()} completes once the tasks ended.
+     * further checkpoint is started or completed); {@link #resultFuture()} completes once the tasks
+     * ended. Main thread.
      */
     public void suspend(String reason) {
-        mainThread.assertRunningInMainThread();
-        if (status.isTerminal()) {
-            return;
-        }
-        LOG.info("Suspending job {} ({}): {}", jobGraph.jobId(), jobGraph.name(), reason);
-        checkpointCoordinator.stop("the job is suspended");
-        cancelScheduledRestart();
-        deployer.cancelAll();
-        transitionTo(JobStatus.SUSPENDED, null);
-        checkAllEnded();
+        lifecycle.suspend(reason);
     }
 
     // ---------------------------------------------------------------- gateway
@@ -206,7 +200,7 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
     @Override
     public CompletableFuture<Acknowledge> cancel() {
         return CompletableFuture.supplyAsync(() -> {
-            cancelJob();
+            lifecycle.cancel();
             return Acknowledge.INSTANCE;
         }, mainThread);
     }
@@ -216,28 +210,13 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
         return details.current();
     }
 
-    // ---------------------------------------------------------------- lifecycle
+    // ---------------------------------------------------------------- events from the tasks and the pool
 
-    private DeploymentRound currentRound() {
-        return deployer.current();
-    }
-
-    private void cancelJob() {
-        if (status.isTerminal() || status == JobStatus.CANCELLING) {
-            return;
-        }
-        LOG.info("Cancelling job {} ({})", jobGraph.jobId(), jobGraph.name());
-        checkpointCoordinator.stop("the job is cancelled");
-        cancelScheduledRestart();
-        transitionTo(JobStatus.CANCELLING, null);
-        deployer.cancelAll();
-        checkAllEnded();
-    }
-
+    /** A task's report of its state: its round's bookkeeping, then the lifecycle's reaction. */
     private void onTaskStateChange(TaskExecutionState update) {
         TaskReport report = deployer.current().apply(update);
         if (report == null) {
-            return;
+            return; // not of the current round, or already ended
         }
         if (report.stoppedRestoring()) {
             deployer.restoreEnded();
@@ -247,151 +226,47 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
         }
         ExecutionAttemptId id = update.attemptId();
         switch (update.state()) {
-            case FAILED -> {
-                if (status == JobStatus.RUNNING) {
-                    handleTaskFailure(TaskFailure.ofTask(update.failure() != null ? update.failure()
-                                    : new IllegalStateException("Task " + id + " failed without a cause"),
-                            jobGraph.vertex(id.vertexId()).name(),
-                            report.wasRestoring() ? deployer.current().restoreCheckpointId() : -1));
-                } else {
-                    checkAllEnded();
-                }
-            }
+            case FAILED -> lifecycle.taskFailed(TaskFailure.ofTask(update.failure() != null ? update.failure()
+                            : new IllegalStateException("Task " + id + " failed without a cause"),
+                    jobGraph.vertex(id.vertexId()).name(),
+                    report.wasRestoring() ? deployer.current().restoreCheckpointId() : -1));
             case FINISHED -> {
                 // Finished without acknowledging the pending checkpoint: it is part of it as finished.
                 checkpointCoordinator.taskFinished(id, TaskStateHandle.finished(id.vertexId(), id.subtaskIndex()));
-                if (status == JobStatus.RUNNING && deployer.current().allFinished()) {
-                    checkpointCoordinator.stop("the job finished");
-                    transitionTo(JobStatus.FINISHED, EnumSet.of(JobStatus.RUNNING));
-                    deployer.release();
-                    finish(JobStatus.FINISHED);
-                } else {
-                    checkAllEnded();
-                }
+                lifecycle.taskFinished();
             }
             case CANCELED -> {
-                if (status == JobStatus.RUNNING && report.before() != ExecutionState.CANCELING) {
-                    // Not cancelled by this job master: its task executor gave it up (it lost its job manager).
-                    handleTaskFailure(TaskFailure.global(new IllegalStateException("Task " + id + " was cancelled by"
-                            + " task executor " + report.execution().taskExecutor().id() + " without the job master"
-                            + " asking (the task executor lost its job manager or shut down)")));
+                if (report.before() == ExecutionState.CANCELING) {
+                    lifecycle.taskEnded();
                 } else {
-                    checkAllEnded();
+                    // Not cancelled by this job master: its task executor gave it up (it lost its job manager).
+                    lifecycle.taskFailed(TaskFailure.global(new IllegalStateException("Task " + id + " was cancelled"
+                            + " by task executor " + report.execution().taskExecutor().id() + " without the job"
+                            + " master asking (the task executor lost its job manager or shut down)")));
                 }
             }
             default -> { }
         }
     }
 
+    /** Too many task-caused checkpoint failures: a running job fails over. */
     private void onGlobalFailure(Throwable cause) {
-        if (status == JobStatus.RUNNING) {
-            handleTaskFailure(TaskFailure.global(cause));
-        }
-    }
-
-    private void handleTaskFailure(TaskFailure failure) {
-        FailoverDecision decision = failover.onFailure(failure, deployer.current().restoreCheckpointId());
-        if (decision == FailoverDecision.RESTART) {
-            transitionTo(JobStatus.RESTARTING, EnumSet.of(JobStatus.RUNNING));
-        } else {
-            checkpointCoordinator.stop("the job is failing");
-            transitionTo(JobStatus.FAILING, EnumSet.of(JobStatus.RUNNING));
-        }
-        deployer.cancelAll();
-        checkAllEnded();
-    }
-
-    /** Called after any task reached a terminal state while the job winds down. */
-    private void checkAllEnded() {
-        if (!deployer.current().allEnded()) {
-            return;
-        }
-        switch (status) {
-            case RESTARTING -> {
-                if (scheduledRestart == null) {
-                    deployer.release();
-                    scheduledRestart = mainThread.schedule(this::restart, failover.restartDelay());
-                }
-            }
-            case FAILING -> {
-                transitionTo(JobStatus.FAILED, EnumSet.of(JobStatus.FAILING));
-                deployer.release();
-                finish(JobStatus.FAILED);
-            }
-            case SUSPENDED -> {
-                deployer.release();
-                finish(JobStatus.SUSPENDED);
-            }
-            case CANCELLING -> {
-                transitionTo(JobStatus.CANCELED, EnumSet.of(JobStatus.CANCELLING));
-                deployer.release();
-                finish(JobStatus.CANCELED);
-            }
-            default -> { }
-        }
-    }
-
-    private void restart() {
-        scheduledRestart = null;
-        if (status != JobStatus.RESTARTING) {
-            return;
-        }
-        if (!restoreFallback.readyToDeploy(this::restartAfterFallback, this::waitForRepairedState,
-                fallbackEvent -> failures.setLastFailure(new CheckpointException(fallbackEvent)))) {
-            return;
-        }
-        if (!slots.tryAllocate(status)) {
-            return; // waits in RESTARTING; onSlotsAdded restarts it
-        }
-        deployer.deployAll();
-        transitionTo(JobStatus.RUNNING, EnumSet.of(JobStatus.RESTARTING));
-    }
-
-    /** The fallback's storage work finished (or needs a retry): restart if still restarting. */
-    private void restartAfterFallback(Duration delay) {
-        if (status != JobStatus.RESTARTING || scheduledRestart != null) {
-            return;
-        }
-        if (delay.isZero()) {
-            restart();
-        } else {
-            scheduledRestart = mainThread.schedule(this::restart, delay);
-        }
-    }
-
-    /**
-     * No retained checkpoint has usable state: the job does not end. It stays RESTARTING with its
-     * graph and checkpoints, {@code message} as its failure, and tries again after {@code retryIn}
-     * (or is cancelled meanwhile).
-     */
-    private void waitForRepairedState(String message, Duration retryIn) {
-        if (status != JobStatus.RESTARTING || scheduledRestart != null) {
-            return;
-        }
-        failures.setLastFailure(new CheckpointException(message));
-        healthMonitor.restoreWaiting(message);
-        scheduledRestart = mainThread.schedule(this::restart, retryIn);
+        lifecycle.globalFailure(cause);
     }
 
     /** The dynamic pool got slots: a job waiting for them tries again. */
     private void onSlotsAdded() {
-        if (slots.waitingFor() == null) {
-            return;
-        }
-        if (status == JobStatus.CREATED) {
-            start();
-        } else if (status == JobStatus.RESTARTING && scheduledRestart == null) {
-            restart();
-        }
+        lifecycle.slotsAdded();
     }
 
     /**
-     * A task executor left the dynamic pool. Tasks of the current deployment there are gone without
-     * a report: they count as failed, and a running job fails over.
+     * A task executor left the dynamic pool. Tasks of the current round there are gone without a
+     * report: they count as failed, and a running job fails over.
      */
     private void onTaskExecutorLost(String taskExecutorId, String reason) {
         // A suspended job master still waits for its tasks: a lost task executor's tasks count as ended (its
         // task manager cancels them before it joins another leader, and its reports are fenced off from here).
+        JobStatus status = lifecycle.status();
         if (status.isTerminal() && status != JobStatus.SUSPENDED) {
             return;
         }
@@ -405,36 +280,22 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
         if (lost.wereRestoring()) {
             deployer.restoreEnded();
         }
-        if (status == JobStatus.RUNNING) {
-            handleTaskFailure(TaskFailure.global(new TaskExecutorLostException(taskExecutorId, reason)));
-        } else {
-            checkAllEnded();
-        }
+        lifecycle.taskFailed(TaskFailure.global(new TaskExecutorLostException(taskExecutorId, reason)));
     }
 
-    private void cancelScheduledRestart() {
-        if (scheduledRestart != null) {
-            scheduledRestart.cancel();
-            scheduledRestart = null;
-        }
+    // ---------------------------------------------------------------- queries
+
+    private DeploymentRound currentRound() {
+        return deployer.current();
     }
 
-    private void finish(JobStatus terminal) {
-        slots.stopListening();
-        details.captureFinal();
-        Throwable failure = terminal == JobStatus.FAILED ? failures.lastFailure() : null;
-        resultFuture.complete(JobResult.of(jobGraph.jobId(), jobGraph.name(), terminal,
-                services.clock().currentTimeMillis(), failure));
+    private List<JobStatusTransition> transitions() {
+        return lifecycle.transitions();
     }
 
-    private void transitionTo(JobStatus next, Set<JobStatus> allowedFrom) {
-        if (allowedFrom != null && !allowedFrom.contains(status)) {
-            throw new IllegalStateException("Job " + jobGraph.jobId() + ": illegal transition " + status + " -> " + next);
-        }
-        LOG.info("Job {} ({}) switched from {} to {}", jobGraph.jobId(), jobGraph.name(), status, next);
-        status = next;
-        transitions.add(new JobStatusTransition(next, services.clock().currentTimeMillis()));
-        statusListener.accept(next);
+    /** Whether the job has ended under this job master (terminal, or suspended). */
+    private boolean hasEnded() {
+        return lifecycle.status().isTerminal();
     }
 
     /**
@@ -442,12 +303,12 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
      * thread: from memory, without a hop to the main thread.
      */
     public JobHealth health() {
-        return healthMonitor.health(status);
+        return healthMonitor.health(lifecycle.status());
     }
 
     /** Milliseconds since the latest completed checkpoint (or this job master's start); 0 when not checkpointing. Any thread. */
     public long checkpointAgeMillis() {
-        return healthMonitor.checkpointAgeMillis(status);
+        return healthMonitor.checkpointAgeMillis(lifecycle.status());
     }
 
     /** The details at the moment the job ended under this job master, or {@code null} before. Any thread. */
@@ -455,10 +316,10 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
         return details.finalDetails();
     }
 
-    /** For tests: the status as seen on the main thread. */
+    /** The status as seen on the main thread (for tests). */
     public JobStatus status() {
         mainThread.assertRunningInMainThread();
-        return status;
+        return lifecycle.status();
     }
 
     /** The checkpoint coordinator; main thread only. */
