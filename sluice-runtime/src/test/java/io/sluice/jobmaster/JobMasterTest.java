@@ -213,7 +213,8 @@ class JobMasterTest {
         List<ExecutionAttemptId> first = currentRound();
         assertThat(taskExecutor.cancelled()).as("the others are cancelled").hasSize(first.size() - 1);
         JobDetails details = onMain(jobMaster::currentDetails);
-        assertThat(details.failureMessage()).as("the root cause").isEqualTo("java.io.IOException: Connection refused: te-1");
+        assertThat(details.failureMessage()).as("the root cause")
+                .isEqualTo("java.io.IOException: Connection refused: te-1");
         assertThat(details.recentFailures()).as("one failover for the whole round").singleElement()
                 .satisfies(f -> assertThat(f.restarted()).isTrue());
         assertThat(mainThread.numScheduled()).as("every submission failed: all ended, the restart waits")

@@ -98,7 +98,7 @@ public final class CheckpointCoordinator {
 
         void triggerTask(ExecutionAttemptId task, long checkpointId, long timestampMillis);
 
-        /** Checkpoint {@code checkpointId} is durable: {@code task}, which took part, may commit what it holds for it. */
+        /** Checkpoint {@code checkpointId} is durable: {@code task}, which took part, may commit what it holds. */
         void notifyTaskCheckpointComplete(ExecutionAttemptId task, long checkpointId);
 
         void failJob(Throwable cause);

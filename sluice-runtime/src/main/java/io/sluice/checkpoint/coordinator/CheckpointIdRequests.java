@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
 final class CheckpointIdRequests {
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointIdRequests.class);
 
-    /** Told of the counter's answer on the main thread, while checkpointing still runs and the request did not expire. */
+    /** Told of the counter's answer on the main thread, while checkpointing runs and the request has not expired. */
     interface IdListener {
         /**
          * @param counterId      what the counter returned: pass it through {@link #take} before using it

@@ -83,7 +83,8 @@ public final class TaskDeployer {
     public void deployAll() {
         mainThread.assertRunningInMainThread();
         Optional<CompletedCheckpoint> latest = store.latest();
-        current = new DeploymentRound(ROUNDS.incrementAndGet(), latest.map(CompletedCheckpoint::checkpointId).orElse(-1L));
+        long restoreId = latest.map(CompletedCheckpoint::checkpointId).orElse(-1L);
+        current = new DeploymentRound(ROUNDS.incrementAndGet(), restoreId);
         if (latest.isPresent()) {
             LOG.info("Job {}: restoring from checkpoint {} (in memory)", jobGraph.jobId(), latest.get().checkpointId());
             checkpoints.restoreStarting(latest.get().checkpointId());
@@ -105,7 +106,8 @@ public final class TaskDeployer {
         List<TaskDeploymentDescriptor> descriptors = new ArrayList<>();
         for (JobVertex vertex : jobGraph.vertices()) {
             for (int subtask = 0; subtask < vertex.parallelism(); subtask++) {
-                ExecutionAttemptId id = new ExecutionAttemptId(jobGraph.jobId(), vertex.id(), subtask, current.number());
+                ExecutionAttemptId id =
+                        new ExecutionAttemptId(jobGraph.jobId(), vertex.id(), subtask, current.number());
                 current.add(new Execution(id, assigned.get(subtask), vertex.isSource(), latest.isPresent()));
                 int index = subtask;
                 descriptors.add(new TaskDeploymentDescriptor(jobGraph, id, attemptNumber.getAsInt(),
