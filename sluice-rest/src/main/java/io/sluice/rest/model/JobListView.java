@@ -41,12 +41,6 @@ public record JobListView(List<Item> jobs, int total, String nextPageToken, Stri
         }
     }
 
-    /** Every job of {@code jobs} on one page, in {@link #ORDER}. */
-    public static JobListView of(List<JobSummary> jobs) {
-        List<Item> items = items(jobs);
-        return new JobListView(items, items.size(), null, null);
-    }
-
     /** The items of {@code jobs} in {@link #ORDER}. */
     public static List<Item> items(List<JobSummary> jobs) {
         return jobs.stream().map(Item::of).sorted(ORDER).toList();
