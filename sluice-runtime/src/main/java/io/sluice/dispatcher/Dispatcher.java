@@ -12,7 +12,7 @@ import io.sluice.ha.LeadershipLostException;
 import io.sluice.jar.ClassLoaderLease;
 import io.sluice.protocol.DispatcherGateway;
 import io.sluice.protocol.JobDetails;
-import io.sluice.jobmaster.JobManagerRunner;
+import io.sluice.jobmaster.runner.JobManagerRunner;
 import io.sluice.jobmaster.JobManagerServices;
 import io.sluice.job.JobResult;
 import io.sluice.job.JobStatus;

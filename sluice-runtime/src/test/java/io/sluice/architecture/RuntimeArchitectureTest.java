@@ -23,6 +23,7 @@ class RuntimeArchitectureTest {
             .layer("checkpoint coordination, task execution, job metrics", "io.sluice.checkpoint.coordinator",
                     "io.sluice.taskexecutor", "io.sluice.metrics.job")
             .layer("job master", "io.sluice.jobmaster")
+            .layer("job manager runner", "io.sluice.jobmaster.runner")
             .layer("dispatcher and membership", "io.sluice.dispatcher", "io.sluice.cluster.membership")
             .layer("composition roots", "io.sluice.cluster", "io.sluice.cluster.process");
 
