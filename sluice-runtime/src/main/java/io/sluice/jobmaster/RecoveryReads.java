@@ -30,11 +30,12 @@ public final class RecoveryReads {
     private static final Logger LOG = LoggerFactory.getLogger(RecoveryReads.class);
 
     /**
-     * The default of {@code jobmanager.recovery.max-concurrent-reads}: enough to keep a file system or
-     * an object store busy (S3 answers small reads in tens of milliseconds), few enough not to be
+     * The default of {@code jobmanager.recovery.max-concurrent-reads} (32): enough to keep a file system
+     * or an object store busy (S3 answers small reads in tens of milliseconds), few enough not to be
      * throttled (S3's limits are per prefix and in the thousands per second).
      */
-    public static final int DEFAULT_MAX_CONCURRENT = 32;
+    public static final int DEFAULT_MAX_CONCURRENT =
+            io.sluice.config.JobManagerOptions.RECOVERY_MAX_CONCURRENT_READS.defaultValue();
 
     private final int maxConcurrent;
     private final ExecutorService ioExecutor;

@@ -93,6 +93,7 @@ final class Recovering implements RunnerState {
         attempt++;
         support.metrics.recoveryAttempt();
         progress.startAttempt(attempt);
+        progress.phase("starting recovery attempt " + attempt);
         CompletableFuture<Recovered> result = new CompletableFuture<>();
         inFlight = context.startReads(() -> {
             try {
