@@ -3,7 +3,6 @@ package io.sluice.dispatcher;
 import io.sluice.graph.JobId;
 import io.sluice.jobmaster.runner.JobManagerRunner;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -78,9 +77,5 @@ final class JobTable {
     /** Every record matching {@code filter} (a copy: the caller may change the table meanwhile). */
     List<JobRecord> matching(Predicate<JobRecord> filter) {
         return records.values().stream().filter(filter).toList();
-    }
-
-    Collection<JobRecord> all() {
-        return List.copyOf(records.values());
     }
 }

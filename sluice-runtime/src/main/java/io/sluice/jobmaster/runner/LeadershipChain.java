@@ -22,7 +22,6 @@ final class LeadershipChain {
     private final String owner;
     /** Completes when the latest enqueued operation's effect is done. Main thread. */
     private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
-    private int waiting;
 
     LeadershipChain(MainThreadExecutor mainThread, String owner) {
         this.mainThread = mainThread;
@@ -40,22 +39,13 @@ final class LeadershipChain {
             tail = run(what, operation);
             return;
         }
-        waiting++;
         LOG.info("{}: {} waits for the previous leadership operation to finish", owner, what);
-        tail = previous.handleAsync((ignored, error) -> {
-            waiting--;
-            return run(what, operation);
-        }, mainThread).thenCompose(f -> f);
+        tail = previous.handleAsync((ignored, error) -> run(what, operation), mainThread).thenCompose(f -> f);
     }
 
     /** Whether an operation is still in progress (a new one would wait). Main thread. */
     boolean busy() {
         return !tail.isDone();
-    }
-
-    /** Operations enqueued that have not started yet. Main thread. */
-    int waiting() {
-        return waiting;
     }
 
     private CompletableFuture<Void> run(String what, Supplier<CompletableFuture<Void>> operation) {
