@@ -10,6 +10,8 @@ import io.sluice.api.source.SequenceSource;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.graph.JobId;
+import io.sluice.job.JobResult;
+import io.sluice.job.JobStatus;
 import io.sluice.rest.jars.JarRunner;
 import io.sluice.rest.local.LocalClusterBackend;
 import io.sluice.rest.jars.LocalJarDirectory;
@@ -112,7 +114,10 @@ class RestApiITCase {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(1);
             env.fromSource(SequenceSource.bounded(0, 9), "numbers")
                     .addSink(new DiscardingSink<>(), "discard");
-            finishing.add(cluster.submit(env.buildJobGraph("batch " + i)));
+            // one after another: the cluster's 4 slots hold the two streaming jobs, not seven jobs at once
+            JobResult result = cluster.executeAndWait(env.buildJobGraph("batch " + i), Duration.ofSeconds(30));
+            assertThat(result.status()).isEqualTo(JobStatus.FINISHED);
+            finishing.add(result.jobId());
         }
         JobId streaming = cluster.submit(TestJobs.counting("Streaming orders", 10_000_000, 100, dir.resolve("cp").toString(),
                 InjectedFailures.none()));
