@@ -29,4 +29,12 @@ public interface OperatorContext {
     default Clock clock() {
         return io.sluice.util.SystemClock.INSTANCE;
     }
+
+    /**
+     * What {@link StreamOperator#snapshotState} returned for this operator in the checkpoint the task
+     * restores from, or {@code null} on a fresh start (the default).
+     */
+    default OperatorStateRestore restoredState() {
+        return null;
+    }
 }

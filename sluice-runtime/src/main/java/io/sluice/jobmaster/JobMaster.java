@@ -695,7 +695,28 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
                 }
             }
         }
-        return new TaskRestore(cp.checkpointId(), own == null ? null : own.sourcePosition(), keyed);
+        return new TaskRestore(cp.checkpointId(), own == null ? null : own.sourcePosition(), keyed, false,
+                operatorStateHandles(cp, vertex, subtask));
+    }
+
+    /**
+     * The handles with operator state (a two-phase-commit sink's committables) that {@code subtask}
+     * restores: its own, then those of subtasks beyond the current parallelism that map to it
+     * ({@code s % parallelism}), so that no committable is left behind when the parallelism was lowered.
+     */
+    static List<TaskStateHandle> operatorStateHandles(CompletedCheckpoint cp, JobVertex vertex, int subtask) {
+        List<TaskStateHandle> out = new ArrayList<>();
+        TaskStateHandle own = cp.stateOf(vertex.id(), subtask);
+        if (own != null && own.hasOperatorState()) {
+            out.add(own);
+        }
+        for (TaskStateHandle h : cp.taskStates()) {
+            if (h.vertexId() == vertex.id() && h.hasOperatorState() && h.subtaskIndex() >= vertex.parallelism()
+                    && h.subtaskIndex() % vertex.parallelism() == subtask) {
+                out.add(h);
+            }
+        }
+        return out;
     }
 
     private void cancelAllExecutions() {
@@ -763,6 +784,7 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
         List<VertexStatus> vertices = new ArrayList<>();
         for (JobVertex v : jobGraph.vertices()) {
             long in = 0, out = 0, lateDropped = 0;
+            io.sluice.operators.CommitStats commits = null;
             int running = 0;
             long[] subtaskIn = new long[v.parallelism()];
             long[] subtaskOut = new long[v.parallelism()];
@@ -771,6 +793,9 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
                     in += m.recordsIn();
                     out += m.recordsOut();
                     lateDropped += m.lateRecordsDropped();
+                    if (m.commits() != null) {
+                        commits = commits == null ? m.commits() : commits.plus(m.commits());
+                    }
                     if (m.state() == ExecutionState.RUNNING) {
                         running++;
                     }
@@ -788,7 +813,8 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
                 }
             }
             subtasks.sort(java.util.Comparator.comparingInt(SubtaskStatus::subtaskIndex));
-            vertices.add(new VertexStatus(v.id(), v.name(), v.parallelism(), running, in, out, subtasks, lateDropped));
+            vertices.add(new VertexStatus(v.id(), v.name(), v.parallelism(), running, in, out, subtasks, lateDropped,
+                    commits));
         }
         RecoveryStatus waiting = waitingForSlots == null ? null
                 : new RecoveryStatus(waitingForSlots, 0, -1, 0, 0, null, 0, List.of());

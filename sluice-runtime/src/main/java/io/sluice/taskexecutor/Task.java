@@ -238,12 +238,15 @@ public final class Task implements Runnable {
             out += w.recordsWritten();
         }
         long lateDropped = 0;
+        io.sluice.operators.CommitStats commits = null;
         for (StreamOperator<?> op : operators) {
             if (op instanceof io.sluice.operators.windowing.WindowOperator<?, ?, ?, ?> window) {
                 lateDropped += window.lateRecordsDropped();
+            } else if (op instanceof io.sluice.operators.TwoPhaseCommitSinkOperator<?, ?> sink) {
+                commits = commits == null ? sink.commitStats() : commits.plus(sink.commitStats());
             }
         }
-        return new TaskMetrics(tdd.attemptId(), state, recordsIn, out, lateDropped);
+        return new TaskMetrics(tdd.attemptId(), state, recordsIn, out, lateDropped, commits);
     }
 
     /** Total time this task's output was blocked on full channels (backpressure), in nanoseconds. Any thread. */
@@ -420,11 +423,14 @@ public final class Task implements Runnable {
             out = new ChainedOutput<>((StreamOperator) operators.get(i));
         }
         Output<?> headInput = out;
+        io.sluice.operators.OperatorStateRestore[] operatorRestores = OperatorStates.restoresFor(tdd.restore(),
+                operators.size(), this::operatorStateBytes, taskName);
         for (int i = operators.size() - 1; i >= 0; i--) {
             StreamOperator<?> op = operators.get(i);
+            io.sluice.operators.OperatorStateRestore opRestore = operatorRestores[i];
             KeyedStateBackend opBackend = i == 0 ? backend : null;
             TaskRuntimeContext ctx = new TaskRuntimeContext(taskName, subtask, vertex.parallelism(),
-                    vertex.maxParallelism(), tdd.attemptNumber(), opBackend, op.name());
+                    vertex.maxParallelism(), tdd.attemptNumber(), opBackend, op.name()).withJob(graph);
             Output<?> opOut = outputs.get(i);
             op.open(new OperatorContext() {
                 @Override
@@ -450,6 +456,11 @@ public final class Task implements Runnable {
                 @Override
                 public Clock clock() {
                     return clock;
+                }
+
+                @Override
+                public io.sluice.operators.OperatorStateRestore restoredState() {
+                    return opRestore;
                 }
             });
         }
@@ -663,6 +674,7 @@ public final class Task implements Runnable {
         for (StreamOperator<?> op : operators) {
             op.prepareSnapshot(checkpointId);
         }
+        byte[] operatorState = OperatorStates.snapshot(operators, checkpointId);
         {
             byte[] position = reader == null ? null : reader.snapshotPosition();
             KeyedStateSnapshot snapshot = backend == null ? null : backend.snapshot();
@@ -694,6 +706,12 @@ public final class Task implements Runnable {
                             }
                             handle = new TaskStateHandle(v.id(), subtask, file, bytes.length, position, range);
                         }
+                    }
+                    if (operatorState != null) {
+                        handle = operatorState.length <= inlineStateThreshold
+                                ? handle.withOperatorState(operatorState, null)
+                                : handle.withOperatorState(null, checkpointStorage.writeOperatorState(
+                                        tdd.jobGraph().jobId(), checkpointId, v.id(), subtask, operatorState));
                     }
                     jobMaster.acknowledgeCheckpoint(tdd.attemptId(), checkpointId, handle);
                 } catch (Throwable t) {
@@ -772,6 +790,12 @@ public final class Task implements Runnable {
                     + " bytes of state, but the checkpoint metadata records " + handle.stateSize());
         }
         return data;
+    }
+
+    /** The operator state behind {@code handle}: inline, or read from its file in checkpoint storage. Task thread. */
+    private byte[] operatorStateBytes(TaskStateHandle handle) {
+        return handle.operatorState() != null ? handle.operatorState()
+                : checkpointStorage.readTaskState(handle.operatorStateFile());
     }
 
     /** The local copy of a state file this very subtask wrote, if task-local recovery has a matching one. */
