@@ -229,6 +229,9 @@ public final class Task implements Runnable {
             for (StreamOperator<?> op : operators) {
                 op.notifyCheckpointComplete(checkpointId);
             }
+            if (reader != null) {
+                reader.notifyCheckpointComplete(checkpointId);
+            }
         });
     }
 
@@ -417,6 +420,7 @@ public final class Task implements Runnable {
         // Operator chain, wired tail to head
         operators = payload.operators();
         Output<?> out = writers.isEmpty() ? record -> { } : new WriterOutput<>(mainWriters, sideWriters);
+        Output<?> tailOutput = out;
         List<Output<?>> outputs = new ArrayList<>();
         for (int i = operators.size() - 1; i >= 0; i--) {
             outputs.add(0, out);
@@ -474,6 +478,7 @@ public final class Task implements Runnable {
             }
             reader = r;
             sourceOutput = (Output<Object>) headInput;
+            sourceSideOutputs = (Output<Object>) tailOutput;
         } else {
             this.headInput = (Output<Object>) headInput;
             this.keySelector = (KeySelector<Object, ?>) payload.inputKeySelector();
@@ -526,6 +531,8 @@ public final class Task implements Runnable {
     }
 
     private Output<Object> sourceOutput;
+    /** The tail of the chain (the task's writers): where a source's side outputs go. */
+    private Output<Object> sourceSideOutputs;
     private Output<Object> headInput;
     private KeySelector<Object, ?> keySelector;
     private boolean keySerializerDeclared;
@@ -538,9 +545,34 @@ public final class Task implements Runnable {
     private void runSource() throws Exception {
         SourceReader<Object> r = (SourceReader<Object>) reader;
         Output<Object> head = sourceOutput;
-        Collector<Object> counting = record -> {
-            recordsIn++;
-            head.collect(record);
+        Output<Object> tail = sourceSideOutputs;
+        Collector<Object> counting = new Output<>() {
+            @Override
+            public void collect(Object record) {
+                recordsIn++;
+                head.collect(record);
+            }
+
+            @Override
+            public void collect(Object record, long timestamp) {
+                recordTimestamp.set(timestamp);
+                collect(record);
+            }
+
+            @Override
+            public <X> void collect(io.sluice.api.functions.OutputTag<X> tag, X value) {
+                tail.collect(tag, value); // a source's side outputs leave the vertex, past its chained operators
+            }
+
+            @Override
+            public void emitWatermark(long watermark) {
+                head.emitWatermark(watermark);
+            }
+
+            @Override
+            public void emitIdleStatus(boolean idle) {
+                head.emitIdleStatus(idle);
+            }
         };
         while (!cancelled) {
             drainMailbox();
@@ -676,7 +708,7 @@ public final class Task implements Runnable {
         }
         byte[] operatorState = OperatorStates.snapshot(operators, checkpointId);
         {
-            byte[] position = reader == null ? null : reader.snapshotPosition();
+            byte[] position = reader == null ? null : reader.snapshotPosition(checkpointId);
             KeyedStateSnapshot snapshot = backend == null ? null : backend.snapshot();
             KeyGroupRange range = backend == null ? null : backend.keyGroupRange();
             CheckpointBarrier barrier = new CheckpointBarrier(checkpointId, timestampMillis);
