@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * Exactly-once Kafka writer: serializes each record into the batch of the current checkpoint; at the
- * barrier the batch becomes a {@link KafkaCommittable}. It never talks to Kafka (the committer does), so
+ * barrier the batch becomes a {@link KafkaCommittable} (an empty one at most every 3 s without records, to
+ * keep the commit marker's time fresh for the prefix-clash check of other jobs). It never talks to Kafka (the committer does), so
  * records and checkpoints go on while the broker is away; the pending batches wait in the checkpoints.
  * Task thread only.
  */
@@ -18,6 +19,12 @@ final class ExactlyOnceKafkaWriter<T> implements SinkWriter<T, KafkaCommittable>
     private DataOutputBuffer batch = new DataOutputBuffer(4096);
     private int count;
     private long lastCheckpointId;
+    private long lastCommittableAtNanos = System.nanoTime();
+    /**
+     * Without records, a checkpoint still yields an empty committable (a transaction with only the commit
+     * marker) when the last one is this old: the marker's time shows other jobs that this one runs.
+     */
+    static final long HEARTBEAT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(3);
 
     ExactlyOnceKafkaWriter(KafkaSink<T> sink, RuntimeContext context) {
         this.sink = sink;
@@ -41,9 +48,11 @@ final class ExactlyOnceKafkaWriter<T> implements SinkWriter<T, KafkaCommittable>
     @Override
     public List<KafkaCommittable> preCommit(long checkpointId) {
         lastCheckpointId = checkpointId;
-        if (count == 0) {
+        long now = System.nanoTime();
+        if (count == 0 && now - lastCommittableAtNanos < HEARTBEAT_NANOS) {
             return List.of();
         }
+        lastCommittableAtNanos = now;
         KafkaCommittable c = new KafkaCommittable(subtask, checkpointId, jobId, count, batch.toByteArray());
         batch = new DataOutputBuffer(Math.max(4096, Math.min(c.batch().length, 1 << 20)));
         count = 0;

@@ -130,10 +130,12 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
         String where = "topic " + r.topic() + ", partition " + r.partition() + ", offset " + r.offset();
         DeserializationErrorPolicy policy = source.errorPolicy;
         switch (policy.kind()) {
-            case FAIL -> throw new KafkaRecordDeserializationException(name + ": the record at " + where
-                    + " does not deserialize with format " + source.valueFormat.name() + " (" + e
-                    + "). Fix the record or the format, or choose another policy"
-                    + " (KafkaSource.builder().deserializationErrors(skip() or sideOutput(tag)))", e);
+            case FAIL -> {
+                throw new KafkaRecordDeserializationException(name + ": the record at " + where
+                        + " does not deserialize with format " + source.valueFormat.name() + " (" + e
+                        + "). Fix the record or the format, or choose another policy"
+                        + " (KafkaSource.builder().deserializationErrors(skip() or sideOutput(tag)))", e);
+            }
             case SKIP -> {
                 skipped++;
                 if (skipped == 1 || skipped % 1000 == 0) {
@@ -242,7 +244,9 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
                             consumer.seek(tp, o.offset());
                         }
                     }
-                    consumer.seekToEnd(none);
+                    if (!none.isEmpty()) { // an empty list would mean every assigned partition
+                        consumer.seekToEnd(none);
+                    }
                 }
                 case COMMITTED -> {
                     Map<TopicPartition, OffsetAndMetadata> committed =
@@ -256,7 +260,9 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
                             consumer.seek(tp, o.offset());
                         }
                     }
-                    consumer.seekToBeginning(none);
+                    if (!none.isEmpty()) { // an empty list would mean every assigned partition
+                        consumer.seekToBeginning(none);
+                    }
                 }
             }
         }

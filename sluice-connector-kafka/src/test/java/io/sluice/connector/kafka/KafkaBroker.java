@@ -68,6 +68,9 @@ final class KafkaBroker implements AutoCloseable {
             cluster.format();
             cluster.startup();
             cluster.waitForReadyBrokers();
+            KafkaBroker ready = new KafkaBroker(cluster, proxy);
+            ready.createTopic("warm-up", 1); // the first write after a start can meet a leader not yet serving
+            ready.produce("warm-up", List.of("ready"));
         } catch (Exception e) {
             cluster.close();
             proxy.close();
@@ -78,6 +81,34 @@ final class KafkaBroker implements AutoCloseable {
 
     static KafkaBroker start() throws Exception {
         return start(Map.of());
+    }
+
+    private static KafkaBroker shared;
+
+    /**
+     * One broker for all test classes of this JVM with default settings (started on first use, closed when
+     * the JVM ends): a broker start costs seconds, so tests share it and use topics and prefixes of their own.
+     */
+    static synchronized KafkaBroker shared() throws Exception {
+        if (shared == null) {
+            KafkaBroker b = start();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    b.close();
+                } catch (Exception ignored) {
+                    // the JVM ends anyway
+                }
+            }, "kafka-test-broker-shutdown"));
+            shared = b;
+        }
+        return shared;
+    }
+
+    private static final java.util.concurrent.atomic.AtomicInteger NAMES = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** A name no other test of this JVM uses: {@code base-<n>}. */
+    static String unique(String base) {
+        return base + "-" + NAMES.incrementAndGet();
     }
 
     private static int freePort() throws java.io.IOException {
@@ -108,9 +139,13 @@ final class KafkaBroker implements AutoCloseable {
         return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
     }
 
+    /** Creates {@code topic} and waits until every partition has a leader (so a first write cannot be refused). */
     void createTopic(String topic, int partitions) throws Exception {
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() ->
+                    admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic)
+                            .partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
         }
     }
 
@@ -121,11 +156,21 @@ final class KafkaBroker implements AutoCloseable {
         p.put("key.serializer", StringSerializer.class.getName());
         p.put("value.serializer", StringSerializer.class.getName());
         p.put("linger.ms", "5");
+        p.put("acks", "all");
+        p.put("max.in.flight.requests.per.connection", "1");
+        p.put("request.timeout.ms", "10000");
+        p.put("delivery.timeout.ms", "30000");
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+            List<java.util.concurrent.Future<?>> sent = new ArrayList<>(values.size());
             for (String v : values) {
-                producer.send(new ProducerRecord<>(topic, v, v));
+                sent.add(producer.send(new ProducerRecord<>(topic, v, v)));
             }
             producer.flush();
+            for (java.util.concurrent.Future<?> f : sent) {
+                f.get(30, TimeUnit.SECONDS); // a lost test record would make any exactly-once check meaningless
+            }
+        } catch (Exception e) {
+            throw new AssertionError("could not write the test input to " + topic + ": " + e, e);
         }
     }
 

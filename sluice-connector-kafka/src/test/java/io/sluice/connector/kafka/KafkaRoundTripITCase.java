@@ -12,7 +12,6 @@ import io.sluice.job.JobStatus;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,35 +25,30 @@ class KafkaRoundTripITCase {
 
     @BeforeAll
     static void startBroker() throws Exception {
-        broker = KafkaBroker.start();
-    }
-
-    @AfterAll
-    static void stopBroker() throws Exception {
-        if (broker != null) {
-            broker.close();
-        }
+        broker = KafkaBroker.shared();
     }
 
     @Test
     void exactlyOnceRoundTrip() throws Exception {
         int records = 2_000;
-        broker.createTopic("rt-in", 4);
-        broker.createTopic("rt-out", 3);
-        broker.produce("rt-in", KafkaCountingJob.numbers(records));
+        String in = KafkaBroker.unique("rt-in");
+        String out = KafkaBroker.unique("rt-out");
+        broker.createTopic(in, 4);
+        broker.createTopic(out, 3);
+        broker.produce(in, KafkaCountingJob.numbers(records));
         try (LocalCluster cluster = LocalCluster.builder().build()) {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
                     .enableCheckpointing(Duration.ofMillis(100))
                     .setCheckpointDir(dir.resolve("checkpoints").toString())
                     .setRestartStrategy(new RestartStrategyConfig.FixedDelay(3, Duration.ofMillis(100)));
-            KafkaCountingJob.build(env, KafkaCountingJob.source(broker.bootstrapServers(), "rt-in"),
-                    KafkaSink.<String>builder().bootstrapServers(broker.bootstrapServers()).topic("rt-out")
-                            .valueFormat(Formats.strings()).transactionalIdPrefix("rt").build(),
+            KafkaCountingJob.build(env, KafkaCountingJob.source(broker.bootstrapServers(), in),
+                    KafkaSink.<String>builder().bootstrapServers(broker.bootstrapServers()).topic(out)
+                            .valueFormat(Formats.strings()).transactionalIdPrefix(KafkaBroker.unique("rt")).build(),
                     InjectedFailures.none());
             JobResult result = cluster.executeAndWait(env.buildJobGraph("kafka round trip"), Duration.ofMinutes(1));
             assertThat(result.status()).as(String.valueOf(result.failureMessage())).isEqualTo(JobStatus.FINISHED);
         }
-        List<String> committed = broker.readAll("rt-out", "read_committed");
+        List<String> committed = broker.readAll(out, "read_committed");
         KafkaCountingJob.assertExactlyOnce(committed, records, "round trip");
     }
 }
