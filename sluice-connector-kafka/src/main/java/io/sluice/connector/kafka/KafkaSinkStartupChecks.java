@@ -103,7 +103,8 @@ final class KafkaSinkStartupChecks {
                 throw new KafkaSinkException(name + ": the transaction timeout " + configured.toMillis() + " ms is shorter"
                         + " than the checkpoint interval (" + checkpointInterval.toMillis() + " ms) plus the restart"
                         + " strategy's longest delay (" + maxRestartDelay.toMillis() + " ms) = " + needed.toMillis()
-                        + " ms: a commit retried across a restart could find its transaction aborted. Raise it with"
+                        + " ms: a commit stalled that long (a broker outage, a restart) would be aborted by the broker and written"
+                        + " again, over and over. Raise it with"
                         + " KafkaSink.builder().transactionTimeout(...) to at least " + needed.toMillis() + " ms (and at"
                         + " most the brokers' transaction.max.timeout.ms), or checkpoint more often");
             }
