@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * no duplicate after a restart. A commit is idempotent: a file already renamed counts as committed.
  * In-progress files that an earlier attempt began after the restored checkpoint are deleted once a
  * checkpoint of the new attempt completes (until then a checkpoint of the earlier attempt that was
- * being finalized could still complete and name them).
+ * being finalized could still complete and name them); an attempt that ends before one of its checkpoints
+ * completed (a short bounded job) leaves them, hidden, for the directory's owner to remove.
  *
  * <p>Output of the records after the latest checkpoint becomes visible at the next checkpoint, so
  * the checkpoint interval is the sink's latency. Without checkpointing, files are committed only
