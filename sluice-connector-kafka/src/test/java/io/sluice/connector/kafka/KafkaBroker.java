@@ -143,7 +143,8 @@ final class KafkaBroker implements AutoCloseable {
     void createTopic(String topic, int partitions) throws Exception {
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() ->
+            // Right after the creation the broker may not know the topic yet (UnknownTopicOrPartition): asked again.
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).ignoreExceptions().until(() ->
                     admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic)
                             .partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
         }

@@ -166,6 +166,9 @@ class KafkaSourceReaderITCase {
             producer.send(new ProducerRecord<>(topic, "committed"));
             producer.commitTransaction();
         }
+        // commitTransaction returns before the commit markers are written; the reader's end offsets are the last
+        // stable offset, so wait until the committed record is readable.
+        await().atMost(Duration.ofSeconds(30)).until(() -> broker.readAll(topic, "read_committed").size() == 1);
         try (SourceReader<String> reader = source(topic).boundedToLatest().build().createReader(0, 1)) {
             RecordingOutput<String> out = new RecordingOutput<>();
             while (reader.emit(out, 512) != SourceReader.END_OF_INPUT) {
