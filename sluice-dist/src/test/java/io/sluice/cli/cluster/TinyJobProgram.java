@@ -29,7 +29,7 @@ public final class TinyJobProgram {
         if (records == 0) {
             env.fromSource(SequenceSource.unbounded(0).withRate(1), "numbers").addSink(new DiscardingSink<>(), "discard");
         } else {
-            env.fromSource(SequenceSource.bounded(0, records - 1), "numbers").writeAsText(output);
+            env.fromSource(SequenceSource.bounded(0, records - 1), "numbers").writeAsTextAtLeastOnce(output);
         }
         return env;
     }
