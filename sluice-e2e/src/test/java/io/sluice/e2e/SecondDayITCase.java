@@ -53,8 +53,9 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>after those jobs: no job class loader left on the job manager ({@code
  *       sluice_job_classloaders_live} in {@code /metrics}, and the heap) nor on either task manager
  *       (the heap: instances of the job loader class after a full GC, {@code jcmd GC.class_histogram});</li>
- *   <li>a job keyed by each supported key type (String, Long, Integer, enum, UUID, record with an enum,
- *       {@code Tuple2<String, enum>}, nested {@code Tuple3}, List, Map) exchanged between the two task
+ *   <li>a job keyed by each supported key type (String, every boxed primitive, enum, UUID, record with an
+ *       enum, nested record, {@code Tuple2<String, enum>}, nested {@code Tuple3}, List, Map; {@link
+ *       SecondDayJobs#KINDS}) exchanged between the two task
  *       managers, every process SIGKILLed mid-run and started again (the state restored in other JVMs),
  *       exact counts per key; and no job loader left on the new processes after it;</li>
  *   <li>the same job on a {@code sluice cluster} process (job manager and task executors in one JVM),
@@ -198,7 +199,8 @@ class SecondDayITCase {
             await().atMost(TIMEOUT).until(() -> Rest.completedCheckpoints(jobManager.restUrl(), job) >= 3
                     && SecondDayJobs.KINDS.stream().allMatch(k -> !countsOf(out.resolve(k)).isEmpty()));
 
-            // Every process SIGKILLed; new JVMs restore the state (a key group mismatch fails every restore).
+            // Every process SIGKILLed mid-run; new JVMs restore the state (a key group mismatch fails every restore).
+            assertThat(Rest.jobStatus(jobManager.restUrl(), job)).as("killed while it runs").contains("RUNNING");
             jobManager.kill();
             for (SluiceProcess tm : taskManagers) {
                 tm.kill();
@@ -207,11 +209,13 @@ class SecondDayITCase {
             await().atMost(TIMEOUT).until(() -> Rest.jobStatus(jobManager.restUrl(), job)
                     .filter(s -> s.equals("FINISHED") || s.equals("FAILED")).isPresent());
             assertThat(Rest.jobStatus(jobManager.restUrl(), job)).contains("FINISHED");
+            assertThat(Rest.restoredCheckpoint(jobManager.restUrl(), job)).as("the new JVMs restored a checkpoint")
+                    .isPositive();
             Map<String, Map<Long, Long>> counts = new TreeMap<>();
             Map<String, Map<Long, Long>> expected = new TreeMap<>();
             for (String kind : SecondDayJobs.KINDS) {
                 counts.put(kind, countsOf(out.resolve(kind)));
-                expected.put(kind, KeyedCounts.expected(records, SecondDayJobs.KEYS));
+                expected.put(kind, KeyedCounts.expected(records, SecondDayJobs.keysOf(kind)));
             }
             assertThat(counts).as("final count of every key, per key type").isEqualTo(expected);
             assertThat(Rest.job(jobManager.restUrl(), job).orElseThrow().toString())
@@ -241,14 +245,17 @@ class SecondDayITCase {
             await().atMost(TIMEOUT).until(() -> Rest.completedCheckpoints(cluster.restUrl(), job) >= 3
                     && SecondDayJobs.KINDS.stream().allMatch(k -> !countsOf(out.resolve(k)).isEmpty()));
 
+            assertThat(Rest.jobStatus(cluster.restUrl(), job)).as("killed while it runs").contains("RUNNING");
             cluster.kill();
             localCluster = local.startLocalCluster(options, settings);
             await().atMost(TIMEOUT).until(() -> Rest.jobStatus(localCluster.restUrl(), job)
                     .filter(s -> s.equals("FINISHED") || s.equals("FAILED")).isPresent());
             assertThat(Rest.jobStatus(localCluster.restUrl(), job)).contains("FINISHED");
+            assertThat(Rest.restoredCheckpoint(localCluster.restUrl(), job)).as("the new JVM restored a checkpoint")
+                    .isPositive();
             for (String kind : SecondDayJobs.KINDS) {
                 assertThat(countsOf(out.resolve(kind))).as("final count of every " + kind + " key")
-                        .isEqualTo(KeyedCounts.expected(records, SecondDayJobs.KEYS));
+                        .isEqualTo(KeyedCounts.expected(records, SecondDayJobs.keysOf(kind)));
             }
             assertNoJobClassLoaderLeftOn(localCluster);
         });
