@@ -62,7 +62,10 @@ import org.junit.jupiter.api.io.TempDir;
  *       SIGKILLed and started again on the same directory: it resumes by itself with exact counts, and
  *       leaves no job loader behind;</li>
  *   <li>two versions of one jar (classes of the same names) running at once on that cluster: each
- *       with its own classes and exact counts, and no job loader left after them.</li>
+ *       with its own classes and exact counts, and no job loader left after them;</li>
+ *   <li>each example submitted three times in a row to that {@code sluice cluster} process too (job
+ *       manager and task executors in one JVM, as a new user runs them), each run exact, and no job loader
+ *       left after them.</li>
  * </ol>
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -119,29 +122,34 @@ class SecondDayITCase {
     @Test
     @Order(1)
     void eachExampleSubmittedThreeTimesInARowGivesExactOutputEachTime() throws Throwable {
-        withDiagnostics(() -> {
-            Path text = writeText(dir.resolve("book.txt"));
-            Path clicks = writeClicks(dir.resolve("clicks.csv"));
-            for (int run = 1; run <= 3; run++) {
-                Path counts = dir.resolve("keyed-counts-" + run);
-                runToTheEnd(SluiceCluster.examplesJar(), List.of("--class", "io.sluice.examples.jobs.KeyedCountingExample"),
-                        List.of("--records", "3000", "--keys", "8", "--rate", "0", "--output", counts.toString()));
-                KeyedCounts.assertExact(counts, 3000, 8);
-            }
-            for (int run = 1; run <= 3; run++) {
-                Path words = dir.resolve("word-counts-" + run);
-                runToTheEnd(SluiceCluster.examplesJar(), List.of("--class", "io.sluice.examples.jobs.WordCount"),
-                        List.of("--input", text.toString(), "--output", words.toString()));
-                assertThat(highestPerWord(words)).as("word counts of run " + run).isEqualTo(expectedWords());
-            }
-            for (int run = 1; run <= 3; run++) {
-                Path sessions = dir.resolve("sessions-" + run);
-                runToTheEnd(SluiceCluster.examplesJar(), List.of("--class", "io.sluice.examples.jobs.ClickSessions"),
-                        List.of("--input", clicks.toString(), "--output", sessions.toString(), "--gap", "60s"));
-                assertThat(lines(sessions)).as("sessions of run " + run).isEqualTo(expectedSessions());
-                assertThat(lines(Path.of(sessions + "-late"))).as("late clicks of run " + run).isEmpty();
-            }
-        });
+        withDiagnostics(() -> eachExampleThreeTimes(processes, jobManager.restUrl(), dir.resolve("jm-tm")));
+    }
+
+    /** Each example of the examples jar submitted three times in a row to the cluster at {@code url}, each run exact. */
+    private void eachExampleThreeTimes(SluiceCluster cluster, String url, Path outputs) throws Exception {
+        Files.createDirectories(outputs);
+        Path text = writeText(dir.resolve("book.txt"));
+        Path clicks = writeClicks(dir.resolve("clicks.csv"));
+        for (int run = 1; run <= 3; run++) {
+            Path counts = outputs.resolve("keyed-counts-" + run);
+            runToTheEnd(cluster, url, SluiceCluster.examplesJar(), List.of("--class",
+                    "io.sluice.examples.jobs.KeyedCountingExample"), List.of("--records", "3000", "--keys", "8", "--rate",
+                    "0", "--output", counts.toString()));
+            KeyedCounts.assertExact(counts, 3000, 8);
+        }
+        for (int run = 1; run <= 3; run++) {
+            Path words = outputs.resolve("word-counts-" + run);
+            runToTheEnd(cluster, url, SluiceCluster.examplesJar(), List.of("--class", "io.sluice.examples.jobs.WordCount"),
+                    List.of("--input", text.toString(), "--output", words.toString()));
+            assertThat(highestPerWord(words)).as("word counts of run " + run).isEqualTo(expectedWords());
+        }
+        for (int run = 1; run <= 3; run++) {
+            Path sessions = outputs.resolve("sessions-" + run);
+            runToTheEnd(cluster, url, SluiceCluster.examplesJar(), List.of("--class", "io.sluice.examples.jobs.ClickSessions"),
+                    List.of("--input", clicks.toString(), "--output", sessions.toString(), "--gap", "60s"));
+            assertThat(lines(sessions)).as("sessions of run " + run).isEqualTo(expectedSessions());
+            assertThat(lines(Path.of(sessions + "-late"))).as("late clicks of run " + run).isEmpty();
+        }
     }
 
     @Test
@@ -291,19 +299,39 @@ class SecondDayITCase {
         });
     }
 
+    /**
+     * The user's own case: the examples submitted three times each to one {@code sluice cluster} process,
+     * whose job manager and task executors share one JVM (so any JVM-wide cache of job classes is shared
+     * by every run); then no job loader is left on it.
+     */
+    @Test
+    @Order(7)
+    void eachExampleSubmittedThreeTimesInARowToASluiceClusterGivesExactOutputEachTime() throws Throwable {
+        withDiagnostics(local, () -> {
+            eachExampleThreeTimes(local, localCluster.restUrl(), dir.resolve("sluice-cluster"));
+            assertNoJobClassLoaderLeftOn(localCluster);
+        });
+    }
+
     // ---- jobs ----
 
-    /** Submits, awaits FINISHED and returns the job id. */
+    /** Submits to the job manager of {@link #processes}, awaits FINISHED and returns the job id. */
     private String runToTheEnd(Path jar, List<String> options, List<String> args) throws Exception {
+        return runToTheEnd(processes, jobManager.restUrl(), jar, options, args);
+    }
+
+    /** Submits to {@code url} (parallelism 2), awaits FINISHED and returns the job id. */
+    private static String runToTheEnd(SluiceCluster cluster, String url, Path jar, List<String> options, List<String> args)
+            throws Exception {
         List<String> all = new ArrayList<>(List.of("--parallelism", "2"));
         all.addAll(options);
-        CommandResult run = processes.submitJar(jar, jobManager.restUrl(), all, args);
+        CommandResult run = cluster.submitJar(jar, url, all, args);
         assertThat(run.exitCode()).as("sluice run:\n" + run.output()).isZero();
         String job = run.jobId();
-        await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(200)).until(() -> Rest.jobStatus(jobManager.restUrl(), job)
+        await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(200)).until(() -> Rest.jobStatus(url, job)
                 .filter(s -> s.equals("FINISHED") || s.equals("FAILED") || s.equals("CANCELED")).isPresent());
-        assertThat(Rest.jobStatus(jobManager.restUrl(), job)).as("job " + job + ": "
-                + Rest.job(jobManager.restUrl(), job).map(Object::toString).orElse("")).contains("FINISHED");
+        assertThat(Rest.jobStatus(url, job)).as("job " + job + ": " + Rest.job(url, job).map(Object::toString).orElse(""))
+                .contains("FINISHED");
         return job;
     }
 
