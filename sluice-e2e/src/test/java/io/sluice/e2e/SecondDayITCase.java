@@ -309,7 +309,10 @@ class SecondDayITCase {
     void eachExampleSubmittedThreeTimesInARowToASluiceClusterGivesExactOutputEachTime() throws Throwable {
         withDiagnostics(local, () -> {
             eachExampleThreeTimes(local, localCluster.restUrl(), dir.resolve("sluice-cluster"));
+            long start = System.nanoTime();
             assertNoJobClassLoaderLeftOn(localCluster);
+            System.out.printf("SecondDayITCase: no job loader left on the sluice cluster process, %d ms after the last"
+                    + " job%n", (System.nanoTime() - start) / 1_000_000);
         });
     }
 
@@ -325,11 +328,15 @@ class SecondDayITCase {
             throws Exception {
         List<String> all = new ArrayList<>(List.of("--parallelism", "2"));
         all.addAll(options);
+        long start = System.nanoTime();
         CommandResult run = cluster.submitJar(jar, url, all, args);
         assertThat(run.exitCode()).as("sluice run:\n" + run.output()).isZero();
         String job = run.jobId();
+        long submitted = System.nanoTime();
         await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(200)).until(() -> Rest.jobStatus(url, job)
                 .filter(s -> s.equals("FINISHED") || s.equals("FAILED") || s.equals("CANCELED")).isPresent());
+        System.out.printf("SecondDayITCase: %s %s: sluice run %d ms, then ended after %d ms%n", url, options,
+                (submitted - start) / 1_000_000, (System.nanoTime() - submitted) / 1_000_000);
         assertThat(Rest.jobStatus(url, job)).as("job " + job + ": " + Rest.job(url, job).map(Object::toString).orElse(""))
                 .contains("FINISHED");
         return job;
