@@ -7,11 +7,6 @@ import io.sluice.e2e.SluiceCluster.CommandResult;
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,7 +18,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -73,7 +67,6 @@ import org.junit.jupiter.api.io.TempDir;
 class SecondDayITCase {
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
     private static final Pattern COUNT_LINE = Pattern.compile("(\\d+),(\\d+)");
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @TempDir
     static Path dir;
@@ -349,54 +342,15 @@ class SecondDayITCase {
     // ---- class loaders ----
 
     private void assertNoJobClassLoaderLeft() {
-        List<SluiceProcess> all = new ArrayList<>(taskManagers);
-        all.add(jobManager);
-        for (SluiceProcess p : all) {
-            await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(1))
-                    .untilAsserted(() -> assertThat(jobLoadersOnHeap(p)).as("job class loaders on the heap of " + p.name()
-                            + " after a full GC").isZero());
+        for (SluiceProcess tm : taskManagers) {
+            JobLoaders.assertNoneLeftOn(tm, false);
         }
-        await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-            jobLoadersOnHeap(jobManager); // a full GC first
-            assertThat(metric(jobManager.restUrl(), "sluice_job_classloaders_live")).as("the job manager's gauge").isZero();
-        });
+        JobLoaders.assertNoneLeftOn(jobManager, true);
     }
 
     /** No job loader on the heap of a {@code sluice cluster} process, and its gauge says so. */
     private static void assertNoJobClassLoaderLeftOn(SluiceProcess cluster) {
-        await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-            assertThat(jobLoadersOnHeap(cluster)).as("job class loaders on the heap of the cluster process").isZero();
-            assertThat(metric(cluster.restUrl(), "sluice_job_classloaders_live")).as("its gauge").isZero();
-        });
-    }
-
-    /** Instances of the job class loader on the heap of {@code p}, after the full GC that the histogram runs. */
-    private static long jobLoadersOnHeap(SluiceProcess p) throws Exception {
-        String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
-        Process run = new ProcessBuilder(jcmd, Long.toString(p.process().pid()), "GC.class_histogram")
-                .redirectErrorStream(true).start();
-        String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(run.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(run.exitValue()).as("jcmd GC.class_histogram of " + p.name() + ":\n" + out).isZero();
-        Matcher m = Pattern.compile("(?m)^\\s*\\d+:\\s+(\\d+)\\s+\\d+\\s+io\\.sluice\\.jar\\.ChildFirstClassLoader\\b").matcher(out);
-        long loaders = m.find() ? Long.parseLong(m.group(1)) : 0;
-        if (loaders > 0) {
-            // what else of the jobs is still on the heap, for the failure message
-            System.out.println("Heap of " + p.name() + " with " + loaders + " job loader(s):\n" + out.lines()
-                    .filter(l -> l.contains("userjob.") || l.contains("io.sluice.examples") || l.contains("io.sluice.taskexecutor.")
-                            || l.contains("io.sluice.jar.") || l.contains("io.sluice.operators.") || l.contains("Thread "))
-                    .collect(java.util.stream.Collectors.joining("\n")));
-        }
-        return loaders;
-    }
-
-    private static double metric(String restUrl, String name) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(restUrl + "/metrics"))
-                .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).isEqualTo(200);
-        Matcher m = Pattern.compile("(?m)^" + name + "(\\{[^}]*\\})?\\s+(\\S+)$").matcher(r.body());
-        assertThat(m.find()).as(name + " in /metrics").isTrue();
-        return Double.parseDouble(m.group(2));
+        JobLoaders.assertNoneLeftOn(cluster, true);
     }
 
     // ---- inputs and expected outputs ----
