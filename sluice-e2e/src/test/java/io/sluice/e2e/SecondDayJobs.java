@@ -157,7 +157,7 @@ final class SecondDayJobs {
                     kinds.put("map", new MapKey());
                     kinds.forEach((kind, selector) -> numbers.keyBy(selector)
                             .map(new Count(kind.equals("boolean") ? 2 : 8)).name("count by " + kind)
-                            .writeAsText(output + "/" + kind));
+                            .writeAsTextAtLeastOnce(output + "/" + kind));
                     env.execute("key types");
                 }
             }
@@ -212,7 +212,7 @@ final class SecondDayJobs {
                     StreamExecutionEnvironment env = StreamExecutionEnvironment.create();
                     SequenceSource source = SequenceSource.bounded(0, records - 1);
                     env.fromSource(rate > 0 ? source.withRate(rate) : source, "visits")
-                            .keyBy(new ByVisit()).map(new %s()).name("tally per visit").writeAsText(args[5]);
+                            .keyBy(new ByVisit()).map(new %s()).name("tally per visit").writeAsTextAtLeastOnce(args[5]);
                     env.execute("visits v%s");
                 }
             }

@@ -1,0 +1,134 @@
+package io.sluice.jobmaster.runner;
+
+import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.checkpoint.CheckpointStorageRegistry;
+import io.sluice.checkpoint.CompletedCheckpoint;
+import io.sluice.checkpoint.CorruptCheckpointException;
+import io.sluice.graph.JobId;
+import io.sluice.ha.CheckpointRecoveryFactory;
+import io.sluice.rpc.MainThreads;
+import io.sluice.storage.BlobNotFoundException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Finds and reads the checkpoint a job starts from ({@code checkpoints.restore-from}):
+ * <ul>
+ *   <li>a path: {@code <checkpoints.dir>/<jobId>/chk-<n>} or its {@code _metadata} file (as a plain
+ *       path or a {@code file://} / {@code s3://} URI); it must lie in the job's own checkpoint
+ *       storage, because the state files it names are read from there;</li>
+ *   <li>{@code latest:<jobId>}: the newest readable checkpoint among those the HA services retain for
+ *       that job (its pointers), or, when they hold none, among the {@code chk-<n>} directories of that
+ *       job in the checkpoint storage. Corrupt or missing ones are skipped.</li>
+ * </ul>
+ * What cannot be used fails with {@link RestoreCheckpointException} naming the path (its message carries
+ * the cause's text and no cause, so that the job result's failure message is this one); storage errors
+ * (unreachable, I/O) propagate for the caller to retry.
+ *
+ * <p>Threading: blocking; on an I/O thread only (checked). Stateless apart from its collaborators.
+ */
+final class RestoreCheckpointResolver {
+    static final String LATEST_PREFIX = "latest:";
+    private static final Pattern CHECKPOINT_DIR = Pattern.compile("^(.*)/([0-9a-fA-F]{32})/chk-(\\d+)$");
+
+    private final CheckpointStorage jobStorage;
+    private final CheckpointStorageRegistry storages;
+    private final CheckpointRecoveryFactory recoveryFactory;
+
+    RestoreCheckpointResolver(CheckpointStorage jobStorage, CheckpointStorageRegistry storages,
+                              CheckpointRecoveryFactory recoveryFactory) {
+        this.jobStorage = jobStorage;
+        this.storages = storages;
+        this.recoveryFactory = recoveryFactory;
+    }
+
+    CompletedCheckpoint resolve(String spec) throws Exception {
+        MainThreads.checkNotMainThread("reading the checkpoint to restore from (" + spec + ")");
+        String trimmed = spec.trim();
+        return trimmed.startsWith(LATEST_PREFIX) ? latestOf(trimmed) : atPath(trimmed);
+    }
+
+    private CompletedCheckpoint latestOf(String spec) throws Exception {
+        String idText = spec.substring(LATEST_PREFIX.length()).trim();
+        JobId jobId;
+        try {
+            jobId = JobId.of(idText);
+        } catch (RuntimeException e) {
+            throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "' names no job id ("
+                    + e.getMessage() + "); use latest:<32 hex digits of the job id>");
+        }
+        List<String> candidates = new ArrayList<>(recoveryFactory.retainedCheckpointPaths(jobId));
+        String source = "the HA checkpoint pointers";
+        if (candidates.isEmpty()) {
+            List<Long> ids = new ArrayList<>(jobStorage.listCheckpointIds(jobId));
+            Collections.reverse(ids);
+            for (long id : ids) {
+                candidates.add(jobStorage.metadataPath(jobId, id));
+            }
+            source = jobStorage.location() + "/" + jobId.value();
+        }
+        List<String> unusable = new ArrayList<>();
+        for (String path : candidates) {
+            try {
+                return jobStorage.readMetadata(path);
+            } catch (CorruptCheckpointException e) {
+                unusable.add(path + ": corrupt (" + e.getMessage() + ")");
+            } catch (BlobNotFoundException e) {
+                unusable.add(path + ": missing");
+            }
+        }
+        if (candidates.isEmpty()) {
+            throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "': job " + jobId
+                    + " has no retained checkpoint (neither HA checkpoint pointers nor checkpoints in "
+                    + jobStorage.location() + "). Check the job id, and that checkpoints.dir is the one that job used.");
+        }
+        throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "': none of the "
+                + candidates.size() + " retained checkpoints of job " + jobId + " (from " + source
+                + ") could be read: " + String.join("; ", unusable)
+                + ". Repair one, or pass the path of an intact checkpoint directory.");
+    }
+
+    private CompletedCheckpoint atPath(String spec) {
+        String path = spec.replace('\\', '/');
+        while (path.endsWith("/")) {
+            path = path.substring(0, path.length() - 1);
+        }
+        if (path.endsWith("/" + CheckpointStorage.METADATA_FILE)) {
+            path = path.substring(0, path.length() - CheckpointStorage.METADATA_FILE.length() - 1);
+        }
+        Matcher m = CHECKPOINT_DIR.matcher(path);
+        if (!m.matches()) {
+            throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "' is not a checkpoint: expected"
+                    + " <checkpoints.dir>/<jobId>/chk-<n> (or its _metadata file), or latest:<jobId>");
+        }
+        String location = m.group(1);
+        JobId jobId = JobId.of(m.group(2).toLowerCase(java.util.Locale.ROOT));
+        long checkpointId = Long.parseLong(m.group(3));
+        String storageLocation;
+        try {
+            storageLocation = storages.forLocation(location).location();
+        } catch (RuntimeException e) {
+            throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "': its location " + location
+                    + " cannot be opened (" + e.getMessage() + ")");
+        }
+        if (!storageLocation.equals(jobStorage.location())) {
+            throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "' lies in " + storageLocation
+                    + ", but this job's checkpoints.dir is " + jobStorage.location() + "; its state files are read from"
+                    + " there. Set checkpoints.dir to " + location + " or copy the checkpoint's job directory into it.");
+        }
+        String metadata = jobStorage.metadataPath(jobId, checkpointId);
+        try {
+            return jobStorage.readMetadata(metadata);
+        } catch (BlobNotFoundException e) {
+            throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "': there is no checkpoint at "
+                    + storageLocation + "/" + metadata + " (no _metadata; the checkpoint never completed or was"
+                    + " deleted). Pass a chk-<n> directory that holds a _metadata file, or latest:" + jobId + ".");
+        } catch (CorruptCheckpointException e) {
+            throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "': the checkpoint is corrupt ("
+                    + e.getMessage() + "). Pass an older chk-<n> directory of job " + jobId + ".");
+        }
+    }
+}
