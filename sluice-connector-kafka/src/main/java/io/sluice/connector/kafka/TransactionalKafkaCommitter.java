@@ -7,10 +7,13 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,6 +28,11 @@ import org.slf4j.LoggerFactory;
  * backoff) starts from a fresh {@code initTransactions} and a fresh marker read: a commit that reached
  * the broker before the failure is then seen as done, one that did not is aborted and written again. No
  * producer internals are touched.
+ *
+ * <p>One attempt blocks for at most a few {@code max.block.ms} (the sink's startup timeout), whatever the
+ * committable's size: {@code initTransactions}, the marker read, one wait in {@code send} (the first
+ * send that fails at once ends the attempt), {@code sendOffsetsToTransaction} and {@code commitTransaction}
+ * are each bounded by it. So a broker outage shows as a failed commit in status within seconds.
  *
  * <p>Threading: the sink subtask's commit thread only.
  */
@@ -59,7 +67,7 @@ final class TransactionalKafkaCommitter implements Committer<KafkaCommittable> {
             for (int i = 0; i < c.recordCount(); i++) {
                 byte[] key = in.readBytes();
                 byte[] value = in.readBytes();
-                producer.send(new ProducerRecord<>(sink.topic, key, value));
+                failIfFailedAtOnce(producer.send(new ProducerRecord<>(sink.topic, key, value)));
             }
             long now = System.currentTimeMillis();
             String id = sink.transactionalId(origin);
@@ -71,6 +79,24 @@ final class TransactionalKafkaCommitter implements Committer<KafkaCommittable> {
             closeProducer(origin);
             throw new KafkaSinkException(name + ": committing " + c + " through transactional id "
                     + sink.transactionalId(origin) + " failed (" + e + "); retried with backoff", e);
+        }
+    }
+
+    /**
+     * Ends the attempt at the first send that failed inside {@code send}: the producer reports a wait that
+     * ran out ({@code max.block.ms} for the topic's metadata or for buffer space) as a failed future, not
+     * by throwing, and goes on to the next record, which would wait again: without this check one attempt
+     * with n records blocked n × {@code max.block.ms} while the broker was away (for a producer that had not
+     * yet fetched the topic's metadata, such as one that only committed empty heartbeats), and the failed
+     * commit showed in status only hours later. Sends that fail later fail {@code commitTransaction}.
+     */
+    private static void failIfFailedAtOnce(Future<RecordMetadata> sent) throws Exception {
+        if (sent.isDone()) {
+            try {
+                sent.get();
+            } catch (ExecutionException e) {
+                throw e.getCause() instanceof Exception cause ? cause : e;
+            }
         }
     }
 

@@ -43,6 +43,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>{@code -Dsluice.kafka.seeds=N} (default 2; 20 with {@code -Pkafka-soak}) and {@code -Dsluice.test.seed=S}.
  */
+@org.junit.jupiter.api.extension.ExtendWith(ThreadDumpOnFailure.class)
 class KafkaExactlyOnceITCase {
     private static final Duration INTERVAL = Duration.ofMillis(200);
     private static KafkaBroker broker;
@@ -103,8 +104,9 @@ class KafkaExactlyOnceITCase {
         // No commit, no abort, and the producer is abandoned (as a killed process would): the transaction lingers.
     }
 
+    /** The job's status; under a load of dozens of runnable threads an answer can take seconds, so 15 s. */
     private static JobDetails details(DispatcherGateway d, JobId id) throws Exception {
-        return d.requestJobDetails(id).get(5, TimeUnit.SECONDS);
+        return d.requestJobDetails(id).get(15, TimeUnit.SECONDS);
     }
 
     /** The sink vertex's commits; {@link CommitStats#NONE} until its tasks report them. */
