@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.Select;
@@ -161,16 +162,30 @@ class DashboardBrowserITCase {
         new WebDriverWait(page(), WAIT).withMessage("the crash loop and the stale checkpoints marked in the jobs list")
                 .until(d -> !d.findElements(By.cssSelector(row + " li[data-mark='crash-loop']")).isEmpty()
                         && !d.findElements(By.cssSelector(row + " li[data-mark='checkpoints-stale']")).isEmpty());
-        WebElement loop = page().findElement(By.cssSelector(row + " li[data-mark='crash-loop']"));
-        assertThat(Integer.parseInt(loop.getAttribute("data-count"))).isGreaterThanOrEqualTo(3);
-        assertThat(loop.getText()).startsWith("Crash loop: the same error ").contains(" times since ");
-        assertThat(page().findElement(By.cssSelector(row + " li[data-mark='checkpoints-stale']")).getText())
-                .startsWith("No checkpoint since ");
+        // The looping job's row changes with every restart (its mark counts them), and a changed row is
+        // filled anew: marks and link found just before a poll can be gone when read, so each is read
+        // again from the current row until one reading succeeds.
+        record Marks(int loopCount, String loop, String stale) {
+        }
+        Marks listed = new WebDriverWait(page(), WAIT).ignoring(StaleElementReferenceException.class)
+                .withMessage("the crash-looping job's marks read").until(d -> {
+                    WebElement loop = d.findElement(By.cssSelector(row + " li[data-mark='crash-loop']"));
+                    WebElement stale = d.findElement(By.cssSelector(row + " li[data-mark='checkpoints-stale']"));
+                    return new Marks(Integer.parseInt(loop.getAttribute("data-count")), loop.getText(), stale.getText());
+                });
+        assertThat(listed.loopCount()).isGreaterThanOrEqualTo(3);
+        assertThat(listed.loop()).startsWith("Crash loop: the same error ").contains(" times since ");
+        assertThat(listed.stale()).startsWith("No checkpoint since ");
         assertThat(page().findElements(By.cssSelector("tr[data-job-id='" + healthy.value() + "'] li.mark")))
                 .as("a healthy job gets no mark").isEmpty();
         browser.screenshot("jobs-list-crash-loop");
 
-        page().findElement(By.cssSelector(row + " a")).click();
+        new WebDriverWait(page(), WAIT).ignoring(StaleElementReferenceException.class)
+                .withMessage("the crash-looping job's link in the jobs list clicked")
+                .until(d -> {
+                    d.findElement(By.cssSelector(row + " a")).click();
+                    return true;
+                });
         new WebDriverWait(page(), WAIT).until(d -> d.findElement(By.id("marks")).isDisplayed());
         String marks = page().findElement(By.id("marks-list")).getText();
         assertThat(marks).contains("crash loop: the same error").contains("cannot parse record")
