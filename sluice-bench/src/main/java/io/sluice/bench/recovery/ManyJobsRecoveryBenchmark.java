@@ -15,8 +15,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -42,6 +44,8 @@ public final class ManyJobsRecoveryBenchmark {
     private static final int TASK_EXECUTORS = 10;
     private static final Duration READ_LATENCY = Duration.ofMillis(200);
     private static final Duration QUERY_EVERY = Duration.ofMillis(2);
+    /** How long one answer may take before the run fails (a slow answer is measured, not retried). */
+    private static final Duration ANSWER_WAIT = Duration.ofSeconds(60);
 
     private ManyJobsRecoveryBenchmark() {}
 
@@ -54,7 +58,15 @@ public final class ManyJobsRecoveryBenchmark {
 
     /** One recovery of {@code jobs} jobs. */
     record Round(int jobs, int maxReads, Stats status, Stats list, long takeoverNanos, long allRunningNanos,
-                 long reads, int maxReadsInFlight, int queuedAnswers, long boundNanos) {
+                 long reads, int maxReadsInFlight, int queuedAnswers, long boundNanos, List<Slow> slowest) {
+    }
+
+    /** One slow status answer: how long it took, when it was asked (after the standby led) and what it said. */
+    record Slow(long nanos, long askedAfterNanos, String answer) {
+        @Override
+        public String toString() {
+            return BenchSupport.millis(nanos) + " asked " + BenchSupport.millis(askedAfterNanos) + " after the lead: " + answer;
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -117,14 +129,20 @@ public final class ManyJobsRecoveryBenchmark {
             }
             DispatcherGateway first = cluster.dispatcher();
             Duration wait = Duration.ofSeconds(180 + jobs / 2);
-            BenchSupport.await("every job RUNNING with a completed checkpoint", wait, () -> {
+            // With 1,000 jobs on a small machine one status answer can take seconds (the jobs' tasks keep
+            // the CPUs busy), so the list says when all run, and each job is asked once it does, until it
+            // has a completed checkpoint.
+            BenchSupport.await("every job RUNNING", wait, () -> first.listJobs().get(ANSWER_WAIT.toSeconds(),
+                    TimeUnit.SECONDS).stream().filter(j -> j.status() == JobStatus.RUNNING).count() == jobs);
+            Set<JobId> checkpointed = new HashSet<>();
+            BenchSupport.await("every job with a completed checkpoint", wait, () -> {
                 for (JobId id : ids) {
-                    JobDetails d = first.requestJobDetails(id).get(5, TimeUnit.SECONDS);
-                    if (d.status() != JobStatus.RUNNING || d.checkpoints().completed() < 1) {
-                        return false;
+                    if (!checkpointed.contains(id) && first.requestJobDetails(id).get(ANSWER_WAIT.toSeconds(),
+                            TimeUnit.SECONDS).checkpoints().completed() >= 1) {
+                        checkpointed.add(id);
                     }
                 }
-                return true;
+                return checkpointed.size() == jobs;
             });
 
             LocalCluster.JobManager standby = cluster.startJobManager();
@@ -142,16 +160,19 @@ public final class ManyJobsRecoveryBenchmark {
             DispatcherGateway dispatcher = standby.dispatcher();
             List<Long> status = new ArrayList<>();
             List<Long> list = new ArrayList<>();
+            List<Slow> slow = new ArrayList<>();
+            long ledAt = System.nanoTime();
             int queued = 0;
             int next = ids.size() - 1;
             long deadline = System.nanoTime() + wait.toNanos();
             while (true) {
                 long t0 = System.nanoTime();
-                JobDetails d = dispatcher.requestJobDetails(ids.get(next)).get(5, TimeUnit.SECONDS);
+                JobDetails d = dispatcher.requestJobDetails(ids.get(next)).get(ANSWER_WAIT.toSeconds(), TimeUnit.SECONDS);
                 long t1 = System.nanoTime();
-                List<JobSummary> jobsNow = dispatcher.listJobs().get(5, TimeUnit.SECONDS);
+                List<JobSummary> jobsNow = dispatcher.listJobs().get(ANSWER_WAIT.toSeconds(), TimeUnit.SECONDS);
                 long t2 = System.nanoTime();
                 status.add(t1 - t0);
+                slow.add(new Slow(t1 - t0, t0 - ledAt, d.status() + (d.recovery() == null ? "" : " (" + d.recovery().phase() + ")")));
                 list.add(t2 - t1);
                 if (d.recovery() != null && d.recovery().phase().startsWith("queued for recovery: ")) {
                     queued++;
@@ -172,7 +193,8 @@ public final class ManyJobsRecoveryBenchmark {
             storage.setReadLatency(Duration.ZERO);
             long bound = (reads + maxReads - 1) / maxReads * READ_LATENCY.toNanos();
             return new Round(jobs, maxReads, Stats.of(toArray(status)), Stats.of(toArray(list)), takeover, allRunning,
-                    reads, maxInFlight, queued, bound);
+                    reads, maxInFlight, queued, bound,
+                    slow.stream().sorted((a, b) -> Long.compare(b.nanos(), a.nanos())).limit(3).toList());
         } finally {
             FaultInjectingBlobStore f = faults.get();
             if (f != null) {
@@ -197,6 +219,7 @@ public final class ManyJobsRecoveryBenchmark {
                 BenchSupport.millis(r.boundNanos()),
                 r.allRunningNanos() <= r.boundNanos() + 1_000_000_000L ? "MET" : "MISSED",
                 r.reads(), r.maxReadsInFlight(), r.maxReads(), r.queuedAnswers());
+        out.println("          slowest status answers: " + r.slowest());
     }
 
     private static void printMedians(PrintStream out, List<Round> rounds) {
