@@ -26,10 +26,14 @@ import java.util.zip.CRC32;
  *                    hasStateFile boolean [+ stateFile UTF], stateSize long,
  *                    sourcePosition length-prefixed bytes (-1 = none),
  *                    hasKeyGroups boolean [+ start int, end int],
- *                    version 2 only: inlineState length-prefixed bytes (-1 = none)
+ *                    version 2 and 3: inlineState length-prefixed bytes (-1 = none),
+ *                    version 3 only: hasOperatorStateFile boolean [+ operatorStateFile UTF],
+ *                                    operatorState length-prefixed bytes (-1 = none)
  *   crc32            int      CRC32 of every byte before it
  * </pre>
- * Version 2 adds keyed state carried inline (see {@link TaskStateHandle#inlineState()}). A
+ * Version 2 adds keyed state carried inline (see {@link TaskStateHandle#inlineState()}); version 3
+ * the operators' own state (a two-phase-commit sink's committables, {@link TaskStateHandle#operatorState()}),
+ * written only when some handle has it. A
  * checkpoint without inline state is written as version 1, byte for byte as before, so an older
  * build can still restore it (for example after a rollback with
  * {@code checkpoints.inline-state-threshold: 0}); both versions are read.
@@ -47,8 +51,10 @@ public final class CheckpointMetadataSerializer {
     static final int VERSION_1 = 1;
     /** With inline state: every handle ends with its inline bytes. */
     static final int VERSION_2 = 2;
+    /** With operator state: every handle ends with its operator state file and inline operator state. */
+    static final int VERSION_3 = 3;
     /** The newest version this build reads and writes. */
-    static final int VERSION = VERSION_2;
+    static final int VERSION = VERSION_3;
     private static final int HEADER_BYTES = 12; // magic, version, totalLength
     private static final int CRC_BYTES = 4;
 
@@ -58,8 +64,12 @@ public final class CheckpointMetadataSerializer {
         long inlineBytes = 0;
         for (TaskStateHandle h : cp.taskStates()) {
             if (h.isInline()) {
-                version = VERSION_2;
+                version = Math.max(version, VERSION_2);
                 inlineBytes += h.inlineState().length;
+            }
+            if (h.hasOperatorState()) {
+                version = VERSION_3;
+                inlineBytes += h.operatorState() == null ? 0 : h.operatorState().length;
             }
         }
         DataOutputBuffer out = new DataOutputBuffer((int) Math.min(Integer.MAX_VALUE - 64,
@@ -88,6 +98,13 @@ public final class CheckpointMetadataSerializer {
             }
             if (version >= VERSION_2) {
                 out.writeBytes(h.inlineState());
+            }
+            if (version >= VERSION_3) {
+                out.writeBoolean(h.operatorStateFile() != null);
+                if (h.operatorStateFile() != null) {
+                    out.writeUTF(h.operatorStateFile());
+                }
+                out.writeBytes(h.operatorState());
             }
         }
         int totalLength = out.position() + CRC_BYTES;
@@ -118,7 +135,7 @@ public final class CheckpointMetadataSerializer {
                     magic, MAGIC));
         }
         int version = in.readInt();
-        if (version != VERSION_1 && version != VERSION_2) {
+        if (version != VERSION_1 && version != VERSION_2 && version != VERSION_3) {
             throw corrupt(path, "unsupported format version " + version + " (this build reads versions " + VERSION_1
                     + " to " + VERSION + "); restore with the Sluice version that wrote it or from another checkpoint");
         }
@@ -158,8 +175,10 @@ public final class CheckpointMetadataSerializer {
                 byte[] sourcePosition = in.readBytes();
                 KeyGroupRange range = in.readBoolean() ? KeyGroupRange.of(in.readInt(), in.readInt()) : null;
                 byte[] inlineState = version >= VERSION_2 ? in.readBytes() : null;
+                String operatorStateFile = version >= VERSION_3 && in.readBoolean() ? in.readUTF() : null;
+                byte[] operatorState = version >= VERSION_3 ? in.readBytes() : null;
                 handles.add(new TaskStateHandle(vertexId, subtask, stateFile, stateSize, sourcePosition, range,
-                        inlineState));
+                        inlineState, operatorState, operatorStateFile));
             }
             if (in.hasRemaining()) {
                 throw corrupt(path, "malformed: " + in.remaining() + " unexpected bytes after the last task state");

@@ -25,9 +25,19 @@ import java.util.Objects;
  * @param keyGroupRange  the key groups of the keyed state, or {@code null} if none
  * @param inlineState    the serialized keyed-state snapshot itself, or {@code null} if it is in
  *                       {@code stateFile} or there is none
+ * @param operatorState  the operators' own state (what {@code StreamOperator.snapshotState} returned, such as
+ *                       a two-phase-commit sink's committables), inline, or {@code null} if none or in a file
+ * @param operatorStateFile storage path of the operators' own state when too large to be inline, or {@code null}
  */
 public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, long stateSize,
-                              byte[] sourcePosition, KeyGroupRange keyGroupRange, byte[] inlineState) implements java.io.Serializable {
+                              byte[] sourcePosition, KeyGroupRange keyGroupRange, byte[] inlineState,
+                              byte[] operatorState, String operatorStateFile) implements java.io.Serializable {
+
+    /** A handle without operator state. */
+    public TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, long stateSize, byte[] sourcePosition,
+                           KeyGroupRange keyGroupRange, byte[] inlineState) {
+        this(vertexId, subtaskIndex, stateFile, stateSize, sourcePosition, keyGroupRange, inlineState, null, null);
+    }
 
     /** The {@code stateSize} of a {@linkplain #finished finished} subtask's handle. */
     public static final long FINISHED = -1;
@@ -54,6 +64,10 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
                     + " names both a state file (" + stateFile + ") and inline state; a snapshot is stored in"
                     + " exactly one place");
         }
+        if (operatorState != null && operatorStateFile != null) {
+            throw new IllegalArgumentException("The state handle of vertex " + vertexId + ", subtask " + subtaskIndex
+                    + " names both an operator state file (" + operatorStateFile + ") and inline operator state");
+        }
         if (inlineState != null && stateSize != inlineState.length) {
             throw new IllegalArgumentException("The state handle of vertex " + vertexId + ", subtask " + subtaskIndex
                     + " claims " + stateSize + " bytes of state but carries " + inlineState.length + " inline");
@@ -72,6 +86,17 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
         return stateSize == FINISHED && stateFile == null && inlineState == null && sourcePosition == null;
     }
 
+    /** This handle with the operators' own state: {@code inline} bytes, or the path of the file holding them. */
+    public TaskStateHandle withOperatorState(byte[] inline, String file) {
+        return new TaskStateHandle(vertexId, subtaskIndex, stateFile, stateSize, sourcePosition, keyGroupRange,
+                inlineState, inline, file);
+    }
+
+    /** Whether the subtask's operators contributed state of their own (inline or in a file). */
+    public boolean hasOperatorState() {
+        return operatorState != null || operatorStateFile != null;
+    }
+
     /** Whether this subtask contributed keyed state (in a file or inline). */
     public boolean hasKeyedState() {
         return stateFile != null || inlineState != null;
@@ -87,13 +112,14 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
         return o instanceof TaskStateHandle h && vertexId == h.vertexId && subtaskIndex == h.subtaskIndex
                 && stateSize == h.stateSize && Objects.equals(stateFile, h.stateFile)
                 && Arrays.equals(sourcePosition, h.sourcePosition) && Objects.equals(keyGroupRange, h.keyGroupRange)
-                && Arrays.equals(inlineState, h.inlineState);
+                && Arrays.equals(inlineState, h.inlineState) && Arrays.equals(operatorState, h.operatorState)
+                && Objects.equals(operatorStateFile, h.operatorStateFile);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(vertexId, subtaskIndex, stateFile, stateSize, Arrays.hashCode(sourcePosition), keyGroupRange,
-                Arrays.hashCode(inlineState));
+                Arrays.hashCode(inlineState), Arrays.hashCode(operatorState), operatorStateFile);
     }
 
     @Override
@@ -104,6 +130,8 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
         return "TaskStateHandle{vertex=" + vertexId + ", subtask=" + subtaskIndex
                 + ", " + (inlineState != null ? "inline" : "file=" + stateFile)
                 + ", bytes=" + stateSize + ", keyGroups=" + keyGroupRange
-                + ", sourcePosition=" + (sourcePosition == null ? "none" : sourcePosition.length + " bytes") + "}";
+                + ", sourcePosition=" + (sourcePosition == null ? "none" : sourcePosition.length + " bytes")
+                + (operatorState != null ? ", operatorState=" + operatorState.length + " bytes" : "")
+                + (operatorStateFile != null ? ", operatorStateFile=" + operatorStateFile : "") + "}";
     }
 }

@@ -29,6 +29,14 @@ public final class MetricNames {
     public static final String TASK_BACKPRESSURE_RATIO = "sluice.task.backpressure.ratio";
     /** Records a task's window operators dropped as too late (no late-data side output). */
     public static final String TASK_LATE_RECORDS_DROPPED = "sluice.task.late.records.dropped";
+    /** Committables of a task's exactly-once sinks not yet committed (gauge). */
+    public static final String SINK_PENDING_COMMITTABLES = "sluice.sink.pending.committables";
+    /** Age of the oldest of them, in seconds (gauge). */
+    public static final String SINK_OLDEST_PENDING_COMMITTABLE_AGE = "sluice.sink.oldest.pending.committable.age";
+    /** Failed commit attempts, each retried (counter). */
+    public static final String SINK_COMMIT_RETRIES = "sluice.sink.commit.retries";
+    /** Committables committed (counter). */
+    public static final String SINK_COMMITTED = "sluice.sink.committed";
 
     public static final String JOB_CHECKPOINTS_COMPLETED = "sluice.job.checkpoints.completed";
     public static final String JOB_CHECKPOINTS_FAILED = "sluice.job.checkpoints.failed";

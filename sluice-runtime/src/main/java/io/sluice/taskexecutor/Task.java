@@ -155,7 +155,8 @@ public final class Task implements Runnable {
         OperatorChain c = chain;
         RecordDriver d = driver;
         return new TaskMetrics(tdd.attemptId(), lifecycle.reportedState(), d == null ? 0 : d.recordsIn(),
-                c == null ? 0 : c.outputs().recordsWritten(), c == null ? 0 : c.lateRecordsDropped());
+                c == null ? 0 : c.outputs().recordsWritten(), c == null ? 0 : c.lateRecordsDropped(),
+                c == null ? null : c.commitStats());
     }
 
     /** Total time this task's output was blocked on full channels (backpressure), in nanoseconds. Any thread. */
@@ -209,7 +210,7 @@ public final class Task implements Runnable {
         }
         OperatorChain c = OperatorChain.wire(info, payload.operators(), outputs, services.clock());
         chain = c;
-        c.open(backend, recordTimestamp, restore.restoredCheckpointId());
+        c.open(backend, recordTimestamp, restore.restoredCheckpointId(), restore.operatorStates(c.size()), tdd.jobGraph());
         if (payload.source() != null) {
             reader = payload.source().createReader(info.subtaskIndex(), info.parallelism());
             restore.restoreSourcePosition(reader);
@@ -228,7 +229,7 @@ public final class Task implements Runnable {
             return new FinishedDriver();
         }
         if (reader != null) {
-            return new SourceDriver(reader, c, mailbox, lifecycle::isCancelled);
+            return new SourceDriver(reader, c, mailbox, lifecycle::isCancelled, recordTimestamp);
         }
         InputGateDriver.Keying keying = new InputGateDriver.Keying(
                 (KeySelector<Object, ?>) payload.inputKeySelector(), backend,

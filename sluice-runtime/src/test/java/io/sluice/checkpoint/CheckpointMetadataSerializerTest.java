@@ -37,6 +37,25 @@ class CheckpointMetadataSerializerTest {
     }
 
     @Test
+    void operatorStateIsWrittenAsVersion3AndOnlyThen() {
+        JobId job = JobId.of("0123456789abcdef0123456789abcdef");
+        CompletedCheckpoint plain = sample(job, 7);
+        assertThat(java.nio.ByteBuffer.wrap(serializer.serialize(plain)).getInt(4)).isEqualTo(1);
+
+        CompletedCheckpoint withCommittables = new CompletedCheckpoint(job, 8, 1, 2, List.of(
+                new TaskStateHandle(3, 0, null, 0, null, null).withOperatorState(new byte[] {1, 2, 3}, null),
+                new TaskStateHandle(3, 1, null, 0, null, null).withOperatorState(null, job + "/chk-8/3-1.opstate"),
+                TaskStateHandle.inline(1, 0, new byte[] {5}, new byte[] {6}, KeyGroupRange.of(0, 127))), null);
+        byte[] data = serializer.serialize(withCommittables);
+        assertThat(java.nio.ByteBuffer.wrap(data).getInt(4)).isEqualTo(3);
+        CompletedCheckpoint back = serializer.deserialize(data, PATH);
+        assertThat(back).isEqualTo(withCommittables.withMetadataPath(PATH));
+        assertThat(back.stateOf(3, 0).operatorState()).containsExactly(1, 2, 3);
+        assertThat(back.stateOf(3, 1).operatorStateFile()).endsWith("3-1.opstate");
+        assertThat(back.stateOf(1, 0).hasOperatorState()).isFalse();
+    }
+
+    @Test
     void roundTripOfACheckpointWithoutTasks() {
         CompletedCheckpoint cp = new CompletedCheckpoint(JobId.generate(), 0, 1, 2, List.of(), null);
 

@@ -101,6 +101,7 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
     private final JobJarStore jobJarStore;
     private final ZooKeeperLeaderSettingsStore leaderSettingsStore;
     private final ZooKeeperCheckpointRecoveryFactory recoveryFactory;
+    /** The elections made here and not closed yet (a closed election forgets itself: {@link #forget}). */
     private final List<ZooKeeperLeaderElection> elections = new ArrayList<>();
     private ZooKeeperLeaderRetrieval dispatcherRetrieval;
     private boolean closed;
@@ -301,6 +302,11 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
     @Override
     public ZooKeeperCheckpointRecoveryFactory checkpointRecoveryFactory() {
         return recoveryFactory;
+    }
+
+    /** Called by an election once it is closed: the services no longer keep it (nor its contender). Any thread. */
+    synchronized void forget(ZooKeeperLeaderElection election) {
+        elections.remove(election);
     }
 
     /** Leaves every election joined through this instance and closes the clients; keeps all data. */

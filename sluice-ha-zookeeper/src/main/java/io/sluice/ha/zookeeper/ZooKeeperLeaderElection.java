@@ -396,6 +396,10 @@ final class ZooKeeperLeaderElection implements LeaderElection {
                 return;
             }
             closed = true;
+        }
+        // Not kept by the services after this: the contender (an ended job's runner) must be collectable.
+        services.forget(this);
+        synchronized (this) {
             if (!started) {
                 return;
             }

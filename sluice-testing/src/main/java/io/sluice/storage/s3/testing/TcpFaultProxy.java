@@ -86,6 +86,8 @@ public final class TcpFaultProxy implements AutoCloseable {
     private volatile Delay toTarget = Delay.NONE;
     private volatile Delay toClient = Delay.NONE;
     private volatile boolean stalled;
+    /** Runs on the acceptor thread between accepting a connection and serving it: a seam for this class's tests. */
+    volatile Runnable afterAccept = () -> { };
     // Guarded by lock.
     private ServerSocket server;
     private Thread acceptor;
@@ -256,12 +258,19 @@ public final class TcpFaultProxy implements AutoCloseable {
                 return; // closed: refusing or shut down
             }
             accepted.incrementAndGet();
+            afterAccept.run();
             if (connections.size() >= maxConnections) {
                 closeQuietly(client);
                 continue;
             }
             Connection c = new Connection(client);
             connections.add(c);
+            if (s.isClosed()) {
+                // Accepted just before refuseConnections()/close() closed this socket, but added after they
+                // dropped the open connections: it must not outlive the refusal (a client would go on through it).
+                c.close();
+                return;
+            }
             try {
                 pumps.execute(c::start);
             } catch (RejectedExecutionException e) {
