@@ -9,8 +9,9 @@
  *       A loop that is part of a state machine (a recovery attempt, a registration) keeps its own
  *       steps and asks the policy for its delays; a plain "call until it succeeds" uses the runner.</li>
  *   <li><b>Unwrapping a failed future's cause</b>: {@link io.sluice.concurrent.Futures#unwrap}.</li>
- *   <li><b>Naming threads</b>: {@link io.sluice.concurrent.DaemonThreadFactory} (daemon threads with
- *       Sluice's class loader as their context class loader, never a job's).</li>
+ *   <li><b>Making threads</b>: {@link io.sluice.concurrent.DaemonThreadFactory} (named daemon threads
+ *       with Sluice's class loader as their context class loader; a job's class loader only for a
+ *       thread that runs the job's code and ends with it).</li>
  * </ul>
  * Durations in the texts these produce are {@link io.sluice.config.Durations#describe}d.
  *

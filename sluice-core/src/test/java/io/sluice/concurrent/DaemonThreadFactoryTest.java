@@ -43,4 +43,18 @@ class DaemonThreadFactoryTest {
             assertThat(wrapped.get().getContextClassLoader()).isSameAs(DaemonThreadFactory.class.getClassLoader());
         }
     }
+
+    @Test
+    void withContextClassLoaderGivesAJobsThreadTheJobsLoaderAndKeepsTheName() throws Exception {
+        try (URLClassLoader jobLoader = new URLClassLoader(new URL[0], null)) {
+            DaemonThreadFactory f = DaemonThreadFactory.numbered("sluice-commit-").withContextClassLoader(jobLoader);
+            Thread t = f.newThread(NOTHING);
+            assertThat(t.getContextClassLoader()).isSameAs(jobLoader);
+            assertThat(t.isDaemon()).isTrue();
+            assertThat(t.getName()).isEqualTo("sluice-commit-1");
+            assertThat(f.newThread(NOTHING).getName()).isEqualTo("sluice-commit-2");
+            assertThat(DaemonThreadFactory.named("x").withContextClassLoader(jobLoader).newThread(NOTHING).getName())
+                    .isEqualTo("x");
+        }
+    }
 }

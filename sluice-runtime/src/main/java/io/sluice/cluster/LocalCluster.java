@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
 import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.config.ClusterOptions;
+import io.sluice.config.Durations;
 import io.sluice.dispatcher.Dispatcher;
 import io.sluice.protocol.DispatcherGateway;
 import io.sluice.graph.JobGraph;
@@ -210,7 +211,7 @@ public final class LocalCluster implements AutoCloseable {
                 long remainingNanos = deadline - System.nanoTime();
                 if (remainingNanos <= 0) {
                     throw new IllegalStateException("No job manager of this cluster leads the dispatcher after "
-                            + LEADER_WAIT.toSeconds() + " s (leader retrieval reports " + leader.orElse("no leader")
+                            + Durations.describe(LEADER_WAIT) + " (leader retrieval reports " + leader.orElse("no leader")
                             + "; running job managers: " + running.stream().map(JobManager::id).toList() + ")");
                 }
                 try {

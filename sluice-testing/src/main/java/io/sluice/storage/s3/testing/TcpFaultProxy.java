@@ -244,8 +244,7 @@ public final class TcpFaultProxy implements AutoCloseable {
     // Called with lock held.
     private void startAcceptor() {
         ServerSocket s = server;
-        acceptor = new Thread(() -> acceptLoop(s), "tcp-fault-proxy-accept-" + port);
-        acceptor.setDaemon(true);
+        acceptor = DaemonThreadFactory.named("tcp-fault-proxy-accept-" + port).newThread(() -> acceptLoop(s));
         acceptor.start();
     }
 
