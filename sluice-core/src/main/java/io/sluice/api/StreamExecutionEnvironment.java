@@ -12,6 +12,8 @@ import io.sluice.config.CheckpointingOptions;
 import io.sluice.config.Configuration;
 import io.sluice.config.PipelineOptions;
 import io.sluice.config.RestartStrategyConfig;
+import io.sluice.config.StateBackendOptions;
+import io.sluice.config.StateBackendType;
 import io.sluice.graph.JobConfig;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
@@ -61,6 +63,8 @@ public final class StreamExecutionEnvironment {
     private String restoreFrom = "";
     private boolean retainCheckpointsOnCancel = true;
     private Duration checkpointStaleAfter = Duration.ZERO;
+    /** The job's state backend; {@code null}: the task executors' default. */
+    private StateBackendType stateBackend;
 
     /** The run context this environment was created in, or {@code null} outside a cluster's jar runner. */
     private ExecutionContext context;
@@ -115,6 +119,8 @@ public final class StreamExecutionEnvironment {
         env.restoreFrom = configuration.get(CheckpointingOptions.RESTORE_FROM);
         env.retainCheckpointsOnCancel = configuration.get(CheckpointingOptions.RETAIN_ON_CANCEL);
         env.checkpointStaleAfter = configuration.get(CheckpointingOptions.STALE_AFTER);
+        env.stateBackend = configuration.contains(StateBackendOptions.BACKEND)
+                ? configuration.get(StateBackendOptions.BACKEND) : null;
         return env;
     }
 
@@ -247,6 +253,18 @@ public final class StreamExecutionEnvironment {
         return this;
     }
 
+    /**
+     * Where the job's keyed state lives ({@code state.backend}): {@link StateBackendType#HEAP} (objects on
+     * the heap) or {@link StateBackendType#ROCKSDB} (an embedded RocksDB per task, for state larger than
+     * memory; needs sluice-state-rocksdb on the task managers). Unset, the job uses the task managers'
+     * default. Checkpoints and savepoints of both are in one format: a job restored with the other
+     * backend reads them.
+     */
+    public StreamExecutionEnvironment setStateBackend(StateBackendType backend) {
+        this.stateBackend = Objects.requireNonNull(backend, "backend");
+        return this;
+    }
+
     /** The checkpoint interval in force; {@link Duration#ZERO} while checkpointing is off. */
     public Duration getCheckpointInterval() {
         return checkpointInterval;
@@ -264,7 +282,8 @@ public final class StreamExecutionEnvironment {
         return new JobConfig(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures,
                 checkpointDir, restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold,
                 restoreFrom.isEmpty() ? null : restoreFrom, !retainCheckpointsOnCancel,
-                checkpointStaleAfter.isZero() ? null : checkpointStaleAfter);
+                checkpointStaleAfter.isZero() ? null : checkpointStaleAfter,
+                stateBackend == null ? null : stateBackend.backendName());
     }
 
     /** Builds and validates the job graph; throws {@link io.sluice.api.errors.InvalidJobException} naming any problem. */

@@ -8,7 +8,6 @@ import io.sluice.api.state.StateDescriptor;
 import io.sluice.api.state.ValueState;
 import io.sluice.api.state.ValueStateDescriptor;
 import io.sluice.core.serialization.DataInputBuffer;
-import io.sluice.core.serialization.SerializationException;
 import io.sluice.core.serialization.Serializers;
 import io.sluice.core.serialization.TypeSerializer;
 import java.util.ArrayList;
@@ -16,6 +15,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import io.sluice.util.Clock;
+import io.sluice.util.SystemClock;
 
 /**
  * Keyed state on the Java heap: one {@link java.util.HashMap} per registered state, keyed by the
@@ -58,6 +59,8 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
     private final int lastKeyGroup;
     private final int maxParallelism;
     private final TypeSerializer<Object> keySerializer;
+    private final Clock clock;
+    private final String owner;
     /** By name, in registration order (which is the order snapshots write them in). */
     private final Map<String, HeapState<?>> states = new LinkedHashMap<>();
     private boolean restored;
@@ -82,9 +85,26 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
     /**
      * @param keySerializer writes the keys into snapshots; the keys' type must be what it accepts
      */
-    @SuppressWarnings("unchecked")
     public HeapKeyedStateBackend(KeyGroupRange range, int maxParallelism, TypeSerializer<?> keySerializer) {
+        this(range, maxParallelism, keySerializer, SystemClock.INSTANCE);
+    }
+
+    /**
+     * @param clock processing time, for state time-to-live
+     */
+    public HeapKeyedStateBackend(KeyGroupRange range, int maxParallelism, TypeSerializer<?> keySerializer, Clock clock) {
+        this(range, maxParallelism, keySerializer, clock, "this task");
+    }
+
+    /**
+     * @param owner names the task in messages
+     */
+    @SuppressWarnings("unchecked")
+    public HeapKeyedStateBackend(KeyGroupRange range, int maxParallelism, TypeSerializer<?> keySerializer, Clock clock,
+                                 String owner) {
         Objects.requireNonNull(range, "key-group range");
+        this.owner = Objects.requireNonNull(owner, "owner");
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.keySerializer = (TypeSerializer<Object>) Objects.requireNonNull(keySerializer, "key serializer");
         if (maxParallelism <= 0) {
             throw new IllegalArgumentException("Max parallelism must be positive, was " + maxParallelism);
@@ -203,15 +223,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
         restored = true;
         KeyedSnapshotReader reader = new KeyedSnapshotReader(range, maxParallelism, this::registerRestored);
         for (int i = 0; i < snapshots.size(); i++) {
-            try {
-                reader.read(snapshots.get(i), i);
-            } catch (UnreadableSnapshotException e) {
-                throw e;
-            } catch (SerializationException | IndexOutOfBoundsException | NegativeArraySizeException
-                     | ClassCastException | OutOfMemoryError e) {
-                throw new UnreadableSnapshotException(i, e instanceof OutOfMemoryError
-                        ? new SerializationException("a length in it is absurd (" + e.getMessage() + ")") : (RuntimeException) e);
-            }
+            reader.readSnapshot(snapshots.get(i), i);
         }
     }
 
@@ -224,6 +236,9 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
             states.put(metaInfo.name(), state);
         } else {
             requireSameKind(state, metaInfo, "");
+            if (StateRegistration.compare(state.metaInfo(), metaInfo, owner) == StateRegistration.Outcome.MIGRATE) {
+                state.checkWritableWith(metaInfo, owner);
+            }
             state.metaInfo(metaInfo);
         }
         return state;

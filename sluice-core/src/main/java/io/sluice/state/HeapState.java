@@ -30,7 +30,8 @@ import java.util.Map;
  *
  * @param <S> the per-key value: the user's value, or the backend-owned list or map container
  */
-abstract sealed class HeapState<S> permits HeapValueState, HeapListState, HeapMapState {
+abstract sealed class HeapState<S> implements KeyedSnapshotReader.RestoredState
+        permits HeapValueState, HeapListState, HeapMapState {
     final HashMap<Object, S> table = new HashMap<>();
     private final HeapKeyedStateBackend backend;
     private StateMetaInfo metaInfo;
@@ -93,6 +94,28 @@ abstract sealed class HeapState<S> permits HeapValueState, HeapListState, HeapMa
         this.metaInfo = newMetaInfo;
     }
 
+    /**
+     * Checks that {@code newMetaInfo}'s serializers can write every value this state holds (they
+     * replace the serializers a restore registered it with, see {@link StateRegistration}): writes each
+     * once into a scratch buffer. O(entries), once per restore.
+     *
+     * @throws io.sluice.core.serialization.SerializationException naming the state if one cannot be written
+     */
+    final void checkWritableWith(StateMetaInfo newMetaInfo, String owner) {
+        io.sluice.core.serialization.DataOutputBuffer scratch = new io.sluice.core.serialization.DataOutputBuffer(256);
+        for (S value : table.values()) {
+            scratch.clear();
+            try {
+                newMetaInfo.writeValue(value, scratch);
+            } catch (RuntimeException e) {
+                throw new io.sluice.core.serialization.SerializationException("State '" + metaInfo.name() + "' of "
+                        + owner + " cannot be written with the serializers the job now declares (" + e + "): the"
+                        + " values it holds are not of the declared type. Restore with the job version that wrote it,"
+                        + " or give the state a new name", e);
+            }
+        }
+    }
+
     final Kind kind() {
         return metaInfo.kind();
     }
@@ -103,8 +126,9 @@ abstract sealed class HeapState<S> permits HeapValueState, HeapListState, HeapMa
     }
 
     /** Stores a value read from a snapshot, as produced by {@link StateMetaInfo#readValue}. */
+    @Override
     @SuppressWarnings("unchecked")
-    final void restoreEntry(Object key, Object value) {
+    public final void restore(int keyGroup, Object key, Object value) {
         table.put(key, (S) value);
         cachedKey = null;
         cachedValue = null;

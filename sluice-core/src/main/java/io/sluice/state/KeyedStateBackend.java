@@ -10,14 +10,20 @@ import io.sluice.core.serialization.DataInputBuffer;
 import java.util.List;
 
 /**
- * Holds the keyed state of one subtask, for the key groups in {@link #keyGroupRange()}.
+ * Holds the keyed state of one subtask, for the key groups in {@link #keyGroupRange()}: on the heap
+ * ({@link HeapKeyedStateBackend}) or elsewhere (the RocksDB backend of {@code sluice-state-rocksdb}),
+ * as the job's {@link StateBackend} creates it. Every backend writes and reads snapshots in the one
+ * canonical {@link KeyedSnapshotFormat}, so a snapshot of one restores into another.
  *
  * <p>Threading: every method is called from the owning task thread only, except
  * {@link KeyedStateSnapshot#writeTo}, which runs on an I/O thread after {@link #snapshot()}
- * returned. State handles returned by {@code get*State} read and write the value of the current
- * key set with {@link #setCurrentKey}.
+ * returned, and {@link #metrics()}, read by any thread. State handles returned by {@code get*State}
+ * read and write the value of the current key set with {@link #setCurrentKey}.
+ *
+ * <p>Lifecycle: created by the task, optionally {@link #restore restored} once, used, and
+ * {@link #close() closed} when the task ends (also on failure or cancellation).
  */
-public interface KeyedStateBackend {
+public interface KeyedStateBackend extends AutoCloseable {
 
     /** Sets the key that state accesses refer to until the next call. */
     void setCurrentKey(Object key);
@@ -55,4 +61,17 @@ public interface KeyedStateBackend {
      * Called once, before any state access.
      */
     void restore(List<DataInputBuffer> snapshots);
+
+    /** Figures for metrics, readable from any thread. */
+    default KeyedStateMetrics metrics() {
+        return KeyedStateMetrics.NONE;
+    }
+
+    /**
+     * Releases what the backend holds beyond the heap (local files, native memory). A snapshot still
+     * being written stops with an error. Idempotent; task thread.
+     */
+    @Override
+    default void close() {
+    }
 }

@@ -44,7 +44,8 @@ import io.sluice.util.SystemClock;
 import io.sluice.operators.OperatorContext;
 import io.sluice.operators.Output;
 import io.sluice.operators.StreamOperator;
-import io.sluice.state.HeapKeyedStateBackend;
+import io.sluice.state.KeyedStateBackendParameters;
+import io.sluice.state.StateBackends;
 import io.sluice.state.KeyGroupRange;
 import io.sluice.state.KeyGroups;
 import io.sluice.state.KeyedStateBackend;
@@ -107,6 +108,7 @@ public final class Task implements Runnable {
     /** The context class loader of the task thread: the job's own loader for a job from a jar. */
     private final ClassLoader userCodeClassLoader;
     private final Clock clock;
+    private final StateBackends stateBackends;
     /** The event timestamp of the record in the chain; shared by the input, the operators and the writers. */
     private final RecordTimestamp recordTimestamp = new RecordTimestamp();
 
@@ -119,44 +121,23 @@ public final class Task implements Runnable {
     private List<RecordWriter<?>> writers = List.of();
     private InputGate inputGate;
     private List<StreamOperator<?>> operators = List.of();
-    private KeyedStateBackend backend;
+    /** Set on the task thread in set-up; volatile for metrics read by other threads. */
+    private volatile KeyedStateBackend backend;
     private SourceReader<?> reader;
     private final List<LocalChannel> ownedChannels = new ArrayList<>();
     /** The ends of this attempt's channels to and from other task executors (guarded by ownedChannels). */
     private final List<LocalChannel> remoteChannels = new ArrayList<>();
 
-    /** @param localState where to keep and find local state copies, or {@code null} without task-local recovery */
-    Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, ShuffleEnvironment shuffle,
-         CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
-         TaskLocalStateStore localState) {
-        this(tdd, jobMaster, shuffle, checkpointStorage, ioExecutor, stateListener, localState,
-                Thread.currentThread().getContextClassLoader(), SystemClock.INSTANCE);
-    }
-
-    /** @param userCodeClassLoader loads the job's user code; the task thread's context class loader */
-    Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, ShuffleEnvironment shuffle,
-         CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
-         TaskLocalStateStore localState, ClassLoader userCodeClassLoader) {
-        this(tdd, jobMaster, shuffle, checkpointStorage, ioExecutor, stateListener, localState, userCodeClassLoader,
-                SystemClock.INSTANCE);
-    }
-
-    /** @param clock processing time for the task's operators (timers, periodic watermarks, idleness) */
-    Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, ShuffleEnvironment shuffle,
-         CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
-         TaskLocalStateStore localState, Clock clock) {
-        this(tdd, jobMaster, shuffle, checkpointStorage, ioExecutor, stateListener, localState,
-                Thread.currentThread().getContextClassLoader(), clock);
-    }
-
     /**
      * @param userCodeClassLoader loads the job's user code; the task thread's context class loader
      * @param clock               processing time for the task's operators (timers, periodic watermarks, idleness)
+     * @param stateBackends       creates the task's keyed state backend, of the job's {@code state.backend}
      */
     Task(TaskDeploymentDescriptor tdd, JobMasterGateway jobMaster, ShuffleEnvironment shuffle,
          CheckpointStorage checkpointStorage, ExecutorService ioExecutor, Consumer<TaskExecutionState> stateListener,
-         TaskLocalStateStore localState, ClassLoader userCodeClassLoader, Clock clock) {
+         TaskLocalStateStore localState, ClassLoader userCodeClassLoader, Clock clock, StateBackends stateBackends) {
         this.userCodeClassLoader = userCodeClassLoader;
+        this.stateBackends = java.util.Objects.requireNonNull(stateBackends, "stateBackends");
         this.clock = java.util.Objects.requireNonNull(clock, "clock");
         this.localState = tdd.jobGraph().config().localRecovery() ? localState : null;
         int threshold = tdd.jobGraph().config().inlineStateThreshold();
@@ -403,12 +384,11 @@ public final class Task implements Runnable {
             KeyGroupRange range = KeyGroups.rangeForSubtask(subtask, vertex.maxParallelism(), vertex.parallelism());
             TypeSerializer<?> keySerializer = payload.inputKeySerializer() != null
                     ? payload.inputKeySerializer() : Serializers.dynamic();
-            HeapKeyedStateBackend heap = new HeapKeyedStateBackend(range, vertex.maxParallelism(), keySerializer);
+            backend = createKeyedStateBackend(range, keySerializer);
             TaskRestore restore = tdd.restore();
             if (restore != null && !restore.keyedStateHandles().isEmpty()) {
-                restoreKeyedState(heap, restore);
+                restoreKeyedState(backend, restore);
             }
-            backend = heap;
         }
 
         // Operator chain, wired tail to head
@@ -716,12 +696,29 @@ public final class Task implements Runnable {
     }
 
     /**
+     * The task's keyed state backend, of the job's state backend ({@code state.backend}) or the task
+     * executor's default. Its memory is charged to the task's slot, named by job and subtask index (slot
+     * sharing puts the subtasks with one index of all vertices of a job in one slot). Task thread.
+     */
+    private KeyedStateBackend createKeyedStateBackend(KeyGroupRange range, TypeSerializer<?> keySerializer) {
+        JobVertex v = tdd.vertex();
+        String slot = tdd.jobGraph().jobId().value() + "/" + tdd.subtaskIndex();
+        return stateBackends.backend(tdd.jobGraph().config().stateBackend()).createKeyedStateBackend(
+                new KeyedStateBackendParameters(taskName, slot, range, v.maxParallelism(), keySerializer, clock));
+    }
+
+    /** The task's keyed state backend once set up, or {@code null}; for metrics, any thread. */
+    KeyedStateBackend keyedStateBackend() {
+        return backend;
+    }
+
+    /**
      * Restores the keyed state from the restore's handles. An unusable snapshot — a corrupt state
      * file or one that cannot be decoded — fails with a {@link StateRestoreException} naming the
      * checkpoint, the subtask and the file, so that the job master falls back to an older
      * checkpoint; an unreachable storage fails with the storage error, to be retried. Task thread.
      */
-    private void restoreKeyedState(HeapKeyedStateBackend heap, TaskRestore restore) {
+    private void restoreKeyedState(KeyedStateBackend keyed, TaskRestore restore) {
         List<TaskStateHandle> handles = restore.keyedStateHandles();
         List<DataInputBuffer> snapshots = new ArrayList<>(handles.size());
         for (TaskStateHandle h : handles) {
@@ -732,7 +729,7 @@ public final class Task implements Runnable {
             }
         }
         try {
-            heap.restore(snapshots);
+            keyed.restore(snapshots);
         } catch (UnreadableSnapshotException e) {
             throw unusableState(restore, handles.get(e.snapshotIndex()), e);
         } catch (RuntimeException e) {
@@ -800,6 +797,14 @@ public final class Task implements Runnable {
         }
         if (inputGate != null && cancelled) {
             inputGate.release(new TaskCancelledException(taskName + " was cancelled"));
+        }
+        KeyedStateBackend keyed = backend;
+        if (keyed != null) {
+            try {
+                keyed.close(); // after the operators: they may touch state in close; stops a snapshot still being written
+            } catch (Throwable t) {
+                LOG.warn("Closing the keyed state backend of {} failed", taskName, t);
+            }
         }
     }
 }

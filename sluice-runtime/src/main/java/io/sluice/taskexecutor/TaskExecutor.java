@@ -8,6 +8,8 @@ import io.sluice.protocol.TaskExecutorGateway;
 import io.sluice.protocol.TaskMetrics;
 import io.sluice.util.Clock;
 import io.sluice.util.SystemClock;
+import io.sluice.config.Configuration;
+import io.sluice.state.StateBackends;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
 import io.sluice.graph.JobId;
@@ -50,6 +52,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
     private final TaskLocalStateStore localState = new TaskLocalStateStore();
     private final UserCodeClassLoaders userCode;
     private final Clock clock;
+    private final StateBackends stateBackends;
     /** Completed (on the main thread) once no task is left; see {@link #cancelAllTasks}. */
     private final List<CompletableFuture<Void>> whenNoTasks = new ArrayList<>();
 
@@ -90,6 +93,20 @@ public final class TaskExecutor implements TaskExecutorGateway {
     public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
                         ShuffleEnvironment shuffle, CheckpointStorageRegistry storages, UserCodeClassLoaders userCode,
                         Clock clock) {
+        this(id, slots, mainThread, ioExecutor, shuffle, storages, userCode, clock,
+                StateBackends.fromConfiguration(new Configuration()));
+    }
+
+    /**
+     * @param userCode      the class loaders of jobs from jars, shared with the job managers; {@code null}: none
+     * @param clock         the processing time of the tasks' operators (timers, periodic watermarks, idleness)
+     * @param stateBackends where the tasks' keyed state lives ({@code state.backend}, per job or this task
+     *                      executor's default); its creator closes it after this task executor's tasks ended
+     */
+    public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
+                        ShuffleEnvironment shuffle, CheckpointStorageRegistry storages, UserCodeClassLoaders userCode,
+                        Clock clock, StateBackends stateBackends) {
+        this.stateBackends = java.util.Objects.requireNonNull(stateBackends, "stateBackends");
         this.userCode = userCode;
         this.clock = java.util.Objects.requireNonNull(clock, "clock");
         this.id = id;
@@ -188,7 +205,8 @@ public final class TaskExecutor implements TaskExecutorGateway {
             }
             CheckpointStorage storage = storages.forLocation(descriptor.jobGraph().config().checkpointDir());
             Task task = new Task(descriptor, jobMaster, shuffle, storage, ioExecutor,
-                    state -> mainThread.execute(() -> onTaskState(state)), localState, classLoader.classLoader(), clock);
+                    state -> mainThread.execute(() -> onTaskState(state)), localState, classLoader.classLoader(), clock,
+                    stateBackends);
             tasks.put(descriptor.attemptId(), new RunningTask(task, jobMaster, classLoader,
                     TaskMeters.register(storages.meterRegistry(), task)));
             task.start();

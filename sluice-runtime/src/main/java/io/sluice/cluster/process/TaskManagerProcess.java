@@ -1,5 +1,6 @@
 package io.sluice.cluster.process;
 
+import io.sluice.state.StateBackends;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.config.HeartbeatOptions;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
@@ -114,8 +115,10 @@ public final class TaskManagerProcess implements AutoCloseable {
             JobJarStore jobJars = jars;
             UserCodeClassLoaders userCode = UserCodeClassLoaders.inTemporaryDirectory(() -> jobJars, io);
             DedicatedMainThreadExecutor main = resources.mainThread(id);
+            StateBackends stateBackends = StateBackends.fromConfiguration(configuration);
+            resources.add(stateBackends::close); // shared memory goes once the last task using it closed its backend
             TaskExecutor taskExecutor = new TaskExecutor(id, slots, main, io, network, storages, userCode,
-                    SystemClock.INSTANCE);
+                    SystemClock.INSTANCE, stateBackends);
             resources.add(() -> taskExecutor.cancelAll().get(30, TimeUnit.SECONDS));
 
             RpcService rpc = resources.rpcService(configuration, configuration.get(TaskManagerOptions.HOST),
