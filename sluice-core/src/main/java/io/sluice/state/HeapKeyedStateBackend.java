@@ -16,6 +16,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import io.sluice.util.Clock;
+import io.sluice.core.serialization.TimestampedValue;
+import io.sluice.state.ttl.TtlCleaner;
+import io.sluice.state.ttl.TtlStates;
 import io.sluice.util.SystemClock;
 
 /**
@@ -61,6 +64,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
     private final TypeSerializer<Object> keySerializer;
     private final Clock clock;
     private final String owner;
+    private final TtlCleaner ttlCleaner;
     /** By name, in registration order (which is the order snapshots write them in). */
     private final Map<String, HeapState<?>> states = new LinkedHashMap<>();
     private boolean restored;
@@ -104,6 +108,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                                  String owner) {
         Objects.requireNonNull(range, "key-group range");
         this.owner = Objects.requireNonNull(owner, "owner");
+        this.ttlCleaner = new TtlCleaner(clock);
         this.clock = Objects.requireNonNull(clock, "clock");
         this.keySerializer = (TypeSerializer<Object>) Objects.requireNonNull(keySerializer, "key serializer");
         if (maxParallelism <= 0) {
@@ -136,6 +141,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                     + maxParallelism + "), and make sure the key's hashCode is deterministic");
         }
         currentKey = key;
+        ttlCleaner.onRecord();
     }
 
     @Override
@@ -152,8 +158,16 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
         return maxParallelism;
     }
 
+    /** With a time-to-live: a state of timestamped values behind a decorator ({@link TtlStates}). */
     @Override
     public <T> ValueState<T> getValueState(ValueStateDescriptor<T> descriptor) {
+        if (descriptor.ttlConfig() != null) {
+            @SuppressWarnings("unchecked")
+            HeapValueState<TimestampedValue<T>> internal = (HeapValueState<TimestampedValue<T>>) register(
+                    TtlStates.internal(descriptor));
+            ttlCleaner.register(descriptor.name(), descriptor.ttlConfig(), internal::removeExpired);
+            return TtlStates.value(internal, descriptor.ttlConfig(), clock);
+        }
         @SuppressWarnings("unchecked")
         HeapValueState<T> state = (HeapValueState<T>) register(descriptor);
         return state;
@@ -161,6 +175,13 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
 
     @Override
     public <T> ListState<T> getListState(ListStateDescriptor<T> descriptor) {
+        if (descriptor.ttlConfig() != null) {
+            @SuppressWarnings("unchecked")
+            HeapListState<TimestampedValue<T>> internal = (HeapListState<TimestampedValue<T>>) register(
+                    TtlStates.internal(descriptor));
+            ttlCleaner.register(descriptor.name(), descriptor.ttlConfig(), internal::removeExpired);
+            return TtlStates.list(internal, descriptor.ttlConfig(), clock, descriptor.name());
+        }
         @SuppressWarnings("unchecked")
         HeapListState<T> state = (HeapListState<T>) register(descriptor);
         return state;
@@ -168,9 +189,21 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
 
     @Override
     public <K, V> MapState<K, V> getMapState(MapStateDescriptor<K, V> descriptor) {
+        if (descriptor.ttlConfig() != null) {
+            @SuppressWarnings("unchecked")
+            HeapMapState<K, TimestampedValue<V>> internal = (HeapMapState<K, TimestampedValue<V>>) register(
+                    TtlStates.internal(descriptor));
+            ttlCleaner.register(descriptor.name(), descriptor.ttlConfig(), internal::removeExpired);
+            return TtlStates.map(internal, descriptor.ttlConfig(), clock);
+        }
         @SuppressWarnings("unchecked")
         HeapMapState<K, V> state = (HeapMapState<K, V>) register(descriptor);
         return state;
+    }
+
+    /** The background clean-up of this backend's states with a time-to-live (for tests). */
+    public TtlCleaner ttlCleaner() {
+        return ttlCleaner;
     }
 
     /**

@@ -85,6 +85,48 @@ abstract sealed class HeapState<S> implements KeyedSnapshotReader.RestoredState
         cachedValue = null;
     }
 
+    /** The background clean-up's cursor: the keys of a round, and the next to look at. */
+    private Object[] cleanupKeys;
+    private int cleanupIndex;
+
+    /**
+     * The background clean-up of a state with a time-to-live (its values are
+     * {@link io.sluice.core.serialization.TimestampedValue}s): looks at up to {@code keys} keys from
+     * where the previous call stopped (a round goes over the keys the table had when it started) and
+     * removes the values stamped at or before {@code cutoffMillis}, keeping copy-on-write.
+     *
+     * @return the values (list elements, map entries) removed
+     */
+    final int removeExpired(int keys, long cutoffMillis) {
+        if (cleanupKeys == null) {
+            if (table.isEmpty()) {
+                return 0;
+            }
+            cleanupKeys = table.keySet().toArray();
+            cleanupIndex = 0;
+        }
+        int removed = 0;
+        int end = Math.min(cleanupKeys.length, cleanupIndex + keys);
+        for (; cleanupIndex < end; cleanupIndex++) {
+            Object key = cleanupKeys[cleanupIndex];
+            S value = table.get(key);
+            if (value != null) {
+                removed += removeExpiredOf(key, value, cutoffMillis);
+            }
+        }
+        if (cleanupIndex >= cleanupKeys.length) {
+            cleanupKeys = null; // the next round starts with the keys there are then
+        }
+        return removed;
+    }
+
+    /** Removes what of {@code key}'s value is stamped at or before {@code cutoffMillis}; how many values went. */
+    abstract int removeExpiredOf(Object key, S value, long cutoffMillis);
+
+    static boolean expired(Object timestamped, long cutoffMillis) {
+        return ((io.sluice.core.serialization.TimestampedValue<?>) timestamped).timestampMillis() <= cutoffMillis;
+    }
+
     final StateMetaInfo metaInfo() {
         return metaInfo;
     }

@@ -10,17 +10,21 @@ import io.sluice.api.state.ListState;
 import io.sluice.api.state.ListStateDescriptor;
 import io.sluice.api.state.MapState;
 import io.sluice.api.state.MapStateDescriptor;
+import io.sluice.api.state.StateTtlConfig;
 import io.sluice.api.state.ValueState;
 import io.sluice.api.state.ValueStateDescriptor;
 import io.sluice.api.tuple.Tuple2;
 import io.sluice.core.serialization.DataInputBuffer;
 import io.sluice.core.serialization.DataOutputBuffer;
 import io.sluice.core.serialization.Serializers;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import io.sluice.util.Clock;
+import io.sluice.util.ManualClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -34,11 +38,14 @@ public abstract class KeyedStateBackendContractTest {
     protected static final int MAX_PARALLELISM = 16;
     private final List<KeyedStateBackend> opened = new ArrayList<>();
 
-    /** A new, empty backend of the kind under test. */
-    protected abstract KeyedStateBackend create(KeyGroupRange range, int maxParallelism);
+    /** The processing time of every backend of a test (state time-to-live). */
+    protected final ManualClock clock = new ManualClock(1_000_000);
+
+    /** A new, empty backend of the kind under test, with the dynamic key serializer and processing time {@code clock}. */
+    protected abstract KeyedStateBackend create(KeyGroupRange range, int maxParallelism, Clock clock);
 
     protected final KeyedStateBackend backend(KeyGroupRange range) {
-        KeyedStateBackend b = create(range, MAX_PARALLELISM);
+        KeyedStateBackend b = create(range, MAX_PARALLELISM, clock);
         opened.add(b);
         return b;
     }
@@ -413,5 +420,167 @@ public abstract class KeyedStateBackendContractTest {
         KeyedStateBackend restored = backend();
         assertThatThrownBy(() -> restored.restore(List.of(new DataInputBuffer(truncated))))
                 .isInstanceOf(UnreadableSnapshotException.class);
+    }
+
+    // ------------------------------------------------------------------ time-to-live
+
+    private static StateTtlConfig ttl(long millis) {
+        return StateTtlConfig.newBuilder(Duration.ofMillis(millis)).build();
+    }
+
+    private void advance(long millis) {
+        clock.advance(Duration.ofMillis(millis));
+    }
+
+    @Test
+    void expiredValuesAreInvisibleAndAWriteStartsTheirTimeAgain() {
+        KeyedStateBackend b = backend();
+        ValueStateDescriptor<Long> d = new ValueStateDescriptor<>("v", Serializers.LONG);
+        d.enableTimeToLive(ttl(100));
+        ValueState<Long> v = b.getValueState(d);
+        b.setCurrentKey("a");
+        v.update(1L);
+        b.setCurrentKey("b");
+        v.update(2L);
+        advance(60);
+        v.update(3L); // b's time starts again
+        advance(39);
+        b.setCurrentKey("a");
+        assertThat(v.value()).as("99 ms old").isEqualTo(1L);
+        advance(1);
+        assertThat(v.value()).as("100 ms old: expired").isNull();
+        b.setCurrentKey("b");
+        assertThat(v.value()).as("40 ms since its last write").isEqualTo(3L);
+        advance(60);
+        assertThat(v.value()).isNull();
+        assertThat(b.numberOfKeys()).as("reads removed what they found expired").isZero();
+    }
+
+    @Test
+    void withUpdateOnReadAReadStartsTheTimeAgainAndExpiredValuesMayStayVisibleUntilCleanedUp() {
+        KeyedStateBackend b = backend();
+        ValueStateDescriptor<Long> refreshed = new ValueStateDescriptor<>("refreshed", Serializers.LONG);
+        refreshed.enableTimeToLive(StateTtlConfig.newBuilder(Duration.ofMillis(100))
+                .updateType(StateTtlConfig.UpdateType.ON_READ_AND_WRITE).build());
+        ValueStateDescriptor<Long> lenient = new ValueStateDescriptor<>("lenient", Serializers.LONG);
+        lenient.enableTimeToLive(StateTtlConfig.newBuilder(Duration.ofMillis(100))
+                .visibility(StateTtlConfig.Visibility.RETURN_EXPIRED_IF_NOT_CLEANED_UP).cleanupEntriesPerStep(0).build());
+        ValueState<Long> r = b.getValueState(refreshed);
+        ValueState<Long> l = b.getValueState(lenient);
+        b.setCurrentKey("k");
+        r.update(1L);
+        l.update(2L);
+        for (int i = 0; i < 5; i++) {
+            advance(90);
+            assertThat(r.value()).as("read every 90 ms, never expires").isEqualTo(1L);
+        }
+        assertThat(l.value()).as("expired long ago, not cleaned up, visible by request").isEqualTo(2L);
+    }
+
+    @Test
+    void listElementsAndMapEntriesExpireOneByOne() {
+        KeyedStateBackend b = backend();
+        ListStateDescriptor<String> ld = new ListStateDescriptor<>("l", Serializers.STRING);
+        ld.enableTimeToLive(ttl(100));
+        MapStateDescriptor<String, Long> md = new MapStateDescriptor<>("m", Serializers.STRING, Serializers.LONG);
+        md.enableTimeToLive(ttl(100));
+        ListState<String> l = b.getListState(ld);
+        MapState<String, Long> m = b.getMapState(md);
+        b.setCurrentKey("k");
+        l.add("old");
+        m.put("old", 1L);
+        advance(50);
+        l.add("new");
+        m.put("new", 2L);
+        assertThat(l.get()).containsExactly("old", "new");
+        assertThat(m.keys()).containsExactlyInAnyOrder("old", "new");
+        advance(60);
+        assertThat(l.get()).containsExactly("new");
+        assertThat(m.get("old")).isNull();
+        assertThat(m.contains("new")).isTrue();
+        assertThat(m.entries()).extracting(Map.Entry::getKey).containsExactly("new");
+        assertThat(m.isEmpty()).isFalse();
+        advance(50);
+        assertThat(l.get()).isEmpty();
+        assertThat(m.isEmpty()).isTrue();
+        assertThat(m.values()).isEmpty();
+        assertThat(b.numberOfKeys()).isZero();
+    }
+
+    @Test
+    void expiredValuesAreRemovedInTheBackgroundWithoutBeingRead() {
+        KeyedStateBackend b = backend();
+        ValueStateDescriptor<Long> vd = new ValueStateDescriptor<>("v", Serializers.LONG);
+        vd.enableTimeToLive(ttl(100));
+        ListStateDescriptor<Long> ld = new ListStateDescriptor<>("l", Serializers.LONG);
+        ld.enableTimeToLive(ttl(100));
+        MapStateDescriptor<Long, Long> md = new MapStateDescriptor<>("m", Serializers.LONG, Serializers.LONG);
+        md.enableTimeToLive(ttl(100));
+        ValueState<Long> v = b.getValueState(vd);
+        ListState<Long> l = b.getListState(ld);
+        MapState<Long, Long> m = b.getMapState(md);
+        ValueState<Long> plain = b.getValueState(new ValueStateDescriptor<>("plain", Serializers.LONG));
+        for (long k = 0; k < 500; k++) {
+            b.setCurrentKey(k);
+            v.update(k);
+            l.add(k);
+            m.put(k, k);
+            plain.update(k);
+        }
+        assertThat(b.numberOfKeys()).isEqualTo(4 * 500);
+        advance(100);
+        // Records of other keys go on; each 64th takes a clean-up step of 16 entries per state.
+        long records = 0;
+        while (b.numberOfKeys() > 500 && records < 100_000) {
+            b.setCurrentKey(-1L - records % 10);
+            records++;
+        }
+        System.out.printf("%d records cleaned 1500 expired values%n", records);
+        assertThat(b.numberOfKeys()).as("only the state without a time-to-live is left").isEqualTo(500);
+        assertThat(records).as("about 500 / 16 steps of 64 records").isLessThan(4_000);
+        b.setCurrentKey(7L);
+        assertThat(plain.value()).isEqualTo(7L);
+    }
+
+    @Test
+    void timestampsTravelWithSnapshotsIntoTheOtherBackend() {
+        KeyedStateBackend b = backend();
+        ValueStateDescriptor<Long> d = new ValueStateDescriptor<>("v", Serializers.LONG);
+        d.enableTimeToLive(ttl(100));
+        ValueState<Long> v = b.getValueState(d);
+        b.setCurrentKey("a");
+        v.update(1L);
+        advance(60);
+        b.setCurrentKey("b");
+        v.update(2L);
+        byte[] bytes = snapshotBytes(b);
+
+        HeapKeyedStateBackend heap = new HeapKeyedStateBackend(KeyGroupRange.of(0, MAX_PARALLELISM - 1), MAX_PARALLELISM,
+                Serializers.dynamic(), clock);
+        heap.restore(List.of(new DataInputBuffer(bytes)));
+        KeyedStateBackend mine = backend();
+        mine.restore(List.of(new DataInputBuffer(snapshotBytes(heap))));
+        ValueState<Long> r = mine.getValueState(d);
+        advance(39);
+        mine.setCurrentKey("a");
+        assertThat(r.value()).isEqualTo(1L);
+        advance(1);
+        assertThat(r.value()).as("expired at the time it was written for, after two moves").isNull();
+        mine.setCurrentKey("b");
+        assertThat(r.value()).isEqualTo(2L);
+    }
+
+    @Test
+    void addingOrRemovingATimeToLiveOnARestoredStateIsATypeChange() {
+        KeyedStateBackend b = backend();
+        ValueState<Long> v = b.getValueState(new ValueStateDescriptor<>("v", Serializers.LONG));
+        b.setCurrentKey("a");
+        v.update(1L);
+        KeyedStateBackend restored = backend();
+        restored.restore(List.of(new DataInputBuffer(snapshotBytes(b))));
+        ValueStateDescriptor<Long> withTtl = new ValueStateDescriptor<>("v", Serializers.LONG);
+        withTtl.enableTimeToLive(ttl(100));
+        assertThatThrownBy(() -> restored.getValueState(withTtl)).isInstanceOf(StateTypeChangedException.class)
+                .hasMessageContaining("sluice.ttl");
     }
 }

@@ -22,6 +22,9 @@ import io.sluice.state.KeyedStateSnapshot;
 import io.sluice.state.StateMetaInfo;
 import io.sluice.state.StateRegistration;
 import io.sluice.util.Clock;
+import io.sluice.core.serialization.TimestampedValue;
+import io.sluice.state.ttl.TtlCleaner;
+import io.sluice.state.ttl.TtlStates;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -107,6 +110,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
     private final SlotMemoryPools pools;
     private final SlotMemory memory;
     private final NativeGuard guard = new NativeGuard();
+    private final TtlCleaner ttlCleaner;
 
     // Native resources, closed in close() in reverse order of creation.
     private final BloomFilter bloomFilter;
@@ -144,6 +148,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
         TypeSerializer<Object> ks = (TypeSerializer<Object>) p.keySerializer();
         this.keySerializer = ks;
         this.clock = p.clock();
+        this.ttlCleaner = new TtlCleaner(clock);
         this.directory = directory;
         this.pools = pools;
         this.memory = memory;
@@ -220,6 +225,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
      */
     @Override
     public void setCurrentKey(Object key) {
+        ttlCleaner.onRecord();
         if (key == currentKey && key != null) {
             return;
         }
@@ -289,8 +295,16 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
 
     // ------------------------------------------------------------------ states
 
+    /** With a time-to-live: a state of timestamped values behind a decorator ({@link TtlStates}). */
     @Override
     public <T> ValueState<T> getValueState(ValueStateDescriptor<T> descriptor) {
+        if (descriptor.ttlConfig() != null) {
+            RocksDbState internal = register(TtlStates.internal(descriptor));
+            ttlCleaner.register(descriptor.name(), descriptor.ttlConfig(), internal::removeExpired);
+            @SuppressWarnings("unchecked")
+            ValueState<TimestampedValue<T>> values = (ValueState<TimestampedValue<T>>) internal;
+            return TtlStates.value(values, descriptor.ttlConfig(), clock);
+        }
         @SuppressWarnings("unchecked")
         ValueState<T> state = (ValueState<T>) register(descriptor);
         return state;
@@ -298,6 +312,13 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
 
     @Override
     public <T> ListState<T> getListState(ListStateDescriptor<T> descriptor) {
+        if (descriptor.ttlConfig() != null) {
+            RocksDbState internal = register(TtlStates.internal(descriptor));
+            ttlCleaner.register(descriptor.name(), descriptor.ttlConfig(), internal::removeExpired);
+            @SuppressWarnings("unchecked")
+            ListState<TimestampedValue<T>> elements = (ListState<TimestampedValue<T>>) internal;
+            return TtlStates.list(elements, descriptor.ttlConfig(), clock, descriptor.name());
+        }
         @SuppressWarnings("unchecked")
         ListState<T> state = (ListState<T>) register(descriptor);
         return state;
@@ -305,9 +326,21 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
 
     @Override
     public <K, V> MapState<K, V> getMapState(MapStateDescriptor<K, V> descriptor) {
+        if (descriptor.ttlConfig() != null) {
+            RocksDbState internal = register(TtlStates.internal(descriptor));
+            ttlCleaner.register(descriptor.name(), descriptor.ttlConfig(), internal::removeExpired);
+            @SuppressWarnings("unchecked")
+            MapState<K, TimestampedValue<V>> entries = (MapState<K, TimestampedValue<V>>) internal;
+            return TtlStates.map(entries, descriptor.ttlConfig(), clock);
+        }
         @SuppressWarnings("unchecked")
         MapState<K, V> state = (MapState<K, V>) register(descriptor);
         return state;
+    }
+
+    /** The background clean-up of this backend's states with a time-to-live (for tests). */
+    public TtlCleaner ttlCleaner() {
+        return ttlCleaner;
     }
 
     private RocksDbState register(StateDescriptor descriptor) {

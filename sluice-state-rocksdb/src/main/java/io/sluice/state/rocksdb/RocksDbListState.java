@@ -97,6 +97,27 @@ final class RocksDbListState<T> extends RocksDbState implements ListState<T> {
         batch.put(column(), key, listBytes(requested.serializer(0), list));
     }
 
+    /** Each element carries its own timestamp: the expired ones are dropped, the others rewritten. */
+    @Override
+    int removeExpired(byte[] key, byte[] value, long cutoffMillis, WriteBatch batch) throws RocksDBException {
+        List<Object> elements = elements(metaInfo().serializer(0), value, new DataInputBuffer());
+        List<Object> kept = new ArrayList<>(elements.size());
+        for (Object e : elements) {
+            if (((io.sluice.core.serialization.TimestampedValue<?>) e).timestampMillis() > cutoffMillis) {
+                kept.add(e);
+            }
+        }
+        int removed = elements.size() - kept.size();
+        if (removed > 0) {
+            if (kept.isEmpty()) {
+                batch.delete(column(), key);
+            } else {
+                batch.put(column(), key, listBytes(metaInfo().serializer(0), kept));
+            }
+        }
+        return removed;
+    }
+
     private void requireElement(T value) {
         Objects.requireNonNull(value, () -> "List state '" + name()
                 + "' does not hold null elements; filter nulls out before adding them");

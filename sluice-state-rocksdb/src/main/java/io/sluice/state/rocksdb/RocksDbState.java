@@ -89,6 +89,64 @@ abstract sealed class RocksDbState permits RocksDbValueState, RocksDbListState, 
         }
     }
 
+    /** The background clean-up's cursor: the RocksDB key it looked at last; {@code null}: from the start. */
+    private byte[] cleanupCursor;
+
+    /**
+     * The background clean-up of a state with a time-to-live (values, list elements or map values
+     * written by {@code sluice.ttl}: the timestamp first): looks at up to {@code entries} RocksDB
+     * entries after the previous call's last one (from the start after the end) and removes the
+     * values stamped at or before {@code cutoffMillis}, in one write batch.
+     *
+     * @return the values removed
+     */
+    final int removeExpired(int entries, long cutoffMillis) {
+        int removed = 0;
+        try (RocksIterator it = backend.db().newIterator(column, backend.readOptions);
+             WriteBatch batch = new WriteBatch()) {
+            if (cleanupCursor == null) {
+                it.seekToFirst();
+            } else {
+                it.seek(cleanupCursor);
+                if (it.isValid() && Arrays.equals(it.key(), cleanupCursor)) {
+                    it.next();
+                }
+            }
+            for (int seen = 0; seen < entries && it.isValid(); seen++, it.next()) {
+                byte[] key = it.key();
+                removed += removeExpired(key, it.value(), cutoffMillis, batch);
+                cleanupCursor = key;
+            }
+            if (!it.isValid()) {
+                cleanupCursor = null; // the next step starts over
+            }
+            if (batch.count() > 0) {
+                backend.db().write(backend.writeOptions, batch);
+            }
+        } catch (RocksDBException e) {
+            throw backend.failure("remove expired values of state '" + name() + "'", e);
+        }
+        return removed;
+    }
+
+    /** Removes (into {@code batch}) what of one entry is stamped at or before {@code cutoffMillis}; how many values. */
+    int removeExpired(byte[] key, byte[] value, long cutoffMillis, WriteBatch batch) throws RocksDBException {
+        if (timestampOf(value) <= cutoffMillis) {
+            batch.delete(column, key);
+            return 1;
+        }
+        return 0;
+    }
+
+    /** The timestamp a {@code sluice.ttl} serializer writes first: 8 bytes, big-endian. */
+    static long timestampOf(byte[] value) {
+        long t = 0;
+        for (int i = 0; i < 8; i++) {
+            t = (t << 8) | (value[i] & 0xFF);
+        }
+        return t;
+    }
+
     /**
      * Stores one key's value read from a canonical snapshot ({@link StateMetaInfo#readValue}: the
      * value, a list or a map), written with this state's current serializers.

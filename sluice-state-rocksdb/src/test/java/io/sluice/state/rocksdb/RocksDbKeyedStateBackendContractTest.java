@@ -7,7 +7,7 @@ import io.sluice.state.KeyedStateBackendContractTest;
 /** The keyed state backend contract on RocksDB (every test of {@link KeyedStateBackendContractTest}). */
 class RocksDbKeyedStateBackendContractTest extends KeyedStateBackendContractTest {
     @Override
-    protected KeyedStateBackend create(KeyGroupRange range, int maxParallelism) {
-        return RocksDbTestBackends.create(range, maxParallelism);
+    protected KeyedStateBackend create(KeyGroupRange range, int maxParallelism, io.sluice.util.Clock clock) {
+        return RocksDbTestBackends.create(range, maxParallelism, clock);
     }
 }

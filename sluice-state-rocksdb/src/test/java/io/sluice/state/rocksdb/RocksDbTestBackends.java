@@ -22,8 +22,13 @@ public final class RocksDbTestBackends {
     private RocksDbTestBackends() {}
 
     /** A new backend with the dynamic key serializer, in a slot of its own. */
-    public static synchronized KeyedStateBackend create(KeyGroupRange range, int maxParallelism) {
+    public static KeyedStateBackend create(KeyGroupRange range, int maxParallelism) {
+        return create(range, maxParallelism, new ManualClock(0));
+    }
+
+    /** A new backend whose processing time (state time-to-live) is {@code clock}. */
+    public static synchronized KeyedStateBackend create(KeyGroupRange range, int maxParallelism, io.sluice.util.Clock clock) {
         return BACKEND.createKeyedStateBackend(new KeyedStateBackendParameters("test task " + slots,
-                "test-slot-" + slots++, range, maxParallelism, Serializers.dynamic(), new ManualClock(0)));
+                "test-slot-" + slots++, range, maxParallelism, Serializers.dynamic(), clock));
     }
 }
