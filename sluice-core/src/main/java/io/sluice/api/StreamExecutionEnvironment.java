@@ -226,7 +226,8 @@ public final class StreamExecutionEnvironment {
      * Starts the job from a retained checkpoint when it has none of its own yet: a checkpoint
      * directory ({@code <checkpoints.dir>/<jobId>/chk-<n>}) or its {@code _metadata} file, or
      * {@code latest:<jobId>} for the newest readable retained checkpoint of an earlier job (for example
-     * one that FAILED or was CANCELED). The checkpoint must lie in this job's checkpoint directory.
+     * one that FAILED or was CANCELED). A checkpoint directory may be a copy anywhere (its state files are
+     * relative to it); the job may have another parallelism and another state backend.
      * Read when the job recovers, on an I/O thread; a path that holds no readable checkpoint fails the
      * job with a message naming it. Same as {@code checkpoints.restore-from}; empty: start empty.
      */

@@ -35,7 +35,12 @@ import java.util.zip.CRC32;
  * {@code checkpoints.inline-state-threshold: 0}); both versions are read.
  *
  * <p>The metadata path itself is not stored: a deserialized checkpoint carries the path it was read
- * from, so moved storage stays readable.
+ * from, so moved storage stays readable. <b>State files are relative to their checkpoint's
+ * directory:</b> a state file stored as {@code <jobId>/chk-<id>/<file>} (its own checkpoint's
+ * directory, where every state file is written) is read back as {@code <directory of the
+ * _metadata read>/<file>}, so a checkpoint directory copied anywhere (another directory, another
+ * storage, under another name) restores from its copy and never from the original. Paths elsewhere
+ * are kept as written.
  *
  * <p>Threading: stateless and thread-safe. Pure CPU work, but callers normally run it on the I/O
  * executor together with the read or write.
@@ -150,10 +155,13 @@ public final class CheckpointMetadataSerializer {
                 throw corrupt(path, "malformed: negative task state count " + count);
             }
             List<TaskStateHandle> handles = new ArrayList<>(Math.min(count, 4096));
+            String writtenIn = jobId.value() + "/chk-" + checkpointId + "/";
+            int slash = path.lastIndexOf('/');
+            String readFrom = slash < 0 ? "" : path.substring(0, slash + 1);
             for (int i = 0; i < count; i++) {
                 int vertexId = in.readInt();
                 int subtask = in.readInt();
-                String stateFile = in.readBoolean() ? in.readUTF() : null;
+                String stateFile = in.readBoolean() ? relocated(in.readUTF(), writtenIn, readFrom) : null;
                 long stateSize = in.readLong();
                 byte[] sourcePosition = in.readBytes();
                 KeyGroupRange range = in.readBoolean() ? KeyGroupRange.of(in.readInt(), in.readInt()) : null;
@@ -170,6 +178,11 @@ public final class CheckpointMetadataSerializer {
                     + e.getMessage() + ") although its checksum matches; it was written by a faulty writer."
                     + " Restore from another checkpoint.", e);
         }
+    }
+
+    /** {@code stateFile} under {@code writtenIn} (its checkpoint's directory) moved to {@code readFrom}, the metadata's. */
+    static String relocated(String stateFile, String writtenIn, String readFrom) {
+        return stateFile.startsWith(writtenIn) ? readFrom + stateFile.substring(writtenIn.length()) : stateFile;
     }
 
     private static CorruptCheckpointException corrupt(String path, String problem) {

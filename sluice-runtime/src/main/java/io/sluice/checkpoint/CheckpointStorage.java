@@ -49,8 +49,21 @@ public final class CheckpointStorage {
     private final Meter stateWrites;
     private final Meter discards;
 
+    /** Opens the storage of another location, for state files named by a full location ({@link #isLocation}). */
+    private final java.util.function.Function<String, CheckpointStorage> otherLocations;
+
     public CheckpointStorage(BlobStore store, MeterRegistry registry) {
+        this(store, registry, null);
+    }
+
+    /**
+     * @param otherLocations opens the storage of another location (the registry's {@code forLocation}), for
+     *                       the state files of a checkpoint restored from there; {@code null}: none
+     */
+    public CheckpointStorage(BlobStore store, MeterRegistry registry,
+                             java.util.function.Function<String, CheckpointStorage> otherLocations) {
         this.store = store;
+        this.otherLocations = otherLocations;
         this.metadataReads = new Meter(registry, "metadata_read");
         this.metadataWrites = new Meter(registry, "metadata_write");
         this.stateReads = new Meter(registry, "state_read");
@@ -92,8 +105,38 @@ public final class CheckpointStorage {
      * @throws CorruptStateFileException               if it is not intact (naming the path and the problem)
      */
     public byte[] readTaskState(String path) {
+        if (isLocation(path)) {
+            // A state file of a checkpoint or savepoint restored from another location: read it there.
+            int slash = path.lastIndexOf('/');
+            if (otherLocations == null) {
+                throw new IllegalStateException("State file " + path + " is in another storage than " + location()
+                        + ", which this storage cannot open");
+            }
+            return otherLocations.apply(path.substring(0, slash)).readTaskState(path.substring(slash + 1));
+        }
         stateReads.increment();
         return StateFileFormat.decode(store.get(path), path);
+    }
+
+    /**
+     * Whether {@code path} names a full location ({@code file:///...}, {@code s3://...}) rather than a
+     * path in this storage: a state file of a checkpoint read from another location.
+     */
+    public static boolean isLocation(String path) {
+        return path.contains("://");
+    }
+
+    /**
+     * {@code path} in this storage as a full location that {@link io.sluice.storage.BlobStores#open} accepts
+     * (a state file others may read from here): a local one as a {@code file:} URI with its path encoded
+     * (a directory name with a space stays openable), others as {@code <location>/<path>}.
+     */
+    public String locationOf(String path) {
+        String location = location();
+        if (location.startsWith("file://")) {
+            return java.nio.file.Path.of(location.substring("file://".length())).resolve(path).toUri().toString();
+        }
+        return location + "/" + path;
     }
 
     /**

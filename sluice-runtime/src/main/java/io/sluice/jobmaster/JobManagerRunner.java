@@ -329,7 +329,9 @@ public final class JobManagerRunner implements LeaderContender {
             checkInterrupted();
             p.metadataLoaded(from.checkpointId());
             p.event("Starting from checkpoint " + from.checkpointId() + " of job " + from.jobId() + " ("
-                    + storage.location() + "/" + from.metadataPath() + ", from checkpoints.restore-from " + spec + ")");
+                    + (CheckpointStorage.isLocation(from.metadataPath()) ? from.metadataPath()
+                            : storage.location() + "/" + from.metadataPath())
+                    + ", from checkpoints.restore-from " + spec + ")");
             store = new RestoredCheckpointStore(store, from);
             nextId = Math.max(nextId, from.checkpointId() + 1);
         }

@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Test;
 
 class CheckpointMetadataSerializerTest {
     private static final String PATH = "0123456789abcdef0123456789abcdef/chk-7/_metadata";
+    /** Where the golden version-1 metadata (checkpoint 42) was written. */
+    private static final String GOLDEN_PATH = "0123456789abcdef0123456789abcdef/chk-42/_metadata";
 
     private final CheckpointMetadataSerializer serializer = new CheckpointMetadataSerializer();
 
@@ -136,7 +138,7 @@ class CheckpointMetadataSerializerTest {
     @Test
     void aCheckpointWithoutInlineStateIsWrittenAsVersion1SoOlderBuildsCanReadIt() throws Exception {
         byte[] golden = readGoldenVersion1();
-        CompletedCheckpoint fromGolden = serializer.deserialize(golden, PATH);
+        CompletedCheckpoint fromGolden = serializer.deserialize(golden, GOLDEN_PATH);
 
         assertThat(version(serializer.serialize(sample(JobId.generate(), 3)))).isEqualTo(CheckpointMetadataSerializer.VERSION_1);
         assertThat(serializer.serialize(fromGolden)).as("byte for byte what the version-1 writer wrote").isEqualTo(golden);
@@ -145,15 +147,27 @@ class CheckpointMetadataSerializerTest {
     @Test
     void metadataWrittenByTheVersion1WriterStillLoads() throws Exception {
         // Written by the serializer before inline state existed (format version 1), kept as a file.
-        CompletedCheckpoint cp = serializer.deserialize(readGoldenVersion1(), PATH);
+        CompletedCheckpoint cp = serializer.deserialize(readGoldenVersion1(), GOLDEN_PATH);
 
         JobId job = JobId.of("0123456789abcdef0123456789abcdef");
         assertThat(cp).isEqualTo(new CompletedCheckpoint(job, 42, 1_700_000_000_000L, 1_700_000_000_250L, List.of(
                 new TaskStateHandle(1, 0, null, 0, new byte[] {0, 0, 0, 0, 0, 0, 0x30, 0x39}, null),
                 new TaskStateHandle(2, 0, job.value() + "/chk-42/2-0.state", 1234, null, KeyGroupRange.of(0, 63)),
                 new TaskStateHandle(2, 1, job.value() + "/chk-42/2-1.state", 987, null, KeyGroupRange.of(64, 127))),
-                PATH));
+                GOLDEN_PATH));
         assertThat(cp.taskStates()).noneMatch(TaskStateHandle::isInline);
+    }
+
+    @Test
+    void stateFilesAreRelativeToTheCheckpointsDirectorySoACopyElsewhereReadsItsOwnFiles() throws Exception {
+        CompletedCheckpoint copied = serializer.deserialize(readGoldenVersion1(), "backups/monday/_metadata");
+        assertThat(copied.taskStates()).extracting(TaskStateHandle::stateFile)
+                .containsExactly(null, "backups/monday/2-0.state", "backups/monday/2-1.state");
+        CompletedCheckpoint atTheTop = serializer.deserialize(readGoldenVersion1(), "_metadata");
+        assertThat(atTheTop.taskStates()).extracting(TaskStateHandle::stateFile)
+                .containsExactly(null, "2-0.state", "2-1.state");
+        assertThat(serializer.serialize(serializer.deserialize(readGoldenVersion1(), GOLDEN_PATH)))
+                .as("read where it was written, it writes back byte for byte").isEqualTo(readGoldenVersion1());
     }
 
     @Test
