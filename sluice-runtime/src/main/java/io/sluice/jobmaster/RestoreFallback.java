@@ -138,58 +138,68 @@ final class RestoreFallback {
         try {
             result = attempt.join();
         } catch (CompletionException e) {
-            failedAttempts++;
-            Duration delay = BACKOFF.delayAfter(failedAttempts, random);
-            LOG.warn("Job {}: could not read the retained checkpoints to restore from after unusable checkpoint {}"
-                    + " (attempt {}, next in {} ms): {}", jobId, from.checkpointId(), failedAttempts,
-                    delay.toMillis(), String.valueOf(e.getCause()));
-            relaunchDue = true;
-            retryAfter.accept(delay);
+            retryAfter.accept(attemptFailed(from, e.getCause()));
             return false;
         }
         boolean retryingAfterWait = unusable == null;
         pending = null;
         failedAttempts = 0;
-        if (result.isEmpty() && startWithoutCheckpointAllowed) {
-            unusable = null;
-            waitingAfter = null;
-            String event = "Checkpoint " + from.checkpointId() + " is unusable: " + from.getMessage() + "; no older"
-                    + " retained checkpoint could be restored, so the job starts from empty state because"
-                    + " allowStartWithoutCheckpoint is set";
-            LOG.warn("Job {}: {}", jobId, event);
-            fellBack.accept(event);
-            return true;
-        }
-        if (result.isEmpty()) {
-            unusable = null;
-            waitingAfter = from;
-            waitRounds++;
-            relaunchDue = true; // the next attempt, after the delay, retries the retained checkpoints
-            Duration delay = waitBackoff.delayAfter(waitRounds, random);
-            String message = "Waiting: no retained checkpoint of job " + jobId + " has usable state: checkpoint "
-                    + from.checkpointId() + " is unusable (" + from.getMessage() + "), and no older retained"
-                    + " checkpoint could be restored. The job keeps its graph and checkpoints and tries the"
-                    + " retained checkpoints again in " + formatDelay(delay) + " (attempt " + waitRounds + "). Sluice"
-                    + " does not silently start from empty state: put back an intact copy of "
-                    + (from.stateFile() == null ? "the checkpoint's metadata" : from.stateFile())
-                    + " (for example from a backup) and the job resumes by itself; or cancel it and start it again"
-                    + " with checkpoints.restore-from=<an intact chk-<n> directory>, or without its checkpoints"
-                    + " (allowStartWithoutCheckpoint).";
-            LOG.error("Job {}: {}", jobId, message);
-            waiting.waitForRepairedState(message, delay);
+        if (result.isEmpty() && !startWithoutCheckpointAllowed) {
+            waitForRepairedState(from, waiting);
             return false;
         }
         unusable = null;
         waitingAfter = null;
-        String event = retryingAfterWait
-                ? "Retrying checkpoint " + result.get().checkpointId() + " after waiting for repaired state files ("
-                        + waitRounds + " round(s) without a usable checkpoint; the last unusable was checkpoint "
-                        + from.checkpointId() + ": " + from.getMessage() + ")"
-                : "Checkpoint " + from.checkpointId() + " is unusable: " + from.getMessage()
-                        + "; restoring from checkpoint " + result.get().checkpointId() + " instead";
+        String event = result.isEmpty() ? startingEmpty(from) : restoringFrom(result.get(), from, retryingAfterWait);
         LOG.warn("Job {}: {}", jobId, event);
         fellBack.accept(event);
         return true;
+    }
+
+    /** The store could not be read: the attempt is repeated after the returned delay. */
+    private Duration attemptFailed(StateRestoreException from, Throwable cause) {
+        failedAttempts++;
+        Duration delay = BACKOFF.delayAfter(failedAttempts, random);
+        LOG.warn("Job {}: could not read the retained checkpoints to restore from after unusable checkpoint {}"
+                + " (attempt {}, next in {} ms): {}", jobId, from.checkpointId(), failedAttempts,
+                delay.toMillis(), String.valueOf(cause));
+        relaunchDue = true;
+        return delay;
+    }
+
+    /** No retained checkpoint has usable state, and starting empty is not allowed: the job waits. */
+    private void waitForRepairedState(StateRestoreException from, WaitingListener waiting) {
+        unusable = null;
+        waitingAfter = from;
+        waitRounds++;
+        relaunchDue = true; // the next attempt, after the delay, retries the retained checkpoints
+        Duration delay = waitBackoff.delayAfter(waitRounds, random);
+        String message = "Waiting: no retained checkpoint of job " + jobId + " has usable state: checkpoint "
+                + from.checkpointId() + " is unusable (" + from.getMessage() + "), and no older retained"
+                + " checkpoint could be restored. The job keeps its graph and checkpoints and tries the"
+                + " retained checkpoints again in " + formatDelay(delay) + " (attempt " + waitRounds + "). Sluice"
+                + " does not silently start from empty state: put back an intact copy of "
+                + (from.stateFile() == null ? "the checkpoint's metadata" : from.stateFile())
+                + " (for example from a backup) and the job resumes by itself; or cancel it and start it again"
+                + " with checkpoints.restore-from=<an intact chk-<n> directory>, or without its checkpoints"
+                + " (allowStartWithoutCheckpoint).";
+        LOG.error("Job {}: {}", jobId, message);
+        waiting.waitForRepairedState(message, delay);
+    }
+
+    private static String startingEmpty(StateRestoreException from) {
+        return "Checkpoint " + from.checkpointId() + " is unusable: " + from.getMessage() + "; no older"
+                + " retained checkpoint could be restored, so the job starts from empty state because"
+                + " allowStartWithoutCheckpoint is set";
+    }
+
+    private String restoringFrom(CompletedCheckpoint checkpoint, StateRestoreException from, boolean retryingAfterWait) {
+        return retryingAfterWait
+                ? "Retrying checkpoint " + checkpoint.checkpointId() + " after waiting for repaired state files ("
+                        + waitRounds + " round(s) without a usable checkpoint; the last unusable was checkpoint "
+                        + from.checkpointId() + ": " + from.getMessage() + ")"
+                : "Checkpoint " + from.checkpointId() + " is unusable: " + from.getMessage()
+                        + "; restoring from checkpoint " + checkpoint.checkpointId() + " instead";
     }
 
     private void launch() {

@@ -22,7 +22,8 @@ class RuntimeArchitectureTest {
                     "io.sluice.ha.loader")
             .layer("checkpoint coordination, task execution, job metrics", "io.sluice.checkpoint.coordinator",
                     "io.sluice.taskexecutor", "io.sluice.metrics.job")
-            .layer("job master", "io.sluice.jobmaster")
+            .layer("job master", "io.sluice.jobmaster", "io.sluice.jobmaster.lifecycle",
+                    "io.sluice.jobmaster.deployment")
             .layer("dispatcher and membership", "io.sluice.dispatcher", "io.sluice.cluster.membership")
             .layer("composition roots", "io.sluice.cluster", "io.sluice.cluster.process");
 

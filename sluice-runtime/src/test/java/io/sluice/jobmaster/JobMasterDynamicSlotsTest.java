@@ -174,6 +174,34 @@ class JobMasterDynamicSlotsTest {
         assertThat(details().recentFailures()).as("a loss while cancelling is no task failure").isEmpty();
     }
 
+    @Test
+    void aSuspendedJobMasterWhoseTasksSitOnALostTaskExecutorEndsOnceThatOneCountsAsLost() {
+        pool.addTaskExecutor(tm1, "i-1", "unused");
+        pool.addTaskExecutor(tm2, "i-2", "unused");
+        mainThread.execute(jobMaster::start);
+        mainThread.triggerAll();
+        for (ExecutionAttemptId id : all()) {
+            report(id, ExecutionState.RUNNING);
+        }
+
+        mainThread.execute(() -> jobMaster.suspend("leadership lost"));
+        mainThread.triggerAll();
+        for (ExecutionAttemptId id : tm1.cancelled()) {
+            report(id, ExecutionState.CANCELED);
+        }
+        // tm-2 is dead: its tasks never report CANCELED.
+        assertThat(status()).isEqualTo(JobStatus.SUSPENDED);
+        assertThat(jobMaster.resultFuture()).as("a suspended job master waits for its tasks").isNotDone();
+
+        pool.removeTaskExecutor("tm-2", "task manager tm-2 lost: no heartbeat for 6 s");
+        mainThread.triggerAll();
+
+        assertThat(jobMaster.resultFuture()).isCompleted();
+        assertThat(jobMaster.resultFuture().join().status()).isEqualTo(JobStatus.SUSPENDED);
+        assertThat(status()).isEqualTo(JobStatus.SUSPENDED);
+        assertThat(details().recentFailures()).as("a loss while suspended is no task failure").isEmpty();
+    }
+
     private List<ExecutionAttemptId> all() {
         List<ExecutionAttemptId> ids = new java.util.ArrayList<>(tm1.submittedIds());
         ids.addAll(tm2.submittedIds());

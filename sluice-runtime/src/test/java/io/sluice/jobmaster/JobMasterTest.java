@@ -26,6 +26,7 @@ import io.sluice.protocol.SubtaskStatus;
 import io.sluice.protocol.VertexStatus;
 import io.sluice.restart.RestartHistory;
 import io.sluice.restart.RestartStrategies;
+import io.sluice.rpc.Acknowledge;
 import io.sluice.state.KeyGroups;
 import io.sluice.storage.LocalFileBlobStore;
 import io.sluice.job.ExecutionAttemptId;
@@ -198,6 +199,34 @@ class JobMasterTest {
         reportAll(second, ExecutionState.FINISHED);
         assertThat(status()).isEqualTo(JobStatus.FINISHED);
         assertThat(jobMaster.resultFuture().join().status()).isEqualTo(JobStatus.FINISHED);
+    }
+
+    @Test
+    void aSubmissionThatFailsIsATaskFailureAndTheRestartDeploysAgain() {
+        createJobMaster(new FixedDelay(3, DELAY), Duration.ZERO);
+        taskExecutor.onSubmit(d -> java.util.concurrent.CompletableFuture.failedFuture(
+                new java.io.IOException("Connection refused: te-1")));
+
+        start();
+
+        assertThat(status()).as("the first failed submission fails the job over").isEqualTo(JobStatus.RESTARTING);
+        List<ExecutionAttemptId> first = currentRound();
+        assertThat(taskExecutor.cancelled()).as("the others are cancelled").hasSize(first.size() - 1);
+        JobDetails details = onMain(jobMaster::currentDetails);
+        assertThat(details.failureMessage()).as("the root cause")
+                .isEqualTo("java.io.IOException: Connection refused: te-1");
+        assertThat(details.recentFailures()).as("one failover for the whole round").singleElement()
+                .satisfies(f -> assertThat(f.restarted()).isTrue());
+        assertThat(mainThread.numScheduled()).as("every submission failed: all ended, the restart waits")
+                .isEqualTo(1);
+
+        taskExecutor.onSubmit(d -> java.util.concurrent.CompletableFuture.completedFuture(
+                Acknowledge.INSTANCE));
+        mainThread.advanceTime(DELAY);
+
+        assertThat(status()).isEqualTo(JobStatus.RUNNING);
+        assertThat(taskExecutor.submitted()).hasSize(2 * first.size());
+        assertThat(statusChanges).containsExactly(JobStatus.RUNNING, JobStatus.RESTARTING, JobStatus.RUNNING);
     }
 
     @Test

@@ -1,0 +1,39 @@
+package io.sluice.jobmaster.deployment;
+
+import io.sluice.checkpoint.CompletedCheckpoint;
+import io.sluice.checkpoint.TaskStateHandle;
+import io.sluice.graph.JobVertex;
+import io.sluice.protocol.TaskRestore;
+import io.sluice.state.KeyGroupRange;
+import io.sluice.state.KeyGroups;
+import java.util.ArrayList;
+import java.util.List;
+
+/** What one subtask restores from a completed checkpoint. Stateless; any thread. */
+final class TaskRestores {
+    private TaskRestores() {
+    }
+
+    /**
+     * The state subtask {@code subtask} of {@code vertex} restores from {@code cp}: its source
+     * position and the handles (state files or inline state) holding its key groups; or, if it had
+     * finished, that it is finished (it emits nothing again).
+     */
+    static TaskRestore forSubtask(CompletedCheckpoint cp, JobVertex vertex, int subtask) {
+        TaskStateHandle own = cp.stateOf(vertex.id(), subtask);
+        if (own != null && own.isFinished()) {
+            return new TaskRestore(cp.checkpointId(), null, List.of(), true);
+        }
+        List<TaskStateHandle> keyed = new ArrayList<>();
+        if (vertex.hasKeyedState()) {
+            KeyGroupRange mine = KeyGroups.rangeForSubtask(subtask, vertex.maxParallelism(), vertex.parallelism());
+            for (TaskStateHandle h : cp.taskStates()) {
+                if (h.vertexId() == vertex.id() && h.hasKeyedState() && h.keyGroupRange() != null
+                        && h.keyGroupRange().start() <= mine.end() && mine.start() <= h.keyGroupRange().end()) {
+                    keyed.add(h);
+                }
+            }
+        }
+        return new TaskRestore(cp.checkpointId(), own == null ? null : own.sourcePosition(), keyed);
+    }
+}
