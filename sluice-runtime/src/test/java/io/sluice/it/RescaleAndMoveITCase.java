@@ -8,7 +8,6 @@ import io.sluice.api.functions.MapFunction;
 import io.sluice.api.functions.RichFunction;
 import io.sluice.api.functions.RuntimeContext;
 import io.sluice.api.sink.CollectingSink;
-import io.sluice.api.source.SequenceSource;
 import io.sluice.api.state.ListState;
 import io.sluice.api.state.ListStateDescriptor;
 import io.sluice.api.state.MapState;
@@ -45,7 +44,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Keyed state restored at other parallelisms and in the other backend, from checkpoints anywhere:
  * a job keeping value, list and map state per key runs in stages, each cancelled after a completed
  * checkpoint and the next restored from it ({@code checkpoints.restore-from latest:<job>}) at
- * parallelism 2 -> 3 -> 1 -> 4, on the heap, in RocksDB, or alternating between them; the last
+ * parallelism 2 -> 3 -> 1 -> 4 (each stage reads a quarter more of the input: its source waits at a
+ * gate, so a slow machine cannot make a stage finish its input before it is cancelled), on the heap, in RocksDB, or alternating between them; the last
  * stage reads to the end and every key's value, list and map must be exact. The source keeps
  * parallelism 1 (its position is one subtask's). And what is refused, clearly and without deleting
  * anything: another max parallelism, a state whose type changed, a directory that holds no
@@ -67,6 +67,21 @@ class RescaleAndMoveITCase {
     @AfterAll
     static void stop() {
         cluster.close();
+    }
+
+    private final List<GatedSequence> openGates = new ArrayList<>();
+
+    /** A gated source with the gate open: it reads to the end. */
+    private GatedSequence openGate() {
+        GatedSequence source = GatedSequence.create();
+        source.open(Long.MAX_VALUE);
+        openGates.add(source);
+        return source;
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void releaseGates() {
+        openGates.forEach(GatedSequence::release);
     }
 
     /** Per key: a count (value state), the values divisible by 100 (list state), counts per thousand (map state). */
@@ -106,6 +121,82 @@ class RescaleAndMoveITCase {
         }
     }
 
+    /**
+     * The values 0..RECORDS-1 (one subtask), but only up to a gate the test opens stage by stage: at the
+     * gate the reader emits nothing and the job keeps running (and checkpointing) until it is cancelled,
+     * however slow the machine. The gate is shared by every job of a test through its id (static).
+     */
+    static final class GatedSequence implements io.sluice.api.source.Source<Long> {
+        static final Map<String, java.util.concurrent.atomic.AtomicLong[]> GATES = new java.util.concurrent.ConcurrentHashMap<>();
+        private final String id;
+
+        GatedSequence(String id) {
+            this.id = id;
+        }
+
+        static GatedSequence create() {
+            String id = java.util.UUID.randomUUID().toString();
+            GATES.put(id, new java.util.concurrent.atomic.AtomicLong[] {
+                    new java.util.concurrent.atomic.AtomicLong(), new java.util.concurrent.atomic.AtomicLong(-1)});
+            return new GatedSequence(id);
+        }
+
+        /** Lets the reader emit the values below {@code limit}. */
+        void open(long limit) {
+            GATES.get(id)[0].set(limit);
+        }
+
+        /** The reader's position when it last found the gate closed; -1 before. */
+        long waitingAt() {
+            return GATES.get(id)[1].get();
+        }
+
+        void release() {
+            GATES.remove(id);
+        }
+
+        @Override
+        public boolean isBounded() {
+            return true;
+        }
+
+        @Override
+        public io.sluice.api.source.SourceReader<Long> createReader(int subtaskIndex, int parallelism) {
+            java.util.concurrent.atomic.AtomicLong[] gate = GATES.get(id);
+            return new io.sluice.api.source.SourceReader<>() {
+                private long position;
+
+                @Override
+                public int emit(io.sluice.api.functions.Collector<Long> out, int maxRecords) {
+                    if (position >= RECORDS) {
+                        return END_OF_INPUT;
+                    }
+                    long allowed = Math.min(gate[0].get(), RECORDS) - position;
+                    if (allowed <= 0) {
+                        gate[1].set(position);
+                        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // closed: look again in 1 ms
+                        return 0;
+                    }
+                    int n = (int) Math.min(allowed, maxRecords);
+                    for (int i = 0; i < n; i++) {
+                        out.collect(position++);
+                    }
+                    return n;
+                }
+
+                @Override
+                public byte[] snapshotPosition() {
+                    return java.nio.ByteBuffer.allocate(8).putLong(position).array();
+                }
+
+                @Override
+                public void restorePosition(byte[] bytes) {
+                    position = java.nio.ByteBuffer.wrap(bytes).getLong();
+                }
+            };
+        }
+    }
+
     /** The last output per key of a run over 0..RECORDS-1, whatever the stages. */
     private static Map<Long, String> expected() {
         Map<Long, String> out = new HashMap<>();
@@ -131,7 +222,8 @@ class RescaleAndMoveITCase {
                 .setCheckpointDir(dir.resolve("checkpoints").toString());
     }
 
-    private static void build(StreamExecutionEnvironment env, SequenceSource source, CollectingSink<Tuple2<Long, String>> sink) {
+    private static void build(StreamExecutionEnvironment env, io.sluice.api.source.Source<Long> source,
+                              CollectingSink<Tuple2<Long, String>> sink) {
         env.fromSource(source, "numbers").setParallelism(1)
                 .keyBy(new KeyedCountingJob.ModKey(KEYS))
                 .map(new CountListAndBuckets()).name("count, list and buckets")
@@ -143,32 +235,43 @@ class RescaleAndMoveITCase {
         return cluster.dispatcher().requestJobDetails(job).get(10, TimeUnit.SECONDS);
     }
 
-    /** Runs a stage until it completed a checkpoint (after its restore), then cancels it; its id. */
-    private JobId stage(int parallelism, StateBackendType backend, JobId restoreFrom) throws Exception {
+    /**
+     * Runs a stage with the gate at {@code gate}: once the source waits at the gate, two more
+     * checkpoints complete (so the last holds everything below the gate), and the stage is cancelled.
+     */
+    private JobId stage(int parallelism, StateBackendType backend, JobId restoreFrom, long gate) throws Exception {
         CollectingSink<Tuple2<Long, String>> sink = CollectingSink.create();
+        GatedSequence source = GatedSequence.create();
+        source.open(gate);
         try {
             StreamExecutionEnvironment env = env(parallelism, backend);
-            build(env, SequenceSource.bounded(0, RECORDS - 1).withRate(20_000), sink);
+            build(env, source, sink);
             var graph = env.buildJobGraph("stage p" + parallelism + " " + backend.backendName());
             JobId job = restoreFrom == null ? cluster.submit(graph) : cluster.submit(graph, "latest:" + restoreFrom);
             try {
-                await().atMost(Duration.ofSeconds(60)).until(() -> details(job).checkpoints().completed() >= 2);
+                await().atMost(Duration.ofSeconds(120)).until(() -> source.waitingAt() == gate);
+                long before = details(job).checkpoints().completed();
+                await().atMost(Duration.ofSeconds(120)).until(() -> details(job).checkpoints().completed() >= before + 2);
             } catch (org.awaitility.core.ConditionTimeoutException e) {
                 String status = details(job).status() + ": " + details(job).failureMessage();
                 cancelQuietly(job);
-                throw new AssertionError("stage p" + parallelism + " " + backend + " completed no 2 checkpoints in 60 s: "
-                        + status, e);
+                throw new AssertionError("stage p" + parallelism + " " + backend + " did not reach its gate " + gate
+                        + " and two checkpoints after it: " + status, e);
             }
             cluster.dispatcher().cancelJob(job).get(10, TimeUnit.SECONDS);
             JobResult result = cluster.dispatcher().requestJobResult(job).get(60, TimeUnit.SECONDS);
-            assertThat(result.status()).as("stage p%d %s ended by the cancel, not by its input", parallelism, backend)
-                    .isEqualTo(JobStatus.CANCELED);
-            System.out.printf("stage parallelism %d in %s: %d records in, %d checkpoints%n", parallelism, backend,
-                    sink.count(), details(job).checkpoints().completed());
+            assertThat(result.status()).isEqualTo(JobStatus.CANCELED);
+            System.out.printf("stage parallelism %d in %s: up to %d, %d records out, %d checkpoints%n", parallelism,
+                    backend, gate, sink.count(), details(job).checkpoints().completed());
             return job;
         } finally {
             sink.release();
+            source.release();
         }
+    }
+
+    private JobId stage(int parallelism, StateBackendType backend, JobId restoreFrom) throws Exception {
+        return stage(parallelism, backend, restoreFrom, RECORDS / 4);
     }
 
     /** The last stage: restores from {@code restoreFrom}, reads to the end; its last output per key. */
@@ -176,7 +279,7 @@ class RescaleAndMoveITCase {
         CollectingSink<Tuple2<Long, String>> sink = CollectingSink.create();
         try {
             StreamExecutionEnvironment env = env(parallelism, backend);
-            build(env, SequenceSource.bounded(0, RECORDS - 1), sink);
+            build(env, openGate(), sink);
             JobId job = cluster.submit(env.buildJobGraph("last stage p" + parallelism), restoreFrom);
             JobResult result;
             try {
@@ -207,9 +310,9 @@ class RescaleAndMoveITCase {
     @MethodSource("backends")
     void rescaling2To3To1To4KeepsEveryKeysValueListAndMapExact(String name, List<StateBackendType> backends)
             throws Exception {
-        JobId a = stage(2, backends.get(0), null);
-        JobId b = stage(3, backends.get(1), a);
-        JobId c = stage(1, backends.get(2), b);
+        JobId a = stage(2, backends.get(0), null, RECORDS / 4);
+        JobId b = stage(3, backends.get(1), a, RECORDS / 2);
+        JobId c = stage(1, backends.get(2), b, 3 * RECORDS / 4);
         Map<Long, String> last = finish(4, backends.get(3), "latest:" + c);
         assertThat(last).isEqualTo(expected());
     }
@@ -218,13 +321,7 @@ class RescaleAndMoveITCase {
     void aCheckpointCopiedElsewhereRestoresFromTheCopyAlone() throws Exception {
         JobId a = stage(2, StateBackendType.ROCKSDB, null);
         Path jobDir = dir.resolve("checkpoints").resolve(a.value());
-        Path latest;
-        try (Stream<Path> chks = Files.list(jobDir)) {
-            latest = chks.filter(p -> Files.exists(p.resolve("_metadata")))
-                    .max((x, y) -> Long.compare(id(x), id(y))).orElseThrow();
-        }
-        Path copy = dir.resolve("elsewhere").resolve("monday backup");
-        copyDirectory(latest, copy);
+        Path copy = copyOfLatest(a, dir.resolve("elsewhere").resolve("monday backup"));
         deleteDirectory(jobDir); // nothing of the original is left
         assertThat(finish(3, StateBackendType.HEAP, copy.toString())).isEqualTo(expected());
     }
@@ -232,14 +329,16 @@ class RescaleAndMoveITCase {
     @Test
     void anotherMaxParallelismATypeChangeAndNoCheckpointAreRefusedAtOnceAndNothingIsDeleted() throws Exception {
         JobId a = stage(2, StateBackendType.HEAP, null);
-        Path jobDir = dir.resolve("checkpoints").resolve(a.value());
-        List<Path> before = files(jobDir);
+        // A copy nothing else touches (the cancelled job may still be discarding a checkpoint it finalized as it ended).
+        Path source = copyOfLatest(a, dir.resolve("refusal source"));
+        String restoreFrom = source.toString();
+        List<Path> before = files(source);
 
         StreamExecutionEnvironment other = env(2, StateBackendType.ROCKSDB).setMaxParallelism(64);
         CollectingSink<Tuple2<Long, String>> sink = CollectingSink.create();
         try {
-            build(other, SequenceSource.bounded(0, RECORDS - 1), sink);
-            JobResult r = run(other, "latest:" + a);
+            build(other, openGate(), sink);
+            JobResult r = run(other, restoreFrom);
             assertThat(r.status()).isEqualTo(JobStatus.FAILED);
             assertThat(r.failureMessage()).contains("max parallelism 128").contains("max parallelism 64")
                     .contains("Set the max parallelism back to 128");
@@ -248,12 +347,12 @@ class RescaleAndMoveITCase {
         }
 
         StreamExecutionEnvironment changed = env(2, StateBackendType.HEAP);
-        changed.fromSource(SequenceSource.bounded(0, RECORDS - 1), "numbers").setParallelism(1)
+        changed.fromSource(openGate(), "numbers").setParallelism(1)
                 .keyBy(new KeyedCountingJob.ModKey(KEYS))
                 .map(new CountAsText()).name("count, list and buckets")
                 .returns(Serializers.STRING)
                 .addSink(new io.sluice.api.sink.DiscardingSink<>(), "results");
-        JobResult typeChanged = run(changed, "latest:" + a);
+        JobResult typeChanged = run(changed, restoreFrom);
         assertThat(typeChanged.status()).isEqualTo(JobStatus.FAILED);
         assertThat(typeChanged.failureMessage()).contains("State 'count'").contains("sluice.long")
                 .contains("sluice.string").contains("its type changed");
@@ -262,26 +361,20 @@ class RescaleAndMoveITCase {
         StreamExecutionEnvironment third = env(2, StateBackendType.HEAP);
         CollectingSink<Tuple2<Long, String>> sink3 = CollectingSink.create();
         try {
-            build(third, SequenceSource.bounded(0, RECORDS - 1), sink3);
+            build(third, openGate(), sink3);
             JobResult none = run(third, empty.toString());
             assertThat(none.status()).isEqualTo(JobStatus.FAILED);
             assertThat(none.failureMessage()).contains("is not a checkpoint or savepoint");
         } finally {
             sink3.release();
         }
-        assertThat(files(jobDir)).as("the checkpoint restored from is untouched").isEqualTo(before);
+        assertThat(files(source)).as("the checkpoint restored from is untouched").isEqualTo(before);
     }
 
     @Test
     void aCorruptStateFileInACopiedCheckpointMakesTheJobWaitNamingTheFileAndDeletesNothing() throws Exception {
         JobId a = stage(2, StateBackendType.HEAP, null);
-        Path latest;
-        try (Stream<Path> chks = Files.list(dir.resolve("checkpoints").resolve(a.value()))) {
-            latest = chks.filter(p -> Files.exists(p.resolve("_metadata")))
-                    .max((x, y) -> Long.compare(id(x), id(y))).orElseThrow();
-        }
-        Path copy = dir.resolve("copies").resolve("corrupt");
-        copyDirectory(latest, copy);
+        Path copy = copyOfLatest(a, dir.resolve("copies").resolve("corrupt"));
         Path stateFile;
         try (Stream<Path> files = Files.list(copy)) {
             stateFile = files.filter(p -> p.getFileName().toString().endsWith(".state")).findFirst().orElseThrow();
@@ -294,7 +387,7 @@ class RescaleAndMoveITCase {
         StreamExecutionEnvironment env = env(3, StateBackendType.ROCKSDB);
         CollectingSink<Tuple2<Long, String>> sink = CollectingSink.create();
         try {
-            build(env, SequenceSource.bounded(0, RECORDS - 1), sink);
+            build(env, openGate(), sink);
             JobId job = cluster.submit(env.buildJobGraph("corrupt copy"), copy.toString());
             await().atMost(Duration.ofSeconds(60)).until(() -> {
                 String m = details(job).failureMessage();
@@ -340,6 +433,28 @@ class RescaleAndMoveITCase {
         return cluster.dispatcher().requestJobResult(job).get(2, TimeUnit.MINUTES);
     }
 
+    /**
+     * A copy of the newest complete checkpoint of the ended job {@code job} at {@code target}; an older
+     * one if the newest is deleted while being copied (a checkpoint finalized as the job was cancelled
+     * is discarded afterwards, asynchronously).
+     */
+    private Path copyOfLatest(JobId job, Path target) throws Exception {
+        List<Path> complete;
+        try (Stream<Path> chks = Files.list(dir.resolve("checkpoints").resolve(job.value()))) {
+            complete = chks.filter(p -> Files.exists(p.resolve("_metadata")))
+                    .sorted((x, y) -> Long.compare(id(y), id(x))).toList();
+        }
+        for (Path chk : complete) {
+            try {
+                copyDirectory(chk, target);
+                return target;
+            } catch (java.io.IOException e) {
+                deleteDirectory(target);
+            }
+        }
+        throw new AssertionError("no complete checkpoint of " + job + " could be copied: " + complete);
+    }
+
     private static long id(Path chk) {
         return Long.parseLong(chk.getFileName().toString().substring("chk-".length()));
     }
@@ -362,10 +477,17 @@ class RescaleAndMoveITCase {
         assertThat(copied).isNotEmpty();
     }
 
+    /** Deletes {@code root}; files the cluster deletes at the same time are fine. */
     private static void deleteDirectory(Path root) throws Exception {
-        try (Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
+        for (int attempt = 0; Files.exists(root); attempt++) {
+            try (Stream<Path> walk = Files.walk(root)) {
+                for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(p);
+                }
+            } catch (java.io.IOException | java.io.UncheckedIOException e) {
+                if (attempt >= 5) {
+                    throw e;
+                }
             }
         }
     }
