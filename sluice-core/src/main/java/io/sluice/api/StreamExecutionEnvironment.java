@@ -65,6 +65,8 @@ public final class StreamExecutionEnvironment {
     private Duration checkpointStaleAfter = Duration.ZERO;
     /** The job's state backend; {@code null}: the task executors' default. */
     private StateBackendType stateBackend;
+    /** Whether to checkpoint incrementally where the backend can; {@code null}: the task executors' default. */
+    private Boolean incrementalCheckpoints;
 
     /** The run context this environment was created in, or {@code null} outside a cluster's jar runner. */
     private ExecutionContext context;
@@ -121,6 +123,8 @@ public final class StreamExecutionEnvironment {
         env.checkpointStaleAfter = configuration.get(CheckpointingOptions.STALE_AFTER);
         env.stateBackend = configuration.contains(StateBackendOptions.BACKEND)
                 ? configuration.get(StateBackendOptions.BACKEND) : null;
+        env.incrementalCheckpoints = configuration.contains(StateBackendOptions.INCREMENTAL)
+                ? configuration.get(StateBackendOptions.INCREMENTAL) : null;
         return env;
     }
 
@@ -266,6 +270,17 @@ public final class StreamExecutionEnvironment {
         return this;
     }
 
+    /**
+     * Whether checkpoints of a backend that can (RocksDB) upload only the files new since the previous
+     * one ({@code state.backend.incremental}, default true). Incremental checkpoints hold RocksDB's own
+     * files, which only RocksDB restores; with false, checkpoints are full snapshots in the canonical
+     * format every backend reads.
+     */
+    public StreamExecutionEnvironment setIncrementalCheckpoints(boolean incremental) {
+        this.incrementalCheckpoints = incremental;
+        return this;
+    }
+
     /** The checkpoint interval in force; {@link Duration#ZERO} while checkpointing is off. */
     public Duration getCheckpointInterval() {
         return checkpointInterval;
@@ -284,7 +299,7 @@ public final class StreamExecutionEnvironment {
                 checkpointDir, restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold,
                 restoreFrom.isEmpty() ? null : restoreFrom, !retainCheckpointsOnCancel,
                 checkpointStaleAfter.isZero() ? null : checkpointStaleAfter,
-                stateBackend == null ? null : stateBackend.backendName());
+                stateBackend == null ? null : stateBackend.backendName(), incrementalCheckpoints);
     }
 
     /** Builds and validates the job graph; throws {@link io.sluice.api.errors.InvalidJobException} naming any problem. */

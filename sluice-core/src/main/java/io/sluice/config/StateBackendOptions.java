@@ -18,4 +18,15 @@ public final class StateBackendOptions {
                     + " memory bounded per slot; needs sluice-state-rocksdb on the task managers' class path). Set on a"
                     + " task manager it is the default of its jobs; set on a job it wins. Checkpoints and savepoints"
                     + " of both are in one format, so a job can move between them by restoring.");
+
+    public static final ConfigOption<Boolean> INCREMENTAL = ConfigOptions.key("state.backend.incremental")
+            .booleanType()
+            .defaultValue(true)
+            .withDescription("Whether a backend that can (rocksdb) checkpoints incrementally: it uploads only the"
+                    + " files that are new since its previous checkpoint and refers to the others, which later"
+                    + " checkpoints share (a shared-state registry in the job manager deletes a file once no retained"
+                    + " checkpoint refers to it). Such a checkpoint holds RocksDB's own files: only rocksdb restores"
+                    + " it (move a job to the heap through a savepoint, or with this set to false, whose checkpoints"
+                    + " are full snapshots in the canonical format). Set on a task manager it is the default of its"
+                    + " jobs; set on a job it wins. The heap backend ignores it.");
 }

@@ -62,6 +62,35 @@ public interface KeyedStateBackend extends AutoCloseable {
      */
     void restore(List<DataInputBuffer> snapshots);
 
+    /**
+     * The synchronous part of checkpoint {@code checkpointId}: by default the canonical
+     * {@link #snapshot()}; a backend that checkpoints incrementally returns an
+     * {@link IncrementalKeyedStateSnapshot}. Savepoints always use {@link #snapshot()}.
+     */
+    default KeyedStateSnapshot checkpointSnapshot(long checkpointId) {
+        return snapshot();
+    }
+
+    /**
+     * Checkpoint {@code checkpointId} completed: an incremental backend may refer to the files it
+     * uploaded for it in later checkpoints. Task thread. Nothing by default.
+     */
+    default void notifyCheckpointComplete(long checkpointId) {
+    }
+
+    /**
+     * Restores from incremental snapshots ({@link IncrementalStateHandle}s of any key-group ranges of the
+     * same max parallelism), downloading their files with {@code files}. Called once, before any state
+     * access, instead of {@link #restore}.
+     *
+     * @throws IncrementalStateRestoreException by default: only a backend that writes them reads them
+     */
+    default void restoreIncremental(List<IncrementalStateHandle> handles, CheckpointFiles files) {
+        throw new IncrementalStateRestoreException("This checkpoint holds the keyed state as RocksDB's own files"
+                + " (an incremental checkpoint), which only state.backend: rocksdb reads: restore it with"
+                + " state.backend: rocksdb, or restore from a savepoint (whose format every backend reads)");
+    }
+
     /** Figures for metrics, readable from any thread. */
     default KeyedStateMetrics metrics() {
         return KeyedStateMetrics.NONE;

@@ -16,9 +16,17 @@ import java.util.Objects;
  * @param maxParallelism the job's number of key groups
  * @param keySerializer  writes the keys, in snapshots and (RocksDB) in the store itself
  * @param clock          processing time, for state time-to-live
+ * @param incremental    whether to checkpoint incrementally if the backend can, or {@code null} for its
+ *                       configured default ({@code state.backend.incremental})
  */
 public record KeyedStateBackendParameters(String owner, String slot, KeyGroupRange range, int maxParallelism,
-                                          TypeSerializer<?> keySerializer, Clock clock) {
+                                          TypeSerializer<?> keySerializer, Clock clock, Boolean incremental) {
+    /** Parameters with the backend's default for incremental checkpoints. */
+    public KeyedStateBackendParameters(String owner, String slot, KeyGroupRange range, int maxParallelism,
+                                       TypeSerializer<?> keySerializer, Clock clock) {
+        this(owner, slot, range, maxParallelism, keySerializer, clock, null);
+    }
+
     public KeyedStateBackendParameters {
         Objects.requireNonNull(owner, "owner");
         Objects.requireNonNull(slot, "slot");

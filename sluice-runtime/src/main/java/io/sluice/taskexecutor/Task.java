@@ -704,7 +704,8 @@ public final class Task implements Runnable {
         JobVertex v = tdd.vertex();
         String slot = tdd.jobGraph().jobId().value() + "/" + tdd.subtaskIndex();
         return stateBackends.backend(tdd.jobGraph().config().stateBackend()).createKeyedStateBackend(
-                new KeyedStateBackendParameters(taskName, slot, range, v.maxParallelism(), keySerializer, clock));
+                new KeyedStateBackendParameters(taskName, slot, range, v.maxParallelism(), keySerializer, clock,
+                        tdd.jobGraph().config().incrementalCheckpoints()));
     }
 
     /** The task's keyed state backend once set up, or {@code null}; for metrics, any thread. */

@@ -55,4 +55,26 @@ final class NativeGuard {
             Thread.currentThread().interrupt();
         }
     }
+
+    /**
+     * Runs {@code action} with no user inside (waiting, uninterruptibly, for the current ones to leave;
+     * new ones wait for it): for replacing the instance during a restore.
+     */
+    synchronized void exclusively(Runnable action) {
+        boolean interrupted = false;
+        while (users > 0) {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        try {
+            action.run();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
 }

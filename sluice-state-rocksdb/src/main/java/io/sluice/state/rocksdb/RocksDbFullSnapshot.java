@@ -70,11 +70,26 @@ final class RocksDbFullSnapshot implements KeyedStateSnapshot {
     }
 
     private void write(DataOutputBuffer out, ReadOptions options) {
+        write(out, backend.db(), columns, options, range, maxParallelism, keySerializer, metaInfos, () -> {
+            if (backend.closing()) {
+                throw closed();
+            }
+        });
+    }
+
+    /**
+     * Writes the canonical snapshot of {@code db}'s {@code columns} (one per state of {@code metaInfos},
+     * in that order), the key groups of {@code range}; runs {@code checkClosing} every
+     * {@value #CLOSE_CHECK_INTERVAL} entries (it throws to stop).
+     */
+    static void write(DataOutputBuffer out, org.rocksdb.RocksDB db, List<ColumnFamilyHandle> columns,
+                      ReadOptions options, KeyGroupRange range, int maxParallelism, TypeSerializer<Object> keySerializer,
+                      List<StateMetaInfo> metaInfos, Runnable checkClosing) {
         KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, maxParallelism, range, keySerializer, metaInfos);
         RocksIterator[] iterators = new RocksIterator[columns.size()];
         try {
             for (int s = 0; s < iterators.length; s++) {
-                iterators[s] = backend.db().newIterator(columns.get(s), options);
+                iterators[s] = db.newIterator(columns.get(s), options);
                 iterators[s].seekToFirst();
             }
             DataInputBuffer in = new DataInputBuffer();
@@ -82,12 +97,10 @@ final class RocksDbFullSnapshot implements KeyedStateSnapshot {
             for (int g = range.start(); g <= range.end(); g++) {
                 writer.startGroup(g);
                 for (int s = 0; s < iterators.length; s++) {
-                    entries += writeGroupOfState(writer, s, g, iterators[s], in);
+                    entries += writeGroupOfState(writer, metaInfos.get(s), keySerializer, s, g, iterators[s], in);
                     if (entries >= CLOSE_CHECK_INTERVAL) {
                         entries = 0;
-                        if (backend.closing()) {
-                            throw closed();
-                        }
+                        checkClosing.run();
                     }
                 }
                 writer.finishGroup();
@@ -103,8 +116,9 @@ final class RocksDbFullSnapshot implements KeyedStateSnapshot {
     }
 
     /** Writes the entries of {@code keyGroup} of state {@code s} from {@code it} (positioned at them); their count. */
-    private long writeGroupOfState(KeyedSnapshotWriter writer, int s, int keyGroup, RocksIterator it, DataInputBuffer in) {
-        StateMetaInfo info = metaInfos.get(s);
+    private static long writeGroupOfState(KeyedSnapshotWriter writer, StateMetaInfo info,
+                                          TypeSerializer<Object> keySerializer, int s, int keyGroup, RocksIterator it,
+                                          DataInputBuffer in) {
         DataOutputBuffer entries = writer.entries(s);
         long n = 0;
         while (it.isValid()) {

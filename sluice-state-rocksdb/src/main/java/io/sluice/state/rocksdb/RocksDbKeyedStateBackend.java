@@ -37,6 +37,8 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import io.sluice.state.CheckpointFiles;
+import io.sluice.state.IncrementalStateHandle;
 import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -117,8 +119,9 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
     private final StringAppendOperator listMerge;
     private final ColumnFamilyOptions columnOptions;
     private final DBOptions dbOptions;
-    private final RocksDB db;
-    private final ColumnFamilyHandle defaultColumn;
+    /** Replaced only when a restore adopts a downloaded instance (with the guard held exclusively). */
+    private volatile RocksDB db;
+    private ColumnFamilyHandle defaultColumn;
     final WriteOptions writeOptions;
     final ReadOptions readOptions;
 
@@ -140,7 +143,18 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
     final DataOutputBuffer scratch = new DataOutputBuffer(256);
     final DataInputBuffer input = new DataInputBuffer();
 
-    RocksDbKeyedStateBackend(KeyedStateBackendParameters p, Path directory, SlotMemoryPools pools, SlotMemory memory) {
+    /** Whether checkpoints upload RocksDB's files incrementally ({@link #checkpointSnapshot}). */
+    private final boolean incremental;
+    /** Table files of the latest checkpoint this task confirmed: local name to where they are. Task thread. */
+    private Map<String, IncrementalStateHandle.StateFile> confirmedUploads = Map.of();
+    /** The table files each checkpoint uploaded or referred to, until confirmed or superseded. */
+    private final Map<Long, Map<String, IncrementalStateHandle.StateFile>> pendingUploads =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    /** Bytes the latest incremental upload sent (new table files and own files), for metrics. */
+    private volatile long lastUploadedBytes = -1;
+
+    RocksDbKeyedStateBackend(KeyedStateBackendParameters p, Path directory, SlotMemoryPools pools, SlotMemory memory,
+                             boolean incrementalByDefault) {
         this.owner = p.owner();
         this.range = p.range();
         this.maxParallelism = p.maxParallelism();
@@ -148,6 +162,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
         TypeSerializer<Object> ks = (TypeSerializer<Object>) p.keySerializer();
         this.keySerializer = ks;
         this.clock = p.clock();
+        this.incremental = p.incremental() != null ? p.incremental() : incrementalByDefault;
         this.ttlCleaner = new TtlCleaner(clock);
         this.directory = directory;
         this.pools = pools;
@@ -377,6 +392,11 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
         } catch (RocksDBException e) {
             throw failure("create the column family of state '" + metaInfo.name() + "'", e);
         }
+        return adopt(metaInfo, column);
+    }
+
+    /** Registers a state whose column family exists already (created, or restored with the instance). */
+    private RocksDbState adopt(StateMetaInfo metaInfo, ColumnFamilyHandle column) {
         RocksDbState state = switch (metaInfo.kind()) {
             case VALUE -> new RocksDbValueState<>(this, column, metaInfo);
             case LIST -> new RocksDbListState<>(this, column, metaInfo);
@@ -559,6 +579,282 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
         }
     }
 
+    // ------------------------------------------------------------------ incremental checkpoints
+
+    /**
+     * With incremental checkpoints: flushes the write buffers (write-ahead logging is off, so only
+     * flushed data is in files) and creates a RocksDB checkpoint, hard links of the live files, in a
+     * directory beside the instance's; the returned snapshot uploads what is new on the I/O thread.
+     * Otherwise the canonical {@link #snapshot()}.
+     */
+    @Override
+    public KeyedStateSnapshot checkpointSnapshot(long checkpointId) {
+        if (!incremental) {
+            return snapshot();
+        }
+        requireOpen();
+        Path target = snapshotsDirectory().resolve("chk-" + checkpointId + "-" + java.util.UUID.randomUUID());
+        List<StateMetaInfo> metaInfos = new ArrayList<>(states.size());
+        List<ColumnFamilyHandle> all = new ArrayList<>(states.size() + 1);
+        all.add(defaultColumn);
+        for (RocksDbState state : states.values()) {
+            metaInfos.add(state.metaInfo());
+            all.add(state.column());
+        }
+        try (org.rocksdb.FlushOptions flush = new org.rocksdb.FlushOptions().setWaitForFlush(true);
+             org.rocksdb.Checkpoint checkpoint = org.rocksdb.Checkpoint.create(db)) {
+            db.flush(flush, all);
+            Files.createDirectories(target.getParent());
+            checkpoint.createCheckpoint(target.toString());
+        } catch (RocksDBException | IOException e) {
+            deleteDirectory(target);
+            throw new RocksDbStateException("RocksDB could not create the local checkpoint " + target + " of " + owner
+                    + " for checkpoint " + checkpointId + ": " + e.getMessage(), e);
+        }
+        return new RocksDbIncrementalSnapshot(this, checkpointId, target,
+                IncrementalMetaData.encode(keySerializer, metaInfos), confirmedUploads);
+    }
+
+    /** Where local checkpoints are made: beside the instance's directory, on the same file system (hard links). */
+    private Path snapshotsDirectory() {
+        return directory.resolveSibling(directory.getFileName() + ".snapshots");
+    }
+
+    /** I/O thread: what checkpoint {@code checkpointId}'s upload refers to, until it is confirmed. */
+    void uploaded(long checkpointId, Map<String, IncrementalStateHandle.StateFile> tableFiles, long newBytes) {
+        pendingUploads.put(checkpointId, Map.copyOf(tableFiles));
+        lastUploadedBytes = newBytes;
+    }
+
+    /**
+     * Later checkpoints may refer to the table files of {@code checkpointId}: it completed, so the job
+     * manager's shared-state registry keeps them while a retained checkpoint refers to them. Those of
+     * aborted or older checkpoints are forgotten.
+     */
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        Map<String, IncrementalStateHandle.StateFile> files = pendingUploads.remove(checkpointId);
+        if (files != null) {
+            confirmedUploads = files;
+        }
+        pendingUploads.keySet().removeIf(id -> id < checkpointId);
+    }
+
+    /** Whether this backend checkpoints incrementally. */
+    public boolean incremental() {
+        return incremental;
+    }
+
+    /** Bytes the latest incremental checkpoint uploaded (-1 before the first), for tests and metrics. */
+    public long lastUploadedBytes() {
+        return lastUploadedBytes;
+    }
+
+    /**
+     * Restores from incremental handles: downloads each handle's files and, when one handle holds all
+     * of this backend's key groups, makes its instance this backend's own (no entry is re-inserted) and
+     * deletes the key groups outside this backend's range with range deletions (clipping); otherwise
+     * copies this backend's key groups out of each downloaded instance, as bytes, group by group. The
+     * first checkpoint afterwards uploads every file again (it does not refer to the restored files,
+     * which may belong to another job's checkpoints).
+     */
+    @Override
+    public void restoreIncremental(List<IncrementalStateHandle> handles, CheckpointFiles files) {
+        requireOpen();
+        if (restored || !states.isEmpty()) {
+            throw new IllegalStateException("restore must be called once, before any state is registered");
+        }
+        restored = true;
+        for (IncrementalStateHandle h : handles) {
+            if (h.maxParallelism() != maxParallelism) {
+                throw new io.sluice.api.errors.MaxParallelismMismatchException("The incremental checkpoint state of key"
+                        + " groups " + h.keyGroupRange() + " was written with max parallelism " + h.maxParallelism()
+                        + ", but this job has max parallelism " + maxParallelism + ": keys map to different key groups,"
+                        + " so the state cannot be restored. Set the max parallelism back to " + h.maxParallelism()
+                        + " (pipeline.max-parallelism or setMaxParallelism)", h.maxParallelism(), maxParallelism);
+            }
+        }
+        List<Path> downloaded = new ArrayList<>();
+        try {
+            for (int i = 0; i < handles.size(); i++) {
+                Path target = snapshotsDirectory().resolve("restore-" + i + "-" + java.util.UUID.randomUUID());
+                download(handles.get(i), files, target);
+                downloaded.add(target);
+            }
+            IncrementalStateHandle first = handles.get(0);
+            if (handles.size() == 1 && first.keyGroupRange().start() <= range.start()
+                    && range.end() <= first.keyGroupRange().end()) {
+                adoptInstance(downloaded.get(0), IncrementalMetaData.decode(first.stateMetaData()));
+                clipTo(first.keyGroupRange());
+            } else {
+                for (int i = 0; i < handles.size(); i++) {
+                    copyKeyGroups(downloaded.get(i), handles.get(i));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not restore the RocksDB state of " + owner + ": " + e.getMessage(), e);
+        } finally {
+            downloaded.forEach(RocksDbKeyedStateBackend::deleteDirectory);
+        }
+    }
+
+    private static void download(IncrementalStateHandle handle, CheckpointFiles files, Path target) throws IOException {
+        Files.createDirectories(target);
+        for (IncrementalStateHandle.StateFile f : handle.sharedFiles()) {
+            files.download(f.path(), target.resolve(f.localName()));
+        }
+        for (IncrementalStateHandle.StateFile f : handle.privateFiles()) {
+            files.download(f.path(), target.resolve(f.localName()));
+        }
+    }
+
+    /**
+     * Replaces the (empty) open instance by the downloaded one at {@code downloaded}: closes it, moves
+     * the files into this backend's directory and opens them with the states the metadata describes.
+     */
+    private void adoptInstance(Path downloaded, IncrementalMetaData meta) throws IOException {
+        requireSameKeySerializer(meta);
+        guard.exclusively(() -> {
+            defaultColumn.close();
+            try {
+                db.closeE();
+            } catch (RocksDBException e) {
+                throw failure("close the empty instance before a restore", e);
+            }
+            deleteDirectory(directory);
+            try {
+                Files.move(downloaded, directory);
+            } catch (IOException e) {
+                throw new UncheckedIOException("Could not move the downloaded RocksDB files " + downloaded + " to "
+                        + directory + ": " + e.getMessage(), e);
+            }
+            List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+            descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, columnOptions));
+            for (StateMetaInfo info : meta.states()) {
+                descriptors.add(new ColumnFamilyDescriptor(info.name().getBytes(StandardCharsets.UTF_8), columnOptions));
+            }
+            List<ColumnFamilyHandle> handles = new ArrayList<>();
+            try {
+                db = RocksDB.open(dbOptions, directory.toString(), descriptors, handles);
+            } catch (RocksDBException e) {
+                throw failure("open the restored instance", e);
+            }
+            defaultColumn = handles.get(0);
+            for (int i = 0; i < meta.states().size(); i++) {
+                adopt(meta.states().get(i), handles.get(i + 1));
+            }
+        });
+    }
+
+    /** Deletes the key groups of {@code restoredRange} outside this backend's range, in every state. */
+    private void clipTo(KeyGroupRange restoredRange) {
+        for (RocksDbState state : states.values()) {
+            try {
+                if (restoredRange.start() < range.start()) {
+                    db.deleteRange(state.column(), writeOptions, groupPrefix(restoredRange.start()), groupPrefix(range.start()));
+                }
+                if (restoredRange.end() > range.end()) {
+                    db.deleteRange(state.column(), writeOptions, groupPrefix(range.end() + 1),
+                            groupPrefix(restoredRange.end() + 1));
+                }
+            } catch (RocksDBException e) {
+                throw failure("drop the key groups outside " + range + " of state '" + state.name() + "'", e);
+            }
+        }
+    }
+
+    /** The two key-group bytes that start every key of {@code keyGroup} (also just after the last group). */
+    static byte[] groupPrefix(int keyGroup) {
+        return new byte[] {(byte) (keyGroup >>> 8), (byte) keyGroup};
+    }
+
+    /** Copies this backend's key groups out of the downloaded instance at {@code downloaded}, entry by entry. */
+    private void copyKeyGroups(Path downloaded, IncrementalStateHandle handle) {
+        IncrementalMetaData meta = IncrementalMetaData.decode(handle.stateMetaData());
+        requireSameKeySerializer(meta);
+        int from = Math.max(range.start(), handle.keyGroupRange().start());
+        int to = Math.min(range.end(), handle.keyGroupRange().end());
+        if (from > to) {
+            return;
+        }
+        List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+        descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, columnOptions));
+        for (StateMetaInfo info : meta.states()) {
+            descriptors.add(new ColumnFamilyDescriptor(info.name().getBytes(StandardCharsets.UTF_8), columnOptions));
+        }
+        List<ColumnFamilyHandle> handles = new ArrayList<>();
+        try (RocksDB source = RocksDB.openReadOnly(dbOptions, downloaded.toString(), descriptors, handles);
+             ReadOptions read = new ReadOptions().setFillCache(false);
+             RestoreBatch batch = new RestoreBatch()) {
+            try {
+                byte[] end = groupPrefix(to + 1);
+                for (int i = 0; i < meta.states().size(); i++) {
+                    StateMetaInfo info = meta.states().get(i);
+                    RocksDbState state = states.get(info.name());
+                    if (state == null) {
+                        state = create(info);
+                    }
+                    try (RocksIterator it = source.newIterator(handles.get(i + 1), read)) {
+                        for (it.seek(groupPrefix(from)); it.isValid(); it.next()) {
+                            byte[] key = it.key();
+                            if (java.util.Arrays.compareUnsigned(key, end) >= 0) {
+                                break;
+                            }
+                            batch.put(state.column(), key, it.value());
+                        }
+                    }
+                }
+                batch.flush();
+            } finally {
+                handles.forEach(ColumnFamilyHandle::close);
+            }
+        } catch (RocksDBException e) {
+            throw new RocksDbStateException("Could not read the restored RocksDB files " + downloaded + " for " + owner
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    private void requireSameKeySerializer(IncrementalMetaData meta) {
+        io.sluice.core.serialization.SerializerIdentity written = meta.keySerializer().identity();
+        io.sluice.core.serialization.SerializerIdentity now = keySerializer.identity();
+        boolean same = written == null || now == null ? meta.keySerializer().getClass() == keySerializer.getClass()
+                : written.equals(now);
+        if (!same) {
+            throw new io.sluice.api.errors.StateTypeChangedException("The keys of " + owner + "'s incremental checkpoint"
+                    + " state were written with key serializer " + meta.keySerializer().typeName() + ", but the job now"
+                    + " keys by " + keySerializer.typeName() + ": RocksDB's files hold the keys' bytes, so they cannot be"
+                    + " read. Restore from a savepoint (the canonical format re-reads the keys), or key as before");
+        }
+    }
+
+    /** Writes the instance of files at {@code directory} in the canonical format (read-only). */
+    void writeCanonical(Path snapshotDirectory, byte[] stateMetaData, io.sluice.core.serialization.DataOutputBuffer out) {
+        IncrementalMetaData meta = IncrementalMetaData.decode(stateMetaData);
+        List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+        descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, columnOptions));
+        for (StateMetaInfo info : meta.states()) {
+            descriptors.add(new ColumnFamilyDescriptor(info.name().getBytes(StandardCharsets.UTF_8), columnOptions));
+        }
+        List<ColumnFamilyHandle> handles = new ArrayList<>();
+        if (!guard.tryEnter()) {
+            throw new IllegalStateException("The RocksDB state of " + owner + " was closed");
+        }
+        try (RocksDB source = RocksDB.openReadOnly(dbOptions, snapshotDirectory.toString(), descriptors, handles);
+             ReadOptions read = new ReadOptions().setFillCache(false)) {
+            try {
+                RocksDbFullSnapshot.write(out, source, handles.subList(1, handles.size()), read, range, maxParallelism,
+                        meta.keySerializer(), meta.states(), () -> { });
+            } finally {
+                handles.forEach(ColumnFamilyHandle::close);
+            }
+        } catch (RocksDBException e) {
+            throw new RocksDbStateException("Could not read the local checkpoint " + snapshotDirectory + " of " + owner
+                    + ": " + e.getMessage(), e);
+        } finally {
+            guard.exit();
+        }
+    }
+
     // ------------------------------------------------------------------ metrics and lifecycle
 
     @Override
@@ -658,6 +954,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
         }
         pools.release(memory);
         deleteDirectory(directory);
+        deleteDirectory(snapshotsDirectory());
         LOG.debug("Closed the RocksDB state of {}", owner);
     }
 
