@@ -29,4 +29,14 @@ public interface OperatorContext {
     default Clock clock() {
         return io.sluice.util.SystemClock.INSTANCE;
     }
+
+    /**
+     * The checkpoint the task restores from, or empty when it starts from scratch. Known at
+     * {@link StreamOperator#open}: an operator that keeps work outside Sluice per checkpoint (a
+     * two-phase-commit sink) completes what belongs to this checkpoint and drops anything it began
+     * after it. The default (contexts without restore): empty.
+     */
+    default java.util.OptionalLong restoredCheckpointId() {
+        return java.util.OptionalLong.empty();
+    }
 }

@@ -8,6 +8,22 @@ import java.io.Serializable;
  * serialization, once per deployment) and then driven only by their task thread: open, any number
  * of {@link #processElement}, {@link #finish} at end of input, then {@link #close} (also on
  * cancellation or failure).
+ *
+ * <p>Checkpoints. An operator takes part in every checkpoint of its task, on the task thread,
+ * between records, in this order:
+ * <ol>
+ *   <li>{@link #prepareSnapshot} when the checkpoint's barrier reached the task: every record before
+ *       the barrier was processed and none after it. The task then snapshots its keyed state and
+ *       forwards the barrier. A two-phase-commit sink pre-commits here.</li>
+ *   <li>{@link #notifyCheckpointComplete} once the job master completed that checkpoint (all tasks
+ *       acknowledged it and its metadata is durable). A two-phase-commit sink commits here. The
+ *       notice is a one-way message and may not arrive (the task restarted meanwhile), so the notice
+ *       for {@code n} stands for every checkpoint up to {@code n}.</li>
+ *   <li>{@link #notifyCheckpointAborted} when the checkpoint will not complete (declined, timed out,
+ *       subsumed while pending), if the task is told; nothing may depend on hearing it.</li>
+ * </ol>
+ * After a failure the task restores from a completed checkpoint: {@link OperatorContext#restoredCheckpointId()}
+ * names it at {@link #open}, before the first record.
  */
 public interface StreamOperator<IN> extends Serializable {
 
@@ -40,7 +56,11 @@ public interface StreamOperator<IN> extends Serializable {
     /** The task is about to snapshot for {@code checkpointId}: all records before its barrier were processed. */
     default void prepareSnapshot(long checkpointId) throws Exception {}
 
+    /** Checkpoint {@code checkpointId} (and every one before it) completed. Task thread. Nothing by default. */
     default void notifyCheckpointComplete(long checkpointId) throws Exception {}
+
+    /** Checkpoint {@code checkpointId} will not complete. Task thread. Nothing by default. */
+    default void notifyCheckpointAborted(long checkpointId) throws Exception {}
 
     /** A display name for logs and status, for example {@code Map} or {@code Sink: print}. */
     String name();

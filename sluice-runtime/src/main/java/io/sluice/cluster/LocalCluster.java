@@ -18,6 +18,9 @@ import io.sluice.network.LocalShuffleService;
 import io.sluice.network.ShuffleEnvironment;
 import io.sluice.network.netty.NettyShuffleEnvironment;
 import io.sluice.rpc.DedicatedMainThreadExecutor;
+import io.sluice.rpc.MainThreadPool;
+import io.sluice.config.JobManagerOptions;
+import io.sluice.jobmaster.RecoveryReads;
 import io.sluice.rpc.remote.RpcService;
 import io.sluice.slots.SlotPool;
 import io.sluice.storage.BlobStore;
@@ -57,6 +60,8 @@ public final class LocalCluster implements AutoCloseable {
 
     private final List<TaskExecutor> taskExecutors = new ArrayList<>();
     private final List<DedicatedMainThreadExecutor> executors = new ArrayList<>();
+    /** Where every job's runner and job master borrow their main thread (all job managers of this cluster). */
+    private final MainThreadPool jobThreads = new MainThreadPool("jobs", MainThreadPool.defaultSize());
     private final List<JobManager> jobManagers = new ArrayList<>();
     private final AtomicInteger nextJobManager = new AtomicInteger();
     /** The in-memory shuffle shared by all task executors; {@code null} with network data exchange. */
@@ -104,7 +109,8 @@ public final class LocalCluster implements AutoCloseable {
             io.sluice.state.StateBackends backends = io.sluice.state.StateBackends.fromConfiguration(b.configuration);
             stateBackends.add(backends);
             taskExecutors.add(new TaskExecutor("taskexecutor-" + i, b.slotsPerTaskExecutor, main, ioExecutor,
-                    environment, storages, userCode, b.clock, backends));
+                    environment, storages, userCode, b.clock,
+                    io.sluice.taskexecutor.KeyedStateBackendFactory.of(backends)));
         }
         this.slotPool = new SlotPool(b.remoteRpc ? remoteTaskExecutors(b) : taskExecutors);
         startJobManager();
@@ -151,9 +157,13 @@ public final class LocalCluster implements AutoCloseable {
         DedicatedMainThreadExecutor main = new DedicatedMainThreadExecutor(id);
         JobManagerServices services = new JobManagerServices(ha, storages, slotPool,
                 this::releaseDeployment,
-                ioExecutor, config.clock, new Random(config.seed), config.recoveryBackoff, id, userCode);
+                ioExecutor, config.clock, new Random(config.seed), config.recoveryBackoff, id, userCode,
+                RecoveryBackoff.UNUSABLE_CHECKPOINTS, jobThreads::newMainThread,
+                new RecoveryReads(config.configuration.get(JobManagerOptions.RECOVERY_MAX_CONCURRENT_READS), ioExecutor));
+        // Each job's runner and job master on a main thread of its own (borrowed from the pool), never the Dispatcher's.
         Dispatcher dispatcher = new Dispatcher(services, main,
-                io.sluice.dispatcher.EndedJobRetention.from(config.configuration));
+                io.sluice.dispatcher.EndedJobRetention.from(config.configuration),
+                jobId -> jobThreads.newMainThread("runner-" + jobId.value().substring(0, 8)));
         dispatcher.onLeadershipChange(this::leadershipChanged);
         dispatcher.start();
         JobManager jm = new JobManager(id, dispatcher, main);
@@ -329,6 +339,7 @@ public final class LocalCluster implements AutoCloseable {
             }
         }
         executors.forEach(DedicatedMainThreadExecutor::close);
+        jobThreads.close();
         networkEnvironments.forEach(NettyShuffleEnvironment::close);
         rpcServices.forEach(RpcService::close);
         if (config.closeHaServices) {

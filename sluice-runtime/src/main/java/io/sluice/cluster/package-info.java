@@ -2,7 +2,7 @@
  * The in-JVM cluster ({@code LocalCluster}) and the {@code JobExecutor} that runs {@code execute}
  * on it: a composition root.
  *
- * <p>Layer 14 of 14 in sluice-runtime (composition roots; docs/architecture.md). May use the
+ * <p>Layer 15 of 15 in sluice-runtime (composition roots; docs/architecture.md). May use the
  * packages of the layers below: {@code rpc}, {@code restart}, {@code metrics}, {@code rpc.remote},
  * {@code storage}, {@code network}, {@code network.netty}, {@code job}, {@code checkpoint}, {@code
  * protocol}, {@code jar}, {@code slots}, {@code ha}, {@code ha.embedded}, {@code ha.memory},

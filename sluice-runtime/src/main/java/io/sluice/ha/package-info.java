@@ -2,7 +2,7 @@
  * High availability: the services a cluster needs (leader election and retrieval, job graph, job
  * result, checkpoint pointer and leader settings stores, checkpoint recovery) as interfaces.
  *
- * <p>Layer 10 of 14 in sluice-runtime (high availability; docs/architecture.md). May use the
+ * <p>Layer 10 of 15 in sluice-runtime (high availability; docs/architecture.md). May use the
  * packages of the layers below: {@code rpc}, {@code restart}, {@code metrics}, {@code rpc.remote},
  * {@code storage}, {@code network}, {@code network.netty}, {@code job}, {@code checkpoint}, {@code
  * protocol}, {@code jar}, {@code slots}, and of its own layer: {@code ha.embedded}, {@code

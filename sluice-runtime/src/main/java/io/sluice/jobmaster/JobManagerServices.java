@@ -18,15 +18,30 @@ import java.util.random.RandomGenerator;
  * of recovery retries (storage errors, and job-result writes), this job manager's id in elections,
  * the class loaders of jobs from jars ({@link UserCodeClassLoaders}, shared with the task executors
  * of the process), the slow backoff while every retained checkpoint is unreadable, and where job
- * masters get their main thread (a {@link DedicatedMainThreadExecutor} per job master in
- * production; a manually triggered one in tests).
+ * masters get their main thread (the job managers of {@code LocalCluster} and {@code
+ * JobManagerProcess} lend each one a pooled main thread, {@code MainThreadPool::newMainThread}; the
+ * shorter constructors give each a {@link DedicatedMainThreadExecutor}; tests a manually triggered
+ * one), and the bound and order of recovery reads across all jobs ({@link RecoveryReads}).
  */
 public record JobManagerServices(HighAvailabilityServices ha, CheckpointStorageRegistry checkpointStorages,
                                  SlotPool slotPool, ShuffleMaster shuffleMaster, ExecutorService ioExecutor,
                                  Clock clock, RandomGenerator random, RecoveryBackoff recoveryBackoff,
                                  String contenderId, UserCodeClassLoaders userCode,
                                  RecoveryBackoff unusableCheckpointsBackoff,
-                                 Function<String, MainThreadExecutor> jobMasterThreads) {
+                                 Function<String, MainThreadExecutor> jobMasterThreads,
+                                 RecoveryReads recoveryReads) {
+
+    /** Services whose recovery reads are bounded by {@link RecoveryReads#DEFAULT_MAX_CONCURRENT}. */
+    public JobManagerServices(HighAvailabilityServices ha, CheckpointStorageRegistry checkpointStorages,
+                              SlotPool slotPool, ShuffleMaster shuffleMaster, ExecutorService ioExecutor,
+                              Clock clock, RandomGenerator random, RecoveryBackoff recoveryBackoff,
+                              String contenderId, UserCodeClassLoaders userCode,
+                              RecoveryBackoff unusableCheckpointsBackoff,
+                              Function<String, MainThreadExecutor> jobMasterThreads) {
+        this(ha, checkpointStorages, slotPool, shuffleMaster, ioExecutor, clock, random, recoveryBackoff, contenderId,
+                userCode, unusableCheckpointsBackoff, jobMasterThreads,
+                new RecoveryReads(RecoveryReads.DEFAULT_MAX_CONCURRENT, ioExecutor));
+    }
 
     /** Services whose jobs from jars get class loaders with jar copies under a temporary directory. */
     public JobManagerServices(HighAvailabilityServices ha, CheckpointStorageRegistry checkpointStorages,

@@ -1,9 +1,11 @@
 /**
- * The job master and its runner: one job's lifecycle, deployment, failover and restore fallback,
- * and the leadership of a job ({@code JobManagerRunner}). The job master's states are in {@code
- * jobmaster.lifecycle}, its deployment rounds and slots in {@code jobmaster.deployment}.
+ * The job master: one job's lifecycle, deployment, failover and restore fallback; the services a
+ * job manager's jobs share ({@code JobManagerServices}) and the bound on recovery reads across them
+ * ({@code RecoveryReads}). The job master's states are in {@code jobmaster.lifecycle}, its
+ * deployment rounds and slots in {@code jobmaster.deployment}; the leadership of a job is {@code
+ * jobmaster.runner}, one layer up.
  *
- * <p>Layer 12 of 14 in sluice-runtime (job master; docs/architecture.md). May use the packages of
+ * <p>Layer 12 of 15 in sluice-runtime (job master; docs/architecture.md). May use the packages of
  * the layers below: {@code rpc}, {@code restart}, {@code metrics}, {@code rpc.remote}, {@code
  * storage}, {@code network}, {@code network.netty}, {@code job}, {@code checkpoint}, {@code
  * protocol}, {@code jar}, {@code slots}, {@code ha}, {@code ha.embedded}, {@code ha.memory},

@@ -35,7 +35,16 @@ public interface TaskExecutorGateway {
     /** Tells a source task to take a checkpoint and emit its barrier. */
     void triggerCheckpoint(ExecutionAttemptId task, long checkpointId, long timestampMillis);
 
+    /** Checkpoint {@code checkpointId} completed: the task's operators hear it (a two-phase-commit sink commits). */
     void notifyCheckpointComplete(ExecutionAttemptId task, long checkpointId);
+
+    /**
+     * Checkpoint {@code checkpointId} will not complete (declined, expired, or given up): the task's
+     * operators hear it. One-way. Nothing by default; no job master sends it yet (the place for a
+     * checkpoint coordinator that tells tasks of aborted checkpoints).
+     */
+    default void notifyCheckpointAborted(ExecutionAttemptId task, long checkpointId) {
+    }
 
     CompletableFuture<List<TaskMetrics>> requestTaskMetrics(JobId jobId);
 

@@ -8,8 +8,6 @@ import io.sluice.protocol.TaskExecutorGateway;
 import io.sluice.protocol.TaskMetrics;
 import io.sluice.util.Clock;
 import io.sluice.util.SystemClock;
-import io.sluice.config.Configuration;
-import io.sluice.state.StateBackends;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
 import io.sluice.graph.JobId;
@@ -19,14 +17,13 @@ import io.sluice.protocol.JobMasterGateway;
 import io.sluice.network.ShuffleEnvironment;
 import io.sluice.rpc.Acknowledge;
 import io.sluice.rpc.MainThreadExecutor;
-import io.sluice.jar.JobJarUnavailableException;
-import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Optional;
 import java.util.concurrent.CompletionException;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import org.slf4j.Logger;
@@ -34,10 +31,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs tasks in slots. Its main thread keeps the table of tasks; each task runs on its own thread
- * and its checkpoint uploads on the I/O executor. Task state changes are recorded on the main
- * thread and forwarded to the task's job master. A task of a job from a jar runs with the job's
- * class loader as its thread's context class loader (its user code is deserialized with it) and
- * holds a lease on it until the task has ended.
+ * ({@link Task}) and its checkpoint uploads on the I/O executor. Task state changes are recorded on
+ * the main thread and forwarded to the task's job master. A task of a job from a jar runs with the
+ * job's class loader as its thread's context class loader (its user code is deserialized with it;
+ * {@link JobClassLoaderFetcher}) and holds a lease on it until the task has ended.
+ *
+ * <p>Threads: gateway methods may be called from any thread (an RPC event loop, a job master's main
+ * thread) and hop onto this task executor's main thread, where every field below lives; the private
+ * steps check it. Each task gets the same {@link TaskServices}, apart from its job master and class
+ * loader, including the {@link KeyedStateBackendFactory} given to the constructor (the heap by default).
  */
 public final class TaskExecutor implements TaskExecutorGateway {
     private static final Logger LOG = LoggerFactory.getLogger(TaskExecutor.class);
@@ -50,20 +52,17 @@ public final class TaskExecutor implements TaskExecutorGateway {
     private final CheckpointStorageRegistry storages;
     private final Map<ExecutionAttemptId, RunningTask> tasks = new HashMap<>();
     private final TaskLocalStateStore localState = new TaskLocalStateStore();
-    private final UserCodeClassLoaders userCode;
+    private final JobClassLoaderFetcher classLoaders;
     private final Clock clock;
-    private final StateBackends stateBackends;
+    private final KeyedStateBackendFactory keyedStateBackends;
     /** Completed (on the main thread) once no task is left; see {@link #cancelAllTasks}. */
     private final List<CompletableFuture<Void>> whenNoTasks = new ArrayList<>();
-
-    /** Jars being fetched, per job, with the submissions waiting for them (main thread only). */
-    private final Map<JobId, List<CompletableFuture<ClassLoaderLease>>> jarLoads = new HashMap<>();
     /**
      * Submitted tasks not started yet (their job's class loader is on its way: at least one more
      * main-thread step), and those of them cancelled meanwhile, which then never start. Main thread.
      */
-    private final java.util.Set<ExecutionAttemptId> starting = new java.util.HashSet<>();
-    private final java.util.Set<ExecutionAttemptId> cancelledBeforeStart = new java.util.HashSet<>();
+    private final Set<ExecutionAttemptId> starting = new HashSet<>();
+    private final Set<ExecutionAttemptId> cancelledBeforeStart = new HashSet<>();
 
     private record RunningTask(Task task, JobMasterGateway jobMaster, ClassLoaderLease classLoader, TaskMeters meters) {
     }
@@ -93,22 +92,20 @@ public final class TaskExecutor implements TaskExecutorGateway {
     public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
                         ShuffleEnvironment shuffle, CheckpointStorageRegistry storages, UserCodeClassLoaders userCode,
                         Clock clock) {
-        this(id, slots, mainThread, ioExecutor, shuffle, storages, userCode, clock,
-                StateBackends.fromConfiguration(new Configuration()));
+        this(id, slots, mainThread, ioExecutor, shuffle, storages, userCode, clock, KeyedStateBackendFactory.heap());
     }
 
     /**
-     * @param userCode      the class loaders of jobs from jars, shared with the job managers; {@code null}: none
-     * @param clock         the processing time of the tasks' operators (timers, periodic watermarks, idleness)
-     * @param stateBackends where the tasks' keyed state lives ({@code state.backend}, per job or this task
-     *                      executor's default); its creator closes it after this task executor's tasks ended
+     * @param userCode           the class loaders of jobs from jars, shared with the job managers; {@code null}: none
+     * @param clock              the processing time of the tasks' operators (timers, periodic watermarks, idleness)
+     * @param keyedStateBackends creates the keyed state backend of every task with keyed state
      */
     public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
                         ShuffleEnvironment shuffle, CheckpointStorageRegistry storages, UserCodeClassLoaders userCode,
-                        Clock clock, StateBackends stateBackends) {
-        this.stateBackends = java.util.Objects.requireNonNull(stateBackends, "stateBackends");
-        this.userCode = userCode;
+                        Clock clock, KeyedStateBackendFactory keyedStateBackends) {
+        this.classLoaders = new JobClassLoaderFetcher(id, userCode, mainThread, ioExecutor);
         this.clock = java.util.Objects.requireNonNull(clock, "clock");
+        this.keyedStateBackends = java.util.Objects.requireNonNull(keyedStateBackends, "keyedStateBackends");
         this.id = id;
         this.slots = slots;
         this.mainThread = mainThread;
@@ -145,7 +142,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
             if (tasks.containsKey(attempt) || !starting.add(attempt)) {
                 throw new IllegalStateException("Task " + attempt + " is already running on " + id);
             }
-            return classLoaderFor(jobId);
+            return classLoaders.classLoaderFor(jobId);
         }, mainThread)
                 .thenCompose(lease -> lease.handle((classLoader, error) -> new Loaded(classLoader, error)))
                 .thenApplyAsync(loaded -> {
@@ -177,6 +174,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
      * manager's rounds and completes the waiters of {@link #cancelAllTasks}.
      */
     private void signalIfNoTasks() {
+        mainThread.assertRunningInMainThread();
         if (tasks.isEmpty() && starting.isEmpty() && !whenNoTasks.isEmpty()) {
             forgetDeployments();
             List<CompletableFuture<Void>> waiting = List.copyOf(whenNoTasks);
@@ -199,14 +197,16 @@ public final class TaskExecutor implements TaskExecutorGateway {
     /** Main thread: starts the task with its job's loader, which the task holds until it has ended. */
     private Acknowledge startTask(TaskDeploymentDescriptor descriptor, JobMasterGateway jobMaster,
                                   ClassLoaderLease classLoader) {
+        mainThread.assertRunningInMainThread();
         try {
             if (tasks.containsKey(descriptor.attemptId())) {
                 throw new IllegalStateException("Task " + descriptor.attemptId() + " is already running on " + id);
             }
             CheckpointStorage storage = storages.forLocation(descriptor.jobGraph().config().checkpointDir());
-            Task task = new Task(descriptor, jobMaster, shuffle, storage, ioExecutor,
-                    state -> mainThread.execute(() -> onTaskState(state)), localState, classLoader.classLoader(), clock,
-                    stateBackends);
+            TaskServices services = new TaskServices(jobMaster, shuffle, storage, ioExecutor, localState,
+                    state -> mainThread.execute(() -> onTaskState(state)), classLoader.classLoader(), clock,
+                    keyedStateBackends);
+            Task task = new Task(descriptor, services);
             tasks.put(descriptor.attemptId(), new RunningTask(task, jobMaster, classLoader,
                     TaskMeters.register(storages.meterRegistry(), task)));
             task.start();
@@ -217,64 +217,9 @@ public final class TaskExecutor implements TaskExecutorGateway {
         }
     }
 
-    /**
-     * Main thread: a lease on the class loader of {@code jobId}. From memory when this process has the
-     * job's loader already (a job manager in the same process, or another task of the job here);
-     * otherwise the jar is fetched from the HA job jar store (its digest checked by the store) and
-     * loaded on the I/O executor, once for all tasks of the job that arrive meanwhile. A job without a
-     * jar gets the runtime's own loader. A jar that cannot be fetched or fails its digest check fails
-     * the deployment with an error naming the job and this task executor; other jobs are untouched.
-     */
-    private CompletableFuture<ClassLoaderLease> classLoaderFor(JobId jobId) {
-        mainThread.assertRunningInMainThread();
-        if (userCode == null) {
-            return CompletableFuture.completedFuture(ClassLoaderLease.unmanaged(TaskExecutor.class.getClassLoader()));
-        }
-        Optional<ClassLoaderLease> loaded = userCode.acquireIfLoaded(jobId);
-        if (loaded.isPresent()) {
-            return CompletableFuture.completedFuture(loaded.get());
-        }
-        CompletableFuture<ClassLoaderLease> waiter = new CompletableFuture<>();
-        List<CompletableFuture<ClassLoaderLease>> waiters = jarLoads.get(jobId);
-        if (waiters != null) {
-            waiters.add(waiter);
-            return waiter;
-        }
-        List<CompletableFuture<ClassLoaderLease>> fresh = new ArrayList<>();
-        fresh.add(waiter);
-        jarLoads.put(jobId, fresh);
-        CompletableFuture.supplyAsync(() -> loadJobClassLoader(jobId), ioExecutor)
-                .whenCompleteAsync((first, error) -> {
-                    List<CompletableFuture<ClassLoaderLease>> all = jarLoads.remove(jobId);
-                    for (CompletableFuture<ClassLoaderLease> w : all) {
-                        if (error != null) {
-                            w.completeExceptionally(error instanceof CompletionException && error.getCause() != null
-                                    ? error.getCause() : error);
-                        } else {
-                            // the first lease keeps the loader open while every waiter takes its own
-                            w.complete(userCode.acquireIfLoaded(jobId).orElseGet(userCode::defaultLease));
-                        }
-                    }
-                    if (first != null) {
-                        first.close();
-                    }
-                }, mainThread);
-        return waiter;
-    }
-
-    /** I/O executor: fetches and loads the jar of {@code jobId} (or the runtime's loader for a job without one). */
-    private ClassLoaderLease loadJobClassLoader(JobId jobId) {
-        try {
-            return userCode.acquire(jobId);
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("Task executor {} could not load the jar of job {}: {}", id, jobId, e.toString());
-            throw new CompletionException(new JobJarUnavailableException("Task executor " + id + " could not load the jar of job "
-                    + jobId + " (" + e.getMessage() + "); the deployment fails and the job restarts by its restart"
-                    + " strategy. Check high-availability.storage-dir and that the jar there was not changed.", e));
-        }
-    }
-
+    /** Main thread: a task's reported state, forwarded to its job master; an ended task leaves the table. */
     private void onTaskState(TaskExecutionState state) {
+        mainThread.assertRunningInMainThread();
         RunningTask running = state.state().isTerminal() ? tasks.remove(state.attemptId()) : tasks.get(state.attemptId());
         if (running == null) {
             return;
@@ -324,6 +269,20 @@ public final class TaskExecutor implements TaskExecutorGateway {
             RunningTask running = tasks.get(task);
             if (running != null) {
                 running.task().notifyCheckpointComplete(checkpointId);
+            }
+        });
+    }
+
+    /**
+     * Tells the task's operators, on its task thread, that the checkpoint will not complete (see
+     * {@link io.sluice.operators.StreamOperator#notifyCheckpointAborted}). Nothing for an unknown task.
+     */
+    @Override
+    public void notifyCheckpointAborted(ExecutionAttemptId task, long checkpointId) {
+        mainThread.execute(() -> {
+            RunningTask running = tasks.get(task);
+            if (running != null) {
+                running.task().notifyCheckpointAborted(checkpointId);
             }
         });
     }

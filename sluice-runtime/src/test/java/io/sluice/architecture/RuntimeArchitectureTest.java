@@ -24,6 +24,7 @@ class RuntimeArchitectureTest {
                     "io.sluice.taskexecutor", "io.sluice.metrics.job")
             .layer("job master", "io.sluice.jobmaster", "io.sluice.jobmaster.lifecycle",
                     "io.sluice.jobmaster.deployment")
+            .layer("job manager runner", "io.sluice.jobmaster.runner")
             .layer("dispatcher and membership", "io.sluice.dispatcher", "io.sluice.cluster.membership")
             .layer("composition roots", "io.sluice.cluster", "io.sluice.cluster.process");
 

@@ -155,6 +155,7 @@ class TaskExecutorTest {
         assertThat(onMain(() -> taskExecutor.cancelTask(unknown))).isEqualTo(Acknowledge.INSTANCE);
         taskExecutor.triggerCheckpoint(unknown, 1, 0);
         taskExecutor.notifyCheckpointComplete(unknown, 1);
+        taskExecutor.notifyCheckpointAborted(unknown, 2);
         main.triggerAll();
         assertThat(onMain(taskExecutor::numberOfTasks)).isEqualTo(2);
 

@@ -29,7 +29,9 @@ import java.util.function.Supplier;
  *
  * <p>Faults apply to every operation except {@link #describe()}, which never blocks (the read latency
  * only to {@link #get}).
- * {@link #calls()} counts every call that entered, including failed ones.
+ * {@link #calls()} counts every call that entered, including failed ones; {@link #readsInFlight()}
+ * and {@link #maxReadsInFlight()} count the {@link #get}s running at once (injected delay included),
+ * so a test can check a bound on concurrent reads.
  *
  * <p>Threading: fully thread-safe; the switches may be flipped from any thread. Calls block as
  * much as the delegate plus the injected delay, so never call it from a main thread.
@@ -38,6 +40,9 @@ public final class FaultInjectingBlobStore implements BlobStore {
     private final BlobStore delegate;
     private final Object lock = new Object();
     private final AtomicLong calls = new AtomicLong();
+    private final AtomicLong reads = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicInteger readsInFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger maxReadsInFlight = new java.util.concurrent.atomic.AtomicInteger();
 
     private volatile Duration latency = Duration.ZERO;
     private volatile Duration readLatency = Duration.ZERO;
@@ -150,12 +155,37 @@ public final class FaultInjectingBlobStore implements BlobStore {
         });
     }
 
+    /** {@link #get}s made so far. */
+    public long reads() {
+        return reads.get();
+    }
+
+    /** {@link #get}s running now. */
+    public int readsInFlight() {
+        return readsInFlight.get();
+    }
+
+    /** The most {@link #get}s that ran at once since creation or {@link #resetMaxReadsInFlight()}. */
+    public int maxReadsInFlight() {
+        return maxReadsInFlight.get();
+    }
+
+    public void resetMaxReadsInFlight() {
+        maxReadsInFlight.set(readsInFlight.get());
+    }
+
     @Override
     public byte[] get(String path) {
-        return call("get", path, () -> {
-            sleep(readLatency, "get", path, "call interrupted while delayed by injected read latency");
-            return delegate.get(path);
-        });
+        reads.incrementAndGet();
+        maxReadsInFlight.accumulateAndGet(readsInFlight.incrementAndGet(), Math::max);
+        try {
+            return call("get", path, () -> {
+                sleep(readLatency, "get", path, "call interrupted while delayed by injected read latency");
+                return delegate.get(path);
+            });
+        } finally {
+            readsInFlight.decrementAndGet();
+        }
     }
 
     @Override

@@ -2,7 +2,7 @@
  * Membership: task executors registering with the job manager, heartbeats, and the task manager's
  * connection to the leading job manager.
  *
- * <p>Layer 13 of 14 in sluice-runtime (dispatcher and membership; docs/architecture.md). May use
+ * <p>Layer 14 of 15 in sluice-runtime (dispatcher and membership; docs/architecture.md). May use
  * the packages of the layers below: {@code rpc}, {@code restart}, {@code metrics}, {@code
  * rpc.remote}, {@code storage}, {@code network}, {@code network.netty}, {@code job}, {@code
  * checkpoint}, {@code protocol}, {@code jar}, {@code slots}, {@code ha}, {@code ha.embedded},

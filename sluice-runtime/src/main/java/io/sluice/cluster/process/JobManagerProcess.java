@@ -20,6 +20,8 @@ import io.sluice.jar.UserCodeClassLoaders;
 import io.sluice.jobmaster.JobManagerServices;
 import io.sluice.jobmaster.RecoveryBackoff;
 import io.sluice.rpc.DedicatedMainThreadExecutor;
+import io.sluice.rpc.MainThreadPool;
+import io.sluice.jobmaster.RecoveryReads;
 import io.sluice.rpc.remote.RpcAddress;
 import io.sluice.rpc.remote.RpcService;
 import io.sluice.protocol.TaskExecutorGateway;
@@ -127,11 +129,16 @@ public final class JobManagerProcess implements AutoCloseable {
             JobManagerAddress address = new JobManagerAddress(id, host, rpc.address().port(), restUrl);
 
             DedicatedMainThreadExecutor main = resources.mainThread(id);
+            MainThreadPool jobThreads = new MainThreadPool("jobs", MainThreadPool.defaultSize());
+            resources.add(jobThreads::close);
             JobManagerServices services = new JobManagerServices(ha, storages, slotPool,
                     (jobId, deployment) -> { }, // no in-memory channels here; job masters release them on the task managers
-                    io, SystemClock.INSTANCE, new Random(), RecoveryBackoff.DEFAULT, address.encode(), userCode);
-            Dispatcher dispatcher = new Dispatcher(services, main,
-                    EndedJobRetention.from(configuration));
+                    io, SystemClock.INSTANCE, new Random(), RecoveryBackoff.DEFAULT, address.encode(), userCode,
+                    RecoveryBackoff.UNUSABLE_CHECKPOINTS, jobThreads::newMainThread,
+                    new RecoveryReads(configuration.get(JobManagerOptions.RECOVERY_MAX_CONCURRENT_READS), io));
+            // Each job's runner and job master on a main thread of its own (borrowed from the pool), never the Dispatcher's.
+            Dispatcher dispatcher = new Dispatcher(services, main, EndedJobRetention.from(configuration),
+                    jobId -> jobThreads.newMainThread("runner-" + jobId.value().substring(0, 8)));
 
             DedicatedMainThreadExecutor registryThread = resources.mainThread("registry-" + id);
             TaskExecutorRegistry registry = new TaskExecutorRegistry(address.encode(),

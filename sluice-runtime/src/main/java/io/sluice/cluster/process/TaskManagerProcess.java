@@ -1,6 +1,7 @@
 package io.sluice.cluster.process;
 
 import io.sluice.state.StateBackends;
+import io.sluice.taskexecutor.KeyedStateBackendFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.config.HeartbeatOptions;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
@@ -118,7 +119,8 @@ public final class TaskManagerProcess implements AutoCloseable {
             StateBackends stateBackends = StateBackends.fromConfiguration(configuration);
             resources.add(stateBackends::close); // shared memory goes once the last task using it closed its backend
             TaskExecutor taskExecutor = new TaskExecutor(id, slots, main, io, network, storages, userCode,
-                    SystemClock.INSTANCE, stateBackends);
+                    SystemClock.INSTANCE,
+                    KeyedStateBackendFactory.of(stateBackends));
             resources.add(() -> taskExecutor.cancelAll().get(30, TimeUnit.SECONDS));
 
             RpcService rpc = resources.rpcService(configuration, configuration.get(TaskManagerOptions.HOST),

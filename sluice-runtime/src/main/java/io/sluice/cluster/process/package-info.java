@@ -2,7 +2,7 @@
  * The job manager and task manager processes: composition roots that wire RPC, HA, storage, the
  * dispatcher and the task executor, and check the settings the processes share.
  *
- * <p>Layer 14 of 14 in sluice-runtime (composition roots; docs/architecture.md). May use the
+ * <p>Layer 15 of 15 in sluice-runtime (composition roots; docs/architecture.md). May use the
  * packages of the layers below: {@code rpc}, {@code restart}, {@code metrics}, {@code rpc.remote},
  * {@code storage}, {@code network}, {@code network.netty}, {@code job}, {@code checkpoint}, {@code
  * protocol}, {@code jar}, {@code slots}, {@code ha}, {@code ha.embedded}, {@code ha.memory},

@@ -3,7 +3,7 @@
  * leader election), and the default completed-checkpoint store built on the checkpoint pointer
  * store.
  *
- * <p>Layer 10 of 14 in sluice-runtime (high availability; docs/architecture.md). May use the
+ * <p>Layer 10 of 15 in sluice-runtime (high availability; docs/architecture.md). May use the
  * packages of the layers below: {@code rpc}, {@code restart}, {@code metrics}, {@code rpc.remote},
  * {@code storage}, {@code network}, {@code network.netty}, {@code job}, {@code checkpoint}, {@code
  * protocol}, {@code jar}, {@code slots}, and of its own layer: {@code ha}, {@code ha.memory},

@@ -1,7 +1,7 @@
 /**
  * HA services in memory, for one JVM (tests and the local cluster).
  *
- * <p>Layer 10 of 14 in sluice-runtime (high availability; docs/architecture.md). May use the
+ * <p>Layer 10 of 15 in sluice-runtime (high availability; docs/architecture.md). May use the
  * packages of the layers below: {@code rpc}, {@code restart}, {@code metrics}, {@code rpc.remote},
  * {@code storage}, {@code network}, {@code network.netty}, {@code job}, {@code checkpoint}, {@code
  * protocol}, {@code jar}, {@code slots}, and of its own layer: {@code ha}, {@code ha.embedded},

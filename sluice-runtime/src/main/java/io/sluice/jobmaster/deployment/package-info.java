@@ -5,7 +5,7 @@
  * for them on a dynamic pool ({@code SlotAssignment}). All confined to the job master's main
  * thread.
  *
- * <p>Layer 12 of 14 in sluice-runtime (job master; docs/architecture.md), below {@code jobmaster},
+ * <p>Layer 12 of 15 in sluice-runtime (job master; docs/architecture.md), below {@code jobmaster},
  * which uses it. May use the packages of the layers below: {@code rpc}, {@code restart}, {@code
  * metrics}, {@code security.tls}, {@code rpc.remote}, {@code storage}, {@code network}, {@code
  * network.netty}, {@code job}, {@code checkpoint}, {@code protocol}, {@code jar}, {@code slots},

@@ -4,7 +4,7 @@
  * guarded transition method. What the states do to the job (deploy, cancel, fail over, finish) the
  * job master supplies.
  *
- * <p>Layer 12 of 14 in sluice-runtime (job master; docs/architecture.md), below {@code jobmaster}
+ * <p>Layer 12 of 15 in sluice-runtime (job master; docs/architecture.md), below {@code jobmaster}
  * and {@code jobmaster.deployment}, which use it. May use the packages of the layers below: {@code
  * rpc}, {@code restart}, {@code metrics}, {@code security.tls}, {@code rpc.remote}, {@code
  * storage}, {@code network}, {@code network.netty}, {@code job}, {@code checkpoint}, {@code

@@ -1,7 +1,7 @@
 /**
  * The metrics of one job: its status times and checkpoint counters.
  *
- * <p>Layer 11 of 14 in sluice-runtime (checkpoint coordination, task execution, job metrics;
+ * <p>Layer 11 of 15 in sluice-runtime (checkpoint coordination, task execution, job metrics;
  * docs/architecture.md). May use the packages of the layers below: {@code rpc}, {@code restart},
  * {@code metrics}, {@code rpc.remote}, {@code storage}, {@code network}, {@code network.netty},
  * {@code job}, {@code checkpoint}, {@code protocol}, {@code jar}, {@code slots}, {@code ha},

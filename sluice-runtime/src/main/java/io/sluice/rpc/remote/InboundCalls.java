@@ -12,7 +12,7 @@ import java.lang.reflect.Method;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,20 +27,21 @@ import org.slf4j.LoggerFactory;
 final class InboundCalls extends SimpleChannelInboundHandler<RpcFrame> {
     private static final Logger LOG = LoggerFactory.getLogger(InboundCalls.class);
 
-    private final RpcService service;
+    private final Supplier<RpcAddress> ownAddress;
     private final EndpointRegistry endpoints;
     private final int maxMessageSize;
     private final RpcSerialization.Context serialization;
-    private final Executor workers;
+    private final RpcThreads threads;
     private final RateLimitedLog receiveFailures;
 
-    InboundCalls(RpcService service, EndpointRegistry endpoints, int maxMessageSize, RpcSerialization.Context serialization,
-                 Executor workers, RateLimitedLog receiveFailures) {
-        this.service = service;
+    /** @param ownAddress the service's advertised address, for messages (asked only once calls arrive) */
+    InboundCalls(Supplier<RpcAddress> ownAddress, EndpointRegistry endpoints, int maxMessageSize,
+                 RpcSerialization.Context serialization, RpcThreads threads, RateLimitedLog receiveFailures) {
+        this.ownAddress = ownAddress;
         this.endpoints = endpoints;
         this.maxMessageSize = maxMessageSize;
         this.serialization = serialization;
-        this.workers = workers;
+        this.threads = threads;
         this.receiveFailures = receiveFailures;
     }
 
@@ -53,76 +54,91 @@ final class InboundCalls extends SimpleChannelInboundHandler<RpcFrame> {
         } else if (frame instanceof RpcFrame.Answer answer) {
             answer.payload().release();
             receiveFailures.warn("unexpected-answer", "Ignored an answer frame from " + ctx.channel().remoteAddress()
-                    + " on the server side of " + service.address());
+                    + " on the server side of " + ownAddress.get());
         }
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         receiveFailures.warn("server-error", "Closing the RPC connection from " + ctx.channel().remoteAddress()
-                + " to " + service.address() + ": " + cause);
+                + " to " + ownAddress.get() + ": " + cause);
         ctx.close();
+    }
+
+    /** What a call is for: the endpoint, its object (held while the call runs) and the method. */
+    private record CallTarget(Endpoint endpoint, Object object, Method method) {
     }
 
     private void onCall(Channel channel, RpcFrame.Call call) {
         String what = call.endpoint() + "." + methodName(call.method());
         try {
-            Endpoint endpoint = endpoints.get(call.endpoint());
-            Object target = endpoint == null ? null : endpoint.target();
-            if (target == null) {
-                throw new RpcEndpointNotFoundException("No endpoint '" + call.endpoint() + "' on " + service.address()
-                        + " for " + methodName(call.method()) + ": the object exposed under that name ended (a job master that"
-                        + " finished, say), or this process does not serve it (it is not the leader). Exposed here: "
-                        + firstNames(10));
-            }
-            Method method = endpoint.method(call.method());
-            if (method == null) {
-                throw new RpcException("Endpoint '" + call.endpoint() + "' on " + service.address() + " ("
-                        + endpoint.interfaces.get(0).getSimpleName() + ") has no method " + call.method()
-                        + ": caller and callee run different Sluice versions");
-            }
-            what = GatewayInterfaces.describe(method) + " on '" + call.endpoint() + "'";
-            endpoint.checkFencing(call.fencingToken(), method, service.address());
-            Object[] args;
-            try {
-                args = (Object[]) RpcSerialization.deserialize(new ByteBufInputStream(call.payload()), maxMessageSize,
-                        serialization);
-            } catch (IOException | ClassNotFoundException | RuntimeException e) {
-                throw new RpcException("Cannot read the arguments of " + what + " on " + service.address() + ": " + e, e);
-            }
-            Object result;
-            try {
-                result = method.invoke(target, args);
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
-            }
+            CallTarget target = resolve(call);
+            what = GatewayInterfaces.describe(target.method()) + " on '" + call.endpoint() + "'";
+            target.endpoint().checkFencing(call.fencingToken(), target.method(), ownAddress.get());
+            Object result = invoke(target, call, what);
             if (!call.oneWay()) {
                 if (!(result instanceof CompletableFuture<?> future)) {
-                    throw new RpcException(what + " on " + service.address() + " returned no future");
+                    throw new RpcException(what + " on " + ownAddress.get() + " returned no future");
                 }
                 String answered = what;
-                future.whenCompleteAsync((value, error) -> answer(channel, call.requestId(), answered, value, error), workers);
+                future.whenCompleteAsync((value, error) -> answer(channel, call.requestId(), answered, value, error),
+                        threads.workers());
             }
         } catch (Throwable t) {
             if (call.oneWay()) {
                 receiveFailures.warn(call.endpoint() + "/" + call.method(), "One-way message " + what + " from "
-                        + channel.remoteAddress() + " failed on " + service.address() + ": " + t);
+                        + channel.remoteAddress() + " failed on " + ownAddress.get() + ": " + t);
             } else {
                 String failed = what;
-                service.completeOffEventLoop(() -> answer(channel, call.requestId(), failed, null, t));
+                threads.completeOffEventLoop(() -> answer(channel, call.requestId(), failed, null, t));
             }
         } finally {
             call.payload().release();
         }
     }
 
+    /** The endpoint and method a call names; fails naming what is missing. */
+    private CallTarget resolve(RpcFrame.Call call) {
+        Endpoint endpoint = endpoints.get(call.endpoint());
+        Object target = endpoint == null ? null : endpoint.target();
+        if (target == null) {
+            throw new RpcEndpointNotFoundException("No endpoint '" + call.endpoint() + "' on " + ownAddress.get()
+                    + " for " + methodName(call.method()) + ": the object exposed under that name ended (a job master that"
+                    + " finished, say), or this process does not serve it (it is not the leader). Exposed here: "
+                    + firstNames(10));
+        }
+        Method method = endpoint.method(call.method());
+        if (method == null) {
+            throw new RpcException("Endpoint '" + call.endpoint() + "' on " + ownAddress.get() + " ("
+                    + endpoint.interfaces.get(0).getSimpleName() + ") has no method " + call.method()
+                    + ": caller and callee run different Sluice versions");
+        }
+        return new CallTarget(endpoint, target, method);
+    }
+
+    /** Reads the arguments (through the message-type filter) and invokes the method; its own exception is rethrown. */
+    private Object invoke(CallTarget target, RpcFrame.Call call, String what) throws Throwable {
+        Object[] args;
+        try {
+            args = (Object[]) RpcSerialization.deserialize(new ByteBufInputStream(call.payload()), maxMessageSize,
+                    serialization);
+        } catch (IOException | ClassNotFoundException | RuntimeException e) {
+            throw new RpcException("Cannot read the arguments of " + what + " on " + ownAddress.get() + ": " + e, e);
+        }
+        try {
+            return target.method().invoke(target.object(), args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
     private void onOversizedCall(Channel channel, RpcFrame.Oversized frame) {
-        String message = "A request of " + frame.length() + " bytes reached " + service.address()
+        String message = "A request of " + frame.length() + " bytes reached " + ownAddress.get()
                 + ", above its largest RPC message of " + maxMessageSize + " bytes (" + RpcOptions.MAX_MESSAGE_SIZE.key()
                 + "); raise it on both sides or send less";
         if (frame.kind() == RpcFrame.REQUEST) {
             RpcMessageTooLargeException error = new RpcMessageTooLargeException(message);
-            service.completeOffEventLoop(() -> answer(channel, frame.requestId(), null, null, error));
+            threads.completeOffEventLoop(() -> answer(channel, frame.requestId(), null, null, error));
         } else {
             receiveFailures.warn("oversized-one-way", "Dropped a one-way message from " + channel.remoteAddress()
                     + ": " + message);
@@ -140,12 +156,12 @@ final class InboundCalls extends SimpleChannelInboundHandler<RpcFrame> {
             payload = RpcSerialization.serialize(failure ? error : value, serialization);
         } catch (IOException | RuntimeException e) {
             failure = true;
-            payload = serializedFailure(new RpcException("Cannot send the answer of " + what + " from " + service.address() + ": "
+            payload = serializedFailure(new RpcException("Cannot send the answer of " + what + " from " + ownAddress.get() + ": "
                     + (e instanceof IOException io ? RpcSerialization.describe(io) : e.toString())));
         }
         if (9L + payload.length > maxMessageSize) {
             failure = true;
-            payload = serializedFailure(new RpcMessageTooLargeException("The answer of " + what + " from " + service.address()
+            payload = serializedFailure(new RpcMessageTooLargeException("The answer of " + what + " from " + ownAddress.get()
                     + " is " + (9L + payload.length) + " bytes, above its largest RPC message of " + maxMessageSize
                     + " bytes; raise " + RpcOptions.MAX_MESSAGE_SIZE.key() + " (on both sides)"));
         }

@@ -16,16 +16,17 @@ import java.util.UUID;
  * the same address with the same fencing token. Thread-safe (immutable).
  */
 final class RemoteGatewayHandler implements InvocationHandler {
-    final RpcService service;
+    /** Where its calls go out: the service that made the proxy. */
+    final OutboundCalls calls;
     final RpcAddress address;
     final String endpoint;
     final List<Class<?>> interfaces;
     final UUID fencingToken;
     final Map<String, Serializable> constants;
 
-    RemoteGatewayHandler(RpcService service, RpcAddress address, String endpoint, List<Class<?>> interfaces,
+    RemoteGatewayHandler(OutboundCalls calls, RpcAddress address, String endpoint, List<Class<?>> interfaces,
                          UUID fencingToken, Map<String, Serializable> constants) {
-        this.service = service;
+        this.calls = calls;
         this.address = address;
         this.endpoint = endpoint;
         this.interfaces = List.copyOf(interfaces);
@@ -52,9 +53,9 @@ final class RemoteGatewayHandler implements InvocationHandler {
             };
         }
         return switch (GatewayInterfaces.kind(method)) {
-            case REQUEST -> service.request(this, method, args);
+            case REQUEST -> calls.request(this, method, args);
             case ONE_WAY -> {
-                service.tell(this, method, args);
+                calls.tell(this, method, args);
                 yield null;
             }
             case GETTER -> {

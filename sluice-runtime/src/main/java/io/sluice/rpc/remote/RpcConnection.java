@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
- * The one connection of an {@link RpcService} to one remote address, multiplexing every call to
+ * The one connection of an {@link RpcService} to one remote address (kept by its {@link RpcConnections}), multiplexing every call to
  * it: requests carry ids and their answers are matched by id. Opened lazily on the first call;
  * frames sent before it is open are queued and written in order once it is. When it cannot be
  * opened or is lost, every call in flight fails naming the address, and the service forgets it, so
@@ -19,7 +19,7 @@ import java.util.function.Consumer;
  * Netty callbacks run on the channel's event loop and never block.
  */
 final class RpcConnection {
-    private final RpcService service;
+    private final RpcConnections owner;
     final RpcAddress address;
     private final Map<Long, PendingRequest> pending = new ConcurrentHashMap<>();
     private final List<Queued> queued = new ArrayList<>();
@@ -35,8 +35,8 @@ final class RpcConnection {
     private record Queued(ByteBuf frame, PendingRequest request, Consumer<Throwable> onFailure) {
     }
 
-    RpcConnection(RpcService service, RpcAddress address) {
-        this.service = service;
+    RpcConnection(RpcConnections owner, RpcAddress address) {
+        this.owner = owner;
         this.address = address;
     }
 
@@ -54,7 +54,7 @@ final class RpcConnection {
                     write(q.frame, q.request, q.onFailure);
                 }
                 queued.clear();
-                service.completeOffEventLoop(() -> whenOpen.complete(null));
+                owner.completeOffEventLoop(() -> whenOpen.complete(null));
                 return;
             }
             if (broken == null) {
@@ -65,17 +65,17 @@ final class RpcConnection {
             toFail = new ArrayList<>(queued);
             queued.clear();
         }
-        service.forget(this);
+        owner.forget(this);
         boolean here;
         synchronized (this) {
             here = closedHere;
         }
         RpcConnectionException error = broken;
-        service.completeOffEventLoop(() -> whenOpen.completeExceptionally(error));
+        owner.completeOffEventLoop(() -> whenOpen.completeExceptionally(error));
         if (opened != null) {
             opened.close(); // closed meanwhile
         } else if (!here) {
-            service.connectionFailed(address, cause);
+            owner.connectionFailed(address, cause);
         }
         for (Queued q : toFail) {
             q.frame.release();
@@ -86,7 +86,7 @@ final class RpcConnection {
 
     private String reason(Throwable cause) {
         if (cause instanceof ConnectTimeoutException) {
-            return "no connection within " + service.connectTimeoutMillis() + " ms, rpc.connect-timeout";
+            return "no connection within " + owner.connectTimeoutMillis() + " ms, rpc.connect-timeout";
         }
         if (cause instanceof java.net.UnknownHostException) {
             return "unknown host " + cause.getMessage();
@@ -136,7 +136,7 @@ final class RpcConnection {
     private void fail(PendingRequest request, Consumer<Throwable> onFailure, RpcConnectionException error) {
         if (request != null) {
             if (pending.remove(request.id, request)) {
-                service.fail(request, new RpcConnectionException(request + " failed: " + error.getMessage(), error.getCause()));
+                owner.fail(request, new RpcConnectionException(request + " failed: " + error.getMessage(), error.getCause()));
             }
         } else if (onFailure != null) {
             onFailure.accept(error);
@@ -166,7 +166,7 @@ final class RpcConnection {
                 close("The connection to " + address + " is presumed dead: no answer to " + request
                         + " and nothing else from " + address + " within rpc.timeout; the next call opens a new one");
             }
-            service.fail(request, error);
+            owner.fail(request, error);
         }
     }
 
@@ -180,17 +180,17 @@ final class RpcConnection {
                         + (cause == null ? "" : " (" + cause + ")") + " before the answer came", cause);
             }
         }
-        service.forget(this);
+        owner.forget(this);
         failAll(broken);
         if (byPeer) {
-            service.connectionFailed(address, cause);
+            owner.connectionFailed(address, cause);
         }
     }
 
     private void failAll(RpcConnectionException error) {
         for (PendingRequest r : List.copyOf(pending.values())) {
             if (pending.remove(r.id, r)) {
-                service.fail(r, new RpcConnectionException(r + " failed: " + error.getMessage(), error.getCause()));
+                owner.fail(r, new RpcConnectionException(r + " failed: " + error.getMessage(), error.getCause()));
             }
         }
     }
@@ -209,10 +209,10 @@ final class RpcConnection {
             }
             queued.clear();
         }
-        service.forget(this);
+        owner.forget(this);
         failAll(broken);
         RpcConnectionException error = broken;
-        service.completeOffEventLoop(() -> whenOpen.completeExceptionally(error));
+        owner.completeOffEventLoop(() -> whenOpen.completeExceptionally(error));
         if (c != null) {
             c.close();
         }

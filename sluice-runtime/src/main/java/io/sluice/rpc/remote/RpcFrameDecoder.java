@@ -29,13 +29,8 @@ final class RpcFrameDecoder extends ByteToMessageDecoder {
             return;
         }
         while (true) {
-            if (bytesToSkip > 0) {
-                int skip = (int) Math.min(bytesToSkip, in.readableBytes());
-                in.skipBytes(skip);
-                bytesToSkip -= skip;
-                if (bytesToSkip > 0) {
-                    return;
-                }
+            if (!skipRestOfOversized(in)) {
+                return;
             }
             if (in.readableBytes() < 4) {
                 return;
@@ -46,18 +41,9 @@ final class RpcFrameDecoder extends ByteToMessageDecoder {
                         + " the peer speaks another protocol (is this port a Sluice RPC port?)");
             }
             if (length > maxFrameLength) {
-                if (in.readableBytes() < RpcFrame.PREFIX_BYTES) {
+                if (!startSkippingOversized(in, length, out)) {
                     return;
                 }
-                byte kind = in.getByte(in.readerIndex() + 4);
-                if (kind < RpcFrame.REQUEST || kind > RpcFrame.FAILURE) {
-                    throw corrupted(in, "Not an RPC frame (kind " + kind + ", length " + length
-                            + "): the peer speaks another protocol (is this port a Sluice RPC port?)");
-                }
-                in.skipBytes(5);
-                long requestId = in.readLong();
-                bytesToSkip = length - 9;
-                out.add(new RpcFrame.Oversized(kind, requestId, length));
                 continue;
             }
             if (in.readableBytes() < 4 + length) {
@@ -71,6 +57,36 @@ final class RpcFrameDecoder extends ByteToMessageDecoder {
                 throw corrupted(in, "Unreadable RPC frame (" + e.getMessage() + ")");
             }
         }
+    }
+
+    /** Skips what arrived of the oversized frame being skipped; {@code false} while more of it is to come. */
+    private boolean skipRestOfOversized(ByteBuf in) {
+        if (bytesToSkip > 0) {
+            int skip = (int) Math.min(bytesToSkip, in.readableBytes());
+            in.skipBytes(skip);
+            bytesToSkip -= skip;
+        }
+        return bytesToSkip == 0;
+    }
+
+    /**
+     * Reads the kind and request id of a frame above the limit, passes them on as
+     * {@link RpcFrame.Oversized} and starts skipping the rest; {@code false} until that prefix arrived.
+     */
+    private boolean startSkippingOversized(ByteBuf in, long length, List<Object> out) {
+        if (in.readableBytes() < RpcFrame.PREFIX_BYTES) {
+            return false;
+        }
+        byte kind = in.getByte(in.readerIndex() + 4);
+        if (kind < RpcFrame.REQUEST || kind > RpcFrame.FAILURE) {
+            throw corrupted(in, "Not an RPC frame (kind " + kind + ", length " + length
+                    + "): the peer speaks another protocol (is this port a Sluice RPC port?)");
+        }
+        in.skipBytes(5);
+        long requestId = in.readLong();
+        bytesToSkip = length - 9;
+        out.add(new RpcFrame.Oversized(kind, requestId, length));
+        return true;
     }
 
     /** Drops everything after a frame that is not ours: the handler closes the connection. */

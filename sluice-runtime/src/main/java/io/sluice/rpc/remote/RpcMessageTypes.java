@@ -169,15 +169,8 @@ final class RpcMessageTypes {
         while (c.isArray()) {
             c = c.getComponentType();
         }
-        if (c.isPrimitive() || c == Object.class || c == Serializable.class || c == CompletableFuture.class
-                || VOCABULARY.contains(c) || VOCABULARY_NAMES.contains(c.getName())) {
+        if (needsNoEntry(c)) {
             return;
-        }
-        if (Optional.class == c || Collection.class.isAssignableFrom(c) || Map.class.isAssignableFrom(c)) {
-            return; // the JDK's collections are vocabulary; their element types are walked as type arguments
-        }
-        if (GatewayInterfaces.isGateway(c)) {
-            return; // travels as a reference
         }
         if (c.isInterface() || Modifier.isAbstract(c.getModifiers())) {
             if (c.isSealed()) {
@@ -197,9 +190,25 @@ final class RpcMessageTypes {
         for (Class<?> s = c.getSuperclass(); s != null && Serializable.class.isAssignableFrom(s); s = s.getSuperclass()) {
             allowed.add(s);
         }
-        if (c.isEnum()) {
-            return;
+        if (!c.isEnum()) {
+            walkMembers(c);
         }
+    }
+
+    /** Whether {@code c} is allowed without an entry of its own: vocabulary, JDK collections, gateways. */
+    private static boolean needsNoEntry(Class<?> c) {
+        if (c.isPrimitive() || c == Object.class || c == Serializable.class || c == CompletableFuture.class
+                || VOCABULARY.contains(c) || VOCABULARY_NAMES.contains(c.getName())) {
+            return true;
+        }
+        if (Optional.class == c || Collection.class.isAssignableFrom(c) || Map.class.isAssignableFrom(c)) {
+            return true; // the JDK's collections are vocabulary; their element types are walked as type arguments
+        }
+        return GatewayInterfaces.isGateway(c); // travels as a reference
+    }
+
+    /** Walks what instances of {@code c} carry: its record components, else its serialized fields. */
+    private void walkMembers(Class<?> c) {
         if (c.isRecord()) {
             for (RecordComponent component : c.getRecordComponents()) {
                 walk(component.getGenericType());

@@ -1,51 +1,27 @@
 package io.sluice.rpc.remote;
 
-import io.netty.bootstrap.Bootstrap;
-import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufInputStream;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.sluice.config.Configuration;
 import io.sluice.config.RpcOptions;
 import io.sluice.security.tls.InternalTls;
 import io.sluice.util.Clock;
 import io.sluice.util.SystemClock;
-import java.io.IOException;
 import java.io.Serializable;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,105 +61,60 @@ import org.slf4j.LoggerFactory;
  * certificate of the cluster's CA can call an endpoint; without it anyone who can connect may call
  * every exposed endpoint. Deserialization accepts only the argument and result types of the gateway
  * interfaces ({@link RpcMessageTypes}), with size and depth limits.
+ *
+ * <p>Structure: this class is the public face and puts the parts together, each with one job:
+ * {@link RpcThreads} (event loops, workers, timer), {@link RpcServer} (the listening socket and the
+ * pipeline of accepted connections), {@link InboundCalls} (dispatch of arriving calls: endpoint,
+ * method, fencing, the message-type filter, answers), {@link RpcConnections} with
+ * {@link RpcConnection} (the outgoing connections, one per address), {@link OutboundCalls} (requests
+ * and one-way messages, their ids and timeouts), {@link InboundAnswers} (answers matched to their
+ * {@link PendingRequest}s), {@link GatewayProxies} (the proxies) and {@link EndpointRegistry} with
+ * {@link GatewaySerialization} (what is exposed, and gateways passed by reference).
  */
 public final class RpcService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RpcService.class);
     private static final AtomicInteger SERVICES = new AtomicInteger();
-    private static final Object[] NO_ARGS = new Object[0];
 
-    private final int serviceNumber = SERVICES.incrementAndGet();
-    private final long timeoutMillis;
-    private final long connectTimeoutMillis;
-    private final int maxMessageSize;
-    private final ScheduledExecutorService timer;
-    private final boolean ownsTimer;
-    private final EventLoopGroup eventLoops;
-    private final ExecutorService workers;
+    private final RpcThreads threads;
     private final ChannelGroup channels;
-    private final Channel serverChannel;
     private final RpcAddress address;
-    private final RateLimitedLog sendFailures;
-    private final RateLimitedLog receiveFailures;
-
-    private final EndpointRegistry endpoints = new EndpointRegistry(String.valueOf(serviceNumber));
-    private final Map<RpcAddress, RpcConnection> connections = new ConcurrentHashMap<>();
-    private final List<java.util.function.BiConsumer<RpcAddress, Throwable>> connectionListeners =
-            new java.util.concurrent.CopyOnWriteArrayList<>();
-    private final AtomicLong nextRequestId = new AtomicLong();
+    private final EndpointRegistry endpoints;
     /** What the gateways this service serves and calls carry: the only classes it reads. */
     private final RpcMessageTypes messageTypes = new RpcMessageTypes();
-    private final GatewaySerialization serialization;
-    private final InboundCalls calls;
-    /** Mutual TLS on every connection, or {@code null} for plain TCP. */
-    private final InternalTls tls;
+    private final RpcConnections connections;
+    private final OutboundCalls calls;
     private volatile boolean closed;
 
     private RpcService(Builder b) {
-        Configuration conf = b.configuration;
-        this.timeoutMillis = conf.get(RpcOptions.TIMEOUT).toMillis();
-        this.connectTimeoutMillis = conf.get(RpcOptions.CONNECT_TIMEOUT).toMillis();
-        this.maxMessageSize = conf.get(RpcOptions.MAX_MESSAGE_SIZE);
+        int serviceNumber = SERVICES.incrementAndGet();
+        RpcLimits limits = RpcLimits.of(b.configuration);
         ClassLoader classLoader = b.classLoader != null ? b.classLoader : RpcService.class.getClassLoader();
-        this.tls = b.tls;
-        this.serialization = new GatewaySerialization(this::address, endpoints, messageTypes, classLoader, this::proxy);
-        String prefix = "sluice-rpc-" + serviceNumber;
-        if (b.timer != null) {
-            this.timer = b.timer;
-            this.ownsTimer = false;
-        } else {
-            java.util.concurrent.ScheduledThreadPoolExecutor own =
-                    new java.util.concurrent.ScheduledThreadPoolExecutor(1, daemon(prefix + "-timer", false));
-            own.setRemoveOnCancelPolicy(true); // answered requests do not leave their timeouts queued
-            this.timer = own;
-            this.ownsTimer = true;
-        }
-        this.sendFailures = new RateLimitedLog(LOG::warn, b.clock, Duration.ofSeconds(10));
-        this.receiveFailures = new RateLimitedLog(LOG::warn, b.clock, Duration.ofSeconds(10));
-        this.eventLoops = new NioEventLoopGroup(b.ioThreads, new DefaultThreadFactory(prefix + "-io", true) {
-            @Override
-            protected Thread newThread(Runnable r, String name) {
-                Thread t = super.newThread(r, name);
-                t.setContextClassLoader(RpcService.class.getClassLoader()); // not the starting thread's, maybe a job's
-                return t;
-            }
-        });
-        this.workers = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                daemon(prefix + "-worker-", true));
-        this.channels = new DefaultChannelGroup(prefix, GlobalEventExecutor.INSTANCE);
-        this.calls = new InboundCalls(this, endpoints, maxMessageSize, serialization, workers, receiveFailures);
-        ServerBootstrap server = new ServerBootstrap()
-                .group(eventLoops)
-                .channel(NioServerSocketChannel.class)
-                .option(ChannelOption.SO_REUSEADDR, true) // a restarted process gets its fixed port back at once
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.SO_KEEPALIVE, true)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        channels.add(ch);
-                        ch.pipeline().addLast(new RpcFrameDecoder(maxMessageSize), calls);
-                        if (tls != null) {
-                            tls.addServerHandlers(ch.pipeline(), ch.alloc(), "RPC port " + address());
-                        }
-                    }
-                });
+        Supplier<RpcAddress> ownAddress = this::address;
+        this.endpoints = new EndpointRegistry(String.valueOf(serviceNumber));
+        GatewaySerialization serialization = new GatewaySerialization(ownAddress, endpoints, messageTypes, classLoader,
+                this::proxy);
+        this.threads = new RpcThreads(serviceNumber, b.ioThreads, b.timer);
+        this.channels = new DefaultChannelGroup("sluice-rpc-" + serviceNumber, GlobalEventExecutor.INSTANCE);
+        RateLimitedLog receiveFailures = new RateLimitedLog(LOG::warn, b.clock, Duration.ofSeconds(10));
+        this.connections = new RpcConnections(threads, channels, limits, b.tls, ownAddress);
+        connections.answersGoTo(new InboundAnswers(connections, serialization, limits.maxMessageSize(), receiveFailures,
+                ownAddress));
+        this.calls = new OutboundCalls(connections, serialization, threads.timer(), limits,
+                new RateLimitedLog(LOG::warn, b.clock, Duration.ofSeconds(10)), ownAddress);
+        InboundCalls inbound = new InboundCalls(ownAddress, endpoints, limits.maxMessageSize(), serialization, threads,
+                receiveFailures);
+        RpcServer server;
         try {
-            ChannelFuture bound = server.bind(b.bindHost, b.port).awaitUninterruptibly();
-            if (!bound.isSuccess()) {
-                throw new RpcException("Cannot listen for RPC on " + b.bindHost + ":" + b.port + " (" + bound.cause()
-                        + "); choose another rpc port (0 picks a free one) or stop the process holding it", bound.cause());
-            }
-            this.serverChannel = bound.channel();
-            channels.add(serverChannel);
+            server = RpcServer.bind(b.bindHost, b.port, threads, channels, limits.maxMessageSize(), inbound, b.tls,
+                    ownAddress);
         } catch (RuntimeException e) {
-            shutDownThreads();
+            threads.shutDown();
             throw e;
         }
-        int port = ((InetSocketAddress) serverChannel.localAddress()).getPort();
-        this.address = new RpcAddress(b.advertisedHost != null ? b.advertisedHost : b.bindHost, port);
+        this.address = new RpcAddress(b.advertisedHost != null ? b.advertisedHost : b.bindHost, server.port());
         LOG.info("RPC service listening on {} (advertised as {}); timeout {} ms, max message size {} bytes, {}",
-                serverChannel.localAddress(), address, timeoutMillis, maxMessageSize,
-                tls == null ? "plain TCP" : "mutual TLS (" + tls.providerName() + ")");
+                server.localAddress(), address, limits.timeoutMillis(), limits.maxMessageSize(),
+                b.tls == null ? "plain TCP" : "mutual TLS (" + b.tls.providerName() + ")");
     }
 
     public static Builder builder() {
@@ -283,31 +214,24 @@ public final class RpcService implements AutoCloseable {
                 fencingToken, values));
     }
 
+    /** A proxy of this service (for gateways that arrive by reference). */
+    private Object proxy(ClassLoader loader, RpcAddress target, String endpoint, List<Class<?>> interfaces, UUID token,
+                         Map<String, Serializable> constants) {
+        return GatewayProxies.create(calls, loader, target, endpoint, interfaces, token, constants);
+    }
+
     /**
      * A proxy like {@code remoteGateway} (same target, interfaces and constants) whose calls carry
      * {@code fencingToken} instead; {@code gateway} itself if it is not a remote proxy of an RPC
      * service (a local object is called directly, without fencing).
      */
-    @SuppressWarnings("unchecked")
     public static <G> G withFencingToken(G gateway, UUID fencingToken) {
-        if (gateway != null && Proxy.isProxyClass(gateway.getClass())
-                && Proxy.getInvocationHandler(gateway) instanceof RemoteGatewayHandler h) {
-            return (G) h.service.proxy(gateway.getClass().getClassLoader(), h.address, h.endpoint, h.interfaces,
-                    fencingToken, h.constants);
-        }
-        return gateway;
+        return GatewayProxies.withFencingToken(gateway, fencingToken);
     }
 
     /** The fencing token the calls of {@code gateway} carry: its proxy's, or {@code null} for anything else. */
     public static UUID fencingTokenOf(Object gateway) {
-        return gateway != null && Proxy.isProxyClass(gateway.getClass())
-                && Proxy.getInvocationHandler(gateway) instanceof RemoteGatewayHandler h ? h.fencingToken : null;
-    }
-
-    private Object proxy(ClassLoader loader, RpcAddress target, String endpoint, List<Class<?>> interfaces, UUID token,
-                         Map<String, Serializable> constants) {
-        RemoteGatewayHandler handler = new RemoteGatewayHandler(this, target, endpoint, interfaces, token, constants);
-        return Proxy.newProxyInstance(loader, interfaces.toArray(new Class<?>[0]), handler);
+        return GatewayProxies.handlerOf(gateway).map(h -> h.fencingToken).orElse(null);
     }
 
     /**
@@ -319,142 +243,17 @@ public final class RpcService implements AutoCloseable {
         return GatewayInterfaces.constantsOf(gateway, List.of(gatewayInterface));
     }
 
-    /** Whether {@code gateway} is a remote proxy (of any RPC service). */
     /** Where a remote gateway proxy calls, or empty for a local gateway. */
-    public static java.util.Optional<RpcAddress> addressOf(Object gateway) {
-        if (gateway != null && Proxy.isProxyClass(gateway.getClass())
-                && Proxy.getInvocationHandler(gateway) instanceof RemoteGatewayHandler h) {
-            return java.util.Optional.of(h.address);
-        }
-        return java.util.Optional.empty();
+    public static Optional<RpcAddress> addressOf(Object gateway) {
+        return GatewayProxies.handlerOf(gateway).map(h -> h.address);
     }
 
+    /** Whether {@code gateway} is a remote proxy (of any RPC service). */
     public static boolean isRemote(Object gateway) {
-        return gateway != null && Proxy.isProxyClass(gateway.getClass())
-                && Proxy.getInvocationHandler(gateway) instanceof RemoteGatewayHandler;
+        return GatewayProxies.handlerOf(gateway).isPresent();
     }
 
-    // ------------------------------------------------------------------ outgoing calls
-
-    CompletableFuture<Object> request(RemoteGatewayHandler target, Method method, Object[] args) {
-        CompletableFuture<Object> result = new CompletableFuture<>();
-        String what = GatewayInterfaces.describe(method);
-        String where = "'" + target.endpoint + "' at " + target.address;
-        long id = nextRequestId.incrementAndGet();
-        ByteBuf frame;
-        try {
-            frame = encode(false, id, target, method, args, what, where);
-        } catch (RpcException e) {
-            result.completeExceptionally(e);
-            return result;
-        }
-        PendingRequest request = new PendingRequest(id, what, where, result);
-        RpcConnection connection = connectionTo(target.address);
-        try {
-            request.timeout = timer.schedule(() -> connection.expire(request, new RpcTimeoutException(what + " to "
-                    + where + " got no answer within " + timeoutMillis + " ms (rpc.timeout); the remote side is slow,"
-                    + " stuck or gone")), timeoutMillis, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException closing) {
-            frame.release();
-            result.completeExceptionally(new RpcException("Cannot call " + what + " on " + where + ": the RPC service at "
-                    + address + " is closed"));
-            return result;
-        }
-        connection.send(frame, request, null);
-        return result;
-    }
-
-    void tell(RemoteGatewayHandler target, Method method, Object[] args) {
-        String what = GatewayInterfaces.describe(method);
-        String where = "'" + target.endpoint + "' at " + target.address;
-        ByteBuf frame;
-        try {
-            frame = encode(true, 0, target, method, args, what, where);
-        } catch (RpcException e) {
-            sendFailures.warn(target.address + "/" + what, "Dropped the one-way message " + what + ": " + e.getMessage());
-            return;
-        }
-        connectionTo(target.address).send(frame, null, error -> sendFailures.warn(target.address.toString(),
-                "Could not deliver the one-way message " + what + " to " + where + ": " + error.getMessage()));
-    }
-
-    private ByteBuf encode(boolean oneWay, long id, RemoteGatewayHandler target, Method method, Object[] args,
-                           String what, String where) {
-        if (closed) {
-            throw new RpcException("Cannot call " + what + " on " + where + ": the RPC service at " + address + " is closed");
-        }
-        byte[] payload;
-        try {
-            payload = RpcSerialization.serialize(args == null ? NO_ARGS : args, serialization);
-        } catch (IOException | RuntimeException e) {
-            throw new RpcException("Cannot call " + what + " on " + where + ": its arguments cannot be serialized ("
-                    + (e instanceof IOException io ? RpcSerialization.describe(io) : e.toString()) + ")", e);
-        }
-        String signature = GatewayInterfaces.signature(method);
-        long length = RpcFrame.callFrameLength(target.endpoint, signature, target.fencingToken, payload.length);
-        if (length > maxMessageSize) {
-            throw new RpcMessageTooLargeException("Cannot call " + what + " on " + where + ": the call is " + length
-                    + " bytes, above the largest RPC message of " + maxMessageSize + " bytes; raise "
-                    + RpcOptions.MAX_MESSAGE_SIZE.key() + " (on both sides) or send less");
-        }
-        return RpcFrame.encodeCall(io.netty.buffer.ByteBufAllocator.DEFAULT, oneWay, id, target.endpoint, signature,
-                target.fencingToken, payload);
-    }
-
-    private RpcConnection connectionTo(RpcAddress target) {
-        while (true) {
-            RpcConnection existing = connections.get(target);
-            if (existing != null) {
-                return existing;
-            }
-            RpcConnection fresh = new RpcConnection(this, target);
-            if (connections.putIfAbsent(target, fresh) == null) {
-                open(fresh);
-                return fresh;
-            }
-        }
-    }
-
-    private void open(RpcConnection connection) {
-        if (closed) {
-            connection.close("The RPC service at " + address + " is closed");
-            connections.remove(connection.address, connection);
-            return;
-        }
-        Bootstrap bootstrap = new Bootstrap()
-                .group(eventLoops)
-                .channel(NioSocketChannel.class)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.SO_KEEPALIVE, true)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, connectTimeoutMillis))
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        channels.add(ch);
-                        ch.pipeline().addLast(new RpcFrameDecoder(maxMessageSize), new ClientHandler(connection));
-                        if (tls != null) {
-                            tls.addClientHandlers(ch.pipeline(), ch.alloc(), connection.address.host(),
-                                    connection.address.port());
-                        }
-                    }
-                });
-        try {
-            // Name resolution may block (DNS): on a worker, never on the caller's (maybe main) thread or an event loop.
-            workers.execute(() -> {
-                InetSocketAddress resolved = new InetSocketAddress(connection.address.host(), connection.address.port());
-                if (resolved.isUnresolved()) {
-                    connection.connected(null, new java.net.UnknownHostException(connection.address.host()));
-                    return;
-                }
-                bootstrap.connect(resolved).addListener((ChannelFuture f) ->
-                        connection.connected(f.isSuccess() ? f.channel() : null, f.cause()));
-            });
-        } catch (RuntimeException e) {
-            // e.g. the service is shutting down
-            connection.close("Cannot connect to " + connection.address + ": " + e);
-            connections.remove(connection.address, connection);
-        }
-    }
+    // ------------------------------------------------------------------ connections
 
     /**
      * Opens the connection to {@code target}, or reuses the one open: completes (off the event loop)
@@ -462,11 +261,7 @@ public final class RpcService implements AutoCloseable {
      * {@link java.net.ConnectException} when the port refused it). Never blocks; any thread.
      */
     public CompletableFuture<Void> connect(RpcAddress target) {
-        if (closed) {
-            return CompletableFuture.failedFuture(new RpcException("Cannot connect to " + target + ": the RPC service at "
-                    + address + " is closed"));
-        }
-        return connectionTo(target).whenOpen.copy();
+        return connections.connect(target);
     }
 
     /**
@@ -475,122 +270,23 @@ public final class RpcService implements AutoCloseable {
      * orderly close by the peer); not of connections this service closed itself. It runs on an
      * event loop or an RPC worker and must not block (hop to your own thread).
      */
-    public void onConnectionFailure(java.util.function.BiConsumer<RpcAddress, Throwable> listener) {
-        connectionListeners.add(Objects.requireNonNull(listener, "listener"));
+    public void onConnectionFailure(BiConsumer<RpcAddress, Throwable> listener) {
+        connections.onConnectionFailure(listener);
     }
 
-    void connectionFailed(RpcAddress target, Throwable cause) {
-        for (java.util.function.BiConsumer<RpcAddress, Throwable> l : connectionListeners) {
-            try {
-                l.accept(target, cause);
-            } catch (RuntimeException e) {
-                LOG.warn("A connection failure listener failed on the failure of {}", target, e);
-            }
-        }
+    /** The connection to {@code target} now, or {@code null} (for tests). */
+    RpcConnection currentConnection(RpcAddress target) {
+        return connections.current(target);
     }
 
-    /** The connection failed or was closed: the next call opens a new one. */
-    void forget(RpcConnection connection) {
-        connections.remove(connection.address, connection);
+    /** This service's outgoing connections (for tests of a connection). */
+    RpcConnections connections() {
+        return connections;
     }
 
-    long connectTimeoutMillis() {
-        return connectTimeoutMillis;
-    }
-
-    /** Fails a request's future, off the event loop. */
-    void fail(PendingRequest request, Throwable error) {
-        request.cancelTimeout();
-        completeOffEventLoop(() -> request.future.completeExceptionally(error));
-    }
-
-    void completeOffEventLoop(Runnable completion) {
-        try {
-            workers.execute(completion);
-        } catch (RejectedExecutionException closing) {
-            completion.run();
-        }
-    }
-
-    // ------------------------------------------------------------------ answers (client side, event loop)
-
-    private void onAnswer(RpcConnection connection, RpcFrame.Answer answer) {
-        try {
-            PendingRequest request = connection.take(answer.requestId());
-            if (request == null) {
-                LOG.debug("Answer to request {} from {} came after it timed out; dropped", answer.requestId(), connection.address);
-                return;
-            }
-            request.cancelTimeout();
-            Object value;
-            try {
-                value = RpcSerialization.deserialize(new ByteBufInputStream(answer.payload()), maxMessageSize, serialization);
-            } catch (IOException | ClassNotFoundException | RuntimeException e) {
-                fail(request, new RpcException("Cannot read the answer to " + request + ": " + e, e));
-                return;
-            }
-            if (!answer.failure()) {
-                completeOffEventLoop(() -> request.future.complete(value));
-            } else if (value instanceof RpcMessageTooLargeException tooLarge) {
-                fail(request, new RpcMessageTooLargeException(request + " failed: " + tooLarge.getMessage(), tooLarge));
-            } else if (value instanceof Throwable t) {
-                fail(request, t);
-            } else {
-                fail(request, new RpcException(request + " failed with " + value));
-            }
-        } finally {
-            answer.payload().release();
-        }
-    }
-
-    private void onOversizedAnswer(RpcConnection connection, RpcFrame.Oversized frame) {
-        PendingRequest request = connection.take(frame.requestId());
-        if (request != null) {
-            fail(request, new RpcMessageTooLargeException("The answer to " + request + " is " + frame.length()
-                    + " bytes, above this process's largest RPC message of " + maxMessageSize + " bytes; raise "
-                    + RpcOptions.MAX_MESSAGE_SIZE.key() + " (on both sides)"));
-        } else {
-            receiveFailures.warn(connection.address + "/oversized", "Skipped an RPC frame of " + frame.length()
-                    + " bytes from " + connection.address + ", above " + RpcOptions.MAX_MESSAGE_SIZE.key() + " = " + maxMessageSize);
-        }
-    }
-
-    // ------------------------------------------------------------------ Netty handlers
-
-    /** Inbound frames of a connection this service opened: answers. */
-    private final class ClientHandler extends SimpleChannelInboundHandler<RpcFrame> {
-        private final RpcConnection connection;
-        private Throwable error;
-
-        ClientHandler(RpcConnection connection) {
-            this.connection = connection;
-        }
-
-        @Override
-        protected void channelRead0(ChannelHandlerContext ctx, RpcFrame frame) {
-            connection.received();
-            if (frame instanceof RpcFrame.Answer answer) {
-                onAnswer(connection, answer);
-            } else if (frame instanceof RpcFrame.Oversized oversized) {
-                onOversizedAnswer(connection, oversized);
-            } else if (frame instanceof RpcFrame.Call call) {
-                call.payload().release();
-                receiveFailures.warn("unexpected-call", "Ignored a call frame from " + connection.address
-                        + " on a connection " + address + " opened");
-            }
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            error = cause;
-            ctx.close();
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-            connection.lost(error);
-            super.channelInactive(ctx);
-        }
+    /** The name prefix of this service's threads, {@code sluice-rpc-<n>-}. */
+    String threadNamePrefix() {
+        return threads.namePrefix();
     }
 
     // ------------------------------------------------------------------ lifecycle
@@ -606,42 +302,11 @@ public final class RpcService implements AutoCloseable {
             return;
         }
         closed = true;
-        for (RpcConnection c : List.copyOf(connections.values())) {
-            c.close("The RPC service at " + address + " was closed before the answer came");
-        }
-        connections.clear();
+        connections.closeAll("The RPC service at " + address + " was closed before the answer came");
         channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         endpoints.clear();
-        shutDownThreads();
+        threads.shutDown();
         LOG.info("RPC service at {} closed", address);
-    }
-
-    private void shutDownThreads() {
-        eventLoops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
-        workers.shutdown();
-        if (ownsTimer) {
-            timer.shutdownNow();
-        }
-    }
-
-    private static java.util.concurrent.ThreadFactory daemon(String name, boolean numbered) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, numbered ? name + n.incrementAndGet() : name);
-            t.setDaemon(true);
-            t.setContextClassLoader(RpcService.class.getClassLoader()); // not the creating thread's, maybe a job's
-            return t;
-        };
-    }
-
-    /** The connection to {@code target} now, or {@code null} (for tests). */
-    RpcConnection currentConnection(RpcAddress target) {
-        return connections.get(target);
-    }
-
-    /** The name prefix of this service's threads, {@code sluice-rpc-<n>-}. */
-    String threadNamePrefix() {
-        return "sluice-rpc-" + serviceNumber + "-";
     }
 
     @Override

@@ -3,7 +3,7 @@
  * {@code TlsIdentity}), and the mutual TLS of the RPC and data connections between the processes
  * of a cluster on Netty ({@code InternalTls}, {@code security.internal.tls.*}).
  *
- * <p>Layer 1 of 14 in sluice-runtime (main threads, policies; docs/architecture.md). Uses no other
+ * <p>Layer 1 of 15 in sluice-runtime (main threads, policies; docs/architecture.md). Uses no other
  * package of this module. Never a package of a layer above; no cycles (the module's architecture
  * test checks both).
  */

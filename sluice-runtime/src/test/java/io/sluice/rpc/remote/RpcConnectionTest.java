@@ -20,7 +20,7 @@ class RpcConnectionTest {
         try (RpcService service = RpcService.builder().bind("127.0.0.1", 0)
                 .configuration(new Configuration().set(RpcOptions.CONNECT_TIMEOUT, Duration.ofMillis(1234))).start()) {
             RpcAddress blackhole = new RpcAddress("10.0.0.1", 6123);
-            RpcConnection connection = new RpcConnection(service, blackhole);
+            RpcConnection connection = new RpcConnection(service.connections(), blackhole);
             CompletableFuture<Object> future = new CompletableFuture<>();
             PendingRequest request = new PendingRequest(1, "TaskExecutorGateway.submitTask", "'taskexecutor' at " + blackhole,
                     future);
@@ -53,7 +53,7 @@ class RpcConnectionTest {
     @Test
     void framesQueuedWhileConnectingKeepTheirOrderAgainstLaterCalls() throws Exception {
         try (RpcService service = RpcService.builder().bind("127.0.0.1", 0).start()) {
-            RpcConnection connection = new RpcConnection(service, new RpcAddress("127.0.0.1", 1));
+            RpcConnection connection = new RpcConnection(service.connections(), new RpcAddress("127.0.0.1", 1));
             java.util.List<Long> written = new java.util.concurrent.CopyOnWriteArrayList<>();
             java.util.concurrent.atomic.AtomicBoolean raced = new java.util.concurrent.atomic.AtomicBoolean();
             EmbeddedChannel channel = new EmbeddedChannel(new io.netty.channel.ChannelOutboundHandlerAdapter() {

@@ -1,4 +1,4 @@
-package io.sluice.jobmaster;
+package io.sluice.jobmaster.runner;
 
 import io.sluice.checkpoint.CompletedCheckpoint;
 import io.sluice.checkpoint.CompletedCheckpointStore;

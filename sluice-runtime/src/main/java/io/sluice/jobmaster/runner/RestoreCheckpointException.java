@@ -1,4 +1,4 @@
-package io.sluice.jobmaster;
+package io.sluice.jobmaster.runner;
 
 /**
  * The checkpoint a job was told to start from ({@code checkpoints.restore-from}) cannot be used:

@@ -1,4 +1,4 @@
-package io.sluice.jobmaster;
+package io.sluice.jobmaster.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,6 +1,7 @@
-package io.sluice.jobmaster;
+package io.sluice.jobmaster.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.api.StreamExecutionEnvironment;
@@ -9,6 +10,8 @@ import io.sluice.checkpoint.CompletedCheckpoint;
 import io.sluice.checkpoint.CompletedCheckpointStore;
 import io.sluice.checkpoint.StandaloneCompletedCheckpointStore;
 import io.sluice.job.JobResult;
+import io.sluice.jobmaster.JobManagerServices;
+import io.sluice.jobmaster.RecoveryBackoff;
 import io.sluice.job.JobStatus;
 import io.sluice.protocol.RecoveryStatus;
 import io.sluice.slots.SlotPool;
@@ -215,6 +218,143 @@ class JobManagerRunnerTest {
 
         assertThat(jobMasterThreads).hasSize(1);
         assertThat(result().status()).isEqualTo(JobStatus.CANCELED);
+    }
+
+    // ------------------------------------------------------------------ states, the chain, stale callbacks
+
+    @Test
+    void grantRevokeGrantBeforeTheMainThreadRunsRecoversOnlyTheLastSession() {
+        createRunner(false);
+        UUID first = election().grant();
+        election().revoke();
+        UUID second = election().grant();
+        runIo(); // nothing on I/O yet; the main thread handles grant, revoke, grant in order
+        runAll();
+
+        assertThat(recoveries.get()).as("the first session's recovery was skipped or abandoned").isEqualTo(1);
+        assertThat(jobMasterThreads).hasSize(1);
+        assertThat(runner.state()).isInstanceOf(Leading.class);
+        assertThat(((Leading) runner.state()).jobMaster().session()).isEqualTo(second).isNotEqualTo(first);
+    }
+
+    @Test
+    void aRecoveryCallbackOfARevokedSessionIsIgnored() {
+        createRunner(false);
+        grant();
+        assertThat(io.numQueued()).as("the attempt's I/O waits").isEqualTo(1);
+        election().revoke();
+        main.triggerAll();
+        assertThat(runner.state()).isInstanceOf(NotLeading.class);
+
+        // The attempt was cancelled before it ran: running the queue does nothing, and no job master starts.
+        runAll();
+        assertThat(recoveries.get()).isZero();
+        assertThat(jobMasterThreads).isEmpty();
+        assertThat(runner.status()).isEqualTo(JobStatus.INITIALIZING);
+    }
+
+    @Test
+    void aRecoveryThatCompletesAfterItsSessionWasRevokedStartsNoJobMaster() {
+        createRunner(false);
+        grant();
+        // The I/O runs (the read was not interrupted in time) and completes after the revoke reached the main thread.
+        election().revoke();
+        io.triggerAll();
+        main.triggerAll();
+        runAll();
+        assertThat(recoveries.get()).as("the attempt ran").isEqualTo(1);
+        assertThat(jobMasterThreads).as("its callback was stale").isEmpty();
+        assertThat(runner.state()).isInstanceOf(NotLeading.class);
+
+        grant();
+        runAll();
+        assertThat(jobMasterThreads).hasSize(1);
+        reportAll(taskExecutor.submittedIds(), ExecutionState.RUNNING);
+        assertThat(runner.status()).isEqualTo(JobStatus.RUNNING);
+    }
+
+    @Test
+    void illegalAndStaleTransitionsAreRefused() {
+        createRunner(false);
+        RunnerState notLeading = runner.state();
+        AtomicReference<Throwable> illegal = new AtomicReference<>();
+        main.execute(() -> {
+            try {
+                runner.transition(notLeading, new Ended(JobResult.of(graph.jobId(), graph.name(), JobStatus.FINISHED,
+                        0, null), null));
+            } catch (IllegalStateException e) {
+                illegal.set(e);
+            }
+        });
+        main.triggerAll();
+        assertThat(illegal.get()).hasMessageContaining("illegal transition NotLeading -> Ended refused");
+        assertThat(runner.state()).isSameAs(notLeading);
+
+        grant();
+        assertThat(runner.state()).isInstanceOf(Recovering.class);
+        AtomicReference<Throwable> stale = new AtomicReference<>();
+        main.execute(() -> {
+            try {
+                runner.transition(notLeading, new Closed(null, null, false));
+            } catch (IllegalStateException e) {
+                stale.set(e);
+            }
+        });
+        main.triggerAll();
+        assertThat(stale.get()).hasMessageContaining("NotLeading is no longer the current state (Recovering)");
+        assertThat(runner.state()).isInstanceOf(Recovering.class);
+    }
+
+    @Test
+    void aTransitionStartedWhileAnotherRunsIsRefused() {
+        // A job master thread whose execute() tries to move the runner on while the runner enters Leading.
+        AtomicReference<Throwable> reentrant = new AtomicReference<>();
+        createRunner(false, null, name -> {
+            ManuallyTriggeredMainThreadExecutor t = new ManuallyTriggeredMainThreadExecutor(name, clock);
+            jobMasterThreads.add(t);
+            return new io.sluice.rpc.MainThreadExecutor() {
+                @Override
+                public void execute(Runnable command) {
+                    if (reentrant.get() == null) {
+                        try {
+                            runner.transition(runner.state(), new Closed(null, null, false));
+                        } catch (IllegalStateException e) {
+                            reentrant.set(e);
+                        }
+                    }
+                    t.execute(command);
+                }
+
+                @Override
+                public ScheduledTask schedule(Runnable command, Duration delay) {
+                    return t.schedule(command, delay);
+                }
+
+                @Override
+                public boolean isMainThread() {
+                    return t.isMainThread();
+                }
+
+                @Override
+                public String componentName() {
+                    return name;
+                }
+            };
+        });
+        grant();
+        runAll();
+        assertThat(reentrant.get()).hasMessageContaining("re-entrant transition Leading -> Closed refused");
+        assertThat(runner.state()).isInstanceOf(Leading.class);
+    }
+
+    @Test
+    void cancelWhileNotLeadingIsRefusedNamingTheJob() {
+        createRunner(false);
+        AtomicReference<java.util.concurrent.CompletableFuture<?>> f = new AtomicReference<>();
+        main.execute(() -> f.set(runner.cancel()));
+        main.triggerAll();
+        assertThat(f.get()).isCompletedExceptionally();
+        assertThatThrownBy(() -> f.get().join()).hasMessageContaining("is not led by this job manager (jm-test)");
     }
 
     // ------------------------------------------------------------------ result writes
@@ -432,6 +572,15 @@ class JobManagerRunnerTest {
     }
 
     private void createRunner(boolean discardOnCancel, String restoreFrom) {
+        createRunner(discardOnCancel, restoreFrom, name -> {
+            ManuallyTriggeredMainThreadExecutor t = new ManuallyTriggeredMainThreadExecutor(name, clock);
+            jobMasterThreads.add(t);
+            return t;
+        });
+    }
+
+    private void createRunner(boolean discardOnCancel, String restoreFrom,
+                              java.util.function.Function<String, io.sluice.rpc.MainThreadExecutor> threads) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.create()
                 .setParallelism(2)
                 .setRestartStrategy(new NoRestart())
@@ -443,11 +592,7 @@ class JobManagerRunnerTest {
         env.fromSequence(0, 100).keyBy(v -> v % 4).map(v -> v).addSink(v -> { });
         graph = env.buildJobGraph("runner-test");
         JobManagerServices services = new JobManagerServices(ha, storages, new SlotPool(List.of(taskExecutor)),
-                (jobId, deployment) -> { }, io, clock, new Random(1), BACKOFF, CONTENDER, SLOW, name -> {
-                    ManuallyTriggeredMainThreadExecutor t = new ManuallyTriggeredMainThreadExecutor(name, clock);
-                    jobMasterThreads.add(t);
-                    return t;
-                });
+                (jobId, deployment) -> { }, io, clock, new Random(1), BACKOFF, CONTENDER, SLOW, threads);
         runner = new JobManagerRunner(graph, services, main);
         main.execute(runner::start);
         main.triggerAll();

@@ -1,4 +1,4 @@
-package io.sluice.jobmaster;
+package io.sluice.jobmaster.runner;
 
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CheckpointStorageRegistry;

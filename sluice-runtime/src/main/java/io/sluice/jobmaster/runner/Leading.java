@@ -1,0 +1,137 @@
+package io.sluice.jobmaster.runner;
+
+import io.sluice.job.JobResult;
+import io.sluice.job.JobStatus;
+import io.sluice.protocol.JobDetails;
+import io.sluice.protocol.JobHealth;
+import io.sluice.rpc.Acknowledge;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This job manager leads the job and its job master runs (session {@code jobMaster.session()}).
+ * The job master speaks for the job: its status changes are the job's, cancel goes to it, and
+ * details come from it (a burst of status queries is served from the last answer for up to
+ * 100 ms, while the status is unchanged).
+ */
+final class Leading implements RunnerState {
+    private static final Logger LOG = LoggerFactory.getLogger(Leading.class);
+    private static final long DETAILS_MAX_AGE_NANOS = 100_000_000L;
+
+    /** The moves out of {@link Leading}. */
+    interface Context {
+        void goToSuspending(Leading from, RunningJobMaster jobMaster);
+
+        void goToRecovering(Leading from, UUID session);
+
+        void goToNotLeading(Leading from);
+
+        void goToEnding(Leading from, JobResult result, UUID session, JobDetails lastDetails);
+
+        boolean isCurrent(RunnerState state);
+
+        /** Starts the job master on its thread (meters, health, then {@code start()}). */
+        void startJobMaster(RunningJobMaster jobMaster);
+    }
+
+    private final Context context;
+    private final RunnerSupport support;
+    private final RunningJobMaster jobMaster;
+    private JobDetails cachedDetails;
+    private long cachedAtNanos;
+
+    Leading(Context context, RunnerSupport support, RunningJobMaster jobMaster) {
+        this.context = context;
+        this.support = support;
+        this.jobMaster = jobMaster;
+    }
+
+    RunningJobMaster jobMaster() {
+        return jobMaster;
+    }
+
+    @Override
+    public void onEnter() {
+        support.history.set(JobStatus.CREATED);
+        context.startJobMaster(jobMaster);
+    }
+
+    /** A status change reported by {@code from}; only the current job master speaks for the job. */
+    void jobMasterStatus(RunningJobMaster from, JobStatus status) {
+        if (from == jobMaster && status != JobStatus.SUSPENDED) {
+            support.history.set(status);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Void> grant(UUID s) {
+        if (!s.equals(jobMaster.session())) {
+            LOG.warn("{}: grant of session {} while leading under {}; ignored (the chain revokes first)",
+                    support.description(), s, jobMaster.session());
+        }
+        return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public CompletableFuture<Void> revoke() {
+        LOG.info("{} lost leadership (session {}); suspending its job master", support.description(),
+                jobMaster.session());
+        support.metrics.recoveryAbandoned();
+        jobMaster.suspend("leadership was revoked");
+        context.goToSuspending(this, jobMaster);
+        return jobMaster.ended();
+    }
+
+    @Override
+    public CompletableFuture<Acknowledge> cancel() {
+        return jobMaster.jobMaster().cancel();
+    }
+
+    @Override
+    public CompletableFuture<JobDetails> details() {
+        if (cachedDetails != null && cachedDetails.status() == support.history.status()
+                && support.services.clock().nanoTime() - cachedAtNanos < DETAILS_MAX_AGE_NANOS) {
+            return CompletableFuture.completedFuture(cachedDetails);
+        }
+        return jobMaster.jobMaster().requestJobDetails().thenApplyAsync(d -> {
+            JobDetails details = support.fromJobMaster(d, jobMaster.recovery());
+            if (context.isCurrent(this)) {
+                cachedDetails = details;
+                cachedAtNanos = support.services.clock().nanoTime();
+            }
+            return details;
+        }, support.mainThread);
+    }
+
+    @Override
+    public JobHealth health() {
+        return jobMaster.jobMaster().health();
+    }
+
+    @Override
+    public void jobMasterEnded(RunningJobMaster jm, JobResult result) {
+        if (jm != jobMaster) {
+            LOG.warn("{}: an earlier job master ended while another leads; ignored", support.description());
+            return;
+        }
+        if (result.status() != JobStatus.SUSPENDED) {
+            JobDetails last = jm.jobMaster().finalDetails();
+            context.goToEnding(this, result, jm.session(), last == null ? null : support.fromJobMaster(last,
+                    jm.recovery()));
+            return;
+        }
+        // It suspended itself (its writes were refused): recover again if this session still leads.
+        if (jm.session().equals(support.latestGrant())) {
+            context.goToRecovering(this, jm.session());
+        } else {
+            context.goToNotLeading(this);
+        }
+    }
+
+    @Override
+    public void close() {
+        jobMaster.suspend("the job manager is shutting down");
+    }
+}

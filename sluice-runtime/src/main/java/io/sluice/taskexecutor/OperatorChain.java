@@ -1,0 +1,146 @@
+package io.sluice.taskexecutor;
+
+import io.sluice.operators.Output;
+import io.sluice.operators.RecordTimestamp;
+import io.sluice.operators.StreamOperator;
+import io.sluice.operators.windowing.WindowOperator;
+import io.sluice.state.KeyedStateBackend;
+import io.sluice.util.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operators of a task, wired tail to head, and the outputs at the end of the chain: each
+ * operator emits into the next by a direct call ({@link ChainedOutput}); the last writes to the
+ * record writers ({@link TaskOutputs}). The head is where the task's input or source pushes records.
+ *
+ * <p>The chain is also how a task's checkpoints reach its operators (the extension point of
+ * operators that take part in checkpoints, see {@link StreamOperator}): {@link #prepareSnapshot} at
+ * the barrier, {@link #notifyCheckpointComplete} and {@link #notifyCheckpointAborted} from the
+ * mailbox, and the restored checkpoint's id in each operator's {@link TaskOperatorContext} at
+ * {@link #open}. Only the head of a keyed task sees the keyed state backend.
+ *
+ * <p>Threads: task thread only (opened while {@code DEPLOYING}), except the metric reads
+ * ({@link #lateRecordsDropped}, and those of {@link #outputs()}), which other threads make racily.
+ */
+final class OperatorChain {
+    private static final Logger LOG = LoggerFactory.getLogger(OperatorChain.class);
+
+    private final TaskInfo info;
+    private final List<StreamOperator<?>> operators;
+    /** The output of each operator: the next one's input, or the chain's end for the last. */
+    private final List<Output<?>> operatorOutputs;
+    private final TaskOutputs outputs;
+    private final Output<Object> head;
+    private final Clock clock;
+
+    private OperatorChain(TaskInfo info, List<StreamOperator<?>> operators, List<Output<?>> operatorOutputs,
+                          TaskOutputs outputs, Output<Object> head, Clock clock) {
+        this.info = info;
+        this.operators = operators;
+        this.operatorOutputs = operatorOutputs;
+        this.outputs = outputs;
+        this.head = head;
+        this.clock = clock;
+    }
+
+    /** Wires {@code operators} tail to head onto {@code outputs}; {@link #open} opens them. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    static OperatorChain wire(TaskInfo info, List<StreamOperator<?>> operators, TaskOutputs outputs, Clock clock) {
+        List<StreamOperator<?>> chain = List.copyOf(operators);
+        Output<?> out = outputs.chainEnd();
+        List<Output<?>> operatorOutputs = new ArrayList<>();
+        for (int i = chain.size() - 1; i >= 0; i--) {
+            operatorOutputs.add(0, out);
+            out = new ChainedOutput<>((StreamOperator) chain.get(i));
+        }
+        return new OperatorChain(info, chain, List.copyOf(operatorOutputs), outputs, (Output<Object>) out, clock);
+    }
+
+    /**
+     * Opens the operators, the tail first. An operator that fails to open fails the task; every
+     * operator is still closed by {@link #closeQuietly}.
+     *
+     * @param backend              the keyed state backend, given to the head operator; {@code null} without keyed state
+     * @param restoredCheckpointId the checkpoint the task restores from, or empty
+     */
+    void open(KeyedStateBackend backend, RecordTimestamp recordTimestamp, OptionalLong restoredCheckpointId)
+            throws Exception {
+        for (int i = operators.size() - 1; i >= 0; i--) {
+            StreamOperator<?> op = operators.get(i);
+            KeyedStateBackend opBackend = i == 0 ? backend : null;
+            TaskRuntimeContext runtimeContext = new TaskRuntimeContext(info.taskName(), info.subtaskIndex(),
+                    info.parallelism(), info.maxParallelism(), info.attemptNumber(), opBackend, op.name());
+            op.open(new TaskOperatorContext(runtimeContext, operatorOutputs.get(i), opBackend, recordTimestamp, clock,
+                    restoredCheckpointId));
+        }
+    }
+
+    /** Where the task's input or source pushes records, watermarks and idleness. */
+    Output<Object> head() {
+        return head;
+    }
+
+    TaskOutputs outputs() {
+        return outputs;
+    }
+
+    /** Tells every operator the processing time (timers, periodic watermarks, idleness). */
+    void advanceProcessingTime() throws Exception {
+        long now = clock.currentTimeMillis();
+        for (StreamOperator<?> op : operators) {
+            op.advanceProcessingTime(now);
+        }
+    }
+
+    /** The barrier of {@code checkpointId} reached the task: each operator, head first, prepares its snapshot. */
+    void prepareSnapshot(long checkpointId) throws Exception {
+        for (StreamOperator<?> op : operators) {
+            op.prepareSnapshot(checkpointId);
+        }
+    }
+
+    void notifyCheckpointComplete(long checkpointId) throws Exception {
+        for (StreamOperator<?> op : operators) {
+            op.notifyCheckpointComplete(checkpointId);
+        }
+    }
+
+    void notifyCheckpointAborted(long checkpointId) throws Exception {
+        for (StreamOperator<?> op : operators) {
+            op.notifyCheckpointAborted(checkpointId);
+        }
+    }
+
+    /** The input ended: each operator, head first, emits what it buffers. */
+    void finish() throws Exception {
+        for (StreamOperator<?> op : operators) {
+            op.finish();
+        }
+    }
+
+    /** Closes every operator, on any ending; a failure to close one is logged and the others still close. */
+    void closeQuietly() {
+        for (StreamOperator<?> op : operators) {
+            try {
+                op.close();
+            } catch (Throwable t) {
+                LOG.debug("Closing operator {} of {} failed", op.name(), info.taskName(), t);
+            }
+        }
+    }
+
+    /** Records the chain's event-time windows dropped as too late. Any thread (racy read). */
+    long lateRecordsDropped() {
+        long dropped = 0;
+        for (StreamOperator<?> op : operators) {
+            if (op instanceof WindowOperator<?, ?, ?, ?> window) {
+                dropped += window.lateRecordsDropped();
+            }
+        }
+        return dropped;
+    }
+}

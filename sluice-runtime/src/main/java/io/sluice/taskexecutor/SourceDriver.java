@@ -1,0 +1,69 @@
+package io.sluice.taskexecutor;
+
+import io.sluice.api.eventtime.Watermarks;
+import io.sluice.api.functions.Collector;
+import io.sluice.api.source.SourceReader;
+import io.sluice.operators.Output;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Drives a source task: asks its reader for a batch of at most {@value #SOURCE_BATCH} records at a
+ * time and looks at the mailbox (checkpoint triggers) and processing time between batches.
+ *
+ * <p>At the end of a bounded input the mailbox is drained once more, so a trigger that came before
+ * the end is still taken at the final position (its barrier precedes the end of the outputs); a
+ * later trigger is dropped. Then event time is over: the maximum watermark makes every pending
+ * event-time timer fire. Task thread only.
+ */
+final class SourceDriver implements RecordDriver {
+    /** Records a source emits between two looks at the mailbox: small enough for prompt barriers. */
+    static final int SOURCE_BATCH = 512;
+
+    private final SourceReader<Object> reader;
+    private final OperatorChain chain;
+    private final TaskMailbox mailbox;
+    private final BooleanSupplier cancelled;
+    /** Written by the task thread only; read racily for metrics. */
+    private long recordsIn;
+
+    @SuppressWarnings("unchecked")
+    SourceDriver(SourceReader<?> reader, OperatorChain chain, TaskMailbox mailbox, BooleanSupplier cancelled) {
+        this.reader = (SourceReader<Object>) reader;
+        this.chain = chain;
+        this.mailbox = mailbox;
+        this.cancelled = cancelled;
+    }
+
+    @Override
+    public void run() throws Exception {
+        Output<Object> head = chain.head();
+        Collector<Object> counting = record -> {
+            recordsIn++;
+            head.collect(record);
+        };
+        while (!cancelled.getAsBoolean()) {
+            mailbox.drain();
+            chain.advanceProcessingTime();
+            int n = reader.emit(counting, SOURCE_BATCH);
+            if (n == SourceReader.END_OF_INPUT) {
+                // A trigger that came before the end is taken now, at the final position; later ones are dropped.
+                mailbox.drain();
+                if (!cancelled.getAsBoolean()) {
+                    // The end of a bounded input: event time is over; every pending event-time timer fires.
+                    head.emitWatermark(Watermarks.MAX);
+                }
+                return;
+            }
+            if (n < SOURCE_BATCH) {
+                // The reader is caught up (a rate-limited one parks inside emit until its next record is due,
+                // and then emits fewer than a batch): hand partly filled buffers on before it waits again.
+                chain.outputs().flush();
+            }
+        }
+    }
+
+    @Override
+    public long recordsIn() {
+        return recordsIn;
+    }
+}

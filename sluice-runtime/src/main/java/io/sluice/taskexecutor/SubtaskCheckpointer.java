@@ -1,0 +1,151 @@
+package io.sluice.taskexecutor;
+
+import io.sluice.api.source.SourceReader;
+import io.sluice.checkpoint.CheckpointException;
+import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.checkpoint.TaskStateHandle;
+import io.sluice.core.serialization.DataOutputBuffer;
+import io.sluice.graph.JobId;
+import io.sluice.job.ExecutionAttemptId;
+import io.sluice.network.BarrierHandler;
+import io.sluice.network.CheckpointBarrier;
+import io.sluice.network.RecordWriter;
+import io.sluice.protocol.JobMasterGateway;
+import io.sluice.state.KeyGroupRange;
+import io.sluice.state.KeyedStateBackend;
+import io.sluice.state.KeyedStateSnapshot;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One subtask's part in checkpoints: the barrier, the snapshot, the acknowledgement, and the
+ * notices back to the operators.
+ *
+ * <p>A checkpoint, on the task thread ({@link #checkpoint}: a source's trigger from the mailbox, or
+ * {@link #onAligned} once an input task's barriers are aligned): the operators prepare their
+ * snapshots (a two-phase-commit sink pre-commits), the source position and a copy of the keyed
+ * state are taken, and the barrier goes to every output. Then, on the I/O executor
+ * ({@link StateUploads}): the keyed-state snapshot is serialized; at most {@code inlineStateThreshold}
+ * bytes travel inline in the {@link TaskStateHandle} (restoring it reads nothing from storage),
+ * more go to a state file (and, with task-local recovery, a local copy); the handle is acknowledged
+ * to the job master, or the checkpoint declined with the cause. A barrier alignment that a newer
+ * checkpoint's barrier abandoned ({@link #onAborted}) is declined at once.
+ *
+ * <p>Notices from the job master ({@link #notifyCheckpointComplete}, {@link #notifyCheckpointAborted})
+ * arrive through the task's mailbox and reach the operators on the task thread.
+ *
+ * <p>Threads: the task thread (checked), except the uploads it starts. Made while {@code DEPLOYING},
+ * once the chain, the keyed state backend and the source reader exist.
+ */
+final class SubtaskCheckpointer implements BarrierHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(SubtaskCheckpointer.class);
+
+    /**
+     * Who the checkpoints are of, and where their state goes.
+     *
+     * @param inlineStateThreshold snapshots of at most this many bytes are acknowledged inline; -1: never
+     */
+    record Target(String taskName, JobId jobId, ExecutionAttemptId attemptId, JobMasterGateway jobMaster,
+                  CheckpointStorage storage, SubtaskLocalState localState, int inlineStateThreshold) {
+    }
+
+    private final Target target;
+    private final OperatorChain chain;
+    /** {@code null} without keyed state. */
+    private final KeyedStateBackend backend;
+    /** {@code null} unless the task is a source. */
+    private final SourceReader<?> reader;
+    private final StateUploads uploads;
+    private final TaskThread taskThread;
+    private final BooleanSupplier cancelled;
+
+    /**
+     * @param backend   the keyed state backend, or {@code null} without keyed state
+     * @param reader    the source reader, or {@code null} for a task that reads other tasks
+     * @param cancelled whether the task was cancelled (a failed upload is then no news)
+     */
+    SubtaskCheckpointer(Target target, OperatorChain chain, KeyedStateBackend backend, SourceReader<?> reader,
+                        StateUploads uploads, TaskThread taskThread, BooleanSupplier cancelled) {
+        this.target = target;
+        this.chain = chain;
+        this.backend = backend;
+        this.reader = reader;
+        this.uploads = uploads;
+        this.taskThread = taskThread;
+        this.cancelled = cancelled;
+    }
+
+    @Override
+    public void onAligned(CheckpointBarrier barrier) throws Exception {
+        checkpoint(barrier.checkpointId(), barrier.timestampMillis());
+    }
+
+    @Override
+    public void onAborted(long checkpointId) {
+        target.jobMaster().declineCheckpoint(target.attemptId(), checkpointId,
+                new CheckpointException("Barrier alignment of checkpoint " + checkpointId + " at " + target.taskName()
+                        + " was abandoned because a newer checkpoint's barrier arrived"));
+    }
+
+    /** The synchronous part of checkpoint {@code checkpointId}; the upload continues on the I/O executor. */
+    void checkpoint(long checkpointId, long timestampMillis) throws Exception {
+        taskThread.check("A checkpoint");
+        chain.prepareSnapshot(checkpointId);
+        byte[] position = reader == null ? null : reader.snapshotPosition();
+        KeyedStateSnapshot snapshot = backend == null ? null : backend.snapshot();
+        KeyGroupRange range = backend == null ? null : backend.keyGroupRange();
+        CheckpointBarrier barrier = new CheckpointBarrier(checkpointId, timestampMillis);
+        for (RecordWriter<?> w : chain.outputs().all()) {
+            w.broadcastEvent(barrier);
+        }
+        uploads.submit(() -> upload(checkpointId, snapshot, position, range));
+    }
+
+    /** I/O executor: writes the snapshot and acknowledges it, or declines the checkpoint. */
+    private void upload(long checkpointId, KeyedStateSnapshot snapshot, byte[] position, KeyGroupRange range) {
+        try {
+            TaskStateHandle handle = snapshot == null
+                    ? new TaskStateHandle(target.attemptId().vertexId(), target.attemptId().subtaskIndex(), null, 0,
+                            position, null)
+                    : write(checkpointId, snapshot, position, range);
+            target.jobMaster().acknowledgeCheckpoint(target.attemptId(), checkpointId, handle);
+        } catch (Throwable t) {
+            if (cancelled.getAsBoolean()) {
+                LOG.debug("Task {} was cancelled while writing its state for checkpoint {}", target.taskName(),
+                        checkpointId, t);
+            } else {
+                LOG.warn("Task {} could not write its state for checkpoint {}", target.taskName(), checkpointId, t);
+            }
+            target.jobMaster().declineCheckpoint(target.attemptId(), checkpointId, t);
+        }
+    }
+
+    private TaskStateHandle write(long checkpointId, KeyedStateSnapshot snapshot, byte[] position, KeyGroupRange range)
+            throws Exception {
+        int vertexId = target.attemptId().vertexId();
+        int subtask = target.attemptId().subtaskIndex();
+        DataOutputBuffer out = new DataOutputBuffer(4096);
+        snapshot.writeTo(out);
+        byte[] bytes = out.toByteArray();
+        if (bytes.length <= target.inlineStateThreshold()) {
+            // Small: carried in the metadata, which the job manager holds in memory.
+            return TaskStateHandle.inline(vertexId, subtask, bytes, position, range);
+        }
+        String file = target.storage().writeTaskState(target.jobId(), checkpointId, vertexId, subtask, bytes);
+        target.localState().store(checkpointId, file, bytes);
+        return new TaskStateHandle(vertexId, subtask, file, bytes.length, position, range);
+    }
+
+    /** Checkpoint {@code checkpointId} completed: the operators hear it (a two-phase-commit sink commits). */
+    void notifyCheckpointComplete(long checkpointId) throws Exception {
+        taskThread.check("A checkpoint completion notice");
+        chain.notifyCheckpointComplete(checkpointId);
+    }
+
+    /** Checkpoint {@code checkpointId} will not complete: the operators hear it. */
+    void notifyCheckpointAborted(long checkpointId) throws Exception {
+        taskThread.check("A checkpoint abort notice");
+        chain.notifyCheckpointAborted(checkpointId);
+    }
+}

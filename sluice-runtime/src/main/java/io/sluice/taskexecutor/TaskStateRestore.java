@@ -1,0 +1,150 @@
+package io.sluice.taskexecutor;
+
+import io.sluice.api.errors.UnrecoverableJobException;
+import io.sluice.api.source.SourceReader;
+import io.sluice.checkpoint.CheckpointFailureReason;
+import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.checkpoint.CorruptCheckpointException;
+import io.sluice.checkpoint.CorruptStateFileException;
+import io.sluice.checkpoint.KeyedStateRestoreException;
+import io.sluice.checkpoint.StateRestoreException;
+import io.sluice.checkpoint.TaskStateHandle;
+import io.sluice.core.serialization.DataInputBuffer;
+import io.sluice.core.serialization.Serializers;
+import io.sluice.core.serialization.TypeSerializer;
+import io.sluice.graph.JobVertex;
+import io.sluice.graph.VertexPayload;
+import io.sluice.protocol.TaskDeploymentDescriptor;
+import io.sluice.protocol.TaskRestore;
+import io.sluice.state.KeyGroups;
+import io.sluice.state.KeyedStateBackend;
+import io.sluice.state.UnreadableSnapshotException;
+import io.sluice.util.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Restores one subtask from the checkpoint its deployment names ({@link TaskRestore}): the keyed
+ * state into a new backend from the {@link KeyedStateBackendFactory}, the source reader's position,
+ * and what the operators learn (the restored checkpoint's id; whether the subtask had finished).
+ *
+ * <p>Where keyed state comes from, per handle: inline bytes as they are (no I/O), else the
+ * task-local copy this very subtask wrote for that checkpoint, else the state file read from
+ * checkpoint storage (checked against its checksum and the size the metadata records). An unusable
+ * snapshot — a corrupt state file or one that cannot be decoded — fails with a
+ * {@link StateRestoreException} naming the checkpoint, the subtask and the file, so that the job
+ * master falls back to an older checkpoint; an unreachable storage fails with the storage error,
+ * to be retried.
+ *
+ * <p>Threads: the task thread, while {@code DEPLOYING} (checked).
+ */
+final class TaskStateRestore {
+    private static final Logger LOG = LoggerFactory.getLogger(TaskStateRestore.class);
+
+    private final String taskName;
+    /** What to restore from, or {@code null}: the subtask starts from scratch. */
+    private final TaskRestore restore;
+    private final CheckpointStorage storage;
+    private final SubtaskLocalState localState;
+    private final TaskThread taskThread;
+
+    TaskStateRestore(String taskName, TaskRestore restore, CheckpointStorage storage, SubtaskLocalState localState,
+                     TaskThread taskThread) {
+        this.taskName = taskName;
+        this.restore = restore;
+        this.storage = storage;
+        this.localState = localState;
+        this.taskThread = taskThread;
+    }
+
+    /** The checkpoint this subtask restores from, or empty for a fresh start. */
+    OptionalLong restoredCheckpointId() {
+        return restore == null ? OptionalLong.empty() : OptionalLong.of(restore.checkpointId());
+    }
+
+    /** Whether the subtask had finished in the restored checkpoint: it emits nothing and ends its outputs at once. */
+    boolean restoredAsFinished() {
+        return restore != null && restore.finished();
+    }
+
+    /** What the factory is told about the backend of {@code tdd}'s subtask. */
+    static KeyedStateBackendSpec backendSpec(TaskDeploymentDescriptor tdd, VertexPayload payload, ClassLoader classLoader,
+                                             Clock clock) {
+        JobVertex vertex = tdd.vertex();
+        TypeSerializer<?> keySerializer = payload.inputKeySerializer() != null
+                ? payload.inputKeySerializer() : Serializers.dynamic();
+        return new KeyedStateBackendSpec(TaskInfo.of(tdd).taskName(), tdd.jobGraph().jobId(), tdd.jobGraph().config(),
+                vertex.id(), tdd.subtaskIndex(),
+                KeyGroups.rangeForSubtask(tdd.subtaskIndex(), vertex.maxParallelism(), vertex.parallelism()),
+                vertex.maxParallelism(), keySerializer, classLoader, clock);
+    }
+
+    /** A new keyed state backend from {@code factory}, holding the restored keyed state if there is any. */
+    KeyedStateBackend keyedStateBackend(KeyedStateBackendFactory factory, KeyedStateBackendSpec spec) {
+        taskThread.check("Restoring keyed state");
+        KeyedStateBackend backend = factory.create(spec);
+        if (restore != null && !restore.keyedStateHandles().isEmpty()) {
+            restoreKeyedState(backend);
+        }
+        return backend;
+    }
+
+    /** Puts the reader at the restored position, if the checkpoint has one for this subtask. */
+    void restoreSourcePosition(SourceReader<?> reader) throws Exception {
+        taskThread.check("Restoring the source position");
+        if (restore != null && restore.sourcePosition() != null) {
+            reader.restorePosition(restore.sourcePosition());
+        }
+    }
+
+    private void restoreKeyedState(KeyedStateBackend backend) {
+        List<TaskStateHandle> handles = restore.keyedStateHandles();
+        List<DataInputBuffer> snapshots = new ArrayList<>(handles.size());
+        for (TaskStateHandle h : handles) {
+            try {
+                snapshots.add(new DataInputBuffer(bytesOf(h)));
+            } catch (CorruptCheckpointException e) {
+                throw unusableState(h, e);
+            }
+        }
+        try {
+            backend.restore(snapshots);
+        } catch (UnreadableSnapshotException e) {
+            throw unusableState(handles.get(e.snapshotIndex()), e);
+        } catch (RuntimeException e) {
+            if (UnrecoverableJobException.isCauseOf(e) || CheckpointFailureReason.isStorageFailure(e)) {
+                throw e; // fails the job at once / retried as a storage error
+            }
+            // The restoring code itself fails on this state (a key in another key group, a serializer
+            // that throws): named as a restore failure, so that repeating it is seen as one no restart fixes.
+            throw new KeyedStateRestoreException(taskName, restore.checkpointId(), e);
+        }
+    }
+
+    private StateRestoreException unusableState(TaskStateHandle handle, Throwable cause) {
+        StateRestoreException e = new StateRestoreException(taskName, restore.checkpointId(), handle.vertexId(),
+                handle.subtaskIndex(), handle.stateFile(), cause);
+        LOG.warn(e.getMessage());
+        return e;
+    }
+
+    /** The serialized snapshot behind {@code handle}: inline, a local copy, or the state file. */
+    private byte[] bytesOf(TaskStateHandle handle) {
+        if (handle.isInline()) {
+            return handle.inlineState();
+        }
+        byte[] local = localState.copyOf(restore.checkpointId(), handle);
+        if (local != null) {
+            return local;
+        }
+        byte[] data = storage.readTaskState(handle.stateFile());
+        if (data.length != handle.stateSize()) {
+            throw new CorruptStateFileException(handle.stateFile(), "it holds " + data.length
+                    + " bytes of state, but the checkpoint metadata records " + handle.stateSize());
+        }
+        return data;
+    }
+}

@@ -1,0 +1,239 @@
+package io.sluice.taskexecutor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.api.functions.Collector;
+import io.sluice.api.source.SourceReader;
+import io.sluice.api.state.ValueState;
+import io.sluice.api.state.ValueStateDescriptor;
+import io.sluice.checkpoint.CheckpointException;
+import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.checkpoint.TaskStateHandle;
+import io.sluice.core.serialization.DataInputBuffer;
+import io.sluice.core.serialization.Serializers;
+import io.sluice.graph.JobId;
+import io.sluice.job.ExecutionAttemptId;
+import io.sluice.network.Buffer;
+import io.sluice.network.CheckpointBarrier;
+import io.sluice.network.LocalChannel;
+import io.sluice.network.Partitioner;
+import io.sluice.network.RecordWriter;
+import io.sluice.operators.RecordTimestamp;
+import io.sluice.state.HeapKeyedStateBackend;
+import io.sluice.state.KeyGroups;
+import io.sluice.storage.LocalFileBlobStore;
+import io.sluice.storage.StorageException;
+import io.sluice.testutil.ManualExecutorService;
+import io.sluice.util.ManualClock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A subtask's checkpoints, with the test thread as the task thread and a manually triggered I/O
+ * executor: what happens at the barrier (operators, snapshot, barrier downstream) before any I/O,
+ * what the job master hears once the upload ran (inline, state file with a local copy, a decline
+ * naming the storage error), abandoned alignments, and the notices to the operators. Before the
+ * split these were seen only through ExactlyOnceITCase and TaskLocalRecoveryITCase, with real
+ * threads.
+ */
+class SubtaskCheckpointerTest {
+    private static final String TASK = "Count (1/1)";
+    private static final ValueStateDescriptor<Long> COUNT = new ValueStateDescriptor<>("count", Serializers.LONG);
+
+    @TempDir
+    Path root;
+
+    private final JobId jobId = JobId.generate();
+    private final ExecutionAttemptId attempt = new ExecutionAttemptId(jobId, 3, 0, 1);
+    private final ManualExecutorService io = new ManualExecutorService();
+    private final CheckpointRecordingJobMaster jobMaster = new CheckpointRecordingJobMaster();
+    private final TaskThread taskThread = TaskThread.current(TASK);
+    private final String thread = Thread.currentThread().getName();
+    private final RecordingOperator head = new RecordingOperator("Count");
+    private final RecordingOperator sink = new RecordingOperator("Sink");
+    private final LocalChannel channel = new LocalChannel("out", 16);
+    private final TaskLocalStateStore localCopies = new TaskLocalStateStore();
+    private final StateUploads uploads = new StateUploads(TASK, io);
+    private HeapKeyedStateBackend backend;
+    private OperatorChain chain;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        RecordWriter<Long> writer = new RecordWriter<>(List.of(channel), Serializers.LONG, Partitioner.forward(), 4096);
+        TaskOutputs outputs = new TaskOutputs(List.of(writer), List.of(writer), Map.of());
+        chain = OperatorChain.wire(new TaskInfo(TASK, 0, 1, 128, 0), List.of(head, sink), outputs, new ManualClock());
+        backend = new HeapKeyedStateBackend(KeyGroups.rangeForSubtask(0, 128, 1), 128, Serializers.STRING);
+        chain.open(backend, new RecordTimestamp(), OptionalLong.empty());
+        count("a").update(7L);
+    }
+
+    @Test
+    void theBarrierPartRunsAtOnceAndTheAcknowledgementWaitsForTheUpload() throws Exception {
+        SubtaskCheckpointer checkpointer = checkpointer(storageIn(root), 1 << 20, null);
+
+        checkpointer.checkpoint(5, 1_000);
+
+        assertThat(head.calls()).contains("prepareSnapshot 5 on " + thread);
+        assertThat(sink.calls()).contains("prepareSnapshot 5 on " + thread);
+        Buffer barrier = channel.poll();
+        assertThat(barrier.isEvent()).isTrue();
+        assertThat(barrier.event()).isEqualTo(new CheckpointBarrier(5, 1_000));
+        assertThat(jobMaster.events()).as("nothing before the I/O executor ran").isEmpty();
+        assertThat(uploads.inFlight()).isEqualTo(1);
+
+        count("a").update(8L); // after the barrier: not part of checkpoint 5
+        io.triggerAll();
+
+        assertThat(jobMaster.events()).containsExactly("ack 5");
+        assertThat(uploads.inFlight()).isZero();
+        TaskStateHandle handle = jobMaster.acknowledged(5);
+        assertThat(handle.isInline()).as("below the inline threshold").isTrue();
+        assertThat(handle.keyGroupRange()).isEqualTo(backend.keyGroupRange());
+        assertThat(restoredCount(handle.inlineState(), "a")).isEqualTo(7L);
+    }
+
+    @Test
+    void stateAboveTheInlineThresholdGoesToAStateFileAndATaskLocalCopy() throws Exception {
+        CheckpointStorage storage = storageIn(root);
+        SubtaskCheckpointer checkpointer = checkpointer(storage, -1, null);
+
+        checkpointer.checkpoint(6, 1_000);
+        io.triggerAll();
+
+        TaskStateHandle handle = jobMaster.acknowledged(6);
+        assertThat(handle.isInline()).isFalse();
+        assertThat(handle.stateFile()).contains("chk-6");
+        byte[] written = storage.readTaskState(handle.stateFile());
+        assertThat(written).hasSize((int) handle.stateSize());
+        assertThat(localCopies.retrieve(jobId, 3, 0, 6, handle.stateFile(), handle.stateSize())).hasValue(written);
+        assertThat(restoredCount(written, "a")).isEqualTo(7L);
+    }
+
+    @Test
+    void aStorageThatRefusesTheStateDeclinesTheCheckpointWithTheStorageError() throws Exception {
+        Path notADirectory = Files.writeString(root.resolve("blocked"), "a file where the checkpoint directory goes");
+        SubtaskCheckpointer checkpointer = checkpointer(storageIn(notADirectory), -1, null);
+
+        checkpointer.checkpoint(7, 1_000);
+        io.triggerAll();
+
+        assertThat(jobMaster.events()).containsExactly("decline 7");
+        assertThat(jobMaster.declined(7)).isInstanceOf(StorageException.class).hasMessageContaining("blocked");
+    }
+
+    @Test
+    void aSourcesPositionTravelsWithItsAcknowledgement() throws Exception {
+        SubtaskCheckpointer checkpointer = new SubtaskCheckpointer(target(storageIn(root), -1), chain, null,
+                reader(new byte[] {4, 2}), uploads, taskThread, () -> false);
+
+        checkpointer.checkpoint(8, 1_000);
+        io.triggerAll();
+
+        TaskStateHandle handle = jobMaster.acknowledged(8);
+        assertThat(handle.sourcePosition()).containsExactly(4, 2);
+        assertThat(handle.hasKeyedState()).isFalse();
+    }
+
+    @Test
+    void anAlignmentAbandonedForANewerCheckpointIsDeclinedAtOnce() {
+        SubtaskCheckpointer checkpointer = checkpointer(storageIn(root), -1, null);
+
+        checkpointer.onAborted(4);
+
+        assertThat(jobMaster.events()).containsExactly("decline 4");
+        assertThat(jobMaster.declined(4)).isInstanceOf(CheckpointException.class)
+                .hasMessageContaining("checkpoint 4").hasMessageContaining(TASK).hasMessageContaining("abandoned");
+        assertThat(io.numQueued()).isZero();
+    }
+
+    @Test
+    void theUploadOfACancelledTaskNeverRuns() throws Exception {
+        SubtaskCheckpointer checkpointer = checkpointer(storageIn(root), -1, null);
+        uploads.cancelAll();
+
+        checkpointer.checkpoint(9, 1_000);
+        io.triggerAll();
+
+        assertThat(jobMaster.events()).as("neither acknowledged nor declined: the task is gone").isEmpty();
+        try (java.util.stream.Stream<Path> written = Files.list(root)) {
+            assertThat(written).as("nothing written").isEmpty();
+        }
+    }
+
+    @Test
+    void noticesReachTheOperatorsOnTheTaskThreadOnly() throws Exception {
+        SubtaskCheckpointer checkpointer = checkpointer(storageIn(root), -1, null);
+
+        checkpointer.notifyCheckpointComplete(5);
+        checkpointer.notifyCheckpointAborted(6);
+        Throwable offThread = CompletableFuture.runAsync(() -> {
+            try {
+                checkpointer.notifyCheckpointComplete(7);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }).handle((ok, error) -> error).get(10, TimeUnit.SECONDS);
+
+        assertThat(head.calls()).containsSubsequence("complete 5 on " + thread, "aborted 6 on " + thread)
+                .noneMatch(c -> c.startsWith("complete 7"));
+        assertThat(sink.calls()).containsSubsequence("complete 5 on " + thread, "aborted 6 on " + thread);
+        assertThat(offThread).hasRootCauseInstanceOf(IllegalStateException.class)
+                .rootCause().hasMessageContaining("must run on its task thread");
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private SubtaskCheckpointer checkpointer(CheckpointStorage storage, int inlineThreshold, SourceReader<?> reader) {
+        return new SubtaskCheckpointer(target(storage, inlineThreshold), chain, backend, reader, uploads, taskThread,
+                () -> false);
+    }
+
+    private SubtaskCheckpointer.Target target(CheckpointStorage storage, int inlineThreshold) {
+        return new SubtaskCheckpointer.Target(TASK, jobId, attempt, jobMaster, storage,
+                new SubtaskLocalState(localCopies, jobId, 3, 0), inlineThreshold);
+    }
+
+    private static CheckpointStorage storageIn(Path dir) {
+        return new CheckpointStorage(new LocalFileBlobStore(dir), new SimpleMeterRegistry());
+    }
+
+    private ValueState<Long> count(String key) {
+        backend.setCurrentKey(key);
+        return backend.getValueState(COUNT);
+    }
+
+    private static Long restoredCount(byte[] snapshot, String key) {
+        HeapKeyedStateBackend restored = new HeapKeyedStateBackend(KeyGroups.rangeForSubtask(0, 128, 1), 128,
+                Serializers.STRING);
+        restored.restore(List.of(new DataInputBuffer(snapshot)));
+        restored.setCurrentKey(key);
+        return restored.getValueState(COUNT).value();
+    }
+
+    private static SourceReader<Long> reader(byte[] position) {
+        return new SourceReader<>() {
+            @Override
+            public int emit(Collector<Long> out, int maxRecords) {
+                return END_OF_INPUT;
+            }
+
+            @Override
+            public byte[] snapshotPosition() {
+                return position;
+            }
+
+            @Override
+            public void restorePosition(byte[] p) {
+            }
+        };
+    }
+}

@@ -1,0 +1,152 @@
+package io.sluice.taskexecutor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.api.StreamExecutionEnvironment;
+import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.graph.JobGraph;
+import io.sluice.job.ExecutionAttemptId;
+import io.sluice.network.LocalShuffleService;
+import io.sluice.protocol.TaskDeploymentDescriptor;
+import io.sluice.protocol.TaskRestore;
+import io.sluice.storage.LocalFileBlobStore;
+import io.sluice.testutil.ManualExecutorService;
+import io.sluice.util.ManualClock;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One task on its own thread, as in production, with its state uploads on a manually triggered I/O
+ * executor: the coordination between the task thread, the uploads and a cancel that before was
+ * seen only in integration tests with real I/O threads (ExactlyOnceITCase). The test waits, bounded,
+ * only for the task thread to reach a phase; the order of what the job master hears is decided by
+ * when the test runs the I/O executor.
+ */
+@Timeout(60)
+class TaskTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    @TempDir
+    Path root;
+
+    private final ManualExecutorService io = new ManualExecutorService();
+    private final CheckpointRecordingJobMaster jobMaster = new CheckpointRecordingJobMaster();
+    private Task task;
+
+    @AfterEach
+    void tearDown() {
+        if (task != null) {
+            task.cancel();
+            io.triggerAll();
+        }
+    }
+
+    /**
+     * A source that took a checkpoint and then reached the end of its input reports FINISHED only
+     * after the checkpoint's upload acknowledged it: the job master must not see a FINISHED task
+     * that still owes it an acknowledgement.
+     */
+    @Test
+    void aFinishingTaskWaitsForItsUploadSoTheAcknowledgementComesBeforeFinished() {
+        task = new Task(descriptor(bounded(), null), services());
+        task.triggerCheckpoint(1, 0); // taken at the first look at the mailbox
+
+        task.start();
+        await().atMost(WAIT).until(() -> task.phase() == TaskPhase.FINISHING && blocked(task));
+
+        assertThat(io.numQueued()).as("the upload, not yet run").isEqualTo(1);
+        assertThat(jobMaster.events()).containsExactly("RUNNING");
+
+        io.triggerAll();
+        await().atMost(WAIT).until(() -> task.phase().isEnded());
+
+        assertThat(jobMaster.events()).containsExactly("RUNNING", "ack 1", "FINISHED");
+        assertThat(jobMaster.acknowledged(1).sourcePosition()).as("the source's position").isNotNull();
+        assertThat(task.metrics().recordsIn()).isEqualTo(1_000);
+    }
+
+    /** A cancel does not wait for an upload in flight: the upload is cancelled and never acknowledges. */
+    @Test
+    void aCancelledTaskEndsWithoutItsPendingUploadWhichNeverAcknowledges() {
+        task = new Task(descriptor(unbounded(), null), services());
+        task.triggerCheckpoint(1, 0);
+        task.start();
+        await().atMost(WAIT).until(() -> io.numQueued() == 1);
+
+        task.cancel();
+        await().atMost(WAIT).until(() -> task.phase().isEnded());
+        io.triggerAll();
+
+        assertThat(task.phase()).isEqualTo(TaskPhase.CANCELED);
+        assertThat(jobMaster.events()).containsExactly("RUNNING", "CANCELED");
+    }
+
+    @Test
+    void aTaskCancelledBeforeItsThreadRanIsNeverSetUpAndIsHeardOnlyAsCanceled() {
+        task = new Task(descriptor(unbounded(), null), services());
+
+        task.cancel();
+        task.start();
+        await().atMost(WAIT).until(() -> task.phase().isEnded());
+
+        assertThat(jobMaster.events()).containsExactly("CANCELED");
+        assertThat(task.metrics().recordsIn()).isZero();
+        assertThat(task.outputBlockedNanos()).isZero();
+    }
+
+    /** A task restored as finished (its operators finished before that checkpoint) emits nothing and ends at once. */
+    @Test
+    void aTaskRestoredAsFinishedReadsNothingAndFinishes() {
+        task = new Task(descriptor(bounded(), new TaskRestore(3, null, List.of(), true)), services());
+
+        task.start();
+        await().atMost(WAIT).until(() -> task.phase().isEnded());
+
+        assertThat(jobMaster.events()).containsExactly("RUNNING", "FINISHED");
+        assertThat(task.metrics().recordsIn()).isZero();
+        assertThat(io.numQueued()).isZero();
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private TaskServices services() {
+        CheckpointStorage storage = new CheckpointStorage(new LocalFileBlobStore(root), new SimpleMeterRegistry());
+        return new TaskServices(jobMaster, new LocalShuffleService(), storage, io, null,
+                jobMaster::updateTaskExecutionState, getClass().getClassLoader(), new ManualClock(),
+                KeyedStateBackendFactory.heap());
+    }
+
+    /** Whether the task thread waits (in the uploads it awaits). */
+    private static boolean blocked(Task task) {
+        String name = "sluice-task-" + task.name() + "@" + task.attemptId().deployment();
+        return Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.getName().equals(name) && t.getState() == Thread.State.WAITING);
+    }
+
+    private JobGraph bounded() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(1)
+                .setCheckpointDir(root.toString());
+        env.fromSequence(0, 999).map(v -> v + 1).addSink(v -> { });
+        return env.buildJobGraph("bounded");
+    }
+
+    private JobGraph unbounded() {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(1)
+                .setCheckpointDir(root.toString());
+        env.fromSequence(0, Long.MAX_VALUE).map(v -> v + 1).addSink(v -> { });
+        return env.buildJobGraph("unbounded");
+    }
+
+    private static TaskDeploymentDescriptor descriptor(JobGraph graph, TaskRestore restore) {
+        assertThat(graph.vertices()).as("one chained task").hasSize(1);
+        return new TaskDeploymentDescriptor(graph,
+                new ExecutionAttemptId(graph.jobId(), graph.vertices().get(0).id(), 0, 1), 0, restore);
+    }
+}
