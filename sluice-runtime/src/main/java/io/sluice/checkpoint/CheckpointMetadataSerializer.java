@@ -26,9 +26,15 @@ import java.util.zip.CRC32;
  *                    hasStateFile boolean [+ stateFile UTF], stateSize long,
  *                    sourcePosition length-prefixed bytes (-1 = none),
  *                    hasKeyGroups boolean [+ start int, end int],
- *                    version 2 only: inlineState length-prefixed bytes (-1 = none)
+ *                    version 2 on: inlineState length-prefixed bytes (-1 = none)
+ *                    version 3 on: hasIncremental boolean [+ IncrementalStateHandle#writeTo]
+ *   version 3 on:    referenceCount int, per shared file: path UTF, idCount varint, ids long...
  *   crc32            int      CRC32 of every byte before it
  * </pre>
+ * Version 3 adds incremental checkpoints (RocksDB's files, {@link TaskStateHandle#incremental()}) and
+ * the shared-state registry as it was when the checkpoint completed
+ * ({@link CompletedCheckpoint#sharedFileReferences()}, what a new leader rebuilds the
+ * {@link SharedStateRegistry} from); it is written only for checkpoints that have them.
  * Version 2 adds keyed state carried inline (see {@link TaskStateHandle#inlineState()}). A
  * checkpoint without inline state is written as version 1, byte for byte as before, so an older
  * build can still restore it (for example after a rollback with
@@ -52,8 +58,10 @@ public final class CheckpointMetadataSerializer {
     static final int VERSION_1 = 1;
     /** With inline state: every handle ends with its inline bytes. */
     static final int VERSION_2 = 2;
+    /** With incremental state and the shared-state registry. */
+    static final int VERSION_3 = 3;
     /** The newest version this build reads and writes. */
-    static final int VERSION = VERSION_2;
+    static final int VERSION = VERSION_3;
     private static final int HEADER_BYTES = 12; // magic, version, totalLength
     private static final int CRC_BYTES = 4;
 
@@ -63,9 +71,17 @@ public final class CheckpointMetadataSerializer {
         long inlineBytes = 0;
         for (TaskStateHandle h : cp.taskStates()) {
             if (h.isInline()) {
-                version = VERSION_2;
+                version = Math.max(version, VERSION_2);
                 inlineBytes += h.inlineState().length;
             }
+            if (h.isIncremental()) {
+                version = VERSION_3;
+                inlineBytes += 256L * (h.incremental().sharedFiles().size() + h.incremental().privateFiles().size());
+            }
+        }
+        if (!cp.sharedFileReferences().isEmpty()) {
+            version = VERSION_3;
+            inlineBytes += 128L * cp.sharedFileReferences().size();
         }
         DataOutputBuffer out = new DataOutputBuffer((int) Math.min(Integer.MAX_VALUE - 64,
                 256 + 64L * cp.taskStates().size() + inlineBytes));
@@ -93,6 +109,22 @@ public final class CheckpointMetadataSerializer {
             }
             if (version >= VERSION_2) {
                 out.writeBytes(h.inlineState());
+            }
+            if (version >= VERSION_3) {
+                out.writeBoolean(h.incremental() != null);
+                if (h.incremental() != null) {
+                    h.incremental().writeTo(out);
+                }
+            }
+        }
+        if (version >= VERSION_3) {
+            out.writeInt(cp.sharedFileReferences().size());
+            for (var e : new java.util.TreeMap<>(cp.sharedFileReferences()).entrySet()) {
+                out.writeUTF(e.getKey());
+                out.writeVarInt(e.getValue().size());
+                for (long id : e.getValue()) {
+                    out.writeLong(id);
+                }
             }
         }
         int totalLength = out.position() + CRC_BYTES;
@@ -123,7 +155,7 @@ public final class CheckpointMetadataSerializer {
                     magic, MAGIC));
         }
         int version = in.readInt();
-        if (version != VERSION_1 && version != VERSION_2) {
+        if (version < VERSION_1 || version > VERSION_3) {
             throw corrupt(path, "unsupported format version " + version + " (this build reads versions " + VERSION_1
                     + " to " + VERSION + "); restore with the Sluice version that wrote it or from another checkpoint");
         }
@@ -158,6 +190,10 @@ public final class CheckpointMetadataSerializer {
             String writtenIn = jobId.value() + "/chk-" + checkpointId + "/";
             int slash = path.lastIndexOf('/');
             String readFrom = slash < 0 ? "" : path.substring(0, slash + 1);
+            // Shared files are in the job's directory, the parent of the checkpoint's.
+            String sharedWrittenIn = jobId.value() + "/shared/";
+            int parent = slash <= 0 ? -1 : path.lastIndexOf('/', slash - 1);
+            String sharedReadFrom = slash < 0 ? null : (parent < 0 ? "" : path.substring(0, parent + 1)) + "shared/";
             for (int i = 0; i < count; i++) {
                 int vertexId = in.readInt();
                 int subtask = in.readInt();
@@ -166,13 +202,34 @@ public final class CheckpointMetadataSerializer {
                 byte[] sourcePosition = in.readBytes();
                 KeyGroupRange range = in.readBoolean() ? KeyGroupRange.of(in.readInt(), in.readInt()) : null;
                 byte[] inlineState = version >= VERSION_2 ? in.readBytes() : null;
+                io.sluice.state.IncrementalStateHandle incremental = version >= VERSION_3 && in.readBoolean()
+                        ? io.sluice.state.IncrementalStateHandle.readFrom(in).withPaths(f -> sharedReadFrom == null ? f
+                                : relocated(relocated(f, writtenIn, readFrom), sharedWrittenIn, sharedReadFrom))
+                        : null;
                 handles.add(new TaskStateHandle(vertexId, subtask, stateFile, stateSize, sourcePosition, range,
-                        inlineState));
+                        inlineState, incremental));
+            }
+            java.util.Map<String, List<Long>> references = new java.util.HashMap<>();
+            if (version >= VERSION_3) {
+                int refs = in.readInt();
+                if (refs < 0) {
+                    throw corrupt(path, "malformed: negative shared file count " + refs);
+                }
+                for (int i = 0; i < refs; i++) {
+                    String file = relocated(in.readUTF(), sharedWrittenIn,
+                            sharedReadFrom == null ? sharedWrittenIn : sharedReadFrom);
+                    int n = in.readVarInt();
+                    List<Long> ids = new ArrayList<>(Math.min(n, 1024));
+                    for (int j = 0; j < n; j++) {
+                        ids.add(in.readLong());
+                    }
+                    references.put(file, ids);
+                }
             }
             if (in.hasRemaining()) {
                 throw corrupt(path, "malformed: " + in.remaining() + " unexpected bytes after the last task state");
             }
-            return new CompletedCheckpoint(jobId, checkpointId, trigger, completion, handles, path);
+            return new CompletedCheckpoint(jobId, checkpointId, trigger, completion, handles, path, references);
         } catch (SerializationException | IllegalArgumentException | NegativeArraySizeException e) {
             throw new CorruptCheckpointException("Checkpoint metadata " + path + " is corrupt: malformed content ("
                     + e.getMessage() + ") although its checksum matches; it was written by a faulty writer."

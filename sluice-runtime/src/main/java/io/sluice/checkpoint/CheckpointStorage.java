@@ -119,6 +119,58 @@ public final class CheckpointStorage {
     }
 
     /**
+     * Uploads a file that later checkpoints of the task may share (a RocksDB table file) to
+     * {@code <jobId>/shared/<vertex>-<subtask>-<random>-<localName>}, checksummed like a state file
+     * ({@link StateFileFormat}), and returns its path. The random part makes every upload's name unique,
+     * so a file left by an upload a crash interrupted is never mistaken for another checkpoint's.
+     */
+    public String writeSharedFile(JobId jobId, int vertexId, int subtask, String localName, java.nio.file.Path file) {
+        String path = SharedStateRegistry.sharedDirectory(jobId) + "/" + vertexId + "-" + subtask + "-" + UUID.randomUUID()
+                + "-" + localName;
+        putFile(path, file);
+        return path;
+    }
+
+    /** Uploads a file of one checkpoint only to {@code <jobId>/chk-<id>/<vertex>-<subtask>-<localName>}; its path. */
+    public String writePrivateFile(JobId jobId, long checkpointId, int vertexId, int subtask, String localName,
+                                   java.nio.file.Path file) {
+        String path = checkpointDir(jobId, checkpointId) + "/" + vertexId + "-" + subtask + "-" + localName;
+        putFile(path, file);
+        return path;
+    }
+
+    private void putFile(String path, java.nio.file.Path file) {
+        byte[] data;
+        try {
+            data = java.nio.file.Files.readAllBytes(file);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("Could not read the local state file " + file + " to upload it to "
+                    + location() + "/" + path + ": " + e.getMessage(), e);
+        }
+        stateWrites.increment();
+        store.put(path, StateFileFormat.encode(data));
+    }
+
+    /**
+     * Downloads a file written by {@link #writeSharedFile} or {@link #writePrivateFile} (here, or at a
+     * full location) to {@code target}, checked against its checksum.
+     */
+    public void readFile(String path, java.nio.file.Path target) {
+        try {
+            java.nio.file.Files.write(target, readTaskState(path));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("Could not write the downloaded state file " + path + " to " + target
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Deletes one file (a shared file no checkpoint refers to any more). Idempotent. */
+    public void deleteFile(String path) {
+        discards.increment();
+        store.delete(path);
+    }
+
+    /**
      * Whether {@code path} names a full location ({@code file:///...}, {@code s3://...}) rather than a
      * path in this storage: a state file of a checkpoint read from another location.
      */

@@ -1,5 +1,6 @@
 package io.sluice.checkpoint;
 
+import io.sluice.state.IncrementalStateHandle;
 import io.sluice.state.KeyGroupRange;
 import java.util.Arrays;
 import java.util.Objects;
@@ -27,7 +28,25 @@ import java.util.Objects;
  *                       {@code stateFile} or there is none
  */
 public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, long stateSize,
-                              byte[] sourcePosition, KeyGroupRange keyGroupRange, byte[] inlineState) implements java.io.Serializable {
+                              byte[] sourcePosition, KeyGroupRange keyGroupRange, byte[] inlineState,
+                              IncrementalStateHandle incremental) implements java.io.Serializable {
+
+    /** A handle whose keyed state, if any, is in a state file or inline. */
+    public TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, long stateSize, byte[] sourcePosition,
+                           KeyGroupRange keyGroupRange, byte[] inlineState) {
+        this(vertexId, subtaskIndex, stateFile, stateSize, sourcePosition, keyGroupRange, inlineState, null);
+    }
+
+    /**
+     * A handle whose keyed state is RocksDB's files ({@code state}: an incremental checkpoint, whose
+     * table files later checkpoints share); its size is that of all the files it refers to.
+     */
+    public static TaskStateHandle incremental(int vertexId, int subtaskIndex, IncrementalStateHandle state,
+                                              byte[] sourcePosition) {
+        Objects.requireNonNull(state, "state");
+        return new TaskStateHandle(vertexId, subtaskIndex, null, state.totalSize(), sourcePosition,
+                state.keyGroupRange(), null, state);
+    }
 
     /** The {@code stateSize} of a {@linkplain #finished finished} subtask's handle. */
     public static final long FINISHED = -1;
@@ -49,6 +68,11 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
     }
 
     public TaskStateHandle {
+        if (incremental != null && (stateFile != null || inlineState != null)) {
+            throw new IllegalArgumentException("The state handle of vertex " + vertexId + ", subtask " + subtaskIndex
+                    + " names RocksDB files and also a state file or inline state; a snapshot is stored in exactly one"
+                    + " place");
+        }
         if (stateFile != null && inlineState != null) {
             throw new IllegalArgumentException("The state handle of vertex " + vertexId + ", subtask " + subtaskIndex
                     + " names both a state file (" + stateFile + ") and inline state; a snapshot is stored in"
@@ -69,12 +93,18 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
 
     /** Whether the subtask had finished: it is restored as finished (see {@link #finished}). */
     public boolean isFinished() {
-        return stateSize == FINISHED && stateFile == null && inlineState == null && sourcePosition == null;
+        return stateSize == FINISHED && stateFile == null && inlineState == null && sourcePosition == null
+                && incremental == null;
     }
 
-    /** Whether this subtask contributed keyed state (in a file or inline). */
+    /** Whether this subtask contributed keyed state (in a file, inline, or as RocksDB's files). */
     public boolean hasKeyedState() {
-        return stateFile != null || inlineState != null;
+        return stateFile != null || inlineState != null || incremental != null;
+    }
+
+    /** Whether the keyed state is RocksDB's files of an incremental checkpoint ({@link #incremental()}). */
+    public boolean isIncremental() {
+        return incremental != null;
     }
 
     /** Whether the keyed state is carried inline, so restoring it needs no storage read. */
@@ -87,13 +117,13 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
         return o instanceof TaskStateHandle h && vertexId == h.vertexId && subtaskIndex == h.subtaskIndex
                 && stateSize == h.stateSize && Objects.equals(stateFile, h.stateFile)
                 && Arrays.equals(sourcePosition, h.sourcePosition) && Objects.equals(keyGroupRange, h.keyGroupRange)
-                && Arrays.equals(inlineState, h.inlineState);
+                && Arrays.equals(inlineState, h.inlineState) && Objects.equals(incremental, h.incremental);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(vertexId, subtaskIndex, stateFile, stateSize, Arrays.hashCode(sourcePosition), keyGroupRange,
-                Arrays.hashCode(inlineState));
+                Arrays.hashCode(inlineState), incremental);
     }
 
     @Override
@@ -102,7 +132,7 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
             return "TaskStateHandle{vertex=" + vertexId + ", subtask=" + subtaskIndex + ", finished}";
         }
         return "TaskStateHandle{vertex=" + vertexId + ", subtask=" + subtaskIndex
-                + ", " + (inlineState != null ? "inline" : "file=" + stateFile)
+                + ", " + (incremental != null ? incremental : inlineState != null ? "inline" : "file=" + stateFile)
                 + ", bytes=" + stateSize + ", keyGroups=" + keyGroupRange
                 + ", sourcePosition=" + (sourcePosition == null ? "none" : sourcePosition.length + " bytes") + "}";
     }

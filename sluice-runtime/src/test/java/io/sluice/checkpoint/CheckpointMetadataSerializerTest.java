@@ -205,4 +205,33 @@ class CheckpointMetadataSerializerTest {
             return in.readAllBytes();
         }
     }
+
+    @Test
+    void incrementalHandlesAndTheSharedStateRegistryRoundTripAsVersion3AndMoveWithTheJobDirectory() {
+        JobId job = JobId.of("0123456789abcdef0123456789abcdef");
+        io.sluice.state.IncrementalStateHandle rocks = new io.sluice.state.IncrementalStateHandle(
+                KeyGroupRange.of(0, 63), 128, new byte[] {1, 2, 3},
+                List.of(new io.sluice.state.IncrementalStateHandle.StateFile("000012.sst",
+                        job.value() + "/shared/2-0-abc-000012.sst", 4096)),
+                List.of(new io.sluice.state.IncrementalStateHandle.StateFile("MANIFEST-000005",
+                        job.value() + "/chk-9/2-0-MANIFEST-000005", 512)));
+        CompletedCheckpoint cp = new CompletedCheckpoint(job, 9, 1, 2, List.of(
+                TaskStateHandle.incremental(2, 0, rocks, null),
+                new TaskStateHandle(1, 0, null, 0, new byte[] {7}, null)), null,
+                java.util.Map.of(job.value() + "/shared/2-0-abc-000012.sst", List.of(8L, 9L),
+                        job.value() + "/shared/2-0-old-000003.sst", List.of(8L)));
+        byte[] data = serializer.serialize(cp);
+        assertThat(version(data)).isEqualTo(CheckpointMetadataSerializer.VERSION_3);
+        String path = job.value() + "/chk-9/_metadata";
+        assertThat(serializer.deserialize(data, path)).isEqualTo(cp.withMetadataPath(path));
+
+        // The job's directory copied elsewhere: shared files are read from the copy's shared/, own files from its chk-9.
+        CompletedCheckpoint moved = serializer.deserialize(data, "backup/" + job.value() + "/chk-9/_metadata");
+        TaskStateHandle h = moved.taskStates().get(0);
+        assertThat(h.incremental().sharedFiles().get(0).path()).isEqualTo("backup/" + job.value() + "/shared/2-0-abc-000012.sst");
+        assertThat(h.incremental().privateFiles().get(0).path()).isEqualTo("backup/" + job.value() + "/chk-9/2-0-MANIFEST-000005");
+        assertThat(moved.sharedFileReferences()).containsOnlyKeys("backup/" + job.value() + "/shared/2-0-abc-000012.sst",
+                "backup/" + job.value() + "/shared/2-0-old-000003.sst");
+        assertThat(h.stateSize()).isEqualTo(4096 + 512);
+    }
 }

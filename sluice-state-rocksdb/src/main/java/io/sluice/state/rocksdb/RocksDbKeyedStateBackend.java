@@ -150,6 +150,8 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
     /** The table files each checkpoint uploaded or referred to, until confirmed or superseded. */
     private final Map<Long, Map<String, IncrementalStateHandle.StateFile>> pendingUploads =
             new java.util.concurrent.ConcurrentHashMap<>();
+    /** The newest checkpoint id a snapshot was taken for, -1 before the first. Task thread. */
+    private long lastSnapshotId = -1;
     /** Bytes the latest incremental upload sent (new table files and own files), for metrics. */
     private volatile long lastUploadedBytes = -1;
 
@@ -593,6 +595,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
             return snapshot();
         }
         requireOpen();
+        lastSnapshotId = Math.max(lastSnapshotId, checkpointId);
         Path target = snapshotsDirectory().resolve("chk-" + checkpointId + "-" + java.util.UUID.randomUUID());
         List<StateMetaInfo> metaInfos = new ArrayList<>(states.size());
         List<ColumnFamilyHandle> all = new ArrayList<>(states.size() + 1);
@@ -630,11 +633,18 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
      * Later checkpoints may refer to the table files of {@code checkpointId}: it completed, so the job
      * manager's shared-state registry keeps them while a retained checkpoint refers to them. Those of
      * aborted or older checkpoints are forgotten.
+     *
+     * <p>A confirmation that arrives after a snapshot for a later checkpoint was taken is not adopted
+     * (the confirmed files stay those of an earlier checkpoint): that later checkpoint did not refer to
+     * this one's new files, so once it completes and subsumes this one, the registry deletes them, and a
+     * snapshot referring to them would name deleted files. The files of the checkpoint confirmed before
+     * stay safe to refer to: every snapshot since refers to them under the same paths, the newest
+     * completed checkpoint of this task included.
      */
     @Override
     public void notifyCheckpointComplete(long checkpointId) {
         Map<String, IncrementalStateHandle.StateFile> files = pendingUploads.remove(checkpointId);
-        if (files != null) {
+        if (files != null && lastSnapshotId <= checkpointId) {
             confirmedUploads = files;
         }
         pendingUploads.keySet().removeIf(id -> id < checkpointId);

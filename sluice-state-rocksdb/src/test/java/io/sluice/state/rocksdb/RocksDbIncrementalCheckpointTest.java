@@ -180,6 +180,38 @@ class RocksDbIncrementalCheckpointTest {
                 .doesNotContainAnyElementsOf(newInSecond);
     }
 
+    /**
+     * Checkpoint 2's completion reaches the task only after its snapshot for checkpoint 3 (a barrier
+     * overtook the notice). Checkpoint 3 did not refer to 2's new files, so once 3 completes and subsumes
+     * 2 the job manager deletes them: checkpoint 4 must not refer to them (it did before this was fixed).
+     */
+    @Test
+    void aConfirmationThatArrivesAfterALaterSnapshotIsNotAdopted() {
+        RocksDbKeyedStateBackend b = open(ALL);
+        LocalFiles files = new LocalFiles();
+        write(b, 0, 2_000, 1);
+        IncrementalStateHandle first = checkpoint(b, 1, files);
+        b.notifyCheckpointComplete(1);
+        write(b, 0, 100, 2);
+        IncrementalStateHandle second = checkpoint(b, 2, files);
+        write(b, 100, 200, 3);
+        IncrementalStateHandle third = checkpoint(b, 3, files);
+        b.notifyCheckpointComplete(2); // late: the snapshot for 3 was taken already
+        write(b, 200, 300, 4);
+        IncrementalStateHandle fourth = checkpoint(b, 4, files);
+
+        List<IncrementalStateHandle.StateFile> onlyInSecond = new ArrayList<>(second.sharedFiles());
+        onlyInSecond.removeAll(first.sharedFiles());
+        onlyInSecond.removeAll(third.sharedFiles());
+        assertThat(onlyInSecond).as("checkpoint 2 uploaded files checkpoint 3 does not refer to").isNotEmpty();
+        assertThat(fourth.sharedFiles()).as("none of them is referred to by 4").doesNotContainAnyElementsOf(onlyInSecond);
+        for (IncrementalStateHandle.StateFile f : fourth.sharedFiles()) {
+            boolean earlier = second.sharedFiles().contains(f) || third.sharedFiles().contains(f);
+            assertThat(!earlier || first.sharedFiles().contains(f))
+                    .as("4 refers only to 1's uploads (its confirmed checkpoint) or uploads anew: " + f).isTrue();
+        }
+    }
+
     @Test
     void theFilesRestoreWholeClippedToFewerKeyGroupsOrMergedFromSeveral() {
         RocksDbKeyedStateBackend b = open(ALL);
