@@ -6,7 +6,8 @@ import io.sluice.api.functions.FlatMapFunction;
 import io.sluice.api.functions.KeySelector;
 import io.sluice.api.functions.MapFunction;
 import io.sluice.api.functions.SinkFunction;
-import io.sluice.api.sink.FileSink;
+import io.sluice.api.sink.AtLeastOnceFileSink;
+import io.sluice.api.sink.ExactlyOnceFileSink;
 import io.sluice.api.sink.PrintSink;
 import io.sluice.core.serialization.TypeSerializer;
 import io.sluice.graph.PartitionKind;
@@ -117,13 +118,39 @@ public class DataStream<T> {
         return addSink(sink, sink.getClass().getSimpleName());
     }
 
+    /**
+     * Writes to a sink whose output becomes visible exactly once, committed when the checkpoint that
+     * covers it completes (see {@link io.sluice.api.sink.TwoPhaseCommitSink}).
+     */
+    public DataStreamSink<T> sinkTo(io.sluice.api.sink.TwoPhaseCommitSink<T, ?> sink, String name) {
+        Objects.requireNonNull(sink, "sink");
+        Transformation.OperatorNode<T, Void> node = new Transformation.OperatorNode<>(env.nextId(), "Sink: " + name,
+                transformation, new io.sluice.operators.TwoPhaseCommitSinkOperator<>(sink, "Sink: " + name),
+                keySelectorOfInput(), true);
+        node.keySerializer = keySerializerOfInput();
+        env.register(node);
+        return new DataStreamSink<>(node);
+    }
+
     public DataStreamSink<T> print() {
         return addSink(new PrintSink<>(), "print");
     }
 
-    /** Writes one line per record into {@code directory/part-<subtask>}; see {@link FileSink}. */
-    public DataStreamSink<T> writeAsText(String directory) {
-        return addSink(new FileSink<>(directory), "file " + directory);
+    /**
+     * Writes one line per record into {@code directory/part-<subtask>}, at least once: after a restart,
+     * lines since the last completed checkpoint may appear twice. See {@link AtLeastOnceFileSink};
+     * {@link #writeAsTextExactlyOnce} makes each line visible exactly once.
+     */
+    public DataStreamSink<T> writeAsTextAtLeastOnce(String directory) {
+        return addSink(new AtLeastOnceFileSink<>(directory), "file " + directory);
+    }
+
+    /**
+     * Writes one line per record into part files of {@code directory} that become visible exactly once,
+     * when the checkpoint covering them completes; see {@link ExactlyOnceFileSink}.
+     */
+    public DataStreamSink<T> writeAsTextExactlyOnce(String directory) {
+        return sinkTo(ExactlyOnceFileSink.<T>builder(directory).build(), "file " + directory);
     }
 
     /** Declares the serializer for this stream's records (needed for types the dynamic serializer does not know). */

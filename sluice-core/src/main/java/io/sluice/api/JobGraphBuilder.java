@@ -73,7 +73,7 @@ final class JobGraphBuilder {
                 .filter(t -> t instanceof Transformation.OperatorNode<?, ?> n && n.sink).toList();
         if (sinks.isEmpty()) {
             throw new InvalidJobException("Job '" + jobName + "' has no sink: its results would go nowhere."
-                    + " End the pipeline with print(), writeAsText(...) or addSink(...).");
+                    + " End the pipeline with print(), writeAsTextAtLeastOnce(...) or addSink(...).");
         }
         Set<Transformation<?>> used = new HashSet<>();
         for (Transformation<?> s : sinks) {

@@ -140,11 +140,15 @@ public final class StreamExecutionEnvironment {
         return fromSource(new TextFileSource(path), "Text file " + path);
     }
 
-    public <T> DataStream<T> fromSource(Source<T> source, String name) {
+    /**
+     * The records of {@code source}. A source that emits to side outputs (such as the Kafka source's
+     * records that do not deserialize) offers them through {@code getSideOutput(tag)}.
+     */
+    public <T> SingleOutputStreamOperator<T> fromSource(Source<T> source, String name) {
         Objects.requireNonNull(source, "source");
         Transformation.SourceNode<T> node = new Transformation.SourceNode<>(nextId(), "Source: " + name, source);
         register(node);
-        return new DataStream<>(this, node);
+        return new SingleOutputStreamOperator<>(this, node);
     }
 
     /**

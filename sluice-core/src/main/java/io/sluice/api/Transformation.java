@@ -40,6 +40,7 @@ abstract class Transformation<T> {
             if (declared != null) {
                 this.serializer = declared;
             }
+            this.timestamped = source.emitsTimestamps();
         }
 
         @Override

@@ -9,6 +9,23 @@ import java.time.Duration;
  */
 public sealed interface RestartStrategyConfig extends Serializable {
 
+    /**
+     * The longest this strategy waits before a restart: the fixed delay, the exponential cap (plus its
+     * jitter), or zero when it never restarts.
+     */
+    default java.time.Duration maxDelay() {
+        if (this instanceof FixedDelay f) {
+            return f.delay();
+        }
+        if (this instanceof ExponentialDelay e) {
+            return java.time.Duration.ofMillis((long) Math.ceil(e.max().toMillis() * (1 + e.jitter())));
+        }
+        if (this instanceof FailureRate r) {
+            return r.delay();
+        }
+        return java.time.Duration.ZERO;
+    }
+
     /** The strategy of a job that sets none: the defaults of {@link RestartOptions} (exponential delay). */
     static RestartStrategyConfig defaults() {
         return fromConfiguration(new Configuration());

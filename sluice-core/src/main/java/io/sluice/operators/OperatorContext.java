@@ -31,6 +31,14 @@ public interface OperatorContext {
     }
 
     /**
+     * What {@link StreamOperator#snapshotState} returned for this operator in the checkpoint the task
+     * restores from, or {@code null} on a fresh start (the default).
+     */
+    default OperatorStateRestore restoredState() {
+        return null;
+    }
+
+    /**
      * The checkpoint the task restores from, or empty when it starts from scratch. Known at
      * {@link StreamOperator#open}: an operator that keeps work outside Sluice per checkpoint (a
      * two-phase-commit sink) completes what belongs to this checkpoint and drops anything it began

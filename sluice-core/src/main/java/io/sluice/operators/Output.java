@@ -14,6 +14,14 @@ public interface Output<T> extends Collector<T> {
      */
     default <X> void collect(io.sluice.api.functions.OutputTag<X> tag, X value) {}
 
+    /**
+     * Emits {@code record} with the event timestamp {@code timestamp} (a source that knows its records'
+     * times, such as Kafka's). The default drops the timestamp.
+     */
+    default void collect(T record, long timestamp) {
+        collect(record);
+    }
+
     /** Event time has progressed to {@code watermark}. The default (an output to nowhere) drops it. */
     default void emitWatermark(long watermark) {}
 

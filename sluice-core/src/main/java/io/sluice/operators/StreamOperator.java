@@ -56,6 +56,16 @@ public interface StreamOperator<IN> extends Serializable {
     /** The task is about to snapshot for {@code checkpointId}: all records before its barrier were processed. */
     default void prepareSnapshot(long checkpointId) throws Exception {}
 
+    /**
+     * The operator's own state for {@code checkpointId} (not keyed state), taken on the task thread right
+     * after {@link #prepareSnapshot} and before the barrier goes downstream, or {@code null} for none (the
+     * default). The bytes are stored with the checkpoint and handed back on restore through
+     * {@link OperatorContext#restoredState()}.
+     */
+    default byte[] snapshotState(long checkpointId) throws Exception {
+        return null;
+    }
+
     /** Checkpoint {@code checkpointId} (and every one before it) completed. Task thread. Nothing by default. */
     default void notifyCheckpointComplete(long checkpointId) throws Exception {}
 

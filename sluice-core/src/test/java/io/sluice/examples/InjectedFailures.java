@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -17,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class InjectedFailures implements Serializable {
     private static final Map<String, Set<Long>> REMAINING = new ConcurrentHashMap<>();
     private static final Map<String, AtomicInteger> THROWN = new ConcurrentHashMap<>();
+    private static final Map<String, AtomicBoolean> ARMED = new ConcurrentHashMap<>();
 
     private final String id;
 
@@ -34,12 +36,36 @@ public final class InjectedFailures implements Serializable {
         return new InjectedFailures(id);
     }
 
+    /**
+     * A plan that throws once, at the first record met after {@link #arm()}: for tests that must
+     * reach a state (checkpoints completed, say) before the failure, whatever the machine's load.
+     */
+    public static InjectedFailures onceArmed() {
+        InjectedFailures plan = at(Set.of());
+        ARMED.put(plan.id, new AtomicBoolean());
+        return plan;
+    }
+
+    /** Lets an {@link #onceArmed()} plan throw at the next record. */
+    public void arm() {
+        AtomicBoolean armed = ARMED.get(id);
+        if (armed == null) {
+            throw new IllegalStateException("only a plan made by onceArmed() can be armed");
+        }
+        armed.set(true);
+    }
+
     public static InjectedFailures none() {
         return at(Set.of());
     }
 
     /** Throws {@link InjectedFailureException} if {@code value} is in the plan and has not failed yet. */
     public void maybeFail(long value) {
+        AtomicBoolean armed = ARMED.get(id);
+        if (armed != null && armed.compareAndSet(true, false)) {
+            THROWN.get(id).incrementAndGet();
+            throw new InjectedFailureException("Injected failure at record " + value + " (armed)");
+        }
         Set<Long> remaining = REMAINING.get(id);
         if (remaining != null && !remaining.isEmpty() && remaining.remove(value)) {
             THROWN.get(id).incrementAndGet();
@@ -61,6 +87,7 @@ public final class InjectedFailures implements Serializable {
     public void release() {
         REMAINING.remove(id);
         THROWN.remove(id);
+        ARMED.remove(id);
     }
 
     /** The failure a plan throws. */

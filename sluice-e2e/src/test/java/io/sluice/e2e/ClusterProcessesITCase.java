@@ -37,7 +37,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * window of the next one (mid-checkpoint); the final count of every key must be exact. Each kill prints when it
  * hit relative to the checkpoint schedule and the time from SIGKILL to the job RUNNING again. The
  * standby's REST answers (naming the leader, and the job's status forwarded) while the leader lives
- * and after it was killed; at the end a job manager and a task manager stopped with SIGTERM exit 0.
+ * and after it was killed; once the job finished, no file or object of its checkpoints and no copy of
+ * its jar is left in either storage (counted); at the end a job manager and a task manager stopped with
+ * SIGTERM exit 0.
  *
  * <p>Seeds: {@code -Dsluice.e2e.seeds=1,2,3} (default: one fixed seed per storage, so the default run
  * stays near two minutes); the soak profile ({@code -Pprocesses-soak}) runs more. The ZooKeeper session
@@ -203,6 +205,7 @@ class ClusterProcessesITCase {
                 return l != null && Rest.jobStatus(l, jobId).filter("FINISHED"::equals).isPresent();
             });
             KeyedCounts.assertExact(output, RECORDS, KEYS);
+            assertNothingLeftBehind(storage, run, jobId);
 
             // SIGTERM: a job manager and a task manager stop in order and exit 0.
             for (SluiceProcess p : List.of(jobManagers.get(0), taskManagers.get(0))) {
@@ -217,6 +220,36 @@ class ClusterProcessesITCase {
         } finally {
             processes.close();
             processes = null;
+        }
+    }
+
+    /**
+     * A FINISHED job leaves nothing in storage, although leaders and task managers were SIGKILLed during
+     * it: no object or file of its checkpoints (a finished job's are deleted) and no copy of its jar in the
+     * HA storage, counted in the S3 buckets (read directly) or on disk.
+     */
+    private void assertNothingLeftBehind(Storage storage, Path run, String jobId) {
+        await().atMost(RECOVERY_TIMEOUT).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+            if (storage == Storage.S3) {
+                assertThat(s3.objectCount(CHECKPOINT_BUCKET, "jobs/" + jobId + "/"))
+                        .as("objects of the finished job's checkpoints in S3 bucket " + CHECKPOINT_BUCKET).isZero();
+                assertThat(s3.objectCount(HA_BUCKET)).as("objects (the job's jar) in S3 bucket " + HA_BUCKET).isZero();
+            } else {
+                assertThat(filesUnder(run.resolve("checkpoints").resolve(jobId)))
+                        .as("files of the finished job's checkpoints").isEmpty();
+                assertThat(filesUnder(run.resolve("ha-storage"))).as("files (the job's jar) in the HA storage").isEmpty();
+            }
+        });
+        System.out.println("ClusterProcessesITCase: " + storage + ": nothing of the finished job " + jobId
+                + " is left in storage (checkpoints and HA jar counted: 0)");
+    }
+
+    private static List<Path> filesUnder(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return List.of();
+        }
+        try (java.util.stream.Stream<Path> files = Files.walk(root)) {
+            return files.filter(Files::isRegularFile).toList();
         }
     }
 

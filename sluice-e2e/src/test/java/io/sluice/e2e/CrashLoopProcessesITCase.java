@@ -27,13 +27,14 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code sluice run}, one whose code throws on every record and one whose state cannot be read back
  * once it restarts. Everywhere the operator looks — {@code GET /v1/jobs}, {@code sluice list} (a
  * process of its own), {@code /metrics} — says "crash loop: the same error N times since T", and for
- * the second that restoring can never succeed, while its checkpoint is kept.
+ * the second that restoring can never succeed, while its checkpoint is kept. Cancelled, neither leaves its
+ * class loader on the cluster process.
  */
 class CrashLoopProcessesITCase {
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
-    /** Throws on every record: code that cannot handle its input. */
+    /** Throws on every record, an exception class of its own carrying a record of its own: code that cannot handle its input. */
     private static final String ALWAYS_THROWS = """
             package userjob;
 
@@ -43,8 +44,15 @@ class CrashLoopProcessesITCase {
             import io.sluice.api.source.SequenceSource;
 
             public final class AlwaysThrows {
+                public record Input(long value) {}
+
+                public static final class ParseError extends RuntimeException {
+                    public final Input input;
+                    public ParseError(Input input) { super("cannot parse record " + input.value()); this.input = input; }
+                }
+
                 public static final class Parse implements MapFunction<Long, Long> {
-                    @Override public Long map(Long v) { throw new IllegalStateException("cannot parse record " + v); }
+                    @Override public Long map(Long v) { throw new ParseError(new Input(v)); }
                 }
 
                 public static void main(String[] args) throws Exception {
@@ -165,7 +173,7 @@ class CrashLoopProcessesITCase {
                     i -> i.path("crashLoop").path("count").asInt() >= 3 && i.path("checkpointsStale").isObject());
             assertThat(item.get("crashLoop").get("kind").asText()).isEqualTo("PROCESSING");
             assertThat(item.get("crashLoop").get("cause").asText())
-                    .startsWith("java.lang.IllegalStateException: cannot parse record");
+                    .startsWith("userjob.AlwaysThrows$ParseError: cannot parse record");
 
             // The job whose state cannot be read back: fine until it restarts once, then never again.
             await().atMost(TIMEOUT).until(() -> Rest.completedCheckpoints(url, restoreId) >= 2);
@@ -193,6 +201,15 @@ class CrashLoopProcessesITCase {
             assertThat(gauge(metrics, "sluice_job_crash_loop", alwaysId)).isGreaterThanOrEqualTo(3.0);
             assertThat(gauge(metrics, "sluice_job_checkpoints_stale", alwaysId)).isEqualTo(1.0);
             assertThat(gauge(metrics, "sluice_job_crash_loop_restore_never_succeeds", restoreId)).isEqualTo(1.0);
+
+            // Cancelled, the crash-looping jobs leave no class loader behind: not in their failures (thrown by
+            // their code, carrying their classes), not in the crash loop or restart history shown for them.
+            for (String id : List.of(alwaysId, restoreId)) {
+                CommandResult cancel = SluiceCluster.sluice(dir, List.of("cancel", id, "--cluster", url));
+                assertThat(cancel.exitCode()).as(cancel.output()).isZero();
+                await().atMost(TIMEOUT).until(() -> Rest.jobStatus(url, id).filter("CANCELED"::equals).isPresent());
+            }
+            JobLoaders.assertNoneLeftOn(cluster, true);
         } catch (Throwable t) {
             throw new AssertionError(t + processes.diagnostics(), t);
         }

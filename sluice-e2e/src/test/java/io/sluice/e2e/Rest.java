@@ -67,6 +67,12 @@ final class Rest {
         return job(url, jobId).map(j -> j.path("checkpoints").path("completed").asLong()).orElse(-1L);
     }
 
+    /** The checkpoint the job's current (or last) deployment restored from, or -1 when none or no answer. */
+    static long restoredCheckpoint(String url, String jobId) {
+        return get(url, "/v1/jobs/" + jobId + "/checkpoints").filter(a -> a.status() == 200)
+                .map(a -> a.body().path("restoredId")).filter(JsonNode::isNumber).map(JsonNode::asLong).orElse(-1L);
+    }
+
     /** The REST URL of the dispatcher leader as {@code url} names it (from its encoded contender id), if any. */
     static Optional<String> leaderRestUrl(String url) {
         return get(url, "/v1/overview").filter(a -> a.status() == 200)

@@ -7,11 +7,6 @@ import io.sluice.e2e.SluiceCluster.CommandResult;
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,7 +18,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -53,15 +47,19 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>after those jobs: no job class loader left on the job manager ({@code
  *       sluice_job_classloaders_live} in {@code /metrics}, and the heap) nor on either task manager
  *       (the heap: instances of the job loader class after a full GC, {@code jcmd GC.class_histogram});</li>
- *   <li>a job keyed by each supported key type (String, Long, Integer, enum, UUID, record with an enum,
- *       {@code Tuple2<String, enum>}, nested {@code Tuple3}, List, Map) exchanged between the two task
+ *   <li>a job keyed by each supported key type (String, every boxed primitive, enum, UUID, record with an
+ *       enum, nested record, {@code Tuple2<String, enum>}, nested {@code Tuple3}, List, Map; {@link
+ *       SecondDayJobs#KINDS}) exchanged between the two task
  *       managers, every process SIGKILLed mid-run and started again (the state restored in other JVMs),
  *       exact counts per key; and no job loader left on the new processes after it;</li>
  *   <li>the same job on a {@code sluice cluster} process (job manager and task executors in one JVM),
  *       SIGKILLed and started again on the same directory: it resumes by itself with exact counts, and
  *       leaves no job loader behind;</li>
  *   <li>two versions of one jar (classes of the same names) running at once on that cluster: each
- *       with its own classes and exact counts, and no job loader left after them.</li>
+ *       with its own classes and exact counts, and no job loader left after them;</li>
+ *   <li>each example submitted three times in a row to that {@code sluice cluster} process too (job
+ *       manager and task executors in one JVM, as a new user runs them), each run exact, and no job loader
+ *       left after them.</li>
  * </ol>
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -69,7 +67,6 @@ import org.junit.jupiter.api.io.TempDir;
 class SecondDayITCase {
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
     private static final Pattern COUNT_LINE = Pattern.compile("(\\d+),(\\d+)");
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @TempDir
     static Path dir;
@@ -118,29 +115,34 @@ class SecondDayITCase {
     @Test
     @Order(1)
     void eachExampleSubmittedThreeTimesInARowGivesExactOutputEachTime() throws Throwable {
-        withDiagnostics(() -> {
-            Path text = writeText(dir.resolve("book.txt"));
-            Path clicks = writeClicks(dir.resolve("clicks.csv"));
-            for (int run = 1; run <= 3; run++) {
-                Path counts = dir.resolve("keyed-counts-" + run);
-                runToTheEnd(SluiceCluster.examplesJar(), List.of("--class", "io.sluice.examples.jobs.KeyedCountingExample"),
-                        List.of("--records", "3000", "--keys", "8", "--rate", "0", "--output", counts.toString()));
-                KeyedCounts.assertExact(counts, 3000, 8);
-            }
-            for (int run = 1; run <= 3; run++) {
-                Path words = dir.resolve("word-counts-" + run);
-                runToTheEnd(SluiceCluster.examplesJar(), List.of("--class", "io.sluice.examples.jobs.WordCount"),
-                        List.of("--input", text.toString(), "--output", words.toString()));
-                assertThat(highestPerWord(words)).as("word counts of run " + run).isEqualTo(expectedWords());
-            }
-            for (int run = 1; run <= 3; run++) {
-                Path sessions = dir.resolve("sessions-" + run);
-                runToTheEnd(SluiceCluster.examplesJar(), List.of("--class", "io.sluice.examples.jobs.ClickSessions"),
-                        List.of("--input", clicks.toString(), "--output", sessions.toString(), "--gap", "60s"));
-                assertThat(lines(sessions)).as("sessions of run " + run).isEqualTo(expectedSessions());
-                assertThat(lines(Path.of(sessions + "-late"))).as("late clicks of run " + run).isEmpty();
-            }
-        });
+        withDiagnostics(() -> eachExampleThreeTimes(processes, jobManager.restUrl(), dir.resolve("jm-tm")));
+    }
+
+    /** Each example of the examples jar submitted three times in a row to the cluster at {@code url}, each run exact. */
+    private void eachExampleThreeTimes(SluiceCluster cluster, String url, Path outputs) throws Exception {
+        Files.createDirectories(outputs);
+        Path text = writeText(dir.resolve("book.txt"));
+        Path clicks = writeClicks(dir.resolve("clicks.csv"));
+        for (int run = 1; run <= 3; run++) {
+            Path counts = outputs.resolve("keyed-counts-" + run);
+            runToTheEnd(cluster, url, SluiceCluster.examplesJar(), List.of("--class",
+                    "io.sluice.examples.jobs.KeyedCountingExample"), List.of("--records", "3000", "--keys", "8", "--rate",
+                    "0", "--output", counts.toString()));
+            KeyedCounts.assertExact(counts, 3000, 8);
+        }
+        for (int run = 1; run <= 3; run++) {
+            Path words = outputs.resolve("word-counts-" + run);
+            runToTheEnd(cluster, url, SluiceCluster.examplesJar(), List.of("--class", "io.sluice.examples.jobs.WordCount"),
+                    List.of("--input", text.toString(), "--output", words.toString()));
+            assertThat(highestPerWord(words)).as("word counts of run " + run).isEqualTo(expectedWords());
+        }
+        for (int run = 1; run <= 3; run++) {
+            Path sessions = outputs.resolve("sessions-" + run);
+            runToTheEnd(cluster, url, SluiceCluster.examplesJar(), List.of("--class", "io.sluice.examples.jobs.ClickSessions"),
+                    List.of("--input", clicks.toString(), "--output", sessions.toString(), "--gap", "60s"));
+            assertThat(lines(sessions)).as("sessions of run " + run).isEqualTo(expectedSessions());
+            assertThat(lines(Path.of(sessions + "-late"))).as("late clicks of run " + run).isEmpty();
+        }
     }
 
     @Test
@@ -198,7 +200,8 @@ class SecondDayITCase {
             await().atMost(TIMEOUT).until(() -> Rest.completedCheckpoints(jobManager.restUrl(), job) >= 3
                     && SecondDayJobs.KINDS.stream().allMatch(k -> !countsOf(out.resolve(k)).isEmpty()));
 
-            // Every process SIGKILLed; new JVMs restore the state (a key group mismatch fails every restore).
+            // Every process SIGKILLed mid-run; new JVMs restore the state (a key group mismatch fails every restore).
+            assertThat(Rest.jobStatus(jobManager.restUrl(), job)).as("killed while it runs").contains("RUNNING");
             jobManager.kill();
             for (SluiceProcess tm : taskManagers) {
                 tm.kill();
@@ -207,11 +210,13 @@ class SecondDayITCase {
             await().atMost(TIMEOUT).until(() -> Rest.jobStatus(jobManager.restUrl(), job)
                     .filter(s -> s.equals("FINISHED") || s.equals("FAILED")).isPresent());
             assertThat(Rest.jobStatus(jobManager.restUrl(), job)).contains("FINISHED");
+            assertThat(Rest.restoredCheckpoint(jobManager.restUrl(), job)).as("the new JVMs restored a checkpoint")
+                    .isPositive();
             Map<String, Map<Long, Long>> counts = new TreeMap<>();
             Map<String, Map<Long, Long>> expected = new TreeMap<>();
             for (String kind : SecondDayJobs.KINDS) {
                 counts.put(kind, countsOf(out.resolve(kind)));
-                expected.put(kind, KeyedCounts.expected(records, SecondDayJobs.KEYS));
+                expected.put(kind, KeyedCounts.expected(records, SecondDayJobs.keysOf(kind)));
             }
             assertThat(counts).as("final count of every key, per key type").isEqualTo(expected);
             assertThat(Rest.job(jobManager.restUrl(), job).orElseThrow().toString())
@@ -241,14 +246,17 @@ class SecondDayITCase {
             await().atMost(TIMEOUT).until(() -> Rest.completedCheckpoints(cluster.restUrl(), job) >= 3
                     && SecondDayJobs.KINDS.stream().allMatch(k -> !countsOf(out.resolve(k)).isEmpty()));
 
+            assertThat(Rest.jobStatus(cluster.restUrl(), job)).as("killed while it runs").contains("RUNNING");
             cluster.kill();
             localCluster = local.startLocalCluster(options, settings);
             await().atMost(TIMEOUT).until(() -> Rest.jobStatus(localCluster.restUrl(), job)
                     .filter(s -> s.equals("FINISHED") || s.equals("FAILED")).isPresent());
             assertThat(Rest.jobStatus(localCluster.restUrl(), job)).contains("FINISHED");
+            assertThat(Rest.restoredCheckpoint(localCluster.restUrl(), job)).as("the new JVM restored a checkpoint")
+                    .isPositive();
             for (String kind : SecondDayJobs.KINDS) {
                 assertThat(countsOf(out.resolve(kind))).as("final count of every " + kind + " key")
-                        .isEqualTo(KeyedCounts.expected(records, SecondDayJobs.KEYS));
+                        .isEqualTo(KeyedCounts.expected(records, SecondDayJobs.keysOf(kind)));
             }
             assertNoJobClassLoaderLeftOn(localCluster);
         });
@@ -284,19 +292,46 @@ class SecondDayITCase {
         });
     }
 
+    /**
+     * The user's own case: the examples submitted three times each to one {@code sluice cluster} process,
+     * whose job manager and task executors share one JVM (so any JVM-wide cache of job classes is shared
+     * by every run); then no job loader is left on it.
+     */
+    @Test
+    @Order(7)
+    void eachExampleSubmittedThreeTimesInARowToASluiceClusterGivesExactOutputEachTime() throws Throwable {
+        withDiagnostics(local, () -> {
+            eachExampleThreeTimes(local, localCluster.restUrl(), dir.resolve("sluice-cluster"));
+            long start = System.nanoTime();
+            assertNoJobClassLoaderLeftOn(localCluster);
+            System.out.printf("SecondDayITCase: no job loader left on the sluice cluster process, %d ms after the last"
+                    + " job%n", (System.nanoTime() - start) / 1_000_000);
+        });
+    }
+
     // ---- jobs ----
 
-    /** Submits, awaits FINISHED and returns the job id. */
+    /** Submits to the job manager of {@link #processes}, awaits FINISHED and returns the job id. */
     private String runToTheEnd(Path jar, List<String> options, List<String> args) throws Exception {
+        return runToTheEnd(processes, jobManager.restUrl(), jar, options, args);
+    }
+
+    /** Submits to {@code url} (parallelism 2), awaits FINISHED and returns the job id. */
+    private static String runToTheEnd(SluiceCluster cluster, String url, Path jar, List<String> options, List<String> args)
+            throws Exception {
         List<String> all = new ArrayList<>(List.of("--parallelism", "2"));
         all.addAll(options);
-        CommandResult run = processes.submitJar(jar, jobManager.restUrl(), all, args);
+        long start = System.nanoTime();
+        CommandResult run = cluster.submitJar(jar, url, all, args);
         assertThat(run.exitCode()).as("sluice run:\n" + run.output()).isZero();
         String job = run.jobId();
-        await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(200)).until(() -> Rest.jobStatus(jobManager.restUrl(), job)
+        long submitted = System.nanoTime();
+        await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(200)).until(() -> Rest.jobStatus(url, job)
                 .filter(s -> s.equals("FINISHED") || s.equals("FAILED") || s.equals("CANCELED")).isPresent());
-        assertThat(Rest.jobStatus(jobManager.restUrl(), job)).as("job " + job + ": "
-                + Rest.job(jobManager.restUrl(), job).map(Object::toString).orElse("")).contains("FINISHED");
+        System.out.printf("SecondDayITCase: %s %s: sluice run %d ms, then ended after %d ms%n", url, options,
+                (submitted - start) / 1_000_000, (System.nanoTime() - submitted) / 1_000_000);
+        assertThat(Rest.jobStatus(url, job)).as("job " + job + ": " + Rest.job(url, job).map(Object::toString).orElse(""))
+                .contains("FINISHED");
         return job;
     }
 
@@ -307,54 +342,15 @@ class SecondDayITCase {
     // ---- class loaders ----
 
     private void assertNoJobClassLoaderLeft() {
-        List<SluiceProcess> all = new ArrayList<>(taskManagers);
-        all.add(jobManager);
-        for (SluiceProcess p : all) {
-            await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(1))
-                    .untilAsserted(() -> assertThat(jobLoadersOnHeap(p)).as("job class loaders on the heap of " + p.name()
-                            + " after a full GC").isZero());
+        for (SluiceProcess tm : taskManagers) {
+            JobLoaders.assertNoneLeftOn(tm, false);
         }
-        await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-            jobLoadersOnHeap(jobManager); // a full GC first
-            assertThat(metric(jobManager.restUrl(), "sluice_job_classloaders_live")).as("the job manager's gauge").isZero();
-        });
+        JobLoaders.assertNoneLeftOn(jobManager, true);
     }
 
     /** No job loader on the heap of a {@code sluice cluster} process, and its gauge says so. */
     private static void assertNoJobClassLoaderLeftOn(SluiceProcess cluster) {
-        await().atMost(TIMEOUT).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
-            assertThat(jobLoadersOnHeap(cluster)).as("job class loaders on the heap of the cluster process").isZero();
-            assertThat(metric(cluster.restUrl(), "sluice_job_classloaders_live")).as("its gauge").isZero();
-        });
-    }
-
-    /** Instances of the job class loader on the heap of {@code p}, after the full GC that the histogram runs. */
-    private static long jobLoadersOnHeap(SluiceProcess p) throws Exception {
-        String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
-        Process run = new ProcessBuilder(jcmd, Long.toString(p.process().pid()), "GC.class_histogram")
-                .redirectErrorStream(true).start();
-        String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(run.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(run.exitValue()).as("jcmd GC.class_histogram of " + p.name() + ":\n" + out).isZero();
-        Matcher m = Pattern.compile("(?m)^\\s*\\d+:\\s+(\\d+)\\s+\\d+\\s+io\\.sluice\\.jar\\.ChildFirstClassLoader\\b").matcher(out);
-        long loaders = m.find() ? Long.parseLong(m.group(1)) : 0;
-        if (loaders > 0) {
-            // what else of the jobs is still on the heap, for the failure message
-            System.out.println("Heap of " + p.name() + " with " + loaders + " job loader(s):\n" + out.lines()
-                    .filter(l -> l.contains("userjob.") || l.contains("io.sluice.examples") || l.contains("io.sluice.taskexecutor.")
-                            || l.contains("io.sluice.jar.") || l.contains("io.sluice.operators.") || l.contains("Thread "))
-                    .collect(java.util.stream.Collectors.joining("\n")));
-        }
-        return loaders;
-    }
-
-    private static double metric(String restUrl, String name) throws Exception {
-        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(restUrl + "/metrics"))
-                .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).isEqualTo(200);
-        Matcher m = Pattern.compile("(?m)^" + name + "(\\{[^}]*\\})?\\s+(\\S+)$").matcher(r.body());
-        assertThat(m.find()).as(name + " in /metrics").isTrue();
-        return Double.parseDouble(m.group(2));
+        JobLoaders.assertNoneLeftOn(cluster, true);
     }
 
     // ---- inputs and expected outputs ----

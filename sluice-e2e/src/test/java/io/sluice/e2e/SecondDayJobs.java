@@ -10,15 +10,23 @@ import java.util.Map;
  * in those jars, so each job's classes come from its own loader). Test code only.
  */
 final class SecondDayJobs {
-    /** The key kinds of {@link #KEY_TYPES}, each an output directory of its own; 8 keys each. */
-    static final List<String> KINDS = List.of("string", "long", "integer", "enum", "uuid", "record", "tuple2",
-            "tuple3", "list", "map");
+    /**
+     * The key kinds of {@link #KEY_TYPES}, each an output directory of its own: every type the default key
+     * serializer writes, boxed primitives, enums, records (nested) and tuples, lists and maps of these.
+     */
+    static final List<String> KINDS = List.of("string", "long", "integer", "short", "byte", "character", "boolean",
+            "double", "float", "enum", "uuid", "record", "nested-record", "tuple2", "tuple3", "list", "map");
     static final int KEYS = 8;
+
+    /** The number of distinct keys of {@code kind}: 8, but 2 for {@code boolean}. */
+    static int keysOf(String kind) {
+        return kind.equals("boolean") ? 2 : KEYS;
+    }
 
     /**
      * {@code --records N --rate R --output DIR}: numbers 0..N-1, and for each kind of key one keyed
-     * count (ValueState) keyed by a value of that kind made from {@code v % 8}, writing {@code i,count}
-     * lines under {@code DIR/<kind>}.
+     * count (ValueState) keyed by a value of that kind made from {@code i = v % 8}, writing {@code i,count}
+     * lines under {@code DIR/<kind>} ({@code i % 2,count} for the two boolean keys).
      */
     private static final String KEY_TYPES = """
             package userjob;
@@ -44,6 +52,8 @@ final class SecondDayJobs {
 
                 public record Point(String name, int n, Color color) {}
 
+                public record Session(Point first, UUID id, Color last) {}
+
                 static int i(Long v) { return (int) (v % 8); }
 
                 public static final class StringKey implements KeySelector<Long, String> {
@@ -55,6 +65,24 @@ final class SecondDayJobs {
                 public static final class IntegerKey implements KeySelector<Long, Integer> {
                     @Override public Integer getKey(Long v) { return -i(v); }
                 }
+                public static final class ShortKey implements KeySelector<Long, Short> {
+                    @Override public Short getKey(Long v) { return (short) (i(v) * 1000 - 3500); }
+                }
+                public static final class ByteKey implements KeySelector<Long, Byte> {
+                    @Override public Byte getKey(Long v) { return (byte) (i(v) * 30 - 100); }
+                }
+                public static final class CharacterKey implements KeySelector<Long, Character> {
+                    @Override public Character getKey(Long v) { return (char) ('\u00e9' + i(v)); }
+                }
+                public static final class BooleanKey implements KeySelector<Long, Boolean> {
+                    @Override public Boolean getKey(Long v) { return i(v) % 2 == 0; }
+                }
+                public static final class DoubleKey implements KeySelector<Long, Double> {
+                    @Override public Double getKey(Long v) { return i(v) * 0.1 - 0.35; }
+                }
+                public static final class FloatKey implements KeySelector<Long, Float> {
+                    @Override public Float getKey(Long v) { return i(v) / 3f; }
+                }
                 public static final class EnumKey implements KeySelector<Long, Color> {
                     @Override public Color getKey(Long v) { return Color.values()[i(v)]; }
                 }
@@ -63,6 +91,12 @@ final class SecondDayJobs {
                 }
                 public static final class RecordKey implements KeySelector<Long, Point> {
                     @Override public Point getKey(Long v) { return new Point("p" + i(v) / 2, i(v), Color.values()[i(v) % 2]); }
+                }
+                public static final class NestedRecordKey implements KeySelector<Long, Session> {
+                    @Override public Session getKey(Long v) {
+                        return new Session(new Point("s" + i(v) / 2, i(v) % 2, Color.values()[i(v)]), new UUID(7, i(v) / 4),
+                                Color.values()[7 - i(v)]);
+                    }
                 }
                 public static final class Tuple2Key implements KeySelector<Long, Tuple2<String, Color>> {
                     @Override public Tuple2<String, Color> getKey(Long v) { return Tuple2.of("k" + i(v) / 2, Color.values()[i(v) % 2]); }
@@ -81,9 +115,11 @@ final class SecondDayJobs {
                     }
                 }
 
-                /** Counts per key and writes {@code i,count}. */
+                /** Counts per key and writes {@code i % keys,count}. */
                 public static final class Count implements MapFunction<Long, String>, RichFunction {
+                    private final int keys;
                     private transient ValueState<Long> count;
+                    public Count(int keys) { this.keys = keys; }
                     @Override public void open(RuntimeContext context) {
                         count = context.getState(new ValueStateDescriptor<>("count", Serializers.LONG));
                     }
@@ -91,7 +127,7 @@ final class SecondDayJobs {
                         Long c = count.value();
                         long next = c == null ? 1 : c + 1;
                         count.update(next);
-                        return i(v) + "," + next;
+                        return i(v) % keys + "," + next;
                     }
                 }
 
@@ -105,15 +141,23 @@ final class SecondDayJobs {
                     kinds.put("string", new StringKey());
                     kinds.put("long", new LongKey());
                     kinds.put("integer", new IntegerKey());
+                    kinds.put("short", new ShortKey());
+                    kinds.put("byte", new ByteKey());
+                    kinds.put("character", new CharacterKey());
+                    kinds.put("boolean", new BooleanKey());
+                    kinds.put("double", new DoubleKey());
+                    kinds.put("float", new FloatKey());
                     kinds.put("enum", new EnumKey());
                     kinds.put("uuid", new UuidKey());
                     kinds.put("record", new RecordKey());
+                    kinds.put("nested-record", new NestedRecordKey());
                     kinds.put("tuple2", new Tuple2Key());
                     kinds.put("tuple3", new Tuple3Key());
                     kinds.put("list", new ListKey());
                     kinds.put("map", new MapKey());
-                    kinds.forEach((kind, selector) -> numbers.keyBy(selector).map(new Count()).name("count by " + kind)
-                            .writeAsText(output + "/" + kind));
+                    kinds.forEach((kind, selector) -> numbers.keyBy(selector)
+                            .map(new Count(kind.equals("boolean") ? 2 : 8)).name("count by " + kind)
+                            .writeAsTextAtLeastOnce(output + "/" + kind));
                     env.execute("key types");
                 }
             }
@@ -168,7 +212,7 @@ final class SecondDayJobs {
                     StreamExecutionEnvironment env = StreamExecutionEnvironment.create();
                     SequenceSource source = SequenceSource.bounded(0, records - 1);
                     env.fromSource(rate > 0 ? source.withRate(rate) : source, "visits")
-                            .keyBy(new ByVisit()).map(new %s()).name("tally per visit").writeAsText(args[5]);
+                            .keyBy(new ByVisit()).map(new %s()).name("tally per visit").writeAsTextAtLeastOnce(args[5]);
                     env.execute("visits v%s");
                 }
             }

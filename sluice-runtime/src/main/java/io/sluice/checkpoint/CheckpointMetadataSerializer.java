@@ -27,11 +27,15 @@ import java.util.zip.CRC32;
  *                    sourcePosition length-prefixed bytes (-1 = none),
  *                    hasKeyGroups boolean [+ start int, end int],
  *                    version 2 on: inlineState length-prefixed bytes (-1 = none)
- *                    version 3 on: hasIncremental boolean [+ IncrementalStateHandle#writeTo]
- *   version 3 on:    referenceCount int, per shared file: path UTF, idCount varint, ids long...
+ *                    version 3 on: hasOperatorStateFile boolean [+ operatorStateFile UTF],
+ *                                  operatorState length-prefixed bytes (-1 = none)
+ *                    version 4 on: hasIncremental boolean [+ IncrementalStateHandle#writeTo]
+ *   version 4 on:    referenceCount int, per shared file: path UTF, idCount varint, ids long...
  *   crc32            int      CRC32 of every byte before it
  * </pre>
- * Version 3 adds incremental checkpoints (RocksDB's files, {@link TaskStateHandle#incremental()}) and
+ * Version 3 adds the operators' own state (a two-phase-commit sink's committables,
+ * {@link TaskStateHandle#operatorState()}), written only when some handle has it.
+ * Version 4 adds incremental checkpoints (RocksDB's files, {@link TaskStateHandle#incremental()}) and
  * the shared-state registry as it was when the checkpoint completed
  * ({@link CompletedCheckpoint#sharedFileReferences()}, what a new leader rebuilds the
  * {@link SharedStateRegistry} from); it is written only for checkpoints that have them.
@@ -58,10 +62,12 @@ public final class CheckpointMetadataSerializer {
     static final int VERSION_1 = 1;
     /** With inline state: every handle ends with its inline bytes. */
     static final int VERSION_2 = 2;
-    /** With incremental state and the shared-state registry. */
+    /** With operator state: every handle ends with its operator state file and inline operator state. */
     static final int VERSION_3 = 3;
+    /** With incremental state and the shared-state registry. */
+    static final int VERSION_4 = 4;
     /** The newest version this build reads and writes. */
-    static final int VERSION = VERSION_3;
+    static final int VERSION = VERSION_4;
     private static final int HEADER_BYTES = 12; // magic, version, totalLength
     private static final int CRC_BYTES = 4;
 
@@ -74,13 +80,17 @@ public final class CheckpointMetadataSerializer {
                 version = Math.max(version, VERSION_2);
                 inlineBytes += h.inlineState().length;
             }
+            if (h.hasOperatorState()) {
+                version = Math.max(version, VERSION_3);
+                inlineBytes += h.operatorState() == null ? 0 : h.operatorState().length;
+            }
             if (h.isIncremental()) {
-                version = VERSION_3;
+                version = VERSION_4;
                 inlineBytes += 256L * (h.incremental().sharedFiles().size() + h.incremental().privateFiles().size());
             }
         }
         if (!cp.sharedFileReferences().isEmpty()) {
-            version = VERSION_3;
+            version = VERSION_4;
             inlineBytes += 128L * cp.sharedFileReferences().size();
         }
         DataOutputBuffer out = new DataOutputBuffer((int) Math.min(Integer.MAX_VALUE - 64,
@@ -111,13 +121,20 @@ public final class CheckpointMetadataSerializer {
                 out.writeBytes(h.inlineState());
             }
             if (version >= VERSION_3) {
+                out.writeBoolean(h.operatorStateFile() != null);
+                if (h.operatorStateFile() != null) {
+                    out.writeUTF(h.operatorStateFile());
+                }
+                out.writeBytes(h.operatorState());
+            }
+            if (version >= VERSION_4) {
                 out.writeBoolean(h.incremental() != null);
                 if (h.incremental() != null) {
                     h.incremental().writeTo(out);
                 }
             }
         }
-        if (version >= VERSION_3) {
+        if (version >= VERSION_4) {
             out.writeInt(cp.sharedFileReferences().size());
             for (var e : new java.util.TreeMap<>(cp.sharedFileReferences()).entrySet()) {
                 out.writeUTF(e.getKey());
@@ -155,7 +172,7 @@ public final class CheckpointMetadataSerializer {
                     magic, MAGIC));
         }
         int version = in.readInt();
-        if (version < VERSION_1 || version > VERSION_3) {
+        if (version < VERSION_1 || version > VERSION_4) {
             throw corrupt(path, "unsupported format version " + version + " (this build reads versions " + VERSION_1
                     + " to " + VERSION + "); restore with the Sluice version that wrote it or from another checkpoint");
         }
@@ -202,15 +219,18 @@ public final class CheckpointMetadataSerializer {
                 byte[] sourcePosition = in.readBytes();
                 KeyGroupRange range = in.readBoolean() ? KeyGroupRange.of(in.readInt(), in.readInt()) : null;
                 byte[] inlineState = version >= VERSION_2 ? in.readBytes() : null;
-                io.sluice.state.IncrementalStateHandle incremental = version >= VERSION_3 && in.readBoolean()
+                String operatorStateFile = version >= VERSION_3 && in.readBoolean()
+                        ? relocated(in.readUTF(), writtenIn, readFrom) : null;
+                byte[] operatorState = version >= VERSION_3 ? in.readBytes() : null;
+                io.sluice.state.IncrementalStateHandle incremental = version >= VERSION_4 && in.readBoolean()
                         ? io.sluice.state.IncrementalStateHandle.readFrom(in).withPaths(f -> sharedReadFrom == null ? f
                                 : relocated(relocated(f, writtenIn, readFrom), sharedWrittenIn, sharedReadFrom))
                         : null;
                 handles.add(new TaskStateHandle(vertexId, subtask, stateFile, stateSize, sourcePosition, range,
-                        inlineState, incremental));
+                        inlineState, operatorState, operatorStateFile, incremental));
             }
             java.util.Map<String, List<Long>> references = new java.util.HashMap<>();
-            if (version >= VERSION_3) {
+            if (version >= VERSION_4) {
                 int refs = in.readInt();
                 if (refs < 0) {
                     throw corrupt(path, "malformed: negative shared file count " + refs);

@@ -98,6 +98,23 @@ public final class CheckpointStorage {
     }
 
     /**
+     * Writes one subtask's operator state of a checkpoint (too large to be inline in the metadata), in the
+     * format of {@link #writeTaskState}, as {@code <vertex>-<subtask>.opstate}, and returns its path. Read it
+     * with {@link #readTaskState}.
+     */
+    public String writeOperatorState(JobId jobId, long checkpointId, int vertexId, int subtask, byte[] data) {
+        if (vertexId < 0 || subtask < 0) {
+            throw new IllegalArgumentException("Vertex id and subtask index must be >= 0, got vertex " + vertexId
+                    + ", subtask " + subtask);
+        }
+        String path = checkpointDir(jobId, checkpointId) + "/" + vertexId + "-" + subtask + ".opstate";
+        byte[] file = StateFileFormat.encode(data);
+        stateWrites.increment();
+        store.put(path, file);
+        return path;
+    }
+
+    /**
      * Reads a state file written by {@link #writeTaskState} (or by a build before state files had
      * a checksum) and returns the data, checked.
      *

@@ -26,15 +26,28 @@ import java.util.Objects;
  * @param keyGroupRange  the key groups of the keyed state, or {@code null} if none
  * @param inlineState    the serialized keyed-state snapshot itself, or {@code null} if it is in
  *                       {@code stateFile} or there is none
+ * @param operatorState  the operators' own state (what {@code StreamOperator.snapshotState} returned, such as
+ *                       a two-phase-commit sink's committables), inline, or {@code null} if none or in a file
+ * @param operatorStateFile storage path of the operators' own state when too large to be inline, or {@code null}
+ * @param incremental    the keyed state as RocksDB's files of an incremental checkpoint, or {@code null}
  */
 public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, long stateSize,
                               byte[] sourcePosition, KeyGroupRange keyGroupRange, byte[] inlineState,
+                              byte[] operatorState, String operatorStateFile,
                               IncrementalStateHandle incremental) implements java.io.Serializable {
+
+    /** A handle without operator state, whose keyed state, if any, is in a state file or inline. */
+    public TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, long stateSize, byte[] sourcePosition,
+                           KeyGroupRange keyGroupRange, byte[] inlineState) {
+        this(vertexId, subtaskIndex, stateFile, stateSize, sourcePosition, keyGroupRange, inlineState, null, null);
+    }
 
     /** A handle whose keyed state, if any, is in a state file or inline. */
     public TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, long stateSize, byte[] sourcePosition,
-                           KeyGroupRange keyGroupRange, byte[] inlineState) {
-        this(vertexId, subtaskIndex, stateFile, stateSize, sourcePosition, keyGroupRange, inlineState, null);
+                           KeyGroupRange keyGroupRange, byte[] inlineState, byte[] operatorState,
+                           String operatorStateFile) {
+        this(vertexId, subtaskIndex, stateFile, stateSize, sourcePosition, keyGroupRange, inlineState, operatorState,
+                operatorStateFile, null);
     }
 
     /**
@@ -45,7 +58,7 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
                                               byte[] sourcePosition) {
         Objects.requireNonNull(state, "state");
         return new TaskStateHandle(vertexId, subtaskIndex, null, state.totalSize(), sourcePosition,
-                state.keyGroupRange(), null, state);
+                state.keyGroupRange(), null, null, null, state);
     }
 
     /** The {@code stateSize} of a {@linkplain #finished finished} subtask's handle. */
@@ -78,6 +91,10 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
                     + " names both a state file (" + stateFile + ") and inline state; a snapshot is stored in"
                     + " exactly one place");
         }
+        if (operatorState != null && operatorStateFile != null) {
+            throw new IllegalArgumentException("The state handle of vertex " + vertexId + ", subtask " + subtaskIndex
+                    + " names both an operator state file (" + operatorStateFile + ") and inline operator state");
+        }
         if (inlineState != null && stateSize != inlineState.length) {
             throw new IllegalArgumentException("The state handle of vertex " + vertexId + ", subtask " + subtaskIndex
                     + " claims " + stateSize + " bytes of state but carries " + inlineState.length + " inline");
@@ -95,6 +112,17 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
     public boolean isFinished() {
         return stateSize == FINISHED && stateFile == null && inlineState == null && sourcePosition == null
                 && incremental == null;
+    }
+
+    /** This handle with the operators' own state: {@code inline} bytes, or the path of the file holding them. */
+    public TaskStateHandle withOperatorState(byte[] inline, String file) {
+        return new TaskStateHandle(vertexId, subtaskIndex, stateFile, stateSize, sourcePosition, keyGroupRange,
+                inlineState, inline, file, incremental);
+    }
+
+    /** Whether the subtask's operators contributed state of their own (inline or in a file). */
+    public boolean hasOperatorState() {
+        return operatorState != null || operatorStateFile != null;
     }
 
     /** Whether this subtask contributed keyed state (in a file, inline, or as RocksDB's files). */
@@ -117,13 +145,14 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
         return o instanceof TaskStateHandle h && vertexId == h.vertexId && subtaskIndex == h.subtaskIndex
                 && stateSize == h.stateSize && Objects.equals(stateFile, h.stateFile)
                 && Arrays.equals(sourcePosition, h.sourcePosition) && Objects.equals(keyGroupRange, h.keyGroupRange)
-                && Arrays.equals(inlineState, h.inlineState) && Objects.equals(incremental, h.incremental);
+                && Arrays.equals(inlineState, h.inlineState) && Arrays.equals(operatorState, h.operatorState)
+                && Objects.equals(operatorStateFile, h.operatorStateFile) && Objects.equals(incremental, h.incremental);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(vertexId, subtaskIndex, stateFile, stateSize, Arrays.hashCode(sourcePosition), keyGroupRange,
-                Arrays.hashCode(inlineState), incremental);
+                Arrays.hashCode(inlineState), Arrays.hashCode(operatorState), operatorStateFile, incremental);
     }
 
     @Override
@@ -134,6 +163,8 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
         return "TaskStateHandle{vertex=" + vertexId + ", subtask=" + subtaskIndex
                 + ", " + (incremental != null ? incremental : inlineState != null ? "inline" : "file=" + stateFile)
                 + ", bytes=" + stateSize + ", keyGroups=" + keyGroupRange
-                + ", sourcePosition=" + (sourcePosition == null ? "none" : sourcePosition.length + " bytes") + "}";
+                + ", sourcePosition=" + (sourcePosition == null ? "none" : sourcePosition.length + " bytes")
+                + (operatorState != null ? ", operatorState=" + operatorState.length + " bytes" : "")
+                + (operatorStateFile != null ? ", operatorStateFile=" + operatorStateFile : "") + "}";
     }
 }

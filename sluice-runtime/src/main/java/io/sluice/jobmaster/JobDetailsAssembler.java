@@ -72,6 +72,7 @@ final class JobDetailsAssembler {
         long in = 0;
         long out = 0;
         long lateDropped = 0;
+        io.sluice.operators.CommitStats commits = null;
         int running = 0;
         long[] subtaskIn = new long[v.parallelism()];
         long[] subtaskOut = new long[v.parallelism()];
@@ -82,6 +83,9 @@ final class JobDetailsAssembler {
             in += m.recordsIn();
             out += m.recordsOut();
             lateDropped += m.lateRecordsDropped();
+            if (m.commits() != null) {
+                commits = commits == null ? m.commits() : commits.plus(m.commits());
+            }
             if (m.state() == ExecutionState.RUNNING) {
                 running++;
             }
@@ -98,6 +102,6 @@ final class JobDetailsAssembler {
             }
         }
         subtasks.sort(Comparator.comparingInt(SubtaskStatus::subtaskIndex));
-        return new VertexStatus(v.id(), v.name(), v.parallelism(), running, in, out, subtasks, lateDropped);
+        return new VertexStatus(v.id(), v.name(), v.parallelism(), running, in, out, subtasks, lateDropped, commits);
     }
 }

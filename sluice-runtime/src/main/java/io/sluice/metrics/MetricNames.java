@@ -37,6 +37,14 @@ public final class MetricNames {
     public static final String TASK_STATE_DISK = "sluice.task.state.disk";
     /** Keyed state: an estimate of the entries the task's backend holds. */
     public static final String TASK_STATE_ENTRIES = "sluice.task.state.entries";
+    /** Committables of a task's exactly-once sinks not yet committed (gauge). */
+    public static final String SINK_PENDING_COMMITTABLES = "sluice.sink.pending.committables";
+    /** Age of the oldest of them, in seconds (gauge). */
+    public static final String SINK_OLDEST_PENDING_COMMITTABLE_AGE = "sluice.sink.oldest.pending.committable.age";
+    /** Failed commit attempts, each retried (counter). */
+    public static final String SINK_COMMIT_RETRIES = "sluice.sink.commit.retries";
+    /** Committables committed (counter). */
+    public static final String SINK_COMMITTED = "sluice.sink.committed";
 
     public static final String JOB_CHECKPOINTS_COMPLETED = "sluice.job.checkpoints.completed";
     public static final String JOB_CHECKPOINTS_FAILED = "sluice.job.checkpoints.failed";

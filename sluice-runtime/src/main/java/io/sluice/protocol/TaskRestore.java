@@ -8,17 +8,27 @@ import java.util.List;
  * handles of the keyed state that holds key groups it owns (one when the parallelism is unchanged;
  * several after a rescale). A handle's state is in a state file or, when small, inline.
  *
- * @param finished the subtask had finished when the checkpoint was taken: it is restored as
- *                 finished, that is, it emits nothing and ends its outputs at once
+ * @param finished              the subtask had finished when the checkpoint was taken: it is restored as
+ *                              finished, that is, it emits nothing and ends its outputs at once
+ * @param operatorStateHandles  the handles whose operators' own state (such as a two-phase-commit sink's
+ *                              committables) this subtask restores: its own first, then those of subtasks
+ *                              of a higher parallelism that no longer exist ({@code s % parallelism})
  */
 public record TaskRestore(long checkpointId, byte[] sourcePosition, List<TaskStateHandle> keyedStateHandles,
-                          boolean finished) implements java.io.Serializable {
+                          boolean finished, List<TaskStateHandle> operatorStateHandles) implements java.io.Serializable {
     /** The restore of a subtask that had not finished. */
     public TaskRestore(long checkpointId, byte[] sourcePosition, List<TaskStateHandle> keyedStateHandles) {
         this(checkpointId, sourcePosition, keyedStateHandles, false);
     }
 
+    /** A restore without operator state. */
+    public TaskRestore(long checkpointId, byte[] sourcePosition, List<TaskStateHandle> keyedStateHandles,
+                       boolean finished) {
+        this(checkpointId, sourcePosition, keyedStateHandles, finished, List.of());
+    }
+
     public TaskRestore {
         keyedStateHandles = List.copyOf(keyedStateHandles);
+        operatorStateHandles = operatorStateHandles == null ? List.of() : List.copyOf(operatorStateHandles);
     }
 }

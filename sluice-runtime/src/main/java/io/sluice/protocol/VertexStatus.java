@@ -8,12 +8,21 @@ import java.util.List;
  * @param subtasks           each subtask of the current deployment, by index; empty before the first deployment
  * @param lateRecordsDropped records the vertex's window operators dropped as later than their allowed lateness
  *                           (windows without a late-data side output), summed over the current subtasks
+ * @param commits            the commits of the vertex's two-phase-commit sinks over its current subtasks
+ *                           (pending committables, the oldest one's age, retries), or {@code null} if it has none
  */
 public record VertexStatus(int vertexId, String name, int parallelism, int runningSubtasks,
-                           long recordsIn, long recordsOut, List<SubtaskStatus> subtasks, long lateRecordsDropped)
+                           long recordsIn, long recordsOut, List<SubtaskStatus> subtasks, long lateRecordsDropped,
+                           io.sluice.operators.CommitStats commits)
         implements java.io.Serializable {
     public VertexStatus {
         subtasks = List.copyOf(subtasks);
+    }
+
+    /** Without two-phase-commit sinks. */
+    public VertexStatus(int vertexId, String name, int parallelism, int runningSubtasks, long recordsIn, long recordsOut,
+                        List<SubtaskStatus> subtasks, long lateRecordsDropped) {
+        this(vertexId, name, parallelism, runningSubtasks, recordsIn, recordsOut, subtasks, lateRecordsDropped, null);
     }
 
     /** Without dropped late records (a vertex without windows). */

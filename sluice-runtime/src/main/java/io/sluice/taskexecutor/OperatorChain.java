@@ -69,14 +69,55 @@ final class OperatorChain {
      */
     void open(KeyedStateBackend backend, RecordTimestamp recordTimestamp, OptionalLong restoredCheckpointId)
             throws Exception {
+        open(backend, recordTimestamp, restoredCheckpointId, new io.sluice.operators.OperatorStateRestore[operators.size()],
+                null);
+    }
+
+    /**
+     * As {@link #open(KeyedStateBackend, RecordTimestamp, OptionalLong)}, with each operator's own restored state
+     * ({@code operatorStates[i]}, or null) and the job the task belongs to (its id and checkpoint settings for
+     * the operators' runtime context; {@code null} in tests).
+     */
+    void open(KeyedStateBackend backend, RecordTimestamp recordTimestamp, OptionalLong restoredCheckpointId,
+              io.sluice.operators.OperatorStateRestore[] operatorStates, io.sluice.graph.JobGraph job) throws Exception {
         for (int i = operators.size() - 1; i >= 0; i--) {
             StreamOperator<?> op = operators.get(i);
             KeyedStateBackend opBackend = i == 0 ? backend : null;
             TaskRuntimeContext runtimeContext = new TaskRuntimeContext(info.taskName(), info.subtaskIndex(),
                     info.parallelism(), info.maxParallelism(), info.attemptNumber(), opBackend, op.name());
+            if (job != null) {
+                runtimeContext.withJob(job);
+            }
             op.open(new TaskOperatorContext(runtimeContext, operatorOutputs.get(i), opBackend, recordTimestamp, clock,
-                    restoredCheckpointId));
+                    restoredCheckpointId, operatorStates[i]));
         }
+    }
+
+    /** The number of operators in the chain. */
+    int size() {
+        return operators.size();
+    }
+
+    /** The operators' own state for {@code checkpointId} (after {@link #prepareSnapshot}), or null if none has any. */
+    byte[] snapshotState(long checkpointId) throws Exception {
+        return OperatorStates.snapshot(operators, checkpointId);
+    }
+
+    /** The commits of the chain's two-phase-commit sinks, or null if it has none. Any thread (racy). */
+    io.sluice.operators.CommitStats commitStats() {
+        io.sluice.operators.CommitStats commits = null;
+        for (StreamOperator<?> op : operators) {
+            if (op instanceof io.sluice.operators.TwoPhaseCommitSinkOperator<?, ?> sink) {
+                commits = commits == null ? sink.commitStats() : commits.plus(sink.commitStats());
+            }
+        }
+        return commits;
+    }
+
+    /** The end of the chain (the task's writers): where a source's side outputs go, past the chained operators. */
+    @SuppressWarnings("unchecked")
+    Output<Object> end() {
+        return (Output<Object>) outputs.chainEnd();
     }
 
     /** Where the task's input or source pushes records, watermarks and idleness. */

@@ -25,9 +25,18 @@ final class SourceDriver implements RecordDriver {
     private final BooleanSupplier cancelled;
     /** Written by the task thread only; read racily for metrics. */
     private long recordsIn;
+    private final io.sluice.operators.RecordTimestamp recordTimestamp;
 
     @SuppressWarnings("unchecked")
     SourceDriver(SourceReader<?> reader, OperatorChain chain, TaskMailbox mailbox, BooleanSupplier cancelled) {
+        this(reader, chain, mailbox, cancelled, new io.sluice.operators.RecordTimestamp());
+    }
+
+    /** @param recordTimestamp the task's record timestamp, which a reader sets through {@code Output.collect(record, t)} */
+    @SuppressWarnings("unchecked")
+    SourceDriver(SourceReader<?> reader, OperatorChain chain, TaskMailbox mailbox, BooleanSupplier cancelled,
+                 io.sluice.operators.RecordTimestamp recordTimestamp) {
+        this.recordTimestamp = recordTimestamp;
         this.reader = (SourceReader<Object>) reader;
         this.chain = chain;
         this.mailbox = mailbox;
@@ -37,9 +46,35 @@ final class SourceDriver implements RecordDriver {
     @Override
     public void run() throws Exception {
         Output<Object> head = chain.head();
-        Collector<Object> counting = record -> {
-            recordsIn++;
-            head.collect(record);
+        Output<Object> tail = chain.end();
+        io.sluice.operators.RecordTimestamp timestamp = recordTimestamp;
+        Collector<Object> counting = new Output<>() {
+            @Override
+            public void collect(Object record) {
+                recordsIn++;
+                head.collect(record);
+            }
+
+            @Override
+            public void collect(Object record, long eventTime) {
+                timestamp.set(eventTime);
+                collect(record);
+            }
+
+            @Override
+            public <X> void collect(io.sluice.api.functions.OutputTag<X> tag, X value) {
+                tail.collect(tag, value); // a source's side outputs leave the vertex, past its chained operators
+            }
+
+            @Override
+            public void emitWatermark(long watermark) {
+                head.emitWatermark(watermark);
+            }
+
+            @Override
+            public void emitIdleStatus(boolean idle) {
+                head.emitIdleStatus(idle);
+            }
         };
         while (!cancelled.getAsBoolean()) {
             mailbox.drain();

@@ -93,23 +93,32 @@ final class SubtaskCheckpointer implements BarrierHandler {
     void checkpoint(long checkpointId, long timestampMillis) throws Exception {
         taskThread.check("A checkpoint");
         chain.prepareSnapshot(checkpointId);
-        byte[] position = reader == null ? null : reader.snapshotPosition();
+        byte[] operatorState = chain.snapshotState(checkpointId);
+        byte[] position = reader == null ? null : reader.snapshotPosition(checkpointId);
         KeyedStateSnapshot snapshot = backend == null ? null : backend.checkpointSnapshot(checkpointId);
         KeyGroupRange range = backend == null ? null : backend.keyGroupRange();
         CheckpointBarrier barrier = new CheckpointBarrier(checkpointId, timestampMillis);
         for (RecordWriter<?> w : chain.outputs().all()) {
             w.broadcastEvent(barrier);
         }
-        uploads.submit(() -> upload(checkpointId, snapshot, position, range));
+        uploads.submit(() -> upload(checkpointId, snapshot, position, range, operatorState));
     }
 
     /** I/O executor: writes the snapshot and acknowledges it, or declines the checkpoint. */
-    private void upload(long checkpointId, KeyedStateSnapshot snapshot, byte[] position, KeyGroupRange range) {
+    private void upload(long checkpointId, KeyedStateSnapshot snapshot, byte[] position, KeyGroupRange range,
+                        byte[] operatorState) {
         try {
             TaskStateHandle handle = snapshot == null
                     ? new TaskStateHandle(target.attemptId().vertexId(), target.attemptId().subtaskIndex(), null, 0,
                             position, null)
                     : write(checkpointId, snapshot, position, range);
+            if (operatorState != null) {
+                // The operators' own state (a two-phase-commit sink's committables): inline when small, else a file.
+                handle = operatorState.length <= target.inlineStateThreshold()
+                        ? handle.withOperatorState(operatorState, null)
+                        : handle.withOperatorState(null, target.storage().writeOperatorState(target.jobId(), checkpointId,
+                                target.attemptId().vertexId(), target.attemptId().subtaskIndex(), operatorState));
+            }
             target.jobMaster().acknowledgeCheckpoint(target.attemptId(), checkpointId, handle);
         } catch (Throwable t) {
             if (cancelled.getAsBoolean()) {
@@ -150,6 +159,9 @@ final class SubtaskCheckpointer implements BarrierHandler {
             backend.notifyCheckpointComplete(checkpointId); // its files may be referred to by later checkpoints
         }
         chain.notifyCheckpointComplete(checkpointId);
+        if (reader != null) {
+            reader.notifyCheckpointComplete(checkpointId); // e.g. Kafka offsets to the consumer group, for monitoring
+        }
     }
 
     /** Checkpoint {@code checkpointId} will not complete: the operators hear it. */

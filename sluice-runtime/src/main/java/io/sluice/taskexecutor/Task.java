@@ -2,6 +2,7 @@ package io.sluice.taskexecutor;
 
 import io.sluice.api.functions.KeySelector;
 import io.sluice.api.source.SourceReader;
+import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.graph.VertexPayload;
 import io.sluice.job.ExecutionAttemptId;
 import io.sluice.job.ExecutionState;
@@ -111,9 +112,8 @@ public final class Task implements Runnable {
 
     /** Starts the task thread, with the job's class loader as its context class loader. Once. */
     void start() {
-        Thread t = new Thread(this, "sluice-task-" + info.taskName() + "@" + tdd.attemptId().deployment());
-        t.setDaemon(true);
-        t.setContextClassLoader(services.userCodeClassLoader());
+        Thread t = DaemonThreadFactory.named("sluice-task-" + info.taskName() + "@" + tdd.attemptId().deployment())
+                .withContextClassLoader(services.userCodeClassLoader()).newThread(this);
         taskThread.bind(t);
         t.start();
     }
@@ -156,7 +156,8 @@ public final class Task implements Runnable {
         OperatorChain c = chain;
         RecordDriver d = driver;
         return new TaskMetrics(tdd.attemptId(), lifecycle.reportedState(), d == null ? 0 : d.recordsIn(),
-                c == null ? 0 : c.outputs().recordsWritten(), c == null ? 0 : c.lateRecordsDropped());
+                c == null ? 0 : c.outputs().recordsWritten(), c == null ? 0 : c.lateRecordsDropped(),
+                c == null ? null : c.commitStats());
     }
 
     /** Total time this task's output was blocked on full channels (backpressure), in nanoseconds. Any thread. */
@@ -215,7 +216,7 @@ public final class Task implements Runnable {
         }
         OperatorChain c = OperatorChain.wire(info, payload.operators(), outputs, services.clock());
         chain = c;
-        c.open(backend, recordTimestamp, restore.restoredCheckpointId());
+        c.open(backend, recordTimestamp, restore.restoredCheckpointId(), restore.operatorStates(c.size()), tdd.jobGraph());
         if (payload.source() != null) {
             reader = payload.source().createReader(info.subtaskIndex(), info.parallelism());
             restore.restoreSourcePosition(reader);
@@ -234,7 +235,7 @@ public final class Task implements Runnable {
             return new FinishedDriver();
         }
         if (reader != null) {
-            return new SourceDriver(reader, c, mailbox, lifecycle::isCancelled);
+            return new SourceDriver(reader, c, mailbox, lifecycle::isCancelled, recordTimestamp);
         }
         InputGateDriver.Keying keying = new InputGateDriver.Keying(
                 (KeySelector<Object, ?>) payload.inputKeySelector(), backend,

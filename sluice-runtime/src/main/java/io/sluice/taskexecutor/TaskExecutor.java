@@ -229,6 +229,9 @@ public final class TaskExecutor implements TaskExecutorGateway {
             running.classLoader().close();
             signalIfNoTasks();
         }
+        if (state.state() == ExecutionState.RUNNING) {
+            running.meters().registerSinkMetersIfAny(running.task()); // its operators are known once it runs
+        }
         if (state.state() == ExecutionState.FINISHED) {
             ExecutionAttemptId a = state.attemptId();
             localState.discard(a.jobId(), a.vertexId(), a.subtaskIndex());

@@ -45,7 +45,9 @@ final class TaskMeters implements AutoCloseable {
         for (String name : new String[] {MetricNames.TASK_RECORDS_IN, MetricNames.TASK_RECORDS_OUT,
                 MetricNames.TASK_BACKPRESSURE_TIME, MetricNames.TASK_BACKPRESSURE_RATIO,
                 MetricNames.TASK_LATE_RECORDS_DROPPED, MetricNames.TASK_STATE_MEMORY_BUDGET,
-                MetricNames.TASK_STATE_MEMORY_USAGE, MetricNames.TASK_STATE_DISK, MetricNames.TASK_STATE_ENTRIES}) {
+                MetricNames.TASK_STATE_MEMORY_USAGE, MetricNames.TASK_STATE_DISK, MetricNames.TASK_STATE_ENTRIES,
+                MetricNames.SINK_PENDING_COMMITTABLES, MetricNames.SINK_OLDEST_PENDING_COMMITTABLE_AGE,
+                MetricNames.SINK_COMMIT_RETRIES, MetricNames.SINK_COMMITTED}) {
             group.removeExisting(name); // a previous attempt's meters, if its end was not seen yet
         }
         group.add(r -> FunctionCounter.builder(MetricNames.TASK_RECORDS_IN, task, t -> t.metrics().recordsIn())
@@ -98,6 +100,35 @@ final class TaskMeters implements AutoCloseable {
     private static KeyedStateMetrics metricsOf(Task task) {
         KeyedStateBackend backend = task.keyedStateBackend();
         return backend == null ? KeyedStateMetrics.NONE : backend.metrics();
+    }
+
+    /**
+     * Adds the meters of the task's exactly-once (two-phase-commit) sinks, if it has any: pending
+     * committables, the oldest one's age, commit retries, committed. Called once the task runs (its
+     * operators are known then). Any thread.
+     */
+    void registerSinkMetersIfAny(Task task) {
+        if (task.metrics().commits() == null) {
+            return;
+        }
+        Tags tags = group.tags();
+        group.add(r -> Gauge.builder(MetricNames.SINK_PENDING_COMMITTABLES, task, t -> commitsOf(t).pendingCommittables())
+                .description("Pre-committed output of the task's exactly-once sinks not yet committed (waiting for its"
+                        + " checkpoint, or being retried)").tags(tags).strongReference(true).register(r));
+        group.add(r -> Gauge.builder(MetricNames.SINK_OLDEST_PENDING_COMMITTABLE_AGE, task,
+                        t -> commitsOf(t).oldestPendingAgeMillis() / 1000.0)
+                .description("How long the oldest pending committable of the task's exactly-once sinks has waited")
+                .baseUnit("seconds").tags(tags).strongReference(true).register(r));
+        group.add(r -> FunctionCounter.builder(MetricNames.SINK_COMMIT_RETRIES, task, t -> commitsOf(t).commitRetries())
+                .description("Failed commit attempts of the task's exactly-once sinks (each retried with backoff)")
+                .tags(tags).register(r));
+        group.add(r -> FunctionCounter.builder(MetricNames.SINK_COMMITTED, task, t -> commitsOf(t).committed())
+                .description("Committables the task's exactly-once sinks committed").tags(tags).register(r));
+    }
+
+    private static io.sluice.operators.CommitStats commitsOf(Task task) {
+        io.sluice.operators.CommitStats c = task.metrics().commits();
+        return c == null ? io.sluice.operators.CommitStats.NONE : c;
     }
 
     /** Removes the meters. Idempotent. */

@@ -16,13 +16,23 @@ final class TaskOperatorContext implements OperatorContext {
     private final RecordTimestamp recordTimestamp;
     private final Clock clock;
     private final OptionalLong restoredCheckpointId;
+    /** The operator's own state in the restored checkpoint, or null. */
+    private final io.sluice.operators.OperatorStateRestore restoredState;
+
+    /** Without operator state to restore. */
+    TaskOperatorContext(RuntimeContext runtimeContext, Output<?> output, KeyedStateBackend keyedStateBackend,
+                        RecordTimestamp recordTimestamp, Clock clock, OptionalLong restoredCheckpointId) {
+        this(runtimeContext, output, keyedStateBackend, recordTimestamp, clock, restoredCheckpointId, null);
+    }
 
     /**
      * @param keyedStateBackend    the task's backend for the head of a keyed task, else {@code null}
      * @param restoredCheckpointId the checkpoint the task restores from, or empty for a fresh start
      */
     TaskOperatorContext(RuntimeContext runtimeContext, Output<?> output, KeyedStateBackend keyedStateBackend,
-                        RecordTimestamp recordTimestamp, Clock clock, OptionalLong restoredCheckpointId) {
+                        RecordTimestamp recordTimestamp, Clock clock, OptionalLong restoredCheckpointId,
+                        io.sluice.operators.OperatorStateRestore restoredState) {
+        this.restoredState = restoredState;
         this.runtimeContext = runtimeContext;
         this.output = output;
         this.keyedStateBackend = keyedStateBackend;
@@ -60,5 +70,10 @@ final class TaskOperatorContext implements OperatorContext {
     @Override
     public OptionalLong restoredCheckpointId() {
         return restoredCheckpointId;
+    }
+
+    @Override
+    public io.sluice.operators.OperatorStateRestore restoredState() {
+        return restoredState;
     }
 }

@@ -18,6 +18,9 @@ final class TaskRuntimeContext implements RuntimeContext {
     private final int attemptNumber;
     private final KeyedStateBackend backend;
     private final String operatorName;
+    private String jobId = "";
+    private java.time.Duration checkpointInterval;
+    private java.time.Duration maxRestartDelay = java.time.Duration.ZERO;
 
     TaskRuntimeContext(String taskName, int subtaskIndex, int parallelism, int maxParallelism, int attemptNumber,
                        KeyedStateBackend backend, String operatorName) {
@@ -28,6 +31,30 @@ final class TaskRuntimeContext implements RuntimeContext {
         this.attemptNumber = attemptNumber;
         this.backend = backend;
         this.operatorName = operatorName;
+    }
+
+    /** Sets what the context tells of the job (before the operator opens). */
+    TaskRuntimeContext withJob(io.sluice.graph.JobGraph graph) {
+        this.jobId = graph.jobId().value();
+        this.checkpointInterval = graph.config().checkpointingEnabled() ? graph.config().checkpointInterval() : null;
+        this.maxRestartDelay = graph.config().restartStrategy() == null ? java.time.Duration.ZERO
+                : graph.config().restartStrategy().maxDelay();
+        return this;
+    }
+
+    @Override
+    public String jobId() {
+        return jobId;
+    }
+
+    @Override
+    public java.time.Duration checkpointInterval() {
+        return checkpointInterval;
+    }
+
+    @Override
+    public java.time.Duration maxRestartDelay() {
+        return maxRestartDelay;
     }
 
     @Override

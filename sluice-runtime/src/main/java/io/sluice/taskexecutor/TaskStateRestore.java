@@ -65,6 +65,15 @@ final class TaskStateRestore {
         return restore == null ? OptionalLong.empty() : OptionalLong.of(restore.checkpointId());
     }
 
+    /**
+     * Each operator's own state in the restored checkpoint (by chain index; null for none): inline bytes as
+     * they are, or read from its {@code .opstate} file in checkpoint storage. Task thread.
+     */
+    io.sluice.operators.OperatorStateRestore[] operatorStates(int operatorCount) {
+        return OperatorStates.restoresFor(restore, operatorCount, h -> h.operatorState() != null ? h.operatorState()
+                : storage.readTaskState(h.operatorStateFile()), taskName);
+    }
+
     /** Whether the subtask had finished in the restored checkpoint: it emits nothing and ends its outputs at once. */
     boolean restoredAsFinished() {
         return restore != null && restore.finished();

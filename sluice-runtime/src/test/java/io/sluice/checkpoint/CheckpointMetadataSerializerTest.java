@@ -39,6 +39,29 @@ class CheckpointMetadataSerializerTest {
     }
 
     @Test
+    void operatorStateIsWrittenAsVersion3AndOnlyThen() {
+        JobId job = JobId.of("0123456789abcdef0123456789abcdef");
+        CompletedCheckpoint plain = sample(job, 7);
+        assertThat(java.nio.ByteBuffer.wrap(serializer.serialize(plain)).getInt(4)).isEqualTo(1);
+
+        CompletedCheckpoint withCommittables = new CompletedCheckpoint(job, 8, 1, 2, List.of(
+                new TaskStateHandle(3, 0, null, 0, null, null).withOperatorState(new byte[] {1, 2, 3}, null),
+                new TaskStateHandle(3, 1, null, 0, null, null).withOperatorState(null, job + "/chk-8/3-1.opstate"),
+                TaskStateHandle.inline(1, 0, new byte[] {5}, new byte[] {6}, KeyGroupRange.of(0, 127))), null);
+        byte[] data = serializer.serialize(withCommittables);
+        assertThat(java.nio.ByteBuffer.wrap(data).getInt(4)).isEqualTo(3);
+        // Read from its own directory (files are relative to the directory the metadata is read from).
+        String path = job + "/chk-8/_metadata";
+        CompletedCheckpoint back = serializer.deserialize(data, path);
+        assertThat(back).isEqualTo(withCommittables.withMetadataPath(path));
+        assertThat(serializer.deserialize(data, "copy/chk-8/_metadata").stateOf(3, 1).operatorStateFile())
+                .as("an operator state file moves with its checkpoint's directory").isEqualTo("copy/chk-8/3-1.opstate");
+        assertThat(back.stateOf(3, 0).operatorState()).containsExactly(1, 2, 3);
+        assertThat(back.stateOf(3, 1).operatorStateFile()).endsWith("3-1.opstate");
+        assertThat(back.stateOf(1, 0).hasOperatorState()).isFalse();
+    }
+
+    @Test
     void roundTripOfACheckpointWithoutTasks() {
         CompletedCheckpoint cp = new CompletedCheckpoint(JobId.generate(), 0, 1, 2, List.of(), null);
 
@@ -207,7 +230,7 @@ class CheckpointMetadataSerializerTest {
     }
 
     @Test
-    void incrementalHandlesAndTheSharedStateRegistryRoundTripAsVersion3AndMoveWithTheJobDirectory() {
+    void incrementalHandlesAndTheSharedStateRegistryRoundTripAsVersion4AndMoveWithTheJobDirectory() {
         JobId job = JobId.of("0123456789abcdef0123456789abcdef");
         io.sluice.state.IncrementalStateHandle rocks = new io.sluice.state.IncrementalStateHandle(
                 KeyGroupRange.of(0, 63), 128, new byte[] {1, 2, 3},
@@ -221,7 +244,7 @@ class CheckpointMetadataSerializerTest {
                 java.util.Map.of(job.value() + "/shared/2-0-abc-000012.sst", List.of(8L, 9L),
                         job.value() + "/shared/2-0-old-000003.sst", List.of(8L)));
         byte[] data = serializer.serialize(cp);
-        assertThat(version(data)).isEqualTo(CheckpointMetadataSerializer.VERSION_3);
+        assertThat(version(data)).isEqualTo(CheckpointMetadataSerializer.VERSION_4);
         String path = job.value() + "/chk-9/_metadata";
         assertThat(serializer.deserialize(data, path)).isEqualTo(cp.withMetadataPath(path));
 

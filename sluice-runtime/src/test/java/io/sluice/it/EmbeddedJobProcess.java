@@ -1,7 +1,7 @@
 package io.sluice.it;
 
 import io.sluice.api.StreamExecutionEnvironment;
-import io.sluice.api.sink.FileSink;
+import io.sluice.api.sink.AtLeastOnceFileSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.config.RestartStrategyConfig;
@@ -39,7 +39,7 @@ public final class EmbeddedJobProcess {
                         .enableCheckpointing(Duration.ofMillis(50)).setCheckpointDir(checkpoints)
                         .setRestartStrategy(new RestartStrategyConfig.FixedDelay(5, Duration.ofMillis(10)));
                 KeyedCountingJob.build(env, SequenceSource.bounded(0, records - 1).withRate(rate), KEYS,
-                        InjectedFailures.none(), new FileSink<>(output));
+                        InjectedFailures.none(), new AtLeastOnceFileSink<>(output));
                 cluster.submit(env.buildJobGraph("process restart", jobId));
                 System.out.println("SUBMITTED " + jobId);
                 Thread.currentThread().join(); // runs until the test kills this process

@@ -45,7 +45,7 @@ class FilesAndFailureITCase {
                     .keyBy(Tuple2::f0)
                     .reduce((a, b) -> Tuple2.of(a.f0(), a.f1() + b.f1()))
                     .map(t -> t.f0() + "=" + t.f1())
-                    .writeAsText(output.toString());
+                    .writeAsTextAtLeastOnce(output.toString());
             JobResult result = cluster.executeAndWait(env.buildJobGraph("word count"), Duration.ofMinutes(1));
             assertThat(result.status()).isEqualTo(JobStatus.FINISHED);
         }

@@ -24,7 +24,6 @@ import io.sluice.storage.FaultInjectingBlobStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -195,14 +194,17 @@ class LeadershipRecoveryITCase {
 
     @Test
     void taskFailoverAfterFiveCheckpointsReadsNoMetadata() throws Exception {
-        long records = 60_000;
+        // 10 s of input at the source's rate; the failure is armed only once five checkpoints completed
+        // (a record-number trigger fired before them on a loaded machine).
+        long records = 200_000;
         failures.release();
-        failures = InjectedFailures.at(List.of(45_000L));
+        failures = InjectedFailures.onceArmed();
         JobId id = cluster.submit(countingJob(records, 20_000));
         DispatcherGateway dispatcher = cluster.dispatcher();
         await().atMost(Duration.ofSeconds(30)).until(() -> details(dispatcher, id).checkpoints().completed() >= 5);
         long readsBefore = storage().metadataReads();
         assertThat(failures.thrown()).isZero();
+        failures.arm();
 
         JobResult result = dispatcher.requestJobResult(id).get(60, TimeUnit.SECONDS);
         assertThat(result.status()).isEqualTo(JobStatus.FINISHED);

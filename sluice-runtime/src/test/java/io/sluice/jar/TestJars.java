@@ -66,7 +66,7 @@ public final class TestJars {
                     if (rate > 0) {
                         source = source.withRate(rate);
                     }
-                    env.fromSource(source, "numbers").keyBy(new ModKey()).map(new Describe()).writeAsText(output);
+                    env.fromSource(source, "numbers").keyBy(new ModKey()).map(new Describe()).writeAsTextAtLeastOnce(output);
                     env.execute("counting program");
                     throw new IllegalStateException("not reached on a cluster");
                 }

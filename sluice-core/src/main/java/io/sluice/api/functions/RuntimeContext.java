@@ -23,6 +23,24 @@ public interface RuntimeContext {
     /** 0 for the first run of this task, incremented on each restart of the job. */
     int attemptNumber();
 
+    /** The id of the job this task belongs to ({@code ""} where unknown, as in unit tests). */
+    default String jobId() {
+        return "";
+    }
+
+    /** The job's checkpoint interval, or {@code null} when checkpointing is off. */
+    default java.time.Duration checkpointInterval() {
+        return null;
+    }
+
+    /**
+     * The longest delay the job's restart strategy waits before restarting after a failure
+     * ({@link java.time.Duration#ZERO} without restarts); sinks size timeouts that must outlive a restart by it.
+     */
+    default java.time.Duration maxRestartDelay() {
+        return java.time.Duration.ZERO;
+    }
+
     <T> ValueState<T> getState(ValueStateDescriptor<T> descriptor);
 
     <T> ListState<T> getListState(ListStateDescriptor<T> descriptor);

@@ -14,6 +14,15 @@ public interface Source<T> extends Serializable {
     boolean isBounded();
 
     /**
+     * Whether the reader gives its records event timestamps (through {@code Output.collect(record,
+     * timestamp)}; Kafka records have one) and maybe watermarks: the stream's edges then ship the
+     * timestamps, as after a watermark strategy. {@code false} by default.
+     */
+    default boolean emitsTimestamps() {
+        return false;
+    }
+
+    /**
      * The serializer of this source's records, or {@code null} (the default) when it does not know
      * their type: the stream then uses {@link io.sluice.core.serialization.Serializers#dynamic()},
      * which writes a type tag before every value. {@code returns(...)} on the stream still wins.

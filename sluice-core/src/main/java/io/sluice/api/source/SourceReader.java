@@ -21,6 +21,20 @@ public interface SourceReader<T> extends AutoCloseable {
     /** The position after the last emitted record, as bytes; restored with {@link #restorePosition}. */
     byte[] snapshotPosition();
 
+    /**
+     * The position for checkpoint {@code checkpointId}; the task calls this one. By default
+     * {@link #snapshotPosition()}; readers that act when a checkpoint completes remember it by id.
+     */
+    default byte[] snapshotPosition(long checkpointId) {
+        return snapshotPosition();
+    }
+
+    /**
+     * Checkpoint {@code checkpointId} completed (for monitoring, such as committing offsets back to a
+     * Kafka consumer group; the position that counts is the one in the checkpoint). Task thread; nothing by default.
+     */
+    default void notifyCheckpointComplete(long checkpointId) throws Exception {}
+
     /** Called before the first {@link #emit} when the task restores from a checkpoint. */
     void restorePosition(byte[] position) throws Exception;
 

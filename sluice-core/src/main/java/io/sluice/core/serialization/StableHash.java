@@ -3,7 +3,6 @@ package io.sluice.core.serialization;
 import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.tuple.Tuple3;
 import java.lang.reflect.Modifier;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,14 +22,16 @@ import java.util.UUID;
  *       components' stable hashes, and whatever the record's own {@code hashCode()} says;</li>
  *   <li>{@link List}: {@code h = 31 * h + hash(element)} from 1; {@link Set}: the sum of the
  *       elements' hashes; {@link Map}: the sum of {@code hash(key) ^ hash(value)} (the JDK's
- *       definitions, over stable hashes); {@code byte[]}: {@link Arrays#hashCode(byte[])};
- *       {@code null} inside these: 0;</li>
+ *       definitions, over stable hashes); {@code null} inside these: 0;</li>
  *   <li>any other class whose {@code hashCode()} is its own (overrides {@code Object}'s), such as a
  *       key with a declared serializer: its {@code hashCode()}, which must then be computed from
  *       the value alone.</li>
  * </ul>
  * A key of any other class hashes by identity and is refused: {@link #of} throws
  * {@link UnstableKeyException}, and {@link #check} refuses the class when the job graph is built.
+ * Arrays, {@code byte[]} included, are refused anywhere in a key: an array's {@code equals()} is its
+ * identity, so keyed state (and a record's or tuple's {@code equals()} over it) would never find an
+ * equal key again, whatever its hash.
  *
  * <p>Threading: stateless, any thread. Per-class facts are kept in {@link ClassValue}s, which hold
  * no reference to the class's loader from a static place (the value lives with the class).
@@ -113,9 +114,6 @@ public final class StableHash {
             }
             return h;
         }
-        if (v instanceof byte[] b) {
-            return Arrays.hashCode(b);
-        }
         if (!v.getClass().isArray() && OWN_HASH_CODE.get(v.getClass())) {
             return v.hashCode();
         }
@@ -135,7 +133,7 @@ public final class StableHash {
     }
 
     private static String check(Class<?> type, int depth) {
-        if (type.isPrimitive() || type == Object.class || type == byte[].class || type.isEnum()
+        if (type.isPrimitive() || type == Object.class || type.isEnum()
                 || (type.getSuperclass() != null && type.getSuperclass().isEnum()) || type.isInterface()
                 || List.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type)
                 || Set.class.isAssignableFrom(type) || depth > 8) {
@@ -157,10 +155,17 @@ public final class StableHash {
     }
 
     private static String identityHashed(Class<?> type) {
-        return "Values of " + type.getTypeName() + " hash by identity (" + (type.isArray() ? "an array" : "it does not"
-                + " override hashCode()") + "), so the same key would fall in a different key group in every JVM"
-                + " and its state could not be restored or exchanged between processes. Key by a String, a boxed"
-                + " primitive, an enum, a UUID, a record, a Tuple2/Tuple3, a List or a Map of these, or give "
-                + type.getSimpleName() + " a hashCode() computed from its value";
+        if (type.isArray()) {
+            return "Values of " + type.getTypeName() + " hash by identity (an array: its hashCode() and equals() are"
+                    + " those of Object), so the same key would fall in a different key group in every JVM, and an"
+                    + " equal key would never find its state again, not even in the same JVM. Key by a String, a boxed"
+                    + " primitive, an enum, a UUID, a record, a Tuple2/Tuple3, a List or a Map of these; for bytes, a"
+                    + " String of their hex or Base64 form, or a List<Byte>";
+        }
+        return "Values of " + type.getTypeName() + " hash by identity (it does not override hashCode()), so the same"
+                + " key would fall in a different key group in every JVM and its state could not be restored or"
+                + " exchanged between processes. Key by a String, a boxed primitive, an enum, a UUID, a record, a"
+                + " Tuple2/Tuple3, a List or a Map of these, or give " + type.getSimpleName() + " a hashCode()"
+                + " computed from its value";
     }
 }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.tuple.Tuple3;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -88,7 +87,7 @@ class StableHashTest {
     }
 
     @Test
-    void listsMapsAndByteArraysHashByContent() {
+    void listsAndMapsHashByContent() {
         List<Object> list = new ArrayList<>(List.of("a", 1L));
         list.add(null);
         assertThat(StableHash.of(list)).isEqualTo(list.hashCode());
@@ -99,8 +98,6 @@ class StableHashTest {
         assertThat(StableHash.of(linked)).isEqualTo(linked.hashCode()).isEqualTo(StableHash.of(tree));
         assertThat(StableHash.of(new WithList(List.of("a"), linked)))
                 .isEqualTo(new WithList(List.of("a"), linked).hashCode());
-        assertThat(StableHash.of(new byte[] {1, 2, 3})).isEqualTo(Arrays.hashCode(new byte[] {1, 2, 3}))
-                .isEqualTo(StableHash.of(new byte[] {1, 2, 3}));
     }
 
     @Test
@@ -112,6 +109,10 @@ class StableHashTest {
         assertThatThrownBy(() -> StableHash.of(Tuple2.of("k", new Opaque()))).isInstanceOf(UnstableKeyException.class);
         assertThatThrownBy(() -> StableHash.of(new long[] {1})).isInstanceOf(UnstableKeyException.class)
                 .hasMessageContaining("an array");
+        // hashable by content, but an array equals only itself: keyed state would never find the key again
+        assertThatThrownBy(() -> StableHash.of(new byte[] {1, 2, 3})).isInstanceOf(UnstableKeyException.class)
+                .hasMessageContaining("byte[]").hasMessageContaining("equals()").hasMessageContaining("Base64");
+        assertThatThrownBy(() -> StableHash.of(List.of("a", new byte[] {1}))).isInstanceOf(UnstableKeyException.class);
         List<Object> cyclic = new ArrayList<>();
         cyclic.add(cyclic);
         assertThatThrownBy(() -> StableHash.of(cyclic)).isInstanceOf(UnstableKeyException.class)
@@ -122,11 +123,12 @@ class StableHashTest {
     void theCheckWhenTheGraphIsBuiltRefusesOnlyTypesThatHashByIdentity() {
         for (Class<?> ok : List.of(String.class, Long.class, Color.class, UUID.class, Plain.class, Outer.class,
                 WithEnum.class, WithList.class, Tuple2.class, Tuple3.class, List.class, ArrayList.class, Map.class,
-                Object.class, byte[].class, Valued.class, Number.class)) {
+                Object.class, Valued.class, Number.class)) {
             assertThat(StableHash.check(ok)).as(ok.getName()).isNull();
         }
         assertThat(StableHash.check(Opaque.class)).contains(Opaque.class.getTypeName());
         assertThat(StableHash.check(HoldsOpaque.class)).contains(Opaque.class.getTypeName());
         assertThat(StableHash.check(int[].class)).contains("an array");
+        assertThat(StableHash.check(byte[].class)).contains("an array");
     }
 }

@@ -267,7 +267,7 @@ class ClusterJarRunnerHostileInputITCase {
                         public static void main(String[] args) throws Exception {
                             StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(1);
                             env.fromSource(SequenceSource.bounded(0, 9), "numbers").map(new Reject())
-                                    .writeAsText(args[0]);
+                                    .writeAsTextAtLeastOnce(args[0]);
                             env.execute("failing user function");
                         }
                     }

@@ -57,8 +57,8 @@ public final class ClickSessions {
                 .window(WindowAssigner.sessionEventTime(gap))
                 .sideOutputLateData(LATE)
                 .process(new DescribeSession());
-        sessions.returns(Serializers.STRING).writeAsText(output);
-        sessions.getSideOutput(LATE).map(new ClickLine()).returns(Serializers.STRING).writeAsText(output + "-late");
+        sessions.returns(Serializers.STRING).writeAsTextAtLeastOnce(output);
+        sessions.getSideOutput(LATE).map(new ClickLine()).returns(Serializers.STRING).writeAsTextAtLeastOnce(output + "-late");
         env.execute("click sessions of " + input + " (gap " + gap + ")");
     }
 

@@ -57,7 +57,7 @@ public final class KeyedCountingExample {
                 .map(new CountPerKey(keys)).name("count per key")
                 .returns(Serializers.tuple2(Serializers.LONG, Serializers.LONG));
         if (output != null) {
-            counts.map(new CsvLine()).returns(Serializers.STRING).writeAsText(output);
+            counts.map(new CsvLine()).returns(Serializers.STRING).writeAsTextAtLeastOnce(output);
         } else {
             counts.addSink(new DiscardingSink<>(), "discard");
         }

@@ -35,7 +35,7 @@ public final class WordCount {
                 .keyBy(new Word())
                 .reduce(new Sum()).name("count per word")
                 .map(new CsvLine()).returns(Serializers.STRING)
-                .writeAsText(output);
+                .writeAsTextAtLeastOnce(output);
         env.execute("word count of " + input);
     }
 

@@ -179,7 +179,7 @@ class ZooKeeperJobJarITCase {
                     StreamExecutionEnvironment env = StreamExecutionEnvironment.create();
                     env.enableCheckpointing(Duration.ofMillis(100)).setCheckpointDir(args[1]);
                     env.fromSource(SequenceSource.unbounded(0).withRate(300), "numbers")
-                            .keyBy(new ModKey()).map(new Describe()).writeAsText(args[0]);
+                            .keyBy(new ModKey()).map(new Describe()).writeAsTextAtLeastOnce(args[0]);
                     env.execute("zookeeper jar program");
                 }
             }

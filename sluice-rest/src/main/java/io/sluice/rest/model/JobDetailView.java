@@ -59,12 +59,29 @@ public record JobDetailView(String id, String name, String status, List<Transiti
     /**
      * @param subtasks           per subtask of the current deployment: its state and record counts
      * @param lateRecordsDropped records the vertex's windows dropped as too late, over its current subtasks
+     * @param commits            its two-phase-commit sinks' commits over its current subtasks; null if it has none
      */
     public record Vertex(int id, String name, int parallelism, int runningSubtasks, long recordsIn, long recordsOut,
-                         List<Subtask> subtasks, long lateRecordsDropped) {
+                         List<Subtask> subtasks, long lateRecordsDropped, SinkCommits commits) {
         static Vertex of(VertexStatus v) {
             return new Vertex(v.vertexId(), v.name(), v.parallelism(), v.runningSubtasks(), v.recordsIn(), v.recordsOut(),
-                    v.subtasks().stream().map(Subtask::of).toList(), v.lateRecordsDropped());
+                    v.subtasks().stream().map(Subtask::of).toList(), v.lateRecordsDropped(),
+                    v.commits() == null ? null : SinkCommits.of(v.commits()));
+        }
+    }
+
+    /**
+     * @param pendingCommittables    pre-committed output not yet committed (waiting for its checkpoint, or retried)
+     * @param oldestPendingAgeMillis how long the oldest of it has waited
+     * @param commitRetries          failed commit attempts, each retried with backoff
+     * @param committed              committables committed by the current subtasks
+     * @param lastCommitError        the latest failed attempt while not yet retried successfully; null if none
+     */
+    public record SinkCommits(long pendingCommittables, long oldestPendingAgeMillis, long commitRetries, long committed,
+                              String lastCommitError) {
+        static SinkCommits of(io.sluice.operators.CommitStats c) {
+            return new SinkCommits(c.pendingCommittables(), c.oldestPendingAgeMillis(), c.commitRetries(), c.committed(),
+                    c.lastCommitError());
         }
     }
 

@@ -508,8 +508,28 @@
       tbody.appendChild(el("tr", null, el("td", { text: v.name }), el("td", { className: "num", text: String(v.parallelism) }),
         el("td", { className: "num", text: String(v.runningSubtasks) }),
         el("td", { className: "num", text: count(v.recordsIn) }), el("td", { className: "num", text: count(v.recordsOut) }),
-        el("td", { text: (v.subtasks || []).map(function (t) { return t.index + ": " + t.state; }).join(", ") || "–" })));
+        el("td", { text: (v.subtasks || []).map(function (t) { return t.index + ": " + t.state; }).join(", ") || "–" }),
+        el("td", { text: commitsText(v.commits) })));
     });
+  }
+
+  // An exactly-once sink's commits: pending, the oldest's age, retries and the latest error; "–" for other operators.
+  function commitsText(c) {
+    if (!c) {
+      return "–";
+    }
+    var s = c.pendingCommittables + " pending";
+    if (c.pendingCommittables > 0) {
+      s += " (oldest " + (c.oldestPendingAgeMillis / 1000).toFixed(1) + " s)";
+    }
+    s += ", " + c.committed + " committed";
+    if (c.commitRetries > 0) {
+      s += ", " + c.commitRetries + " retries";
+    }
+    if (c.lastCommitError) {
+      s += ": " + c.lastCommitError;
+    }
+    return s;
   }
 
   // ---- throughput: records per second per vertex, from the change of its counters between polls ----

@@ -5,12 +5,14 @@ import io.sluice.ha.CheckpointRecoveryFactory;
 import io.sluice.ha.HighAvailabilityServices;
 import io.sluice.ha.JobGraphStore;
 import io.sluice.ha.JobResultStore;
+import io.sluice.ha.LeaderContender;
 import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeaderRetrieval;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
@@ -43,6 +45,7 @@ public final class EmbeddedHaServices implements HighAvailabilityServices {
     private final FileJobResultStore jobResultStore;
     private final EmbeddedCheckpointRecoveryFactory checkpointRecoveryFactory;
     private final io.sluice.jar.FileJobJarStore jobJarStore;
+    /** The election places made here and not closed yet (closed ones are forgotten: see {@link Joined}). */
     private final List<LeaderElection> created = new ArrayList<>();
     private final List<Consumer<Optional<String>>> retrievalListeners = new CopyOnWriteArrayList<>();
     private final LeaderRetrieval dispatcherRetrieval = new LeaderRetrieval() {
@@ -100,7 +103,7 @@ public final class EmbeddedHaServices implements HighAvailabilityServices {
             throw new IllegalStateException("The embedded HA services on " + haDirectory + " are closed; cannot"
                     + " join the election of job " + jobId);
         }
-        LeaderElection election = elections.createLeaderElection(jobLeadershipName(jobId), contenderId);
+        LeaderElection election = new Joined(elections.createLeaderElection(jobLeadershipName(jobId), contenderId));
         created.add(election);
         return election;
     }
@@ -111,7 +114,7 @@ public final class EmbeddedHaServices implements HighAvailabilityServices {
             throw new IllegalStateException("The embedded HA services on " + haDirectory + " are closed; cannot"
                     + " join the dispatcher election");
         }
-        LeaderElection election = elections.createLeaderElection(DISPATCHER_LEADERSHIP, contenderId);
+        LeaderElection election = new Joined(elections.createLeaderElection(DISPATCHER_LEADERSHIP, contenderId));
         created.add(election);
         return election;
     }
@@ -148,10 +151,48 @@ public final class EmbeddedHaServices implements HighAvailabilityServices {
             return;
         }
         closed = true;
-        created.forEach(LeaderElection::close);
+        List.copyOf(created).forEach(LeaderElection::close); // each forgets itself
         created.clear();
         retrievalListeners.forEach(l -> elections.removeLeaderListener(DISPATCHER_LEADERSHIP, l));
         retrievalListeners.clear();
         elections.release();
+    }
+
+    private synchronized void forget(LeaderElection election) {
+        created.remove(election);
+    }
+
+    /**
+     * An election place made here, forgotten once closed: its contender (a job's {@code JobManagerRunner},
+     * which references the ended job master and its last failure, and so the job's class loader) must not
+     * stay reachable from services that live as long as the process. Threading: as the place it wraps.
+     */
+    private final class Joined implements LeaderElection {
+        private final LeaderElection place;
+
+        Joined(LeaderElection place) {
+            this.place = place;
+        }
+
+        @Override
+        public void startLeaderElection(LeaderContender contender) {
+            place.startLeaderElection(contender);
+        }
+
+        @Override
+        public boolean hasLeadership(UUID leaderSessionId) {
+            return place.hasLeadership(leaderSessionId);
+        }
+
+        @Override
+        public void runIfLeader(UUID leaderSessionId, FencedWrite write) throws Exception {
+            place.runIfLeader(leaderSessionId, write);
+        }
+
+        @Override
+        public void close() {
+            place.close();
+            forget(this);
+        }
     }
 }

@@ -34,6 +34,27 @@ final class TaskRestores {
                 }
             }
         }
-        return new TaskRestore(cp.checkpointId(), own == null ? null : own.sourcePosition(), keyed);
+        return new TaskRestore(cp.checkpointId(), own == null ? null : own.sourcePosition(), keyed, false,
+                operatorStateHandles(cp, vertex, subtask));
+    }
+
+    /**
+     * The handles with operator state (a two-phase-commit sink's committables) that {@code subtask}
+     * restores: its own, then those of subtasks beyond the current parallelism that map to it
+     * ({@code s % parallelism}), so that no committable is left behind when the parallelism was lowered.
+     */
+    static List<TaskStateHandle> operatorStateHandles(CompletedCheckpoint cp, JobVertex vertex, int subtask) {
+        List<TaskStateHandle> out = new ArrayList<>();
+        TaskStateHandle own = cp.stateOf(vertex.id(), subtask);
+        if (own != null && own.hasOperatorState()) {
+            out.add(own);
+        }
+        for (TaskStateHandle h : cp.taskStates()) {
+            if (h.vertexId() == vertex.id() && h.hasOperatorState() && h.subtaskIndex() >= vertex.parallelism()
+                    && h.subtaskIndex() % vertex.parallelism() == subtask) {
+                out.add(h);
+            }
+        }
+        return out;
     }
 }

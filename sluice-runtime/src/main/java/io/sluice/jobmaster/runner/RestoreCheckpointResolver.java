@@ -132,11 +132,13 @@ final class RestoreCheckpointResolver {
                     + e.getMessage() + "). Nothing was changed; pass another checkpoint or savepoint.");
         }
         List<io.sluice.checkpoint.TaskStateHandle> handles = new ArrayList<>(cp.taskStates().size());
+        java.util.function.UnaryOperator<String> located = file -> file == null || CheckpointStorage.isLocation(file)
+                ? file : storage.locationOf(file);
         for (io.sluice.checkpoint.TaskStateHandle h : cp.taskStates()) {
-            String file = h.stateFile();
-            handles.add(file == null || CheckpointStorage.isLocation(file) ? h
-                    : new io.sluice.checkpoint.TaskStateHandle(h.vertexId(), h.subtaskIndex(), storage.locationOf(file),
-                            h.stateSize(), h.sourcePosition(), h.keyGroupRange(), h.inlineState()));
+            // Every file by its full location: keyed state, operator state, and RocksDB's files.
+            handles.add(new io.sluice.checkpoint.TaskStateHandle(h.vertexId(), h.subtaskIndex(), located.apply(h.stateFile()),
+                    h.stateSize(), h.sourcePosition(), h.keyGroupRange(), h.inlineState(), h.operatorState(),
+                    located.apply(h.operatorStateFile()), h.incremental() == null ? null : h.incremental().withPaths(located)));
         }
         return new CompletedCheckpoint(cp.jobId(), cp.checkpointId(), cp.triggerTimestampMillis(),
                 cp.completionTimestampMillis(), handles, storage.locationOf(metadata));

@@ -1,5 +1,6 @@
 package io.sluice.storage.s3.testing;
 
+import io.sluice.concurrent.DaemonThreadFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -85,6 +86,8 @@ public final class TcpFaultProxy implements AutoCloseable {
     private volatile Delay toTarget = Delay.NONE;
     private volatile Delay toClient = Delay.NONE;
     private volatile boolean stalled;
+    /** Runs on the acceptor thread between accepting a connection and serving it: a seam for this class's tests. */
+    volatile Runnable afterAccept = () -> { };
     // Guarded by lock.
     private ServerSocket server;
     private Thread acceptor;
@@ -122,12 +125,8 @@ public final class TcpFaultProxy implements AutoCloseable {
         this.target = target;
         this.listenAddress = listenAddress;
         this.maxConnections = maxConnections;
-        AtomicInteger n = new AtomicInteger();
-        this.pumps = new ThreadPoolExecutor(0, 4 * maxConnections, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-            Thread t = new Thread(r, "tcp-fault-proxy-pump-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        this.pumps = new ThreadPoolExecutor(0, 4 * maxConnections, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                DaemonThreadFactory.numbered("tcp-fault-proxy-pump-"));
         synchronized (lock) {
             this.server = listen(listenPort);
             this.port = server.getLocalPort();
@@ -245,8 +244,7 @@ public final class TcpFaultProxy implements AutoCloseable {
     // Called with lock held.
     private void startAcceptor() {
         ServerSocket s = server;
-        acceptor = new Thread(() -> acceptLoop(s), "tcp-fault-proxy-accept-" + port);
-        acceptor.setDaemon(true);
+        acceptor = DaemonThreadFactory.named("tcp-fault-proxy-accept-" + port).newThread(() -> acceptLoop(s));
         acceptor.start();
     }
 
@@ -259,12 +257,19 @@ public final class TcpFaultProxy implements AutoCloseable {
                 return; // closed: refusing or shut down
             }
             accepted.incrementAndGet();
+            afterAccept.run();
             if (connections.size() >= maxConnections) {
                 closeQuietly(client);
                 continue;
             }
             Connection c = new Connection(client);
             connections.add(c);
+            if (s.isClosed()) {
+                // Accepted just before refuseConnections()/close() closed this socket, but added after they
+                // dropped the open connections: it must not outlive the refusal (a client would go on through it).
+                c.close();
+                return;
+            }
             try {
                 pumps.execute(c::start);
             } catch (RejectedExecutionException e) {

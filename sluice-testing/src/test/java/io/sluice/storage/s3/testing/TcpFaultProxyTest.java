@@ -86,6 +86,38 @@ class TcpFaultProxyTest {
     }
 
     @Test
+    void aConnectionAcceptedWhileTheProxyStartsRefusingDoesNotOutliveTheRefusal() throws Exception {
+        try (TcpFaultProxy proxy = proxy()) {
+            java.util.concurrent.CountDownLatch accepted = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch refused = new java.util.concurrent.CountDownLatch(1);
+            proxy.afterAccept = () -> {
+                accepted.countDown();
+                try {
+                    refused.await(); // refuseConnections() runs (and drops the open connections) right here
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            };
+            try (Socket s = new Socket("127.0.0.1", proxy.port())) {
+                assertThat(accepted.await(10, TimeUnit.SECONDS)).isTrue();
+                proxy.refuseConnections();
+                refused.countDown();
+                s.setSoTimeout(10_000);
+                s.getOutputStream().write(7);
+                s.getOutputStream().flush();
+                int echoed;
+                try {
+                    echoed = s.getInputStream().read();
+                } catch (IOException reset) {
+                    echoed = -1;
+                }
+                assertThat(echoed).as("a byte went through a connection accepted as the proxy began refusing")
+                        .isEqualTo(-1);
+            }
+        }
+    }
+
+    @Test
     void eachDirectionHasItsOwnDelay() throws Exception {
         try (TcpFaultProxy proxy = proxy(); Socket s = connect(proxy)) {
             long plain = roundTripMillis(s, 1);

@@ -23,14 +23,16 @@ import java.util.Objects;
  * kept, and a directory reused from an earlier job keeps that job's lines too: use a fresh directory
  * per job.
  *
- * <p>Delivery is at least once: after a restart the records since the last completed checkpoint are
+ * <p>Delivery is <b>at least once</b>, as the name says (this class was called {@code FileSink} before
+ * the exactly-once {@link ExactlyOnceFileSink} existed; {@code DataStream.writeAsText} is now
+ * {@code writeAsTextAtLeastOnce}): after a restart the records since the last completed checkpoint are
  * replayed, so lines written after that checkpoint may appear twice; none before it is lost. (The
  * flush hands lines to the operating system; it does not fsync, so a machine crash, unlike a
  * process crash, can still lose the last lines.)
  *
  * <p>Threading: each deployed instance is called only from its task thread.
  */
-public final class FileSink<T> implements SinkFunction<T>, RichFunction, SnapshotListener, CheckpointListener {
+public final class AtLeastOnceFileSink<T> implements SinkFunction<T>, RichFunction, SnapshotListener, CheckpointListener {
     private static final long serialVersionUID = 1L;
 
     private final String directory;
@@ -38,10 +40,10 @@ public final class FileSink<T> implements SinkFunction<T>, RichFunction, Snapsho
     private transient BufferedWriter writer;
 
     /** Writes part files into {@code directory}, which is resolved on the machine that runs each subtask. */
-    public FileSink(String directory) {
-        Objects.requireNonNull(directory, "FileSink: the directory must not be null");
+    public AtLeastOnceFileSink(String directory) {
+        Objects.requireNonNull(directory, "AtLeastOnceFileSink: the directory must not be null");
         if (directory.isBlank()) {
-            throw new IllegalArgumentException("FileSink: the directory is blank; pass the directory to write part files into");
+            throw new IllegalArgumentException("AtLeastOnceFileSink: the directory is blank; pass the directory to write part files into");
         }
         this.directory = directory;
     }
@@ -59,7 +61,7 @@ public final class FileSink<T> implements SinkFunction<T>, RichFunction, Snapsho
             writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8,
                     StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
         } catch (IOException e) {
-            throw new IOException("FileSink cannot open '" + file + "' for writing (" + e + "): check that '"
+            throw new IOException("AtLeastOnceFileSink cannot open '" + file + "' for writing (" + e + "): check that '"
                     + directory + "' is a writable directory on the machine that runs subtask "
                     + context.subtaskIndex(), e);
         }
@@ -68,7 +70,7 @@ public final class FileSink<T> implements SinkFunction<T>, RichFunction, Snapsho
     @Override
     public void invoke(T value) throws IOException {
         if (writer == null) {
-            throw new IllegalStateException("FileSink for '" + directory + "' was not opened: the runtime calls"
+            throw new IllegalStateException("AtLeastOnceFileSink for '" + directory + "' was not opened: the runtime calls"
                     + " open(RuntimeContext) before the first record; in a test, call it yourself");
         }
         writer.write(String.valueOf(value));

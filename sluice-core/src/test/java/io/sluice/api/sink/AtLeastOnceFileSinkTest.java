@@ -10,7 +10,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class FileSinkTest {
+class AtLeastOnceFileSinkTest {
 
     @TempDir
     Path dir;
@@ -18,8 +18,8 @@ class FileSinkTest {
     @Test
     void writesOneLinePerRecordToAPartFilePerSubtask() throws Exception {
         Path out = dir.resolve("out/nested");
-        FileSink<Object> sink0 = new FileSink<>(out.toString());
-        FileSink<Object> sink1 = new FileSink<>(out.toString());
+        AtLeastOnceFileSink<Object> sink0 = new AtLeastOnceFileSink<>(out.toString());
+        AtLeastOnceFileSink<Object> sink1 = new AtLeastOnceFileSink<>(out.toString());
         sink0.open(new FakeRuntimeContext(0, 2));
         sink1.open(new FakeRuntimeContext(1, 2));
 
@@ -36,7 +36,7 @@ class FileSinkTest {
 
     @Test
     void flushesWhenACheckpointCompletes() throws Exception {
-        FileSink<String> sink = new FileSink<>(dir.toString());
+        AtLeastOnceFileSink<String> sink = new AtLeastOnceFileSink<>(dir.toString());
         sink.open(new FakeRuntimeContext(0, 1));
         sink.invoke("before");
 
@@ -48,7 +48,7 @@ class FileSinkTest {
 
     @Test
     void flushesBeforeTheTaskSnapshotsSoLinesBeforeTheBarrierAreInTheFile() throws Exception {
-        FileSink<String> sink = new FileSink<>(dir.toString());
+        AtLeastOnceFileSink<String> sink = new AtLeastOnceFileSink<>(dir.toString());
         sink.open(new FakeRuntimeContext(0, 1));
         sink.invoke("before the barrier");
         assertThat(Files.readString(dir.resolve("part-0"))).as("buffered until a checkpoint").isEmpty();
@@ -61,12 +61,12 @@ class FileSinkTest {
 
     @Test
     void appendsAfterARestartInsteadOfTruncating() throws Exception {
-        FileSink<String> first = new FileSink<>(dir.toString());
+        AtLeastOnceFileSink<String> first = new AtLeastOnceFileSink<>(dir.toString());
         first.open(new FakeRuntimeContext(0, 1));
         first.invoke("one");
         first.close();
 
-        FileSink<String> second = new FileSink<>(dir.toString());
+        AtLeastOnceFileSink<String> second = new AtLeastOnceFileSink<>(dir.toString());
         second.open(new FakeRuntimeContext(0, 1));
         second.invoke("two");
         second.close();
@@ -77,7 +77,7 @@ class FileSinkTest {
     @Test
     void unwritableDirectoryFailsAtOpenNamingThePath() throws Exception {
         Path notADirectory = Files.writeString(dir.resolve("plain-file"), "x");
-        FileSink<String> sink = new FileSink<>(notADirectory.toString());
+        AtLeastOnceFileSink<String> sink = new AtLeastOnceFileSink<>(notADirectory.toString());
 
         assertThatThrownBy(() -> sink.open(new FakeRuntimeContext(0, 1)))
                 .hasMessageContaining(notADirectory.resolve("part-0").toString())
@@ -86,7 +86,7 @@ class FileSinkTest {
 
     @Test
     void invokeBeforeOpenSaysWhatToDo() {
-        assertThatThrownBy(() -> new FileSink<String>(dir.toString()).invoke("x"))
+        assertThatThrownBy(() -> new AtLeastOnceFileSink<String>(dir.toString()).invoke("x"))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("open(RuntimeContext)");
     }

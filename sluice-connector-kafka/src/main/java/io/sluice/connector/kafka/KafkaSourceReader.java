@@ -1,0 +1,351 @@
+package io.sluice.connector.kafka;
+
+import io.sluice.api.functions.Collector;
+import io.sluice.api.source.SourceReader;
+import io.sluice.config.Durations;
+import io.sluice.connector.kafka.format.DeserializationErrorPolicy;
+import io.sluice.connector.kafka.format.FailedRecord;
+import io.sluice.operators.Output;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One subtask's share of a {@link KafkaSource}: a {@link KafkaConsumer} with manually assigned partitions
+ * (no group rebalancing), the offset of the next record per partition (the checkpointed position),
+ * partition discovery, per-partition watermarks and the deserialization error policy.
+ *
+ * <p>Threading: task thread only (the consumer is single-threaded). Blocking calls are bounded: a poll
+ * waits at most 10 ms, metadata calls at most the startup timeout at start and 1 s during discovery.
+ */
+final class KafkaSourceReader<T> implements SourceReader<T> {
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaSourceReader.class);
+    static final Duration POLL_TIMEOUT = Duration.ofMillis(10);
+    static final Duration DISCOVERY_TIMEOUT = Duration.ofSeconds(1);
+
+    private final KafkaSource<T> source;
+    private final int subtask;
+    private final int parallelism;
+    private final String name;
+    private final Pattern pattern;
+
+    private KafkaConsumer<byte[], byte[]> consumer;
+    private boolean started;
+    private Map<TopicPartition, Long> restored = Map.of();
+    /** Per assigned partition, the offset of the next record to emit: the checkpointed position. */
+    private final Map<TopicPartition, Long> next = new LinkedHashMap<>();
+    private Iterator<ConsumerRecord<byte[], byte[]>> pending = Collections.emptyIterator();
+    private long nextDiscoveryAt;
+    private final TreeMap<Long, Map<TopicPartition, Long>> positionsByCheckpoint = new TreeMap<>();
+    private final PartitionWatermarks watermarks;
+    private Map<TopicPartition, Long> endOffsets;
+    private long skipped;
+
+    KafkaSourceReader(KafkaSource<T> source, int subtask, int parallelism) {
+        this.source = source;
+        this.subtask = subtask;
+        this.parallelism = parallelism;
+        this.name = "Kafka source (" + (subtask + 1) + "/" + parallelism + ") of " + source.describe();
+        this.pattern = source.topicPattern == null ? null : Pattern.compile(source.topicPattern);
+        this.watermarks = source.watermarkOutOfOrderness == null ? null
+                : new PartitionWatermarks(source.watermarkOutOfOrderness.toMillis(),
+                        source.watermarkIdleness == null ? -1 : source.watermarkIdleness.toMillis());
+    }
+
+    @Override
+    public void restorePosition(byte[] position) {
+        restored = PartitionPositions.decode(position);
+    }
+
+    @Override
+    public int emit(Collector<T> out, int maxRecords) throws Exception {
+        long now = System.currentTimeMillis();
+        if (!started) {
+            start(now);
+        } else if (source.partitionDiscoveryInterval.toMillis() > 0 && now >= nextDiscoveryAt && !source.boundedToLatest) {
+            discover(now);
+        }
+        if (!pending.hasNext()) {
+            pending = consumer.poll(POLL_TIMEOUT).iterator();
+        }
+        int n = 0;
+        while (n < maxRecords && pending.hasNext()) {
+            ConsumerRecord<byte[], byte[]> r = pending.next();
+            TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+            T value;
+            try {
+                value = source.valueFormat.decode(r.value());
+            } catch (Exception e) {
+                handleUndeserializable(out, r, e);
+                next.put(tp, r.offset() + 1);
+                continue;
+            }
+            next.put(tp, r.offset() + 1);
+            if (value == null) {
+                continue; // a tombstone (no value): nothing to emit
+            }
+            if (out instanceof Output<T> output) {
+                output.collect(value, r.timestamp());
+            } else {
+                out.collect(value);
+            }
+            if (watermarks != null) {
+                watermarks.onRecord(tp, r.timestamp(), now);
+            }
+            n++;
+        }
+        if (watermarks != null && out instanceof Output<T> output) {
+            Boolean idle = watermarks.idleChange(now);
+            if (idle != null) {
+                output.emitIdleStatus(idle);
+            }
+            long wm = watermarks.advance(now);
+            if (wm != Long.MIN_VALUE) {
+                output.emitWatermark(wm);
+            }
+        }
+        if (n == 0 && endOffsets != null && !pending.hasNext() && reachedEnd()) {
+            return END_OF_INPUT;
+        }
+        return n;
+    }
+
+    private void handleUndeserializable(Collector<T> out, ConsumerRecord<byte[], byte[]> r, Exception e) {
+        String where = "topic " + r.topic() + ", partition " + r.partition() + ", offset " + r.offset();
+        DeserializationErrorPolicy policy = source.errorPolicy;
+        switch (policy.kind()) {
+            case FAIL -> {
+                throw new KafkaRecordDeserializationException(name + ": the record at " + where
+                        + " does not deserialize with format " + source.valueFormat.name() + " (" + e
+                        + "). Fix the record or the format, or choose another policy"
+                        + " (KafkaSource.builder().deserializationErrors(skip() or sideOutput(tag)))", e);
+            }
+            case SKIP -> {
+                skipped++;
+                if (skipped == 1 || skipped % 1000 == 0) {
+                    LOG.warn("{}: skipped the record at {} ({} skipped so far): it does not deserialize with {} ({})",
+                            name, where, skipped, source.valueFormat.name(), e.toString());
+                }
+            }
+            case SIDE_OUTPUT -> {
+                FailedRecord failed = new FailedRecord(r.topic(), r.partition(), r.offset(), r.timestamp(), r.key(),
+                        r.value(), e.toString());
+                if (out instanceof Output<T> output) {
+                    output.collect(policy.tag(), failed);
+                } else {
+                    throw new IllegalStateException(name + ": no side output here for the record at " + where, e);
+                }
+            }
+        }
+    }
+
+    /** Records dropped by the skip policy. */
+    long skippedRecords() {
+        return skipped;
+    }
+
+    private boolean reachedEnd() {
+        for (Map.Entry<TopicPartition, Long> e : endOffsets.entrySet()) {
+            if (consumer.position(e.getKey(), source.startupTimeout) < e.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** First emit: connects, finds the partitions (the topics must exist), assigns and positions them. */
+    private void start(long now) {
+        started = true;
+        consumer = new KafkaConsumer<>(source.consumerProperties(subtask));
+        List<TopicPartition> mine;
+        try {
+            mine = partitionsOfThisSubtask(source.startupTimeout, true);
+        } catch (TimeoutException e) {
+            throw new KafkaUnavailableException(name + ": no broker of " + source.bootstrapServers + " answered within "
+                    + Durations.describe(source.startupTimeout) + " (" + e.getMessage() + "). Check bootstrapServers and that"
+                    + " the brokers run and are reachable from this task manager; the job is restarted by its restart"
+                    + " strategy", e);
+        }
+        assign(mine, true, now);
+        if (source.boundedToLatest) {
+            endOffsets = new HashMap<>(consumer.endOffsets(mine, source.startupTimeout));
+        }
+        nextDiscoveryAt = now + source.partitionDiscoveryInterval.toMillis();
+        LOG.info("{} reads {} partitions: {}", name, mine.size(), mine);
+    }
+
+    private void discover(long now) {
+        nextDiscoveryAt = now + source.partitionDiscoveryInterval.toMillis();
+        List<TopicPartition> mine;
+        try {
+            mine = partitionsOfThisSubtask(DISCOVERY_TIMEOUT, false);
+        } catch (org.apache.kafka.common.KafkaException e) {
+            LOG.debug("{}: partition discovery did not answer ({}); trying again in {}", name, e,
+                    source.partitionDiscoveryInterval);
+            return;
+        }
+        List<TopicPartition> fresh = new ArrayList<>();
+        for (TopicPartition tp : mine) {
+            if (!next.containsKey(tp)) {
+                fresh.add(tp);
+            }
+        }
+        if (!fresh.isEmpty()) {
+            LOG.info("{} found new partitions {}: reading them from their earliest record", name, fresh);
+            assign(fresh, false, now);
+        }
+    }
+
+    /** Adds {@code partitions} to the assignment and positions them: restored, else the starting offsets. */
+    private void assign(List<TopicPartition> partitions, boolean atStart, long now) {
+        List<TopicPartition> all = new ArrayList<>(next.keySet());
+        all.addAll(partitions);
+        consumer.assign(all);
+        List<TopicPartition> toStart = new ArrayList<>();
+        for (TopicPartition tp : partitions) {
+            Long position = restored.get(tp);
+            if (position != null) {
+                consumer.seek(tp, position);
+            } else {
+                toStart.add(tp);
+            }
+        }
+        if (!toStart.isEmpty()) {
+            StartingOffsets start = atStart ? source.startingOffsets : StartingOffsets.earliest();
+            switch (start.kind()) {
+                case EARLIEST -> consumer.seekToBeginning(toStart);
+                case LATEST -> consumer.seekToEnd(toStart);
+                case TIMESTAMP -> {
+                    Map<TopicPartition, Long> query = new HashMap<>();
+                    toStart.forEach(tp -> query.put(tp, start.timestampMillis()));
+                    Map<TopicPartition, OffsetAndTimestamp> found = consumer.offsetsForTimes(query, source.startupTimeout);
+                    List<TopicPartition> none = new ArrayList<>();
+                    for (TopicPartition tp : toStart) {
+                        OffsetAndTimestamp o = found.get(tp);
+                        if (o == null) {
+                            none.add(tp);
+                        } else {
+                            consumer.seek(tp, o.offset());
+                        }
+                    }
+                    if (!none.isEmpty()) { // an empty list would mean every assigned partition
+                        consumer.seekToEnd(none);
+                    }
+                }
+                case COMMITTED -> {
+                    Map<TopicPartition, OffsetAndMetadata> committed =
+                            consumer.committed(new java.util.HashSet<>(toStart), source.startupTimeout);
+                    List<TopicPartition> none = new ArrayList<>();
+                    for (TopicPartition tp : toStart) {
+                        OffsetAndMetadata o = committed.get(tp);
+                        if (o == null) {
+                            none.add(tp);
+                        } else {
+                            consumer.seek(tp, o.offset());
+                        }
+                    }
+                    if (!none.isEmpty()) { // an empty list would mean every assigned partition
+                        consumer.seekToBeginning(none);
+                    }
+                }
+            }
+        }
+        for (TopicPartition tp : partitions) {
+            next.put(tp, consumer.position(tp, source.startupTimeout)); // resolves the seeks now, not at a barrier
+            if (watermarks != null) {
+                watermarks.track(tp, now);
+            }
+        }
+    }
+
+    /** This subtask's partitions of the topics (or of the topics matching the pattern), sorted. */
+    private List<TopicPartition> partitionsOfThisSubtask(Duration timeout, boolean requireTopics) {
+        List<PartitionInfo> infos = new ArrayList<>();
+        if (pattern != null) {
+            for (Map.Entry<String, List<PartitionInfo>> e : consumer.listTopics(timeout).entrySet()) {
+                if (pattern.matcher(e.getKey()).matches()) {
+                    infos.addAll(e.getValue());
+                }
+            }
+        } else {
+            Map<String, List<PartitionInfo>> existing = consumer.listTopics(timeout);
+            for (String topic : source.topics) {
+                List<PartitionInfo> p = existing.get(topic);
+                if (p == null || p.isEmpty()) {
+                    if (requireTopics) {
+                        throw new UnknownKafkaTopicException(name + ": topic '" + topic + "' does not exist at "
+                                + source.bootstrapServers + " (topics there: " + new java.util.TreeSet<>(existing.keySet())
+                                + "). Create it, or correct the topic name");
+                    }
+                    continue;
+                }
+                infos.addAll(p);
+            }
+        }
+        List<TopicPartition> mine = new ArrayList<>();
+        for (PartitionInfo info : infos) {
+            TopicPartition tp = new TopicPartition(info.topic(), info.partition());
+            if (PartitionPositions.subtaskOf(tp, parallelism) == subtask) {
+                mine.add(tp);
+            }
+        }
+        mine.sort(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+        return mine;
+    }
+
+    @Override
+    public byte[] snapshotPosition() {
+        return PartitionPositions.encode(started ? next : restored);
+    }
+
+    @Override
+    public byte[] snapshotPosition(long checkpointId) {
+        Map<TopicPartition, Long> positions = new LinkedHashMap<>(started ? next : restored);
+        if (source.groupId != null) {
+            positionsByCheckpoint.put(checkpointId, positions);
+        }
+        return PartitionPositions.encode(positions);
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+        Map<TopicPartition, Long> positions = positionsByCheckpoint.get(checkpointId);
+        positionsByCheckpoint.headMap(checkpointId, true).clear();
+        if (positions == null || positions.isEmpty() || consumer == null) {
+            return;
+        }
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        positions.forEach((tp, offset) -> offsets.put(tp, new OffsetAndMetadata(offset, "sluice checkpoint " + checkpointId)));
+        // For monitoring only (lag, StartingOffsets.committed()): a failed commit is logged, never retried.
+        consumer.commitAsync(offsets, (committed, error) -> {
+            if (error != null) {
+                LOG.debug("{}: committing the offsets of checkpoint {} to group {} failed: {}", name, checkpointId,
+                        source.groupId, error.toString());
+            }
+        });
+    }
+
+    @Override
+    public void close() {
+        if (consumer != null) {
+            consumer.close(Duration.ofSeconds(1));
+        }
+    }
+}

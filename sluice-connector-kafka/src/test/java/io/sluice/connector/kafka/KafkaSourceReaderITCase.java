@@ -1,0 +1,222 @@
+package io.sluice.connector.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.sluice.api.source.SourceReader;
+import io.sluice.connector.kafka.format.Formats;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The Kafka source's reader against a real broker, driven directly (no cluster): what a subtask reads when. */
+class KafkaSourceReaderITCase {
+    private static KafkaBroker broker;
+
+    @BeforeAll
+    static void startBroker() throws Exception {
+        broker = KafkaBroker.shared();
+    }
+
+    private static KafkaSource.Builder<String> source(String topic) {
+        return KafkaSource.<String>builder().bootstrapServers(broker.bootstrapServers()).topics(topic)
+                .valueFormat(Formats.strings());
+    }
+
+    /** Emits until {@code n} records came out (or fails after 30 s). */
+    private static void readUntil(SourceReader<String> reader, RecordingOutput<String> out, int n) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            reader.emit(out, 512);
+            return out.records.size() >= n;
+        });
+    }
+
+    private static void produceAt(String topic, int partition, long timestamp, String value) {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", broker.bootstrapServers());
+        p.put("key.serializer", StringSerializer.class.getName());
+        p.put("value.serializer", StringSerializer.class.getName());
+        p.put("acks", "all");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+            producer.send(new ProducerRecord<>(topic, partition, timestamp, null, value)).get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError("could not write to " + topic + ": " + e, e);
+        }
+    }
+
+    @Test
+    void partitionsAreSpreadOverSubtasksWithoutOverlap() throws Exception {
+        String topic = KafkaBroker.unique("spread");
+        broker.createTopic(topic, 6);
+        broker.produce(topic, KafkaCountingJob.numbers(600));
+        Set<String> all = new HashSet<>();
+        int total = 0;
+        for (int subtask = 0; subtask < 3; subtask++) {
+            try (SourceReader<String> reader = source(topic).boundedToLatest().build().createReader(subtask, 3)) {
+                RecordingOutput<String> out = new RecordingOutput<>();
+                while (reader.emit(out, 512) != SourceReader.END_OF_INPUT) {
+                    // reads to the end of its partitions
+                }
+                assertThat(out.records).as("subtask %d reads some partitions", subtask).isNotEmpty();
+                all.addAll(out.records);
+                total += out.records.size();
+            }
+        }
+        assertThat(total).isEqualTo(600);
+        assertThat(all).hasSize(600);
+    }
+
+    @Test
+    void aRestoredPositionResumesRightAfterTheLastEmittedRecordAndRecordsCarryTheirKafkaTimestamp() throws Exception {
+        String topic = KafkaBroker.unique("restore");
+        broker.createTopic(topic, 1);
+        for (int i = 0; i < 10; i++) {
+            produceAt(topic, 0, 1_000 + i, "r" + i);
+        }
+        byte[] position;
+        try (SourceReader<String> reader = source(topic).build().createReader(0, 1)) {
+            RecordingOutput<String> out = new RecordingOutput<>();
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                reader.emit(out, 1); // one record at a time: the position is taken between two
+                return out.records.size() >= 4;
+            });
+            assertThat(out.timestamps.get(0)).isEqualTo(1_000L);
+            position = reader.snapshotPosition(1);
+            assertThat(out.records).hasSize(4);
+        }
+        try (SourceReader<String> reader = source(topic).build().createReader(0, 1)) {
+            reader.restorePosition(position);
+            RecordingOutput<String> out = new RecordingOutput<>();
+            readUntil(reader, out, 6);
+            assertThat(out.records).containsExactly("r4", "r5", "r6", "r7", "r8", "r9");
+        }
+    }
+
+    @Test
+    void startingOffsetsLatestTimestampAndCommittedAndOffsetsCommittedToTheGroupAfterACheckpoint() throws Exception {
+        String topic = KafkaBroker.unique("start");
+        broker.createTopic(topic, 1);
+        long base = System.currentTimeMillis() - 600_000; // recent: never behind the topic's retention
+        for (int i = 0; i < 5; i++) {
+            produceAt(topic, 0, base + i * 1_000, "old" + i);
+        }
+        String group = KafkaBroker.unique("group");
+        try (SourceReader<String> reader = source(topic).startingOffsets(StartingOffsets.timestamp(base + 2_000))
+                .groupId(group).build().createReader(0, 1)) {
+            RecordingOutput<String> out = new RecordingOutput<>();
+            readUntil(reader, out, 3);
+            assertThat(out.records).containsExactly("old2", "old3", "old4");
+            reader.snapshotPosition(7);
+            reader.notifyCheckpointComplete(7);
+            try (Admin admin = broker.admin()) {
+                await().atMost(Duration.ofSeconds(30)).until(() -> {
+                    reader.emit(out, 512); // the asynchronous commit completes with a poll
+                    Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
+                            .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+                    OffsetAndMetadata o = offsets.get(new TopicPartition(topic, 0));
+                    return o != null && o.offset() == 5 && o.metadata().contains("checkpoint 7");
+                });
+            }
+        }
+        try (SourceReader<String> reader = source(topic).startingOffsets(StartingOffsets.latest()).build()
+                .createReader(0, 1)) {
+            RecordingOutput<String> out = new RecordingOutput<>();
+            reader.emit(out, 512); // positioned at the end now
+            produceAt(topic, 0, base + 20_000, "new");
+            readUntil(reader, out, 1);
+            assertThat(out.records).containsExactly("new");
+        }
+        try (SourceReader<String> reader = source(topic).startingOffsets(StartingOffsets.committed()).groupId(group)
+                .build().createReader(0, 1)) {
+            RecordingOutput<String> out = new RecordingOutput<>();
+            readUntil(reader, out, 1);
+            assertThat(out.records).containsExactly("new"); // the group committed offset 5
+        }
+    }
+
+    @Test
+    void readCommittedByDefaultSkipsAbortedAndOpenTransactions() throws Exception {
+        String topic = KafkaBroker.unique("txn");
+        broker.createTopic(topic, 1);
+        Properties p = new Properties();
+        p.put("bootstrap.servers", broker.bootstrapServers());
+        p.put("key.serializer", StringSerializer.class.getName());
+        p.put("value.serializer", StringSerializer.class.getName());
+        p.put("transactional.id", KafkaBroker.unique("txn-writer"));
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(topic, "aborted"));
+            producer.abortTransaction();
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(topic, "committed"));
+            producer.commitTransaction();
+        }
+        // commitTransaction returns before the commit markers are written; the reader's end offsets are the last
+        // stable offset, so wait until the committed record is readable.
+        await().atMost(Duration.ofSeconds(30)).until(() -> broker.readAll(topic, "read_committed").size() == 1);
+        try (SourceReader<String> reader = source(topic).boundedToLatest().build().createReader(0, 1)) {
+            RecordingOutput<String> out = new RecordingOutput<>();
+            while (reader.emit(out, 512) != SourceReader.END_OF_INPUT) {
+                // to the end
+            }
+            assertThat(out.records).containsExactly("committed");
+        }
+    }
+
+    @Test
+    void perPartitionWatermarksHoldBackForTheSlowestPartitionUntilItIsIdle() throws Exception {
+        String topic = KafkaBroker.unique("wm");
+        broker.createTopic(topic, 2);
+        produceAt(topic, 0, 50_000, "fast");
+        produceAt(topic, 1, 10_000, "slow");
+        try (SourceReader<String> reader = source(topic).watermarks(Duration.ofMillis(100), Duration.ofMillis(300))
+                .build().createReader(0, 1)) {
+            RecordingOutput<String> out = new RecordingOutput<>();
+            readUntil(reader, out, 2);
+            // The source's watermark is the slow partition's: 10000 - 100 - 1.
+            assertThat(out.watermarks).isNotEmpty().allMatch(w -> w <= 9_899L);
+            assertThat(out.watermarks.get(out.watermarks.size() - 1)).isEqualTo(9_899L);
+            produceAt(topic, 0, 60_000, "fast again");
+            // The slow partition falls silent: after the idle timeout it no longer holds the watermark back.
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                reader.emit(out, 512);
+                return out.watermarks.get(out.watermarks.size() - 1) == 59_899L;
+            });
+            assertThat(out.records).contains("fast again");
+        }
+    }
+
+    @Test
+    void partitionsAddedWhileRunningAreDiscoveredAndReadFromTheirStart() throws Exception {
+        String topic = KafkaBroker.unique("discover");
+        broker.createTopic(topic, 1);
+        produceAt(topic, 0, 1, "p0");
+        try (SourceReader<String> reader = source(topic).partitionDiscoveryInterval(Duration.ofMillis(100)).build()
+                .createReader(0, 1)) {
+            RecordingOutput<String> out = new RecordingOutput<>();
+            readUntil(reader, out, 1);
+            try (Admin admin = broker.admin()) {
+                admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(3))).all().get(30, TimeUnit.SECONDS);
+            }
+            produceAt(topic, 2, 2, "p2");
+            produceAt(topic, 1, 3, "p1");
+            readUntil(reader, out, 3);
+            assertThat(new ArrayList<>(out.records)).containsExactlyInAnyOrder("p0", "p1", "p2");
+        }
+    }
+}
