@@ -125,6 +125,7 @@ public final class FlinkHarness {
                     case CHECKPOINT_DURATION -> checkpointDuration();
                     case WINDOW_TUMBLING -> window(WindowWorkload.TUMBLING);
                     case WINDOW_SESSION -> window(WindowWorkload.SESSION);
+                    case KAFKA_EXACTLY_ONCE -> kafka();
                 }
             } catch (Exception | AssertionError e) {
                 failed++;
@@ -564,7 +565,24 @@ public final class FlinkHarness {
 
     // ---------------------------------------------------------------- set-up
 
-    private static Configuration plainConfiguration() {
+    /**
+     * {@link Scenario#KAFKA_EXACTLY_ONCE}: the job of {@code flink-harness/src/kafka} (only in the harness
+     * modules that have flink-connector-kafka, 1.20 and 2.3), looked up by name so that this class also
+     * compiles for 1.13 and 1.14, which declare the scenario not run.
+     */
+    private void kafka() throws Exception {
+        Class<?> type;
+        try {
+            type = Class.forName("io.sluice.compare.flink.FlinkKafkaScenario");
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException("This harness module was built without flink-harness/src/kafka (and"
+                    + " flink-connector-kafka); add them to its pom as compare-flink-1.20 does", e);
+        }
+        ((OptionalScenario) type.getDeclaredConstructor().newInstance()).run(plan, results, plainConfiguration(),
+                line -> log("%s: %s", Scenario.KAFKA_EXACTLY_ONCE.id(), line));
+    }
+
+    static Configuration plainConfiguration() {
         Configuration c = new Configuration();
         c.setString("rest.bind-port", "0");
         c.setString("taskmanager.memory.managed.size", "16m");
