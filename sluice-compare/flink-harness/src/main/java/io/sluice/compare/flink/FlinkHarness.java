@@ -78,7 +78,7 @@ public final class FlinkHarness {
     }
 
     /**
-     * Whether this Flink version runs the optional scenarios (the windows and the two task managers):
+     * Whether this Flink version runs the optional scenarios (the windows, the two task managers and Kafka):
      * 1.20 and later (the issue compares them with Flink 1.20.5 and 2.3.0); 1.13 and 1.14 declare them
      * not run, which keeps the full and the smoke run shorter.
      */
@@ -109,7 +109,7 @@ public final class FlinkHarness {
             }
             if (s.optional() && !runsOptionalScenarios()) {
                 results.notRun(s, "optional scenario, not run on Flink " + EnvironmentInformation.getVersion()
-                        + " (the window and two-task-manager scenarios run on Flink 1.20 and later)");
+                        + " (the window, two-task-manager and Kafka scenarios run on Flink 1.20 and later)");
                 results.write(out);
                 log("%s: not run on this version (optional scenario)", s.id());
                 continue;
