@@ -28,6 +28,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -116,7 +117,7 @@ class SecureClusterITCase {
                     List.of(ca.certificate())).jdkContext()).build();
             List<SluiceProcess> taskManagers = List.of(processes.startTaskManager(Host.MACHINE, 1, tm.internalTlsSettings()),
                     processes.startTaskManager(Host.MACHINE, 1, tm.internalTlsSettings()));
-            await().atMost(WAIT).until(() -> get(https, url, "/v1/overview", token).map(o -> o.path("slotsTotal").asInt())
+            await().atMost(WAIT).ignoreExceptionsInstanceOf(HttpTimeoutException.class).until(() -> get(https, url, "/v1/overview", token).map(o -> o.path("slotsTotal").asInt())
                     .orElse(-1) == 2);
 
             Path output = dir.resolve("counts");
@@ -127,7 +128,7 @@ class SecureClusterITCase {
                             "--output", output.toString()));
             assertThat(run.exitCode()).as("sluice run over HTTPS:\n" + run.output()).isZero();
             String jobId = run.jobId();
-            await().atMost(WAIT).until(() -> status(https, url, jobId, token).filter("RUNNING"::equals).isPresent());
+            await().atMost(WAIT).ignoreExceptionsInstanceOf(HttpTimeoutException.class).until(() -> status(https, url, jobId, token).filter("RUNNING"::equals).isPresent());
 
             RpcAddress jobManagerRpc = rpcAddress(jobManager.output(), ADVERTISED);
             Matcher tmLog = TASK_MANAGER.matcher(taskManagers.get(0).log());
@@ -176,6 +177,7 @@ class SecureClusterITCase {
             System.out.println("SecureClusterITCase: sluice list without --ca-file printed: " + untrusted.output().strip());
 
             await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
+                    .ignoreExceptionsInstanceOf(HttpTimeoutException.class)
                     .until(() -> status(https, url, jobId, token).filter("FINISHED"::equals).isPresent());
             KeyedCounts.assertExact(output, RECORDS, KEYS);
             JsonNode job = get(https, url, "/v1/jobs/" + jobId, token).orElseThrow();
