@@ -38,7 +38,8 @@ public final class KafkaScenario {
     /** Header lines describing the scenario's set-up, the same for every system. */
     public static void describe(Results results, Plan plan) {
         results.header("kafka-plan", KafkaPlan.of(plan).describe());
-        results.header("kafka-broker", "kafka-test-common-runtime 4.3.1 KafkaClusterTestKit in the harness JVM,"
+        results.header("kafka-broker", "kafka-test-common-runtime " + org.apache.kafka.common.utils.AppInfoParser.getVersion()
+                + " (broker and clients) KafkaClusterTestKit in the harness JVM,"
                 + " 1 combined broker/controller node, " + new java.util.TreeMap<>(BenchBroker.SETTINGS)
                 + "; input producer: " + InputProducer.SETTINGS + "; output consumer: read_committed,"
                 + " max.poll.records=20000, fetch.max.wait.ms=5");
