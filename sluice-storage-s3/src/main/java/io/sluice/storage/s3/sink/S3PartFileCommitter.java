@@ -30,6 +30,7 @@ final class S3PartFileCommitter implements Committer<S3PartFile> {
     public void commit(S3PartFile file) throws IOException {
         try {
             client.complete(file);
+            LOG.debug("S3 exactly-once file sink: committed {}", file.location());
             return;
         } catch (S3Exception e) {
             if (e.statusCode() != 404) {

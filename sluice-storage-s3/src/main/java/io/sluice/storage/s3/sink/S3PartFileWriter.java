@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
  * to its subtask (also those of subtasks of a higher parallelism before, {@code s % parallelism}), that it
  * did not begin itself and that no restored committable names: what earlier attempts began after the
  * restored checkpoint. Not before, since until then a checkpoint of the earlier attempt that was being
- * finalized could still complete and name them. {@link #close} aborts the upload in progress.
+ * finalized could still complete and name them; a failure to list or abort is logged and tried again after
+ * the next completed checkpoint (leftovers are invisible: they cost storage, never correctness, so they
+ * never fail the job). {@link #close} aborts the uploads no checkpoint names.
  *
  * <p>Threading: the subtask's task thread only; every S3 call blocks it (bounded by the client's timeouts).
  */
@@ -64,6 +66,10 @@ final class S3PartFileWriter<T> implements SinkWriter<T, S3PartFile> {
         for (S3PartFile p : restored) {
             restoredUploads.add(p.uploadId());
         }
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("S3 exactly-once file sink, subtask {}: writer {} restored {}", subtask, token,
+                    restored.stream().map(S3PartFile::key).toList());
+        }
     }
 
     @Override
@@ -96,15 +102,32 @@ final class S3PartFileWriter<T> implements SinkWriter<T, S3PartFile> {
         closeCurrent();
         List<S3PartFile> done = List.copyOf(closedSinceBarrier);
         closedSinceBarrier.clear();
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("S3 exactly-once file sink, subtask {}: pre-committed {} at checkpoint {}", subtask,
+                    done.stream().map(S3PartFile::key).toList(), checkpointId);
+        }
         return done;
     }
 
+    /**
+     * The first time: aborts what earlier attempts left. A failure to list or abort is logged and tried again
+     * after the next completed checkpoint: leftover uploads are invisible, so they never fail the job.
+     */
     @Override
-    public void checkpointCompleted(long checkpointId) throws IOException {
+    public void checkpointCompleted(long checkpointId) {
         if (cleaned) {
             return;
         }
-        cleaned = true;
+        try {
+            abortLeftovers();
+            cleaned = true;
+        } catch (IOException e) {
+            LOG.warn("S3 exactly-once file sink, subtask {}: could not abort the uploads earlier attempts left ({});"
+                    + " trying again after the next checkpoint", subtask, e.getMessage());
+        }
+    }
+
+    private void abortLeftovers() throws IOException {
         String listed = sink.keyPrefix() + PART;
         int aborted = 0;
         for (S3SinkClient.Upload u : client.listUploads(listed)) {

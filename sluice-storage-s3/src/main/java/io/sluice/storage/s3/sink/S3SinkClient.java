@@ -181,7 +181,8 @@ final class S3SinkClient implements AutoCloseable {
         } else if (e instanceof S3Exception s3e) {
             String code = errorCode(s3e);
             problem = "failed (HTTP " + s3e.statusCode() + (code == null ? "" : " " + code) + ": "
-                    + (s3e.awsErrorDetails() == null ? s3e.getMessage() : s3e.awsErrorDetails().errorMessage()) + ")";
+                    + (s3e.awsErrorDetails() == null || s3e.awsErrorDetails().errorMessage() == null
+                            ? "no message" : s3e.awsErrorDetails().errorMessage()) + ")";
         } else {
             problem = "failed (" + e.getMessage() + ")";
         }

@@ -83,8 +83,29 @@ final class CountingS3Proxy implements AutoCloseable {
         return new Configuration(noKeys);
     }
 
+    /**
+     * Runs a reader's call again (up to 10 times) when S3Proxy's in-memory store fails it because an object
+     * or part is being written at that moment (it answers 400 or 500, as it reads a blob's attributes before
+     * the writer set them; real S3 has no such race). Any other failure, or 10 in a row, is thrown.
+     */
+    private static <T> T retryingStoreRace(java.util.function.Supplier<T> call) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return call.get();
+            } catch (software.amazon.awssdk.services.s3.model.S3Exception e) {
+                if (attempt == 10 || (e.statusCode() != 400 && e.statusCode() != 500)) {
+                    throw e;
+                }
+            }
+        }
+    }
+
     /** The keys a reader lists under {@code prefix} (ListObjectsV2, all pages), sorted. */
     List<String> visibleKeys(String bucket, String prefix) {
+        return retryingStoreRace(() -> listKeys(bucket, prefix));
+    }
+
+    private List<String> listKeys(String bucket, String prefix) {
         List<String> keys = new ArrayList<>();
         for (var page : reader.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix))) {
             for (S3Object o : page.contents()) {
@@ -108,10 +129,38 @@ final class CountingS3Proxy implements AutoCloseable {
         return lines;
     }
 
+    /** The lines of object {@code key}. */
+    List<String> objectLines(String bucket, String key) {
+        String text = reader.getObjectAsBytes(b -> b.bucket(bucket).key(key)).asString(StandardCharsets.UTF_8);
+        return text.isEmpty() ? List.of() : List.of(text.substring(0, text.length() - 1).split("\n", -1));
+    }
+
+    /** What the backing store says when listed directly, every blob with its size; for diagnosing S3Proxy errors. */
+    String rawListing(String bucket) {
+        StringBuilder out = new StringBuilder();
+        try {
+            var options = org.jclouds.blobstore.options.ListContainerOptions.Builder.recursive();
+            for (var m : context.getBlobStore().list(bucket, options)) {
+                out.append(m.getName()).append(' ').append(m.getSize()).append('\n');
+            }
+            for (var u : context.getBlobStore().listMultipartUploads(bucket)) {
+                out.append("upload ").append(u.blobName()).append(' ').append(u.id()).append('\n');
+            }
+        } catch (RuntimeException e) {
+            out.append("listing failed: ").append(e);
+        }
+        return out.toString();
+    }
+
     /** Keys of the multipart uploads still open under {@code prefix}. */
     List<String> openUploads(String bucket, String prefix) {
-        return reader.listMultipartUploads(b -> b.bucket(bucket).prefix(prefix)).uploads().stream()
-                .map(u -> u.key()).sorted().toList();
+        try {
+            return retryingStoreRace(() -> reader.listMultipartUploads(b -> b.bucket(bucket).prefix(prefix)).uploads()
+                    .stream().map(u -> u.key()).sorted().toList());
+        } catch (RuntimeException e) {
+            throw new AssertionError("S3Proxy cannot list the multipart uploads (" + e + "); its store holds:\n"
+                    + rawListing(bucket), e);
+        }
     }
 
     /**

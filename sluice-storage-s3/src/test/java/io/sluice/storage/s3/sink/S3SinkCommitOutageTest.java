@@ -103,4 +103,26 @@ class S3SinkCommitOutageTest {
             assertThat(s3.visibleLines(BUCKET, "out/")).isEqualTo(lines);
         }
     }
+
+    @Test
+    void aCleanupWhileS3RefusesConnectionsDoesNotFailTheTaskAndIsDoneAfterTheNextCheckpoint() throws Exception {
+        try (TcpFaultProxy proxy = new TcpFaultProxy("127.0.0.1", s3.port())) {
+            S3ExactlyOnceFileSink<String> sink = S3ExactlyOnceFileSink.<String>builder("s3://" + BUCKET + "/cleanup")
+                    .s3Options(CountingS3Proxy.sinkOptions(proxy.httpEndpoint())).build();
+            SinkWriter<String, S3PartFile> crashed = sink.createWriter(new SubtaskContext(0, 1), List.of());
+            crashed.write("never committed");
+            crashed.preCommit(1); // checkpoint 1 never completes; the attempt dies without closing its writer
+            assertThat(s3.openUploads(BUCKET, "cleanup/")).hasSize(1);
+            int abortedBefore = s3.aborted.get();
+            try (SinkWriter<String, S3PartFile> next = sink.createWriter(new SubtaskContext(0, 1), List.of())) {
+                proxy.refuseConnections();
+                next.checkpointCompleted(2); // must not throw: leftovers never fail the job
+                assertThat(s3.aborted.get()).isEqualTo(abortedBefore);
+                proxy.heal();
+                next.checkpointCompleted(3);
+                assertThat(s3.aborted.get() - abortedBefore).isEqualTo(1);
+                assertThat(s3.openUploads(BUCKET, "cleanup/")).isEmpty();
+            }
+        }
+    }
 }
