@@ -25,9 +25,17 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * S3Proxy in this JVM (in-memory {@code transient-nio2} store, as {@link S3ProxyServer}) whose store counts
- * the multipart uploads it completes and aborts, so that a test can prove that uncommitted uploads existed
- * and were aborted; and a reader that lists and reads the bucket through S3 as any consumer would.
+ * S3Proxy in this JVM whose store counts the multipart uploads it completes and aborts, so that a test can
+ * prove that uncommitted uploads existed and were aborted; and a reader that lists and reads the bucket
+ * through S3 as any consumer would.
+ *
+ * <p>The store is jclouds' {@code filesystem} store in a temporary directory, not the in-memory
+ * {@code transient-nio2} store of {@link S3ProxyServer}: that one supports multipart uploads,
+ * ListMultipartUploads and AbortMultipartUpload, but a part upload cut off mid-body (a task cancelled
+ * while it uploads: the SDK aborts the request on interrupt) leaves a half-written part without its
+ * {@code user.content-md5} attribute, and from then on every listing of the bucket, of objects and of
+ * uploads, fails with HTTP 400 ({@code attribute 'user:user.content-md5' is not set}). Real S3 discards an
+ * incomplete part; the filesystem store writes a part to a temporary file and drops it, as S3 does.
  */
 final class CountingS3Proxy implements AutoCloseable {
     final AtomicInteger completed = new AtomicInteger();
@@ -36,9 +44,12 @@ final class CountingS3Proxy implements AutoCloseable {
     private final S3Proxy proxy;
     private final S3Client reader;
 
-    CountingS3Proxy(String bucket) throws Exception {
-        context = ContextBuilder.newBuilder("transient-nio2").credentials("identity", "credential")
-                .build(BlobStoreContext.class);
+    /** S3Proxy on jclouds' {@code filesystem} store in {@code directory} (a fresh one per server). */
+    CountingS3Proxy(String bucket, java.nio.file.Path directory) throws Exception {
+        java.util.Properties props = new java.util.Properties();
+        props.setProperty("jclouds.filesystem.basedir", directory.toString());
+        context = ContextBuilder.newBuilder("filesystem").credentials("identity", "credential")
+                .overrides(props).build(BlobStoreContext.class);
         ForwardingBlobStore counting = new ForwardingBlobStore(context.getBlobStore()) {
             @Override
             public String completeMultipartUpload(MultipartUpload mpu, List<MultipartPart> parts) {
@@ -83,29 +94,8 @@ final class CountingS3Proxy implements AutoCloseable {
         return new Configuration(noKeys);
     }
 
-    /**
-     * Runs a reader's call again (up to 10 times) when S3Proxy's in-memory store fails it because an object
-     * or part is being written at that moment (it answers 400 or 500, as it reads a blob's attributes before
-     * the writer set them; real S3 has no such race). Any other failure, or 10 in a row, is thrown.
-     */
-    private static <T> T retryingStoreRace(java.util.function.Supplier<T> call) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return call.get();
-            } catch (software.amazon.awssdk.services.s3.model.S3Exception e) {
-                if (attempt == 10 || (e.statusCode() != 400 && e.statusCode() != 500)) {
-                    throw e;
-                }
-            }
-        }
-    }
-
     /** The keys a reader lists under {@code prefix} (ListObjectsV2, all pages), sorted. */
     List<String> visibleKeys(String bucket, String prefix) {
-        return retryingStoreRace(() -> listKeys(bucket, prefix));
-    }
-
-    private List<String> listKeys(String bucket, String prefix) {
         List<String> keys = new ArrayList<>();
         for (var page : reader.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix))) {
             for (S3Object o : page.contents()) {
@@ -155,8 +145,8 @@ final class CountingS3Proxy implements AutoCloseable {
     /** Keys of the multipart uploads still open under {@code prefix}. */
     List<String> openUploads(String bucket, String prefix) {
         try {
-            return retryingStoreRace(() -> reader.listMultipartUploads(b -> b.bucket(bucket).prefix(prefix)).uploads()
-                    .stream().map(u -> u.key()).sorted().toList());
+            return reader.listMultipartUploads(b -> b.bucket(bucket).prefix(prefix)).uploads()
+                    .stream().map(u -> u.key()).sorted().toList();
         } catch (RuntimeException e) {
             throw new AssertionError("S3Proxy cannot list the multipart uploads (" + e + "); its store holds:\n"
                     + rawListing(bucket), e);

@@ -45,9 +45,12 @@ class S3ExactlyOnceFileSinkITCase {
     Path dir;
     private InjectedFailures failures = InjectedFailures.none();
 
+    @org.junit.jupiter.api.io.TempDir
+    static java.nio.file.Path s3Directory;
+
     @BeforeAll
     static void start() throws Exception {
-        s3 = new CountingS3Proxy(BUCKET);
+        s3 = new CountingS3Proxy(BUCKET, s3Directory);
         CountingS3Proxy.credentialsAsSystemProperties();
 
     }

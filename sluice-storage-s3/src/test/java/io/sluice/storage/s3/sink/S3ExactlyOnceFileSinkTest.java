@@ -28,9 +28,12 @@ class S3ExactlyOnceFileSinkTest {
     private static CountingS3Proxy s3;
     private static int prefixes;
 
+    @org.junit.jupiter.api.io.TempDir
+    static java.nio.file.Path s3Directory;
+
     @BeforeAll
     static void start() throws Exception {
-        s3 = new CountingS3Proxy(BUCKET);
+        s3 = new CountingS3Proxy(BUCKET, s3Directory);
         CountingS3Proxy.credentialsAsSystemProperties();
     }
 

@@ -26,9 +26,12 @@ class S3SinkCommitOutageTest {
     private static final String BUCKET = "outage-bucket";
     private static CountingS3Proxy s3;
 
+    @org.junit.jupiter.api.io.TempDir
+    static java.nio.file.Path s3Directory;
+
     @BeforeAll
     static void start() throws Exception {
-        s3 = new CountingS3Proxy(BUCKET);
+        s3 = new CountingS3Proxy(BUCKET, s3Directory);
         CountingS3Proxy.credentialsAsSystemProperties();
     }
 
