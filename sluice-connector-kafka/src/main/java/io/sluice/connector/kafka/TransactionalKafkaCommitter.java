@@ -4,7 +4,6 @@ import io.sluice.api.functions.RuntimeContext;
 import io.sluice.api.sink.Committer;
 import io.sluice.core.serialization.DataInputBuffer;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
