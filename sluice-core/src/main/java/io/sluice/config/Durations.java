@@ -8,9 +8,17 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Parses and prints durations the way they appear in configuration: {@code "500 ms"},
- * {@code "500ms"}, {@code "10 s"}, {@code "1 min"}, {@code "2 h"}, {@code "1 d"}, the bare
- * {@code "0"}, and ISO-8601 such as {@code "PT1S"}. Stateless and thread-safe.
+ * Durations as text, in the two forms Sluice shows them:
+ * <ul>
+ *   <li>the <b>configuration form</b> ({@link #parse}, {@link #format}): exact and read back by
+ *       {@code parse}, as a value appears in configuration, in an error that names a key and its
+ *       value, or in a restart strategy's description: {@code "500 ms"}, {@code "500ms"},
+ *       {@code "10 s"}, {@code "1 min"}, {@code "2 h"}, {@code "1 d"}, the bare {@code "0"}, and
+ *       ISO-8601 such as {@code "PT1S"};</li>
+ *   <li>the <b>display form</b> ({@link #describe}): rounded to a tenth of a second, for waits
+ *       and timeouts in log lines and status texts ({@code "next retry in 3.2 s"}).</li>
+ * </ul>
+ * Every duration Sluice prints goes through one of the two. Stateless and thread-safe.
  */
 public final class Durations {
     /** The human-readable shape accepted by {@link #parse(String)}, for error messages. */
@@ -92,6 +100,21 @@ public final class Durations {
             }
         }
         return nanos + " ns";
+    }
+
+    /**
+     * {@code d} for a log line or a status text: whole milliseconds below one second
+     * ({@code "800 ms"}), else seconds rounded to a tenth, without the tenth when it is zero
+     * ({@code "1.5 s"}, {@code "3.2 s"}, {@code "6 s"}, {@code "10 s"}). Not read back by
+     * {@link #parse}: use {@link #format} where the text names a configuration value.
+     */
+    public static String describe(Duration d) {
+        long ms = d.toMillis();
+        if (ms < 1000) {
+            return ms + " ms";
+        }
+        long tenths = (ms + 50) / 100;
+        return tenths % 10 == 0 ? tenths / 10 + " s" : tenths / 10 + "." + tenths % 10 + " s";
     }
 
     private static IllegalArgumentException invalid(String text) {

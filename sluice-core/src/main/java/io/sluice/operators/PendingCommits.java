@@ -2,7 +2,10 @@ package io.sluice.operators;
 
 import io.sluice.api.errors.UnrecoverableJobException;
 import io.sluice.api.sink.Committer;
+import io.sluice.concurrent.BackoffPolicy;
+import io.sluice.config.Durations;
 import io.sluice.util.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -14,7 +17,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The committables of one two-phase-commit sink subtask that are not yet committed, and the commit
  * loop that works them off on a commit thread, in checkpoint order, retrying a failed commit with
- * backoff ({@link #backoffMillis}: 100 ms doubling to 10 s) until it succeeds.
+ * backoff ({@link #COMMIT_RETRY}: 100 ms doubling to 10 s) until it succeeds.
  *
  * <p>Threading: {@link #add}, {@link #restore}, {@link #snapshot}, {@link #commitUpTo} and
  * {@link #commitAllAndWait} are called from the task thread; commits run on the injected single-thread
@@ -23,8 +26,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class PendingCommits<C> implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PendingCommits.class);
-    static final long FIRST_BACKOFF_MILLIS = 100;
-    static final long MAX_BACKOFF_MILLIS = 10_000;
+    /** The waits between attempts to commit one committable: 100 ms doubling to 10 s, for as long as the job runs. */
+    static final BackoffPolicy COMMIT_RETRY = BackoffPolicy.exponential(Duration.ofMillis(100), Duration.ofSeconds(10));
 
     /** The commit thread: runs the commit loop now or after a delay; one thread, so commits never overlap. */
     public interface CommitThread {
@@ -164,14 +167,6 @@ public final class PendingCommits<C> implements AutoCloseable {
         executor.shutdownNow();
     }
 
-    static long backoffMillis(int failedAttempts) {
-        long delay = FIRST_BACKOFF_MILLIS;
-        for (int i = 1; i < failedAttempts && delay < MAX_BACKOFF_MILLIS; i++) {
-            delay *= 2;
-        }
-        return Math.min(delay, MAX_BACKOFF_MILLIS);
-    }
-
     /** Commit thread: commits due committables one by one until none is due or one fails. */
     private void commitLoop() {
         while (true) {
@@ -187,7 +182,7 @@ public final class PendingCommits<C> implements AutoCloseable {
             try {
                 committer.commit(next.committable());
             } catch (Throwable t) {
-                long delay;
+                Duration delay;
                 synchronized (this) {
                     if (closed) {
                         loopScheduled = false;
@@ -203,9 +198,9 @@ public final class PendingCommits<C> implements AutoCloseable {
                     }
                     failedAttempts++;
                     retries++;
-                    delay = backoffMillis(failedAttempts);
+                    delay = COMMIT_RETRY.delayAfter(failedAttempts);
                     lastError = "commit of checkpoint " + next.checkpointId() + " failed (attempt " + failedAttempts
-                            + "): " + t + "; next retry in " + delay + " ms";
+                            + "): " + t + "; next retry in " + Durations.describe(delay);
                 }
                 if (failedAttempts == 1 || failedAttempts % 10 == 0) {
                     LOG.warn("{}: {}", owner, lastError, t);
@@ -213,7 +208,7 @@ public final class PendingCommits<C> implements AutoCloseable {
                     LOG.debug("{}: {}", owner, lastError, t);
                 }
                 try {
-                    executor.schedule(this::commitLoop, delay);
+                    executor.schedule(this::commitLoop, delay.toMillis());
                 } catch (java.util.concurrent.RejectedExecutionException closedMeanwhile) {
                     synchronized (this) {
                         loopScheduled = false;

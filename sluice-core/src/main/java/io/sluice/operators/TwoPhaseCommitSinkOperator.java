@@ -4,6 +4,7 @@ import io.sluice.api.functions.RuntimeContext;
 import io.sluice.api.sink.Committer;
 import io.sluice.api.sink.SinkWriter;
 import io.sluice.api.sink.TwoPhaseCommitSink;
+import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.core.serialization.DataInputBuffer;
 import io.sluice.core.serialization.DataOutputBuffer;
 import io.sluice.core.serialization.TypeSerializer;
@@ -55,12 +56,10 @@ public final class TwoPhaseCommitSinkOperator<IN, C> implements StreamOperator<I
             }
         }
         String owner = name + " (" + (rc.subtaskIndex() + 1) + "/" + rc.parallelism() + ")";
-        ScheduledExecutorService commitThread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "sluice-commit-" + owner);
-            t.setDaemon(true);
-            t.setContextClassLoader(Thread.currentThread().getContextClassLoader());
-            return t;
-        });
+        // the committer is the job's code: its thread has the job's class loader (the task thread's)
+        ScheduledExecutorService commitThread = Executors.newSingleThreadScheduledExecutor(
+                DaemonThreadFactory.named("sluice-commit-" + owner)
+                        .withContextClassLoader(Thread.currentThread().getContextClassLoader()));
         committer = sink.createCommitter(rc);
         commits = new PendingCommits<>(owner, committer, PendingCommits.CommitThread.of(commitThread), context.clock());
         List<C> restoredCommittables = new ArrayList<>(restored.size());

@@ -8,7 +8,8 @@ import com.tngtech.archunit.lang.ArchRule;
 @AnalyzeClasses(locations = ModuleMainClasses.class)
 class CoreArchitectureTest {
     static final PackageLayers LAYERS = PackageLayers.bottomUp()
-            .layer("foundations", "io.sluice.util", "io.sluice.config", "io.sluice.api.errors", "io.sluice.api.tuple")
+            .layer("foundations", "io.sluice.util", "io.sluice.config", "io.sluice.concurrent", "io.sluice.api.errors",
+                    "io.sluice.api.tuple")
             .layer("event time and windows", "io.sluice.api.eventtime", "io.sluice.api.windowing")
             .layer("serialization", "io.sluice.core.serialization")
             .layer("state descriptors", "io.sluice.api.state")

@@ -36,4 +36,11 @@ class DurationsTest {
         assertThat(Durations.format(d)).isEqualTo(expected);
         assertThat(Durations.parse(Durations.format(d))).isEqualTo(d);
     }
+
+    @ParameterizedTest
+    @CsvSource({"PT0S, 0 ms", "PT0.8S, 800 ms", "PT0.999S, 999 ms", "PT1S, 1 s", "PT1.5S, 1.5 s", "PT3.2S, 3.2 s",
+        "PT3.25S, 3.3 s", "PT6S, 6 s", "PT1.999S, 2 s", "PT10S, 10 s", "PT12.04S, 12 s", "PT60S, 60 s"})
+    void describesForLogLinesInMillisecondsOrTenthsOfSeconds(String iso, String expected) {
+        assertThat(Durations.describe(Duration.parse(iso))).isEqualTo(expected);
+    }
 }

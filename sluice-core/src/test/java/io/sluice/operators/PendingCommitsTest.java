@@ -108,10 +108,26 @@ class PendingCommitsTest {
 
     @Test
     void backoffIsCappedAtTenSeconds() {
-        assertThat(PendingCommits.backoffMillis(1)).isEqualTo(100);
-        assertThat(PendingCommits.backoffMillis(7)).isEqualTo(6400);
-        assertThat(PendingCommits.backoffMillis(8)).isEqualTo(10_000);
-        assertThat(PendingCommits.backoffMillis(1000)).isEqualTo(10_000);
+        assertThat(PendingCommits.COMMIT_RETRY.delayAfter(1)).isEqualTo(Duration.ofMillis(100));
+        assertThat(PendingCommits.COMMIT_RETRY.delayAfter(7)).isEqualTo(Duration.ofMillis(6400));
+        assertThat(PendingCommits.COMMIT_RETRY.delayAfter(8)).isEqualTo(Duration.ofSeconds(10));
+        assertThat(PendingCommits.COMMIT_RETRY.delayAfter(1000)).isEqualTo(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void theLastErrorSaysTheNextDelayAsDurationsAreDescribed() {
+        PendingCommits<String> commits = commits();
+        failuresLeft = 5;
+        commits.add(3, List.of("x"));
+        commits.commitUpTo(3);
+        thread.runNow();
+        for (int i = 0; i < 4; i++) {
+            thread.runNextRetry();
+        }
+        // the fifth failure: 100 ms x 2^4
+        assertThat(commits.stats().lastCommitError()).contains("attempt 5").contains("next retry in 1.6 s");
+        thread.runNextRetry();
+        assertThat(committed).containsExactly("x");
     }
 
     @Test

@@ -3,13 +3,12 @@ package io.sluice.rest;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import io.sluice.cluster.process.NoLongerLeaderException;
+import io.sluice.concurrent.Futures;
 import io.sluice.protocol.JobSubmissionException;
 import io.sluice.protocol.UnknownJobException;
 import io.sluice.rpc.remote.FencingTokenMismatchException;
 import io.sluice.rpc.remote.RpcConnectionException;
 import io.sluice.rpc.remote.RpcTimeoutException;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,16 +22,9 @@ public final class RestErrors {
 
     private RestErrors() {}
 
-    static Throwable unwrap(Throwable t) {
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
-    }
-
     /** The status and message for {@code failure}. */
     static ErrorResponse describe(Throwable failure, Context ctx) {
-        Throwable t = unwrap(failure);
+        Throwable t = Futures.unwrap(failure);
         if (t instanceof RestException e) {
             return new ErrorResponse(e.getMessage(), e.status());
         }

@@ -4,6 +4,7 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
 import io.javalin.router.JavalinDefaultRoutingApi;
+import io.sluice.concurrent.Futures;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -156,7 +157,7 @@ public final class RestRouter {
         ctx.future(() -> future.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
                 .handleAsync((value, error) -> {
                     if (error != null) {
-                        throw new CompletionException(timeoutToUnavailable(RestErrors.unwrap(error), timeout));
+                        throw new CompletionException(timeoutToUnavailable(Futures.unwrap(error), timeout));
                     }
                     ctx.status(status).json(value);
                     return null;

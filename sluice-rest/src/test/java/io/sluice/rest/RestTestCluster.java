@@ -1,6 +1,7 @@
 package io.sluice.rest;
 
 import io.sluice.cluster.LocalCluster;
+import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.rest.jars.JarRunner;
 import io.sluice.rest.local.LocalClusterBackend;
 import io.sluice.rest.jars.LocalJarDirectory;
@@ -15,11 +16,7 @@ final class RestTestCluster implements AutoCloseable {
     final LocalCluster cluster;
     final RestServer server;
     final RestTestClient client;
-    private final ExecutorService io = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "rest-test-io");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService io = Executors.newCachedThreadPool(DaemonThreadFactory.named("rest-test-io"));
 
     RestTestCluster(LocalCluster cluster, Path jarDir, RestServerConfig config, JarRunner runner) {
         this(cluster, jarDir, config, runner, false);

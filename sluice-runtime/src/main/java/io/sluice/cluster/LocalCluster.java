@@ -3,7 +3,9 @@ package io.sluice.cluster;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
+import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.config.ClusterOptions;
+import io.sluice.config.Durations;
 import io.sluice.dispatcher.Dispatcher;
 import io.sluice.protocol.DispatcherGateway;
 import io.sluice.graph.JobGraph;
@@ -34,7 +36,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -85,7 +86,7 @@ public final class LocalCluster implements AutoCloseable {
 
     private LocalCluster(Builder b) {
         this.config = b;
-        this.ioExecutor = Executors.newCachedThreadPool(daemonThreads("sluice-io-"));
+        this.ioExecutor = Executors.newCachedThreadPool(DaemonThreadFactory.numbered("sluice-io-"));
         this.shuffle = b.networkDataExchange ? null : new LocalShuffleService(b.buffersPerChannel, b.bufferSize);
         this.storages = new CheckpointStorageRegistry(b.meterRegistry, b.blobStoreDecorator, b.configuration);
         io.sluice.rpc.MainThreadMetrics.bind(b.meterRegistry);
@@ -210,7 +211,7 @@ public final class LocalCluster implements AutoCloseable {
                 long remainingNanos = deadline - System.nanoTime();
                 if (remainingNanos <= 0) {
                     throw new IllegalStateException("No job manager of this cluster leads the dispatcher after "
-                            + LEADER_WAIT.toSeconds() + " s (leader retrieval reports " + leader.orElse("no leader")
+                            + Durations.describe(LEADER_WAIT) + " (leader retrieval reports " + leader.orElse("no leader")
                             + "; running job managers: " + running.stream().map(JobManager::id).toList() + ")");
                 }
                 try {
@@ -360,16 +361,6 @@ public final class LocalCluster implements AutoCloseable {
             ioExecutor.shutdownNow();
             Thread.currentThread().interrupt();
         }
-    }
-
-    private static ThreadFactory daemonThreads(String prefix) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, prefix + n.incrementAndGet());
-            t.setDaemon(true);
-            t.setContextClassLoader(LocalCluster.class.getClassLoader()); // not the creating thread's, maybe a job's
-            return t;
-        };
     }
 
     /** Settings of a local cluster. */

@@ -1,5 +1,6 @@
 package io.sluice.dispatcher;
 
+import io.sluice.concurrent.Futures;
 import io.sluice.graph.JobId;
 import io.sluice.ha.LeaderElection;
 import io.sluice.job.JobResult;
@@ -196,7 +197,7 @@ final class EndedJobJanitor {
                 context.resultChanged(outcome.result());
                 return;
             }
-            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            Throwable cause = Futures.unwrap(error);
             if (attempt > 0 && session.equals(context.leaderSession())) {
                 Duration delay = backoff.delayAfter(attempt, random);
                 LOG.warn("Could not clean up after the ended job {} (attempt {}): {}; retrying in {} ms", id, attempt,

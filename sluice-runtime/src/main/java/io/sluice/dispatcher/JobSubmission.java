@@ -1,6 +1,7 @@
 package io.sluice.dispatcher;
 
 import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.concurrent.Futures;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import io.sluice.ha.JobAlreadySubmittedException;
@@ -117,7 +118,7 @@ final class JobSubmission {
             core.jobs.enter(record, null);
         }
         if (error != null) {
-            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            Throwable cause = Futures.unwrap(error);
             throw cause instanceof RuntimeException re ? re : new CompletionException(cause);
         }
         if (core.closed) {

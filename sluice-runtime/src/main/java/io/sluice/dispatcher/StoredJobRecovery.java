@@ -1,5 +1,7 @@
 package io.sluice.dispatcher;
 
+import io.sluice.concurrent.Futures;
+import io.sluice.concurrent.RetryRunner;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import io.sluice.jar.ClassLoaderLease;
@@ -11,15 +13,15 @@ import java.util.Collection;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Recovers the stored jobs when this Dispatcher gains the dispatcher leadership: lists the job ids
  * and the results of jobs that ended before with one call, then reads each job's graph (and jar)
- * separately, retrying with backoff, each read waiting for its turn in the job manager's
+ * separately, retrying with the recovery backoff, each read waiting for its turn in the job manager's
  * {@link io.sluice.jobmaster.RecoveryReads} (bounded, in listing order), and starts each job's
  * runner with the same place in the recovery order. A job cancelled before its graph could be read
  * ends CANCELED (its checkpoints are kept). Every callback re-checks the leader session it was
@@ -34,7 +36,6 @@ final class StoredJobRecovery {
     private final JobRunners runners;
     /** Told (main thread) once the stored jobs are listed under a session: the ids and the ended jobs' results. */
     private final BiConsumer<UUID, StoredJobs> listed;
-    private int listingAttempt;
 
     /** What the stores hold at start: jobs to recover, and results of jobs that ended before. */
     record StoredJobs(Collection<JobId> ids, Collection<JobResult> results) {
@@ -54,7 +55,6 @@ final class StoredJobRecovery {
     void recover(UUID session) {
         core.assertMainThread();
         core.listingJobs = true;
-        listingAttempt = 0;
         list(session);
     }
 
@@ -70,33 +70,29 @@ final class StoredJobRecovery {
         }
     }
 
+    /** Lists the stored jobs, retrying while leading under {@code session} (the next grant lists again otherwise). */
     private void list(UUID session) {
-        listingAttempt++;
-        CompletableFuture.supplyAsync(() -> {
-            try {
-                return new StoredJobs(core.services.ha().jobGraphStore().jobIds(),
-                        core.services.ha().jobResultStore().results());
-            } catch (Exception e) {
-                throw new CompletionException(e);
-            }
-        }, core.services.ioExecutor()).whenCompleteAsync((stored, error) -> {
-            if (!core.leads(session)) {
-                return; // no longer leading under this session: the next grant lists again
-            }
-            if (error != null) {
-                Duration delay = core.services.recoveryBackoff().delayAfter(listingAttempt, core.services.random());
-                LOG.warn("Could not list the stored jobs (attempt {}): {}; retrying in {} ms", listingAttempt,
-                        JobResult.describe(error), delay.toMillis());
-                core.mainThread.schedule(() -> {
-                    if (core.leads(session)) {
-                        list(session);
+        retrying(() -> core.leads(session))
+                .onRetry((attempt, error, delay) -> LOG.warn("Could not list the stored jobs (attempt {}): {}; retrying"
+                        + " in {} ms", attempt, JobResult.describe(error), delay.toMillis()))
+                .start(attempt -> CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return new StoredJobs(core.services.ha().jobGraphStore().jobIds(),
+                                core.services.ha().jobResultStore().results());
+                    } catch (Exception e) {
+                        throw new CompletionException(e);
                     }
-                }, delay);
-                return;
-            }
-            core.listingJobs = false;
-            recoverListed(session, stored);
-        }, core.mainThread);
+                }, core.services.ioExecutor()))
+                .result().thenAccept(stored -> {
+                    core.listingJobs = false;
+                    recoverListed(session, stored);
+                });
+    }
+
+    /** A retry loop on the main thread with the recovery backoff, for as long as {@code current} holds. */
+    private RetryRunner.Builder retrying(BooleanSupplier current) {
+        return RetryRunner.with(core.services.recoveryBackoff().policy()).scheduler(core.mainThread)
+                .clock(core.services.clock()).random(core.services.random()).whileCurrent(current);
     }
 
     private void recoverListed(UUID session, StoredJobs stored) {
@@ -161,7 +157,7 @@ final class StoredJobRecovery {
                 recovered.lease().close();
             }
             if (reading != null) {
-                endCancelled(id, recovered != null ? recovered.graph().name() : null, 1, session);
+                endCancelled(id, recovered != null ? recovered.graph().name() : null, session);
             }
             return;
         }
@@ -194,7 +190,7 @@ final class StoredJobRecovery {
             if (reading.read() != null) {
                 reading.read().cancel();
             }
-            endCancelled(id, null, 1, core.leaderSession);
+            endCancelled(id, null, core.leaderSession);
         }
     }
 
@@ -204,41 +200,35 @@ final class StoredJobRecovery {
      * dispatcher leadership, retrying with backoff; its checkpoints are kept, so it can be started
      * again from them.
      */
-    private void endCancelled(JobId id, String name, int attempt, UUID session) {
-        JobResult result = new JobResult(id, name, JobStatus.CANCELED, core.services.clock().currentTimeMillis(),
-                null, null);
+    private void endCancelled(JobId id, String name, UUID session) {
         var ha = core.services.ha();
-        CompletableFuture.runAsync(() -> {
-            try {
-                core.election.runIfLeader(session, () -> ha.jobResultStore().putResult(result));
-                core.election.runIfLeader(session, () -> ha.jobGraphStore().removeJobGraph(id));
-                core.election.runIfLeader(session, () -> ha.jobJarStore().removeJobJar(id));
-            } catch (Exception e) {
-                throw new CompletionException(e);
-            }
-        }, core.services.ioExecutor()).whenCompleteAsync((ok, error) -> {
-            if (reading(id, session) == null) {
-                return;
-            }
-            if (error != null) {
-                Duration delay = core.services.recoveryBackoff().delayAfter(attempt, core.services.random());
-                LOG.warn("Job {} was cancelled, but its result could not be recorded (attempt {}): {}; retrying in {} ms",
-                        id, attempt, JobResult.describe(error), delay.toMillis());
-                core.mainThread.schedule(() -> endCancelled(id, name, attempt + 1, session), delay);
-                return;
-            }
-            runners.recordEnded(core.jobs.get(id), result, JobRunners.detailsOf(result));
-            LOG.info("Job {} was cancelled while its graph was being recovered; it ended CANCELED, its checkpoints"
-                    + " are kept", id);
-        }, core.mainThread);
+        retrying(() -> reading(id, session) != null)
+                .onRetry((attempt, error, delay) -> LOG.warn("Job {} was cancelled, but its result could not be recorded"
+                        + " (attempt {}): {}; retrying in {} ms", id, attempt, JobResult.describe(error), delay.toMillis()))
+                .start(attempt -> {
+                    JobResult result = new JobResult(id, name, JobStatus.CANCELED,
+                            core.services.clock().currentTimeMillis(), null, null);
+                    return CompletableFuture.supplyAsync(() -> {
+                        try {
+                            core.election.runIfLeader(session, () -> ha.jobResultStore().putResult(result));
+                            core.election.runIfLeader(session, () -> ha.jobGraphStore().removeJobGraph(id));
+                            core.election.runIfLeader(session, () -> ha.jobJarStore().removeJobJar(id));
+                            return result;
+                        } catch (Exception e) {
+                            throw new CompletionException(e);
+                        }
+                    }, core.services.ioExecutor());
+                })
+                .result().thenAccept(result -> {
+                    runners.recordEnded(core.jobs.get(id), result, JobRunners.detailsOf(result));
+                    LOG.info("Job {} was cancelled while its graph was being recovered; it ended CANCELED, its"
+                            + " checkpoints are kept", id);
+                });
     }
 
     /** The outermost message of a failed read (the stores' own messages say which file and what to do). */
     private static String describeReadError(Throwable error) {
-        Throwable t = error;
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
+        Throwable t = Futures.unwrap(error);
         return t.getMessage() != null ? t.getMessage() : t.getClass().getName();
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.jar;
 
 import io.sluice.api.execution.ExecutionContext;
 import io.sluice.api.execution.JobExecutor;
+import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.config.Configuration;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
@@ -104,7 +105,7 @@ public final class PackagedProgram {
         };
         ExecutionContext context = new ExecutionContext(capturing, defaults, runConfiguration);
         String[] argv = args.toArray(String[]::new);
-        Thread thread = new Thread(() -> {
+        Runnable program = () -> {
             Throwable failure = null;
             try {
                 Method main = mainMethod(loader);
@@ -128,9 +129,10 @@ public final class PackagedProgram {
                         + ".main (jar " + jarName + ") returned without calling execute(...) on a"
                         + " StreamExecutionEnvironment, so there is no job to run"));
             }
-        }, "sluice-program-" + entryClass);
-        thread.setContextClassLoader(loader);
-        thread.setDaemon(true);
+        };
+        // the program is the job's code: its thread has the job's class loader
+        Thread thread = DaemonThreadFactory.named("sluice-program-" + entryClass).withContextClassLoader(loader)
+                .newThread(program);
         thread.start();
         // orTimeout removes its timer when the program ends first, so nothing keeps the (ended) program
         // thread, whose context class loader is the job's, reachable after that.

@@ -1,6 +1,7 @@
 package io.sluice.job;
 
 import io.sluice.graph.JobId;
+import io.sluice.util.Throwables;
 import java.io.PrintWriter;
 import java.io.Serializable;
 import java.io.StringWriter;
@@ -58,10 +59,7 @@ public record JobResult(JobId jobId, String jobName, JobStatus status, long endT
 
     /** "ExceptionClass: message" of the innermost cause. */
     public static String describe(Throwable failure) {
-        Throwable root = failure;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
+        Throwable root = Throwables.rootCause(failure);
         String type = root instanceof io.sluice.rpc.remote.SerializedThrowable remote ? remote.originalClassName()
                 : root.getClass().getName(); // a failure from another process whose class is not here
         return type + ": " + root.getMessage();

@@ -13,6 +13,7 @@ import io.sluice.restart.CrashLoopDetector;
 import io.sluice.rpc.remote.SerializedThrowable;
 import io.sluice.slots.TaskExecutorLostException;
 import io.sluice.util.Clock;
+import io.sluice.util.Throwables;
 import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,7 +59,7 @@ final class JobHealthMonitor {
      * @param transientCause      the failure is known to be transient (a lost task manager, a deployment RPC)
      */
     void taskFailed(Throwable cause, String vertexName, long restoringFrom, boolean transientCause) {
-        Throwable root = root(cause);
+        Throwable root = Throwables.rootCause(cause);
         KeyedStateRestoreException restore = KeyedStateRestoreException.find(cause);
         boolean isTransient = transientCause || CheckpointFailureReason.isStorageFailure(cause)
                 || find(cause, TaskExecutorLostException.class) || find(cause, InterruptedException.class);
@@ -129,14 +130,6 @@ final class JobHealthMonitor {
         }
         long latest = store.latest().map(CompletedCheckpoint::completionTimestampMillis).orElse(0L);
         return Math.max(0, clock.currentTimeMillis() - Math.max(latest, startedMillis));
-    }
-
-    private static Throwable root(Throwable t) {
-        Throwable root = t;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root;
     }
 
     private static boolean find(Throwable t, Class<? extends Throwable> type) {

@@ -1,12 +1,15 @@
 package io.sluice.jobmaster;
 
+import io.sluice.concurrent.BackoffPolicy;
 import java.time.Duration;
 import java.util.random.RandomGenerator;
 
 /**
  * Waits between recovery attempts: exponential from {@code initial} up to {@code max}, with
  * +/- {@code jitter} (a fraction) so that many jobs recovering at once do not retry in lockstep.
- * A delay never exceeds {@code max}.
+ * A delay never exceeds {@code max}. The settings of a {@link BackoffPolicy} (which computes the
+ * delays), under the name the job manager's services, {@code LocalCluster.Builder} and the tests
+ * know them by, with the two presets of recovery.
  */
 public record RecoveryBackoff(Duration initial, Duration max, double multiplier, double jitter) {
     /**
@@ -31,11 +34,13 @@ public record RecoveryBackoff(Duration initial, Duration max, double multiplier,
         }
     }
 
-    /** The wait after the {@code attempt}-th failed attempt (1-based). */
+    /** These settings as the policy every retry loop takes its waits from (no attempt limit, no deadline). */
+    public BackoffPolicy policy() {
+        return BackoffPolicy.builder().initialDelay(initial).multiplier(multiplier).maxDelay(max).jitter(jitter).build();
+    }
+
+    /** The wait after the {@code attempt}-th failed attempt (1-based): {@link BackoffPolicy#delayAfter(int, RandomGenerator)}. */
     public Duration delayAfter(int attempt, RandomGenerator random) {
-        double base = initial.toNanos() * Math.pow(multiplier, Math.max(0, attempt - 1));
-        base = Math.min(base, max.toNanos());
-        double factor = 1.0 + (jitter == 0 ? 0 : (random.nextDouble() * 2 - 1) * jitter);
-        return Duration.ofNanos((long) Math.min(max.toNanos(), base * factor));
+        return policy().delayAfter(attempt, random);
     }
 }

@@ -3,6 +3,7 @@ package io.sluice.jobmaster;
 import io.sluice.checkpoint.CompletedCheckpoint;
 import io.sluice.checkpoint.CompletedCheckpointStore;
 import io.sluice.checkpoint.StateRestoreException;
+import io.sluice.config.Durations;
 import io.sluice.graph.JobId;
 import io.sluice.rpc.MainThreadExecutor;
 import java.time.Duration;
@@ -177,7 +178,7 @@ final class RestoreFallback {
         String message = "Waiting: no retained checkpoint of job " + jobId + " has usable state: checkpoint "
                 + from.checkpointId() + " is unusable (" + from.getMessage() + "), and no older retained"
                 + " checkpoint could be restored. The job keeps its graph and checkpoints and tries the"
-                + " retained checkpoints again in " + formatDelay(delay) + " (attempt " + waitRounds + "). Sluice"
+                + " retained checkpoints again in " + Durations.describe(delay) + " (attempt " + waitRounds + "). Sluice"
                 + " does not silently start from empty state: put back an intact copy of "
                 + (from.stateFile() == null ? "the checkpoint's metadata" : from.stateFile())
                 + " (for example from a backup) and the job resumes by itself; or cancel it and start it again"
@@ -221,9 +222,5 @@ final class RestoreFallback {
                 }
             }, ioExecutor);
         }
-    }
-
-    private static String formatDelay(Duration d) {
-        return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
     }
 }

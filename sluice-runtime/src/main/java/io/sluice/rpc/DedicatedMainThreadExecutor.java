@@ -1,9 +1,11 @@
 package io.sluice.rpc;
 
+import io.sluice.concurrent.DaemonThreadFactory;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,12 +23,12 @@ public final class DedicatedMainThreadExecutor implements MainThreadExecutor, Au
 
     public DedicatedMainThreadExecutor(String componentName) {
         this.componentName = componentName;
+        ThreadFactory threads = DaemonThreadFactory.named("sluice-main-" + componentName);
         this.executor = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(() -> {
+            Thread t = threads.newThread(() -> {
                 MainThreads.markCurrentThread(componentName);
                 r.run();
-            }, "sluice-main-" + componentName);
-            t.setDaemon(true);
+            });
             thread = t;
             return t;
         });

@@ -1,11 +1,10 @@
 package io.sluice.rpc;
 
+import io.sluice.concurrent.DaemonThreadFactory;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A small fixed pool of threads that many components borrow their main thread from ({@link
@@ -30,8 +29,9 @@ public final class MainThreadPool implements AutoCloseable {
         if (threads < 1) {
             throw new IllegalArgumentException("A main thread pool needs at least 1 thread, got " + threads);
         }
-        this.pool = Executors.newFixedThreadPool(threads, daemon("sluice-main-" + name + "-"));
-        ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, daemon("sluice-main-" + name + "-timer-"));
+        this.pool = Executors.newFixedThreadPool(threads, DaemonThreadFactory.numbered("sluice-main-" + name + "-"));
+        ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1,
+                DaemonThreadFactory.numbered("sluice-main-" + name + "-timer-"));
         t.setRemoveOnCancelPolicy(true);
         this.timer = t;
     }
@@ -50,15 +50,5 @@ public final class MainThreadPool implements AutoCloseable {
     public void close() {
         timer.shutdownNow();
         pool.shutdown();
-    }
-
-    private static ThreadFactory daemon(String prefix) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, prefix + n.incrementAndGet());
-            t.setDaemon(true);
-            t.setContextClassLoader(MainThreadPool.class.getClassLoader()); // not the creating thread's, maybe a job's
-            return t;
-        };
     }
 }

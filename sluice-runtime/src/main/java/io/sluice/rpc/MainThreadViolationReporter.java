@@ -1,5 +1,6 @@
 package io.sluice.rpc;
 
+import io.sluice.config.Durations;
 import io.sluice.util.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -57,7 +58,7 @@ public final class MainThreadViolationReporter {
         }
         String text = message + " (violation " + violationsSoFar + " in this process"
                 + (suppressed > 0 ? "; " + suppressed + " more at this call site since its last report" : "")
-                + "; logged at most once per " + LOG_INTERVAL.toSeconds() + " s per call site; start with"
+                + "; logged at most once per " + Durations.describe(LOG_INTERVAL) + " per call site; start with"
                 + " -Dsluice.forbidIoOnMainThread=true to make violations fail)";
         log.accept(text, new MainThreadViolationException(message));
     }

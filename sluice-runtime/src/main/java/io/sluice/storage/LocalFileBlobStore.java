@@ -1,5 +1,6 @@
 package io.sluice.storage;
 
+import io.sluice.concurrent.BackoffPolicy;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -12,6 +13,7 @@ import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -32,6 +34,11 @@ import java.util.UUID;
 public final class LocalFileBlobStore implements BlobStore {
     /** Marks files that are still being written; never visible as blobs. */
     public static final String IN_PROGRESS_SUFFIX = ".inprogress";
+    /**
+     * {@link #deleteRecursively} of a directory that a writer adds to meanwhile: deleted again at
+     * once, five attempts in all, then the failure is the caller's.
+     */
+    static final BackoffPolicy DELETE_WHILE_WRITTEN = BackoffPolicy.fixed(Duration.ZERO).toBuilder().maxAttempts(5).build();
 
     private final Path root;
     private final String location;
@@ -187,7 +194,8 @@ public final class LocalFileBlobStore implements BlobStore {
                 deleteTree(top, prefix);
                 return;
             } catch (StorageException e) {
-                if (attempt >= 5 || !(e.getCause() instanceof java.nio.file.DirectoryNotEmptyException)) {
+                if (!DELETE_WHILE_WRITTEN.allowsRetry(attempt)
+                        || !(e.getCause() instanceof java.nio.file.DirectoryNotEmptyException)) {
                     throw e;
                 }
             }

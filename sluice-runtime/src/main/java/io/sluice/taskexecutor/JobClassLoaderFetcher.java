@@ -1,5 +1,6 @@
 package io.sluice.taskexecutor;
 
+import io.sluice.concurrent.Futures;
 import io.sluice.graph.JobId;
 import io.sluice.jar.ClassLoaderLease;
 import io.sluice.jar.JobJarUnavailableException;
@@ -77,8 +78,7 @@ final class JobClassLoaderFetcher {
         List<CompletableFuture<ClassLoaderLease>> all = loading.remove(jobId);
         for (CompletableFuture<ClassLoaderLease> w : all) {
             if (error != null) {
-                w.completeExceptionally(error instanceof CompletionException && error.getCause() != null
-                        ? error.getCause() : error);
+                w.completeExceptionally(Futures.unwrap(error));
             } else {
                 // the first lease keeps the loader open while every waiter takes its own
                 w.complete(userCode.acquireIfLoaded(jobId).orElseGet(userCode::defaultLease));

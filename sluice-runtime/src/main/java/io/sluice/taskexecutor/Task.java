@@ -2,6 +2,7 @@ package io.sluice.taskexecutor;
 
 import io.sluice.api.functions.KeySelector;
 import io.sluice.api.source.SourceReader;
+import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.graph.VertexPayload;
 import io.sluice.job.ExecutionAttemptId;
 import io.sluice.job.ExecutionState;
@@ -110,9 +111,8 @@ public final class Task implements Runnable {
 
     /** Starts the task thread, with the job's class loader as its context class loader. Once. */
     void start() {
-        Thread t = new Thread(this, "sluice-task-" + info.taskName() + "@" + tdd.attemptId().deployment());
-        t.setDaemon(true);
-        t.setContextClassLoader(services.userCodeClassLoader());
+        Thread t = DaemonThreadFactory.named("sluice-task-" + info.taskName() + "@" + tdd.attemptId().deployment())
+                .withContextClassLoader(services.userCodeClassLoader()).newThread(this);
         taskThread.bind(t);
         t.start();
     }

@@ -101,7 +101,7 @@ class JobMasterRestoreFallbackTest {
                 .contains("checkpoint 7 is unusable").contains("subtask 1")
                 .contains("chk-7/" + keyed.id() + "-1.state").contains("put back an intact copy")
                 .contains("resumes by itself").contains("checkpoints.restore-from")
-                .containsPattern("again in \\d+\\.\\d s \\(attempt 1\\)");
+                .containsPattern("again in \\d+(\\.\\d)? s \\(attempt 1\\)");
         assertThat(store.retainedIds()).containsExactly(7L, 8L);
         assertThat(taskExecutor.submitted()).as("two deployments, no third from an unusable checkpoint")
                 .hasSize(2 * graph.numberOfSubtasks());

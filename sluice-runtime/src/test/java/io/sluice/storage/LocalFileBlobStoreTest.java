@@ -87,6 +87,13 @@ class LocalFileBlobStoreTest {
     }
 
     @Test
+    void aDirectoryWrittenWhileDeletedIsDeletedAgainAtOnceFiveAttemptsInAll() {
+        assertThat(LocalFileBlobStore.DELETE_WHILE_WRITTEN.delayAfter(1)).isZero();
+        assertThat(LocalFileBlobStore.DELETE_WHILE_WRITTEN.allowsRetry(4)).isTrue();
+        assertThat(LocalFileBlobStore.DELETE_WHILE_WRITTEN.allowsRetry(5)).isFalse();
+    }
+
+    @Test
     void deleteRecursivelyRemovesTheDirectoryAndIsIdempotent() {
         store.put("job/chk-1/_metadata", new byte[1]);
         store.put("job/chk-1/deep/er/file", new byte[1]);

@@ -7,6 +7,7 @@ import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.sink.CollectingSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.cluster.LocalCluster;
+import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.core.serialization.Serializers;
 import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobId;
@@ -99,16 +100,10 @@ final class ChaosRun {
         List<CollectingSink<Tuple2<Long, Long>>> sinks = new ArrayList<>();
         // The steps on one thread of their own, so that they run in plan order: on a shared pool a final
         // STORAGE_HEAL 1 ms after a STORAGE_HANG could run first and leave storage hung (seen with seed 17).
-        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "chaos-" + plan.seed());
-            t.setDaemon(true);
-            return t;
-        });
-        ScheduledExecutorService pollerThread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "chaos-" + plan.seed() + "-poller");
-            t.setDaemon(true);
-            return t;
-        });
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(
+                DaemonThreadFactory.named("chaos-" + plan.seed()));
+        ScheduledExecutorService pollerThread = Executors.newSingleThreadScheduledExecutor(
+                DaemonThreadFactory.named("chaos-" + plan.seed() + "-poller"));
         List<JobResult> results = new ArrayList<>();
         List<Integer> afterRestart = new ArrayList<>();
         try {

@@ -7,6 +7,7 @@ import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.api.sink.DiscardingSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.cluster.LocalCluster;
+import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.config.RestartStrategyConfig;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.examples.KeyedCountingJob;
@@ -93,11 +94,7 @@ public final class RestStatusLatencyBenchmark {
     public static Result run(Settings s) throws Exception {
         Path dir = Files.createTempDirectory("sluice-rest-bench");
         AtomicReference<FaultInjectingBlobStore> faults = new AtomicReference<>();
-        ExecutorService io = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "bench-jar-io");
-            t.setDaemon(true);
-            return t;
-        });
+        ExecutorService io = Executors.newCachedThreadPool(DaemonThreadFactory.named("bench-jar-io"));
         LocalCluster cluster = LocalCluster.builder().haDirectory(dir.resolve("ha")).taskExecutors(2).slotsPerTaskExecutor(2)
                 .blobStoreDecorator(FaultInjectingBlobStore.capturingInto(faults))
                 .recoveryBackoff(new RecoveryBackoff(Duration.ofMillis(20), Duration.ofMillis(200), 2.0, 0.2))

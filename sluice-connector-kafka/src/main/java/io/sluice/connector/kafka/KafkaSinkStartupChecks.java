@@ -1,6 +1,9 @@
 package io.sluice.connector.kafka;
 
 import io.sluice.api.functions.RuntimeContext;
+import io.sluice.concurrent.Futures;
+import io.sluice.config.Durations;
+import io.sluice.util.Throwables;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -53,7 +56,7 @@ final class KafkaSinkStartupChecks {
                 nodes = admin.describeCluster().nodes().get(timeout, TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.TimeoutException | ExecutionException e) {
                 throw new KafkaUnavailableException(name + ": no broker of " + sink.bootstrapServers + " answered within "
-                        + sink.startupTimeout.toSeconds() + " s (" + rootMessage(e) + "). Check bootstrapServers and that"
+                        + Durations.describe(sink.startupTimeout) + " (" + rootMessage(e) + "). Check bootstrapServers and that"
                         + " the brokers run and are reachable from this task manager; the job is restarted by its"
                         + " restart strategy", e);
             }
@@ -68,7 +71,7 @@ final class KafkaSinkStartupChecks {
         try {
             admin.describeTopics(List.of(sink.topic)).allTopicNames().get(timeout, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+            if (Futures.unwrap(e) instanceof UnknownTopicOrPartitionException) {
                 throw new UnknownKafkaTopicException(name + ": topic '" + sink.topic + "' does not exist at "
                         + sink.bootstrapServers + ". Create it (its partitions and replication are yours to choose),"
                         + " or correct the topic name");
@@ -127,7 +130,7 @@ final class KafkaSinkStartupChecks {
                     + " (this job is " + context.jobId() + "). Two running jobs must not share a prefix: they would fence"
                     + " and abort each other's transactions. Give this sink its own prefix"
                     + " (KafkaSink.builder().transactionalIdPrefix(...)); if job " + marker.jobId() + " has stopped,"
-                    + " this job starts normally once its last commit is " + window.toSeconds() + " s old");
+                    + " this job starts normally once its last commit is " + Durations.describe(window) + " old");
         }
     }
 
@@ -178,10 +181,6 @@ final class KafkaSinkStartupChecks {
     }
 
     private static String rootMessage(Throwable t) {
-        Throwable c = t;
-        while (c.getCause() != null && c.getCause() != c) {
-            c = c.getCause();
-        }
-        return c.toString();
+        return Throwables.rootCause(t).toString();
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.connector.kafka;
 
 import io.sluice.api.functions.Collector;
 import io.sluice.api.source.SourceReader;
+import io.sluice.config.Durations;
 import io.sluice.connector.kafka.format.DeserializationErrorPolicy;
 import io.sluice.connector.kafka.format.FailedRecord;
 import io.sluice.operators.Output;
@@ -178,7 +179,7 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
             mine = partitionsOfThisSubtask(source.startupTimeout, true);
         } catch (TimeoutException e) {
             throw new KafkaUnavailableException(name + ": no broker of " + source.bootstrapServers + " answered within "
-                    + source.startupTimeout.toSeconds() + " s (" + e.getMessage() + "). Check bootstrapServers and that"
+                    + Durations.describe(source.startupTimeout) + " (" + e.getMessage() + "). Check bootstrapServers and that"
                     + " the brokers run and are reachable from this task manager; the job is restarted by its restart"
                     + " strategy", e);
         }

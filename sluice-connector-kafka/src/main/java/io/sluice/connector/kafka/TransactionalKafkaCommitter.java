@@ -2,6 +2,7 @@ package io.sluice.connector.kafka;
 
 import io.sluice.api.functions.RuntimeContext;
 import io.sluice.api.sink.Committer;
+import io.sluice.concurrent.Futures;
 import io.sluice.core.serialization.DataInputBuffer;
 import java.time.Duration;
 import java.util.Map;
@@ -94,7 +95,7 @@ final class TransactionalKafkaCommitter implements Committer<KafkaCommittable> {
             try {
                 sent.get();
             } catch (ExecutionException e) {
-                throw e.getCause() instanceof Exception cause ? cause : e;
+                throw Futures.unwrap(e) instanceof Exception cause ? cause : e;
             }
         }
     }

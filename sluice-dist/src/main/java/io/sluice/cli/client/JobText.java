@@ -1,6 +1,8 @@
 package io.sluice.cli.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.config.Durations;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
@@ -65,9 +67,9 @@ final class JobText {
         }
         long next = r.path("nextRetryMillis").asLong();
         if (next > 0) {
-            parts.add(String.format(Locale.ROOT, "next retry in %.1f s", next / 1000.0));
+            parts.add("next retry in " + Durations.describe(Duration.ofMillis(next)));
         }
-        parts.add(String.format(Locale.ROOT, "%.1f s so far", r.path("elapsedMillis").asLong() / 1000.0));
+        parts.add(Durations.describe(Duration.ofMillis(r.path("elapsedMillis").asLong())) + " so far");
         return String.join(", ", parts);
     }
 

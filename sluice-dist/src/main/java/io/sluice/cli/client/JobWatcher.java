@@ -2,6 +2,7 @@ package io.sluice.cli.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.cli.common.ExitCodes;
+import io.sluice.config.Durations;
 import io.sluice.graph.JobId;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -45,7 +46,7 @@ final class JobWatcher {
             }
             if (System.nanoTime() >= deadline) {
                 if (!json) {
-                    out.println("Stopped watching after " + timeout.toSeconds() + " s; job " + jobId + " is "
+                    out.println("Stopped watching after " + Durations.describe(timeout) + "; job " + jobId + " is "
                             + job.path("status").asText() + " and keeps running on the cluster.");
                 }
                 return ExitCodes.OK;

@@ -3,6 +3,7 @@ package io.sluice.cli.client;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.cli.common.ExitCodes;
+import io.sluice.config.Durations;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -110,7 +111,7 @@ final class RestClient {
             throw unreachable(e);
         } catch (HttpTimeoutException e) {
             throw new ClientException(ExitCodes.UNAVAILABLE, "The Sluice cluster at " + base + " did not answer " + path
-                    + " within " + REQUEST_TIMEOUT.toSeconds() + " s; check that it is running and not overloaded");
+                    + " within " + Durations.describe(REQUEST_TIMEOUT) + "; check that it is running and not overloaded");
         } catch (IOException e) {
             throw unreachable(e);
         } catch (InterruptedException e) {

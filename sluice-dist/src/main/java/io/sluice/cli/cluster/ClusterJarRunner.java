@@ -1,5 +1,6 @@
 package io.sluice.cli.cluster;
 
+import io.sluice.concurrent.Futures;
 import io.sluice.config.IllegalConfigurationException;
 import io.sluice.protocol.JobSubmissionException;
 import io.sluice.graph.JobId;
@@ -12,7 +13,6 @@ import io.sluice.rest.RunRequest;
 import io.sluice.rest.jars.JarRunner;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * Runs the stored jars of the REST API ({@code POST /v1/jars/{id}/run}) with the runtime's
@@ -34,7 +34,7 @@ public final class ClusterJarRunner implements JarRunner {
         ProgramRequest program = new ProgramRequest(request.entryClass(), request.parallelism(), request.args(),
                 request.config());
         return submitter.run(jarFile, jar.name(), program).exceptionallyCompose(error -> {
-            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            Throwable cause = Futures.unwrap(error);
             // RpcMessageTooLargeException: a standby forwarded a job graph above a job manager's
             // rpc.max-message-size; its message names the size, the limit and the key to raise.
             if (cause instanceof JarException || cause instanceof JobSubmissionException

@@ -6,6 +6,7 @@ import io.sluice.rest.server.RestServer;
 import io.sluice.rest.RestServerConfig;
 import io.sluice.rest.dashboard.DashboardRoutes;
 import io.sluice.rest.metrics.MetricsRoutes;
+import io.sluice.util.Throwables;
 
 /**
  * The REST server a long-running Sluice process serves ({@code sluice cluster}, {@code sluice
@@ -41,10 +42,6 @@ public final class ClusterRestServer {
     }
 
     private static String rootMessage(Throwable t) {
-        Throwable c = t;
-        while (c.getCause() != null && c.getCause() != c) {
-            c = c.getCause();
-        }
-        return c.toString();
+        return Throwables.rootCause(t).toString();
     }
 }

@@ -9,6 +9,7 @@ import io.sluice.cli.cluster.ConfigurationOptions;
 import io.sluice.cli.cluster.RestPortOption;
 import io.sluice.cli.cluster.UntilStopped;
 import io.sluice.cluster.process.JobManagerProcess;
+import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.config.Configuration;
 import io.sluice.config.HighAvailabilityOptions;
 import io.sluice.config.IllegalConfigurationException;
@@ -81,12 +82,8 @@ public final class JobManagerCommand implements Callable<Integer> {
             RestServerConfig restConfig = RestServerConfig.fromConfiguration(configuration);
             PrometheusMeterRegistry metrics = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             JobManagerProcessView view = new JobManagerProcessView();
-            java.util.concurrent.ExecutorService jarIo = java.util.concurrent.Executors.newCachedThreadPool(r -> {
-                Thread t = new Thread(r, "sluice-jar-io");
-                t.setDaemon(true);
-                t.setContextClassLoader(JobManagerCommand.class.getClassLoader()); // not a job's
-                return t;
-            });
+            java.util.concurrent.ExecutorService jarIo = java.util.concurrent.Executors.newCachedThreadPool(
+                    DaemonThreadFactory.named("sluice-jar-io"));
             JarRunnerHolder jarRunner = new JarRunnerHolder();
             LocalJarDirectory jars = new LocalJarDirectory(jarDirectory, jarIo, SystemClock.INSTANCE);
             jars.loadStored().get(60, java.util.concurrent.TimeUnit.SECONDS); // jars of an earlier run: listed and deletable

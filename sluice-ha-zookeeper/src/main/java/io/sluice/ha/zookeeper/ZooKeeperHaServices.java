@@ -1,5 +1,6 @@
 package io.sluice.ha.zookeeper;
 
+import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.graph.JobId;
 import io.sluice.ha.HighAvailabilityServices;
 import io.sluice.ha.JobGraphStore;
@@ -17,7 +18,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -139,20 +139,9 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
                     + "). Check " + ZooKeeperHaOptions.QUORUM.key() + " and that the ZooKeeper servers are running"
                     + " and reachable from this host.");
         }
-        this.notifier = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "sluice-zk-election-" + clusterId);
-            t.setDaemon(true);
-            t.setContextClassLoader(ZooKeeperHaServices.class.getClassLoader()); // not a job's
-            return t;
-        });
+        this.notifier = new ScheduledThreadPoolExecutor(1, DaemonThreadFactory.named("sluice-zk-election-" + clusterId));
         notifier.setRemoveOnCancelPolicy(true);
-        AtomicInteger zooKeeperThreads = new AtomicInteger();
-        this.zooKeeperPool = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "sluice-zk-" + clusterId + "-" + zooKeeperThreads.incrementAndGet());
-            t.setDaemon(true);
-            t.setContextClassLoader(ZooKeeperHaServices.class.getClassLoader()); // not a job's
-            return t;
-        });
+        this.zooKeeperPool = Executors.newCachedThreadPool(DaemonThreadFactory.numbered("sluice-zk-" + clusterId + "-"));
         this.leaderSettingsStore = new ZooKeeperLeaderSettingsStore(this, basePath,
                 ZKPaths.makePath(basePath, "leader-settings"));
         this.jobGraphStore = new ZooKeeperJobGraphStore(this, ZKPaths.makePath(basePath, "jobgraphs"));

@@ -1,5 +1,6 @@
 package io.sluice.ha.zookeeper;
 
+import io.sluice.concurrent.BackoffPolicy;
 import io.sluice.ha.LeaderContender;
 import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeadershipLostException;
@@ -65,6 +66,8 @@ import org.slf4j.LoggerFactory;
  */
 final class ZooKeeperLeaderElection implements LeaderElection {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperLeaderElection.class);
+    /** A grant whose latch node could not be verified looks again after this, for as long as it cannot. */
+    private static final BackoffPolicy RECHECK = BackoffPolicy.fixed(Duration.ofMillis(100));
     /** How long a revocation waits for interrupted fenced writes to return before it is delivered anyway. */
     static final Duration REVOKE_WAIT_FOR_WRITES = Duration.ofSeconds(2);
 
@@ -215,7 +218,7 @@ final class ZooKeeperLeaderElection implements LeaderElection {
     /** Looks at the latch again shortly (a grant must not depend on one more latch event arriving). */
     private void recheckLater(LeaderLatch which) {
         try {
-            services.notifier().schedule(() -> onLatchLeader(which), 100, TimeUnit.MILLISECONDS);
+            services.notifier().schedule(() -> onLatchLeader(which), RECHECK.initialDelay().toNanos(), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
             // closed
         }

@@ -1,7 +1,9 @@
 package io.sluice.ha.zookeeper;
 
+import io.sluice.concurrent.BackoffPolicy;
 import io.sluice.ha.LeaderRetrieval;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
@@ -36,6 +38,8 @@ import org.slf4j.LoggerFactory;
 public final class ZooKeeperLeaderRetrieval implements LeaderRetrieval {
     private static final Logger LOG = LoggerFactory.getLogger(ZooKeeperLeaderRetrieval.class);
     private static final long POLL_MILLIS = 2_000;
+    /** A failed read is read again after this (besides the periodic re-read), for as long as it fails. */
+    private static final BackoffPolicy REREAD = BackoffPolicy.fixed(Duration.ofMillis(200));
 
     private final ZooKeeperHaServices services;
     private final String latchPath;
@@ -50,6 +54,8 @@ public final class ZooKeeperLeaderRetrieval implements LeaderRetrieval {
     };
     private volatile Optional<String> leader = Optional.empty();
     private volatile boolean closed;
+    /** Reads that failed in a row; only on {@link #zooKeeper}. */
+    private int failedReads;
 
     ZooKeeperLeaderRetrieval(ZooKeeperHaServices services, String latchPath) {
         this.services = services;
@@ -115,12 +121,14 @@ public final class ZooKeeperLeaderRetrieval implements LeaderRetrieval {
         } catch (Exception e) {
             LOG.debug("Could not read the leader of {} ({}); retrying", latchPath, e.toString());
             try {
-                services.notifier().schedule(this::requestRefresh, 200, TimeUnit.MILLISECONDS);
+                services.notifier().schedule(this::requestRefresh, REREAD.delayAfter(++failedReads).toNanos(),
+                        TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException closedNow) {
                 // closed
             }
             return;
         }
+        failedReads = 0;
         if (!now.equals(leader)) {
             LOG.info("Leader of {} is now {}", latchPath, now.orElse("(none)"));
             leader = now;

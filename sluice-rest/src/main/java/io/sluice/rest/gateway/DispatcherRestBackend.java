@@ -1,5 +1,7 @@
 package io.sluice.rest.gateway;
 
+import io.sluice.concurrent.BackoffPolicy;
+import io.sluice.concurrent.Futures;
 import io.sluice.protocol.DispatcherGateway;
 import io.sluice.protocol.JobSummary;
 import io.sluice.graph.JobGraph;
@@ -31,7 +33,7 @@ import java.util.function.Function;
 public class DispatcherRestBackend implements RestBackend {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(DispatcherRestBackend.class);
     /** How long to wait before asking again for the result of a job whose jar goes with its last job. */
-    private static final java.time.Duration RESULT_RETRY = java.time.Duration.ofSeconds(5);
+    private static final BackoffPolicy RESULT_RETRY = BackoffPolicy.fixed(java.time.Duration.ofSeconds(5));
 
     private final ClusterView cluster;
     private final LocalJarDirectory jars;
@@ -182,8 +184,7 @@ public class DispatcherRestBackend implements RestBackend {
         List<CompletableFuture<String>> checks = jars.jobsOf(jarId).stream().map(job -> jobDetails(job)
                 .handle((details, error) -> {
                     if (error != null) {
-                        Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-                                ? error.getCause() : error;
+                        Throwable cause = Futures.unwrap(error);
                         if (cause instanceof io.sluice.protocol.UnknownJobException) {
                             return (String) null; // forgotten by the cluster: it ended long ago
                         }
@@ -199,11 +200,11 @@ public class DispatcherRestBackend implements RestBackend {
     /** Deletes the jar once {@code jobId} has ended, if by then no other job run from it runs. */
     private void deleteJarWhenJobEnds(String jarId, JobId jobId) {
         withDispatcher(d -> d.requestJobResult(jobId)).whenComplete((result, error) -> {
-            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-                    ? error.getCause() : error;
+            Throwable cause = Futures.unwrap(error);
             if (error != null && !(cause instanceof io.sluice.protocol.UnknownJobException)) {
                 // No answer yet (a leader change, a timeout): ask again later.
-                CompletableFuture.delayedExecutor(RESULT_RETRY.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                CompletableFuture.delayedExecutor(RESULT_RETRY.initialDelay().toMillis(),
+                                java.util.concurrent.TimeUnit.MILLISECONDS)
                         .execute(() -> deleteJarWhenJobEnds(jarId, jobId));
                 return;
             }

@@ -11,6 +11,7 @@ import io.sluice.rest.RestRouter;
 import io.sluice.rest.RestRoutes;
 import io.sluice.rest.RunRequest;
 import io.sluice.rest.model.JarListView;
+import io.sluice.util.Throwables;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -124,10 +125,7 @@ public final class JarRoutes implements RestRoutes {
     }
 
     private static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
+        Throwable root = Throwables.rootCause(e);
         return root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 }

@@ -7,6 +7,7 @@ import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CheckpointStoreShutDownException;
 import io.sluice.checkpoint.CompletedCheckpoint;
 import io.sluice.checkpoint.CompletedCheckpointStore;
+import io.sluice.concurrent.Futures;
 import io.sluice.graph.JobConfig;
 import io.sluice.graph.JobId;
 import io.sluice.ha.LeadershipLostException;
@@ -129,7 +130,7 @@ final class CheckpointFinalizer {
         boolean expired = p.expired();
         pendings.finalized(p);
         if (error != null) {
-            onWriteFailed(p, Causes.unwrap(error), expired);
+            onWriteFailed(p, Futures.unwrap(error), expired);
         } else if (expired) {
             // The pointer landed after the timeout: the checkpoint is durable and a valid restore point,
             // but it does not count as completed and its tasks are not notified.

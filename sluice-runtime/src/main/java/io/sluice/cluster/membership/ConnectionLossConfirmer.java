@@ -1,9 +1,15 @@
 package io.sluice.cluster.membership;
 
+import io.sluice.concurrent.BackoffPolicy;
+import io.sluice.concurrent.Futures;
+import io.sluice.concurrent.RetriesExhaustedException;
+import io.sluice.concurrent.RetryRunner;
+import io.sluice.config.Durations;
 import io.sluice.rpc.MainThreadExecutor;
 import io.sluice.rpc.remote.RpcAddress;
 import io.sluice.rpc.remote.RpcService;
 import io.sluice.util.Clock;
+import io.sluice.util.Throwables;
 import java.net.ConnectException;
 import java.time.Duration;
 import java.util.HashMap;
@@ -13,13 +19,13 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Confirms quickly that a peer whose connection was reset or refused is gone: reconnects right away
- * and then every fifth of the deadline; if every attempt until the deadline is refused (nothing
+ * and then every fifth of the deadline ({@link BackoffPolicy#fixed} with the deadline, run by a
+ * {@link RetryRunner} on the main thread); if every attempt until the deadline is refused (nothing
  * listens on its RPC port: the process died), it gives the verdict "lost". A connection that opens,
  * or an attempt that fails any other way (a connect timeout, no route: silence, which may be a GC
  * pause or a cut link), ends the check without a verdict and leaves the peer to the heartbeat.
@@ -68,23 +74,12 @@ final class ConnectionLossConfirmer {
     private final MainThreadExecutor mainThread;
     private final Clock clock;
     private final Duration deadline;
-    private final Duration retry;
+    /** Reconnect every fifth of the deadline until the deadline. */
+    private final BackoffPolicy reconnects;
     private final Verdict verdict;
     private final Map<String, Check> checks = new HashMap<>();
 
-    private static final class Check {
-        final UUID registrationId;
-        final RpcAddress address;
-        final long startNanos;
-        final String trigger;
-        int refused;
-
-        Check(UUID registrationId, RpcAddress address, long startNanos, String trigger) {
-            this.registrationId = registrationId;
-            this.address = address;
-            this.startNanos = startNanos;
-            this.trigger = trigger;
-        }
+    private record Check(UUID registrationId, RpcAddress address, String trigger) {
     }
 
     ConnectionLossConfirmer(Probe probe, MainThreadExecutor mainThread, Clock clock, Duration deadline, Verdict verdict) {
@@ -92,11 +87,12 @@ final class ConnectionLossConfirmer {
         this.mainThread = Objects.requireNonNull(mainThread, "mainThread");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.deadline = Objects.requireNonNull(deadline, "deadline");
-        this.retry = deadline.dividedBy(5);
+        Duration retry = deadline.dividedBy(5);
         this.verdict = Objects.requireNonNull(verdict, "verdict");
         if (retry.isZero() || retry.isNegative()) {
             throw new IllegalArgumentException("The connection-loss deadline must be at least 5 ns, got " + deadline);
         }
+        this.reconnects = BackoffPolicy.fixed(retry).toBuilder().deadline(deadline).build();
     }
 
     Probe probe() {
@@ -107,15 +103,19 @@ final class ConnectionLossConfirmer {
     void suspect(String peerId, UUID registrationId, RpcAddress address, Throwable cause) {
         mainThread.assertRunningInMainThread();
         Check running = checks.get(peerId);
-        if (running != null && running.registrationId.equals(registrationId)) {
+        if (running != null && running.registrationId().equals(registrationId)) {
             return;
         }
-        Check check = new Check(registrationId, address, clock.nanoTime(),
-                cause == null ? "closed by the peer" : String.valueOf(rootCause(cause).getMessage()));
+        Check check = new Check(registrationId, address,
+                cause == null ? "closed by the peer" : String.valueOf(Throwables.rootCause(cause).getMessage()));
         checks.put(peerId, check);
         LOG.info("The connection to {} at {} failed ({}); reconnecting for up to {} to tell a dead process from a slow one",
-                peerId, address, check.trigger, Durations.describe(deadline));
-        attempt(peerId, check);
+                peerId, address, check.trigger(), Durations.describe(deadline));
+        RetryRunner.with(reconnects).scheduler(mainThread).clock(clock)
+                .whileCurrent(() -> checks.get(peerId) == check) // a replaced registration, or a check that ended
+                .retryIf(ConnectionLossConfirmer::isRefused)
+                .start(attempt -> probe.connect(check.address()))
+                .result().whenComplete((ok, error) -> ended(peerId, check, error));
     }
 
     /** The registration ended (replaced, removed): drop its check; its late answers are ignored. */
@@ -128,63 +128,32 @@ final class ConnectionLossConfirmer {
         return checks.size();
     }
 
-    private void attempt(String peerId, Check check) {
-        CompletableFuture<Void> connected;
-        try {
-            connected = probe.connect(check.address);
-        } catch (RuntimeException e) {
-            connected = CompletableFuture.failedFuture(e);
-        }
-        connected.whenComplete((ok, error) -> mainThread.execute(() -> answered(peerId, check, error)));
-    }
-
-    private void answered(String peerId, Check check, Throwable error) {
-        if (checks.get(peerId) != check) {
+    /** Main thread: the check's reconnects ended (its runner's result, {@code error} null: a connection opened). */
+    private void ended(String peerId, Check check, Throwable error) {
+        if (error != null && RetryRunner.isStopped(error)) {
             return; // a replaced registration, or a check that ended
         }
+        checks.remove(peerId);
         if (error == null) {
-            checks.remove(peerId);
-            LOG.info("{} at {} accepted a connection again: not lost (its heartbeat still counts)", peerId, check.address);
-            return;
-        }
-        if (!isRefused(error)) {
-            checks.remove(peerId);
+            LOG.info("{} at {} accepted a connection again: not lost (its heartbeat still counts)", peerId, check.address());
+        } else if (Futures.unwrap(error) instanceof RetriesExhaustedException refusedThroughout) {
+            verdict.lost(peerId, check.registrationId(), "its connection failed ("
+                    + check.trigger() + ") and " + check.address() + " refused " + refusedThroughout.attempts()
+                    + " reconnect attempt(s) over " + Durations.describe(refusedThroughout.elapsed())
+                    + " (its process is gone)");
+        } else {
             LOG.info("Reconnecting to {} at {} failed without a refusal ({}): it may be slow or cut off rather than"
-                    + " dead, so only heartbeat.timeout decides", peerId, check.address, rootCause(error));
-            return;
+                    + " dead, so only heartbeat.timeout decides", peerId, check.address(), Throwables.rootCause(error));
         }
-        check.refused++;
-        long elapsed = clock.nanoTime() - check.startNanos;
-        if (elapsed >= deadline.toNanos()) {
-            checks.remove(peerId);
-            verdict.lost(peerId, check.registrationId, "its connection failed ("
-                    + check.trigger + ") and " + check.address + " refused " + check.refused + " reconnect attempt(s) over "
-                    + Durations.describe(Duration.ofNanos(elapsed)) + " (its process is gone)");
-            return;
-        }
-        Duration wait = Duration.ofNanos(Math.min(retry.toNanos(), deadline.toNanos() - elapsed));
-        mainThread.schedule(() -> {
-            if (checks.get(peerId) == check) {
-                attempt(peerId, check);
-            }
-        }, wait);
     }
 
     /** A refused connection (nothing listens: the process is gone), as opposed to a timeout or no route (silence). */
     static boolean isRefused(Throwable error) {
-        Throwable root = rootCause(error);
+        Throwable root = Throwables.rootCause(error);
         if (!(root instanceof ConnectException)) {
             return false; // a connect timeout is a ConnectException too, but says "timed out"
         }
         String m = root.getMessage();
         return m != null && m.toLowerCase(Locale.ROOT).contains("refused");
-    }
-
-    private static Throwable rootCause(Throwable t) {
-        Throwable c = t;
-        while ((c instanceof CompletionException || c.getCause() != null) && c.getCause() != null && c.getCause() != c) {
-            c = c.getCause();
-        }
-        return c;
     }
 }

@@ -1,6 +1,7 @@
 package io.sluice.cluster.membership;
 
 import io.sluice.config.Configuration;
+import io.sluice.config.Durations;
 import io.sluice.config.HeartbeatOptions;
 import java.time.Duration;
 

@@ -1,5 +1,7 @@
 package io.sluice.cluster.membership;
 
+import io.sluice.concurrent.Futures;
+import io.sluice.config.Durations;
 import io.sluice.ha.LeaderRetrieval;
 import io.sluice.rpc.MainThreadExecutor;
 import io.sluice.rpc.remote.FencingTokenMismatchException;
@@ -10,7 +12,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -463,10 +464,7 @@ public final class JobManagerConnector {
     }
 
     private static String describe(Throwable error) {
-        Throwable e = error;
-        while (e instanceof CompletionException && e.getCause() != null) {
-            e = e.getCause();
-        }
+        Throwable e = Futures.unwrap(error);
         String message = e.getMessage();
         return message == null ? e.getClass().getSimpleName() : e.getClass().getSimpleName() + ": " + message;
     }

@@ -1,5 +1,6 @@
 package io.sluice.cluster.membership;
 
+import io.sluice.concurrent.BackoffPolicy;
 import io.sluice.config.Configuration;
 import io.sluice.config.TaskManagerOptions;
 import java.time.Duration;
@@ -7,7 +8,8 @@ import java.time.Duration;
 /**
  * How long a task executor waits between registration attempts: {@code initial}, doubling after
  * every failed attempt, at most {@code max} ({@code taskmanager.registration.initial-backoff} 100 ms,
- * {@code max-backoff} 10 s by default). Immutable.
+ * {@code max-backoff} 10 s by default): the settings of a {@link BackoffPolicy} without jitter, read
+ * from the task manager's configuration. Immutable.
  */
 public record RegistrationBackoff(Duration initial, Duration max) {
     public static final RegistrationBackoff DEFAULT = new RegistrationBackoff(
@@ -29,12 +31,13 @@ public record RegistrationBackoff(Duration initial, Duration max) {
                 configuration.get(TaskManagerOptions.REGISTRATION_MAX_BACKOFF));
     }
 
+    /** These settings as a policy: doubling from {@code initial} up to {@code max}, no jitter, no limit. */
+    public BackoffPolicy policy() {
+        return BackoffPolicy.exponential(initial, max);
+    }
+
     /** The wait after failed attempt {@code attempt} (1-based): initial · 2^(attempt-1), at most max. */
     public Duration delayAfter(int attempt) {
-        long delay = initial.toNanos();
-        for (int i = 1; i < attempt && delay < max.toNanos(); i++) {
-            delay *= 2;
-        }
-        return Duration.ofNanos(Math.min(delay, max.toNanos()));
+        return policy().delayAfter(attempt);
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.cluster.process;
 
 import io.sluice.cluster.membership.JobManagerSession;
 import io.sluice.cluster.membership.TaskExecutorRegistryGateway;
+import io.sluice.concurrent.Futures;
 import io.sluice.protocol.DispatcherGateway;
 import io.sluice.protocol.JobSummary;
 import io.sluice.graph.JobGraph;
@@ -14,7 +15,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
@@ -76,14 +76,10 @@ final class LeaderDispatcherGateway implements DispatcherGateway {
     private <T> CompletableFuture<T> callOnce(Function<DispatcherGateway, CompletableFuture<T>> call) {
         CompletableFuture<DispatcherGateway> g = gateway();
         return g.thenCompose(call).whenComplete((ok, error) -> {
-            if (error != null && FencingTokenMismatchException.isCause(unwrap(error))) {
+            if (error != null && FencingTokenMismatchException.isCause(Futures.unwrap(error))) {
                 current.compareAndSet(g, null);
             }
         });
-    }
-
-    private static Throwable unwrap(Throwable t) {
-        return t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
     }
 
     @Override

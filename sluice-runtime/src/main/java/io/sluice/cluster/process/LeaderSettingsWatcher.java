@@ -1,5 +1,6 @@
 package io.sluice.cluster.process;
 
+import io.sluice.concurrent.BackoffPolicy;
 import io.sluice.ha.LeaderRetrieval;
 import io.sluice.ha.LeaderSettingsStore;
 import java.io.IOException;
@@ -30,6 +31,8 @@ final class LeaderSettingsWatcher implements Consumer<Optional<String>> {
     private static final Logger LOG = LoggerFactory.getLogger(LeaderSettingsWatcher.class);
     static final int ATTEMPTS = 10;
     static final Duration RETRY = Duration.ofMillis(500);
+    /** Up to {@link #ATTEMPTS} reads, {@link #RETRY} apart. */
+    static final BackoffPolicy READS = BackoffPolicy.fixed(RETRY).toBuilder().maxAttempts(ATTEMPTS).build();
 
     private final LeaderSettingsStore store;
     private final String jobManagerId;
@@ -82,8 +85,8 @@ final class LeaderSettingsWatcher implements Consumer<Optional<String>> {
             published = Optional.empty();
         }
         if (published.isEmpty()) {
-            if (attempt < ATTEMPTS) {
-                delayed.apply(RETRY).execute(() -> attempt(leader, attempt + 1));
+            if (READS.allowsRetry(attempt)) {
+                delayed.apply(READS.delayAfter(attempt)).execute(() -> attempt(leader, attempt + 1));
             } else {
                 LOG.info("Job manager {}: the leading job manager {} published no shared settings; not compared",
                         jobManagerId, leader);

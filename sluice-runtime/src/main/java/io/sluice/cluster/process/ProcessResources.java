@@ -2,6 +2,7 @@ package io.sluice.cluster.process;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
+import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.config.Configuration;
 import io.sluice.jar.LiveJobClassLoaders;
 import io.sluice.protocol.JobMasterGateway;
@@ -44,7 +45,7 @@ final class ProcessResources implements AutoCloseable {
 
     /** The process's I/O executor (daemon threads {@code sluice-io-*}), shut down on close; binds the main-thread metrics. */
     ExecutorService ioExecutor(MeterRegistry metrics) {
-        ExecutorService io = Executors.newCachedThreadPool(DaemonThreads.named("sluice-io-"));
+        ExecutorService io = Executors.newCachedThreadPool(DaemonThreadFactory.numbered("sluice-io-"));
         add(io::shutdown);
         MainThreadMetrics.bind(metrics);
         LiveJobClassLoaders.bind(metrics);

@@ -1,6 +1,7 @@
 package io.sluice.cluster.process;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.config.HeartbeatOptions;
 import io.sluice.checkpoint.CheckpointStorageRegistry;
 import io.sluice.cluster.membership.HeartbeatSettings;
@@ -83,7 +84,7 @@ public final class TaskManagerProcess implements AutoCloseable {
         ProcessResources resources = new ProcessResources("task manager " + id);
         try {
             ExecutorService io = resources.ioExecutor(metrics);
-            ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("sluice-tm-timer-"));
+            ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(DaemonThreadFactory.numbered("sluice-tm-timer-"));
             resources.add(timer::shutdownNow);
             String type = configuration.get(HighAvailabilityOptions.TYPE);
             boolean local = HighAvailabilityServicesLoader.EMBEDDED.equals(type) || HighAvailabilityServicesLoader.MEMORY.equals(type);

@@ -1,5 +1,6 @@
 package io.sluice.ha.embedded;
 
+import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.ha.LeaderContender;
 import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeadershipLostException;
@@ -72,12 +73,8 @@ public final class EmbeddedLeaderElectionService {
     private EmbeddedLeaderElectionService(Path directory, HaDirectoryLock processLock) {
         this.directory = directory;
         this.processLock = processLock;
-        this.notifier = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "sluice-ha-election-" + directory.getFileName());
-            t.setDaemon(true);
-            t.setContextClassLoader(EmbeddedLeaderElectionService.class.getClassLoader()); // not a job's
-            return t;
-        });
+        this.notifier = Executors.newSingleThreadExecutor(
+                DaemonThreadFactory.named("sluice-ha-election-" + directory.getFileName()));
     }
 
     /**

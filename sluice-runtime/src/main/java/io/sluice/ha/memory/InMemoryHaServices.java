@@ -5,6 +5,7 @@ import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CompletedCheckpointStore;
 import io.sluice.checkpoint.InMemoryCheckpointIdCounter;
 import io.sluice.checkpoint.StandaloneCompletedCheckpointStore;
+import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
 import io.sluice.ha.CheckpointRecoveryFactory;
@@ -48,12 +49,7 @@ public final class InMemoryHaServices implements HighAvailabilityServices {
     private final Map<JobId, JobGraph> graphs = new ConcurrentHashMap<>();
     private final Map<JobId, JobResult> results = new ConcurrentHashMap<>();
     private final io.sluice.jar.InMemoryJobJarStore jobJars = new io.sluice.jar.InMemoryJobJarStore();
-    private final ExecutorService notifier = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "sluice-ha-memory");
-        t.setDaemon(true);
-        t.setContextClassLoader(InMemoryHaServices.class.getClassLoader()); // not a job's
-        return t;
-    });
+    private final ExecutorService notifier = Executors.newSingleThreadExecutor(DaemonThreadFactory.named("sluice-ha-memory"));
     // Guarded by dispatcherLock.
     private final Object dispatcherLock = new Object();
     private final Deque<QueuedLeaderElection> dispatcherContenders = new ArrayDeque<>();

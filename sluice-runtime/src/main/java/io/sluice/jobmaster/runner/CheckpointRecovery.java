@@ -9,6 +9,7 @@ import io.sluice.graph.JobId;
 import io.sluice.ha.CheckpointRecoveryFactory;
 import io.sluice.ha.LeaderElection;
 import io.sluice.jobmaster.JobManagerServices;
+import io.sluice.util.Throwables;
 import java.util.UUID;
 import java.util.function.Supplier;
 
@@ -94,10 +95,7 @@ final class CheckpointRecovery {
      */
     static String describeStorageError(Throwable cause) {
         String outer = cause.getMessage() != null ? cause.getMessage() : cause.getClass().getName();
-        Throwable root = cause;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
+        Throwable root = Throwables.rootCause(cause);
         if (root != cause && root.getMessage() != null && !outer.contains(root.getMessage())) {
             return outer + " (caused by " + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
         }

@@ -1,5 +1,7 @@
 package io.sluice.jobmaster.runner;
 
+import io.sluice.concurrent.Futures;
+import io.sluice.config.Durations;
 import io.sluice.ha.CheckpointRecoveryException;
 import io.sluice.jobmaster.RecoveryReads;
 import io.sluice.job.JobResult;
@@ -114,7 +116,7 @@ final class Recovering implements RunnerState {
         }
         inFlight = null;
         if (error != null) {
-            attemptFailed(RunnerMessages.unwrap(error));
+            attemptFailed(Futures.unwrap(error));
         } else if (recovered.alreadyFinished() != null) {
             LOG.info("{}: the job already ended ({}); it is not run again", support.description(),
                     recovered.alreadyFinished().status());
@@ -147,7 +149,7 @@ final class Recovering implements RunnerState {
     private void waitForReadableCheckpoints(Throwable cause) {
         Duration delay = support.services.unusableCheckpointsBackoff().delayAfter(attempt, support.services.random());
         support.recordUnreadableRound(cause);
-        String delayText = RunnerMessages.formatDelay(delay);
+        String delayText = Durations.describe(delay);
         progress.failedAttempt(cause.getMessage(), delay.toNanos(), "waiting: no retained checkpoint is readable;"
                 + " retrying in " + delayText + " (repair the checkpoint files and the job resumes by itself, or"
                 + " cancel it and start it again with checkpoints.restore-from=<an intact chk-<n> directory>)");

@@ -3,6 +3,8 @@ package io.sluice.jobmaster.runner;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CompletedCheckpointStore;
 import io.sluice.checkpoint.IncompleteCheckpointCleanupException;
+import io.sluice.concurrent.Futures;
+import io.sluice.config.Durations;
 import io.sluice.job.JobResult;
 import io.sluice.job.JobStatus;
 import io.sluice.rpc.MainThreadExecutor;
@@ -135,10 +137,10 @@ final class ResultRecorder {
             cleanUpCheckpoints(s);
             return;
         }
-        Throwable cause = RunnerMessages.unwrap(error);
+        Throwable cause = Futures.unwrap(error);
         Duration delay = support.services.recoveryBackoff().delayAfter(attempt, support.services.random());
         String message = CheckpointRecovery.describeStorageError(cause);
-        String delayText = RunnerMessages.formatDelay(delay);
+        String delayText = Durations.describe(delay);
         progress.failedAttempt(message, delay.toNanos(), "could not record the job result (" + result.status()
                 + "); the job graph is kept until it is recorded; retrying in " + delayText);
         LOG.warn("{}: could not record the result {} (attempt {}): {}; the job graph is kept, retrying in {}",
@@ -179,7 +181,7 @@ final class ResultRecorder {
                 }
                 return deleted;
             }
-            cleanUpFailed(s, discard, cleanupAttempt, RunnerMessages.unwrap(error));
+            cleanUpFailed(s, discard, cleanupAttempt, Futures.unwrap(error));
             return false;
         }, support.mainThread);
     }
@@ -214,7 +216,7 @@ final class ResultRecorder {
         if (cause instanceof IncompleteCheckpointCleanupException) {
             Duration delay = support.services.recoveryBackoff().delayAfter(cleanupAttempt, support.services.random());
             LOG.warn("{}: {} (attempt {}, next in {})", support.description(), cause.getMessage(), cleanupAttempt,
-                    RunnerMessages.formatDelay(delay));
+                    Durations.describe(delay));
             support.mainThread.schedule(() -> shutDownStore(s, discard, cleanupAttempt + 1), delay);
         } else {
             LOG.warn("{}: the result {} is recorded, but the checkpoints could not be cleaned up: {}; the leading"

@@ -12,6 +12,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.config.ClusterOptions;
 import io.sluice.config.Configuration;
 import io.sluice.config.TaskManagerOptions;
@@ -92,14 +93,8 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
         this.local = new LocalShuffleService(buffersPerChannel, bufferSize);
         this.producers = new ProducerChannels(buffersPerChannel);
         this.arrayLength = bufferSize + Math.max(64, bufferSize >> 3);
-        this.group = new NioEventLoopGroup(eventLoopThreads, new DefaultThreadFactory("sluice-data-" + name, true) {
-            @Override
-            protected Thread newThread(Runnable r, String name) {
-                Thread t = super.newThread(r, name);
-                t.setContextClassLoader(NettyShuffleEnvironment.class.getClassLoader()); // not the starting thread's, maybe a job's
-                return t;
-            }
-        });
+        this.group = new NioEventLoopGroup(eventLoopThreads,
+                DaemonThreadFactory.withSluiceClassLoader(new DefaultThreadFactory("sluice-data-" + name, true)));
         Channel bound;
         try {
             ServerBootstrap server = new ServerBootstrap()

@@ -5,13 +5,13 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.sluice.concurrent.Futures;
 import io.sluice.config.RpcOptions;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -147,9 +147,7 @@ final class InboundCalls extends SimpleChannelInboundHandler<RpcFrame> {
 
     /** Sends the answer to a request (on a worker thread). */
     private void answer(Channel channel, long requestId, String what, Object value, Throwable error) {
-        if (error instanceof CompletionException && error.getCause() != null) {
-            error = error.getCause();
-        }
+        error = Futures.unwrap(error);
         byte[] payload;
         boolean failure = error != null;
         try {

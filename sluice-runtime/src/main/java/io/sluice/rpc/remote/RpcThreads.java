@@ -3,15 +3,14 @@ package io.sluice.rpc.remote;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.sluice.concurrent.DaemonThreadFactory;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The threads of one {@link RpcService}, all daemon threads whose context class loader is the
@@ -39,21 +38,15 @@ final class RpcThreads {
             this.timer = timer;
             this.ownsTimer = false;
         } else {
-            ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(1, daemon(prefix + "-timer", false));
+            ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(1, DaemonThreadFactory.named(prefix + "-timer"));
             own.setRemoveOnCancelPolicy(true); // answered requests do not leave their timeouts queued
             this.timer = own;
             this.ownsTimer = true;
         }
-        this.eventLoops = new NioEventLoopGroup(ioThreads, new DefaultThreadFactory(prefix + "-io", true) {
-            @Override
-            protected Thread newThread(Runnable r, String name) {
-                Thread t = super.newThread(r, name);
-                t.setContextClassLoader(RpcThreads.class.getClassLoader());
-                return t;
-            }
-        });
+        this.eventLoops = new NioEventLoopGroup(ioThreads,
+                DaemonThreadFactory.withSluiceClassLoader(new DefaultThreadFactory(prefix + "-io", true)));
         this.workers = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                daemon(prefix + "-worker-", true));
+                DaemonThreadFactory.numbered(prefix + "-worker-"));
     }
 
     EventLoopGroup eventLoops() {
@@ -89,15 +82,5 @@ final class RpcThreads {
         if (ownsTimer) {
             timer.shutdownNow();
         }
-    }
-
-    private static ThreadFactory daemon(String name, boolean numbered) {
-        AtomicInteger n = new AtomicInteger();
-        return r -> {
-            Thread t = new Thread(r, numbered ? name + n.incrementAndGet() : name);
-            t.setDaemon(true);
-            t.setContextClassLoader(RpcThreads.class.getClassLoader()); // not the creating thread's, maybe a job's
-            return t;
-        };
     }
 }

@@ -1,5 +1,6 @@
 package io.sluice.security.tls;
 
+import io.sluice.config.Durations;
 import io.sluice.util.Clock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,7 +32,7 @@ final class RefusalLog {
         if (now - next >= 0 && nextNanos.compareAndSet(next, now + intervalNanos)) {
             long left = suppressed.getAndSet(0);
             LOG.warn(left == 0 ? message : message + " (" + left + " more failed TLS handshakes in the last "
-                    + Duration.ofNanos(intervalNanos).toSeconds() + " s not logged)");
+                    + Durations.describe(Duration.ofNanos(intervalNanos)) + " not logged)");
         } else {
             suppressed.incrementAndGet();
         }

@@ -482,7 +482,7 @@ class JobManagerRunnerTest {
         assertThat(ha.storedGraphs()).containsKey(graph.jobId());
         assertThat(ha.storedResults()).isEmpty();
         RecoveryStatus shown = onMain(runner::requestJobDetails).recovery();
-        assertThat(shown.phase()).contains("no retained checkpoint is readable").contains("retrying in 5.0 s")
+        assertThat(shown.phase()).contains("no retained checkpoint is readable").contains("retrying in 5 s")
                 .contains("checkpoints.restore-from");
         assertThat(shown.lastError()).contains("chk-2: corrupt");
 
@@ -492,7 +492,7 @@ class JobManagerRunnerTest {
         main.advanceTime(Duration.ofMillis(1));
         runAll();
         assertThat(recoveries.get()).isEqualTo(2);
-        assertThat(onMain(runner::requestJobDetails).recovery().phase()).contains("retrying in 10.0 s");
+        assertThat(onMain(runner::requestJobDetails).recovery().phase()).contains("retrying in 10 s");
 
         main.advanceTime(Duration.ofSeconds(10)); // the files were repaired meanwhile
         runAll();

@@ -1,16 +1,17 @@
 package io.sluice.storage.s3;
 
 import io.sluice.config.Configuration;
+import io.sluice.config.Durations;
 import io.sluice.rpc.MainThreads;
 import io.sluice.storage.BlobNotFoundException;
 import io.sluice.storage.BlobStore;
 import io.sluice.storage.StorageException;
+import io.sluice.util.Throwables;
 import java.io.ByteArrayInputStream;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -455,13 +456,13 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
             problem = "unreachable (" + (m.contains("Connection refused") ? "Connection refused" : m) + ")";
         } else if (find(e, ApiCallTimeoutException.class) != null) {
             problem = "timed out (no answer within " + S3Options.API_CALL_TIMEOUT.key() + "="
-                    + format(options.get(S3Options.API_CALL_TIMEOUT)) + ", retries included)";
+                    + Durations.format(options.get(S3Options.API_CALL_TIMEOUT)) + ", retries included)";
         } else if (find(e, ApiCallAttemptTimeoutException.class) != null) {
             problem = "timed out (every attempt exceeded " + S3Options.API_CALL_ATTEMPT_TIMEOUT.key() + "="
-                    + format(options.get(S3Options.API_CALL_ATTEMPT_TIMEOUT)) + ")";
+                    + Durations.format(options.get(S3Options.API_CALL_ATTEMPT_TIMEOUT)) + ")";
         } else if (find(e, SocketTimeoutException.class) != null) {
             problem = "timed out (no data within " + S3Options.SOCKET_TIMEOUT.key() + "="
-                    + format(options.get(S3Options.SOCKET_TIMEOUT)) + ")";
+                    + Durations.format(options.get(S3Options.SOCKET_TIMEOUT)) + ")";
         } else if (find(e, InterruptedIOException.class) != null) {
             problem = "timed out (" + find(e, InterruptedIOException.class).getMessage() + ")";
         } else if (e instanceof S3Exception s3e) {
@@ -475,7 +476,7 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
         } else if (e instanceof IllegalStateException) {
             problem = "unavailable (" + e.getMessage() + ")";
         } else {
-            problem = "failed (" + StorageException.describeCause(rootCause(e)) + ")";
+            problem = "failed (" + StorageException.describeCause(Throwables.rootCause(e)) + ")";
         }
         String message = StorageException.message(role, location, problem, op, path);
         if (e instanceof SdkException sdk && sdk.numAttempts() != null && sdk.numAttempts() > 1) {
@@ -493,18 +494,6 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
             return e.awsErrorDetails().errorMessage();
         }
         return e.getMessage();
-    }
-
-    private static String format(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
-    }
-
-    private static Throwable rootCause(Throwable t) {
-        Throwable c = t;
-        while (c.getCause() != null && c.getCause() != c) {
-            c = c.getCause();
-        }
-        return c;
     }
 
     private static <X extends Throwable> X find(Throwable t, Class<X> type) {

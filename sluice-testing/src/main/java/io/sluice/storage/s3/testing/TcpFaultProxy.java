@@ -1,5 +1,6 @@
 package io.sluice.storage.s3.testing;
 
+import io.sluice.concurrent.DaemonThreadFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -124,12 +125,8 @@ public final class TcpFaultProxy implements AutoCloseable {
         this.target = target;
         this.listenAddress = listenAddress;
         this.maxConnections = maxConnections;
-        AtomicInteger n = new AtomicInteger();
-        this.pumps = new ThreadPoolExecutor(0, 4 * maxConnections, 10, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-            Thread t = new Thread(r, "tcp-fault-proxy-pump-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        this.pumps = new ThreadPoolExecutor(0, 4 * maxConnections, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                DaemonThreadFactory.numbered("tcp-fault-proxy-pump-"));
         synchronized (lock) {
             this.server = listen(listenPort);
             this.port = server.getLocalPort();
@@ -247,8 +244,7 @@ public final class TcpFaultProxy implements AutoCloseable {
     // Called with lock held.
     private void startAcceptor() {
         ServerSocket s = server;
-        acceptor = new Thread(() -> acceptLoop(s), "tcp-fault-proxy-accept-" + port);
-        acceptor.setDaemon(true);
+        acceptor = DaemonThreadFactory.named("tcp-fault-proxy-accept-" + port).newThread(() -> acceptLoop(s));
         acceptor.start();
     }
 
