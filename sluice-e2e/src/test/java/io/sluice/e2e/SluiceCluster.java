@@ -206,6 +206,11 @@ final class SluiceCluster implements AutoCloseable {
         return requiredFile("sluice.examples.jar");
     }
 
+    /** {@code sluice-examples-kafka.jar}: the examples with the Kafka connector inside (KafkaClickSessions). */
+    static Path examplesKafkaJar() {
+        return requiredFile("sluice.examples.kafka.jar");
+    }
+
     private static Path requiredFile(String property) {
         String path = System.getProperty(property);
         assertThat(path).as("system property " + property + " (set by the pom)").isNotNull();

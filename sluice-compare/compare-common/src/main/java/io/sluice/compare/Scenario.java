@@ -29,7 +29,13 @@ public enum Scenario {
     /** A 1 s tumbling event-time window summing per key ({@link WindowWorkload#TUMBLING}), checkpoints every second. */
     WINDOW_TUMBLING("window-tumbling", "Tumbling 1 s event-time window sum, 1,024 keys", true),
     /** A session window with a 5 s gap counting per key ({@link WindowWorkload#SESSION}), checkpoints every second. */
-    WINDOW_SESSION("window-session", "Session-window (5 s gap) count, 100,000 keys", true);
+    WINDOW_SESSION("window-session", "Session-window (5 s gap) count, 100,000 keys", true),
+    /**
+     * Kafka → keyed count → Kafka, exactly once, checkpoints every second, a KRaft broker in the harness JVM:
+     * records/s while draining a backlog, then produce-to-committed-visibility latency of paced records
+     * as a {@code read_committed} consumer sees them (module {@code compare-kafka}).
+     */
+    KAFKA_EXACTLY_ONCE("kafka-exactly-once", "Kafka → keyed count → Kafka, exactly once, checkpoints every second", true);
 
     private final String id;
     private final String title;
@@ -105,6 +111,15 @@ public enum Scenario {
         public static final String CHECK_RECORDS = "check_records";
         /** Records of the bounded counting check run ({@link CountingCheck}). */
         public static final String CHECK_RECORDS_EXPECTED = "check_records_expected";
+
+        /** Median time from a record's send to its count becoming visible to a {@code read_committed} consumer. */
+        public static final String VISIBILITY_P50_MS = "visibility_p50_ms";
+        /** 99th percentile of the same. */
+        public static final String VISIBILITY_P99_MS = "visibility_p99_ms";
+        /** Largest of the same. */
+        public static final String VISIBILITY_MAX_MS = "visibility_max_ms";
+        /** Output records seen twice by the {@code read_committed} consumer (a count of a key twice); must be 0. */
+        public static final String DUPLICATES = "duplicates";
 
         /** Windows (or sessions) the bounded check run fired; must equal {@link #WINDOWS_EXPECTED}. */
         public static final String WINDOWS_FIRED = "windows_fired";

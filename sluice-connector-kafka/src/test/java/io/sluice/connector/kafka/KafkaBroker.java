@@ -30,9 +30,9 @@ import org.apache.kafka.common.test.TestKitNodes;
  * {@link #proxiedBootstrapServers()} reach the broker only through the proxy, so a test can make the
  * broker refuse connections or black-hole them ({@link #proxy()}) while the broker itself keeps running.
  * Small settings for a 2-core machine: one partition for the internal topics' logs where possible.
- * Test code only; never shipped.
+ * Test code only; never shipped (sluice-e2e uses it through this module's test jar).
  */
-final class KafkaBroker implements AutoCloseable {
+public final class KafkaBroker implements AutoCloseable {
     private final KafkaClusterTestKit cluster;
     private final TcpFaultProxy proxy;
 
@@ -42,7 +42,7 @@ final class KafkaBroker implements AutoCloseable {
     }
 
     /** Starts a broker with {@code overrides} over the test defaults; waits until it serves. */
-    static KafkaBroker start(Map<String, String> overrides) throws Exception {
+    public static KafkaBroker start(Map<String, String> overrides) throws Exception {
         int proxiedPort = freePort();
         TcpFaultProxy proxy = new TcpFaultProxy(new InetSocketAddress("127.0.0.1", proxiedPort), 0, 256);
         KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
@@ -79,7 +79,7 @@ final class KafkaBroker implements AutoCloseable {
         return new KafkaBroker(cluster, proxy);
     }
 
-    static KafkaBroker start() throws Exception {
+    public static KafkaBroker start() throws Exception {
         return start(Map.of());
     }
 
@@ -89,7 +89,7 @@ final class KafkaBroker implements AutoCloseable {
      * One broker for all test classes of this JVM with default settings (started on first use, closed when
      * the JVM ends): a broker start costs seconds, so tests share it and use topics and prefixes of their own.
      */
-    static synchronized KafkaBroker shared() throws Exception {
+    public static synchronized KafkaBroker shared() throws Exception {
         if (shared == null) {
             KafkaBroker b = start();
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -107,7 +107,7 @@ final class KafkaBroker implements AutoCloseable {
     private static final java.util.concurrent.atomic.AtomicInteger NAMES = new java.util.concurrent.atomic.AtomicInteger();
 
     /** A name no other test of this JVM uses: {@code base-<n>}. */
-    static String unique(String base) {
+    public static String unique(String base) {
         return base + "-" + NAMES.incrementAndGet();
     }
 
@@ -118,29 +118,29 @@ final class KafkaBroker implements AutoCloseable {
     }
 
     /** The broker's own listener (never faulty). */
-    String bootstrapServers() {
+    public String bootstrapServers() {
         return cluster.bootstrapServers();
     }
 
     /** The listener behind the fault proxy: every connection of such a client goes through {@link #proxy()}. */
-    String proxiedBootstrapServers() {
+    public String proxiedBootstrapServers() {
         return "127.0.0.1:" + proxy.port();
     }
 
-    TcpFaultProxy proxy() {
+    public TcpFaultProxy proxy() {
         return proxy;
     }
 
-    KafkaClusterTestKit cluster() {
+    public KafkaClusterTestKit cluster() {
         return cluster;
     }
 
-    Admin admin() {
+    public Admin admin() {
         return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
     }
 
     /** Creates {@code topic} and waits until every partition has a leader (so a first write cannot be refused). */
-    void createTopic(String topic, int partitions) throws Exception {
+    public void createTopic(String topic, int partitions) throws Exception {
         try (Admin admin = admin()) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
             // Right after the creation the broker may not know the topic yet (UnknownTopicOrPartition): asked again.
@@ -151,7 +151,7 @@ final class KafkaBroker implements AutoCloseable {
     }
 
     /** Writes {@code values} (key = value) to {@code topic}, committed, with an idempotent producer. */
-    void produce(String topic, List<String> values) {
+    public void produce(String topic, List<String> values) {
         Properties p = new Properties();
         p.put("bootstrap.servers", bootstrapServers());
         p.put("key.serializer", StringSerializer.class.getName());
@@ -179,7 +179,7 @@ final class KafkaBroker implements AutoCloseable {
      * Every value of {@code topic} up to its current end, as a consumer with {@code isolation}
      * ({@code read_committed} or {@code read_uncommitted}) sees them.
      */
-    List<String> readAll(String topic, String isolation) {
+    public List<String> readAll(String topic, String isolation) {
         Properties p = new Properties();
         p.put("bootstrap.servers", bootstrapServers());
         p.put("key.deserializer", StringDeserializer.class.getName());

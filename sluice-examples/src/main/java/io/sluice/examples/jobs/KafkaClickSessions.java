@@ -19,7 +19,8 @@ import java.util.Set;
  * and writes one line per session, {@code user,sessionStart,sessionEnd,clicks,firstUrl}, to {@code --output}
  * (a topic), visible to {@code read_committed} consumers when the checkpoint covering it completes (every
  * {@code --checkpoint-interval}, default 10 s). Lines that are not clicks are skipped and counted. Both
- * topics must exist. Works against any Kafka 2.5+ cluster.
+ * topics must exist. Works against any Kafka 2.5+ cluster. {@code --output-bootstrap} (default: {@code --bootstrap})
+ * writes the sessions to another cluster, or to the same one through other listeners.
  *
  * <p>Build and run it against a broker at localhost:9092 (the jar with the Kafka connector inside is
  * {@code sluice-examples-kafka.jar}):
@@ -39,9 +40,10 @@ public final class KafkaClickSessions {
     private KafkaClickSessions() {}
 
     public static void main(String[] argv) throws Exception {
-        Args args = new Args(argv, Set.of("bootstrap", "input", "output", "gap", "disorder", "prefix", "group",
-                "checkpoint-interval"));
+        Args args = new Args(argv, Set.of("bootstrap", "output-bootstrap", "input", "output", "gap", "disorder",
+                "prefix", "group", "checkpoint-interval"));
         String bootstrap = args.required("bootstrap");
+        String outputBootstrap = args.get("output-bootstrap", bootstrap);
         String input = args.required("input");
         String output = args.required("output");
         Duration gap = args.getDuration("gap", Duration.ofMinutes(30));
@@ -55,7 +57,7 @@ public final class KafkaClickSessions {
                 .valueFormat(Formats.strings()).serializer(Serializers.STRING)
                 .deserializationErrors(DeserializationErrorPolicy.skip())
                 .watermarks(disorder, Duration.ofMinutes(1)).build();
-        KafkaSink<String> sessions = KafkaSink.<String>builder().bootstrapServers(bootstrap).topic(output)
+        KafkaSink<String> sessions = KafkaSink.<String>builder().bootstrapServers(outputBootstrap).topic(output)
                 .valueFormat(Formats.strings()).key(line -> line.substring(0, line.indexOf(',')).getBytes(
                         java.nio.charset.StandardCharsets.UTF_8))
                 .transactionalIdPrefix(prefix).build();

@@ -129,6 +129,14 @@ public final class FakeHarness {
                 r.add(s, plan.windowCheckVariant(w), Metric.WINDOWS_FIRED, windows);
                 r.add(s, plan.windowCheckVariant(w), Metric.WINDOWS_EXPECTED, windows);
             }
+            case KAFKA_EXACTLY_ONCE -> {
+                String v = "exactly once, checkpoints every 1000 ms";
+                r.add(s, v, Metric.RECORDS_PER_S, 400_000 / Math.sqrt(f));
+                r.add(s, v, Metric.VISIBILITY_P50_MS, 600 * Math.sqrt(f));
+                r.add(s, v, Metric.VISIBILITY_P99_MS, 1050 * Math.sqrt(f));
+                r.add(s, v, Metric.VISIBILITY_MAX_MS, 1100 * Math.sqrt(f));
+                r.add(s, v, Metric.DUPLICATES, 0);
+            }
         }
     }
 

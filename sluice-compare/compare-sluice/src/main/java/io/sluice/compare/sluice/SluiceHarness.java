@@ -8,6 +8,7 @@ import io.sluice.compare.Plan;
 import io.sluice.compare.Results;
 import io.sluice.compare.Scenario;
 import io.sluice.compare.WindowWorkload;
+import io.sluice.compare.kafka.KafkaScenario;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Instant;
@@ -92,6 +93,9 @@ public final class SluiceHarness {
                 + " HA in memory; throughput-2tm: the same 2 task executors x 1 slot with networkDataExchange(true),"
                 + " each with its own data server on 127.0.0.1, channels between them over TCP (credit-based flow"
                 + " control), channels within one in memory");
+        if (args.scenarios().contains(Scenario.KAFKA_EXACTLY_ONCE)) {
+            KafkaScenario.describe(results, plan);
+        }
         results.write(args.out());
         List<Scenario> failed = new ArrayList<>();
         long start = System.nanoTime();
@@ -143,6 +147,7 @@ public final class SluiceHarness {
             case CHECKPOINT_DURATION -> new CheckpointDuration();
             case WINDOW_TUMBLING -> new WindowThroughput(WindowWorkload.TUMBLING);
             case WINDOW_SESSION -> new WindowThroughput(WindowWorkload.SESSION);
+            case KAFKA_EXACTLY_ONCE -> new KafkaExactlyOnce();
         };
     }
 

@@ -8,6 +8,7 @@ import io.sluice.compare.Results;
 import io.sluice.compare.Scenario;
 import io.sluice.compare.WindowWorkload;
 import io.sluice.compare.Scenario.Metric;
+import io.sluice.compare.kafka.KafkaPlan;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,7 +43,7 @@ class SluiceHarnessSmokeTest {
         assertThat(outcome.failed()).as("failed scenarios (their errors are in the test output)").isEmpty();
         Results.Parsed parsed = Results.read(out);
         assertThat(parsed.headers()).containsEntry("system", SYSTEM).containsKeys("version", "plan", "cores", "jvm",
-                "sluice-setup", "note-status-extra", "finished");
+                "sluice-setup", "note-status-extra", "kafka-plan", "kafka-broker", "kafka-job", "finished");
         assertThat(parsed.headers().get("version")).isNotBlank().doesNotContain("${");
         assertThat(parsed.rows()).allSatisfy(r -> assertThat(r.system()).isEqualTo(SYSTEM));
         Map<String, Double> v = parsed.rows().stream().collect(Collectors.toMap(
@@ -122,9 +123,22 @@ class SluiceHarnessSmokeTest {
             assertThat(value(v, w.scenario(), plan.windowCheckVariant(w), Metric.WINDOWS_FIRED)).isEqualTo(expected);
         }
 
+        KafkaPlan kafka = KafkaPlan.of(plan);
+        String kv = kafka.variant();
+        double kafkaRecords = kafka.backlog() + kafka.pacedRecords();
+        assertThat(value(v, Scenario.KAFKA_EXACTLY_ONCE, kv, Metric.RECORDS_PER_S)).isFinite().isPositive();
+        assertThat(value(v, Scenario.KAFKA_EXACTLY_ONCE, kv, Metric.VISIBILITY_P50_MS)).isFinite().isPositive();
+        assertThat(value(v, Scenario.KAFKA_EXACTLY_ONCE, kv, Metric.VISIBILITY_P99_MS))
+                .isGreaterThanOrEqualTo(value(v, Scenario.KAFKA_EXACTLY_ONCE, kv, Metric.VISIBILITY_P50_MS));
+        assertThat(value(v, Scenario.KAFKA_EXACTLY_ONCE, kv, Metric.VISIBILITY_MAX_MS))
+                .isGreaterThanOrEqualTo(value(v, Scenario.KAFKA_EXACTLY_ONCE, kv, Metric.VISIBILITY_P99_MS));
+        assertThat(value(v, Scenario.KAFKA_EXACTLY_ONCE, kv, Metric.DUPLICATES)).isZero();
+        assertThat(value(v, Scenario.KAFKA_EXACTLY_ONCE, kv, Metric.CHECK_RECORDS)).isEqualTo(kafkaRecords);
+        assertThat(value(v, Scenario.KAFKA_EXACTLY_ONCE, kv, Metric.CHECK_RECORDS_EXPECTED)).isEqualTo(kafkaRecords);
+
         int expectedRows = statusVariants.size() * 8
                 + plan.failoverRetained().size() * plan.failoverLatencies().size() * 3
-                + plan.jmRetained().size() * plan.jmLatencies().size() * 5 + 3 + 7 + 4 + 2 * 5;
+                + plan.jmRetained().size() * plan.jmLatencies().size() * 5 + 3 + 7 + 4 + 2 * 5 + 7;
         assertThat(parsed.rows()).as("no other rows").hasSize(expectedRows);
     }
 

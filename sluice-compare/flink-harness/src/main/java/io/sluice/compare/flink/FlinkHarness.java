@@ -78,7 +78,7 @@ public final class FlinkHarness {
     }
 
     /**
-     * Whether this Flink version runs the optional scenarios (the windows and the two task managers):
+     * Whether this Flink version runs the optional scenarios (the windows, the two task managers and Kafka):
      * 1.20 and later (the issue compares them with Flink 1.20.5 and 2.3.0); 1.13 and 1.14 declare them
      * not run, which keeps the full and the smoke run shorter.
      */
@@ -109,7 +109,7 @@ public final class FlinkHarness {
             }
             if (s.optional() && !runsOptionalScenarios()) {
                 results.notRun(s, "optional scenario, not run on Flink " + EnvironmentInformation.getVersion()
-                        + " (the window and two-task-manager scenarios run on Flink 1.20 and later)");
+                        + " (the window, two-task-manager and Kafka scenarios run on Flink 1.20 and later)");
                 results.write(out);
                 log("%s: not run on this version (optional scenario)", s.id());
                 continue;
@@ -125,6 +125,7 @@ public final class FlinkHarness {
                     case CHECKPOINT_DURATION -> checkpointDuration();
                     case WINDOW_TUMBLING -> window(WindowWorkload.TUMBLING);
                     case WINDOW_SESSION -> window(WindowWorkload.SESSION);
+                    case KAFKA_EXACTLY_ONCE -> kafka();
                 }
             } catch (Exception | AssertionError e) {
                 failed++;
@@ -564,7 +565,24 @@ public final class FlinkHarness {
 
     // ---------------------------------------------------------------- set-up
 
-    private static Configuration plainConfiguration() {
+    /**
+     * {@link Scenario#KAFKA_EXACTLY_ONCE}: the job of {@code flink-harness/src/kafka} (only in the harness
+     * modules that have flink-connector-kafka, 1.20 and 2.3), looked up by name so that this class also
+     * compiles for 1.13 and 1.14, which declare the scenario not run.
+     */
+    private void kafka() throws Exception {
+        Class<?> type;
+        try {
+            type = Class.forName("io.sluice.compare.flink.FlinkKafkaScenario");
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException("This harness module was built without flink-harness/src/kafka (and"
+                    + " flink-connector-kafka); add them to its pom as compare-flink-1.20 does", e);
+        }
+        ((OptionalScenario) type.getDeclaredConstructor().newInstance()).run(plan, results, plainConfiguration(),
+                line -> log("%s: %s", Scenario.KAFKA_EXACTLY_ONCE.id(), line));
+    }
+
+    static Configuration plainConfiguration() {
         Configuration c = new Configuration();
         c.setString("rest.bind-port", "0");
         c.setString("taskmanager.memory.managed.size", "16m");
