@@ -12,6 +12,8 @@ import io.sluice.config.CheckpointingOptions;
 import io.sluice.config.Configuration;
 import io.sluice.config.PipelineOptions;
 import io.sluice.config.RestartStrategyConfig;
+import io.sluice.config.StateBackendOptions;
+import io.sluice.config.StateBackendType;
 import io.sluice.graph.JobConfig;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobId;
@@ -61,6 +63,10 @@ public final class StreamExecutionEnvironment {
     private String restoreFrom = "";
     private boolean retainCheckpointsOnCancel = true;
     private Duration checkpointStaleAfter = Duration.ZERO;
+    /** The job's state backend; {@code null}: the task executors' default. */
+    private StateBackendType stateBackend;
+    /** Whether to checkpoint incrementally where the backend can; {@code null}: the task executors' default. */
+    private Boolean incrementalCheckpoints;
 
     /** The run context this environment was created in, or {@code null} outside a cluster's jar runner. */
     private ExecutionContext context;
@@ -115,6 +121,10 @@ public final class StreamExecutionEnvironment {
         env.restoreFrom = configuration.get(CheckpointingOptions.RESTORE_FROM);
         env.retainCheckpointsOnCancel = configuration.get(CheckpointingOptions.RETAIN_ON_CANCEL);
         env.checkpointStaleAfter = configuration.get(CheckpointingOptions.STALE_AFTER);
+        env.stateBackend = configuration.contains(StateBackendOptions.BACKEND)
+                ? configuration.get(StateBackendOptions.BACKEND) : null;
+        env.incrementalCheckpoints = configuration.contains(StateBackendOptions.INCREMENTAL)
+                ? configuration.get(StateBackendOptions.INCREMENTAL) : null;
         return env;
     }
 
@@ -224,7 +234,8 @@ public final class StreamExecutionEnvironment {
      * Starts the job from a retained checkpoint when it has none of its own yet: a checkpoint
      * directory ({@code <checkpoints.dir>/<jobId>/chk-<n>}) or its {@code _metadata} file, or
      * {@code latest:<jobId>} for the newest readable retained checkpoint of an earlier job (for example
-     * one that FAILED or was CANCELED). The checkpoint must lie in this job's checkpoint directory.
+     * one that FAILED or was CANCELED). A checkpoint directory may be a copy anywhere (its state files are
+     * relative to it); the job may have another parallelism and another state backend.
      * Read when the job recovers, on an I/O thread; a path that holds no readable checkpoint fails the
      * job with a message naming it. Same as {@code checkpoints.restore-from}; empty: start empty.
      */
@@ -251,6 +262,29 @@ public final class StreamExecutionEnvironment {
         return this;
     }
 
+    /**
+     * Where the job's keyed state lives ({@code state.backend}): {@link StateBackendType#HEAP} (objects on
+     * the heap) or {@link StateBackendType#ROCKSDB} (an embedded RocksDB per task, for state larger than
+     * memory; needs sluice-state-rocksdb on the task managers). Unset, the job uses the task managers'
+     * default. Checkpoints and savepoints of both are in one format: a job restored with the other
+     * backend reads them.
+     */
+    public StreamExecutionEnvironment setStateBackend(StateBackendType backend) {
+        this.stateBackend = Objects.requireNonNull(backend, "backend");
+        return this;
+    }
+
+    /**
+     * Whether checkpoints of a backend that can (RocksDB) upload only the files new since the previous
+     * one ({@code state.backend.incremental}, default true). Incremental checkpoints hold RocksDB's own
+     * files, which only RocksDB restores; with false, checkpoints are full snapshots in the canonical
+     * format every backend reads.
+     */
+    public StreamExecutionEnvironment setIncrementalCheckpoints(boolean incremental) {
+        this.incrementalCheckpoints = incremental;
+        return this;
+    }
+
     /** The checkpoint interval in force; {@link Duration#ZERO} while checkpointing is off. */
     public Duration getCheckpointInterval() {
         return checkpointInterval;
@@ -268,7 +302,8 @@ public final class StreamExecutionEnvironment {
         return new JobConfig(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures,
                 checkpointDir, restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold,
                 restoreFrom.isEmpty() ? null : restoreFrom, !retainCheckpointsOnCancel,
-                checkpointStaleAfter.isZero() ? null : checkpointStaleAfter);
+                checkpointStaleAfter.isZero() ? null : checkpointStaleAfter,
+                stateBackend == null ? null : stateBackend.backendName(), incrementalCheckpoints);
     }
 
     /** Builds and validates the job graph; throws {@link io.sluice.api.errors.InvalidJobException} naming any problem. */

@@ -73,10 +73,12 @@ public final class CheckpointingOptions {
             .stringType()
             .defaultValue("")
             .withDescription("Start the job from a retained checkpoint: a checkpoint directory"
-                    + " (<checkpoints.dir>/<jobId>/chk-<n>) or its _metadata file, or latest:<jobId> for the newest"
-                    + " readable retained checkpoint of an earlier job (found through the HA checkpoint pointers,"
-                    + " else in checkpoints.dir). The checkpoint must lie in this job's checkpoints.dir. Used only"
-                    + " when the job has no checkpoint of its own yet. Empty: start from empty state.");
+                    + " (<checkpoints.dir>/<jobId>/chk-<n>, or a copy of one anywhere, under any name: its state files"
+                    + " are relative to it) or its _metadata file, or latest:<jobId> for the newest readable retained"
+                    + " checkpoint of an earlier job (found through the HA checkpoint pointers, else in checkpoints.dir)."
+                    + " The job may have another parallelism (its keyed state is split by key groups) and another"
+                    + " state.backend. Used only when the job has no checkpoint of its own yet. Empty: start from empty"
+                    + " state.");
 
     /** How many checkpoint intervals without a completed checkpoint make a job stale, by default. */
     public static final int DEFAULT_STALE_INTERVALS = 5;

@@ -12,7 +12,7 @@ public final class ConfigDocs {
     public static final List<Class<?>> OPTION_CLASSES = List.of(
             PipelineOptions.class, ClusterOptions.class, CheckpointingOptions.class, RestartOptions.class,
             HighAvailabilityOptions.class, RpcOptions.class, JobManagerOptions.class, TaskManagerOptions.class,
-            HeartbeatOptions.class, SecurityOptions.class);
+            HeartbeatOptions.class, SecurityOptions.class, StateBackendOptions.class);
 
     private ConfigDocs() {}
 

@@ -71,6 +71,11 @@ public final class ConfigOptions {
             return new TypedBuilder<>(key, OptionType.BOOLEAN);
         }
 
+        /** An amount of memory in bytes, written {@code 64 mb}, {@code 1 gb} or bare bytes (see {@link MemorySizes}). */
+        public TypedBuilder<Long> memoryType() {
+            return new TypedBuilder<>(key, OptionType.MEMORY);
+        }
+
         public TypedBuilder<String> stringType() {
             return new TypedBuilder<>(key, OptionType.STRING);
         }

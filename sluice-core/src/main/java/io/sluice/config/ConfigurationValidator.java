@@ -23,7 +23,8 @@ public final class ConfigurationValidator {
     /** Options that come with a module outside sluice-core: a hint when the module is missing. */
     private static final Map<String, String> MODULE_PREFIXES = Map.of(
             "s3.", "sluice-storage-s3",
-            "high-availability.zookeeper.", "sluice-ha-zookeeper");
+            "high-availability.zookeeper.", "sluice-ha-zookeeper",
+            "state.backend.rocksdb.", "sluice-state-rocksdb");
 
     private ConfigurationValidator() {}
 

@@ -22,6 +22,8 @@ final class OptionType<T> {
             new OptionType<>("Double", "a number such as 0.5", OptionType::parseFiniteDouble, String::valueOf);
     static final OptionType<Boolean> BOOLEAN =
             new OptionType<>("Boolean", "true or false", OptionType::parseBoolean, String::valueOf);
+    static final OptionType<Long> MEMORY =
+            new OptionType<>("Memory", MemorySizes.EXPECTED_FORM, MemorySizes::parse, MemorySizes::format);
     static final OptionType<String> STRING =
             new OptionType<>("String", "a string", Function.identity(), Function.identity());
 

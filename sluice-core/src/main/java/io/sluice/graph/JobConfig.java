@@ -36,12 +36,39 @@ import java.util.Objects;
  *                                    ({@code checkpoints.stale-after}); {@code null} or zero: the default,
  *                                    {@link #effectiveCheckpointStaleAfter()} (a job graph stored by an older build
  *                                    reads back {@code null})
+ * @param stateBackend                the state backend the job's keyed state lives in ({@code state.backend}: {@code heap},
+ *                                    {@code rocksdb}), or {@code null} for the task executors' default (a job graph
+ *                                    stored by an older build reads back {@code null})
+ * @param incrementalCheckpoints      whether the state backend checkpoints incrementally if it can
+ *                                    ({@code state.backend.incremental}), or {@code null} for the task executors' default
  */
 public record JobConfig(Duration checkpointInterval, Duration checkpointTimeout, int retainedCheckpoints,
                         int tolerableCheckpointFailures, String checkpointDir, RestartStrategyConfig restartStrategy,
                         boolean startWithoutCheckpointAllowed, boolean localRecovery, int inlineStateThreshold,
-                        String restoreFrom, boolean discardCheckpointsOnCancel, Duration checkpointStaleAfter)
+                        String restoreFrom, boolean discardCheckpointsOnCancel, Duration checkpointStaleAfter,
+                        String stateBackend, Boolean incrementalCheckpoints)
         implements Serializable {
+
+    /** Settings with the task executors' default for incremental checkpoints. */
+    public JobConfig(Duration checkpointInterval, Duration checkpointTimeout, int retainedCheckpoints,
+                     int tolerableCheckpointFailures, String checkpointDir, RestartStrategyConfig restartStrategy,
+                     boolean startWithoutCheckpointAllowed, boolean localRecovery, int inlineStateThreshold,
+                     String restoreFrom, boolean discardCheckpointsOnCancel, Duration checkpointStaleAfter,
+                     String stateBackend) {
+        this(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures, checkpointDir,
+                restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold, restoreFrom,
+                discardCheckpointsOnCancel, checkpointStaleAfter, stateBackend, null);
+    }
+
+    /** Settings with the task executors' default state backend. */
+    public JobConfig(Duration checkpointInterval, Duration checkpointTimeout, int retainedCheckpoints,
+                     int tolerableCheckpointFailures, String checkpointDir, RestartStrategyConfig restartStrategy,
+                     boolean startWithoutCheckpointAllowed, boolean localRecovery, int inlineStateThreshold,
+                     String restoreFrom, boolean discardCheckpointsOnCancel, Duration checkpointStaleAfter) {
+        this(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures, checkpointDir,
+                restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold, restoreFrom,
+                discardCheckpointsOnCancel, checkpointStaleAfter, null);
+    }
 
     /** Settings with the default staleness threshold. */
     public JobConfig(Duration checkpointInterval, Duration checkpointTimeout, int retainedCheckpoints,
@@ -131,7 +158,21 @@ public record JobConfig(Duration checkpointInterval, Duration checkpointTimeout,
     public JobConfig withRestoreFrom(String restoreFrom) {
         return new JobConfig(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures,
                 checkpointDir, restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold,
-                restoreFrom, discardCheckpointsOnCancel, checkpointStaleAfter);
+                restoreFrom, discardCheckpointsOnCancel, checkpointStaleAfter, stateBackend, incrementalCheckpoints);
+    }
+
+    /** The same settings with keyed state in {@code stateBackend} ({@code null}: the task executors' default). */
+    public JobConfig withStateBackend(String stateBackend) {
+        return new JobConfig(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures,
+                checkpointDir, restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold,
+                restoreFrom, discardCheckpointsOnCancel, checkpointStaleAfter, stateBackend, incrementalCheckpoints);
+    }
+
+    /** The same settings with incremental checkpoints on or off ({@code null}: the task executors' default). */
+    public JobConfig withIncrementalCheckpoints(Boolean incremental) {
+        return new JobConfig(checkpointInterval, checkpointTimeout, retainedCheckpoints, tolerableCheckpointFailures,
+                checkpointDir, restartStrategy, startWithoutCheckpointAllowed, localRecovery, inlineStateThreshold,
+                restoreFrom, discardCheckpointsOnCancel, checkpointStaleAfter, stateBackend, incremental);
     }
 
     public boolean checkpointingEnabled() {

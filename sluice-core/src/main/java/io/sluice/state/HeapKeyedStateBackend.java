@@ -8,7 +8,6 @@ import io.sluice.api.state.StateDescriptor;
 import io.sluice.api.state.ValueState;
 import io.sluice.api.state.ValueStateDescriptor;
 import io.sluice.core.serialization.DataInputBuffer;
-import io.sluice.core.serialization.SerializationException;
 import io.sluice.core.serialization.Serializers;
 import io.sluice.core.serialization.TypeSerializer;
 import java.util.ArrayList;
@@ -16,6 +15,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import io.sluice.util.Clock;
+import io.sluice.core.serialization.TimestampedValue;
+import io.sluice.state.ttl.TtlCleaner;
+import io.sluice.state.ttl.TtlStates;
+import io.sluice.util.SystemClock;
 
 /**
  * Keyed state on the Java heap: one {@link java.util.HashMap} per registered state, keyed by the
@@ -58,6 +62,9 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
     private final int lastKeyGroup;
     private final int maxParallelism;
     private final TypeSerializer<Object> keySerializer;
+    private final Clock clock;
+    private final String owner;
+    private final TtlCleaner ttlCleaner;
     /** By name, in registration order (which is the order snapshots write them in). */
     private final Map<String, HeapState<?>> states = new LinkedHashMap<>();
     private boolean restored;
@@ -82,9 +89,27 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
     /**
      * @param keySerializer writes the keys into snapshots; the keys' type must be what it accepts
      */
-    @SuppressWarnings("unchecked")
     public HeapKeyedStateBackend(KeyGroupRange range, int maxParallelism, TypeSerializer<?> keySerializer) {
+        this(range, maxParallelism, keySerializer, SystemClock.INSTANCE);
+    }
+
+    /**
+     * @param clock processing time, for state time-to-live
+     */
+    public HeapKeyedStateBackend(KeyGroupRange range, int maxParallelism, TypeSerializer<?> keySerializer, Clock clock) {
+        this(range, maxParallelism, keySerializer, clock, "this task");
+    }
+
+    /**
+     * @param owner names the task in messages
+     */
+    @SuppressWarnings("unchecked")
+    public HeapKeyedStateBackend(KeyGroupRange range, int maxParallelism, TypeSerializer<?> keySerializer, Clock clock,
+                                 String owner) {
         Objects.requireNonNull(range, "key-group range");
+        this.owner = Objects.requireNonNull(owner, "owner");
+        this.ttlCleaner = new TtlCleaner(clock);
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.keySerializer = (TypeSerializer<Object>) Objects.requireNonNull(keySerializer, "key serializer");
         if (maxParallelism <= 0) {
             throw new IllegalArgumentException("Max parallelism must be positive, was " + maxParallelism);
@@ -116,6 +141,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
                     + maxParallelism + "), and make sure the key's hashCode is deterministic");
         }
         currentKey = key;
+        ttlCleaner.onRecord();
     }
 
     @Override
@@ -132,8 +158,16 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
         return maxParallelism;
     }
 
+    /** With a time-to-live: a state of timestamped values behind a decorator ({@link TtlStates}). */
     @Override
     public <T> ValueState<T> getValueState(ValueStateDescriptor<T> descriptor) {
+        if (descriptor.ttlConfig() != null) {
+            @SuppressWarnings("unchecked")
+            HeapValueState<TimestampedValue<T>> internal = (HeapValueState<TimestampedValue<T>>) register(
+                    TtlStates.internal(descriptor));
+            ttlCleaner.register(descriptor.name(), descriptor.ttlConfig(), internal::removeExpired);
+            return TtlStates.value(internal, descriptor.ttlConfig(), clock);
+        }
         @SuppressWarnings("unchecked")
         HeapValueState<T> state = (HeapValueState<T>) register(descriptor);
         return state;
@@ -141,6 +175,13 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
 
     @Override
     public <T> ListState<T> getListState(ListStateDescriptor<T> descriptor) {
+        if (descriptor.ttlConfig() != null) {
+            @SuppressWarnings("unchecked")
+            HeapListState<TimestampedValue<T>> internal = (HeapListState<TimestampedValue<T>>) register(
+                    TtlStates.internal(descriptor));
+            ttlCleaner.register(descriptor.name(), descriptor.ttlConfig(), internal::removeExpired);
+            return TtlStates.list(internal, descriptor.ttlConfig(), clock, descriptor.name());
+        }
         @SuppressWarnings("unchecked")
         HeapListState<T> state = (HeapListState<T>) register(descriptor);
         return state;
@@ -148,9 +189,21 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
 
     @Override
     public <K, V> MapState<K, V> getMapState(MapStateDescriptor<K, V> descriptor) {
+        if (descriptor.ttlConfig() != null) {
+            @SuppressWarnings("unchecked")
+            HeapMapState<K, TimestampedValue<V>> internal = (HeapMapState<K, TimestampedValue<V>>) register(
+                    TtlStates.internal(descriptor));
+            ttlCleaner.register(descriptor.name(), descriptor.ttlConfig(), internal::removeExpired);
+            return TtlStates.map(internal, descriptor.ttlConfig(), clock);
+        }
         @SuppressWarnings("unchecked")
         HeapMapState<K, V> state = (HeapMapState<K, V>) register(descriptor);
         return state;
+    }
+
+    /** The background clean-up of this backend's states with a time-to-live (for tests). */
+    public TtlCleaner ttlCleaner() {
+        return ttlCleaner;
     }
 
     /**
@@ -203,15 +256,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
         restored = true;
         KeyedSnapshotReader reader = new KeyedSnapshotReader(range, maxParallelism, this::registerRestored);
         for (int i = 0; i < snapshots.size(); i++) {
-            try {
-                reader.read(snapshots.get(i), i);
-            } catch (UnreadableSnapshotException e) {
-                throw e;
-            } catch (SerializationException | IndexOutOfBoundsException | NegativeArraySizeException
-                     | ClassCastException | OutOfMemoryError e) {
-                throw new UnreadableSnapshotException(i, e instanceof OutOfMemoryError
-                        ? new SerializationException("a length in it is absurd (" + e.getMessage() + ")") : (RuntimeException) e);
-            }
+            reader.readSnapshot(snapshots.get(i), i);
         }
     }
 
@@ -224,6 +269,9 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
             states.put(metaInfo.name(), state);
         } else {
             requireSameKind(state, metaInfo, "");
+            if (StateRegistration.compare(state.metaInfo(), metaInfo, owner) == StateRegistration.Outcome.MIGRATE) {
+                state.checkWritableWith(metaInfo, owner);
+            }
             state.metaInfo(metaInfo);
         }
         return state;

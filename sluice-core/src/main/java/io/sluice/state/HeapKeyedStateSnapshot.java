@@ -2,7 +2,6 @@ package io.sluice.state;
 
 import io.sluice.core.serialization.DataOutputBuffer;
 import io.sluice.core.serialization.SerializationException;
-import io.sluice.core.serialization.SerializerRegistry;
 import io.sluice.core.serialization.TypeSerializer;
 import java.util.List;
 import java.util.Map;
@@ -34,58 +33,26 @@ final class HeapKeyedStateSnapshot implements KeyedStateSnapshot {
 
     @Override
     public void writeTo(DataOutputBuffer out) {
-        out.writeInt(KeyedSnapshotFormat.MAGIC);
-        out.writeInt(KeyedSnapshotFormat.VERSION);
-        out.writeInt(maxParallelism);
-        out.writeInt(range.start());
-        out.writeInt(range.end());
-        SerializerRegistry.write(keySerializer, out);
-        out.writeVarInt(metaInfos.size());
-        for (StateMetaInfo metaInfo : metaInfos) {
-            metaInfo.writeTo(out);
-        }
-
+        KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, maxParallelism, range, keySerializer, metaInfos);
         KeyGroupPartition[] partitions = new KeyGroupPartition[tables.size()];
         for (int s = 0; s < partitions.length; s++) {
             partitions[s] = KeyGroupPartition.of(tables.get(s), range, maxParallelism);
         }
-        int groupsWithData = 0;
         for (int g = range.start(); g <= range.end(); g++) {
-            if (statesWithData(partitions, g) > 0) {
-                groupsWithData++;
+            writer.startGroup(g);
+            for (int s = 0; s < partitions.length; s++) {
+                KeyGroupPartition p = partitions[s];
+                StateMetaInfo metaInfo = metaInfos.get(s);
+                DataOutputBuffer entries = writer.entries(s);
+                for (int i = p.start(g), end = p.end(g); i < end; i++) {
+                    serializeKey(p.keys[i], entries);
+                    metaInfo.writeValue(p.values[i], entries);
+                    writer.entryWritten(s);
+                }
             }
+            writer.finishGroup();
         }
-        out.writeVarInt(groupsWithData);
-
-        DataOutputBuffer block = new DataOutputBuffer(4096);
-        for (int g = range.start(); g <= range.end(); g++) {
-            int states = statesWithData(partitions, g);
-            if (states == 0) {
-                continue;
-            }
-            block.clear();
-            writeBlock(partitions, g, states, block);
-            out.writeInt(g);
-            out.writeInt(block.position());
-            out.write(block.array(), 0, block.position());
-        }
-    }
-
-    private void writeBlock(KeyGroupPartition[] partitions, int keyGroup, int states, DataOutputBuffer block) {
-        block.writeVarInt(states);
-        for (int s = 0; s < partitions.length; s++) {
-            KeyGroupPartition p = partitions[s];
-            if (p.count(keyGroup) == 0) {
-                continue;
-            }
-            StateMetaInfo metaInfo = metaInfos.get(s);
-            block.writeVarInt(s);
-            block.writeVarInt(p.count(keyGroup));
-            for (int i = p.start(keyGroup), end = p.end(keyGroup); i < end; i++) {
-                serializeKey(p.keys[i], block);
-                metaInfo.writeValue(p.values[i], block);
-            }
-        }
+        writer.finish();
     }
 
     private void serializeKey(Object key, DataOutputBuffer block) {
@@ -96,15 +63,5 @@ final class HeapKeyedStateSnapshot implements KeyedStateSnapshot {
                     + " with key serializer " + keySerializer.typeName() + " (" + e.getMessage() + "): declare a"
                     + " serializer for the key type with keyBy(selector, TypeSerializer)", e);
         }
-    }
-
-    private static int statesWithData(KeyGroupPartition[] partitions, int keyGroup) {
-        int n = 0;
-        for (KeyGroupPartition p : partitions) {
-            if (p.count(keyGroup) > 0) {
-                n++;
-            }
-        }
-        return n;
     }
 }

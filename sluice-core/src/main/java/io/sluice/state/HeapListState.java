@@ -78,4 +78,29 @@ final class HeapListState<T> extends HeapState<StateList<T>> implements ListStat
         Objects.requireNonNull(value, () -> "List state '" + metaInfo().name()
                 + "' does not hold null elements; filter nulls out before adding them");
     }
+    /** A list with expired elements is replaced by a new one of the others (the old one may be a snapshot's). */
+    @Override
+    int removeExpiredOf(Object key, StateList<T> list, long cutoffMillis) {
+        int expired = 0;
+        for (T element : list) {
+            if (expired(element, cutoffMillis)) {
+                expired++;
+            }
+        }
+        if (expired == 0) {
+            return 0;
+        }
+        StateList<T> kept = new StateList<>(list.size() - expired, epoch());
+        for (T element : list) {
+            if (!expired(element, cutoffMillis)) {
+                kept.add(element);
+            }
+        }
+        if (kept.isEmpty()) {
+            drop(key);
+        } else {
+            store(key, kept);
+        }
+        return expired;
+    }
 }

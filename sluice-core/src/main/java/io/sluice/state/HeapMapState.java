@@ -115,4 +115,22 @@ final class HeapMapState<K, V> extends HeapState<StateMap<K, V>> implements MapS
     Map<Object, Object> snapshotTable(int oldEpoch, int newEpoch) {
         return shareOrCopyContainers(table, metaInfo(), oldEpoch, newEpoch);
     }
+    @Override
+    int removeExpiredOf(Object key, StateMap<K, V> map, long cutoffMillis) {
+        int expired = 0;
+        for (V value : map.values()) {
+            if (expired(value, cutoffMillis)) {
+                expired++;
+            }
+        }
+        if (expired == 0) {
+            return 0;
+        }
+        StateMap<K, V> own = writable(key);
+        own.values().removeIf(v -> expired(v, cutoffMillis));
+        if (own.isEmpty()) {
+            drop(key);
+        }
+        return expired;
+    }
 }

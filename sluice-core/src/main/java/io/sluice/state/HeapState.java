@@ -30,7 +30,8 @@ import java.util.Map;
  *
  * @param <S> the per-key value: the user's value, or the backend-owned list or map container
  */
-abstract sealed class HeapState<S> permits HeapValueState, HeapListState, HeapMapState {
+abstract sealed class HeapState<S> implements KeyedSnapshotReader.RestoredState
+        permits HeapValueState, HeapListState, HeapMapState {
     final HashMap<Object, S> table = new HashMap<>();
     private final HeapKeyedStateBackend backend;
     private StateMetaInfo metaInfo;
@@ -84,6 +85,48 @@ abstract sealed class HeapState<S> permits HeapValueState, HeapListState, HeapMa
         cachedValue = null;
     }
 
+    /** The background clean-up's cursor: the keys of a round, and the next to look at. */
+    private Object[] cleanupKeys;
+    private int cleanupIndex;
+
+    /**
+     * The background clean-up of a state with a time-to-live (its values are
+     * {@link io.sluice.core.serialization.TimestampedValue}s): looks at up to {@code keys} keys from
+     * where the previous call stopped (a round goes over the keys the table had when it started) and
+     * removes the values stamped at or before {@code cutoffMillis}, keeping copy-on-write.
+     *
+     * @return the values (list elements, map entries) removed
+     */
+    final int removeExpired(int keys, long cutoffMillis) {
+        if (cleanupKeys == null) {
+            if (table.isEmpty()) {
+                return 0;
+            }
+            cleanupKeys = table.keySet().toArray();
+            cleanupIndex = 0;
+        }
+        int removed = 0;
+        int end = Math.min(cleanupKeys.length, cleanupIndex + keys);
+        for (; cleanupIndex < end; cleanupIndex++) {
+            Object key = cleanupKeys[cleanupIndex];
+            S value = table.get(key);
+            if (value != null) {
+                removed += removeExpiredOf(key, value, cutoffMillis);
+            }
+        }
+        if (cleanupIndex >= cleanupKeys.length) {
+            cleanupKeys = null; // the next round starts with the keys there are then
+        }
+        return removed;
+    }
+
+    /** Removes what of {@code key}'s value is stamped at or before {@code cutoffMillis}; how many values went. */
+    abstract int removeExpiredOf(Object key, S value, long cutoffMillis);
+
+    static boolean expired(Object timestamped, long cutoffMillis) {
+        return ((io.sluice.core.serialization.TimestampedValue<?>) timestamped).timestampMillis() <= cutoffMillis;
+    }
+
     final StateMetaInfo metaInfo() {
         return metaInfo;
     }
@@ -91,6 +134,28 @@ abstract sealed class HeapState<S> permits HeapValueState, HeapListState, HeapMa
     /** Switches to the serializers of a newer descriptor (for example after a restore). */
     final void metaInfo(StateMetaInfo newMetaInfo) {
         this.metaInfo = newMetaInfo;
+    }
+
+    /**
+     * Checks that {@code newMetaInfo}'s serializers can write every value this state holds (they
+     * replace the serializers a restore registered it with, see {@link StateRegistration}): writes each
+     * once into a scratch buffer. O(entries), once per restore.
+     *
+     * @throws io.sluice.core.serialization.SerializationException naming the state if one cannot be written
+     */
+    final void checkWritableWith(StateMetaInfo newMetaInfo, String owner) {
+        io.sluice.core.serialization.DataOutputBuffer scratch = new io.sluice.core.serialization.DataOutputBuffer(256);
+        for (S value : table.values()) {
+            scratch.clear();
+            try {
+                newMetaInfo.writeValue(value, scratch);
+            } catch (RuntimeException e) {
+                throw new io.sluice.core.serialization.SerializationException("State '" + metaInfo.name() + "' of "
+                        + owner + " cannot be written with the serializers the job now declares (" + e + "): the"
+                        + " values it holds are not of the declared type. Restore with the job version that wrote it,"
+                        + " or give the state a new name", e);
+            }
+        }
     }
 
     final Kind kind() {
@@ -103,8 +168,9 @@ abstract sealed class HeapState<S> permits HeapValueState, HeapListState, HeapMa
     }
 
     /** Stores a value read from a snapshot, as produced by {@link StateMetaInfo#readValue}. */
+    @Override
     @SuppressWarnings("unchecked")
-    final void restoreEntry(Object key, Object value) {
+    public final void restore(int keyGroup, Object key, Object value) {
         table.put(key, (S) value);
         cachedKey = null;
         cachedValue = null;

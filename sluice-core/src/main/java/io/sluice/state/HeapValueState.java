@@ -39,4 +39,12 @@ final class HeapValueState<T> extends HeapState<T> implements ValueState<T> {
         table.remove(currentKey());
     }
 
+    @Override
+    int removeExpiredOf(Object key, T value, long cutoffMillis) {
+        if (expired(value, cutoffMillis)) {
+            drop(key);
+            return 1;
+        }
+        return 0;
+    }
 }

@@ -6,34 +6,69 @@ import io.sluice.core.serialization.SerializerRegistry;
 import io.sluice.core.serialization.Serializers;
 import io.sluice.core.serialization.TypeSerializer;
 import java.util.BitSet;
-import java.util.function.Function;
 
 /**
- * Reads snapshots in the {@link KeyedSnapshotFormat} into heap states, keeping only the key groups
- * of the restoring backend's range and skipping the others without decoding them. One reader is
- * used for all snapshots of one restore, so that it can tell when two snapshots both hold data for
- * the same key group.
+ * Reads snapshots in the canonical {@link KeyedSnapshotFormat} into any backend's states (a
+ * {@link Target}), keeping only the key groups of the restoring backend's range and skipping the
+ * others without decoding them. One reader is used for all snapshots of one restore, so that it can
+ * tell when two snapshots both hold data for the same key group. Every key is checked to belong to
+ * the group it was written in.
  *
  * <p>Threading: task thread only, like the backend it restores.
  */
-final class KeyedSnapshotReader {
+public final class KeyedSnapshotReader {
+    /** Where a restore puts what it reads: the restoring backend. */
+    public interface Target {
+        /**
+         * Registers (or finds, when an earlier snapshot of this restore declared it) the state a
+         * snapshot declares, with the snapshot's serializers.
+         */
+        RestoredState state(StateMetaInfo metaInfo);
+    }
+
+    /** One state of the restoring backend. */
+    public interface RestoredState {
+        /**
+         * Stores one key's value as {@link StateMetaInfo#readValue} read it (a list or map for list
+         * and map states), for a key of {@code keyGroup}.
+         */
+        void restore(int keyGroup, Object key, Object value);
+    }
+
     /** The key serializer of snapshots of format version 1, which did not record it. */
     private static final TypeSerializer<Object> VERSION_1_KEY_SERIALIZER = Serializers.dynamic();
 
     private final KeyGroupRange range;
     private final int maxParallelism;
     /** Registers (or finds) the state a snapshot describes. */
-    private final Function<StateMetaInfo, HeapState<?>> stateRegistry;
+    private final Target target;
     private final BitSet restoredKeyGroups = new BitSet();
 
-    KeyedSnapshotReader(KeyGroupRange range, int maxParallelism, Function<StateMetaInfo, HeapState<?>> stateRegistry) {
+    public KeyedSnapshotReader(KeyGroupRange range, int maxParallelism, Target target) {
         this.range = range;
         this.maxParallelism = maxParallelism;
-        this.stateRegistry = stateRegistry;
+        this.target = target;
     }
 
-    /** Reads one whole snapshot; {@code index} names it in error messages. */
-    void read(DataInputBuffer in, int index) {
+    /**
+     * Reads one whole snapshot; {@code index} names it in error messages. Wraps what makes it
+     * undecodable in an {@link UnreadableSnapshotException} naming {@code index}; throws an
+     * {@link IllegalStateException} for a snapshot of another max parallelism, with keys in the
+     * wrong group, or overlapping an earlier snapshot of this restore.
+     */
+    public void readSnapshot(DataInputBuffer in, int index) {
+        try {
+            read(in, index);
+        } catch (UnreadableSnapshotException | IllegalStateException e) {
+            throw e;
+        } catch (SerializationException | IndexOutOfBoundsException | NegativeArraySizeException
+                 | ClassCastException | OutOfMemoryError e) {
+            throw new UnreadableSnapshotException(index, e instanceof OutOfMemoryError
+                    ? new SerializationException("a length in it is absurd (" + e.getMessage() + ")") : (RuntimeException) e);
+        }
+    }
+
+    private void read(DataInputBuffer in, int index) {
         String which = "Keyed-state snapshot #" + index;
         int magic = in.readInt();
         if (magic != KeyedSnapshotFormat.MAGIC) {
@@ -48,9 +83,11 @@ final class KeyedSnapshotReader {
         }
         int snapshotMaxParallelism = in.readInt();
         if (snapshotMaxParallelism != maxParallelism) {
-            throw new IllegalStateException(which + " was written with max parallelism " + snapshotMaxParallelism
-                    + ", but this job has max parallelism " + maxParallelism + ": keys map to different key groups,"
-                    + " so the state cannot be restored. Set the max parallelism back to " + snapshotMaxParallelism);
+            throw new io.sluice.api.errors.MaxParallelismMismatchException(which + " was written with max parallelism "
+                    + snapshotMaxParallelism + ", but this job has max parallelism " + maxParallelism
+                    + ": keys map to different key groups, so the state cannot be restored. Set the max parallelism"
+                    + " back to " + snapshotMaxParallelism + " (pipeline.max-parallelism or setMaxParallelism)",
+                    snapshotMaxParallelism, maxParallelism);
         }
         in.readInt(); // writer's range start, informational
         in.readInt(); // writer's range end, informational
@@ -58,17 +95,30 @@ final class KeyedSnapshotReader {
         TypeSerializer<Object> keySerializer = version == 1 ? VERSION_1_KEY_SERIALIZER : readKeySerializer(in, which, classLoader);
 
         int stateCount = in.readVarInt();
-        HeapState<?>[] states = new HeapState<?>[stateCount];
+        RestoredState[] states = new RestoredState[stateCount];
         StateMetaInfo[] metaInfos = new StateMetaInfo[stateCount];
         for (int s = 0; s < stateCount; s++) {
             metaInfos[s] = StateMetaInfo.readFrom(in, version, classLoader);
-            states[s] = stateRegistry.apply(metaInfos[s]);
+            states[s] = target.state(metaInfos[s]);
         }
 
-        int groupCount = in.readVarInt();
+        int groupCount = version < 3 ? in.readVarInt() : Integer.MAX_VALUE;
+        int previousGroup = -1;
         for (int i = 0; i < groupCount; i++) {
             int keyGroup = in.readInt();
+            if (version >= 3 && keyGroup == KeyedSnapshotFormat.END_OF_GROUPS) {
+                break;
+            }
+            if (keyGroup <= previousGroup || keyGroup >= maxParallelism) {
+                throw new SerializationException(which + " holds key group " + keyGroup + " after key group "
+                        + previousGroup + " (of " + maxParallelism + "): it is corrupt");
+            }
+            previousGroup = keyGroup;
             int blockLength = in.readInt();
+            if (blockLength < 0 || blockLength > in.remaining()) {
+                throw new SerializationException(which + ": key group " + keyGroup + " claims " + blockLength
+                        + " bytes, but " + in.remaining() + " remain: it is truncated or corrupt");
+            }
             if (!range.contains(keyGroup)) {
                 in.position(in.position() + blockLength);
                 continue;
@@ -107,7 +157,7 @@ final class KeyedSnapshotReader {
     }
 
     private void readBlock(DataInputBuffer in, int keyGroup, TypeSerializer<Object> keySerializer,
-            HeapState<?>[] states, StateMetaInfo[] metaInfos, String which) {
+            RestoredState[] states, StateMetaInfo[] metaInfos, String which) {
         int statesInGroup = in.readVarInt();
         for (int j = 0; j < statesInGroup; j++) {
             int s = in.readVarInt();
@@ -128,7 +178,7 @@ final class KeyedSnapshotReader {
                             + " --restore-from; the state is lost); see \"Key groups and stable hashes\" in"
                             + " docs/architecture.md");
                 }
-                states[s].restoreEntry(key, metaInfos[s].readValue(in));
+                states[s].restore(keyGroup, key, metaInfos[s].readValue(in));
             }
         }
     }

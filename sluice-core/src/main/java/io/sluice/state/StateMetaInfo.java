@@ -25,10 +25,13 @@ import java.util.Map;
  * ones. The serializers are written once per state by their stable identity
  * ({@link SerializerRegistry}); values are never Java-serialized.
  *
+ * <p>Every keyed state backend records its states with this class in the canonical snapshot format
+ * ({@link KeyedSnapshotFormat}), so that a snapshot written by one backend restores into another.
+ *
  * <p>Threading: immutable, so it may be handed from the task thread to the thread that writes a
  * snapshot. Serializers are stateless by the {@link TypeSerializer} contract.
  */
-final class StateMetaInfo {
+public final class StateMetaInfo {
     private final String name;
     private final Kind kind;
     /** VALUE: [value]; LIST: [element]; MAP: [mapKey, mapValue]. */
@@ -51,7 +54,8 @@ final class StateMetaInfo {
         }
     }
 
-    static StateMetaInfo of(StateDescriptor descriptor) {
+    /** The meta info of the state {@code descriptor} declares. */
+    public static StateMetaInfo of(StateDescriptor descriptor) {
         if (descriptor instanceof ValueStateDescriptor<?> d) {
             return new StateMetaInfo(d.name(), Kind.VALUE, array(d.serializer()));
         } else if (descriptor instanceof ListStateDescriptor<?> d) {
@@ -63,16 +67,34 @@ final class StateMetaInfo {
                 + " for state '" + descriptor.name() + "'");
     }
 
-    String name() {
+    public String name() {
         return name;
     }
 
-    Kind kind() {
+    public Kind kind() {
         return kind;
     }
 
-    /** Writes name, kind and the serializers by their stable identity (format version 2). */
-    void writeTo(DataOutputBuffer out) {
+    /**
+     * The serializers, in the order of {@link #serializer(int)}: the value's ({@link Kind#VALUE}), the
+     * element's ({@link Kind#LIST}), or the map key's and the map value's ({@link Kind#MAP}).
+     */
+    public int serializerCount() {
+        return serializers.length;
+    }
+
+    /** See {@link #serializerCount()}. */
+    public TypeSerializer<Object> serializer(int index) {
+        return serializers[index];
+    }
+
+    /** The same state with the serializers of {@code other} (same name and kind). */
+    StateMetaInfo withSerializersOf(StateMetaInfo other) {
+        return new StateMetaInfo(name, kind, other.serializers.clone());
+    }
+
+    /** Writes name, kind and the serializers by their stable identity (format version 2 on). */
+    public void writeTo(DataOutputBuffer out) {
         out.writeUTF(name);
         out.writeUTF(kind.name());
         out.writeVarInt(serializers.length);
@@ -85,7 +107,7 @@ final class StateMetaInfo {
      * Reads what {@link #writeTo} wrote, in the layout of snapshot format {@code formatVersion}:
      * version 1 stored the serializer array with Java serialization.
      */
-    static StateMetaInfo readFrom(DataInputBuffer in, int formatVersion, ClassLoader classLoader) {
+    public static StateMetaInfo readFrom(DataInputBuffer in, int formatVersion, ClassLoader classLoader) {
         String name = in.readUTF();
         String kindName = in.readUTF();
         Kind kind;
@@ -185,8 +207,12 @@ final class StateMetaInfo {
         }
     }
 
-    /** Writes one key's value of this state (never {@code null}: absent values are not stored). */
-    void writeValue(Object value, DataOutputBuffer out) {
+    /**
+     * Writes one key's value of this state (never {@code null}: absent values are not stored): the
+     * value; a {@link List} of elements (varint count, elements); a {@link Map} (varint count, then
+     * key and value per entry).
+     */
+    public void writeValue(Object value, DataOutputBuffer out) {
         switch (kind) {
             case VALUE -> serializers[0].serialize(value, out);
             case LIST -> {
@@ -212,7 +238,7 @@ final class StateMetaInfo {
      * {@link StateList} or {@link StateMap} of snapshot epoch 0 for list and map states (restores
      * happen before the first snapshot).
      */
-    Object readValue(DataInputBuffer in) {
+    public Object readValue(DataInputBuffer in) {
         switch (kind) {
             case VALUE:
                 return serializers[0].deserialize(in);

@@ -66,4 +66,16 @@ class EnvironmentConfigurationTest {
                 .isInstanceOf(io.sluice.api.errors.InvalidJobException.class)
                 .hasMessageContaining("between 0 (off) and 1048576 bytes, got -1");
     }
+
+    @Test
+    void theStateBackendIsTheJobsOnlyWhenItChoseOne() {
+        assertThat(StreamExecutionEnvironment.create().jobConfig().stateBackend())
+                .as("unset: the task executors' default").isNull();
+        assertThat(StreamExecutionEnvironment.create(new Configuration().setString("state.backend", "rocksdb"))
+                .jobConfig().stateBackend()).isEqualTo("rocksdb");
+        assertThat(StreamExecutionEnvironment.create().setStateBackend(io.sluice.config.StateBackendType.HEAP)
+                .jobConfig().stateBackend()).isEqualTo("heap");
+        assertThatThrownBy(() -> StreamExecutionEnvironment.create(new Configuration().setString("state.backend", "tape")))
+                .isInstanceOf(IllegalConfigurationException.class).hasMessageContaining("heap, rocksdb");
+    }
 }

@@ -15,7 +15,7 @@ class CoreArchitectureTest {
             .layer("state descriptors", "io.sluice.api.state")
             .layer("user functions", "io.sluice.api.functions")
             .layer("sources and sinks", "io.sluice.api.source", "io.sluice.api.sink")
-            .layer("keyed state backend", "io.sluice.state")
+            .layer("keyed state backend", "io.sluice.state.ttl", "io.sluice.state")
             .layer("operators", "io.sluice.operators.timers", "io.sluice.operators", "io.sluice.operators.windowing")
             .layer("job graph", "io.sluice.graph")
             .layer("job execution", "io.sluice.api.execution")

@@ -7,8 +7,10 @@ import io.sluice.api.functions.KeyedProcessFunction;
 import io.sluice.core.serialization.DataInputBuffer;
 import io.sluice.core.serialization.DataOutputBuffer;
 import io.sluice.state.HeapKeyedStateBackend;
+import io.sluice.state.KeyedStateBackend;
 import io.sluice.state.KeyGroupRange;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,6 +19,19 @@ import org.junit.jupiter.api.Test;
  * processing-time timers that came due while the job was down fire at once).
  */
 class KeyedProcessOperatorTest {
+    /**
+     * The backend the operator runs on: the heap here; the RocksDB module's subclass runs every test on
+     * RocksDB. Called from a field initializer: must not use the subclass's fields.
+     */
+    KeyedStateBackend newBackend(KeyGroupRange range, int maxParallelism) {
+        return new HeapKeyedStateBackend(range, maxParallelism);
+    }
+
+    @AfterEach
+    void closeBackend() {
+        backend.close();
+    }
+
     private static final int MAX_PARALLELISM = 8;
 
     /**
@@ -44,8 +59,7 @@ class KeyedProcessOperatorTest {
         }
     }
 
-    private HeapKeyedStateBackend backend = new HeapKeyedStateBackend(KeyGroupRange.of(0, MAX_PARALLELISM - 1),
-            MAX_PARALLELISM);
+    private KeyedStateBackend backend = newBackend(KeyGroupRange.of(0, MAX_PARALLELISM - 1), MAX_PARALLELISM);
     private OperatorHarness<String> h;
 
     private void open() throws Exception {
@@ -117,7 +131,8 @@ class KeyedProcessOperatorTest {
         backend.snapshot().writeTo(bytes);
 
         // The job goes down; while it is down processing time passes the timers' 500.
-        backend = new HeapKeyedStateBackend(KeyGroupRange.of(0, MAX_PARALLELISM - 1), MAX_PARALLELISM);
+        backend.close();
+        backend = newBackend(KeyGroupRange.of(0, MAX_PARALLELISM - 1), MAX_PARALLELISM);
         backend.restore(List.of(new DataInputBuffer(bytes.toByteArray())));
         open();
         h.clock.advance(java.time.Duration.ofMillis(10_000));

@@ -12,16 +12,30 @@ import io.sluice.core.serialization.DataOutputBuffer;
 import io.sluice.operators.windowing.WindowContents;
 import io.sluice.operators.windowing.WindowOperator;
 import io.sluice.state.HeapKeyedStateBackend;
+import io.sluice.state.KeyedStateBackend;
 import io.sluice.state.KeyGroupRange;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Window operators on a manual clock: firing, sliding, session merging, lateness, late data, restore. */
 class WindowOperatorTest {
+    /**
+     * The backend the operator runs on: the heap here; the RocksDB module's subclass runs every test on
+     * RocksDB. Called from a field initializer: must not use the subclass's fields.
+     */
+    KeyedStateBackend newBackend(KeyGroupRange range, int maxParallelism) {
+        return new HeapKeyedStateBackend(range, maxParallelism);
+    }
+
+    @AfterEach
+    void closeBackend() {
+        backend.close();
+    }
+
     private static final int MAX_PARALLELISM = 8;
-    private HeapKeyedStateBackend backend = new HeapKeyedStateBackend(KeyGroupRange.of(0, MAX_PARALLELISM - 1),
-            MAX_PARALLELISM);
+    private KeyedStateBackend backend = newBackend(KeyGroupRange.of(0, MAX_PARALLELISM - 1), MAX_PARALLELISM);
     private OperatorHarness<String> h;
 
     /** Records are "key:value"; sums the values. */
@@ -288,7 +302,8 @@ class WindowOperatorTest {
         send("b:2", 5);
         DataOutputBuffer bytes = new DataOutputBuffer(256);
         backend.snapshot().writeTo(bytes);
-        backend = new HeapKeyedStateBackend(KeyGroupRange.of(0, MAX_PARALLELISM - 1), MAX_PARALLELISM);
+        backend.close();
+        backend = newBackend(KeyGroupRange.of(0, MAX_PARALLELISM - 1), MAX_PARALLELISM);
         backend.restore(List.of(new DataInputBuffer(bytes.toByteArray())));
         open(WindowAssigner.sessionEventTime(Duration.ofMillis(10)), 0, null, WindowContents.processing(new Describe()));
         send("a:3", 6);

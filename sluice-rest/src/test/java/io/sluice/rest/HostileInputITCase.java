@@ -146,6 +146,44 @@ class HostileInputITCase {
         assertRefused(client.post("/v1/jobs/" + running + "/cancel?file=..", ""), 400, "Unknown query parameter");
     }
 
+    /**
+     * The paging and filter parameters of GET /v1/jobs: out-of-range and malformed values, forged
+     * tokens, repeated and oversized parameters are 400s that name the parameter and what it takes,
+     * with the value echoed printable and short; valid extremes still answer.
+     */
+    @Test
+    void jobListParametersOutOfRangeOrForgedAre400NamingWhatIsAccepted() {
+        String accepted = "?limit= takes a whole number of jobs per page from 1 to 1000";
+        for (String limit : List.of("0", "-1", "1001", "2147483648", "99999999999999999999", "1.5", "1e3", "0x10",
+                "%2B5", "%20", "", "ten", "..%2F..%2Fsecret.txt")) {
+            assertRefused(client.get("/v1/jobs?limit=" + limit), 400, accepted);
+        }
+        assertRefused(client.get("/v1/jobs?limit=5&limit=6"), 400, "?limit= is given 2 times");
+        for (String token : List.of("abc", "..%2F..%2Fsecret.txt", "1_" + "0".repeat(31), "1_" + "G".repeat(32),
+                "%00", "-5_" + "0".repeat(32), "1_" + "0".repeat(32) + "%0A", "%27%3B--")) {
+            assertRefused(client.get("/v1/jobs?pageToken=" + token), 400, "?pageToken= takes the nextPageToken of an earlier"
+                    + " answer of GET /v1/jobs");
+        }
+        assertRefused(client.get("/v1/jobs?status=RUNNING,,FAILED"), 400, "?status= has an empty value");
+        assertRefused(client.get("/v1/jobs?status=RUNNING%0D%0AX-Injected:%201"), 400, "Unknown job status 'RUNNING??X-Injected: 1'");
+        assertRefused(client.get("/v1/jobs?mark=%3Cscript%3E"), 400, "Unknown mark '<script>' in ?mark=; use crashLoop");
+        assertRefused(client.get("/v1/jobs?name="), 400, "?name= takes 1 to 200 characters");
+        RestTestClient.Answer longName = client.get("/v1/jobs?name=" + "x".repeat(5_000));
+        assertRefused(longName, 400, "?name= takes 1 to 200 characters (a part of the job name, any case), not 5000");
+        assertThat(longName.body().length()).as("the value is not echoed whole").isLessThan(400);
+        assertRefused(client.get("/v1/jobs?limit=" + "9".repeat(3_000)), 400, accepted);
+
+        // Valid extremes answer; a name with URL-special characters is only text.
+        assertThat(client.get("/v1/jobs?limit=1&status=running&mark=crashLoop,checkpointsStale").status()).isEqualTo(200);
+        RestTestClient.Answer odd = client.get("/v1/jobs?limit=1000&name=%25%2F..%2F%3F%26%3D" + "y".repeat(190));
+        assertThat(odd.status()).as(odd.body()).isEqualTo(200);
+        assertThat(odd.json().get("total").asInt()).isZero();
+        RestTestClient.Answer byName = client.get("/v1/jobs?name=BYSTAND&limit=1");
+        assertThat(byName.json().get("jobs")).hasSize(1);
+        assertThat(byName.json().get("jobs").get(0).get("id").asText()).isEqualTo(running.value());
+        assertThat(byName.json().get("next").isNull()).isTrue();
+    }
+
     @Test
     void wrongMethodsAre405() {
         assertRefused(client.method("DELETE", "/v1/jobs/" + running), 405, "DELETE");

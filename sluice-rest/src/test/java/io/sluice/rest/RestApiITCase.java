@@ -4,9 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.api.StreamExecutionEnvironment;
+import io.sluice.api.sink.DiscardingSink;
+import io.sluice.api.source.SequenceSource;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.graph.JobId;
+import io.sluice.job.JobResult;
+import io.sluice.job.JobStatus;
 import io.sluice.rest.jars.JarRunner;
 import io.sluice.rest.local.LocalClusterBackend;
 import io.sluice.rest.jars.LocalJarDirectory;
@@ -14,6 +19,8 @@ import io.sluice.rest.server.RestServer;
 import io.sluice.util.SystemClock;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
@@ -93,6 +100,66 @@ class RestApiITCase {
         assertThat(d.get("restarts").get("count").asInt()).isZero();
         assertThat(d.get("failure").isNull()).isTrue();
         assertThat(d.get("checkpoints").has("completed")).isTrue();
+    }
+
+    /**
+     * Seven jobs (five bounded ones that finish, two that keep running): a walk with {@code limit=3}
+     * following {@code next} sees each exactly once, newest first, with the total on every page; the
+     * filters by status list, part of the name and mark count exactly.
+     */
+    @Test
+    void jobsListPagesThroughEveryJobOnceFollowingNextAndFiltersByStatusNameAndMark() throws Exception {
+        List<JobId> finishing = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(1);
+            env.fromSource(SequenceSource.bounded(0, 9), "numbers")
+                    .addSink(new DiscardingSink<>(), "discard");
+            // one after another: the cluster's 4 slots hold the two streaming jobs, not seven jobs at once
+            JobResult result = cluster.executeAndWait(env.buildJobGraph("batch " + i), Duration.ofSeconds(30));
+            assertThat(result.status()).isEqualTo(JobStatus.FINISHED);
+            finishing.add(result.jobId());
+        }
+        JobId streaming = cluster.submit(TestJobs.counting("Streaming orders", 10_000_000, 100, dir.resolve("cp").toString(),
+                InjectedFailures.none()));
+        await().atMost(Duration.ofSeconds(30)).until(() -> client.get("/v1/jobs?status=FINISHED").json().get("total").asInt() == 5
+                && client.get("/v1/jobs?status=RUNNING").json().get("total").asInt() == 1);
+        JobId last = cluster.submit(TestJobs.counting("streaming clicks", 10_000_000, 100, dir.resolve("cp2").toString(),
+                InjectedFailures.none()));
+
+        List<String> walked = new ArrayList<>();
+        String next = "/v1/jobs?limit=3";
+        int pages = 0;
+        while (next != null) {
+            RestTestClient.Answer a = client.get(next);
+            assertThat(a.status()).as(a.body()).isEqualTo(200);
+            JsonNode page = a.json();
+            assertThat(page.get("jobs").size()).isBetween(1, 3);
+            assertThat(page.get("total").asInt()).isEqualTo(7);
+            page.get("jobs").forEach(j -> walked.add(j.get("id").asText()));
+            next = page.get("next").isNull() ? null : page.get("next").asText();
+            assertThat(next == null).isEqualTo(page.get("nextPageToken").isNull());
+            pages++;
+        }
+        assertThat(pages).isEqualTo(3);
+        List<String> all = new ArrayList<>();
+        finishing.forEach(id -> all.add(id.value()));
+        all.add(streaming.value());
+        all.add(last.value());
+        assertThat(walked).as("every job once").containsExactlyInAnyOrderElementsOf(all);
+        assertThat(walked.get(0)).as("newest first").isEqualTo(last.value());
+        JsonNode plain = client.get("/v1/jobs").json();
+        assertThat(plain.get("jobs").findValuesAsText("id")).as("one page, the same order").isEqualTo(walked);
+        assertThat(plain.get("next").isNull()).isTrue();
+
+        assertThat(client.get("/v1/jobs?status=finished,canceled").json().get("total").asInt()).isEqualTo(5);
+        assertThat(client.get("/v1/jobs?status=RUNNING&status=CREATED&status=INITIALIZING").json().get("total").asInt())
+                .isEqualTo(2);
+        JsonNode byName = client.get("/v1/jobs?name=STREAMING%20O").json();
+        assertThat(byName.get("jobs").findValuesAsText("id")).containsExactly(streaming.value());
+        assertThat(client.get("/v1/jobs?name=batch&status=FINISHED&limit=2").json().get("next").asText())
+                .startsWith("/v1/jobs?status=FINISHED&name=batch&limit=2&pageToken=");
+        assertThat(client.get("/v1/jobs?mark=crashLoop,checkpointsStale").json().get("total").asInt())
+                .as("healthy jobs carry no mark").isZero();
     }
 
     @Test

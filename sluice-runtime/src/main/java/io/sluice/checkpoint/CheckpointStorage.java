@@ -49,8 +49,21 @@ public final class CheckpointStorage {
     private final Meter stateWrites;
     private final Meter discards;
 
+    /** Opens the storage of another location, for state files named by a full location ({@link #isLocation}). */
+    private final java.util.function.Function<String, CheckpointStorage> otherLocations;
+
     public CheckpointStorage(BlobStore store, MeterRegistry registry) {
+        this(store, registry, null);
+    }
+
+    /**
+     * @param otherLocations opens the storage of another location (the registry's {@code forLocation}), for
+     *                       the state files of a checkpoint restored from there; {@code null}: none
+     */
+    public CheckpointStorage(BlobStore store, MeterRegistry registry,
+                             java.util.function.Function<String, CheckpointStorage> otherLocations) {
         this.store = store;
+        this.otherLocations = otherLocations;
         this.metadataReads = new Meter(registry, "metadata_read");
         this.metadataWrites = new Meter(registry, "metadata_write");
         this.stateReads = new Meter(registry, "state_read");
@@ -109,8 +122,90 @@ public final class CheckpointStorage {
      * @throws CorruptStateFileException               if it is not intact (naming the path and the problem)
      */
     public byte[] readTaskState(String path) {
+        if (isLocation(path)) {
+            // A state file of a checkpoint or savepoint restored from another location: read it there.
+            int slash = path.lastIndexOf('/');
+            if (otherLocations == null) {
+                throw new IllegalStateException("State file " + path + " is in another storage than " + location()
+                        + ", which this storage cannot open");
+            }
+            return otherLocations.apply(path.substring(0, slash)).readTaskState(path.substring(slash + 1));
+        }
         stateReads.increment();
         return StateFileFormat.decode(store.get(path), path);
+    }
+
+    /**
+     * Uploads a file that later checkpoints of the task may share (a RocksDB table file) to
+     * {@code <jobId>/shared/<vertex>-<subtask>-<random>-<localName>}, checksummed like a state file
+     * ({@link StateFileFormat}), and returns its path. The random part makes every upload's name unique,
+     * so a file left by an upload a crash interrupted is never mistaken for another checkpoint's.
+     */
+    public String writeSharedFile(JobId jobId, int vertexId, int subtask, String localName, java.nio.file.Path file) {
+        String path = SharedStateRegistry.sharedDirectory(jobId) + "/" + vertexId + "-" + subtask + "-" + UUID.randomUUID()
+                + "-" + localName;
+        putFile(path, file);
+        return path;
+    }
+
+    /** Uploads a file of one checkpoint only to {@code <jobId>/chk-<id>/<vertex>-<subtask>-<localName>}; its path. */
+    public String writePrivateFile(JobId jobId, long checkpointId, int vertexId, int subtask, String localName,
+                                   java.nio.file.Path file) {
+        String path = checkpointDir(jobId, checkpointId) + "/" + vertexId + "-" + subtask + "-" + localName;
+        putFile(path, file);
+        return path;
+    }
+
+    private void putFile(String path, java.nio.file.Path file) {
+        byte[] data;
+        try {
+            data = java.nio.file.Files.readAllBytes(file);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("Could not read the local state file " + file + " to upload it to "
+                    + location() + "/" + path + ": " + e.getMessage(), e);
+        }
+        stateWrites.increment();
+        store.put(path, StateFileFormat.encode(data));
+    }
+
+    /**
+     * Downloads a file written by {@link #writeSharedFile} or {@link #writePrivateFile} (here, or at a
+     * full location) to {@code target}, checked against its checksum.
+     */
+    public void readFile(String path, java.nio.file.Path target) {
+        try {
+            java.nio.file.Files.write(target, readTaskState(path));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("Could not write the downloaded state file " + path + " to " + target
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Deletes one file (a shared file no checkpoint refers to any more). Idempotent. */
+    public void deleteFile(String path) {
+        discards.increment();
+        store.delete(path);
+    }
+
+    /**
+     * Whether {@code path} names a full location ({@code file:///...}, {@code s3://...}) rather than a
+     * path in this storage: a state file of a checkpoint read from another location.
+     */
+    public static boolean isLocation(String path) {
+        return path.contains("://");
+    }
+
+    /**
+     * {@code path} in this storage as a full location that {@link io.sluice.storage.BlobStores#open} accepts
+     * (a state file others may read from here): a local one as a {@code file:} URI with its path encoded
+     * (a directory name with a space stays openable), others as {@code <location>/<path>}.
+     */
+    public String locationOf(String path) {
+        String location = location();
+        if (location.startsWith("file://")) {
+            return java.nio.file.Path.of(location.substring("file://".length())).resolve(path).toUri().toString();
+        }
+        return location + "/" + path;
     }
 
     /**

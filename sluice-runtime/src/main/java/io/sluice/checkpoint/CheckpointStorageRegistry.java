@@ -56,7 +56,7 @@ public final class CheckpointStorageRegistry implements AutoCloseable {
             BlobStore raw = BlobStores.open(loc, configuration);
             rawStores.put(loc, raw);
             return new CheckpointStorage(new InstrumentedBlobStore(decorator.apply(raw), meterRegistry, raw.describe()),
-                    meterRegistry);
+                    meterRegistry, this::forLocation);
         });
     }
 

@@ -1,5 +1,6 @@
 package io.sluice.checkpoint;
 
+import io.sluice.state.IncrementalStateHandle;
 import io.sluice.state.KeyGroupRange;
 import java.util.Arrays;
 import java.util.Objects;
@@ -28,15 +29,36 @@ import java.util.Objects;
  * @param operatorState  the operators' own state (what {@code StreamOperator.snapshotState} returned, such as
  *                       a two-phase-commit sink's committables), inline, or {@code null} if none or in a file
  * @param operatorStateFile storage path of the operators' own state when too large to be inline, or {@code null}
+ * @param incremental    the keyed state as RocksDB's files of an incremental checkpoint, or {@code null}
  */
 public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, long stateSize,
                               byte[] sourcePosition, KeyGroupRange keyGroupRange, byte[] inlineState,
-                              byte[] operatorState, String operatorStateFile) implements java.io.Serializable {
+                              byte[] operatorState, String operatorStateFile,
+                              IncrementalStateHandle incremental) implements java.io.Serializable {
 
-    /** A handle without operator state. */
+    /** A handle without operator state, whose keyed state, if any, is in a state file or inline. */
     public TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, long stateSize, byte[] sourcePosition,
                            KeyGroupRange keyGroupRange, byte[] inlineState) {
         this(vertexId, subtaskIndex, stateFile, stateSize, sourcePosition, keyGroupRange, inlineState, null, null);
+    }
+
+    /** A handle whose keyed state, if any, is in a state file or inline. */
+    public TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, long stateSize, byte[] sourcePosition,
+                           KeyGroupRange keyGroupRange, byte[] inlineState, byte[] operatorState,
+                           String operatorStateFile) {
+        this(vertexId, subtaskIndex, stateFile, stateSize, sourcePosition, keyGroupRange, inlineState, operatorState,
+                operatorStateFile, null);
+    }
+
+    /**
+     * A handle whose keyed state is RocksDB's files ({@code state}: an incremental checkpoint, whose
+     * table files later checkpoints share); its size is that of all the files it refers to.
+     */
+    public static TaskStateHandle incremental(int vertexId, int subtaskIndex, IncrementalStateHandle state,
+                                              byte[] sourcePosition) {
+        Objects.requireNonNull(state, "state");
+        return new TaskStateHandle(vertexId, subtaskIndex, null, state.totalSize(), sourcePosition,
+                state.keyGroupRange(), null, null, null, state);
     }
 
     /** The {@code stateSize} of a {@linkplain #finished finished} subtask's handle. */
@@ -59,6 +81,11 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
     }
 
     public TaskStateHandle {
+        if (incremental != null && (stateFile != null || inlineState != null)) {
+            throw new IllegalArgumentException("The state handle of vertex " + vertexId + ", subtask " + subtaskIndex
+                    + " names RocksDB files and also a state file or inline state; a snapshot is stored in exactly one"
+                    + " place");
+        }
         if (stateFile != null && inlineState != null) {
             throw new IllegalArgumentException("The state handle of vertex " + vertexId + ", subtask " + subtaskIndex
                     + " names both a state file (" + stateFile + ") and inline state; a snapshot is stored in"
@@ -83,13 +110,14 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
 
     /** Whether the subtask had finished: it is restored as finished (see {@link #finished}). */
     public boolean isFinished() {
-        return stateSize == FINISHED && stateFile == null && inlineState == null && sourcePosition == null;
+        return stateSize == FINISHED && stateFile == null && inlineState == null && sourcePosition == null
+                && incremental == null;
     }
 
     /** This handle with the operators' own state: {@code inline} bytes, or the path of the file holding them. */
     public TaskStateHandle withOperatorState(byte[] inline, String file) {
         return new TaskStateHandle(vertexId, subtaskIndex, stateFile, stateSize, sourcePosition, keyGroupRange,
-                inlineState, inline, file);
+                inlineState, inline, file, incremental);
     }
 
     /** Whether the subtask's operators contributed state of their own (inline or in a file). */
@@ -97,9 +125,14 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
         return operatorState != null || operatorStateFile != null;
     }
 
-    /** Whether this subtask contributed keyed state (in a file or inline). */
+    /** Whether this subtask contributed keyed state (in a file, inline, or as RocksDB's files). */
     public boolean hasKeyedState() {
-        return stateFile != null || inlineState != null;
+        return stateFile != null || inlineState != null || incremental != null;
+    }
+
+    /** Whether the keyed state is RocksDB's files of an incremental checkpoint ({@link #incremental()}). */
+    public boolean isIncremental() {
+        return incremental != null;
     }
 
     /** Whether the keyed state is carried inline, so restoring it needs no storage read. */
@@ -113,13 +146,13 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
                 && stateSize == h.stateSize && Objects.equals(stateFile, h.stateFile)
                 && Arrays.equals(sourcePosition, h.sourcePosition) && Objects.equals(keyGroupRange, h.keyGroupRange)
                 && Arrays.equals(inlineState, h.inlineState) && Arrays.equals(operatorState, h.operatorState)
-                && Objects.equals(operatorStateFile, h.operatorStateFile);
+                && Objects.equals(operatorStateFile, h.operatorStateFile) && Objects.equals(incremental, h.incremental);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(vertexId, subtaskIndex, stateFile, stateSize, Arrays.hashCode(sourcePosition), keyGroupRange,
-                Arrays.hashCode(inlineState), Arrays.hashCode(operatorState), operatorStateFile);
+                Arrays.hashCode(inlineState), Arrays.hashCode(operatorState), operatorStateFile, incremental);
     }
 
     @Override
@@ -128,7 +161,7 @@ public record TaskStateHandle(int vertexId, int subtaskIndex, String stateFile, 
             return "TaskStateHandle{vertex=" + vertexId + ", subtask=" + subtaskIndex + ", finished}";
         }
         return "TaskStateHandle{vertex=" + vertexId + ", subtask=" + subtaskIndex
-                + ", " + (inlineState != null ? "inline" : "file=" + stateFile)
+                + ", " + (incremental != null ? incremental : inlineState != null ? "inline" : "file=" + stateFile)
                 + ", bytes=" + stateSize + ", keyGroups=" + keyGroupRange
                 + ", sourcePosition=" + (sourcePosition == null ? "none" : sourcePosition.length + " bytes")
                 + (operatorState != null ? ", operatorState=" + operatorState.length + " bytes" : "")

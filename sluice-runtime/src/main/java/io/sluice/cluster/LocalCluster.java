@@ -84,6 +84,9 @@ public final class LocalCluster implements AutoCloseable {
     public record JobManager(String id, Dispatcher dispatcher, DedicatedMainThreadExecutor mainThread) {
     }
 
+    /** One per task executor, closed with the cluster. */
+    private final List<io.sluice.state.StateBackends> stateBackends = new ArrayList<>();
+
     private LocalCluster(Builder b) {
         this.config = b;
         this.ioExecutor = Executors.newCachedThreadPool(DaemonThreadFactory.numbered("sluice-io-"));
@@ -104,8 +107,11 @@ public final class LocalCluster implements AutoCloseable {
                 networkEnvironments.add(network);
                 environment = network;
             }
+            io.sluice.state.StateBackends backends = io.sluice.state.StateBackends.fromConfiguration(b.configuration);
+            stateBackends.add(backends);
             taskExecutors.add(new TaskExecutor("taskexecutor-" + i, b.slotsPerTaskExecutor, main, ioExecutor,
-                    environment, storages, userCode, b.clock));
+                    environment, storages, userCode, b.clock,
+                    io.sluice.taskexecutor.KeyedStateBackendFactory.of(backends)));
         }
         this.slotPool = new SlotPool(b.remoteRpc ? remoteTaskExecutors(b) : taskExecutors);
         startJobManager();
@@ -341,6 +347,8 @@ public final class LocalCluster implements AutoCloseable {
             ha.close();
         }
         storages.close();
+        // Shared state resources (RocksDB's per-slot memory) go once the last task using them closed its backend.
+        stateBackends.forEach(io.sluice.state.StateBackends::close);
         awaitIo();
     }
 

@@ -29,6 +29,14 @@ public final class MetricNames {
     public static final String TASK_BACKPRESSURE_RATIO = "sluice.task.backpressure.ratio";
     /** Records a task's window operators dropped as too late (no late-data side output). */
     public static final String TASK_LATE_RECORDS_DROPPED = "sluice.task.late.records.dropped";
+    /** Keyed state: the native memory budget of the task's slot (RocksDB; NaN on the heap). */
+    public static final String TASK_STATE_MEMORY_BUDGET = "sluice.task.state.memory.budget";
+    /** Keyed state: the native memory the task's slot uses (RocksDB block cache with write buffers charged to it). */
+    public static final String TASK_STATE_MEMORY_USAGE = "sluice.task.state.memory.usage";
+    /** Keyed state: the task's state on local disk (RocksDB live files). */
+    public static final String TASK_STATE_DISK = "sluice.task.state.disk";
+    /** Keyed state: an estimate of the entries the task's backend holds. */
+    public static final String TASK_STATE_ENTRIES = "sluice.task.state.entries";
     /** Committables of a task's exactly-once sinks not yet committed (gauge). */
     public static final String SINK_PENDING_COMMITTABLES = "sluice.sink.pending.committables";
     /** Age of the oldest of them, in seconds (gauge). */

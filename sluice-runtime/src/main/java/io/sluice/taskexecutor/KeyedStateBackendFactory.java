@@ -28,6 +28,20 @@ public interface KeyedStateBackendFactory {
     /** A new, empty backend for the key groups of {@code spec}. Throws if it cannot be created (the task fails). */
     KeyedStateBackend create(KeyedStateBackendSpec spec);
 
+    /**
+     * The backend each job names ({@code state.backend}, else the task executor's default) from
+     * {@code backends}, with the task's memory charged to its slot (named by job and subtask index: slot
+     * sharing puts the subtasks with one index of a job's vertices in one slot) and the job's choice of
+     * incremental checkpoints ({@code state.backend.incremental}).
+     */
+    static KeyedStateBackendFactory of(io.sluice.state.StateBackends backends) {
+        java.util.Objects.requireNonNull(backends, "backends");
+        return spec -> backends.backend(spec.jobConfig().stateBackend()).createKeyedStateBackend(
+                new io.sluice.state.KeyedStateBackendParameters(spec.taskName(),
+                        spec.jobId().value() + "/" + spec.subtaskIndex(), spec.keyGroupRange(), spec.maxParallelism(),
+                        spec.keySerializer(), spec.clock(), spec.jobConfig().incrementalCheckpoints()));
+    }
+
     /** The heap backend: state in Java objects, copy-on-write snapshots ({@link HeapKeyedStateBackend}). */
     static KeyedStateBackendFactory heap() {
         return spec -> new HeapKeyedStateBackend(spec.keyGroupRange(), spec.maxParallelism(), spec.keySerializer());

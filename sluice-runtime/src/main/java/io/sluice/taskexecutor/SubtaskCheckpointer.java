@@ -13,6 +13,7 @@ import io.sluice.network.RecordWriter;
 import io.sluice.protocol.JobMasterGateway;
 import io.sluice.state.KeyGroupRange;
 import io.sluice.state.KeyedStateBackend;
+import io.sluice.state.IncrementalKeyedStateSnapshot;
 import io.sluice.state.KeyedStateSnapshot;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -94,7 +95,7 @@ final class SubtaskCheckpointer implements BarrierHandler {
         chain.prepareSnapshot(checkpointId);
         byte[] operatorState = chain.snapshotState(checkpointId);
         byte[] position = reader == null ? null : reader.snapshotPosition(checkpointId);
-        KeyedStateSnapshot snapshot = backend == null ? null : backend.snapshot();
+        KeyedStateSnapshot snapshot = backend == null ? null : backend.checkpointSnapshot(checkpointId);
         KeyGroupRange range = backend == null ? null : backend.keyGroupRange();
         CheckpointBarrier barrier = new CheckpointBarrier(checkpointId, timestampMillis);
         for (RecordWriter<?> w : chain.outputs().all()) {
@@ -134,6 +135,11 @@ final class SubtaskCheckpointer implements BarrierHandler {
             throws Exception {
         int vertexId = target.attemptId().vertexId();
         int subtask = target.attemptId().subtaskIndex();
+        if (snapshot instanceof IncrementalKeyedStateSnapshot incremental) {
+            // RocksDB's files: new ones uploaded, those of confirmed checkpoints referred to.
+            return TaskStateHandle.incremental(vertexId, subtask, incremental.upload(new StorageCheckpointFiles(
+                    target.storage(), target.jobId(), checkpointId, vertexId, subtask)), position);
+        }
         DataOutputBuffer out = new DataOutputBuffer(4096);
         snapshot.writeTo(out);
         byte[] bytes = out.toByteArray();
@@ -149,6 +155,9 @@ final class SubtaskCheckpointer implements BarrierHandler {
     /** Checkpoint {@code checkpointId} completed: the operators hear it (a two-phase-commit sink commits). */
     void notifyCheckpointComplete(long checkpointId) throws Exception {
         taskThread.check("A checkpoint completion notice");
+        if (backend != null) {
+            backend.notifyCheckpointComplete(checkpointId); // its files may be referred to by later checkpoints
+        }
         chain.notifyCheckpointComplete(checkpointId);
         if (reader != null) {
             reader.notifyCheckpointComplete(checkpointId); // e.g. Kafka offsets to the consumer group, for monitoring

@@ -73,7 +73,8 @@ public final class Task implements Runnable {
     private volatile RecordDriver driver;
     // Task thread only.
     private SubtaskCheckpointer checkpointer;
-    private KeyedStateBackend backend;
+    /** Set on the task thread in set-up; volatile for metrics read by other threads. */
+    private volatile KeyedStateBackend backend;
     private SourceReader<?> reader;
 
     Task(TaskDeploymentDescriptor tdd, TaskServices services) {
@@ -163,6 +164,11 @@ public final class Task implements Runnable {
     long outputBlockedNanos() {
         OperatorChain c = chain;
         return c == null ? 0 : c.outputs().blockedNanos();
+    }
+
+    /** The task's keyed state backend once set up, or {@code null}; for metrics, any thread. */
+    KeyedStateBackend keyedStateBackend() {
+        return backend;
     }
 
     /** The deployment descriptor of this attempt. */
@@ -306,9 +312,10 @@ public final class Task implements Runnable {
                 LOG.debug("Closing the source reader of {} failed", info.taskName(), t);
             }
         }
-        if (backend instanceof AutoCloseable closeable) {
+        KeyedStateBackend keyed = backend;
+        if (keyed != null) {
             try {
-                closeable.close();
+                keyed.close(); // after the operators; stops a snapshot still being written, frees native memory
             } catch (Throwable t) {
                 LOG.debug("Closing the keyed state backend of {} failed", info.taskName(), t);
             }

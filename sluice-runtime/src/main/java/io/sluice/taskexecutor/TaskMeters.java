@@ -9,6 +9,8 @@ import io.sluice.metrics.BackpressureRatio;
 import io.sluice.metrics.MeterGroup;
 import io.sluice.metrics.MetricNames;
 import io.sluice.protocol.TaskDeploymentDescriptor;
+import io.sluice.state.KeyedStateBackend;
+import io.sluice.state.KeyedStateMetrics;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -42,8 +44,10 @@ final class TaskMeters implements AutoCloseable {
         MeterGroup group = new MeterGroup(registry, tags);
         for (String name : new String[] {MetricNames.TASK_RECORDS_IN, MetricNames.TASK_RECORDS_OUT,
                 MetricNames.TASK_BACKPRESSURE_TIME, MetricNames.TASK_BACKPRESSURE_RATIO,
-                MetricNames.TASK_LATE_RECORDS_DROPPED, MetricNames.SINK_PENDING_COMMITTABLES,
-                MetricNames.SINK_OLDEST_PENDING_COMMITTABLE_AGE, MetricNames.SINK_COMMIT_RETRIES, MetricNames.SINK_COMMITTED}) {
+                MetricNames.TASK_LATE_RECORDS_DROPPED, MetricNames.TASK_STATE_MEMORY_BUDGET,
+                MetricNames.TASK_STATE_MEMORY_USAGE, MetricNames.TASK_STATE_DISK, MetricNames.TASK_STATE_ENTRIES,
+                MetricNames.SINK_PENDING_COMMITTABLES, MetricNames.SINK_OLDEST_PENDING_COMMITTABLE_AGE,
+                MetricNames.SINK_COMMIT_RETRIES, MetricNames.SINK_COMMITTED}) {
             group.removeExisting(name); // a previous attempt's meters, if its end was not seen yet
         }
         group.add(r -> FunctionCounter.builder(MetricNames.TASK_RECORDS_IN, task, t -> t.metrics().recordsIn())
@@ -63,7 +67,39 @@ final class TaskMeters implements AutoCloseable {
         group.add(r -> Gauge.builder(MetricNames.TASK_BACKPRESSURE_RATIO, ratio, BackpressureRatio::ratio)
                 .description("Fraction of wall time the task's output was blocked on full channels, since the"
                         + " previous reading (at least 1 s)").tags(tags).strongReference(true).register(r));
+        if (v.hasKeyedState()) {
+            registerStateGauges(group, tags, task);
+        }
         return new TaskMeters(group);
+    }
+
+    /**
+     * The keyed state backend's figures ({@link KeyedStateMetrics}), NaN until the task has set up its
+     * backend and where a figure does not apply (the heap has no native memory budget).
+     */
+    private static void registerStateGauges(MeterGroup group, Tags tags, Task task) {
+        stateGauge(group, tags, task, MetricNames.TASK_STATE_MEMORY_BUDGET, KeyedStateMetrics::memoryBudgetBytes,
+                "The native memory budget of the task's slot for keyed state (state.backend.rocksdb.memory.per-slot);"
+                        + " tasks of one slot share it");
+        stateGauge(group, tags, task, MetricNames.TASK_STATE_MEMORY_USAGE, KeyedStateMetrics::memoryUsageBytes,
+                "Native memory the keyed state of the task's slot uses: RocksDB's block cache with the write buffers"
+                        + " charged to it; tasks of one slot share it");
+        stateGauge(group, tags, task, MetricNames.TASK_STATE_DISK, KeyedStateMetrics::diskBytes,
+                "The task's keyed state on local disk (RocksDB's live files)");
+        group.add(r -> Gauge.builder(MetricNames.TASK_STATE_ENTRIES, task, t -> metricsOf(t).estimatedEntries())
+                .description("An estimate of the entries of the task's keyed state (keys, plus map entries of map states)")
+                .tags(tags).strongReference(true).register(r));
+    }
+
+    private static void stateGauge(MeterGroup group, Tags tags, Task task, String name,
+                                   java.util.function.ToDoubleFunction<KeyedStateMetrics> figure, String description) {
+        group.add(r -> Gauge.builder(name, task, t -> figure.applyAsDouble(metricsOf(t)))
+                .description(description).baseUnit("bytes").tags(tags).strongReference(true).register(r));
+    }
+
+    private static KeyedStateMetrics metricsOf(Task task) {
+        KeyedStateBackend backend = task.keyedStateBackend();
+        return backend == null ? KeyedStateMetrics.NONE : backend.metrics();
     }
 
     /**

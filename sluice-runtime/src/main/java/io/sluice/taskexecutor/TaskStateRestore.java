@@ -111,6 +111,10 @@ final class TaskStateRestore {
 
     private void restoreKeyedState(KeyedStateBackend backend) {
         List<TaskStateHandle> handles = restore.keyedStateHandles();
+        if (handles.stream().anyMatch(TaskStateHandle::isIncremental)) {
+            restoreIncremental(backend, handles);
+            return;
+        }
         List<DataInputBuffer> snapshots = new ArrayList<>(handles.size());
         for (TaskStateHandle h : handles) {
             try {
@@ -129,6 +133,56 @@ final class TaskStateRestore {
             }
             // The restoring code itself fails on this state (a key in another key group, a serializer
             // that throws): named as a restore failure, so that repeating it is seen as one no restart fixes.
+            throw new KeyedStateRestoreException(taskName, restore.checkpointId(), e);
+        }
+    }
+
+    /**
+     * RocksDB's files of an incremental checkpoint: downloaded by the backend. A corrupt or missing
+     * file is an unusable snapshot (the job master falls back), naming the file.
+     */
+    private void restoreIncremental(KeyedStateBackend backend, List<TaskStateHandle> handles) {
+        if (!handles.stream().allMatch(TaskStateHandle::isIncremental)) {
+            throw new KeyedStateRestoreException(taskName, restore.checkpointId(), new IllegalStateException(
+                    "the checkpoint mixes RocksDB's files with canonical snapshots for one vertex"));
+        }
+        TaskStateHandle[] current = new TaskStateHandle[1];
+        io.sluice.state.CheckpointFiles files = new io.sluice.state.CheckpointFiles() {
+            @Override
+            public String uploadShared(java.nio.file.Path file, String localName) {
+                throw new UnsupportedOperationException("a restore uploads nothing");
+            }
+
+            @Override
+            public String uploadPrivate(java.nio.file.Path file, String localName) {
+                throw new UnsupportedOperationException("a restore uploads nothing");
+            }
+
+            @Override
+            public void download(String path, java.nio.file.Path target) {
+                for (TaskStateHandle h : handles) {
+                    if (h.incremental().sharedFiles().stream().anyMatch(f -> f.path().equals(path))
+                            || h.incremental().privateFiles().stream().anyMatch(f -> f.path().equals(path))) {
+                        current[0] = h;
+                    }
+                }
+                try {
+                    storage.readFile(path, target);
+                } catch (CorruptCheckpointException | io.sluice.storage.BlobNotFoundException e) {
+                    throw new StateRestoreException(taskName, restore.checkpointId(), current[0].vertexId(),
+                            current[0].subtaskIndex(), path, e);
+                }
+            }
+        };
+        try {
+            backend.restoreIncremental(handles.stream().map(TaskStateHandle::incremental).toList(), files);
+        } catch (StateRestoreException e) {
+            LOG.warn(e.getMessage());
+            throw e;
+        } catch (RuntimeException e) {
+            if (UnrecoverableJobException.isCauseOf(e) || CheckpointFailureReason.isStorageFailure(e)) {
+                throw e;
+            }
             throw new KeyedStateRestoreException(taskName, restore.checkpointId(), e);
         }
     }

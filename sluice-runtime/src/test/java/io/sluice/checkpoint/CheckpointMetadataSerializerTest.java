@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Test;
 
 class CheckpointMetadataSerializerTest {
     private static final String PATH = "0123456789abcdef0123456789abcdef/chk-7/_metadata";
+    /** Where the golden version-1 metadata (checkpoint 42) was written. */
+    private static final String GOLDEN_PATH = "0123456789abcdef0123456789abcdef/chk-42/_metadata";
 
     private final CheckpointMetadataSerializer serializer = new CheckpointMetadataSerializer();
 
@@ -48,8 +50,12 @@ class CheckpointMetadataSerializerTest {
                 TaskStateHandle.inline(1, 0, new byte[] {5}, new byte[] {6}, KeyGroupRange.of(0, 127))), null);
         byte[] data = serializer.serialize(withCommittables);
         assertThat(java.nio.ByteBuffer.wrap(data).getInt(4)).isEqualTo(3);
-        CompletedCheckpoint back = serializer.deserialize(data, PATH);
-        assertThat(back).isEqualTo(withCommittables.withMetadataPath(PATH));
+        // Read from its own directory (files are relative to the directory the metadata is read from).
+        String path = job + "/chk-8/_metadata";
+        CompletedCheckpoint back = serializer.deserialize(data, path);
+        assertThat(back).isEqualTo(withCommittables.withMetadataPath(path));
+        assertThat(serializer.deserialize(data, "copy/chk-8/_metadata").stateOf(3, 1).operatorStateFile())
+                .as("an operator state file moves with its checkpoint's directory").isEqualTo("copy/chk-8/3-1.opstate");
         assertThat(back.stateOf(3, 0).operatorState()).containsExactly(1, 2, 3);
         assertThat(back.stateOf(3, 1).operatorStateFile()).endsWith("3-1.opstate");
         assertThat(back.stateOf(1, 0).hasOperatorState()).isFalse();
@@ -155,7 +161,7 @@ class CheckpointMetadataSerializerTest {
     @Test
     void aCheckpointWithoutInlineStateIsWrittenAsVersion1SoOlderBuildsCanReadIt() throws Exception {
         byte[] golden = readGoldenVersion1();
-        CompletedCheckpoint fromGolden = serializer.deserialize(golden, PATH);
+        CompletedCheckpoint fromGolden = serializer.deserialize(golden, GOLDEN_PATH);
 
         assertThat(version(serializer.serialize(sample(JobId.generate(), 3)))).isEqualTo(CheckpointMetadataSerializer.VERSION_1);
         assertThat(serializer.serialize(fromGolden)).as("byte for byte what the version-1 writer wrote").isEqualTo(golden);
@@ -164,15 +170,27 @@ class CheckpointMetadataSerializerTest {
     @Test
     void metadataWrittenByTheVersion1WriterStillLoads() throws Exception {
         // Written by the serializer before inline state existed (format version 1), kept as a file.
-        CompletedCheckpoint cp = serializer.deserialize(readGoldenVersion1(), PATH);
+        CompletedCheckpoint cp = serializer.deserialize(readGoldenVersion1(), GOLDEN_PATH);
 
         JobId job = JobId.of("0123456789abcdef0123456789abcdef");
         assertThat(cp).isEqualTo(new CompletedCheckpoint(job, 42, 1_700_000_000_000L, 1_700_000_000_250L, List.of(
                 new TaskStateHandle(1, 0, null, 0, new byte[] {0, 0, 0, 0, 0, 0, 0x30, 0x39}, null),
                 new TaskStateHandle(2, 0, job.value() + "/chk-42/2-0.state", 1234, null, KeyGroupRange.of(0, 63)),
                 new TaskStateHandle(2, 1, job.value() + "/chk-42/2-1.state", 987, null, KeyGroupRange.of(64, 127))),
-                PATH));
+                GOLDEN_PATH));
         assertThat(cp.taskStates()).noneMatch(TaskStateHandle::isInline);
+    }
+
+    @Test
+    void stateFilesAreRelativeToTheCheckpointsDirectorySoACopyElsewhereReadsItsOwnFiles() throws Exception {
+        CompletedCheckpoint copied = serializer.deserialize(readGoldenVersion1(), "backups/monday/_metadata");
+        assertThat(copied.taskStates()).extracting(TaskStateHandle::stateFile)
+                .containsExactly(null, "backups/monday/2-0.state", "backups/monday/2-1.state");
+        CompletedCheckpoint atTheTop = serializer.deserialize(readGoldenVersion1(), "_metadata");
+        assertThat(atTheTop.taskStates()).extracting(TaskStateHandle::stateFile)
+                .containsExactly(null, "2-0.state", "2-1.state");
+        assertThat(serializer.serialize(serializer.deserialize(readGoldenVersion1(), GOLDEN_PATH)))
+                .as("read where it was written, it writes back byte for byte").isEqualTo(readGoldenVersion1());
     }
 
     @Test
@@ -209,5 +227,34 @@ class CheckpointMetadataSerializerTest {
             assertThat(in).as("test resource checkpoint/metadata-v1.bin").isNotNull();
             return in.readAllBytes();
         }
+    }
+
+    @Test
+    void incrementalHandlesAndTheSharedStateRegistryRoundTripAsVersion4AndMoveWithTheJobDirectory() {
+        JobId job = JobId.of("0123456789abcdef0123456789abcdef");
+        io.sluice.state.IncrementalStateHandle rocks = new io.sluice.state.IncrementalStateHandle(
+                KeyGroupRange.of(0, 63), 128, new byte[] {1, 2, 3},
+                List.of(new io.sluice.state.IncrementalStateHandle.StateFile("000012.sst",
+                        job.value() + "/shared/2-0-abc-000012.sst", 4096)),
+                List.of(new io.sluice.state.IncrementalStateHandle.StateFile("MANIFEST-000005",
+                        job.value() + "/chk-9/2-0-MANIFEST-000005", 512)));
+        CompletedCheckpoint cp = new CompletedCheckpoint(job, 9, 1, 2, List.of(
+                TaskStateHandle.incremental(2, 0, rocks, null),
+                new TaskStateHandle(1, 0, null, 0, new byte[] {7}, null)), null,
+                java.util.Map.of(job.value() + "/shared/2-0-abc-000012.sst", List.of(8L, 9L),
+                        job.value() + "/shared/2-0-old-000003.sst", List.of(8L)));
+        byte[] data = serializer.serialize(cp);
+        assertThat(version(data)).isEqualTo(CheckpointMetadataSerializer.VERSION_4);
+        String path = job.value() + "/chk-9/_metadata";
+        assertThat(serializer.deserialize(data, path)).isEqualTo(cp.withMetadataPath(path));
+
+        // The job's directory copied elsewhere: shared files are read from the copy's shared/, own files from its chk-9.
+        CompletedCheckpoint moved = serializer.deserialize(data, "backup/" + job.value() + "/chk-9/_metadata");
+        TaskStateHandle h = moved.taskStates().get(0);
+        assertThat(h.incremental().sharedFiles().get(0).path()).isEqualTo("backup/" + job.value() + "/shared/2-0-abc-000012.sst");
+        assertThat(h.incremental().privateFiles().get(0).path()).isEqualTo("backup/" + job.value() + "/chk-9/2-0-MANIFEST-000005");
+        assertThat(moved.sharedFileReferences()).containsOnlyKeys("backup/" + job.value() + "/shared/2-0-abc-000012.sst",
+                "backup/" + job.value() + "/shared/2-0-old-000003.sst");
+        assertThat(h.stateSize()).isEqualTo(4096 + 512);
     }
 }

@@ -3,6 +3,7 @@ package io.sluice.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.cluster.LocalCluster;
+import io.sluice.config.StateBackendType;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,7 +21,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * checkpoint; the final count per key must be exact ({@link InjectedFailureCountingScenario}, which
  * {@link RemoteRpcExactlyOnceITCase} and {@link NetworkDataExchangeITCase} run on clusters with RPC
  * and data exchange over TCP). Each seed runs with small state inline in the checkpoint metadata
- * (the default) and in state files (threshold 0).
+ * (the default) and in state files (threshold 0), with keyed state on the heap and
+ * in RocksDB ({@code state.backend: rocksdb}, full snapshots in the canonical format).
  *
  * <p>The counter is a mutable accumulator ({@link MutableCountingJob}: {@code acc.n++;
  * state.update(acc)}), so a snapshot sharing values with the running task would fail the check.
@@ -31,6 +33,8 @@ class ExactlyOnceITCase {
     private static final InjectedFailureCountingScenario.Draw DRAW =
             new InjectedFailureCountingScenario.Draw(30_000, 0, 4);
     private static final AtomicInteger RESTORED_FROM_CHECKPOINT = new AtomicInteger();
+    private static final java.util.Map<StateBackendType, Integer> RESTORED_FROM_CHECKPOINT_BY_BACKEND =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private static final AtomicLong RESTORED_KEYS = new AtomicLong();
     private static final AtomicLong REPLAYED_RECORDS = new AtomicLong();
     private static LocalCluster cluster;
@@ -48,20 +52,29 @@ class ExactlyOnceITCase {
         cluster.close();
         // At least some runs must have restored from a completed checkpoint (not only from scratch).
         assertThat(RESTORED_FROM_CHECKPOINT.get()).as("runs that failed after a completed checkpoint").isPositive();
+        for (StateBackendType backend : StateBackendType.values()) {
+            assertThat(RESTORED_FROM_CHECKPOINT_BY_BACKEND.getOrDefault(backend, 0))
+                    .as("runs that restored from a completed checkpoint with state in %s", backend).isPositive();
+        }
         assertThat(RESTORED_KEYS.get()).as("keys restored from checkpoints, over all runs").isPositive();
         assertThat(REPLAYED_RECORDS.get()).as("records replayed after restarts, over all runs").isPositive();
     }
 
-    static Stream<Arguments> seedsAndInlineThresholds() {
-        return InjectedFailureCountingScenario.seedsAndInlineThresholds(20261129L, 24);
+    static Stream<Arguments> seedsInlineThresholdsAndBackends() {
+        return InjectedFailureCountingScenario.seedsInlineThresholdsAndBackends(20261129L, 24, 24);
     }
 
-    @ParameterizedTest(name = "seed {0}, inline-state threshold {1}")
-    @MethodSource("seedsAndInlineThresholds")
-    void keyedCountsAreExactAfterInjectedFailures(long seed, int inlineStateThreshold) throws Exception {
+    @ParameterizedTest(name = "seed {0}, inline-state threshold {1}, {2}")
+    @MethodSource("seedsInlineThresholdsAndBackends")
+    void keyedCountsAreExactAfterInjectedFailures(long seed, int inlineStateThreshold, StateBackendType backend)
+            throws Exception {
         InjectedFailureCountingScenario.Outcome outcome = InjectedFailureCountingScenario.run(cluster, DRAW, seed,
-                inlineStateThreshold, checkpoints.resolve("seed-" + seed + "-inline-" + inlineStateThreshold),
-                "exactly-once seed " + seed + ", inline threshold " + inlineStateThreshold);
+                inlineStateThreshold, backend, checkpoints.resolve("seed-" + seed + "-inline-" + inlineStateThreshold
+                        + "-" + backend.backendName()),
+                "exactly-once seed " + seed + ", inline threshold " + inlineStateThreshold + ", " + backend.backendName());
+        if (outcome.restoredKeys() > 0) {
+            RESTORED_FROM_CHECKPOINT_BY_BACKEND.merge(backend, 1, Integer::sum);
+        }
         if (outcome.restoredKeys() > 0) {
             RESTORED_FROM_CHECKPOINT.incrementAndGet();
         }

@@ -9,6 +9,7 @@ import io.sluice.api.source.SequenceSource;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.config.CheckpointingOptions;
 import io.sluice.config.RestartStrategyConfig;
+import io.sluice.config.StateBackendType;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobId;
@@ -89,6 +90,29 @@ final class InjectedFailureCountingScenario {
                 Arguments.of(seed, 0)));
     }
 
+    /**
+     * {@link #seedsAndInlineThresholds} once per state backend: {@code heapCount} seeds from
+     * {@code defaultBase} on the heap, {@code rocksDbCount} seeds from {@code defaultBase} in RocksDB
+     * (its checkpoints are full snapshots in the same format). Arguments: seed, threshold, backend.
+     */
+    static Stream<Arguments> seedsInlineThresholdsAndBackends(long defaultBase, int heapCount, int rocksDbCount) {
+        return Stream.concat(
+                seedsAndInlineThresholds(defaultBase, heapCount).map(a -> withBackend(a, StateBackendType.HEAP)),
+                seedsAndInlineThresholds(defaultBase, rocksDbCount).map(a -> withBackend(a, StateBackendType.ROCKSDB)));
+    }
+
+    /** Every seed of {@link #seeds} once per state backend. Arguments: seed, backend. */
+    static Stream<Arguments> seedsAndBackends(long defaultBase, int count) {
+        return seeds(defaultBase, count).flatMap(seed -> Stream.of(
+                Arguments.of(seed, StateBackendType.HEAP), Arguments.of(seed, StateBackendType.ROCKSDB)));
+    }
+
+    private static Arguments withBackend(Arguments a, StateBackendType backend) {
+        Object[] args = java.util.Arrays.copyOf(a.get(), a.get().length + 1);
+        args[args.length - 1] = backend;
+        return Arguments.of(args);
+    }
+
     /** Draws the run of {@code seed} from {@code random} (seeded with it), and prints it. */
     private static Plan plan(long seed, Random random, Draw draw) {
         long records = 20_000 + random.nextInt(draw.extraRecords());
@@ -110,6 +134,15 @@ final class InjectedFailureCountingScenario {
      */
     static Outcome run(LocalCluster cluster, Draw draw, long seed, Integer inlineStateThreshold, Path checkpointDir,
                        String jobName) throws Exception {
+        return run(cluster, draw, seed, inlineStateThreshold, null, checkpointDir, jobName);
+    }
+
+    /**
+     * @param backend the job's state backend ({@code state.backend}), or {@code null} for the cluster's
+     *                default (the heap unless the cluster's configuration says otherwise)
+     */
+    static Outcome run(LocalCluster cluster, Draw draw, long seed, Integer inlineStateThreshold,
+                       StateBackendType backend, Path checkpointDir, String jobName) throws Exception {
         Random random = new Random(seed);
         Plan plan = plan(seed, random, draw);
         InjectedFailures failures = InjectedFailures.at(plan.failAt());
@@ -118,6 +151,9 @@ final class InjectedFailureCountingScenario {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(plan.parallelism());
             if (inlineStateThreshold != null) {
                 env.setInlineStateThreshold(inlineStateThreshold);
+            }
+            if (backend != null) {
+                env.setStateBackend(backend);
             }
             env.enableCheckpointing(Duration.ofMillis(5 + random.nextInt(20)))
                     .setCheckpointDir(checkpointDir.toString())

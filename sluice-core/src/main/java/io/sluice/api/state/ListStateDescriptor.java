@@ -5,6 +5,9 @@ import io.sluice.core.serialization.TypeSerializer;
 
 /** Declares a {@link ListState}. */
 public final class ListStateDescriptor<T> extends StateDescriptor {
+    /** Pinned to the value of the build before state time-to-live, so stored job graphs stay readable. */
+    private static final long serialVersionUID = -336667412354515673L;
+
     private final TypeSerializer<T> elementSerializer;
 
     public ListStateDescriptor(String name) {

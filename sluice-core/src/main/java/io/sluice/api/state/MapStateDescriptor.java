@@ -5,6 +5,9 @@ import io.sluice.core.serialization.TypeSerializer;
 
 /** Declares a {@link MapState}. */
 public final class MapStateDescriptor<K, V> extends StateDescriptor {
+    /** Pinned to the value of the build before state time-to-live, so stored job graphs stay readable. */
+    private static final long serialVersionUID = 1424231047829450495L;
+
     private final TypeSerializer<K> keySerializer;
     private final TypeSerializer<V> valueSerializer;
 

@@ -62,6 +62,7 @@ public final class SerializerRegistry {
         registerBuiltIn(Serializers.TUPLE2_ID, 1, (v, p, n, cl) -> Serializers.tuple2(n.get(0), n.get(1)));
         registerBuiltIn(Serializers.LIST_ID, 1, (v, p, n, cl) -> Serializers.list(n.get(0)));
         registerBuiltIn(Serializers.NULLABLE_ID, 1, (v, p, n, cl) -> Serializers.nullable(n.get(0)));
+        registerBuiltIn(TimestampedValueSerializer.ID, 1, (v, p, n, cl) -> Serializers.timestamped(n.get(0)));
         registerBuiltIn(Serializers.ENUM_ID, 1, (v, p, n, cl) -> enumSerializer(Class.forName(p, false, cl)));
         registerBuiltIn(Serializers.RECORD_ID, 1, (v, p, n, cl) -> recordSerializer(Class.forName(p, false, cl)));
     }

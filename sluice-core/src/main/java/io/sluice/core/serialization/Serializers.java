@@ -44,6 +44,14 @@ public final class Serializers {
         return new NullableSerializer<>(inner);
     }
 
+    /**
+     * Values with the time they were last written: what a keyed state with a time-to-live stores
+     * (stable id {@code sluice.ttl}; the timestamp first, then the value).
+     */
+    public static <T> TypeSerializer<TimestampedValue<T>> timestamped(TypeSerializer<T> value) {
+        return new TimestampedValueSerializer<>(value);
+    }
+
     /** The constants of {@code type}, written by name: reordering or adding constants keeps old data readable. */
     public static <E extends Enum<E>> TypeSerializer<E> enumOf(Class<E> type) {
         return new EnumSerializer<>(type);

@@ -2,7 +2,6 @@ package io.sluice.rest.routes;
 
 import io.javalin.http.Context;
 import io.sluice.graph.JobId;
-import io.sluice.job.JobStatus;
 import io.sluice.rest.RestBackend;
 import io.sluice.rest.RestException;
 import io.sluice.rest.RestRouter;
@@ -11,12 +10,9 @@ import io.sluice.rest.model.CancelView;
 import io.sluice.rest.model.CheckpointsView;
 import io.sluice.rest.model.ExceptionsView;
 import io.sluice.rest.model.JobDetailView;
-import io.sluice.rest.model.JobListView;
-import java.util.List;
-import java.util.Locale;
 import java.util.regex.Pattern;
 
-/** {@code /v1/jobs}: list, detail, checkpoints (and deleting an ended job's), exceptions, cancel. Stateless; see {@link RestRouter} for threading. */
+/** {@code /v1/jobs}: list (paged and filtered, see {@link JobListQuery}), detail, checkpoints (and deleting an ended job's), exceptions, cancel. Stateless; see {@link RestRouter} for threading. */
 public final class JobRoutes implements RestRoutes {
     private static final Pattern JOB_ID = Pattern.compile("[0-9a-f]{32}");
 
@@ -28,10 +24,9 @@ public final class JobRoutes implements RestRoutes {
 
     @Override
     public void register(RestRouter r) {
-        r.get("/v1/jobs", List.of("status"), ctx -> {
-            JobStatus filter = statusFilter(ctx.queryParam("status"));
-            r.json(ctx, backend.listJobs().thenApply(jobs -> JobListView.of(filter == null ? jobs
-                    : jobs.stream().filter(j -> j.status() == filter).toList())), 200);
+        r.get("/v1/jobs", JobListQuery.PARAMETERS, ctx -> {
+            JobListQuery query = JobListQuery.parse(ctx.queryParamMap());
+            r.json(ctx, backend.listJobs().thenApply(query::answer), 200);
         });
         r.get("/v1/jobs/{jobId}", ctx -> {
             JobId id = jobId(ctx);
@@ -60,18 +55,6 @@ public final class JobRoutes implements RestRoutes {
                     + printable(raw) + "'");
         }
         return JobId.of(raw);
-    }
-
-    private static JobStatus statusFilter(String raw) {
-        if (raw == null) {
-            return null;
-        }
-        try {
-            return JobStatus.valueOf(raw.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw RestException.badRequest("Unknown job status '" + printable(raw) + "' in ?status=; use one of "
-                    + java.util.Arrays.toString(JobStatus.values()));
-        }
     }
 
     /** A user-supplied value as it may appear in an error message: no control characters, at most 80 characters. */

@@ -200,10 +200,90 @@
   });
 
   // ---- jobs list ----
+  // The server filters and pages (GET /v1/jobs?limit=&status=&name=&mark=&pageToken=): the page holds
+  // at most PAGE_SIZE rows whatever the number of jobs. Rows are kept per job id and only a row whose
+  // job changed is rebuilt, so a poll that brings no change touches no row.
+  var PAGE_SIZE = 50;
+  var NAME_DEBOUNCE_MILLIS = 300;
+
+  var jobsQuery = {
+    status: "", name: "", attention: false,
+    tokens: [null], // tokens[i]: the pageToken of page i (null: the first page)
+    page: 0,
+    next: null,     // the nextPageToken of the page shown, or null on the last page
+    version: 0      // raised by every change of filter or page; answers to older requests are dropped
+  };
+  var jobRows = {}; // job id -> its <tr>, for the page shown
+  var jobsPolls = 0;
+  var nameTimer = null;
+
+  function jobsPath() {
+    var q = ["limit=" + PAGE_SIZE];
+    if (jobsQuery.status) {
+      q.push("status=" + encodeURIComponent(jobsQuery.status));
+    }
+    if (jobsQuery.name) {
+      q.push("name=" + encodeURIComponent(jobsQuery.name));
+    }
+    if (jobsQuery.attention) {
+      q.push("mark=crashLoop,checkpointsStale");
+    }
+    var token = jobsQuery.tokens[jobsQuery.page];
+    if (token) {
+      q.push("pageToken=" + encodeURIComponent(token));
+    }
+    return "/v1/jobs?" + q.join("&");
+  }
+
+  function filtersChanged() {
+    jobsQuery.status = $("filter-status").value;
+    jobsQuery.name = $("filter-name").value.trim();
+    jobsQuery.attention = $("filter-attention").checked;
+    jobsQuery.tokens = [null];
+    jobsQuery.page = 0;
+    jobsQuery.next = null;
+    jobsQuery.version++;
+    if (current && current.isJobs) {
+      schedule(0);
+    }
+  }
+
+  function turnPage(delta) {
+    if (delta > 0 && jobsQuery.next) {
+      jobsQuery.tokens[jobsQuery.page + 1] = jobsQuery.next;
+      jobsQuery.page++;
+    } else if (delta < 0 && jobsQuery.page > 0) {
+      jobsQuery.page--;
+    } else {
+      return;
+    }
+    jobsQuery.tokens.length = jobsQuery.page + 1;
+    jobsQuery.next = null;
+    jobsQuery.version++;
+    schedule(0);
+  }
+
+  $("filter-status").addEventListener("change", filtersChanged);
+  $("filter-attention").addEventListener("change", filtersChanged);
+  $("filter-name").addEventListener("input", function () {
+    clearTimeout(nameTimer);
+    nameTimer = setTimeout(filtersChanged, NAME_DEBOUNCE_MILLIS);
+  });
+  $("jobs-filter").addEventListener("submit", function (event) {
+    event.preventDefault();
+    clearTimeout(nameTimer);
+    filtersChanged();
+  });
+  $("jobs-prev").addEventListener("click", function () { turnPage(-1); });
+  $("jobs-next").addEventListener("click", function () { turnPage(1); });
+
   function jobsView() {
     $("view-jobs").hidden = false;
     document.title = "Jobs – Sluice";
+    clear($("jobs-body"));
+    jobRows = {};
     return {
+      isJobs: true,
       poll: function () {
         var overview = getJson("/v1/overview").then(renderOverview, function (e) {
           if (e instanceof Unauthorized) {
@@ -211,7 +291,13 @@
           }
           clear($("overview")); // the overview is optional for the list
         });
-        return Promise.all([getJson("/v1/jobs").then(renderJobs), overview]);
+        var version = jobsQuery.version;
+        var jobs = getJson(jobsPath()).then(function (body) {
+          if (version === jobsQuery.version) {
+            renderJobs(body);
+          }
+        });
+        return Promise.all([jobs, overview]);
       }
     };
   }
@@ -234,20 +320,67 @@
   }
 
   function renderJobs(body) {
-    var jobs = (body.jobs || []).slice().sort(function (a, b) {
-      return b.startTimeMillis - a.startTimeMillis;
-    });
+    var jobs = body.jobs || [];
+    if (!jobs.length && jobsQuery.page > 0) {
+      // The jobs of this page went away (ended jobs are not dropped, but a failover starts a new list).
+      jobsQuery.tokens = [null];
+      jobsQuery.page = 0;
+      jobsQuery.version++;
+      schedule(0);
+      return;
+    }
     var tbody = $("jobs-body");
-    clear(tbody);
-    jobs.forEach(function (j) {
-      tbody.appendChild(el("tr", { "data-job-id": j.id },
-        el("td", null, el("a", { href: "#/jobs/" + j.id, text: j.name || j.id })),
-        el("td", null, statusBadge(j.status), marks(j)),
-        el("td", { text: dateTime(j.startTimeMillis) }),
-        el("td", { text: dateTime(j.lastTransitionMillis) }),
-        el("td", { className: "mono", text: j.id })));
+    var keep = {};
+    jobs.forEach(function (j, i) {
+      keep[j.id] = true;
+      var row = jobRows[j.id];
+      if (!row) {
+        row = el("tr", { "data-job-id": j.id });
+        jobRows[j.id] = row;
+      }
+      var signature = JSON.stringify(j);
+      if (row.sluiceSignature !== signature) {
+        fillJobRow(row, j);
+        row.sluiceSignature = signature;
+      }
+      if (tbody.children[i] !== row) {
+        tbody.insertBefore(row, tbody.children[i] || null);
+      }
     });
-    $("jobs-empty").hidden = jobs.length > 0;
+    Object.keys(jobRows).forEach(function (id) {
+      if (!keep[id]) {
+        tbody.removeChild(jobRows[id]);
+        delete jobRows[id];
+      }
+    });
+    jobsQuery.next = body.nextPageToken || null;
+    var from = jobsQuery.page * PAGE_SIZE;
+    var counter = $("jobs-count");
+    var total = body.total === undefined ? jobs.length : body.total;
+    counter.textContent = jobs.length ? "Jobs " + count(from + 1) + "–" + count(from + jobs.length) + " of " + count(total)
+      + (filtering() ? " matching the filters" : "") : "";
+    counter.setAttribute("data-total", String(total));
+    counter.setAttribute("data-first", String(jobs.length ? from + 1 : 0));
+    counter.setAttribute("data-last", String(from + jobs.length));
+    $("jobs-prev").disabled = jobsQuery.page === 0;
+    $("jobs-next").disabled = !jobsQuery.next;
+    $("jobs-empty").hidden = total > 0 || filtering();
+    $("jobs-none-match").hidden = total > 0 || !filtering();
+    $("view-jobs").setAttribute("data-polls", String(++jobsPolls));
+  }
+
+  function filtering() {
+    return !!(jobsQuery.status || jobsQuery.name || jobsQuery.attention);
+  }
+
+  function fillJobRow(row, j) {
+    clear(row);
+    row.appendChild(el("td", null, el("a", { href: "#/jobs/" + j.id, text: j.name || j.id })));
+    row.appendChild(el("td", null, statusBadge(j.status), marks(j)));
+    row.appendChild(el("td", { text: dateTime(j.startTimeMillis) }));
+    row.appendChild(el("td", { text: dateTime(j.lastTransitionMillis) }));
+    row.appendChild(el("td", { className: "mono", text: j.id }));
+    row.setAttribute("data-status", j.status);
   }
 
   // ---- one job ----

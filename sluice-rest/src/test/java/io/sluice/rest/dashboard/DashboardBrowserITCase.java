@@ -26,8 +26,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
@@ -35,7 +38,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * goes RUNNING, RESTARTING after an injected failure, and RUNNING again; a job whose new job
  * manager finds checkpoint storage refusing connections shows INITIALIZING with its attempt count
  * and the storage error in words; a job whose code always throws is marked in the jobs list and on its
- * page with its crash loop and its stale checkpoints. Screenshots go to {@code target/dashboard-screenshots/}.
+ * page with its crash loop and its stale checkpoints; a thousand jobs are listed a page at a time and
+ * filtered on the server. Screenshots go to {@code target/dashboard-screenshots/}.
  */
 class DashboardBrowserITCase {
     private static final Duration WAIT = Duration.ofSeconds(30);
@@ -158,21 +162,144 @@ class DashboardBrowserITCase {
         new WebDriverWait(page(), WAIT).withMessage("the crash loop and the stale checkpoints marked in the jobs list")
                 .until(d -> !d.findElements(By.cssSelector(row + " li[data-mark='crash-loop']")).isEmpty()
                         && !d.findElements(By.cssSelector(row + " li[data-mark='checkpoints-stale']")).isEmpty());
-        WebElement loop = page().findElement(By.cssSelector(row + " li[data-mark='crash-loop']"));
-        assertThat(Integer.parseInt(loop.getAttribute("data-count"))).isGreaterThanOrEqualTo(3);
-        assertThat(loop.getText()).startsWith("Crash loop: the same error ").contains(" times since ");
-        assertThat(page().findElement(By.cssSelector(row + " li[data-mark='checkpoints-stale']")).getText())
-                .startsWith("No checkpoint since ");
+        // The looping job's row changes with every restart (its mark counts them), and a changed row is
+        // filled anew: marks and link found just before a poll can be gone when read, so each is read
+        // again from the current row until one reading succeeds.
+        record Marks(int loopCount, String loop, String stale) {
+        }
+        Marks listed = new WebDriverWait(page(), WAIT).ignoring(StaleElementReferenceException.class)
+                .withMessage("the crash-looping job's marks read").until(d -> {
+                    WebElement loop = d.findElement(By.cssSelector(row + " li[data-mark='crash-loop']"));
+                    WebElement stale = d.findElement(By.cssSelector(row + " li[data-mark='checkpoints-stale']"));
+                    return new Marks(Integer.parseInt(loop.getAttribute("data-count")), loop.getText(), stale.getText());
+                });
+        assertThat(listed.loopCount()).isGreaterThanOrEqualTo(3);
+        assertThat(listed.loop()).startsWith("Crash loop: the same error ").contains(" times since ");
+        assertThat(listed.stale()).startsWith("No checkpoint since ");
         assertThat(page().findElements(By.cssSelector("tr[data-job-id='" + healthy.value() + "'] li.mark")))
                 .as("a healthy job gets no mark").isEmpty();
         browser.screenshot("jobs-list-crash-loop");
 
-        page().findElement(By.cssSelector(row + " a")).click();
+        new WebDriverWait(page(), WAIT).ignoring(StaleElementReferenceException.class)
+                .withMessage("the crash-looping job's link in the jobs list clicked")
+                .until(d -> {
+                    d.findElement(By.cssSelector(row + " a")).click();
+                    return true;
+                });
         new WebDriverWait(page(), WAIT).until(d -> d.findElement(By.id("marks")).isDisplayed());
         String marks = page().findElement(By.id("marks-list")).getText();
         assertThat(marks).contains("crash loop: the same error").contains("cannot parse record")
                 .contains("--restore-from latest:" + looping.value()).contains("no checkpoint since");
         browser.screenshot("job-crash-loop");
+    }
+
+    /**
+     * A thousand jobs (900 that finished, 100 that run): the list shows them fifty at a time with the
+     * total; a poll that brings no change touches no row (a mutation observer on the table counts
+     * none over two polls, and the row nodes stay the same); walking the pages with "Older" lists
+     * each job exactly once; the status, name and "needs attention" filters run on the server and
+     * count exactly.
+     */
+    @Test
+    void listsAThousandJobsFiftyAtATimeWithoutRebuildingRowsAndFiltersThemOnTheServer() throws Exception {
+        cluster = DashboardTestCluster.start(dir, TOKEN, LocalCluster.builder().taskExecutors(4).slotsPerTaskExecutor(250));
+        java.util.Set<String> submitted = new java.util.HashSet<>();
+        for (int i = 0; i < 1_000; i++) {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(1);
+            boolean streaming = i % 10 == 0;
+            env.fromSource(streaming ? SequenceSource.unbounded(0).withRate(1) : SequenceSource.bounded(0, 9), "numbers")
+                    .addSink(new DiscardingSink<>(), "discard");
+            submitted.add(cluster.cluster().submit(env.buildJobGraph(streaming ? "tiny stream " + i / 10
+                    : "tiny batch " + (i - i / 10 - 1))).value());
+        }
+        await().atMost(Duration.ofSeconds(120)).until(() -> {
+            List<io.sluice.protocol.JobSummary> jobs = cluster.cluster().dispatcher().listJobs().get(10, TimeUnit.SECONDS);
+            return jobs.stream().filter(j -> j.status() == JobStatus.FINISHED).count() == 900
+                    && jobs.stream().filter(j -> j.status() == JobStatus.RUNNING).count() == 100;
+        });
+
+        page().get(cluster.baseUrl() + "/?token=" + TOKEN + "#/");
+        awaitListShows(1_000, 1);
+        assertThat(page().findElements(By.cssSelector("#jobs-body tr"))).as("one page of rows, not a thousand").hasSize(50);
+        assertThat(page().findElement(By.id("jobs-count")).getText()).startsWith("Jobs 1–50 of 1");
+        assertThat(page().findElement(By.id("jobs-prev")).isEnabled()).isFalse();
+        browser.screenshot("jobs-list-thousand");
+
+        // Two polls without a change rebuild nothing.
+        JavascriptExecutor js = (JavascriptExecutor) page();
+        js.executeScript("window.sluiceMutations = 0; window.sluiceFirstRow = document.querySelector('#jobs-body tr');"
+                + "new MutationObserver(function (m) { window.sluiceMutations += m.length; })"
+                + ".observe(document.getElementById('jobs-body'), {childList: true, subtree: true, characterData: true,"
+                + " attributes: true});");
+        int polls = polls();
+        new WebDriverWait(page(), WAIT).until(d -> polls() >= polls + 2);
+        assertThat(((Number) js.executeScript("return window.sluiceMutations;")).longValue()).isZero();
+        assertThat((Boolean) js.executeScript("return window.sluiceFirstRow === document.querySelector('#jobs-body tr');"))
+                .as("the same row node").isTrue();
+
+        // Every page, "Older" after "Older": each job exactly once.
+        List<String> walked = new java.util.ArrayList<>(rowIds());
+        List<String> beforeLast = List.of();
+        for (int first = 51; first <= 1_000; first += 50) {
+            beforeLast = rowIds();
+            page().findElement(By.id("jobs-next")).click();
+            awaitListShows(1_000, first);
+            walked.addAll(rowIds());
+        }
+        assertThat(page().findElement(By.id("jobs-next")).isEnabled()).as("the last page").isFalse();
+        assertThat(walked).hasSize(1_000).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(submitted);
+        page().findElement(By.id("jobs-prev")).click();
+        awaitListShows(1_000, 901);
+        assertThat(rowIds()).isEqualTo(beforeLast);
+
+        // Filters, answered by the server: exact counts.
+        Select status = new Select(page().findElement(By.id("filter-status")));
+        status.selectByValue("RUNNING");
+        awaitListShows(100, 1);
+        assertThat(page().findElements(By.cssSelector("#jobs-body tr"))).hasSize(50)
+                .allSatisfy(r -> assertThat(r.getAttribute("data-status")).isEqualTo("RUNNING"));
+        status.selectByValue("FINISHED");
+        awaitListShows(900, 1);
+        page().findElement(By.id("filter-name")).sendKeys("BATCH 89");
+        awaitListShows(11, 1); // batch 89 and batch 890..899
+        assertThat(rowNames()).hasSize(11).allMatch(name -> name.startsWith("tiny batch 89"));
+        assertThat(page().findElement(By.id("jobs-next")).isEnabled()).isFalse();
+        status.selectByValue("");
+        page().findElement(By.id("filter-name")).clear();
+        page().findElement(By.id("filter-name")).sendKeys("stream 4");
+        new WebDriverWait(page(), WAIT).ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+                .withMessage(() -> "the streams named 'stream 4...'; the list shows " + rowNames()).until(d -> rowNames().stream().allMatch(name -> name.startsWith("tiny stream 4")));
+        awaitListShows(11, 1); // stream 4 and stream 40..49
+        assertThat(rowNames()).hasSize(11);
+        browser.screenshot("jobs-list-filtered");
+        page().findElement(By.id("filter-attention")).click();
+        awaitListShows(0, 0);
+        assertThat(page().findElement(By.id("jobs-none-match")).isDisplayed()).isTrue();
+        assertThat(page().findElements(By.cssSelector("#jobs-body tr"))).isEmpty();
+    }
+
+    private int polls() {
+        String polls = page().findElement(By.id("view-jobs")).getAttribute("data-polls");
+        return polls == null ? 0 : Integer.parseInt(polls);
+    }
+
+    private List<String> rowNames() {
+        return page().findElements(By.cssSelector("#jobs-body tr a")).stream().map(WebElement::getText).toList();
+    }
+
+    private List<String> rowIds() {
+        return page().findElements(By.cssSelector("#jobs-body tr")).stream().map(r -> r.getAttribute("data-job-id")).toList();
+    }
+
+    /** Waits until the list says {@code total} matching jobs and shows the page starting at {@code first}. */
+    private void awaitListShows(int total, int first) {
+        new WebDriverWait(page(), WAIT).withMessage(() -> "the list to show " + total + " jobs from " + first + "; it shows "
+                + page().findElement(By.id("jobs-count")).getAttribute("data-total") + " from "
+                + page().findElement(By.id("jobs-count")).getAttribute("data-first")).until(d -> {
+                    WebElement count = d.findElement(By.id("jobs-count"));
+                    return String.valueOf(total).equals(count.getAttribute("data-total"))
+                            && String.valueOf(first).equals(count.getAttribute("data-first"));
+                });
     }
 
     /** Code that cannot handle its input: throws on every record. */

@@ -5,6 +5,7 @@ import io.sluice.checkpoint.CheckpointMetricsListener;
 import io.sluice.checkpoint.CheckpointPointerInDoubtException;
 import io.sluice.checkpoint.CheckpointStats;
 import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.checkpoint.SharedStateRegistry;
 import io.sluice.checkpoint.CompletedCheckpoint;
 import io.sluice.checkpoint.CompletedCheckpointStore;
 import io.sluice.checkpoint.TaskStateHandle;
@@ -111,6 +112,7 @@ public final class CheckpointCoordinator {
     private final CheckpointFailures failures;
     private final CheckpointStatsTracker statsTracker;
     private final CheckpointDiscarder discarder;
+    private final SharedStateRegistry sharedState;
     private final CheckpointIdRequests ids;
     private final PendingCheckpoints pendings;
 
@@ -129,11 +131,21 @@ public final class CheckpointCoordinator {
         BooleanSupplier running = trigger::isRunning;
         this.failures = new CheckpointFailures(jobId, config, mainThread, clock, context::failJob);
         this.statsTracker = new CheckpointStatsTracker(config, store, mainThread, clock, failures);
-        this.discarder = new CheckpointDiscarder(jobId, storage, mainThread, ioExecutor);
+        // Rebuilt from the recovered latest checkpoint's metadata alone (no other read, no listing); once per
+        // job master, that is per leadership session: a task failover keeps it.
+        SharedStateRegistry.Recovered shared = SharedStateRegistry.recover(jobId, store.latest().orElse(null),
+                store.retainedIds());
+        this.sharedState = shared.registry();
+        this.discarder = new CheckpointDiscarder(jobId, storage, mainThread, ioExecutor, sharedState);
+        if (!shared.orphans().isEmpty()) {
+            LOG.info("Job {}: deleting {} shared state file(s) that no retained checkpoint refers to any more (a discard"
+                    + " that an earlier job manager did not finish)", jobId, shared.orphans().size());
+            ioExecutor.execute(() -> discarder.deleteShared(shared.orphans()));
+        }
         this.ids = new CheckpointIdRequests(jobId, config, idCounter, store, mainThread, ioExecutor, clock, running,
                 failures);
         CheckpointFinalizer finalizer = new CheckpointFinalizer(jobId, config, storage, store, mainThread, ioExecutor,
-                clock, writesAllowed, running, discarder, failures, this::onCompleted);
+                clock, writesAllowed, running, discarder, failures, this::onCompleted, sharedState);
         this.pendings = new PendingCheckpoints(jobId, config, mainThread, clock, running, discarder, failures,
                 finalizer::finalizeCheckpoint);
         finalizer.setPendingCheckpoints(pendings);
@@ -257,5 +269,11 @@ public final class CheckpointCoordinator {
     /** Whether a checkpoint is pending (for tests). Main thread. */
     public boolean hasPendingCheckpoint() {
         return pendings.pending() != null;
+    }
+
+    /** The shared-state registry of incremental checkpoints (for tests and metrics). Main thread. */
+    public SharedStateRegistry sharedStateRegistry() {
+        mainThread.assertRunningInMainThread();
+        return sharedState;
     }
 }

@@ -1,6 +1,7 @@
 package io.sluice.checkpoint.coordinator;
 
 import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.checkpoint.SharedStateRegistry;
 import io.sluice.checkpoint.TaskStateHandle;
 import io.sluice.graph.JobId;
 import io.sluice.rpc.MainThreadExecutor;
@@ -31,22 +32,68 @@ final class CheckpointDiscarder {
     private final MainThreadExecutor mainThread;
     private final Executor ioExecutor;
     private final RestoreCheckpointPin restorePin = new RestoreCheckpointPin();
+    /** Which shared files (incremental checkpoints) a discard deletes. */
+    private final SharedStateRegistry sharedState;
     /** Recently aborted checkpoint ids, oldest first. */
     private final LinkedHashSet<Long> aborted = new LinkedHashSet<>();
     /** The checkpoint the current deployment restores from, -1 for none. */
     private long restoredCheckpointId = -1;
 
-    CheckpointDiscarder(JobId jobId, CheckpointStorage storage, MainThreadExecutor mainThread, Executor ioExecutor) {
+    CheckpointDiscarder(JobId jobId, CheckpointStorage storage, MainThreadExecutor mainThread, Executor ioExecutor,
+                        SharedStateRegistry sharedState) {
+        this.sharedState = sharedState;
         this.jobId = jobId;
         this.storage = storage;
         this.mainThread = mainThread;
         this.ioExecutor = ioExecutor;
     }
 
-    /** Deletes the files of {@code checkpointId} on the I/O executor. */
+    /**
+     * Deletes the files of {@code checkpointId} on the I/O executor, and the shared files only it
+     * referred to ({@link SharedStateRegistry#release}).
+     */
     void discardAsync(long checkpointId) {
+        discardAsync(checkpointId, List.of());
+    }
+
+    /**
+     * Deletes the files of {@code checkpointId}, which will not complete, with the shared files its
+     * acknowledgements {@code handles} uploaded that no completed checkpoint refers to.
+     */
+    void discardAsync(long checkpointId, java.util.Collection<TaskStateHandle> handles) {
         mainThread.assertRunningInMainThread();
-        ioExecutor.execute(() -> discardOnThisThread(checkpointId));
+        List<String> shared = new java.util.ArrayList<>(sharedState.release(checkpointId));
+        shared.addAll(sharedState.unregistered(handles));
+        ioExecutor.execute(() -> {
+            discardOnThisThread(checkpointId);
+            deleteShared(shared);
+        });
+    }
+
+    /**
+     * Deletes shared files no checkpoint refers to; a failed delete is logged and the file stays among the
+     * registry's {@linkplain SharedStateRegistry#deleting() deletes to repeat} (a new leader repeats it);
+     * the successful ones are confirmed to the registry on the main thread. Not on a main thread.
+     */
+    void deleteShared(List<String> files) {
+        if (files.isEmpty()) {
+            return;
+        }
+        List<String> done = new java.util.ArrayList<>(files.size());
+        for (String file : files) {
+            try {
+                storage.deleteFile(file);
+                done.add(file);
+            } catch (RuntimeException e) {
+                LOG.warn("Could not delete the shared state file {} of job {} from {}; it stays behind until a new"
+                        + " job manager leads the job: {}", file, jobId, storage.location(), e.toString());
+            }
+        }
+        try {
+            mainThread.execute(() -> sharedState.deleted(done));
+        } catch (RuntimeException e) {
+            LOG.debug("Job {}: the job master ended before {} shared file delete(s) were confirmed", jobId, done.size());
+        }
     }
 
     /**
@@ -88,8 +135,8 @@ final class CheckpointDiscarder {
     /** An acknowledgement of a checkpoint that is not pending: if it was aborted, its uploaded file goes again. */
     void discardLateUpload(long checkpointId, TaskStateHandle handle) {
         mainThread.assertRunningInMainThread();
-        if (aborted.contains(checkpointId) && handle != null && handle.stateFile() != null) {
-            discardAsync(checkpointId);
+        if (aborted.contains(checkpointId) && handle != null && (handle.stateFile() != null || handle.isIncremental())) {
+            discardAsync(checkpointId, List.of(handle));
         }
     }
 

@@ -4,6 +4,7 @@ import io.sluice.checkpoint.CheckpointException;
 import io.sluice.checkpoint.CheckpointFailureReason;
 import io.sluice.checkpoint.CheckpointPointerInDoubtException;
 import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.checkpoint.SharedStateRegistry;
 import io.sluice.checkpoint.CheckpointStoreShutDownException;
 import io.sluice.checkpoint.CompletedCheckpoint;
 import io.sluice.checkpoint.CompletedCheckpointStore;
@@ -62,13 +63,15 @@ final class CheckpointFinalizer {
     private final CheckpointDiscarder discarder;
     private final CheckpointFailures failures;
     private final Completion completion;
+    private final SharedStateRegistry sharedState;
     /** Set once, right after construction (the pending checkpoints and the finalizer know each other). */
     private PendingCheckpoints pendings;
 
     CheckpointFinalizer(JobId jobId, JobConfig config, CheckpointStorage storage, CompletedCheckpointStore store,
                         MainThreadExecutor mainThread, Executor ioExecutor, Clock clock, BooleanSupplier writesAllowed,
                         BooleanSupplier running, CheckpointDiscarder discarder, CheckpointFailures failures,
-                        Completion completion) {
+                        Completion completion, SharedStateRegistry sharedState) {
+        this.sharedState = sharedState;
         this.jobId = jobId;
         this.config = config;
         this.storage = storage;
@@ -91,8 +94,12 @@ final class CheckpointFinalizer {
     void finalizeCheckpoint(PendingCheckpoint p) {
         mainThread.assertRunningInMainThread();
         p.startFinalizing();
-        CompletedCheckpoint checkpoint = new CompletedCheckpoint(jobId, p.checkpointId, p.triggerTimestampMillis,
+        CompletedCheckpoint acknowledged = new CompletedCheckpoint(jobId, p.checkpointId, p.triggerTimestampMillis,
                 clock.currentTimeMillis(), p.handles(), null);
+        // Registered before its metadata is written, which carries the registry; released by its discard.
+        sharedState.register(acknowledged);
+        CompletedCheckpoint checkpoint = sharedState.size() == 0 ? acknowledged
+                : acknowledged.withSharedFileReferences(sharedState.references());
         CompletableFuture.supplyAsync(() -> {
             try {
                 return write(p, checkpoint);

@@ -145,7 +145,7 @@ final class PendingCheckpoints {
         p.cancelTimeout();
         p.expire();
         discarder.rememberAborted(p.checkpointId);
-        discarder.discardAsync(p.checkpointId);
+        discarder.discardAsync(p.checkpointId, p.handles());
         if (reason != null) {
             failures.failed(p.checkpointId, reason, message);
         } else {
@@ -179,7 +179,7 @@ final class PendingCheckpoints {
             // The pointer write is under way and may still land: keep the files it would point to.
             lingeringCommit = p;
         } else {
-            discarder.discardAsync(p.checkpointId);
+            discarder.discardAsync(p.checkpointId, p.handles());
         }
         failures.failed(p.checkpointId,
                 finalizing ? CheckpointFailureReason.FINALIZATION_TIMED_OUT : CheckpointFailureReason.TIMED_OUT,

@@ -1,5 +1,7 @@
 package io.sluice.cluster.process;
 
+import io.sluice.state.StateBackends;
+import io.sluice.taskexecutor.KeyedStateBackendFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.config.HeartbeatOptions;
@@ -115,8 +117,11 @@ public final class TaskManagerProcess implements AutoCloseable {
             JobJarStore jobJars = jars;
             UserCodeClassLoaders userCode = UserCodeClassLoaders.inTemporaryDirectory(() -> jobJars, io);
             DedicatedMainThreadExecutor main = resources.mainThread(id);
+            StateBackends stateBackends = StateBackends.fromConfiguration(configuration);
+            resources.add(stateBackends::close); // shared memory goes once the last task using it closed its backend
             TaskExecutor taskExecutor = new TaskExecutor(id, slots, main, io, network, storages, userCode,
-                    SystemClock.INSTANCE);
+                    SystemClock.INSTANCE,
+                    KeyedStateBackendFactory.of(stateBackends));
             resources.add(() -> taskExecutor.cancelAll().get(30, TimeUnit.SECONDS));
 
             RpcService rpc = resources.rpcService(configuration, configuration.get(TaskManagerOptions.HOST),

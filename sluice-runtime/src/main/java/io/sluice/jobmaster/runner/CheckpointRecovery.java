@@ -73,7 +73,9 @@ final class CheckpointRecovery {
         checkInterrupted();
         p.metadataLoaded(from.checkpointId());
         p.event("Starting from checkpoint " + from.checkpointId() + " of job " + from.jobId() + " ("
-                + storage.location() + "/" + from.metadataPath() + ", from checkpoints.restore-from " + spec + ")");
+                + (CheckpointStorage.isLocation(from.metadataPath()) ? from.metadataPath()
+                        : storage.location() + "/" + from.metadataPath())
+                + ", from checkpoints.restore-from " + spec + ")");
         return from;
     }
 

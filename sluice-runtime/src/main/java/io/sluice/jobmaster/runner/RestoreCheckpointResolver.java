@@ -18,8 +18,10 @@ import java.util.regex.Pattern;
  * Finds and reads the checkpoint a job starts from ({@code checkpoints.restore-from}):
  * <ul>
  *   <li>a path: {@code <checkpoints.dir>/<jobId>/chk-<n>} or its {@code _metadata} file (as a plain
- *       path or a {@code file://} / {@code s3://} URI); it must lie in the job's own checkpoint
- *       storage, because the state files it names are read from there;</li>
+ *       path or a {@code file://} / {@code s3://} URI), read from the job's own checkpoint storage; or
+ *       any other directory holding a {@code _metadata} file, anywhere (a checkpoint directory copied or
+ *       moved elsewhere, under any name): its metadata and state files are read from that location,
+ *       because a checkpoint's state files are relative to its directory;</li>
  *   <li>{@code latest:<jobId>}: the newest readable checkpoint among those the HA services retain for
  *       that job (its pointers), or, when they hold none, among the {@code chk-<n>} directories of that
  *       job in the checkpoint storage. Corrupt or missing ones are skipped.</li>
@@ -91,6 +93,63 @@ final class RestoreCheckpointResolver {
                 + ". Repair one, or pass the path of an intact checkpoint directory.");
     }
 
+    /** Whether {@code location} is the job's own checkpoint storage. */
+    private boolean sameLocation(String location) {
+        try {
+            return storages.forLocation(location).location().equals(jobStorage.location());
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /**
+     * A checkpoint directory outside the job's checkpoint storage ({@code path}, without a trailing
+     * {@code _metadata}): its metadata is read from there, and its state files, relative to it, are
+     * named by their full location, so the tasks read them there too.
+     */
+    private CompletedCheckpoint elsewhere(String spec, String path) {
+        int slash = path.lastIndexOf('/');
+        if (slash <= 0 || slash == path.length() - 1) {
+            throw notACheckpoint(spec, "");
+        }
+        String parent = path.substring(0, slash);
+        String name = path.substring(slash + 1);
+        CheckpointStorage storage;
+        try {
+            storage = storages.forLocation(parent);
+        } catch (RuntimeException e) {
+            throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "': its location " + parent
+                    + " cannot be opened (" + e.getMessage() + ")");
+        }
+        String metadata = name + "/" + CheckpointStorage.METADATA_FILE;
+        CompletedCheckpoint cp;
+        try {
+            cp = storage.readMetadata(metadata);
+        } catch (BlobNotFoundException e) {
+            throw notACheckpoint(spec, " (there is no " + storage.locationOf(metadata) + ")");
+        } catch (CorruptCheckpointException e) {
+            throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "': its metadata is corrupt ("
+                    + e.getMessage() + "). Nothing was changed; pass another checkpoint or savepoint.");
+        }
+        List<io.sluice.checkpoint.TaskStateHandle> handles = new ArrayList<>(cp.taskStates().size());
+        java.util.function.UnaryOperator<String> located = file -> file == null || CheckpointStorage.isLocation(file)
+                ? file : storage.locationOf(file);
+        for (io.sluice.checkpoint.TaskStateHandle h : cp.taskStates()) {
+            // Every file by its full location: keyed state, operator state, and RocksDB's files.
+            handles.add(new io.sluice.checkpoint.TaskStateHandle(h.vertexId(), h.subtaskIndex(), located.apply(h.stateFile()),
+                    h.stateSize(), h.sourcePosition(), h.keyGroupRange(), h.inlineState(), h.operatorState(),
+                    located.apply(h.operatorStateFile()), h.incremental() == null ? null : h.incremental().withPaths(located)));
+        }
+        return new CompletedCheckpoint(cp.jobId(), cp.checkpointId(), cp.triggerTimestampMillis(),
+                cp.completionTimestampMillis(), handles, storage.locationOf(metadata));
+    }
+
+    private static RestoreCheckpointException notACheckpoint(String spec, String detail) {
+        return new RestoreCheckpointException("checkpoints.restore-from '" + spec + "' is not a checkpoint or"
+                + " savepoint" + detail + ": expected a directory holding a _metadata file (a chk-<n> directory, where"
+                + " ever it was copied to, or its _metadata file), or latest:<jobId>");
+    }
+
     private CompletedCheckpoint atPath(String spec) {
         String path = spec.replace('\\', '/');
         while (path.endsWith("/")) {
@@ -100,25 +159,12 @@ final class RestoreCheckpointResolver {
             path = path.substring(0, path.length() - CheckpointStorage.METADATA_FILE.length() - 1);
         }
         Matcher m = CHECKPOINT_DIR.matcher(path);
-        if (!m.matches()) {
-            throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "' is not a checkpoint: expected"
-                    + " <checkpoints.dir>/<jobId>/chk-<n> (or its _metadata file), or latest:<jobId>");
+        if (!m.matches() || !sameLocation(m.group(1))) {
+            return elsewhere(spec, path);
         }
-        String location = m.group(1);
         JobId jobId = JobId.of(m.group(2).toLowerCase(java.util.Locale.ROOT));
         long checkpointId = Long.parseLong(m.group(3));
-        String storageLocation;
-        try {
-            storageLocation = storages.forLocation(location).location();
-        } catch (RuntimeException e) {
-            throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "': its location " + location
-                    + " cannot be opened (" + e.getMessage() + ")");
-        }
-        if (!storageLocation.equals(jobStorage.location())) {
-            throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "' lies in " + storageLocation
-                    + ", but this job's checkpoints.dir is " + jobStorage.location() + "; its state files are read from"
-                    + " there. Set checkpoints.dir to " + location + " or copy the checkpoint's job directory into it.");
-        }
+        String storageLocation = jobStorage.location();
         String metadata = jobStorage.metadataPath(jobId, checkpointId);
         try {
             return jobStorage.readMetadata(metadata);

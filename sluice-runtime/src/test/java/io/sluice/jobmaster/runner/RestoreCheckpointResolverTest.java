@@ -85,7 +85,8 @@ class RestoreCheckpointResolverTest {
         assertThatThrownBy(() -> resolver(embedded).resolve(elsewhere.toString()))
                 .isInstanceOf(RestoreCheckpointException.class)
                 .hasMessageContaining(elsewhere.toString())
-                .hasMessageContaining("but this job's checkpoints.dir is");
+                .hasMessageContaining("is not a checkpoint or savepoint (there is no file://")
+                .hasMessageContaining("elsewhere/" + OLD.value() + "/chk-1/_metadata)");
         assertThatThrownBy(() -> resolver(embedded).resolve("latest:ffffffffffffffffffffffffffffffff"))
                 .isInstanceOf(RestoreCheckpointException.class)
                 .hasMessageContaining("has no retained checkpoint");
@@ -96,6 +97,27 @@ class RestoreCheckpointResolverTest {
         assertThatThrownBy(() -> resolver(embedded).resolve(missing.toString()))
                 .isInstanceOf(RestoreCheckpointException.class)
                 .hasMessageContaining("there is no checkpoint at");
+    }
+
+    @Test
+    void aCheckpointDirectoryCopiedAnywhereRestoresFromItsCopy() throws Exception {
+        write(3);
+        Path original = dir.resolve("checkpoints").resolve(OLD.value()).resolve("chk-3");
+        Path copy = dir.resolve("moved").resolve("my-savepoint");
+        java.nio.file.Files.createDirectories(copy);
+        try (var files = java.nio.file.Files.list(original)) {
+            for (Path f : files.toList()) {
+                java.nio.file.Files.copy(f, copy.resolve(f.getFileName()));
+            }
+        }
+        CompletedCheckpoint cp = resolver(embedded).resolve(copy.toString());
+        assertThat(cp.checkpointId()).isEqualTo(3);
+        String stateFile = cp.taskStates().get(0).stateFile();
+        assertThat(stateFile).as("named by its full location, in the copy").startsWith("file://").endsWith(
+                "moved/my-savepoint/0-0.state");
+        // The original is gone: the copy alone is read, through the job's storage, which opens the other location.
+        java.nio.file.Files.walk(original).sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        assertThat(storage.readTaskState(stateFile)).containsExactly(3, 1, 2);
     }
 
     private RestoreCheckpointResolver resolver(CheckpointRecoveryFactory factory) {

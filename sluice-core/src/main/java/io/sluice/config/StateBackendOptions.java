@@ -1,0 +1,32 @@
+package io.sluice.config;
+
+/**
+ * Where keyed state lives. {@code state.backend} is read by task executors (their default for every
+ * job) and by jobs ({@code StreamExecutionEnvironment.create(configuration)} or
+ * {@code setStateBackend}; a job's choice wins). The options of the RocksDB backend itself
+ * ({@code state.backend.rocksdb.*}) are declared by {@code sluice-state-rocksdb}; see docs/state.md.
+ * Constants only; thread-safe.
+ */
+public final class StateBackendOptions {
+    private StateBackendOptions() {}
+
+    public static final ConfigOption<StateBackendType> BACKEND = ConfigOptions.key("state.backend")
+            .enumType(StateBackendType.class)
+            .defaultValue(StateBackendType.HEAP)
+            .withDescription("Where keyed state (value, list and map state, timers, window contents) lives: heap"
+                    + " (objects on the Java heap) or rocksdb (an embedded RocksDB per task on local disk, with native"
+                    + " memory bounded per slot; needs sluice-state-rocksdb on the task managers' class path). Set on a"
+                    + " task manager it is the default of its jobs; set on a job it wins. Checkpoints and savepoints"
+                    + " of both are in one format, so a job can move between them by restoring.");
+
+    public static final ConfigOption<Boolean> INCREMENTAL = ConfigOptions.key("state.backend.incremental")
+            .booleanType()
+            .defaultValue(true)
+            .withDescription("Whether a backend that can (rocksdb) checkpoints incrementally: it uploads only the"
+                    + " files that are new since its previous checkpoint and refers to the others, which later"
+                    + " checkpoints share (a shared-state registry in the job manager deletes a file once no retained"
+                    + " checkpoint refers to it). Such a checkpoint holds RocksDB's own files: only rocksdb restores"
+                    + " it (move a job to the heap through a savepoint, or with this set to false, whose checkpoints"
+                    + " are full snapshots in the canonical format). Set on a task manager it is the default of its"
+                    + " jobs; set on a job it wins. The heap backend ignores it.");
+}

@@ -1,0 +1,44 @@
+package io.sluice.taskexecutor;
+
+import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.graph.JobId;
+import io.sluice.state.CheckpointFiles;
+import java.nio.file.Path;
+
+/**
+ * The files of one subtask's incremental checkpoint in checkpoint storage: shared files under the
+ * job's {@code shared/} directory with unique names, its own files in the checkpoint's directory
+ * (deleted with it); downloads from anywhere ({@link CheckpointStorage#readFile}, full locations too).
+ *
+ * <p>Threading: the thread that uploads or restores the snapshot; blocking.
+ */
+final class StorageCheckpointFiles implements CheckpointFiles {
+    private final CheckpointStorage storage;
+    private final JobId jobId;
+    private final long checkpointId;
+    private final int vertexId;
+    private final int subtask;
+
+    StorageCheckpointFiles(CheckpointStorage storage, JobId jobId, long checkpointId, int vertexId, int subtask) {
+        this.storage = storage;
+        this.jobId = jobId;
+        this.checkpointId = checkpointId;
+        this.vertexId = vertexId;
+        this.subtask = subtask;
+    }
+
+    @Override
+    public String uploadShared(Path file, String localName) {
+        return storage.writeSharedFile(jobId, vertexId, subtask, localName, file);
+    }
+
+    @Override
+    public String uploadPrivate(Path file, String localName) {
+        return storage.writePrivateFile(jobId, checkpointId, vertexId, subtask, localName, file);
+    }
+
+    @Override
+    public void download(String path, Path target) {
+        storage.readFile(path, target);
+    }
+}

@@ -1,0 +1,120 @@
+package io.sluice.state.rocksdb;
+
+import io.sluice.core.serialization.DataOutputBuffer;
+import io.sluice.state.CheckpointFiles;
+import io.sluice.state.IncrementalKeyedStateSnapshot;
+import io.sluice.state.IncrementalStateHandle;
+import io.sluice.state.IncrementalStateHandle.StateFile;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/**
+ * An incremental checkpoint of a {@link RocksDbKeyedStateBackend}: a RocksDB checkpoint (hard links
+ * of the live files, taken on the task thread after a flush) uploaded on an I/O thread. Table files
+ * ({@code .sst}) that a checkpoint this task confirmed earlier already uploaded are referred to, not
+ * uploaded again; the new ones are uploaded as shared files under unique names; the manifest, current
+ * and options files are this checkpoint's own. The local directory is deleted afterwards.
+ *
+ * <p>Threading: created on the task thread; {@link #upload}, {@link #writeTo} or {@link #discard} on
+ * any one thread, once. The hard links do not depend on the running RocksDB instance, so uploading
+ * needs no guard; the backend's close deletes the directory of a snapshot not uploaded yet (its upload
+ * then fails, and the checkpoint is declined).
+ */
+final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot {
+    private final RocksDbKeyedStateBackend backend;
+    private final long checkpointId;
+    private final Path directory;
+    private final byte[] stateMetaData;
+    /** Table files of checkpoints this task confirmed: local name to where they are. */
+    private final Map<String, StateFile> confirmed;
+    private boolean done;
+
+    RocksDbIncrementalSnapshot(RocksDbKeyedStateBackend backend, long checkpointId, Path directory, byte[] stateMetaData,
+                               Map<String, StateFile> confirmed) {
+        this.backend = backend;
+        this.checkpointId = checkpointId;
+        this.directory = directory;
+        this.stateMetaData = stateMetaData;
+        this.confirmed = Map.copyOf(confirmed);
+    }
+
+    @Override
+    public IncrementalStateHandle upload(CheckpointFiles files) {
+        start();
+        try {
+            List<StateFile> shared = new ArrayList<>();
+            List<StateFile> own = new ArrayList<>();
+            Map<String, StateFile> uploaded = new HashMap<>();
+            long newBytes = 0;
+            for (Path file : listFiles()) {
+                String name = file.getFileName().toString();
+                long size = Files.size(file);
+                if (name.endsWith(".sst")) {
+                    StateFile earlier = confirmed.get(name);
+                    StateFile f = earlier != null ? earlier : new StateFile(name, files.uploadShared(file, name), size);
+                    if (earlier == null) {
+                        newBytes += size;
+                    }
+                    shared.add(f);
+                    uploaded.put(name, f);
+                } else {
+                    own.add(new StateFile(name, files.uploadPrivate(file, name), size));
+                    newBytes += size;
+                }
+            }
+            backend.uploaded(checkpointId, uploaded, newBytes);
+            return new IncrementalStateHandle(backend.keyGroupRange(), backend.maxParallelism(), stateMetaData, shared,
+                    own);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not read the local RocksDB checkpoint " + directory + " of "
+                    + backend.owner() + " (the task ended?): " + e.getMessage(), e);
+        } finally {
+            RocksDbKeyedStateBackend.deleteDirectory(directory);
+        }
+    }
+
+    /** The snapshot in the canonical format, read from its files (a savepoint of a checkpoint). */
+    @Override
+    public void writeTo(DataOutputBuffer out) {
+        start();
+        try {
+            backend.writeCanonical(directory, stateMetaData, out);
+        } finally {
+            RocksDbKeyedStateBackend.deleteDirectory(directory);
+        }
+    }
+
+    @Override
+    public void discard() {
+        if (!done) {
+            done = true;
+            RocksDbKeyedStateBackend.deleteDirectory(directory);
+        }
+    }
+
+    private void start() {
+        if (done) {
+            throw new IllegalStateException("Snapshot " + checkpointId + " of " + backend.owner()
+                    + " was already uploaded, written or discarded");
+        }
+        done = true;
+    }
+
+    private List<Path> listFiles() throws IOException {
+        try (Stream<Path> files = Files.list(directory)) {
+            return files.filter(Files::isRegularFile).sorted().toList();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RocksDbIncrementalSnapshot{" + backend.owner() + ", checkpoint " + checkpointId + ", " + directory + "}";
+    }
+}

@@ -1,0 +1,47 @@
+package io.sluice.state.rocksdb;
+
+import io.sluice.config.ConfigOption;
+import io.sluice.config.ConfigOptions;
+
+/**
+ * The options of the RocksDB state backend ({@code state.backend: rocksdb}), read by each task
+ * executor from its configuration. See docs/state.md for how the memory budget is split. Constants
+ * only; thread-safe.
+ */
+public final class RocksDbOptions {
+    private RocksDbOptions() {}
+
+    /** 128 MiB: room for the index, filter and a working set of data blocks of a few GB of state per slot. */
+    static final long DEFAULT_MEMORY_PER_SLOT = 128L << 20;
+
+    public static final ConfigOption<Long> MEMORY_PER_SLOT = ConfigOptions.key("state.backend.rocksdb.memory.per-slot")
+            .memoryType()
+            .defaultValue(DEFAULT_MEMORY_PER_SLOT)
+            .withConstraint(bytes -> bytes >= (8L << 20), "at least 8 mb")
+            .withDescription("The native memory budget of all RocksDB instances of one slot (the keyed state of the"
+                    + " tasks a slot runs): one LRU block cache of this size, shared by them, to which their write"
+                    + " buffers (memtables) are charged too, and which holds the index and filter blocks. A task"
+                    + " manager's RocksDB memory is bounded by slots x this, plus a small overhead (docs/state.md).");
+
+    public static final ConfigOption<Double> WRITE_BUFFER_RATIO = ConfigOptions.key(
+                    "state.backend.rocksdb.memory.write-buffer-ratio")
+            .doubleType()
+            .defaultValue(0.5)
+            .withConstraint(r -> r > 0 && r < 1, "between 0 and 1, exclusive")
+            .withDescription("The share of state.backend.rocksdb.memory.per-slot that write buffers (memtables) may"
+                    + " fill before RocksDB flushes them to disk; the rest caches blocks read from disk.");
+
+    public static final ConfigOption<Double> HIGH_PRIORITY_POOL_RATIO = ConfigOptions.key(
+                    "state.backend.rocksdb.memory.high-priority-pool-ratio")
+            .doubleType()
+            .defaultValue(0.1)
+            .withConstraint(r -> r >= 0 && r < 1, "at least 0 and below 1")
+            .withDescription("The share of the block cache kept for index and filter blocks, which are evicted last.");
+
+    public static final ConfigOption<String> LOCAL_DIR = ConfigOptions.key("state.backend.rocksdb.local-dir")
+            .stringType()
+            .defaultValue("")
+            .withDescription("Where tasks keep their RocksDB files (one directory per task, deleted when the task"
+                    + " ends). Empty: sluice-rocksdb in the JVM's temporary directory (java.io.tmpdir). Use a local"
+                    + " disk with room for the state of every slot.");
+}

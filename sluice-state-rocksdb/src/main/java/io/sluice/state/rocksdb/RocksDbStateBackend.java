@@ -1,0 +1,92 @@
+package io.sluice.state.rocksdb;
+
+import io.sluice.config.Configuration;
+import io.sluice.state.KeyedStateBackend;
+import io.sluice.state.KeyedStateBackendParameters;
+import io.sluice.state.StateBackend;
+import io.sluice.state.StateBackendFactory;
+import java.nio.file.Path;
+import java.util.UUID;
+
+/**
+ * Keyed state in embedded RocksDB instances ({@code state.backend: rocksdb}): one instance per task
+ * ({@link RocksDbKeyedStateBackend}) in a directory of its own under
+ * {@code state.backend.rocksdb.local-dir}, all instances of one slot sharing the slot's native memory
+ * budget ({@link SlotMemory}, {@code state.backend.rocksdb.memory.per-slot}).
+ *
+ * <p>One per task executor, created on first use by {@link io.sluice.state.StateBackends}.
+ *
+ * <p>Threading: thread-safe.
+ */
+public final class RocksDbStateBackend implements StateBackend {
+    public static final String NAME = "rocksdb";
+
+    static {
+        // Loads RocksDB's native library (once per process; extracted to java.io.tmpdir) before any native object.
+        org.rocksdb.RocksDB.loadLibrary();
+    }
+
+    private final Path localDir;
+    private final SlotMemoryPools pools;
+    private final boolean incrementalByDefault;
+
+    public RocksDbStateBackend(Configuration configuration) {
+        configuration.validate(java.util.List.of(RocksDbOptions.MEMORY_PER_SLOT, RocksDbOptions.WRITE_BUFFER_RATIO,
+                RocksDbOptions.HIGH_PRIORITY_POOL_RATIO, RocksDbOptions.LOCAL_DIR));
+        String dir = configuration.get(RocksDbOptions.LOCAL_DIR).trim();
+        this.localDir = dir.isEmpty() ? Path.of(System.getProperty("java.io.tmpdir"), "sluice-rocksdb") : Path.of(dir);
+        this.incrementalByDefault = configuration.get(io.sluice.config.StateBackendOptions.INCREMENTAL);
+        this.pools = new SlotMemoryPools(configuration.get(RocksDbOptions.MEMORY_PER_SLOT),
+                configuration.get(RocksDbOptions.WRITE_BUFFER_RATIO),
+                configuration.get(RocksDbOptions.HIGH_PRIORITY_POOL_RATIO));
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public KeyedStateBackend createKeyedStateBackend(KeyedStateBackendParameters parameters) {
+        SlotMemory memory = pools.acquire(parameters.slot());
+        Path directory = localDir.resolve(directoryName(parameters.owner()));
+        return new RocksDbKeyedStateBackend(parameters, directory, pools, memory, incrementalByDefault);
+    }
+
+    /** A directory name for {@code owner} (a task name): its letters and digits, then a random suffix. */
+    static String directoryName(String owner) {
+        String cleaned = owner.replaceAll("[^A-Za-z0-9._-]+", "_");
+        if (cleaned.length() > 60) {
+            cleaned = cleaned.substring(0, 60);
+        }
+        return cleaned + "-" + UUID.randomUUID();
+    }
+
+    /** The slots with RocksDB state open now (for tests). */
+    int openSlots() {
+        return pools.openSlots();
+    }
+
+    /** Where the tasks' directories go. */
+    public Path localDir() {
+        return localDir;
+    }
+
+    @Override
+    public void close() {
+        pools.close();
+    }
+
+    /** Registers {@link RocksDbStateBackend} as {@code rocksdb}. */
+    public static final class Factory implements StateBackendFactory {
+        @Override
+        public String name() {
+            return NAME;
+        }
+
+        @Override
+        public StateBackend create(Configuration configuration) {
+            return new RocksDbStateBackend(configuration);
+        }
+    }
+}

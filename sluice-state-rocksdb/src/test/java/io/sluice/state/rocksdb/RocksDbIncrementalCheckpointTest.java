@@ -1,0 +1,275 @@
+package io.sluice.state.rocksdb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.api.state.ListState;
+import io.sluice.api.state.ListStateDescriptor;
+import io.sluice.api.state.MapState;
+import io.sluice.api.state.MapStateDescriptor;
+import io.sluice.api.state.ValueState;
+import io.sluice.api.state.ValueStateDescriptor;
+import io.sluice.config.Configuration;
+import io.sluice.core.serialization.DataInputBuffer;
+import io.sluice.core.serialization.DataOutputBuffer;
+import io.sluice.core.serialization.Serializers;
+import io.sluice.state.CheckpointFiles;
+import io.sluice.state.HeapKeyedStateBackend;
+import io.sluice.state.IncrementalKeyedStateSnapshot;
+import io.sluice.state.IncrementalStateHandle;
+import io.sluice.state.IncrementalStateRestoreException;
+import io.sluice.state.KeyGroupRange;
+import io.sluice.state.KeyGroups;
+import io.sluice.state.KeyedStateBackend;
+import io.sluice.state.KeyedStateBackendParameters;
+import io.sluice.util.ManualClock;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * RocksDB's incremental checkpoints at the backend: only new table files are uploaded, only
+ * confirmed checkpoints' files are referred to, and the files restore (whole, clipped to fewer key
+ * groups, or merged from several) into exact state; another backend refuses them clearly.
+ */
+class RocksDbIncrementalCheckpointTest {
+    private static final int MAX_PARALLELISM = 32;
+    private static final KeyGroupRange ALL = KeyGroupRange.of(0, MAX_PARALLELISM - 1);
+
+    @TempDir
+    Path dir;
+    private RocksDbStateBackend stateBackend;
+    private final List<KeyedStateBackend> opened = new ArrayList<>();
+
+    /** Checkpoint storage on a local directory, counting what is uploaded. */
+    final class LocalFiles implements CheckpointFiles {
+        final List<String> sharedUploads = new ArrayList<>();
+        final List<String> privateUploads = new ArrayList<>();
+        long uploadedBytes;
+
+        @Override
+        public String uploadShared(Path file, String localName) {
+            sharedUploads.add(localName);
+            return copy(file, "shared/" + UUID.randomUUID() + "-" + localName);
+        }
+
+        @Override
+        public String uploadPrivate(Path file, String localName) {
+            privateUploads.add(localName);
+            return copy(file, "private/" + UUID.randomUUID() + "-" + localName);
+        }
+
+        private String copy(Path file, String path) {
+            try {
+                Path target = dir.resolve("storage").resolve(path);
+                Files.createDirectories(target.getParent());
+                Files.copy(file, target);
+                uploadedBytes += Files.size(file);
+                return path;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public void download(String path, Path target) {
+            try {
+                Files.copy(dir.resolve("storage").resolve(path), target);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    @AfterEach
+    void close() {
+        opened.forEach(KeyedStateBackend::close);
+        if (stateBackend != null) {
+            stateBackend.close();
+        }
+    }
+
+    private RocksDbKeyedStateBackend open(KeyGroupRange range) {
+        if (stateBackend == null) {
+            stateBackend = new RocksDbStateBackend(new Configuration()
+                    .set(RocksDbOptions.LOCAL_DIR, dir.resolve("local").toString()));
+        }
+        RocksDbKeyedStateBackend b = (RocksDbKeyedStateBackend) stateBackend.createKeyedStateBackend(
+                new KeyedStateBackendParameters("task " + opened.size(), "slot", range, MAX_PARALLELISM,
+                        Serializers.LONG, new ManualClock(0), true));
+        opened.add(b);
+        return b;
+    }
+
+    private static void write(KeyedStateBackend b, long fromKey, long toKey, long version) {
+        ValueState<Long> v = b.getValueState(new ValueStateDescriptor<>("v", Serializers.LONG));
+        ListState<Long> l = b.getListState(new ListStateDescriptor<>("l", Serializers.LONG));
+        MapState<Long, String> m = b.getMapState(new MapStateDescriptor<>("m", Serializers.LONG, Serializers.STRING));
+        for (long k = fromKey; k < toKey; k++) {
+            if (!b.keyGroupRange().contains(KeyGroups.keyGroupFor(k, MAX_PARALLELISM))) {
+                continue;
+            }
+            b.setCurrentKey(k);
+            v.update(k * 10 + version);
+            l.update(List.of(k, version));
+            m.put(version, "v" + k);
+        }
+    }
+
+    private static void check(KeyedStateBackend b, long fromKey, long toKey, long version) {
+        ValueState<Long> v = b.getValueState(new ValueStateDescriptor<>("v", Serializers.LONG));
+        ListState<Long> l = b.getListState(new ListStateDescriptor<>("l", Serializers.LONG));
+        MapState<Long, String> m = b.getMapState(new MapStateDescriptor<>("m", Serializers.LONG, Serializers.STRING));
+        long n = 0;
+        for (long k = fromKey; k < toKey; k++) {
+            if (!b.keyGroupRange().contains(KeyGroups.keyGroupFor(k, MAX_PARALLELISM))) {
+                continue;
+            }
+            b.setCurrentKey(k);
+            assertThat(v.value()).as("key %d", k).isEqualTo(k * 10 + version);
+            assertThat(l.get()).containsExactly(k, version);
+            assertThat(m.get(version)).isEqualTo("v" + k);
+            n++;
+        }
+        assertThat(b.keysOf("v")).as("no keys of other groups").hasSize((int) n);
+    }
+
+    private static IncrementalStateHandle checkpoint(KeyedStateBackend b, long id, LocalFiles files) {
+        IncrementalKeyedStateSnapshot s = (IncrementalKeyedStateSnapshot) b.checkpointSnapshot(id);
+        return s.upload(files);
+    }
+
+    @Test
+    void aCheckpointUploadsOnlyTheTableFilesNoConfirmedCheckpointUploaded() {
+        RocksDbKeyedStateBackend b = open(ALL);
+        LocalFiles files = new LocalFiles();
+        write(b, 0, 20_000, 1);
+        IncrementalStateHandle first = checkpoint(b, 1, files);
+        int firstUploads = files.sharedUploads.size();
+        long firstBytes = files.uploadedBytes;
+        assertThat(first.sharedFiles()).hasSize(firstUploads).isNotEmpty();
+        b.notifyCheckpointComplete(1);
+
+        write(b, 0, 200, 2); // a small change
+        long before = files.uploadedBytes;
+        IncrementalStateHandle second = checkpoint(b, 2, files);
+        long secondBytes = files.uploadedBytes - before;
+        System.out.printf("first checkpoint %d bytes in %d table files; second (200 of 20000 keys changed) uploaded %d"
+                + " bytes, %d new table files, refers to %d%n", firstBytes, firstUploads, secondBytes,
+                files.sharedUploads.size() - firstUploads, second.sharedFiles().size());
+        assertThat(second.sharedFiles()).as("the first checkpoint's table files are referred to")
+                .containsAll(first.sharedFiles());
+        assertThat(files.sharedUploads.size() - firstUploads)
+                .as("one new table file per state (each column family flushes its change)").isEqualTo(3);
+        assertThat(secondBytes).as("upload proportional to the change").isLessThan(firstBytes / 10);
+        assertThat(b.lastUploadedBytes()).isEqualTo(secondBytes);
+
+        // Not confirmed: the third checkpoint must not refer to the second's new file... it was never confirmed.
+        write(b, 200, 400, 3);
+        IncrementalStateHandle third = checkpoint(b, 3, files);
+        List<IncrementalStateHandle.StateFile> newInSecond = new ArrayList<>(second.sharedFiles());
+        newInSecond.removeAll(first.sharedFiles());
+        assertThat(third.sharedFiles()).as("an unconfirmed checkpoint's upload is not reused")
+                .doesNotContainAnyElementsOf(newInSecond);
+    }
+
+    /**
+     * Checkpoint 2's completion reaches the task only after its snapshot for checkpoint 3 (a barrier
+     * overtook the notice). Checkpoint 3 did not refer to 2's new files, so once 3 completes and subsumes
+     * 2 the job manager deletes them: checkpoint 4 must not refer to them (it did before this was fixed).
+     */
+    @Test
+    void aConfirmationThatArrivesAfterALaterSnapshotIsNotAdopted() {
+        RocksDbKeyedStateBackend b = open(ALL);
+        LocalFiles files = new LocalFiles();
+        write(b, 0, 2_000, 1);
+        IncrementalStateHandle first = checkpoint(b, 1, files);
+        b.notifyCheckpointComplete(1);
+        write(b, 0, 100, 2);
+        IncrementalStateHandle second = checkpoint(b, 2, files);
+        write(b, 100, 200, 3);
+        IncrementalStateHandle third = checkpoint(b, 3, files);
+        b.notifyCheckpointComplete(2); // late: the snapshot for 3 was taken already
+        write(b, 200, 300, 4);
+        IncrementalStateHandle fourth = checkpoint(b, 4, files);
+
+        List<IncrementalStateHandle.StateFile> onlyInSecond = new ArrayList<>(second.sharedFiles());
+        onlyInSecond.removeAll(first.sharedFiles());
+        onlyInSecond.removeAll(third.sharedFiles());
+        assertThat(onlyInSecond).as("checkpoint 2 uploaded files checkpoint 3 does not refer to").isNotEmpty();
+        assertThat(fourth.sharedFiles()).as("none of them is referred to by 4").doesNotContainAnyElementsOf(onlyInSecond);
+        for (IncrementalStateHandle.StateFile f : fourth.sharedFiles()) {
+            boolean earlier = second.sharedFiles().contains(f) || third.sharedFiles().contains(f);
+            assertThat(!earlier || first.sharedFiles().contains(f))
+                    .as("4 refers only to 1's uploads (its confirmed checkpoint) or uploads anew: " + f).isTrue();
+        }
+    }
+
+    @Test
+    void theFilesRestoreWholeClippedToFewerKeyGroupsOrMergedFromSeveral() {
+        RocksDbKeyedStateBackend b = open(ALL);
+        LocalFiles files = new LocalFiles();
+        write(b, 0, 5_000, 1);
+        b.notifyCheckpointComplete(1);
+        write(b, 0, 5_000, 2);
+        IncrementalStateHandle handle = checkpoint(b, 2, files);
+
+        RocksDbKeyedStateBackend whole = open(ALL);
+        whole.restoreIncremental(List.of(handle), files);
+        check(whole, 0, 5_000, 2);
+
+        // 1 -> 2: each half takes the instance and drops the other half's key groups.
+        List<IncrementalStateHandle> halves = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            RocksDbKeyedStateBackend half = open(KeyGroups.rangeForSubtask(i, MAX_PARALLELISM, 2));
+            half.restoreIncremental(List.of(handle), files);
+            check(half, 0, 5_000, 2);
+            write(half, 0, 5_000, 3);
+            halves.add(checkpoint(half, 3, files));
+        }
+        // 2 -> 1: both halves' groups copied into one.
+        RocksDbKeyedStateBackend merged = open(ALL);
+        merged.restoreIncremental(halves, files);
+        check(merged, 0, 5_000, 3);
+        // 2 -> 3: a middle range overlaps both halves.
+        RocksDbKeyedStateBackend middle = open(KeyGroups.rangeForSubtask(1, MAX_PARALLELISM, 3));
+        middle.restoreIncremental(halves, files);
+        check(middle, 0, 5_000, 3);
+    }
+
+    @Test
+    void anIncrementalSnapshotAlsoWritesTheCanonicalFormatAndTheHeapRefusesRocksDbsFiles() {
+        RocksDbKeyedStateBackend b = open(ALL);
+        write(b, 0, 1_000, 4);
+        DataOutputBuffer canonical = new DataOutputBuffer(1024);
+        b.checkpointSnapshot(1).writeTo(canonical);
+        HeapKeyedStateBackend heap = new HeapKeyedStateBackend(ALL, MAX_PARALLELISM, Serializers.LONG);
+        heap.restore(List.of(new DataInputBuffer(canonical.toByteArray())));
+        check(heap, 0, 1_000, 4);
+
+        IncrementalStateHandle handle = checkpoint(b, 2, new LocalFiles());
+        assertThatThrownBy(() -> new HeapKeyedStateBackend(ALL, MAX_PARALLELISM).restoreIncremental(List.of(handle),
+                new LocalFiles())).isInstanceOf(IncrementalStateRestoreException.class)
+                .hasMessageContaining("restore it with state.backend: rocksdb");
+    }
+
+    @Test
+    void anotherMaxParallelismIsRefusedBeforeAnythingIsDownloaded() {
+        RocksDbKeyedStateBackend b = open(ALL);
+        write(b, 0, 100, 1);
+        LocalFiles files = new LocalFiles();
+        IncrementalStateHandle handle = checkpoint(b, 1, files);
+        IncrementalStateHandle other = new IncrementalStateHandle(handle.keyGroupRange(), 64, handle.stateMetaData(),
+                handle.sharedFiles(), handle.privateFiles());
+        assertThatThrownBy(() -> open(ALL).restoreIncremental(List.of(other), files))
+                .isInstanceOf(io.sluice.api.errors.MaxParallelismMismatchException.class)
+                .hasMessageContaining("max parallelism 64");
+    }
+}

@@ -1,0 +1,234 @@
+package io.sluice.state.rocksdb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.api.state.ListState;
+import io.sluice.api.state.ListStateDescriptor;
+import io.sluice.api.state.MapState;
+import io.sluice.api.state.MapStateDescriptor;
+import io.sluice.api.state.ValueState;
+import io.sluice.api.state.ValueStateDescriptor;
+import io.sluice.config.Configuration;
+import io.sluice.config.IllegalConfigurationException;
+import io.sluice.config.StateBackendOptions;
+import io.sluice.config.StateBackendType;
+import io.sluice.core.serialization.DataInputBuffer;
+import io.sluice.core.serialization.DataOutputBuffer;
+import io.sluice.core.serialization.Serializers;
+import io.sluice.state.KeyGroupRange;
+import io.sluice.state.KeyedStateBackend;
+import io.sluice.state.KeyedStateBackendParameters;
+import io.sluice.state.KeyedStateSnapshot;
+import io.sluice.state.StateBackend;
+import io.sluice.state.StateBackends;
+import io.sluice.util.ManualClock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What only the RocksDB backend does: its layout, its per-slot memory, its local files, and closing it safely. */
+class RocksDbKeyedStateBackendTest {
+    private static final int MAX_PARALLELISM = 128;
+    private static final KeyGroupRange ALL = KeyGroupRange.of(0, MAX_PARALLELISM - 1);
+
+    @TempDir
+    Path localDir;
+    private RocksDbStateBackend stateBackend;
+    private final List<KeyedStateBackend> opened = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        opened.forEach(KeyedStateBackend::close);
+        if (stateBackend != null) {
+            stateBackend.close();
+        }
+    }
+
+    private RocksDbStateBackend stateBackend(long memoryPerSlot) {
+        stateBackend = new RocksDbStateBackend(new Configuration()
+                .set(RocksDbOptions.MEMORY_PER_SLOT, memoryPerSlot)
+                .set(RocksDbOptions.LOCAL_DIR, localDir.toString()));
+        return stateBackend;
+    }
+
+    private RocksDbKeyedStateBackend open(String owner, String slot) {
+        RocksDbKeyedStateBackend b = (RocksDbKeyedStateBackend) stateBackend.createKeyedStateBackend(
+                new KeyedStateBackendParameters(owner, slot, ALL, MAX_PARALLELISM, Serializers.LONG, new ManualClock(0)));
+        opened.add(b);
+        return b;
+    }
+
+    @Test
+    void theStateBackendsOfATaskExecutorFindRocksDbByNameAndCreateItOnce() {
+        try (StateBackends backends = StateBackends.fromConfiguration(new Configuration()
+                .set(StateBackendOptions.BACKEND, StateBackendType.ROCKSDB)
+                .set(RocksDbOptions.LOCAL_DIR, localDir.toString()))) {
+            StateBackend b = backends.backend(null);
+            assertThat(b).isInstanceOf(RocksDbStateBackend.class);
+            assertThat(backends.backend("rocksdb")).isSameAs(b);
+            assertThat(backends.backend("heap").name()).isEqualTo("heap");
+        }
+    }
+
+    @Test
+    void invalidMemorySettingsAreRefusedNamingTheKey() {
+        assertThatThrownBy(() -> new RocksDbStateBackend(new Configuration()
+                .setString("state.backend.rocksdb.memory.per-slot", "1 mb")))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("state.backend.rocksdb.memory.per-slot").hasMessageContaining("at least 8 mb");
+        assertThatThrownBy(() -> new RocksDbStateBackend(new Configuration()
+                .setString("state.backend.rocksdb.memory.per-slot", "lots")))
+                .isInstanceOf(IllegalConfigurationException.class).hasMessageContaining("64 mb");
+    }
+
+    @Test
+    void keysAreLaidOutByKeyGroupSoEachGroupIsOneContiguousRange() throws Exception {
+        stateBackend(16L << 20);
+        RocksDbKeyedStateBackend b = open("layout", "s");
+        ValueState<Long> v = b.getValueState(new ValueStateDescriptor<>("v", Serializers.LONG));
+        for (long k = 0; k < 2000; k++) {
+            b.setCurrentKey(k);
+            v.update(k);
+        }
+        // Iterating the column family in RocksDB's order sees the key groups ascending, each once.
+        List<Integer> groups = new ArrayList<>();
+        b.keysOf("v").forEach(k -> {
+            int g = io.sluice.state.KeyGroups.keyGroupFor(k, MAX_PARALLELISM);
+            if (groups.isEmpty() || groups.get(groups.size() - 1) != g) {
+                groups.add(g);
+            }
+        });
+        assertThat(groups).isSorted().doesNotHaveDuplicates().hasSize(MAX_PARALLELISM);
+    }
+
+    @Test
+    void backendsOfOneSlotShareOneMemoryBudgetWhichGoesWithTheLastOfThem() {
+        stateBackend(16L << 20);
+        RocksDbKeyedStateBackend a = open("a", "job/0");
+        RocksDbKeyedStateBackend b = open("b", "job/0");
+        RocksDbKeyedStateBackend c = open("c", "job/1");
+        assertThat(a.slotMemory()).isSameAs(b.slotMemory());
+        assertThat(c.slotMemory()).isNotSameAs(a.slotMemory());
+        assertThat(stateBackend.openSlots()).isEqualTo(2);
+        assertThat(a.metrics().memoryBudgetBytes()).isEqualTo(16L << 20);
+
+        a.close();
+        assertThat(stateBackend.openSlots()).isEqualTo(2);
+        b.close();
+        assertThat(stateBackend.openSlots()).isEqualTo(1);
+        c.close();
+        assertThat(stateBackend.openSlots()).isZero();
+        assertThat(a.metrics().memoryUsageBytes()).as("a closed backend reports no figures").isNaN();
+    }
+
+    @Test
+    void writeBuffersAreChargedToTheSlotBudgetAndFlushedBeforeTheyExceedIt() {
+        long budget = 16L << 20;
+        stateBackend(budget);
+        RocksDbKeyedStateBackend b = open("writer", "slot");
+        ValueState<byte[]> v = b.getValueState(new ValueStateDescriptor<>("v", Serializers.BYTES));
+        java.util.Random random = new java.util.Random(7);
+        byte[] value = new byte[1024];
+        long maxUsage = 0;
+        for (long k = 0; k < 64 * 1024; k++) { // 64 MiB of incompressible values: 4 x the budget
+            random.nextBytes(value);
+            b.setCurrentKey(k);
+            v.update(value);
+            if (k % 1024 == 0) {
+                maxUsage = Math.max(maxUsage, (long) b.metrics().memoryUsageBytes());
+            }
+        }
+        System.out.printf("slot budget %d bytes, highest usage seen %d bytes, on disk %.0f bytes%n", budget, maxUsage,
+                b.metrics().diskBytes());
+        assertThat(maxUsage).as("memtables are charged to the cache").isPositive();
+        assertThat(maxUsage).as("the slot's usage stays within its budget (plus one arena block)")
+                .isLessThanOrEqualTo(budget + (1L << 20));
+        assertThat(b.metrics().diskBytes()).as("flushed to disk").isGreaterThan(budget);
+        b.setCurrentKey(12_345L);
+        assertThat(v.value()).hasSize(1024);
+    }
+
+    @Test
+    void closingDuringASnapshotWriteNeitherCrashesNorHangsAndReleasesSnapshotsNeverWritten() throws Exception {
+        stateBackend(16L << 20);
+        RocksDbKeyedStateBackend b = open("closing", "slot");
+        ValueState<byte[]> v = b.getValueState(new ValueStateDescriptor<>("v", Serializers.BYTES));
+        for (long k = 0; k < 50_000; k++) {
+            b.setCurrentKey(k);
+            v.update(new byte[100]);
+        }
+        KeyedStateSnapshot neverWritten = b.snapshot();
+        KeyedStateSnapshot writing = b.snapshot();
+        ExecutorService io = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> write = io.submit(() -> {
+                writing.writeTo(new DataOutputBuffer(1 << 20));
+                return null;
+            });
+            // Whether the write is still running or finished when close comes, close must neither crash nor hang.
+            b.close();
+            try {
+                write.get(30, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                assertThat(e.getCause()).hasMessageContaining("was closed while its snapshot was being written");
+            }
+            assertThatThrownBy(() -> neverWritten.writeTo(new DataOutputBuffer(64)))
+                    .hasMessageContaining("was closed");
+            assertThat(Files.exists(b.directory())).as("the local directory is deleted").isFalse();
+        } finally {
+            io.shutdownNow();
+        }
+    }
+
+    @Test
+    void aSnapshotIsConsistentWhileTheTaskGoesOnWriting() throws Exception {
+        stateBackend(16L << 20);
+        RocksDbKeyedStateBackend b = open("consistent", "slot");
+        ValueState<Long> v = b.getValueState(new ValueStateDescriptor<>("v", Serializers.LONG));
+        ListState<Long> l = b.getListState(new ListStateDescriptor<>("l", Serializers.LONG));
+        MapState<Long, Long> m = b.getMapState(new MapStateDescriptor<>("m", Serializers.LONG, Serializers.LONG));
+        for (long k = 0; k < 5_000; k++) {
+            b.setCurrentKey(k);
+            v.update(k);
+            l.add(k);
+            m.put(k, k);
+        }
+        KeyedStateSnapshot snapshot = b.snapshot();
+        ExecutorService io = Executors.newSingleThreadExecutor();
+        try {
+            Future<byte[]> bytes = io.submit(() -> {
+                DataOutputBuffer out = new DataOutputBuffer(1 << 16);
+                snapshot.writeTo(out);
+                return out.toByteArray();
+            });
+            for (long k = 0; k < 5_000; k++) { // concurrently with the write
+                b.setCurrentKey(k);
+                v.update(-k);
+                l.add(-k);
+                m.put(-k, -k);
+            }
+            RocksDbKeyedStateBackend restored = open("restored", "slot");
+            restored.restore(List.of(new DataInputBuffer(bytes.get(30, TimeUnit.SECONDS))));
+            ValueState<Long> rv = restored.getValueState(new ValueStateDescriptor<>("v", Serializers.LONG));
+            ListState<Long> rl = restored.getListState(new ListStateDescriptor<>("l", Serializers.LONG));
+            MapState<Long, Long> rm = restored.getMapState(new MapStateDescriptor<>("m", Serializers.LONG, Serializers.LONG));
+            for (long k = 0; k < 5_000; k++) {
+                restored.setCurrentKey(k);
+                assertThat(rv.value()).isEqualTo(k);
+                assertThat(rl.get()).containsExactly(k);
+                assertThat(rm.keys()).containsExactly(k);
+            }
+        } finally {
+            io.shutdownNow();
+        }
+    }
+}
