@@ -16,8 +16,8 @@ public final class StateBackendOptions {
             .withDescription("Where keyed state (value, list and map state, timers, window contents) lives: heap"
                     + " (objects on the Java heap) or rocksdb (an embedded RocksDB per task on local disk, with native"
                     + " memory bounded per slot; needs sluice-state-rocksdb on the task managers' class path). Set on a"
-                    + " task manager it is the default of its jobs; set on a job it wins. Checkpoints and savepoints"
-                    + " of both are in one format, so a job can move between them by restoring.");
+                    + " task manager it is the default of its jobs; set on a job it wins. Full (not incremental)"
+                    + " checkpoints of both are in one format, so a job can move between them by restoring.");
 
     public static final ConfigOption<Boolean> INCREMENTAL = ConfigOptions.key("state.backend.incremental")
             .booleanType()
@@ -26,7 +26,8 @@ public final class StateBackendOptions {
                     + " files that are new since its previous checkpoint and refers to the others, which later"
                     + " checkpoints share (a shared-state registry in the job manager deletes a file once no retained"
                     + " checkpoint refers to it). Such a checkpoint holds RocksDB's own files: only rocksdb restores"
-                    + " it (move a job to the heap through a savepoint, or with this set to false, whose checkpoints"
-                    + " are full snapshots in the canonical format). Set on a task manager it is the default of its"
+                    + " it. To move a job to the heap, let it complete a checkpoint with this set to false (a full"
+                    + " snapshot in the canonical format) and restore from that one (savepoints are not built"
+                    + " yet). Set on a task manager it is the default of its"
                     + " jobs; set on a job it wins. The heap backend ignores it.");
 }
