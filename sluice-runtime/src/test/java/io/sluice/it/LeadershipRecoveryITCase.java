@@ -152,7 +152,7 @@ class LeadershipRecoveryITCase {
 
     @Test
     void storageHangingAtLeadershipGrant_releasingItResumesWithRestoredState() throws Exception {
-        long records = 40_000;
+        long records = 120_000; // 6 s at the source's rate: the job must still run when it fails over on a loaded machine
         JobId id = cluster.submit(countingJob(records, 20_000));
         LocalCluster.JobManager standby = failOverWhileStorageHangs(id, 3);
         FaultInjectingBlobStore storage = faults.get();
@@ -169,7 +169,7 @@ class LeadershipRecoveryITCase {
 
     @Test
     void storageRefusingConnections_attemptsAndLastErrorShowThenTheJobResumesExactly() throws Exception {
-        long records = 40_000;
+        long records = 120_000; // 6 s at the source's rate: the job must still run when it fails over on a loaded machine
         JobId id = cluster.submit(countingJob(records, 20_000));
         LocalCluster.JobManager standby = failOverToStandbyAfterCheckpoints(id, 3);
         FaultInjectingBlobStore storage = faults.get();
@@ -216,7 +216,7 @@ class LeadershipRecoveryITCase {
 
     @Test
     void revokeDuringRecovery_recoveryStopsAndTheNextGrantRecovers() throws Exception {
-        long records = 40_000;
+        long records = 120_000; // 6 s at the source's rate: the job must still run when it fails over on a loaded machine
         JobId id = cluster.submit(countingJob(records, 20_000));
         LocalCluster.JobManager standby = failOverWhileStorageHangs(id, 3);
         FaultInjectingBlobStore storage = faults.get();
@@ -241,7 +241,7 @@ class LeadershipRecoveryITCase {
 
     @Test
     void leadershipMovesBetweenTwoJobManagers_theJobContinuesWithExactState() throws Exception {
-        long records = 40_000;
+        long records = 120_000; // 6 s at the source's rate: the job must still run when it fails over on a loaded machine
         JobId id = cluster.submit(countingJob(records, 20_000));
         LocalCluster.JobManager standby = failOverToStandbyAfterCheckpoints(id, 3);
         long metadataReads = storage().metadataReads();
@@ -258,7 +258,7 @@ class LeadershipRecoveryITCase {
 
     @Test
     void aCorruptLatestCheckpointFallsBackToThePreviousOneAndSaysSo() throws Exception {
-        long records = 40_000;
+        long records = 120_000; // 6 s at the source's rate: the job must still run when it fails over on a loaded machine
         JobId id = cluster.submit(countingJob(records, 20_000));
         // Stop the leader first so that no new checkpoint completes, then corrupt the latest one.
         LocalCluster.JobManager standby = failOverWhileStorageHangs(id, 3);

@@ -19,7 +19,6 @@ import io.sluice.job.JobStatus;
 import io.sluice.storage.FaultInjectingBlobStore;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -37,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TaskLocalRecoveryITCase {
     private static final int KEYS = 8;
-    private static final long RECORDS = 60_000;
+    private static final long RECORDS = 150_000; // 5 s at the source's rate
 
     @TempDir
     Path dir;
@@ -50,7 +49,7 @@ class TaskLocalRecoveryITCase {
     void start() {
         cluster = LocalCluster.builder().blobStoreDecorator(FaultInjectingBlobStore.capturingInto(faults)).build();
         sink = CollectingSink.create();
-        failures = InjectedFailures.at(List.of(45_000L));
+        failures = InjectedFailures.onceArmed();
     }
 
     @AfterEach
@@ -74,13 +73,18 @@ class TaskLocalRecoveryITCase {
         return cluster.submit(env.buildJobGraph("local recovery " + localRecovery));
     }
 
-    /** Waits for a few checkpoints, then makes storage refuse connections before the failure at record 45,000. */
+    /**
+     * Waits for a few checkpoints, then makes storage refuse connections, then arms the failure (at the
+     * next record). A failure at a fixed record (45,000 of 60,000) came before storage went down on
+     * CI's loaded machine.
+     */
     private void refuseStorageBeforeTheFailure(JobId id) {
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS).checkpoints().completed() >= 3
                         && sink.count() >= 15_000);
         assertThat(failures.thrown()).as("the failure must come after storage went down").isZero();
         faults.get().refuseConnections();
+        failures.arm();
     }
 
     private CheckpointStorage storage() {

@@ -323,6 +323,11 @@ public final class JobManagerRunner implements LeaderContender {
         }
 
         @Override
+        public CompletableFuture<Acknowledge> cancelInCurrentState() {
+            return state.cancel();
+        }
+
+        @Override
         public void goToRecovering(Leading from, UUID session) {
             transition(from, new Recovering(this, support, session, checkpointRecovery));
         }

@@ -14,6 +14,11 @@ import org.slf4j.LoggerFactory;
  * This job manager does not lead the job and no job master of it runs here: the job is
  * INITIALIZING, "waiting for leadership". The first state, and the one after a revoke once the
  * job master (if any) has stopped its tasks.
+ *
+ * <p>A cancel that arrives here is held until the grant and then applied to the state the grant
+ * leads to: a job is submitted to (and its runner lives on) the dispatcher's leader, whose grant
+ * for the job follows shortly (it is asynchronous, so a cancel sent right after a submission used
+ * to be refused). If the runner closes first, the held cancel fails saying why.
  */
 final class NotLeading implements RunnerState {
     private static final Logger LOG = LoggerFactory.getLogger(NotLeading.class);
@@ -21,11 +26,16 @@ final class NotLeading implements RunnerState {
     /** The moves out of {@link NotLeading}. */
     interface Context {
         void goToRecovering(NotLeading from, UUID session);
+
+        /** Cancels in whatever state is current now (after this one was left). */
+        CompletableFuture<Acknowledge> cancelInCurrentState();
     }
 
     private final Context context;
     private final RunnerSupport support;
     private final RecoveryProgress progress;
+    private CompletableFuture<Acknowledge> heldCancel;
+    private boolean granted;
 
     NotLeading(Context context, RunnerSupport support) {
         this.context = context;
@@ -40,8 +50,30 @@ final class NotLeading implements RunnerState {
 
     @Override
     public CompletableFuture<Void> grant(UUID s) {
+        granted = true;
         context.goToRecovering(this, s);
+        if (heldCancel != null) {
+            LOG.info("{}: granted; applying the cancel held while waiting for leadership", support.description());
+            CompletableFuture<Acknowledge> held = heldCancel;
+            context.cancelInCurrentState().whenComplete((ack, e) -> {
+                if (e != null) {
+                    held.completeExceptionally(e);
+                } else {
+                    held.complete(ack);
+                }
+            });
+        }
         return CompletableFuture.completedFuture(null);
+    }
+
+    @Override
+    public void onLeave() {
+        if (heldCancel != null && !granted) {
+            heldCancel.completeExceptionally(new IllegalStateException("Job " + support.jobGraph.jobId()
+                    + " was not cancelled: this job manager (" + support.services.contenderId() + ") stopped"
+                    + " waiting for its leadership before it was granted; cancel it on the job manager that leads"
+                    + " the cluster now"));
+        }
     }
 
     @Override
@@ -52,9 +84,12 @@ final class NotLeading implements RunnerState {
 
     @Override
     public CompletableFuture<Acknowledge> cancel() {
-        return CompletableFuture.failedFuture(new IllegalStateException("Job " + support.jobGraph.jobId()
-                + " is not led by this job manager (" + support.services.contenderId() + ") right now; cancel it on"
-                + " its leader"));
+        if (heldCancel == null) {
+            LOG.info("{}: cancel requested while waiting for leadership; held until the grant",
+                    support.description());
+            heldCancel = new CompletableFuture<>();
+        }
+        return heldCancel;
     }
 
     @Override
