@@ -15,6 +15,7 @@ import io.sluice.job.JobResult;
 import io.sluice.job.JobStatus;
 import io.sluice.protocol.JobDetails;
 import io.sluice.protocol.VertexStatus;
+import io.sluice.storage.s3.testing.TcpFaultProxy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,8 +33,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The S3 exactly-once file sink on a {@link LocalCluster}, writing to S3Proxy: a keyed count whose every
- * (key, count) line must be visible exactly once, through seeded task failures and through a job-manager
- * failover. While the job runs, a reader lists and reads the bucket again and again and must never see a
+ * (key, count) line must be visible exactly once, through seeded task failures, a job-manager failover and
+ * S3 refusing connections during writes and commits. While the job runs, a reader lists and reads the bucket again and again and must never see a
  * partial object; uploads of failed attempts must have existed and been aborted.
  */
 class S3ExactlyOnceFileSinkITCase {
@@ -68,6 +69,11 @@ class S3ExactlyOnceFileSinkITCase {
 
     private void countingJob(StreamExecutionEnvironment env, long records, double rate, String prefix,
                              long maxPartFileBytes) {
+        countingJob(env, records, rate, prefix, maxPartFileBytes, s3.endpoint());
+    }
+
+    private void countingJob(StreamExecutionEnvironment env, long records, double rate, String prefix,
+                             long maxPartFileBytes, String endpoint) {
         env.fromSource(SequenceSource.bounded(0, records - 1).withRate(rate), "numbers")
                 .keyBy(new KeyedCountingJob.ModKey(KEYS))
                 .map(new KeyedCountingJob.CountPerKey(KEYS, failures)).name("count per key")
@@ -75,7 +81,7 @@ class S3ExactlyOnceFileSinkITCase {
                 .map(t -> t.f0() + "," + t.f1()).returns(Serializers.STRING)
                 .sinkTo(S3ExactlyOnceFileSink.<String>builder("s3://" + BUCKET + "/" + prefix)
                         .maxPartFileBytes(maxPartFileBytes)
-                        .s3Options(CountingS3Proxy.sinkOptions(s3.endpoint())).build(), "s3 " + prefix);
+                        .s3Options(CountingS3Proxy.sinkOptions(endpoint)).build(), "s3 " + prefix);
     }
 
     private StreamExecutionEnvironment env() {
@@ -205,5 +211,56 @@ class S3ExactlyOnceFileSinkITCase {
         }
         assertThat(s3.openUploads(BUCKET, "failover/")).isEmpty();
         assertExactlyOnce(s3.visibleLines(BUCKET, "failover/"), records);
+    }
+
+    /**
+     * S3 refusing the sink's connections while the job runs: commits of completed checkpoints wait and are
+     * retried (and show in the job's status), the writer's uploads at the barriers fail and decline those
+     * checkpoints; once S3 answers, the job finishes with every record visible exactly once.
+     */
+    @Test
+    void s3RefusingConnectionsDuringWritesAndCommitsThenBackLosesAndDuplicatesNothing() throws Exception {
+        long records = 40_000; // 8 s of input
+        try (TcpFaultProxy proxy = new TcpFaultProxy("127.0.0.1", s3.port());
+             LocalCluster cluster = LocalCluster.builder().build()) {
+            StreamExecutionEnvironment env = env();
+            countingJob(env, records, 5_000, "outage", S3ExactlyOnceFileSink.DEFAULT_MAX_PART_FILE_BYTES,
+                    proxy.httpEndpoint());
+            JobId id = cluster.submit(env.buildJobGraph("exactly-once s3 files through an outage"));
+            await("first commits").atMost(Duration.ofSeconds(60))
+                    .ignoreException(java.util.concurrent.TimeoutException.class)
+                    .until(() -> sinkCommits(cluster, id) != null && sinkCommits(cluster, id).committed() > 0);
+            int completedBefore = s3.completed.get();
+
+            proxy.refuseConnections();
+            // the commits of completed checkpoints are retried; the writer's uploads at the barriers fail, which
+            // declines those checkpoints (its buffer is kept for the next); a subtask whose input ended waits
+            // for its last commits
+            await("commit retries and failing checkpoints while S3 refuses").atMost(Duration.ofSeconds(60))
+                    .ignoreException(java.util.concurrent.TimeoutException.class).until(() -> {
+                        JobDetails d = cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS);
+                        io.sluice.operators.CommitStats c = sinkCommits(cluster, id);
+                        return c != null && c.commitRetries() >= 2;
+                    });
+            JobDetails during = cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS);
+            io.sluice.operators.CommitStats commits = sinkCommits(cluster, id);
+            System.out.println("S3 sink during the outage: " + during.restarts() + " restarts; checkpoints: "
+                    + during.checkpoints().failingSummary() + "; commits: " + commits);
+            assertThat(commits.lastCommitError()).contains("Connection refused").contains("complete upload");
+            assertThat(commits.pendingCommittables()).isPositive();
+            assertThat(s3.completed.get()).as("no commit reaches S3 while it refuses")
+                    .isLessThanOrEqualTo(completedBefore + 2); // at most the ones under way when it began
+
+            proxy.heal();
+            JobResult result = cluster.dispatcher().requestJobResult(id).get(2, TimeUnit.MINUTES);
+            assertThat(result.status()).as(String.valueOf(result.failureMessage())).isEqualTo(JobStatus.FINISHED);
+        }
+        assertThat(s3.openUploads(BUCKET, "outage/")).isEmpty();
+        assertExactlyOnce(s3.visibleLines(BUCKET, "outage/"), records);
+    }
+
+    private static io.sluice.operators.CommitStats sinkCommits(LocalCluster cluster, JobId id) throws Exception {
+        JobDetails d = cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS);
+        return d.vertices().get(d.vertices().size() - 1).commits();
     }
 }
