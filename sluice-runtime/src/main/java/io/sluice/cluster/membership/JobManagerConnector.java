@@ -34,6 +34,10 @@ import org.slf4j.LoggerFactory;
  * executor's own endpoint, so only the job manager it is registered with reaches it. A heartbeat
  * refused for its session (the job manager was deposed) counts as losing the job manager.
  *
+ * <p>Parts: each registration attempt is a {@link RegistrationAttempt}, the heartbeats of a
+ * registration a {@link HeartbeatSender}; this class follows the leader, keeps the connection state
+ * and decides on loss and retries.
+ *
  * <p>Threading: all state lives on {@code mainThread} (the task executor's); the leader listener and
  * every future callback hop there and re-check that they still belong to the current attempt or
  * registration (an epoch counter) before acting. Nothing blocks; the resolver must not block either
