@@ -29,6 +29,7 @@ import picocli.CommandLine.Spec;
         subcommands = {DemoCommand.class, ClusterCommand.class, JobManagerCommand.class, TaskManagerCommand.class, RunCommand.class, ListCommand.class,
             StatusCommand.class, CancelCommand.class, io.sluice.cli.client.StopCommand.class,
             io.sluice.cli.client.SavepointCommand.class, io.sluice.cli.client.SavepointsCommand.class,
+            io.sluice.cli.client.RescaleCommand.class,
             CheckpointsCommand.class, JarsCommand.class,
             CommandLine.HelpCommand.class},
         commandListHeading = "%nCommands:%n")

@@ -162,7 +162,28 @@ class SavepointCliITCase {
         String restored = run(url, examples, "--restore-from", moved.toString());
         assertThat(json(url, "checkpoints", restored).path("restoredId").asLong()).isEqualTo(stopSavepointId);
         assertThat(json(url, "status", restored).path("status").asText()).isEqualTo("RUNNING");
-        assertThat(cli("cancel", restored, "--cluster", url).exitCode()).isEqualTo(ExitCodes.OK);
+
+        // Rescaled in one command: a jar that does not exist is refused before anything stops.
+        Result noJar = cli("rescale", restored, "3", dir.resolve("missing.jar").toString(), "--cluster", url);
+        assertThat(noJar.exitCode()).isEqualTo(ExitCodes.NOT_FOUND);
+        assertThat(noJar.err()).contains("The job was not stopped");
+        assertThat(json(url, "status", restored).path("status").asText()).isEqualTo("RUNNING");
+        Result rescaled = cli("rescale", restored, "3", examples, "--dir", target.toString(), "--detached",
+                "--cluster", url, "-D", "checkpoints.interval=200 ms", "-D", "checkpoints.dir=" + dir.resolve("cp"),
+                "--", "--records", "0", "--keys", "4", "--rate", "200", "--output", dir.resolve("counts").toString());
+        assertThat(rescaled.exitCode()).as(rescaled.err()).isEqualTo(ExitCodes.OK);
+        Matcher r = WRITTEN.matcher(rescaled.out());
+        assertThat(r.find()).as(rescaled.out()).isTrue();
+        assertThat(rescaled.out()).contains("Stopped job " + restored).contains("at parallelism 3");
+        Matcher submitted = Pattern.compile("Job ([0-9a-f]{32}) submitted").matcher(rescaled.out());
+        assertThat(submitted.find()).as(rescaled.out()).isTrue();
+        String rescaledJob = submitted.group(1);
+        await().atMost(TIMEOUT).until(() -> json(url, "status", restored).path("status").asText().equals("CANCELED"));
+        await().atMost(TIMEOUT).until(() -> json(url, "checkpoints", rescaledJob).path("completed").asLong() >= 1);
+        assertThat(json(url, "checkpoints", rescaledJob).path("restoredId").asLong()).isEqualTo(Long.parseLong(r.group(1)));
+        JsonNode vertices = json(url, "status", rescaledJob).path("vertices");
+        assertThat(vertices.findValuesAsText("parallelism")).as(vertices.toString()).contains("3");
+        assertThat(cli("cancel", rescaledJob, "--cluster", url).exitCode()).isEqualTo(ExitCodes.OK);
 
         // Mistakes.
         assertThat(cli("savepoint", "not-a-job", "--cluster", url).exitCode()).isEqualTo(ExitCodes.USAGE);
