@@ -200,6 +200,11 @@ public final class JobManagerRunner implements LeaderContender {
         return onMainThread(() -> state.cancel());
     }
 
+    /** A savepoint, then a stop with {@code stop}: forwarded to the job master; refused while it has none. Any thread. */
+    public CompletableFuture<io.sluice.checkpoint.Savepoint> triggerSavepoint(String targetDirectory, boolean stop) {
+        return onMainThread(() -> state.triggerSavepoint(targetDirectory, stop));
+    }
+
     /** Answers at once while recovering; asks the job master once it runs. Any thread. */
     public CompletableFuture<JobDetails> requestJobDetails() {
         return onMainThread(() -> state.details());

@@ -90,6 +90,11 @@ final class Leading implements RunnerState {
     }
 
     @Override
+    public CompletableFuture<io.sluice.checkpoint.Savepoint> triggerSavepoint(String targetDirectory, boolean stop) {
+        return jobMaster.jobMaster().triggerSavepoint(targetDirectory, stop);
+    }
+
+    @Override
     public CompletableFuture<JobDetails> details() {
         if (cachedDetails != null && cachedDetails.status() == support.history.status()
                 && support.services.clock().nanoTime() - cachedAtNanos < DETAILS_MAX_AGE_NANOS) {
