@@ -94,12 +94,21 @@ final class CountingS3Proxy implements AutoCloseable {
         return new Configuration(noKeys);
     }
 
-    /** The keys a reader lists under {@code prefix} (ListObjectsV2, all pages), sorted. */
+    /**
+     * The filesystem store writes an object (a completed upload, too) to {@code <key>-<uuid>} and renames it
+     * into place, and lists that temporary file meanwhile; real S3 lists an object only once it is whole.
+     */
+    private static final java.util.regex.Pattern STORE_TEMP_FILE =
+            java.util.regex.Pattern.compile(".*-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+
+    /** The keys a reader lists under {@code prefix} (ListObjectsV2, all pages; not the store's temporary files), sorted. */
     List<String> visibleKeys(String bucket, String prefix) {
         List<String> keys = new ArrayList<>();
         for (var page : reader.listObjectsV2Paginator(b -> b.bucket(bucket).prefix(prefix))) {
             for (S3Object o : page.contents()) {
-                keys.add(o.key());
+                if (!STORE_TEMP_FILE.matcher(o.key()).matches()) {
+                    keys.add(o.key());
+                }
             }
         }
         keys.sort(null);
