@@ -2,31 +2,18 @@ package io.sluice.storage.s3.sink;
 
 import io.sluice.config.Configuration;
 import io.sluice.config.Durations;
+import io.sluice.storage.s3.S3Clients;
 import io.sluice.storage.s3.S3Options;
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
-import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.retries.api.BackoffStrategy;
-import software.amazon.awssdk.services.s3.LegacyMd5Plugin;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.S3ClientBuilder;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListMultipartUploadsResponse;
@@ -55,7 +42,7 @@ final class S3SinkClient implements AutoCloseable {
     S3SinkClient(String bucket, Configuration effectiveOptions) {
         this.bucket = bucket;
         this.options = effectiveOptions;
-        this.s3 = build(effectiveOptions);
+        this.s3 = S3Clients.build(effectiveOptions, "the S3 file sink");
     }
 
     String bucket() {
@@ -197,45 +184,5 @@ final class S3SinkClient implements AutoCloseable {
             }
         }
         return null;
-    }
-
-    private static S3Client build(Configuration options) {
-        String endpoint = options.get(S3Options.ENDPOINT);
-        S3ClientBuilder builder = S3Client.builder()
-                .httpClientBuilder(ApacheHttpClient.builder()
-                        .connectionTimeout(options.get(S3Options.CONNECT_TIMEOUT))
-                        .socketTimeout(options.get(S3Options.SOCKET_TIMEOUT))
-                        .connectionAcquisitionTimeout(options.get(S3Options.CONNECT_TIMEOUT))
-                        .maxConnections(options.get(S3Options.MAX_CONNECTIONS)))
-                .forcePathStyle(options.get(S3Options.PATH_STYLE_ACCESS))
-                // checksums only where the API requires them, as S3-compatible stores expect (see S3BlobStore)
-                .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-                .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .addPlugin(LegacyMd5Plugin.create())
-                .overrideConfiguration(ClientOverrideConfiguration.builder()
-                        .apiCallAttemptTimeout(options.get(S3Options.API_CALL_ATTEMPT_TIMEOUT))
-                        .apiCallTimeout(options.get(S3Options.API_CALL_TIMEOUT))
-                        .retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder()
-                                .maxAttempts(options.get(S3Options.MAX_RETRIES) + 1)
-                                .backoffStrategy(BackoffStrategy.exponentialDelay(
-                                        options.get(S3Options.RETRY_BASE_DELAY), options.get(S3Options.RETRY_MAX_DELAY)))
-                                .circuitBreakerEnabled(false)
-                                .build())
-                        .build());
-        if (!endpoint.isEmpty()) {
-            builder.endpointOverride(URI.create(endpoint));
-        }
-        String region = options.get(S3Options.REGION);
-        if (!region.isEmpty()) {
-            builder.region(Region.of(region));
-        } else if (!endpoint.isEmpty()) {
-            builder.region(Region.US_EAST_1); // S3-compatible stores mostly ignore it, but signing needs one
-        } // else: the SDK's default region chain
-        String accessKey = options.get(S3Options.ACCESS_KEY);
-        AwsCredentialsProvider credentials = accessKey.isEmpty()
-                ? DefaultCredentialsProvider.builder().build()
-                : StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, options.get(S3Options.SECRET_KEY)));
-        builder.credentialsProvider(credentials);
-        return builder.build();
     }
 }
