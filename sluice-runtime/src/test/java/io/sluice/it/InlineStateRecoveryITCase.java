@@ -19,7 +19,6 @@ import io.sluice.job.JobStatus;
 import io.sluice.storage.FaultInjectingBlobStore;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -35,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * connection. State above the threshold keeps going to state files, which a failover reads.
  */
 class InlineStateRecoveryITCase {
-    private static final long RECORDS = 60_000;
+    private static final long RECORDS = 150_000; // 5 s at the source's rate: the job still runs after the awaits
 
     @TempDir
     Path dir;
@@ -48,7 +47,7 @@ class InlineStateRecoveryITCase {
     void start() {
         cluster = LocalCluster.builder().blobStoreDecorator(FaultInjectingBlobStore.capturingInto(faults)).build();
         sink = CollectingSink.create();
-        failures = InjectedFailures.at(List.of(45_000L));
+        failures = InjectedFailures.onceArmed(); // armed once the checkpoints are in (a fixed record came too early at load 20-30)
     }
 
     @AfterEach
@@ -71,7 +70,7 @@ class InlineStateRecoveryITCase {
         return cluster.submit(env.buildJobGraph("inline state, " + keys + " keys"));
     }
 
-    /** Waits until a few checkpoints completed and the failure at record 45,000 is still ahead. */
+    /** Waits until a few checkpoints completed, with the failure not yet armed. */
     private void awaitCheckpointsBeforeTheFailure(JobId id) {
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS).checkpoints().completed() >= 3
@@ -89,6 +88,7 @@ class InlineStateRecoveryITCase {
         JobId id = submit(keys);
         awaitCheckpointsBeforeTheFailure(id);
         faults.get().refuseConnections();
+        failures.arm();
         long stateReads = storage().stateReads();
         long metadataReads = storage().metadataReads();
 
@@ -112,6 +112,7 @@ class InlineStateRecoveryITCase {
         int keys = 8_192; // 4,096 counters per subtask: well above 20 KiB serialized
         JobId id = submit(keys);
         awaitCheckpointsBeforeTheFailure(id);
+        failures.arm();
         long stateReads = storage().stateReads();
         long metadataReads = storage().metadataReads();
 
