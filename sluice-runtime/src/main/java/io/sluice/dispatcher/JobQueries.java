@@ -17,13 +17,16 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The Dispatcher's answers about jobs: the list, built from memory (each runner publishes its
- * status, times and health, so the list never waits for any job's work), and one job's details
- * (a running job's come from its runner, on the runner's thread, so a status call waits at most
- * behind that job's own work; a job being recovered or not known yet is reported INITIALIZING
- * with what is happening rather than unknown).
+ * The Dispatcher's answers about jobs: the list and one job's details, both read from published
+ * snapshots: where each job stands ({@link JobTable#published}, set on the Dispatcher's main thread)
+ * and what its runner shows ({@link JobManagerRunner#requestJobDetails()}, the view the runner
+ * publishes on its own thread after every change, with the job master's published details). No
+ * answer submits anything to the Dispatcher's thread or any job's thread, so neither waits behind
+ * another job's start, restore, deployment or end, nor behind the Dispatcher taking the lead. A
+ * job being recovered or not known yet is reported INITIALIZING with what is happening rather than
+ * unknown.
  *
- * <p>Threading: the Dispatcher's main thread.
+ * <p>Threading: any thread (it only reads published values; the caller's thread builds the answer).
  */
 final class JobQueries {
     private final DispatcherCore core;
@@ -33,17 +36,15 @@ final class JobQueries {
     }
 
     List<JobSummary> list() {
-        core.assertMainThread();
         List<JobSummary> out = new ArrayList<>();
-        for (JobManagerRunner r : core.jobs.runners()) {
-            out.add(new JobSummary(r.jobId(), r.jobGraph().name(), r.status(), r.startTimeMillis(),
-                    r.lastTransitionMillis(), r.health()));
+        for (JobTable.Published p : core.jobs.publishedInStage(JobExecution.Running.class)) {
+            out.add(((JobExecution.Running) p.execution()).runner().summary());
         }
-        for (JobRecord r : core.jobs.inStage(JobExecution.ReadingGraph.class)) {
-            out.add(new JobSummary(r.id(), null, JobStatus.INITIALIZING, core.startMillis, core.startMillis));
+        for (JobTable.Published p : core.jobs.publishedInStage(JobExecution.ReadingGraph.class)) {
+            out.add(new JobSummary(p.id(), null, JobStatus.INITIALIZING, core.startMillis, core.startMillis));
         }
-        for (JobRecord r : core.jobs.inStage(JobExecution.Ended.class)) {
-            out.add(endedSummary((JobExecution.Ended) r.execution()));
+        for (JobTable.Published p : core.jobs.publishedInStage(JobExecution.Ended.class)) {
+            out.add(endedSummary((JobExecution.Ended) p.execution()));
         }
         return out;
     }
@@ -56,8 +57,8 @@ final class JobQueries {
     }
 
     CompletableFuture<JobDetails> details(JobId jobId) {
-        core.assertMainThread();
-        JobExecution execution = core.jobs.execution(jobId).orElse(null);
+        JobTable.Published published = core.jobs.published(jobId);
+        JobExecution execution = published == null ? null : published.execution();
         if (execution instanceof JobExecution.Running running) {
             return running.runner().requestJobDetails();
         }
