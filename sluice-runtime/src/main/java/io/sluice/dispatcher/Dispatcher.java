@@ -204,6 +204,8 @@ public final class Dispatcher implements DispatcherGateway {
             onRevoke();
         }
         LOG.info("{} leads the dispatcher (session {}); recovering the stored jobs", id(), session);
+        // Before the session: a status call that sees the session also sees the listing (JobQueries).
+        core.listingJobs = true;
         core.leaderSession = session;
         core.leading = true;
         leadershipListener.run();

@@ -14,6 +14,7 @@ import io.sluice.protocol.UnknownJobException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -56,7 +57,16 @@ final class JobQueries {
         return new JobSummary(r.jobId(), r.jobName(), r.status(), start, r.endTimestampMillis());
     }
 
+    /**
+     * One job's details. The Dispatcher's flags are read before the job's published stage, in the
+     * reverse of the order the main thread writes them (the listing flag is set before the leader
+     * session, and cleared only after every listed job is published), so a job is never reported
+     * unknown while the leader is still listing it.
+     */
     CompletableFuture<JobDetails> details(JobId jobId) {
+        UUID session = core.leaderSession;
+        boolean listing = core.listingJobs;
+        boolean closed = core.closed;
         JobTable.Published published = core.jobs.published(jobId);
         JobExecution execution = published == null ? null : published.execution();
         if (execution instanceof JobExecution.Running running) {
@@ -68,13 +78,13 @@ final class JobQueries {
         if (execution instanceof JobExecution.ReadingGraph reading) {
             return CompletableFuture.completedFuture(readingDetails(jobId, reading));
         }
-        if (core.listingJobs) {
+        if (listing) {
             return CompletableFuture.completedFuture(placeholder(jobId,
                     "the job manager is recovering its list of jobs; this job may or may not be among them"));
         }
-        if (core.leaderSession == null) {
+        if (session == null) {
             Optional<String> leader = core.leaderRetrieval.currentLeader();
-            if (!core.closed && (leader.isEmpty() || leader.get().equals(core.id()))) {
+            if (!closed && (leader.isEmpty() || leader.get().equals(core.id()))) {
                 // No other leader: this job manager is about to lead and recover the stored jobs, so
                 // an id it does not know yet may well be one of them.
                 return CompletableFuture.completedFuture(placeholder(jobId,

@@ -84,8 +84,9 @@ final class StoredJobRecovery {
                     }
                 }, core.services.ioExecutor()))
                 .result().thenAccept(stored -> {
-                    core.listingJobs = false;
                     recoverListed(session, stored);
+                    // Only now: a status call that no longer sees the listing sees every listed job (JobQueries).
+                    core.listingJobs = false;
                 });
     }
 
