@@ -1,7 +1,6 @@
 package io.sluice.api;
 
 import io.sluice.api.functions.KeySelector;
-import io.sluice.api.functions.OutputTag;
 import io.sluice.api.source.Source;
 import io.sluice.core.serialization.Serializers;
 import io.sluice.core.serialization.TypeSerializer;

@@ -2,7 +2,6 @@ package io.sluice.state;
 
 import io.sluice.api.state.ValueState;
 import java.util.HashMap;
-import java.util.Map;
 
 /**
  * {@link ValueState} on the heap: each access is one lookup in a {@link HashMap} keyed by the

@@ -1,6 +1,7 @@
 package io.sluice.rest;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@code GET /v1/overview} answers.
@@ -19,7 +20,7 @@ public record ClusterOverview(String version, Leader leader, List<TaskExecutorIn
      * @param contenderId the leading job manager's id, or {@code null} while none leads
      * @param isThisNode  whether that job manager runs in this process
      */
-    public record Leader(String contenderId, boolean isThisNode) {
+    public record Leader(@Nullable String contenderId, boolean isThisNode) {
     }
 
     public record TaskExecutorInfo(String id, int slots, int slotsFree) {

@@ -4,6 +4,7 @@ import io.sluice.util.Clock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Finds a job's crash loop: the same failure on consecutive attempts. Two failures are the same
@@ -78,12 +79,12 @@ public final class CrashLoopDetector {
     private final String jobId;
 
     /** The signature of the current run, or {@code null} before the first failure. */
-    private String signature;
+    private @Nullable String signature;
     private int count;
     private long sinceMillis;
     private long lastMillis;
     private long lastNanos;
-    private Failure last;
+    private @Nullable Failure last;
     /** Every failure of the run happened while restoring, with a cause not deemed transient. */
     private boolean deterministicRestore;
     /** Every failure of the run happened while restoring. */
@@ -116,7 +117,7 @@ public final class CrashLoopDetector {
     }
 
     /** The crash loop the job is in, or {@code null} when it is in none. */
-    public CrashLoop current() {
+    public @Nullable CrashLoop current() {
         if (last == null || count < THRESHOLD || clock.nanoTime() - lastNanos > RESET_AFTER.toNanos()) {
             return null;
         }

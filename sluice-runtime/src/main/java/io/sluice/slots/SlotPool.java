@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The slots of a cluster's task executors, and which job holds them. A job takes as many slots as
@@ -138,7 +139,7 @@ public final class SlotPool {
     }
 
     /** The instance id the task executor registered with, or {@code null} if it is not in the pool. */
-    public synchronized String instanceIdOf(String taskExecutorId) {
+    public synchronized @Nullable String instanceIdOf(String taskExecutorId) {
         Member m = members.get(taskExecutorId);
         return m == null ? null : m.instanceId;
     }

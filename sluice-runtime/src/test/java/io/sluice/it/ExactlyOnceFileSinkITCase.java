@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.api.source.SequenceSource;
-import io.sluice.api.tuple.Tuple2;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.config.RestartStrategyConfig;
 import io.sluice.core.serialization.Serializers;

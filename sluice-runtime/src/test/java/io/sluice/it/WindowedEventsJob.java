@@ -1,7 +1,5 @@
 package io.sluice.it;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.sluice.api.DataStream;
 import io.sluice.api.KeyedStream;
@@ -16,24 +14,12 @@ import io.sluice.api.functions.ProcessWindowFunction;
 import io.sluice.api.sink.CollectingSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.api.windowing.WindowAssigner;
-import io.sluice.cluster.LocalCluster;
-import io.sluice.config.RestartStrategyConfig;
 import io.sluice.examples.InjectedFailures;
-import io.sluice.graph.JobId;
-import io.sluice.job.JobResult;
-import io.sluice.job.JobStatus;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The windowed job of {@link WindowPropertyITCase} (also run on ZooKeeper HA by that module's

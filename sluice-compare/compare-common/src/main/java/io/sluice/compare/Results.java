@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The result file one harness JVM writes: header lines {@code # key<TAB>value} (system, machine,
@@ -71,7 +72,7 @@ public final class Results {
     }
 
     /** The reason a result file's headers give for not running {@code scenarioId}, or null if they give none. */
-    public static String notRunReason(Map<String, String> headers, String scenarioId) {
+    public static @Nullable String notRunReason(Map<String, String> headers, String scenarioId) {
         return headers.get(NOT_RUN_PREFIX + scenarioId);
     }
 

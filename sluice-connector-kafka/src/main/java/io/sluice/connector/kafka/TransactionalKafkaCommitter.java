@@ -5,7 +5,6 @@ import io.sluice.api.sink.Committer;
 import io.sluice.concurrent.Futures;
 import io.sluice.core.serialization.DataInputBuffer;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;

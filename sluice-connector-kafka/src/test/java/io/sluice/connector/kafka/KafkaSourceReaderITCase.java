@@ -8,7 +8,6 @@ import io.sluice.connector.kafka.format.Formats;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;

@@ -6,6 +6,7 @@ import io.sluice.api.state.MapState;
 import io.sluice.api.state.MapStateDescriptor;
 import io.sluice.api.state.ValueState;
 import io.sluice.api.state.ValueStateDescriptor;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a running function can see of its task. Keyed state is available only to functions applied
@@ -29,7 +30,7 @@ public interface RuntimeContext {
     }
 
     /** The job's checkpoint interval, or {@code null} when checkpointing is off. */
-    default java.time.Duration checkpointInterval() {
+    default java.time.@Nullable Duration checkpointInterval() {
         return null;
     }
 

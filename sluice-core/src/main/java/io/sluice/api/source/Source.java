@@ -1,6 +1,7 @@
 package io.sluice.api.source;
 
 import java.io.Serializable;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A replayable source of records. Each parallel subtask gets its own {@link SourceReader}; its
@@ -27,7 +28,7 @@ public interface Source<T> extends Serializable {
      * their type: the stream then uses {@link io.sluice.core.serialization.Serializers#dynamic()},
      * which writes a type tag before every value. {@code returns(...)} on the stream still wins.
      */
-    default io.sluice.core.serialization.TypeSerializer<T> serializer() {
+    default io.sluice.core.serialization.@Nullable TypeSerializer<T> serializer() {
         return null;
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.api.state;
 
 import java.io.Serializable;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /** Names a piece of keyed state; the name is unique per operator and survives restarts. */
 public abstract class StateDescriptor implements Serializable {
@@ -10,7 +11,7 @@ public abstract class StateDescriptor implements Serializable {
 
     private final String name;
     /** {@code null}: the state's values never expire. Absent (null) in job graphs stored before time-to-live. */
-    private StateTtlConfig ttlConfig;
+    private @Nullable StateTtlConfig ttlConfig;
 
     protected StateDescriptor(String name) {
         this.name = Objects.requireNonNull(name, "state name");
@@ -37,7 +38,7 @@ public abstract class StateDescriptor implements Serializable {
     }
 
     /** The state's time-to-live, or {@code null} if its values never expire. */
-    public StateTtlConfig ttlConfig() {
+    public @Nullable StateTtlConfig ttlConfig() {
         return ttlConfig;
     }
 

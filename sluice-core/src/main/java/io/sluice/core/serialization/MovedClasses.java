@@ -91,13 +91,14 @@ public final class MovedClasses {
      * Tries both with and without a static initializer, which reflection cannot see.
      */
     public static boolean sameVersionBeforeTheMoves(Class<?> local, long writtenId) {
-        try {
-            local.getDeclaredField("serialVersionUID");
+        if (declaresField(local, "serialVersionUID")) {
             return false; // a declared id is the class's own statement: never second-guessed
-        } catch (NoSuchFieldException e) {
-            // the default id, computed below
         }
         return defaultId(local, false) == writtenId || defaultId(local, true) == writtenId;
+    }
+
+    private static boolean declaresField(Class<?> type, String name) {
+        return Arrays.stream(type.getDeclaredFields()).anyMatch(field -> field.getName().equals(name));
     }
 
     private static long defaultId(Class<?> type, boolean staticInitializer) {

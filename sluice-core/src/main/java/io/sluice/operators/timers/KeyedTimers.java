@@ -1,6 +1,7 @@
 package io.sluice.operators.timers;
 
 import io.sluice.state.KeyedStateBackend;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The event-time and processing-time timers of one keyed operator, over its keyed state (see
@@ -39,13 +40,13 @@ public final class KeyedTimers {
     }
 
     /** The next event-time timer at or before {@code watermark}, current key set to its key; or {@code null}. */
-    public Fired nextEventTime(long watermark) {
+    public @Nullable Fired nextEventTime(long watermark) {
         Timer t = eventTime.pollDue(watermark);
         return t == null ? null : new Fired(t.time(), t.key(), true);
     }
 
     /** The next processing-time timer at or before {@code now}, current key set to its key; or {@code null}. */
-    public Fired nextProcessingTime(long now) {
+    public @Nullable Fired nextProcessingTime(long now) {
         Timer t = processingTime.pollDue(now);
         return t == null ? null : new Fired(t.time(), t.key(), false);
     }

@@ -7,6 +7,7 @@ import io.sluice.state.KeyedStateBackend;
 import java.util.Comparator;
 import java.util.List;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The timers of one time domain of a keyed operator. The source of truth is keyed state (a map
@@ -84,7 +85,7 @@ final class TimerQueue {
      * Removes and returns the earliest timer due at {@code time} (at or before it), with the
      * backend's current key set to the timer's key; {@code null} if none is due.
      */
-    Timer pollDue(long time) {
+    @Nullable Timer pollDue(long time) {
         if (queue.isEmpty() || queue.first().time() > time) {
             return null;
         }

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /** The {@code --name value} arguments of an example's {@code main}; unknown names are rejected, naming the known ones. */
 final class Args {
@@ -27,6 +28,11 @@ final class Args {
 
     String get(String name, String defaultValue) {
         return values.getOrDefault(name, defaultValue);
+    }
+
+    /** The value of {@code --name}, or {@code null} when it was not given. */
+    @Nullable String optional(String name) {
+        return values.get(name);
     }
 
     String required(String name) {

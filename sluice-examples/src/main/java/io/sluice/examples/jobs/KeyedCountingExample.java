@@ -38,7 +38,7 @@ public final class KeyedCountingExample {
         long records = args.getLong("records", 1_000_000);
         long keys = args.getLong("keys", 64);
         long rate = args.getLong("rate", 10_000);
-        String output = args.get("output", null);
+        String output = args.optional("output");
         if (records < 0 || keys < 1 || rate < 0) {
             throw new IllegalArgumentException("--records must be 0 (no end) or more, --keys at least 1, --rate 0"
                     + " (unlimited) or more; got " + records + ", " + keys + ", " + rate);

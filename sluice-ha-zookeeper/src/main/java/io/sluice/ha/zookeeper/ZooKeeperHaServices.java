@@ -2,7 +2,6 @@ package io.sluice.ha.zookeeper;
 
 import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.graph.JobId;
-import io.sluice.ha.CheckpointRecoveryFactory;
 import io.sluice.ha.HighAvailabilityServices;
 import io.sluice.ha.JobGraphStore;
 import io.sluice.ha.JobResultStore;

@@ -9,6 +9,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Protects a server on loopback against DNS rebinding: a web page from {@code evil.example} whose
@@ -22,7 +23,7 @@ final class HostHeaderCheck {
     private static final List<String> LOOPBACK_NAMES = List.of("localhost", "127.0.0.1", "::1");
 
     /** {@code null}: no check (a server off loopback). */
-    private final Set<String> allowed;
+    private final @Nullable Set<String> allowed;
     private final String bindAddress;
 
     HostHeaderCheck(RestServerConfig config) {

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -154,7 +155,7 @@ public final class RestServer implements AutoCloseable {
         private final RestServerConfig config;
         private final RestBackend backend;
         private final List<RestRoutes> extra = new ArrayList<>();
-        private io.micrometer.core.instrument.MeterRegistry meterRegistry;
+        private io.micrometer.core.instrument.@Nullable MeterRegistry meterRegistry;
         private Duration answerTimeout = ANSWER_TIMEOUT;
         private Duration runAnswerTimeout = RUN_ANSWER_TIMEOUT;
 
