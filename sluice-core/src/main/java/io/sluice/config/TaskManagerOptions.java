@@ -55,4 +55,13 @@ public final class TaskManagerOptions {
                     .defaultValue(Duration.ofSeconds(10))
                     .withConstraint(d -> !d.isNegative() && !d.isZero(), "a positive duration")
                     .withDescription("Longest wait between two registration attempts of a task manager.");
+
+    public static final ConfigOption<Duration> NO_LEADER_WARNING_INTERVAL =
+            ConfigOptions.key("taskmanager.no-leader-warning-interval")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(10))
+                    .withConstraint(d -> d.toMillis() >= 1, "at least 1 ms")
+                    .withDescription("How often a task manager whose high-availability services name no job"
+                            + " manager leader warns about it (naming the cluster id and ZooKeeper settings to"
+                            + " check) while it keeps waiting for one.");
 }

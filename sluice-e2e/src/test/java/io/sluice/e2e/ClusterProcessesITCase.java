@@ -269,7 +269,9 @@ class ClusterProcessesITCase {
     void aTaskManagerPointedAtAWrongClusterIdSaysSoAndKeepsRetrying() throws Exception {
         processes = new SluiceCluster(dir, clusterConfig("the-cluster"));
         SluiceProcess jm = processes.startJobManager(Host.MACHINE, Map.of());
-        SluiceProcess lost = processes.startTaskManager(Host.MACHINE, 1, Map.of("high-availability.cluster-id", "no-such-cluster"));
+        SluiceProcess lost = processes.startTaskManager(Host.MACHINE, 1, Map.of("high-availability.cluster-id", "no-such-cluster",
+                // warns every 2 s instead of every 10 s (the default), so two warnings come in seconds
+                "taskmanager.no-leader-warning-interval", "2 s"));
         try {
             await().atMost(Duration.ofSeconds(60)).until(() -> lost.output().contains("no-such-cluster")
                     && lost.output().contains("no job manager leads"));

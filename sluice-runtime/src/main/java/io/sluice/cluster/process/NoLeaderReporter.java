@@ -1,5 +1,6 @@
 package io.sluice.cluster.process;
 
+import io.sluice.config.Durations;
 import io.sluice.ha.LeaderRetrieval;
 import java.time.Duration;
 import java.util.Optional;
@@ -12,7 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Logs at once (INFO, on the retrieval's first notification) that a task manager waits for a job
- * manager to lead its cluster if none does when it starts, and then, every {@code period} while it
+ * manager to lead its cluster if none does when it starts, and then, every {@code period}
+ * ({@code taskmanager.no-leader-warning-interval}) while it
  * lasts, warns that no job manager leads the cluster the task manager was configured for, with what to check (the usual cause is a {@code high-availability.cluster-id}
  * or ZooKeeper root that differs from the job managers'), so a misconfigured task manager says why
  * it does not register instead of waiting silently. The task manager keeps waiting: a leader that
@@ -52,8 +54,8 @@ final class NoLeaderReporter implements AutoCloseable {
         boolean first = !notified;
         notified = true;
         if (first && leader.isEmpty()) {
-            LOG.info("{}: waiting for a job manager to lead {}; warning every {} s while none does",
-                    subject, where, period.toSeconds());
+            LOG.info("{}: waiting for a job manager to lead {}; warning every {} while none does",
+                    subject, where, Durations.describe(period));
             return;
         }
         if (leader.isPresent()) {
@@ -75,10 +77,10 @@ final class NoLeaderReporter implements AutoCloseable {
             return;
         }
         long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - Math.max(startNanos, leaderlessSinceNanos));
-        LOG.warn("{}: no job manager leads {} after {} s; still waiting and retrying (checked every {} s). If job"
+        LOG.warn("{}: no job manager leads {} after {} s; still waiting and retrying (checked every {}). If job"
                 + " managers run, check that this task manager's high-availability.cluster-id,"
                 + " high-availability.zookeeper.quorum and high-availability.zookeeper.root match theirs.",
-                subject, where, seconds, period.toSeconds());
+                subject, where, seconds, Durations.describe(period));
     }
 
     @Override

@@ -30,7 +30,6 @@ import io.sluice.taskexecutor.TaskExecutor;
 import io.sluice.protocol.TaskExecutorGateway;
 import io.sluice.util.SystemClock;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -60,8 +59,6 @@ public final class TaskManagerProcess implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TaskManagerProcess.class);
     /** The endpoint name of the task executor on a task manager's RPC server. */
     public static final String ENDPOINT = "taskexecutor";
-    /** How often a task manager that finds no leader says so. */
-    static final Duration NO_LEADER_REPORT_PERIOD = Duration.ofSeconds(10);
 
     private final String id;
     private final TaskExecutor taskExecutor;
@@ -106,7 +103,7 @@ public final class TaskManagerProcess implements AutoCloseable {
                 jars = ha.jobJarStore();
                 leaders = ha.dispatcherLeaderRetrieval();
                 NoLeaderReporter noLeader = new NoLeaderReporter(leaders, "Task manager " + id,
-                        describeCluster(configuration), NO_LEADER_REPORT_PERIOD, timer);
+                        describeCluster(configuration), configuration.get(TaskManagerOptions.NO_LEADER_WARNING_INTERVAL), timer);
                 resources.add(noLeader);
             }
             CheckpointStorageRegistry storages = resources.checkpointStorages(metrics, configuration);
