@@ -5,7 +5,6 @@ import io.sluice.ha.LeaderContender;
 import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeadershipLostException;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
@@ -50,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * granted again under a fresh session id; otherwise the latch recreates its node and the grant
  * follows when it leads.
  *
- * <p><b>Fencing</b> ({@link #runIfLeader}): the session is checked in memory and the write runs
+ * <p><b>Fencing</b> ({@link #runIfLeader}, kept by {@link LeadershipFence}): the session is checked in memory and the write runs
  * with the fence active, so every ZooKeeper write it makes through this module's stores is a
  * transaction that first checks that the latch node recorded at grant still exists (see
  * {@link ZooKeeperHaServices}); a new leader elsewhere can only be granted once this node is gone,
@@ -79,11 +78,8 @@ final class ZooKeeperLeaderElection implements LeaderElection {
     private final SerialExecutor zooKeeper;
     private final ConnectionStateListener connectionListener = (c, state) -> onConnectionState(state);
 
-    // Guarded by fence (current is also read without it).
-    private final Object fence = new Object();
-    private final Set<Thread> writers = new HashSet<>();
-    private final Set<Thread> interruptedWriters = new HashSet<>();
-    private volatile Leadership current;
+    /** The current leadership and the fenced writes under it. */
+    private final LeadershipFence fence;
 
     private volatile boolean closed;
     private volatile LeaderContender contender;
@@ -94,8 +90,6 @@ final class ZooKeeperLeaderElection implements LeaderElection {
     private boolean verifying;
     private long connectionGeneration;
 
-    private record Leadership(UUID session, String latchNode) {}
-
     ZooKeeperLeaderElection(ZooKeeperHaServices services, CuratorFramework client, String latchPath, String leadershipName,
                             String contenderId) {
         this.services = services;
@@ -104,6 +98,7 @@ final class ZooKeeperLeaderElection implements LeaderElection {
         this.leadershipName = leadershipName;
         this.contenderId = contenderId;
         this.zooKeeper = services.serialExecutor("election of " + contenderId + " in " + latchPath);
+        this.fence = new LeadershipFence(latchPath, this::description, () -> closed);
     }
 
     private String description() {
@@ -152,7 +147,7 @@ final class ZooKeeperLeaderElection implements LeaderElection {
 
     /** Notification thread: starts verifying the latch node (off this thread) if a grant may be due. */
     private void onLatchLeader(LeaderLatch which) {
-        if (closed || which != latch || current != null || suspended || verifying || !which.hasLeadership()) {
+        if (closed || which != latch || fence.current() != null || suspended || verifying || !which.hasLeadership()) {
             return;
         }
         String node = which.getOurPath();
@@ -183,7 +178,7 @@ final class ZooKeeperLeaderElection implements LeaderElection {
     /** Notification thread: grants if the verified node is still ours and nothing changed meanwhile. */
     private void completeGrant(LeaderLatch which, String node, long generation, boolean exists, Exception error) {
         verifying = false;
-        if (closed || which != latch || current != null || suspended) {
+        if (closed || which != latch || fence.current() != null || suspended) {
             return; // a RECONNECTED looks again
         }
         if (generation != connectionGeneration || !node.equals(which.getOurPath())) {
@@ -204,9 +199,7 @@ final class ZooKeeperLeaderElection implements LeaderElection {
             return;
         }
         UUID session = UUID.randomUUID();
-        synchronized (fence) {
-            current = new Leadership(session, node);
-        }
+        fence.grant(session, node);
         LOG.info("{} leads {} (session {}, leader node {})", description(), latchPath, session, node);
         try {
             contender.grantLeadership(session);
@@ -230,20 +223,12 @@ final class ZooKeeperLeaderElection implements LeaderElection {
      * task on this place's serial executor that hands the delivery back to this thread.
      */
     private void revoke(String why) {
-        Leadership old;
-        Set<Thread> inFlight;
-        synchronized (fence) {
-            old = current;
-            if (old == null) {
-                return;
-            }
-            current = null;
-            inFlight = Set.copyOf(writers);
-            for (Thread writer : inFlight) {
-                interruptedWriters.add(writer);
-                writer.interrupt();
-            }
+        LeadershipFence.Revocation revoked = fence.revoke();
+        if (revoked == null) {
+            return;
         }
+        LeadershipFence.Leadership old = revoked.old();
+        Set<Thread> inFlight = revoked.inFlight();
         LOG.info("{} no longer leads {} (session {}): {}", description(), latchPath, old.session(), why);
         if (inFlight.isEmpty()) {
             deliverRevocation();
@@ -253,35 +238,13 @@ final class ZooKeeperLeaderElection implements LeaderElection {
                 old.session());
         try {
             zooKeeper.execute(() -> {
-                awaitWriters(inFlight);
+                fence.awaitWriters(inFlight, REVOKE_WAIT_FOR_WRITES);
                 if (!onNotifier(this::deliverRevocation)) {
                     deliverRevocation(); // the services are closing: the notification thread takes no more tasks
                 }
             });
         } catch (RejectedExecutionException e) {
             deliverRevocation(); // closing: deliver now
-        }
-    }
-
-    /** Serial executor: waits (bounded) until the interrupted writers have left {@link #runIfLeader}. */
-    private void awaitWriters(Set<Thread> inFlight) {
-        long deadline = System.nanoTime() + REVOKE_WAIT_FOR_WRITES.toNanos();
-        synchronized (fence) {
-            while (inFlight.stream().anyMatch(writers::contains)) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    LOG.warn("{}: a fenced write of the revoked session did not return within {} of its interruption;"
-                            + " delivering the revocation anyway (ZooKeeper rejects its transaction once the latch node"
-                            + " is gone)", description(), ZooKeeperHaServices.describe(REVOKE_WAIT_FOR_WRITES));
-                    return;
-                }
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(fence, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
         }
     }
 
@@ -324,7 +287,7 @@ final class ZooKeeperLeaderElection implements LeaderElection {
                 connectionGeneration++;
                 // Rejoin: if the latch still leads with a surviving node, grant again under a fresh session id.
                 LeaderLatch l = latch;
-                if (current == null && l != null && l.hasLeadership()) {
+                if (fence.current() == null && l != null && l.hasLeadership()) {
                     onLatchLeader(l);
                 }
             }
@@ -334,59 +297,19 @@ final class ZooKeeperLeaderElection implements LeaderElection {
 
     @Override
     public boolean hasLeadership(UUID leaderSessionId) {
-        Leadership l = current;
-        return !closed && l != null && l.session().equals(leaderSessionId);
+        return !closed && fence.hasLeadership(leaderSessionId);
     }
 
     /** The leader node recorded for {@code leaderSessionId}'s grant, or null (for tests and diagnostics). */
     String leaderNode(UUID leaderSessionId) {
-        Leadership l = current;
+        LeadershipFence.Leadership l = fence.current();
         return l != null && l.session().equals(leaderSessionId) ? l.latchNode() : null;
     }
 
     @Override
     public void runIfLeader(UUID leaderSessionId, FencedWrite write) throws Exception {
         ZooKeeperGuard.check("fenced write", latchPath);
-        Thread me = Thread.currentThread();
-        Leadership l;
-        synchronized (fence) {
-            l = current;
-            if (closed || l == null || !l.session().equals(leaderSessionId)) {
-                throw new LeadershipLostException(description() + " no longer leads " + latchPath + " (session "
-                        + leaderSessionId + "); the write was not performed");
-            }
-            writers.add(me);
-        }
-        Throwable failure = null;
-        try {
-            ZooKeeperHaServices.runFenced(new ZooKeeperHaServices.Fence(l.latchNode(),
-                    description() + " (session " + leaderSessionId + ")"), write);
-        } catch (Throwable t) {
-            failure = t;
-        }
-        boolean revokedMeanwhile;
-        synchronized (fence) {
-            writers.remove(me);
-            revokedMeanwhile = interruptedWriters.remove(me);
-            fence.notifyAll();
-        }
-        if (revokedMeanwhile) {
-            Thread.interrupted(); // the interrupt was the revocation's, not the caller's
-        }
-        if (failure == null) {
-            return;
-        }
-        if (revokedMeanwhile && !(failure instanceof LeadershipLostException)) {
-            LeadershipLostException lost = new LeadershipLostException(description() + " lost leadership of "
-                    + latchPath + " (session " + leaderSessionId + ") while a write was in flight; the write was"
-                    + " interrupted (" + failure + ")");
-            lost.initCause(failure);
-            throw lost;
-        }
-        if (failure instanceof Exception e) {
-            throw e;
-        }
-        throw (Error) failure;
+        fence.runIfLeader(leaderSessionId, write);
     }
 
     @Override

@@ -4,7 +4,6 @@ import io.sluice.concurrent.Futures;
 import io.sluice.config.Durations;
 import io.sluice.ha.LeaderRetrieval;
 import io.sluice.rpc.MainThreadExecutor;
-import io.sluice.rpc.remote.FencingTokenMismatchException;
 import io.sluice.protocol.TaskExecutorGateway;
 import io.sluice.util.Clock;
 import java.time.Duration;
@@ -34,6 +33,10 @@ import org.slf4j.LoggerFactory;
  * then registers and sends heartbeats under it; {@link #leaderSession()} is the token of the task
  * executor's own endpoint, so only the job manager it is registered with reaches it. A heartbeat
  * refused for its session (the job manager was deposed) counts as losing the job manager.
+ *
+ * <p>Parts: each registration attempt is a {@link RegistrationAttempt}, the heartbeats of a
+ * registration a {@link HeartbeatSender}; this class follows the leader, keeps the connection state
+ * and decides on loss and retries.
  *
  * <p>Threading: all state lives on {@code mainThread} (the task executor's); the leader listener and
  * every future callback hop there and re-check that they still belong to the current attempt or
@@ -65,9 +68,11 @@ public final class JobManagerConnector {
     private UUID registrationId;
     private int attempt;
     private String lastError;
-    private long lastHeardNanos;
+    /** The heartbeats of the current registration; {@code null} while not registered. */
+    private HeartbeatSender heartbeatSender;
     private MainThreadExecutor.ScheduledTask timer;
-    private MainThreadExecutor.ScheduledTask attemptTimeout;
+    /** The registration attempt under way; {@code null} otherwise. */
+    private RegistrationAttempt registrationAttempt;
     private boolean started;
     private boolean closed;
     /** Confirms a dead job manager when the connection to it is reset or refused; {@code null}: heartbeats only. */
@@ -284,89 +289,39 @@ public final class JobManagerConnector {
             timer.cancel();
             timer = null;
         }
-        if (attemptTimeout != null) {
-            attemptTimeout.cancel();
-            attemptTimeout = null;
+        if (registrationAttempt != null) {
+            registrationAttempt.cancel();
+            registrationAttempt = null;
+        }
+        if (heartbeatSender != null) {
+            heartbeatSender.stop();
+            heartbeatSender = null;
         }
     }
 
-    /**
-     * One registration attempt, in two steps: asks the leader for its leader session (unfenced),
-     * then registers under it (the registry endpoint refuses any other session). The task executor's
-     * endpoint takes the session as its token before the registration is sent, so the reference to it
-     * in the registration carries the session too.
-     */
+    /** Starts a registration attempt with the current leader ({@link RegistrationAttempt}). */
     private void tryRegister() {
         invalidate();
-        long myEpoch = epoch;
         attempt++;
-        String leaderId = leader;
-        JobManagerAddress address;
-        TaskExecutorRegistryGateway unfenced;
-        try {
-            address = JobManagerAddress.parse(leaderId);
-            unfenced = Objects.requireNonNull(resolver.resolve(address, null), "the resolver returned no gateway for " + address);
-        } catch (RuntimeException e) {
-            failedAttempt(leaderId, e.getMessage(), backoff.delayAfter(attempt), false);
-            return;
-        }
-        String where = "job manager " + address.id() + " at " + address.rpcAddress();
-        CompletableFuture<JobManagerSession> session;
-        try {
-            session = unfenced.leaderSession();
-        } catch (RuntimeException e) {
-            failedAttempt(where, describe(e), backoff.delayAfter(attempt), false);
-            return;
-        }
-        attemptTimeout = mainThread.schedule(() -> {
-            if (myEpoch == epoch) {
-                attemptTimeout = null;
-                failedAttempt(where, "no answer within " + heartbeats.describeTimeout(), backoff.delayAfter(attempt), false);
-            }
-        }, heartbeats.timeout());
-        session.whenCompleteAsync((s, error) -> {
-            if (myEpoch != epoch || closed) {
-                return;
-            }
-            if (error != null) {
-                failedAttempt(where, describe(error), backoff.delayAfter(attempt), false);
-            } else if (!s.leads()) {
-                failedAttempt(where, s.message(), backoff.delayAfter(attempt), false);
-            } else {
-                registerUnder(address, where, s.leaderSession(), myEpoch);
-            }
-        }, mainThread);
-    }
+        registrationAttempt = new RegistrationAttempt(leader, resolver, registration, taskExecutor, mainThread,
+                heartbeats, epoch, myEpoch -> myEpoch == epoch && !closed, new RegistrationAttempt.Outcome() {
+                    @Override
+                    public void sessionChosen(UUID session) {
+                        leaderSession = session;
+                    }
 
-    private void registerUnder(JobManagerAddress address, String where, UUID session, long myEpoch) {
-        TaskExecutorRegistryGateway gateway;
-        CompletableFuture<RegistrationResponse> response;
-        leaderSession = session; // before the registration is serialized: the task executor's reference carries it
-        try {
-            gateway = Objects.requireNonNull(resolver.resolve(address, session), "the resolver returned no gateway for " + address);
-            response = gateway.registerTaskExecutor(registration, taskExecutor);
-        } catch (RuntimeException e) {
-            failedAttempt(where, describe(e), backoff.delayAfter(attempt), false);
-            return;
-        }
-        response.whenCompleteAsync((r, error) -> {
-            if (myEpoch != epoch || closed) {
-                return; // a newer attempt, a leader change or close made this answer stale
-            }
-            if (attemptTimeout != null) {
-                attemptTimeout.cancel();
-                attemptTimeout = null;
-            }
-            if (error != null) {
-                failedAttempt(where, describe(error), backoff.delayAfter(attempt), false);
-            } else if (r.isAccepted()) {
-                registered(gateway, where + (session == null ? "" : " (leader session " + session + ")"), r.registrationId());
-            } else if (r.outcome() == RegistrationResponse.Outcome.WRONG_CLUSTER) {
-                failedAttempt(where, r.message(), backoff.max(), true);
-            } else {
-                failedAttempt(where, r.message(), backoff.delayAfter(attempt), false);
-            }
-        }, mainThread);
+                    @Override
+                    public void registered(TaskExecutorRegistryGateway gateway, String where, UUID registrationId) {
+                        JobManagerConnector.this.registered(gateway, where, registrationId);
+                    }
+
+                    @Override
+                    public void failed(String where, String reason, boolean misconfigured) {
+                        failedAttempt(where, reason, misconfigured ? backoff.max() : backoff.delayAfter(attempt),
+                                misconfigured);
+                    }
+                });
+        registrationAttempt.start();
     }
 
     private void failedAttempt(String where, String reason, Duration retryIn, boolean misconfigured) {
@@ -396,48 +351,10 @@ public final class JobManagerConnector {
         LOG.info("Task manager {} registered with {} (registration {}, {} slot(s)) after {} attempt(s)",
                 registration.taskExecutorId(), where, id, registration.slots(), attempt);
         attempt = 0;
-        lastHeardNanos = clock.nanoTime();
         targetAddress = confirmer == null ? null : confirmer.probe().addressOf(target).orElse(null);
-        scheduleHeartbeat(epoch);
-    }
-
-    private void scheduleHeartbeat(long myEpoch) {
-        timer = mainThread.schedule(() -> {
-            if (myEpoch == epoch && !closed) {
-                timer = null;
-                heartbeat(myEpoch);
-            }
-        }, heartbeats.interval());
-    }
-
-    private void heartbeat(long myEpoch) {
-        if (clock.nanoTime() - lastHeardNanos >= heartbeats.timeout().toNanos()) {
-            registerOnceEnded(lose("no heartbeat from " + targetDescription + " for " + heartbeats.describeTimeout()));
-            return;
-        }
-        CompletableFuture<HeartbeatResponse> answer;
-        try {
-            answer = target.heartbeatFromTaskExecutor(registration.taskExecutorId(), registrationId);
-        } catch (RuntimeException e) {
-            answer = CompletableFuture.failedFuture(e);
-        }
-        answer.whenCompleteAsync((r, error) -> {
-            if (myEpoch != epoch || closed) {
-                return;
-            }
-            if (error == null && r == HeartbeatResponse.ACCEPTED) {
-                lastHeardNanos = clock.nanoTime();
-            } else if (error == null) {
-                registerOnceEnded(lose(targetDescription + " no longer knows this task manager (it counted it as lost,"
-                        + " restarted, or no longer leads)"));
-            } else if (FencingTokenMismatchException.isCause(error)) {
-                registerOnceEnded(lose(targetDescription + " refused the heartbeat: " + describe(error)));
-            } else {
-                LOG.debug("Heartbeat of task manager {} to {} failed: {}", registration.taskExecutorId(),
-                        targetDescription, describe(error));
-            }
-        }, mainThread);
-        scheduleHeartbeat(myEpoch);
+        heartbeatSender = new HeartbeatSender(gateway, where, registration.taskExecutorId(), id, mainThread, clock,
+                heartbeats, epoch, myEpoch -> myEpoch == epoch && !closed, reason -> registerOnceEnded(lose(reason)));
+        heartbeatSender.start();
     }
 
     /**
@@ -463,7 +380,7 @@ public final class JobManagerConnector {
         }
     }
 
-    private static String describe(Throwable error) {
+    static String describe(Throwable error) {
         Throwable e = Futures.unwrap(error);
         String message = e.getMessage();
         return message == null ? e.getClass().getSimpleName() : e.getClass().getSimpleName() + ": " + message;

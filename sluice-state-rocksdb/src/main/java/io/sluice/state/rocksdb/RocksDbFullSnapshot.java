@@ -23,7 +23,7 @@ import org.rocksdb.Snapshot;
  * are gathered into one canonical map.
  *
  * <p>Threading: created on the task thread; {@link #writeTo} runs once on any one thread. It holds
- * the backend open while it runs (the backend's close waits for it, and it stops with an error when
+ * the instance open while it runs (the backend's close waits for it, and it stops with an error when
  * the backend closes); the RocksDB snapshot is released when it ends, or by the backend's close if it
  * never runs.
  */
@@ -31,7 +31,7 @@ final class RocksDbFullSnapshot implements KeyedStateSnapshot {
     /** How often (entries) the writer looks whether the backend is closing. */
     private static final int CLOSE_CHECK_INTERVAL = 1024;
 
-    private final RocksDbKeyedStateBackend backend;
+    private final RocksDbInstance instance;
     private final Snapshot snapshot;
     private final KeyGroupRange range;
     private final int maxParallelism;
@@ -39,10 +39,10 @@ final class RocksDbFullSnapshot implements KeyedStateSnapshot {
     private final List<StateMetaInfo> metaInfos;
     private final List<ColumnFamilyHandle> columns;
 
-    RocksDbFullSnapshot(RocksDbKeyedStateBackend backend, Snapshot snapshot, KeyGroupRange range, int maxParallelism,
+    RocksDbFullSnapshot(RocksDbInstance instance, Snapshot snapshot, KeyGroupRange range, int maxParallelism,
                         TypeSerializer<Object> keySerializer, List<StateMetaInfo> metaInfos,
                         List<ColumnFamilyHandle> columns) {
-        this.backend = backend;
+        this.instance = instance;
         this.snapshot = snapshot;
         this.range = range;
         this.maxParallelism = maxParallelism;
@@ -53,25 +53,25 @@ final class RocksDbFullSnapshot implements KeyedStateSnapshot {
 
     @Override
     public void writeTo(DataOutputBuffer out) {
-        if (!backend.enter()) {
+        if (!instance.enter()) {
             throw closed();
         }
         try (ReadOptions options = new ReadOptions().setSnapshot(snapshot).setFillCache(false)) {
             write(out, options);
         } finally {
-            backend.releaseSnapshot(snapshot);
-            backend.exit();
+            instance.releaseSnapshot(snapshot);
+            instance.exit();
         }
     }
 
     private IllegalStateException closed() {
-        return new IllegalStateException("The RocksDB state of " + backend.owner() + " was closed while its snapshot"
+        return new IllegalStateException("The RocksDB state of " + instance.owner() + " was closed while its snapshot"
                 + " was being written (the task ended)");
     }
 
     private void write(DataOutputBuffer out, ReadOptions options) {
-        write(out, backend.db(), columns, options, range, maxParallelism, keySerializer, metaInfos, () -> {
-            if (backend.closing()) {
+        write(out, instance.db(), columns, options, range, maxParallelism, keySerializer, metaInfos, () -> {
+            if (instance.closing()) {
                 throw closed();
             }
         });
@@ -123,7 +123,7 @@ final class RocksDbFullSnapshot implements KeyedStateSnapshot {
         long n = 0;
         while (it.isValid()) {
             byte[] key = it.key();
-            int group = RocksDbKeyedStateBackend.keyGroupOf(key);
+            int group = RocksDbKeys.keyGroupOf(key);
             if (group < keyGroup) {
                 it.next(); // outside this backend's range (cannot happen: keys are checked when set)
                 continue;
@@ -131,10 +131,10 @@ final class RocksDbFullSnapshot implements KeyedStateSnapshot {
             if (group > keyGroup) {
                 break;
             }
-            in.reset(key, RocksDbKeyedStateBackend.KEY_GROUP_BYTES, key.length);
+            in.reset(key, RocksDbKeys.KEY_GROUP_BYTES, key.length);
             keySerializer.deserialize(in); // finds where the key ends
             int keyEnd = in.position();
-            entries.write(key, RocksDbKeyedStateBackend.KEY_GROUP_BYTES, keyEnd - RocksDbKeyedStateBackend.KEY_GROUP_BYTES);
+            entries.write(key, RocksDbKeys.KEY_GROUP_BYTES, keyEnd - RocksDbKeys.KEY_GROUP_BYTES);
             if (info.kind() == Kind.MAP) {
                 n += writeMap(entries, it, key, keyEnd);
             } else {

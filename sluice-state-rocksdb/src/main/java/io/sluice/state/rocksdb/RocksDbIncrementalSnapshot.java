@@ -28,7 +28,7 @@ import java.util.stream.Stream;
  * then fails, and the checkpoint is declined).
  */
 final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot {
-    private final RocksDbKeyedStateBackend backend;
+    private final RocksDbSnapshots snapshots;
     private final long checkpointId;
     private final Path directory;
     private final byte[] stateMetaData;
@@ -36,9 +36,9 @@ final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot 
     private final Map<String, StateFile> confirmed;
     private boolean done;
 
-    RocksDbIncrementalSnapshot(RocksDbKeyedStateBackend backend, long checkpointId, Path directory, byte[] stateMetaData,
+    RocksDbIncrementalSnapshot(RocksDbSnapshots snapshots, long checkpointId, Path directory, byte[] stateMetaData,
                                Map<String, StateFile> confirmed) {
-        this.backend = backend;
+        this.snapshots = snapshots;
         this.checkpointId = checkpointId;
         this.directory = directory;
         this.stateMetaData = stateMetaData;
@@ -69,14 +69,14 @@ final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot 
                     newBytes += size;
                 }
             }
-            backend.uploaded(checkpointId, uploaded, newBytes);
-            return new IncrementalStateHandle(backend.keyGroupRange(), backend.maxParallelism(), stateMetaData, shared,
-                    own);
+            snapshots.uploaded(checkpointId, uploaded, newBytes);
+            return new IncrementalStateHandle(snapshots.keyGroupRange(), snapshots.maxParallelism(), stateMetaData,
+                    shared, own);
         } catch (IOException e) {
             throw new UncheckedIOException("Could not read the local RocksDB checkpoint " + directory + " of "
-                    + backend.owner() + " (the task ended?): " + e.getMessage(), e);
+                    + snapshots.owner() + " (the task ended?): " + e.getMessage(), e);
         } finally {
-            RocksDbKeyedStateBackend.deleteDirectory(directory);
+            RocksDbInstance.deleteDirectory(directory);
         }
     }
 
@@ -85,9 +85,9 @@ final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot 
     public void writeTo(DataOutputBuffer out) {
         start();
         try {
-            backend.writeCanonical(directory, stateMetaData, out);
+            snapshots.writeCanonical(directory, stateMetaData, out);
         } finally {
-            RocksDbKeyedStateBackend.deleteDirectory(directory);
+            RocksDbInstance.deleteDirectory(directory);
         }
     }
 
@@ -95,13 +95,13 @@ final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot 
     public void discard() {
         if (!done) {
             done = true;
-            RocksDbKeyedStateBackend.deleteDirectory(directory);
+            RocksDbInstance.deleteDirectory(directory);
         }
     }
 
     private void start() {
         if (done) {
-            throw new IllegalStateException("Snapshot " + checkpointId + " of " + backend.owner()
+            throw new IllegalStateException("Snapshot " + checkpointId + " of " + snapshots.owner()
                     + " was already uploaded, written or discarded");
         }
         done = true;
@@ -115,6 +115,6 @@ final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot 
 
     @Override
     public String toString() {
-        return "RocksDbIncrementalSnapshot{" + backend.owner() + ", checkpoint " + checkpointId + ", " + directory + "}";
+        return "RocksDbIncrementalSnapshot{" + snapshots.owner() + ", checkpoint " + checkpointId + ", " + directory + "}";
     }
 }

@@ -83,7 +83,7 @@ final class RocksDbListState<T> extends RocksDbState implements ListState<T> {
     }
 
     @Override
-    void restore(RocksDbKeyedStateBackend.RestoreBatch batch, byte[] key, Object value) {
+    void restore(RestoreBatch batch, byte[] key, Object value) {
         List<?> list = (List<?>) value;
         if (!list.isEmpty()) {
             batch.put(column(), key, listBytes(metaInfo().serializer(0), list));

@@ -93,7 +93,7 @@ final class RocksDbMapState<K, V> extends RocksDbState implements MapState<K, V>
         byte[] prefix = currentKey();
         try (RocksIterator it = backend.db().newIterator(column(), backend.readOptions)) {
             it.seek(prefix);
-            return !(it.isValid() && RocksDbKeyedStateBackend.startsWith(it.key(), prefix));
+            return !(it.isValid() && RocksDbKeys.startsWith(it.key(), prefix));
         }
     }
 
@@ -103,7 +103,7 @@ final class RocksDbMapState<K, V> extends RocksDbState implements MapState<K, V>
         byte[] prefix = currentKey();
         try (RocksIterator it = backend.db().newIterator(column(), backend.readOptions);
              WriteBatch batch = new WriteBatch()) {
-            for (it.seek(prefix); it.isValid() && RocksDbKeyedStateBackend.startsWith(it.key(), prefix); it.next()) {
+            for (it.seek(prefix); it.isValid() && RocksDbKeys.startsWith(it.key(), prefix); it.next()) {
                 batch.delete(column(), it.key());
             }
             backend.db().write(backend.writeOptions, batch);
@@ -113,7 +113,7 @@ final class RocksDbMapState<K, V> extends RocksDbState implements MapState<K, V>
     }
 
     @Override
-    void restore(RocksDbKeyedStateBackend.RestoreBatch batch, byte[] key, Object value) {
+    void restore(RestoreBatch batch, byte[] key, Object value) {
         TypeSerializer<Object> keys = metaInfo().serializer(0);
         TypeSerializer<Object> values = metaInfo().serializer(1);
         DataOutputBuffer out = new DataOutputBuffer(key.length + 16);
@@ -129,7 +129,7 @@ final class RocksDbMapState<K, V> extends RocksDbState implements MapState<K, V>
     void migrateEntry(StateMetaInfo old, StateMetaInfo requested, byte[] key, byte[] value, WriteBatch batch)
             throws RocksDBException {
         DataInputBuffer in = new DataInputBuffer(key);
-        in.position(RocksDbKeyedStateBackend.KEY_GROUP_BYTES);
+        in.position(RocksDbKeys.KEY_GROUP_BYTES);
         backend.keySerializer().deserialize(in);
         int prefixLength = in.position();
         Object mapKey = old.serializer(0).deserialize(in);
@@ -200,7 +200,7 @@ final class RocksDbMapState<K, V> extends RocksDbState implements MapState<K, V>
                         it.next();
                     }
                 }
-                while (batch.size() < BATCH && it.isValid() && RocksDbKeyedStateBackend.startsWith(it.key(), prefix)) {
+                while (batch.size() < BATCH && it.isValid() && RocksDbKeys.startsWith(it.key(), prefix)) {
                     byte[] k = it.key();
                     in.reset(k, prefix.length, k.length);
                     K key = (K) keys.deserialize(in);

@@ -151,7 +151,7 @@ abstract sealed class RocksDbState permits RocksDbValueState, RocksDbListState, 
      * Stores one key's value read from a canonical snapshot ({@link StateMetaInfo#readValue}: the
      * value, a list or a map), written with this state's current serializers.
      */
-    abstract void restore(RocksDbKeyedStateBackend.RestoreBatch batch, byte[] key, Object value);
+    abstract void restore(RestoreBatch batch, byte[] key, Object value);
 
     /**
      * Rewrites every entry, read with this state's serializers, with those of {@code requested}

@@ -39,7 +39,7 @@ final class RocksDbValueState<T> extends RocksDbState implements ValueState<T> {
     }
 
     @Override
-    void restore(RocksDbKeyedStateBackend.RestoreBatch batch, byte[] key, Object value) {
+    void restore(RestoreBatch batch, byte[] key, Object value) {
         batch.put(column(), key, bytesOf(metaInfo().serializer(0), value));
     }
 

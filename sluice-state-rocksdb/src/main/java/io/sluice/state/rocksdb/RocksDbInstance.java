@@ -1,0 +1,321 @@
+package io.sluice.state.rocksdb;
+
+import io.sluice.state.StateMetaInfo;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompressionType;
+import org.rocksdb.DBOptions;
+import org.rocksdb.InfoLogLevel;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.Snapshot;
+import org.rocksdb.StringAppendOperator;
+import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The native side of one {@link RocksDbKeyedStateBackend}: the RocksDB instance in its local directory
+ * with its options (block cache and write buffers from the slot's {@link SlotMemory} budget, write-ahead
+ * logging off, list merges by string append), the {@link NativeGuard} that keeps it open while other
+ * threads use it, and the RocksDB snapshots taken and not yet released. Opening it creates the
+ * directory; closing it frees the native resources in reverse order of creation, gives the slot
+ * memory back and deletes the local directories. A restore may replace the (empty) instance by
+ * downloaded files ({@link #replaceWith}).
+ *
+ * <p>Threading: opened, replaced and closed on the task thread; {@link #db()} on the task thread, or
+ * on another thread between {@link #enter()} and {@link #exit()}; {@link #releaseSnapshot} and
+ * {@link #closing()} on any thread.
+ */
+final class RocksDbInstance {
+    private static final Logger LOG = LoggerFactory.getLogger(RocksDbInstance.class);
+
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    private final String owner;
+    private final Path directory;
+    private final SlotMemoryPools pools;
+    private final SlotMemory memory;
+    private final NativeGuard guard = new NativeGuard();
+
+    // Native resources, closed in close() in reverse order of creation.
+    private final BloomFilter bloomFilter;
+    private final StringAppendOperator listMerge;
+    private final ColumnFamilyOptions columnOptions;
+    private final DBOptions dbOptions;
+    /** Replaced only when a restore adopts a downloaded instance (with the guard held exclusively). */
+    private volatile RocksDB db;
+    private ColumnFamilyHandle defaultColumn;
+    final WriteOptions writeOptions;
+    final ReadOptions readOptions;
+    /** Snapshots taken and not yet written or released. Guarded by {@link #guard}. */
+    private final Set<Snapshot> openSnapshots = new HashSet<>();
+
+    /** Opens an empty instance in {@code directory}; on failure gives {@code memory} back and deletes the directory. */
+    RocksDbInstance(String owner, Path directory, SlotMemoryPools pools, SlotMemory memory) {
+        this.owner = owner;
+        this.directory = directory;
+        this.pools = pools;
+        this.memory = memory;
+        BloomFilter filter = null;
+        StringAppendOperator merge = null;
+        ColumnFamilyOptions cfOptions = null;
+        DBOptions options = null;
+        WriteOptions wo = null;
+        ReadOptions ro = null;
+        try {
+            Files.createDirectories(directory);
+            filter = new BloomFilter(10, false);
+            merge = new StringAppendOperator("");
+            cfOptions = columnOptions(memory, filter, merge);
+            options = new DBOptions()
+                    .setCreateIfMissing(true)
+                    .setWriteBufferManager(memory.writeBuffers())
+                    .setInfoLogLevel(InfoLogLevel.HEADER_LEVEL)
+                    .setStatsDumpPeriodSec(0)
+                    .setAvoidFlushDuringShutdown(true)
+                    .setKeepLogFileNum(2);
+            List<ColumnFamilyHandle> handles = new ArrayList<>();
+            RocksDB opened = RocksDB.open(options, directory.toString(),
+                    List.of(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, cfOptions)), handles);
+            wo = new WriteOptions().setDisableWAL(true);
+            ro = new ReadOptions();
+            this.bloomFilter = filter;
+            this.listMerge = merge;
+            this.columnOptions = cfOptions;
+            this.dbOptions = options;
+            this.db = opened;
+            this.defaultColumn = handles.get(0);
+            this.writeOptions = wo;
+            this.readOptions = ro;
+        } catch (RocksDBException | IOException | RuntimeException e) {
+            for (AutoCloseable c : new AutoCloseable[] {ro, wo, options, cfOptions, merge, filter}) {
+                closeQuietly(c);
+            }
+            pools.release(memory);
+            deleteDirectory(directory);
+            throw new RocksDbStateException("Could not open the RocksDB state of " + owner + " in " + directory + ": "
+                    + e.getMessage() + ". Check state.backend.rocksdb.local-dir (room and permissions)", e);
+        }
+        LOG.debug("Opened RocksDB state of {} in {} (slot {}, budget {} bytes)", owner, directory, memory.slot(),
+                memory.budget());
+    }
+
+    /** The options of every column family: table format, block cache of the slot, list merges, write buffers. */
+    private static ColumnFamilyOptions columnOptions(SlotMemory memory, BloomFilter filter, StringAppendOperator merge) {
+        long writeBufferSize = Math.max(1L << 20, Math.min(64L << 20, memory.writeBufferBytes() / 4));
+        BlockBasedTableConfig table = new BlockBasedTableConfig()
+                .setBlockCache(memory.cache())
+                .setBlockSize(16 * 1024)
+                .setCacheIndexAndFilterBlocks(true)
+                .setCacheIndexAndFilterBlocksWithHighPriority(true)
+                .setPinL0FilterAndIndexBlocksInCache(true)
+                .setFilterPolicy(filter);
+        return new ColumnFamilyOptions()
+                .setTableFormatConfig(table)
+                .setMergeOperator(merge)
+                .setWriteBufferSize(writeBufferSize)
+                .setCompressionType(CompressionType.LZ4_COMPRESSION)
+                .setLevelCompactionDynamicLevelBytes(true);
+    }
+
+    RocksDB db() {
+        return db;
+    }
+
+    ColumnFamilyHandle defaultColumn() {
+        return defaultColumn;
+    }
+
+    String owner() {
+        return owner;
+    }
+
+    Path directory() {
+        return directory;
+    }
+
+    SlotMemory memory() {
+        return memory;
+    }
+
+    /** Where local checkpoints are made: beside the instance's directory, on the same file system (hard links). */
+    Path snapshotsDirectory() {
+        return directory.resolveSibling(directory.getFileName() + ".snapshots");
+    }
+
+    /** Creates the column family of a new state. Task thread. */
+    ColumnFamilyHandle createColumn(String stateName) {
+        try {
+            return db.createColumnFamily(new ColumnFamilyDescriptor(stateName.getBytes(StandardCharsets.UTF_8),
+                    columnOptions));
+        } catch (RocksDBException e) {
+            throw failure("create the column family of state '" + stateName + "'", e);
+        }
+    }
+
+    /** The default column family, then one per state of {@code states}, with this instance's options. */
+    private List<ColumnFamilyDescriptor> descriptors(List<StateMetaInfo> states) {
+        List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+        descriptors.add(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, columnOptions));
+        for (StateMetaInfo info : states) {
+            descriptors.add(new ColumnFamilyDescriptor(info.name().getBytes(StandardCharsets.UTF_8), columnOptions));
+        }
+        return descriptors;
+    }
+
+    /**
+     * Opens the RocksDB files at {@code files} (a local checkpoint or a download) read-only with the
+     * column families of {@code states}; their handles, the default column family's first, are added
+     * to {@code handles}, to be closed by the caller before the returned instance.
+     */
+    RocksDB openReadOnly(Path files, List<StateMetaInfo> states, List<ColumnFamilyHandle> handles)
+            throws RocksDBException {
+        return RocksDB.openReadOnly(dbOptions, files.toString(), descriptors(states), handles);
+    }
+
+    /**
+     * Replaces the (empty) open instance by the downloaded one at {@code downloaded}, with no other
+     * thread inside: closes it, moves the files into this instance's directory, opens them with the
+     * column families of {@code states} and gives their handles (in that order) to {@code adopt}.
+     */
+    void replaceWith(Path downloaded, List<StateMetaInfo> states, Consumer<List<ColumnFamilyHandle>> adopt) {
+        guard.exclusively(() -> {
+            defaultColumn.close();
+            try {
+                db.closeE();
+            } catch (RocksDBException e) {
+                throw failure("close the empty instance before a restore", e);
+            }
+            deleteDirectory(directory);
+            try {
+                Files.move(downloaded, directory);
+            } catch (IOException e) {
+                throw new UncheckedIOException("Could not move the downloaded RocksDB files " + downloaded + " to "
+                        + directory + ": " + e.getMessage(), e);
+            }
+            List<ColumnFamilyHandle> handles = new ArrayList<>();
+            try {
+                db = RocksDB.open(dbOptions, directory.toString(), descriptors(states), handles);
+            } catch (RocksDBException e) {
+                throw failure("open the restored instance", e);
+            }
+            defaultColumn = handles.get(0);
+            adopt.accept(handles.subList(1, handles.size()));
+        });
+    }
+
+    // ------------------------------------------------------------------ use from other threads
+
+    /** Lets another thread use the instance; {@code false} once it is closing. Any thread. */
+    boolean enter() {
+        return guard.tryEnter();
+    }
+
+    void exit() {
+        guard.exit();
+    }
+
+    /** Whether a long-running user (a snapshot writer) should stop: the instance is closing. Any thread. */
+    boolean closing() {
+        return guard.isClosing();
+    }
+
+    /** Takes a RocksDB snapshot (a sequence number: instant, nothing copied), open until released. Task thread. */
+    Snapshot takeSnapshot() {
+        Snapshot snapshot = db.getSnapshot();
+        synchronized (guard) {
+            openSnapshots.add(snapshot);
+        }
+        return snapshot;
+    }
+
+    /** Releases a snapshot once written (or never to be written). Any thread; idempotent. */
+    void releaseSnapshot(Snapshot snapshot) {
+        synchronized (guard) {
+            if (openSnapshots.remove(snapshot)) {
+                db.releaseSnapshot(snapshot);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ close
+
+    /**
+     * Waits for the other threads inside to leave (a snapshot writer stops with an error), releases
+     * the open snapshots, closes {@code stateColumns} and the instance, gives the slot memory back and
+     * deletes the local directories. Task thread, once.
+     */
+    void close(List<ColumnFamilyHandle> stateColumns) {
+        guard.closeAndAwait();
+        synchronized (guard) {
+            for (Snapshot s : openSnapshots) {
+                db.releaseSnapshot(s);
+            }
+            openSnapshots.clear();
+        }
+        for (ColumnFamilyHandle column : stateColumns) {
+            column.close();
+        }
+        defaultColumn.close();
+        try {
+            db.closeE();
+        } catch (RocksDBException e) {
+            LOG.warn("Closing the RocksDB state of {} reported: {}", owner, e.getMessage());
+        }
+        for (AutoCloseable c : new AutoCloseable[] {readOptions, writeOptions, dbOptions, columnOptions, listMerge,
+                bloomFilter}) {
+            closeQuietly(c);
+        }
+        pools.release(memory);
+        deleteDirectory(directory);
+        deleteDirectory(snapshotsDirectory());
+    }
+
+    RocksDbStateException failure(String what, RocksDBException e) {
+        return new RocksDbStateException("RocksDB could not " + what + " for " + owner + " (" + directory + "): "
+                + e.getMessage(), e);
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (Exception e) {
+            LOG.debug("Closing {} failed", c, e);
+        }
+    }
+
+    static void deleteDirectory(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            LOG.warn("Could not delete the local RocksDB directory {}: {}", dir, e.toString());
+        }
+    }
+}

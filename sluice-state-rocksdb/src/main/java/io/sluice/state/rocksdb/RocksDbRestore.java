@@ -1,0 +1,218 @@
+package io.sluice.state.rocksdb;
+
+import io.sluice.api.errors.MaxParallelismMismatchException;
+import io.sluice.api.errors.StateTypeChangedException;
+import io.sluice.core.serialization.DataInputBuffer;
+import io.sluice.core.serialization.SerializerIdentity;
+import io.sluice.core.serialization.TypeSerializer;
+import io.sluice.state.CheckpointFiles;
+import io.sluice.state.IncrementalStateHandle;
+import io.sluice.state.KeyGroupRange;
+import io.sluice.state.KeyedSnapshotReader;
+import io.sluice.state.StateMetaInfo;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+
+/**
+ * The restore of a {@link RocksDbKeyedStateBackend}, once, before any state is registered: from
+ * canonical snapshots (of any backend) entry by entry, or from incremental handles by adopting a
+ * downloaded RocksDB instance (clipped to this backend's key groups) or by copying this backend's key
+ * groups out of each downloaded instance.
+ *
+ * <p>Threading: task thread only.
+ */
+final class RocksDbRestore {
+    private final RocksDbInstance instance;
+    private final RocksDbStates states;
+    private final RocksDbKeys keys;
+    private final KeyGroupRange range;
+    private final int maxParallelism;
+
+    RocksDbRestore(RocksDbInstance instance, RocksDbStates states, RocksDbKeys keys, KeyGroupRange range,
+                   int maxParallelism) {
+        this.instance = instance;
+        this.states = states;
+        this.keys = keys;
+        this.range = range;
+        this.maxParallelism = maxParallelism;
+    }
+
+    /**
+     * Restores from canonical snapshots (any key-group range of the same max parallelism): keeps the
+     * groups of this backend's range, writes them in batches; the states are registered with the
+     * snapshots' serializers.
+     */
+    void restore(List<DataInputBuffer> snapshots) {
+        try (RestoreBatch batch = new RestoreBatch(instance)) {
+            KeyedSnapshotReader reader = new KeyedSnapshotReader(range, maxParallelism, metaInfo -> {
+                RocksDbState state = states.get(metaInfo.name());
+                if (state == null) {
+                    state = states.create(metaInfo);
+                } else {
+                    RocksDbStates.requireSameKind(state.metaInfo(), metaInfo, " in another snapshot of this restore");
+                }
+                RocksDbState target = state;
+                return (keyGroup, key, value) -> target.restore(batch, keys.keyBytes(keyGroup, key), value);
+            });
+            for (int i = 0; i < snapshots.size(); i++) {
+                reader.readSnapshot(snapshots.get(i), i);
+            }
+            batch.flush();
+        }
+    }
+
+    /**
+     * Restores from incremental handles: downloads each handle's files and, when one handle holds all
+     * of this backend's key groups, makes its instance this backend's own and deletes the key groups
+     * outside this backend's range (clipping); otherwise copies this backend's key groups out of each
+     * downloaded instance, as bytes, group by group.
+     */
+    void restoreIncremental(List<IncrementalStateHandle> handles, CheckpointFiles files) {
+        for (IncrementalStateHandle h : handles) {
+            requireSameMaxParallelism(h);
+        }
+        List<Path> downloaded = new ArrayList<>();
+        try {
+            for (int i = 0; i < handles.size(); i++) {
+                Path target = instance.snapshotsDirectory().resolve("restore-" + i + "-" + UUID.randomUUID());
+                download(handles.get(i), files, target);
+                downloaded.add(target);
+            }
+            IncrementalStateHandle first = handles.get(0);
+            if (handles.size() == 1 && first.keyGroupRange().start() <= range.start()
+                    && range.end() <= first.keyGroupRange().end()) {
+                adoptInstance(downloaded.get(0), IncrementalMetaData.decode(first.stateMetaData()));
+                clipTo(first.keyGroupRange());
+            } else {
+                for (int i = 0; i < handles.size(); i++) {
+                    copyKeyGroups(downloaded.get(i), handles.get(i));
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not restore the RocksDB state of " + instance.owner() + ": "
+                    + e.getMessage(), e);
+        } finally {
+            downloaded.forEach(RocksDbInstance::deleteDirectory);
+        }
+    }
+
+    private void requireSameMaxParallelism(IncrementalStateHandle h) {
+        if (h.maxParallelism() != maxParallelism) {
+            throw new MaxParallelismMismatchException("The incremental checkpoint state of key"
+                    + " groups " + h.keyGroupRange() + " was written with max parallelism " + h.maxParallelism()
+                    + ", but this job has max parallelism " + maxParallelism + ": keys map to different key groups,"
+                    + " so the state cannot be restored. Set the max parallelism back to " + h.maxParallelism()
+                    + " (pipeline.max-parallelism or setMaxParallelism)", h.maxParallelism(), maxParallelism);
+        }
+    }
+
+    private static void download(IncrementalStateHandle handle, CheckpointFiles files, Path target) throws IOException {
+        Files.createDirectories(target);
+        for (IncrementalStateHandle.StateFile f : handle.sharedFiles()) {
+            files.download(f.path(), target.resolve(f.localName()));
+        }
+        for (IncrementalStateHandle.StateFile f : handle.privateFiles()) {
+            files.download(f.path(), target.resolve(f.localName()));
+        }
+    }
+
+    /** Replaces the (empty) open instance by the downloaded one and registers the states it holds. */
+    private void adoptInstance(Path downloaded, IncrementalMetaData meta) {
+        requireSameKeySerializer(meta);
+        instance.replaceWith(downloaded, meta.states(), handles -> {
+            for (int i = 0; i < meta.states().size(); i++) {
+                states.adopt(meta.states().get(i), handles.get(i));
+            }
+        });
+    }
+
+    /** Deletes the key groups of {@code restoredRange} outside this backend's range, in every state. */
+    private void clipTo(KeyGroupRange restoredRange) {
+        RocksDB db = instance.db();
+        for (RocksDbState state : states.all()) {
+            try {
+                if (restoredRange.start() < range.start()) {
+                    db.deleteRange(state.column(), instance.writeOptions, RocksDbKeys.groupPrefix(restoredRange.start()),
+                            RocksDbKeys.groupPrefix(range.start()));
+                }
+                if (restoredRange.end() > range.end()) {
+                    db.deleteRange(state.column(), instance.writeOptions, RocksDbKeys.groupPrefix(range.end() + 1),
+                            RocksDbKeys.groupPrefix(restoredRange.end() + 1));
+                }
+            } catch (RocksDBException e) {
+                throw instance.failure("drop the key groups outside " + range + " of state '" + state.name() + "'", e);
+            }
+        }
+    }
+
+    /** Copies this backend's key groups out of the downloaded instance at {@code downloaded}, entry by entry. */
+    private void copyKeyGroups(Path downloaded, IncrementalStateHandle handle) {
+        IncrementalMetaData meta = IncrementalMetaData.decode(handle.stateMetaData());
+        requireSameKeySerializer(meta);
+        int from = Math.max(range.start(), handle.keyGroupRange().start());
+        int to = Math.min(range.end(), handle.keyGroupRange().end());
+        if (from > to) {
+            return;
+        }
+        List<ColumnFamilyHandle> handles = new ArrayList<>();
+        try (RocksDB source = instance.openReadOnly(downloaded, meta.states(), handles);
+             ReadOptions read = new ReadOptions().setFillCache(false);
+             RestoreBatch batch = new RestoreBatch(instance)) {
+            try {
+                for (int i = 0; i < meta.states().size(); i++) {
+                    copyState(source, handles.get(i + 1), read, meta.states().get(i), from, to, batch);
+                }
+                batch.flush();
+            } finally {
+                handles.forEach(ColumnFamilyHandle::close);
+            }
+        } catch (RocksDBException e) {
+            throw new RocksDbStateException("Could not read the restored RocksDB files " + downloaded + " for "
+                    + instance.owner() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Copies key groups {@code from..to} of one state of {@code source} into this backend's state of that name. */
+    private void copyState(RocksDB source, ColumnFamilyHandle column, ReadOptions read, StateMetaInfo info, int from,
+                           int to, RestoreBatch batch) {
+        RocksDbState state = states.get(info.name());
+        if (state == null) {
+            state = states.create(info);
+        }
+        byte[] end = RocksDbKeys.groupPrefix(to + 1);
+        try (RocksIterator it = source.newIterator(column, read)) {
+            for (it.seek(RocksDbKeys.groupPrefix(from)); it.isValid(); it.next()) {
+                byte[] key = it.key();
+                if (Arrays.compareUnsigned(key, end) >= 0) {
+                    break;
+                }
+                batch.put(state.column(), key, it.value());
+            }
+        }
+    }
+
+    private void requireSameKeySerializer(IncrementalMetaData meta) {
+        TypeSerializer<Object> keySerializer = keys.keySerializer();
+        SerializerIdentity written = meta.keySerializer().identity();
+        SerializerIdentity now = keySerializer.identity();
+        boolean same = written == null || now == null ? meta.keySerializer().getClass() == keySerializer.getClass()
+                : written.equals(now);
+        if (!same) {
+            throw new StateTypeChangedException("The keys of " + instance.owner() + "'s incremental checkpoint"
+                    + " state were written with key serializer " + meta.keySerializer().typeName() + ", but the job now"
+                    + " keys by " + keySerializer.typeName() + ": RocksDB's files hold the keys' bytes, so they cannot be"
+                    + " read. Restore from a savepoint (the canonical format re-reads the keys), or key as before");
+        }
+    }
+}

@@ -1,0 +1,174 @@
+package io.sluice.state.rocksdb;
+
+import io.sluice.core.serialization.DataOutputBuffer;
+import io.sluice.core.serialization.TypeSerializer;
+import io.sluice.state.IncrementalStateHandle;
+import io.sluice.state.KeyGroupRange;
+import io.sluice.state.KeyedStateSnapshot;
+import io.sluice.state.StateMetaInfo;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import org.rocksdb.Checkpoint;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.Snapshot;
+
+/**
+ * Takes the snapshots of a {@link RocksDbKeyedStateBackend}: full ones in the canonical format
+ * ({@link RocksDbFullSnapshot}, from a RocksDB snapshot) and, with incremental checkpoints, RocksDB
+ * checkpoints whose new table files are uploaded ({@link RocksDbIncrementalSnapshot}). Keeps which
+ * table files each checkpoint uploaded or referred to until it is confirmed, so that the next
+ * checkpoint refers to the files of the latest confirmed one instead of uploading them again.
+ *
+ * <p>Threading: {@link #snapshot}, {@link #checkpointSnapshot} and {@link #notifyCheckpointComplete}
+ * on the task thread; {@link #uploaded} and {@link #writeCanonical} on the I/O thread of a snapshot
+ * taken here; {@link #lastUploadedBytes} on any thread.
+ */
+final class RocksDbSnapshots {
+    private final RocksDbInstance instance;
+    private final RocksDbStates states;
+    private final KeyGroupRange range;
+    private final int maxParallelism;
+    private final TypeSerializer<Object> keySerializer;
+    /** Whether checkpoints upload RocksDB's files incrementally ({@link #checkpointSnapshot}). */
+    private final boolean incremental;
+    /** Table files of the latest checkpoint this task confirmed: local name to where they are. Task thread. */
+    private Map<String, IncrementalStateHandle.StateFile> confirmedUploads = Map.of();
+    /** The table files each checkpoint uploaded or referred to, until confirmed or superseded. */
+    private final Map<Long, Map<String, IncrementalStateHandle.StateFile>> pendingUploads = new ConcurrentHashMap<>();
+    /** The newest checkpoint id a snapshot was taken for, -1 before the first. Task thread. */
+    private long lastSnapshotId = -1;
+    /** Bytes the latest incremental upload sent (new table files and own files), for metrics. */
+    private volatile long lastUploadedBytes = -1;
+
+    RocksDbSnapshots(RocksDbInstance instance, RocksDbStates states, KeyGroupRange range, int maxParallelism,
+                     TypeSerializer<Object> keySerializer, boolean incremental) {
+        this.instance = instance;
+        this.states = states;
+        this.range = range;
+        this.maxParallelism = maxParallelism;
+        this.keySerializer = keySerializer;
+        this.incremental = incremental;
+    }
+
+    /**
+     * Takes a RocksDB snapshot (instant, nothing copied) and the states' descriptions; the returned
+     * snapshot iterates it in the canonical format on the I/O thread.
+     */
+    KeyedStateSnapshot snapshot() {
+        List<StateMetaInfo> metaInfos = new ArrayList<>();
+        List<ColumnFamilyHandle> stateColumns = new ArrayList<>();
+        for (RocksDbState state : states.all()) {
+            metaInfos.add(state.metaInfo());
+            stateColumns.add(state.column());
+        }
+        Snapshot snapshot = instance.takeSnapshot();
+        return new RocksDbFullSnapshot(instance, snapshot, range, maxParallelism, keySerializer, metaInfos,
+                stateColumns);
+    }
+
+    /**
+     * With incremental checkpoints: flushes the write buffers (write-ahead logging is off, so only
+     * flushed data is in files) and creates a RocksDB checkpoint, hard links of the live files, in a
+     * directory beside the instance's; the returned snapshot uploads what is new on the I/O thread.
+     * Otherwise the canonical {@link #snapshot()}.
+     */
+    KeyedStateSnapshot checkpointSnapshot(long checkpointId) {
+        if (!incremental) {
+            return snapshot();
+        }
+        lastSnapshotId = Math.max(lastSnapshotId, checkpointId);
+        Path target = instance.snapshotsDirectory().resolve("chk-" + checkpointId + "-" + UUID.randomUUID());
+        List<StateMetaInfo> metaInfos = new ArrayList<>();
+        List<ColumnFamilyHandle> all = new ArrayList<>();
+        all.add(instance.defaultColumn());
+        for (RocksDbState state : states.all()) {
+            metaInfos.add(state.metaInfo());
+            all.add(state.column());
+        }
+        RocksDB db = instance.db();
+        try (FlushOptions flush = new FlushOptions().setWaitForFlush(true);
+             Checkpoint checkpoint = Checkpoint.create(db)) {
+            db.flush(flush, all);
+            Files.createDirectories(target.getParent());
+            checkpoint.createCheckpoint(target.toString());
+        } catch (RocksDBException | IOException e) {
+            RocksDbInstance.deleteDirectory(target);
+            throw new RocksDbStateException("RocksDB could not create the local checkpoint " + target + " of "
+                    + instance.owner() + " for checkpoint " + checkpointId + ": " + e.getMessage(), e);
+        }
+        return new RocksDbIncrementalSnapshot(this, checkpointId, target,
+                IncrementalMetaData.encode(keySerializer, metaInfos), confirmedUploads);
+    }
+
+    /** I/O thread: what checkpoint {@code checkpointId}'s upload refers to, until it is confirmed. */
+    void uploaded(long checkpointId, Map<String, IncrementalStateHandle.StateFile> tableFiles, long newBytes) {
+        pendingUploads.put(checkpointId, Map.copyOf(tableFiles));
+        lastUploadedBytes = newBytes;
+    }
+
+    /**
+     * Later checkpoints may refer to the table files of {@code checkpointId}: it completed. Those of
+     * aborted or older checkpoints are forgotten. A confirmation that arrives after a snapshot for a
+     * later checkpoint was taken is not adopted (see {@link RocksDbKeyedStateBackend#notifyCheckpointComplete}).
+     */
+    void notifyCheckpointComplete(long checkpointId) {
+        Map<String, IncrementalStateHandle.StateFile> files = pendingUploads.remove(checkpointId);
+        if (files != null && lastSnapshotId <= checkpointId) {
+            confirmedUploads = files;
+        }
+        pendingUploads.keySet().removeIf(id -> id < checkpointId);
+    }
+
+    boolean incremental() {
+        return incremental;
+    }
+
+    long lastUploadedBytes() {
+        return lastUploadedBytes;
+    }
+
+    KeyGroupRange keyGroupRange() {
+        return range;
+    }
+
+    int maxParallelism() {
+        return maxParallelism;
+    }
+
+    String owner() {
+        return instance.owner();
+    }
+
+    /** Writes the local checkpoint at {@code snapshotDirectory} in the canonical format (read-only). */
+    void writeCanonical(Path snapshotDirectory, byte[] stateMetaData, DataOutputBuffer out) {
+        IncrementalMetaData meta = IncrementalMetaData.decode(stateMetaData);
+        List<ColumnFamilyHandle> handles = new ArrayList<>();
+        if (!instance.enter()) {
+            throw new IllegalStateException("The RocksDB state of " + instance.owner() + " was closed");
+        }
+        try (RocksDB source = instance.openReadOnly(snapshotDirectory, meta.states(), handles);
+             ReadOptions read = new ReadOptions().setFillCache(false)) {
+            try {
+                RocksDbFullSnapshot.write(out, source, handles.subList(1, handles.size()), read, range, maxParallelism,
+                        meta.keySerializer(), meta.states(), () -> { });
+            } finally {
+                handles.forEach(ColumnFamilyHandle::close);
+            }
+        } catch (RocksDBException e) {
+            throw new RocksDbStateException("Could not read the local checkpoint " + snapshotDirectory + " of "
+                    + instance.owner() + ": " + e.getMessage(), e);
+        } finally {
+            instance.exit();
+        }
+    }
+}
