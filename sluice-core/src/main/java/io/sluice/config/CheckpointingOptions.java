@@ -72,7 +72,8 @@ public final class CheckpointingOptions {
     public static final ConfigOption<String> RESTORE_FROM = ConfigOptions.key("checkpoints.restore-from")
             .stringType()
             .defaultValue("")
-            .withDescription("Start the job from a retained checkpoint: a checkpoint directory"
+            .withDescription("Start the job from a savepoint (its directory, savepoint-<job>-<id>-<random>, wherever"
+                    + " it was moved) or a retained checkpoint: a checkpoint directory"
                     + " (<checkpoints.dir>/<jobId>/chk-<n>, or a copy of one anywhere, under any name: its state files"
                     + " are relative to it) or its _metadata file, or latest:<jobId> for the newest readable retained"
                     + " checkpoint of an earlier job (found through the HA checkpoint pointers, else in checkpoints.dir)."

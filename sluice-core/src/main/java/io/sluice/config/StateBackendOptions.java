@@ -26,8 +26,8 @@ public final class StateBackendOptions {
                     + " files that are new since its previous checkpoint and refers to the others, which later"
                     + " checkpoints share (a shared-state registry in the job manager deletes a file once no retained"
                     + " checkpoint refers to it). Such a checkpoint holds RocksDB's own files: only rocksdb restores"
-                    + " it. To move a job to the heap, let it complete a checkpoint with this set to false (a full"
-                    + " snapshot in the canonical format) and restore from that one (savepoints are not built"
-                    + " yet). Set on a task manager it is the default of its"
+                    + " it. To move a job to the heap, take a savepoint (sluice stop <job> --savepoint), whose"
+                    + " snapshots are always full ones in the canonical format, and restore from it; or let the job"
+                    + " complete a checkpoint with this set to false. Set on a task manager it is the default of its"
                     + " jobs; set on a job it wins. The heap backend ignores it.");
 }

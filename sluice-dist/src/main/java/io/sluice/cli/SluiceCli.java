@@ -27,7 +27,10 @@ import picocli.CommandLine.Spec;
         versionProvider = SluiceCli.ManifestVersion.class,
         description = "Sluice, a stateful stream-processing runtime.",
         subcommands = {DemoCommand.class, ClusterCommand.class, JobManagerCommand.class, TaskManagerCommand.class, RunCommand.class, ListCommand.class,
-            StatusCommand.class, CancelCommand.class, CheckpointsCommand.class, JarsCommand.class,
+            StatusCommand.class, CancelCommand.class, io.sluice.cli.client.StopCommand.class,
+            io.sluice.cli.client.SavepointCommand.class, io.sluice.cli.client.SavepointsCommand.class,
+            io.sluice.cli.client.RescaleCommand.class,
+            CheckpointsCommand.class, JarsCommand.class,
             CommandLine.HelpCommand.class},
         commandListHeading = "%nCommands:%n")
 public final class SluiceCli implements Runnable {

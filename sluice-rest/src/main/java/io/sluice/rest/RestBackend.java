@@ -57,6 +57,22 @@ public interface RestBackend {
     }
 
     /**
+     * Takes a savepoint of a running job into a new directory under {@code directory} ({@code null}: the job's
+     * default), then, with {@code stop}, cancels the job (only if the savepoint completed). Completes once the
+     * savepoint is written. Fails with {@link io.sluice.checkpoint.CheckpointException} (409) saying why the
+     * savepoint failed (the job keeps running), {@link IllegalStateException} (409) for a job that does not run.
+     */
+    default CompletableFuture<io.sluice.checkpoint.Savepoint> triggerSavepoint(JobId jobId, String directory,
+                                                                              boolean stop) {
+        return CompletableFuture.failedFuture(new RestException(501, "This server cannot take savepoints"));
+    }
+
+    /** The savepoints the answering job manager took of a job, oldest first. */
+    default CompletableFuture<List<io.sluice.checkpoint.Savepoint>> listSavepoints(JobId jobId) {
+        return CompletableFuture.completedFuture(List.of());
+    }
+
+    /**
      * Deletes a stored jar and answers what it was. Fails with 404 for an unknown jar and with
      * {@link IllegalStateException} (409) while a job run from it has not ended.
      */

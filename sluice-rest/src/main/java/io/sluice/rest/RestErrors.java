@@ -49,6 +49,10 @@ public final class RestErrors {
         if (t instanceof HttpResponseException e) {
             return fromJavalin(e, ctx);
         }
+        if (t instanceof io.sluice.checkpoint.CheckpointException) {
+            // A savepoint that failed (a task declined, storage, the timeout): the job is unchanged.
+            return new ErrorResponse(t.getMessage(), 409);
+        }
         if (t instanceof IllegalArgumentException) {
             return new ErrorResponse(t.getMessage(), 400);
         }

@@ -133,8 +133,11 @@ class CrashLoopOverRestITCase {
                 .get("completed").asLong() >= 2);
         FAIL_ONCE.set(true); // one failure; every restore after it fails reading the state back
 
+        // The job master records the third failure's crash loop and then leaves RUNNING in one step of its
+        // main thread, but a list item can be built between the two (seen under load): wait for both.
         JsonNode item = await().atMost(Duration.ofSeconds(60)).until(() -> listItem(id),
-                i -> i.path("crashLoop").path("restoreNeverSucceeds").asBoolean());
+                i -> i.path("crashLoop").path("restoreNeverSucceeds").asBoolean()
+                        && "RESTARTING".equals(i.path("status").asText()));
         JsonNode loop = item.get("crashLoop");
         assertThat(loop.get("kind").asText()).isEqualTo("RESTORE_NEVER_SUCCEEDS");
         assertThat(loop.get("count").asInt()).isEqualTo(3);

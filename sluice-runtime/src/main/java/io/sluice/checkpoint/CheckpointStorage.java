@@ -181,6 +181,52 @@ public final class CheckpointStorage {
         }
     }
 
+    /**
+     * The storage of another location ({@code file:///...}, {@code s3://...} or a plain path), opened through the
+     * registry this storage came from, so it shares its counters; this one if it has no registry and
+     * {@code location} is its own.
+     *
+     * @throws IllegalArgumentException for a location no store supports, or when this storage opens none
+     */
+    public CheckpointStorage storageAt(String location) {
+        if (otherLocations != null) {
+            return otherLocations.apply(location);
+        }
+        if (location.equals(location())) {
+            return this;
+        }
+        throw new IllegalArgumentException("Storage " + location() + " cannot open another location (" + location
+                + ")");
+    }
+
+    /**
+     * Writes {@code data} as a checksummed file ({@link StateFileFormat}) at {@code path} in this storage: a
+     * file of a savepoint, read back like a state file ({@link #readTaskState}).
+     */
+    public void writeFile(String path, byte[] data) {
+        stateWrites.increment();
+        store.put(path, StateFileFormat.encode(data));
+    }
+
+    /**
+     * Writes the metadata of {@code cp} as {@code <directory>/_metadata} (a savepoint's: not under the job's
+     * checkpoint directory) and returns its size in bytes. Its state files must be named as in its own checkpoint
+     * directory ({@code <jobId>/chk-<id>/<file>}) and be in {@code directory}: reading the metadata back finds them
+     * there ({@link CheckpointMetadataSerializer}).
+     */
+    public int writeMetadataAt(String directory, CompletedCheckpoint cp) {
+        byte[] data = serializer.serialize(cp);
+        metadataWrites.increment();
+        store.put(directory + "/" + METADATA_FILE, data);
+        return data.length;
+    }
+
+    /** Whether {@code directory} holds a {@code _metadata} file. */
+    public boolean hasMetadata(String directory) {
+        metadataReads.increment();
+        return store.exists(directory + "/" + METADATA_FILE);
+    }
+
     /** Deletes one file (a shared file no checkpoint refers to any more). Idempotent. */
     public void deleteFile(String path) {
         discards.increment();

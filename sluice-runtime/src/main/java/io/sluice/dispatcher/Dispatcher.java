@@ -65,6 +65,8 @@ public final class Dispatcher implements DispatcherGateway {
     private final JobQueries queries;
     /** Cleans up after ended jobs while this Dispatcher leads (see {@link EndedJobJanitor}). Main thread. */
     private final EndedJobJanitor janitor;
+    /** The savepoints taken through this Dispatcher. Main thread. */
+    private final SavepointHistory savepoints = new SavepointHistory();
     /** Told after every change of {@link #isLeader()}; must not block (any thread may be calling). */
     private volatile Runnable leadershipListener = () -> { };
 
@@ -315,6 +317,38 @@ public final class Dispatcher implements DispatcherGateway {
             }
             return janitor.deleteNow(ended.result());
         });
+    }
+
+    @Override
+    public CompletableFuture<io.sluice.checkpoint.Savepoint> triggerSavepoint(JobId jobId, String targetDirectory,
+                                                                             boolean stop) {
+        return onMain(() -> {
+            JobExecution execution = core.jobs.execution(jobId).orElse(null);
+            if (execution instanceof JobExecution.Running running) {
+                return running.runner().triggerSavepoint(targetDirectory, stop)
+                        .thenApplyAsync(savepoint -> {
+                            savepoints.add(savepoint);
+                            return savepoint;
+                        }, core.mainThread);
+            }
+            if (execution instanceof JobExecution.Ended ended) {
+                return CompletableFuture.failedFuture(new IllegalStateException("Job " + jobId + " has ended ("
+                        + ended.result().status() + "): a savepoint is taken only of a running job. Its retained"
+                        + " checkpoints, if any, restore like a savepoint (--restore-from latest:" + jobId + ")."));
+            }
+            if (execution != null) {
+                return CompletableFuture.failedFuture(new IllegalStateException("Job " + jobId + " is still being"
+                        + " started or recovered by this job manager; try the savepoint again once it runs"));
+            }
+            return CompletableFuture.failedFuture(core.leaderSession == null
+                    ? new UnknownJobException(jobId, core.standbyMessage("take a savepoint at"))
+                    : new UnknownJobException(jobId));
+        });
+    }
+
+    @Override
+    public CompletableFuture<List<io.sluice.checkpoint.Savepoint>> listSavepoints(JobId jobId) {
+        return onMain(() -> CompletableFuture.completedFuture(savepoints.of(jobId)));
     }
 
     @Override

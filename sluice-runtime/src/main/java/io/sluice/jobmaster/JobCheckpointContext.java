@@ -63,6 +63,11 @@ final class JobCheckpointContext implements CheckpointCoordinator.Context {
     }
 
     @Override
+    public void triggerTaskForSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis) {
+        round.get().get(task).taskExecutor().triggerSavepoint(task, checkpointId, timestampMillis);
+    }
+
+    @Override
     public void notifyTaskCheckpointComplete(ExecutionAttemptId task, long checkpointId) {
         Execution e = round.get().get(task);
         if (e != null && e.state() == ExecutionState.RUNNING) {

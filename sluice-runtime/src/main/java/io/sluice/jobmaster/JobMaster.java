@@ -85,6 +85,8 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
     private final JobDetailsRequests details;
     private final JobLifecycle lifecycle;
     private final CompletableFuture<JobResult> resultFuture = new CompletableFuture<>();
+    /** Where savepoints go when the request names no directory: {@code <checkpoints.dir>/savepoints}. */
+    private final String defaultSavepointDirectory;
 
     public JobMaster(JobGraph jobGraph, JobMasterServices services, MainThreadExecutor mainThread) {
         this(jobGraph, services, mainThread, status -> { });
@@ -107,6 +109,7 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
                 services.ioExecutor(), services.clock(),
                 new JobCheckpointContext(this::status, this::currentRound, this::onGlobalFailure),
                 services.writesAllowed());
+        this.defaultSavepointDirectory = services.checkpointStorage().location() + "/savepoints";
         this.failures = new JobFailures(mainThread, services.clock());
         this.deployer = new TaskDeployer(jobGraph, slots, services.checkpointStore(), checkpointCoordinator,
                 mainThread, this, failures::restarts,
@@ -231,6 +234,25 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
             lifecycle.cancel();
             return Acknowledge.INSTANCE;
         }, mainThread);
+    }
+
+    /**
+     * {@inheritDoc} The savepoint is the checkpoint coordinator's ({@link CheckpointCoordinator#triggerSavepoint});
+     * the cancel after it goes through the lifecycle like any cancel.
+     */
+    @Override
+    public CompletableFuture<io.sluice.checkpoint.Savepoint> triggerSavepoint(String targetDirectory, boolean stop) {
+        return CompletableFuture.supplyAsync(() -> checkpointCoordinator.triggerSavepoint(
+                        targetDirectory != null ? targetDirectory : defaultSavepointDirectory), mainThread)
+                .thenCompose(f -> f)
+                .thenApplyAsync(savepoint -> {
+                    if (stop) {
+                        LOG.info("Stopping job {} after savepoint {} ({})", jobGraph.jobId(), savepoint.checkpointId(),
+                                savepoint.path());
+                        lifecycle.cancel();
+                    }
+                    return savepoint;
+                }, mainThread);
     }
 
     /** The job's details without task counters; main thread only (used when the job already ended). */

@@ -44,6 +44,27 @@ public interface DispatcherGateway {
     }
 
     /**
+     * Takes a savepoint of a running job into a new directory under {@code targetDirectory} ({@code null}: the
+     * job's default, {@code <checkpoints.dir>/savepoints}); with {@code stop} the job is then cancelled (it ends
+     * CANCELED), only if the savepoint completed. Fails with {@link UnknownJobException} for a job this job manager
+     * does not know, {@link IllegalStateException} for one that does not run, and
+     * {@link io.sluice.checkpoint.CheckpointException} saying why the savepoint failed (the job keeps running).
+     */
+    default CompletableFuture<io.sluice.checkpoint.Savepoint> triggerSavepoint(JobId jobId, String targetDirectory,
+                                                                              boolean stop) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(getClass().getSimpleName()
+                + " takes no savepoints"));
+    }
+
+    /**
+     * The savepoints this job manager took of a job (running or ended), oldest first; empty for a job without
+     * any. Answered from memory: a job manager that took over after a failover lists only its own.
+     */
+    default CompletableFuture<List<io.sluice.checkpoint.Savepoint>> listSavepoints(JobId jobId) {
+        return CompletableFuture.completedFuture(List.of());
+    }
+
+    /**
      * The graph of a job this job manager currently runs or recovers (its vertices and edges, for
      * the dashboard's operator graph); empty for a job it does not run (ended, unknown, or led
      * elsewhere). Answered from memory, without I/O.

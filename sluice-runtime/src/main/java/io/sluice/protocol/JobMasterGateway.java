@@ -23,4 +23,15 @@ public interface JobMasterGateway {
 
     /** Starts cancelling; completes when the request was accepted (not when the job is CANCELED). */
     CompletableFuture<Acknowledge> cancel();
+
+    /**
+     * Takes a savepoint into a new directory under {@code targetDirectory} ({@code null}: the default,
+     * {@code <checkpoints.dir>/savepoints}); with {@code stop}, the job is then cancelled (it ends CANCELED), but
+     * only if the savepoint completed: if it failed the job keeps running and the future fails saying why.
+     * Completes once the savepoint's metadata is written (with {@code stop}: once the cancel is under way).
+     */
+    default CompletableFuture<io.sluice.checkpoint.Savepoint> triggerSavepoint(String targetDirectory, boolean stop) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(getClass().getSimpleName()
+                + " takes no savepoints"));
+    }
 }

@@ -35,6 +35,12 @@ public interface TaskExecutorGateway {
     /** Tells a source task to take a checkpoint and emit its barrier. */
     void triggerCheckpoint(ExecutionAttemptId task, long checkpointId, long timestampMillis);
 
+    /**
+     * Tells a source task to take a savepoint and emit its barrier: like {@link #triggerCheckpoint}, but
+     * every task the barrier reaches writes a full snapshot in the canonical format, never an incremental one.
+     */
+    void triggerSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis);
+
     /** Checkpoint {@code checkpointId} completed: the task's operators hear it (a two-phase-commit sink commits). */
     void notifyCheckpointComplete(ExecutionAttemptId task, long checkpointId);
 

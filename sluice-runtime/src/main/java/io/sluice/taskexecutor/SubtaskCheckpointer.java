@@ -79,7 +79,7 @@ final class SubtaskCheckpointer implements BarrierHandler {
 
     @Override
     public void onAligned(CheckpointBarrier barrier) throws Exception {
-        checkpoint(barrier.checkpointId(), barrier.timestampMillis());
+        checkpoint(barrier.checkpointId(), barrier.timestampMillis(), barrier.savepoint());
     }
 
     @Override
@@ -91,27 +91,37 @@ final class SubtaskCheckpointer implements BarrierHandler {
 
     /** The synchronous part of checkpoint {@code checkpointId}; the upload continues on the I/O executor. */
     void checkpoint(long checkpointId, long timestampMillis) throws Exception {
+        checkpoint(checkpointId, timestampMillis, false);
+    }
+
+    /**
+     * The synchronous part of checkpoint {@code checkpointId}, or of a savepoint: a savepoint's keyed state is
+     * always a full snapshot in the canonical format ({@link KeyedStateBackend#snapshot}), never RocksDB's files
+     * of an incremental checkpoint, so that any backend restores it; and it is never kept as a task-local copy.
+     */
+    void checkpoint(long checkpointId, long timestampMillis, boolean savepoint) throws Exception {
         taskThread.check("A checkpoint");
         chain.prepareSnapshot(checkpointId);
         byte[] operatorState = chain.snapshotState(checkpointId);
         byte[] position = reader == null ? null : reader.snapshotPosition(checkpointId);
-        KeyedStateSnapshot snapshot = backend == null ? null : backend.checkpointSnapshot(checkpointId);
+        KeyedStateSnapshot snapshot = backend == null ? null
+                : savepoint ? backend.snapshot() : backend.checkpointSnapshot(checkpointId);
         KeyGroupRange range = backend == null ? null : backend.keyGroupRange();
-        CheckpointBarrier barrier = new CheckpointBarrier(checkpointId, timestampMillis);
+        CheckpointBarrier barrier = new CheckpointBarrier(checkpointId, timestampMillis, savepoint);
         for (RecordWriter<?> w : chain.outputs().all()) {
             w.broadcastEvent(barrier);
         }
-        uploads.submit(() -> upload(checkpointId, snapshot, position, range, operatorState));
+        uploads.submit(() -> upload(checkpointId, snapshot, position, range, operatorState, savepoint));
     }
 
     /** I/O executor: writes the snapshot and acknowledges it, or declines the checkpoint. */
     private void upload(long checkpointId, KeyedStateSnapshot snapshot, byte[] position, KeyGroupRange range,
-                        byte[] operatorState) {
+                        byte[] operatorState, boolean savepoint) {
         try {
             TaskStateHandle handle = snapshot == null
                     ? new TaskStateHandle(target.attemptId().vertexId(), target.attemptId().subtaskIndex(), null, 0,
                             position, null)
-                    : write(checkpointId, snapshot, position, range);
+                    : write(checkpointId, snapshot, position, range, savepoint);
             if (operatorState != null) {
                 // The operators' own state (a two-phase-commit sink's committables): inline when small, else a file.
                 handle = operatorState.length <= target.inlineStateThreshold()
@@ -131,8 +141,8 @@ final class SubtaskCheckpointer implements BarrierHandler {
         }
     }
 
-    private TaskStateHandle write(long checkpointId, KeyedStateSnapshot snapshot, byte[] position, KeyGroupRange range)
-            throws Exception {
+    private TaskStateHandle write(long checkpointId, KeyedStateSnapshot snapshot, byte[] position, KeyGroupRange range,
+                                  boolean savepoint) throws Exception {
         int vertexId = target.attemptId().vertexId();
         int subtask = target.attemptId().subtaskIndex();
         if (snapshot instanceof IncrementalKeyedStateSnapshot incremental) {
@@ -148,7 +158,9 @@ final class SubtaskCheckpointer implements BarrierHandler {
             return TaskStateHandle.inline(vertexId, subtask, bytes, position, range);
         }
         String file = target.storage().writeTaskState(target.jobId(), checkpointId, vertexId, subtask, bytes);
-        target.localState().store(checkpointId, file, bytes);
+        if (!savepoint) { // a savepoint is never what a failover restores
+            target.localState().store(checkpointId, file, bytes);
+        }
         return new TaskStateHandle(vertexId, subtask, file, bytes.length, position, range);
     }
 

@@ -140,6 +140,11 @@ public final class Task implements Runnable {
         mailbox.put(() -> checkpointer.checkpoint(checkpointId, timestampMillis));
     }
 
+    /** A source's savepoint (a full snapshot, see {@link SubtaskCheckpointer#checkpoint(long, long, boolean)}). Any thread. */
+    void triggerSavepoint(long checkpointId, long timestampMillis) {
+        mailbox.put(() -> checkpointer.checkpoint(checkpointId, timestampMillis, true));
+    }
+
     /** Checkpoint {@code checkpointId} completed: older local copies go now, the operators hear it on the task thread. */
     void notifyCheckpointComplete(long checkpointId) {
         localState.confirm(checkpointId);

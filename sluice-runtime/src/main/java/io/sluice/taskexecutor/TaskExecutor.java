@@ -276,6 +276,16 @@ public final class TaskExecutor implements TaskExecutorGateway {
     }
 
     @Override
+    public void triggerSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis) {
+        mainThread.execute(() -> {
+            RunningTask running = tasks.get(task);
+            if (running != null) {
+                running.task().triggerSavepoint(checkpointId, timestampMillis);
+            }
+        });
+    }
+
+    @Override
     public void notifyCheckpointComplete(ExecutionAttemptId task, long checkpointId) {
         mainThread.execute(() -> {
             RunningTask running = tasks.get(task);

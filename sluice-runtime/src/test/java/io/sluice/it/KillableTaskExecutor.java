@@ -101,6 +101,13 @@ final class KillableTaskExecutor implements TaskExecutorGateway {
     }
 
     @Override
+    public void triggerSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis) {
+        if (!dead) {
+            taskExecutor.triggerSavepoint(task, checkpointId, timestampMillis);
+        }
+    }
+
+    @Override
     public void notifyCheckpointComplete(ExecutionAttemptId task, long checkpointId) {
         if (!dead) {
             taskExecutor.notifyCheckpointComplete(task, checkpointId);

@@ -144,6 +144,11 @@ class JobMasterDataAddressesTest {
         }
 
         @Override
+        public void triggerSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis) {
+            delegate.triggerSavepoint(task, checkpointId, timestampMillis);
+        }
+
+        @Override
         public void notifyCheckpointComplete(ExecutionAttemptId task, long checkpointId) {
             delegate.notifyCheckpointComplete(task, checkpointId);
         }

@@ -85,6 +85,12 @@ public final class TestingTaskExecutorGateway implements TaskExecutorGateway {
         triggers.add(new TriggerCall(task, checkpointId, timestampMillis));
     }
 
+    /** Recorded as a {@link TriggerCall} too: the tests that use this gateway do not tell them apart. */
+    @Override
+    public void triggerSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis) {
+        triggers.add(new TriggerCall(task, checkpointId, timestampMillis));
+    }
+
     @Override
     public void notifyCheckpointComplete(ExecutionAttemptId task, long checkpointId) {
         notifications.add(new NotifyCall(task, checkpointId));

@@ -63,14 +63,19 @@ final class RestClient {
     }
 
     JsonNode postJson(String path, Object body) throws ClientException {
+        return postJson(path, body, REQUEST_TIMEOUT);
+    }
+
+    /** {@link #postJson(String, Object)} waiting up to {@code timeout} for the answer (a savepoint). */
+    JsonNode postJson(String path, Object body, Duration timeout) throws ClientException {
         byte[] bytes;
         try {
             bytes = JSON.writeValueAsBytes(body);
         } catch (IOException e) {
             throw new ClientException(ExitCodes.INTERNAL_ERROR, "Could not write the request to " + path + ": " + e, e);
         }
-        return send(request(path).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(bytes)).build(), path);
+        return send(request(path).timeout(timeout).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(bytes)).build(), path, timeout);
     }
 
     /** {@code POST /v1/jars}: the jar as the multipart field {@code jarfile}. */
@@ -104,6 +109,10 @@ final class RestClient {
     }
 
     private JsonNode send(HttpRequest request, String path) throws ClientException {
+        return send(request, path, REQUEST_TIMEOUT);
+    }
+
+    private JsonNode send(HttpRequest request, String path, Duration timeout) throws ClientException {
         HttpResponse<byte[]> response;
         try {
             response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
@@ -111,7 +120,7 @@ final class RestClient {
             throw unreachable(e);
         } catch (HttpTimeoutException e) {
             throw new ClientException(ExitCodes.UNAVAILABLE, "The Sluice cluster at " + base + " did not answer " + path
-                    + " within " + Durations.describe(REQUEST_TIMEOUT) + "; check that it is running and not overloaded");
+                    + " within " + Durations.describe(timeout) + "; check that it is running and not overloaded");
         } catch (IOException e) {
             throw unreachable(e);
         } catch (InterruptedException e) {

@@ -58,7 +58,8 @@ public final class RunCommand extends ClientCommand {
     Map<String, String> config = new LinkedHashMap<>();
 
     @Option(names = "--restore-from", paramLabel = "CHECKPOINT",
-            description = "Start the job from a retained checkpoint: a checkpoint directory"
+            description = "Start the job from a savepoint (its directory, as 'sluice savepoint' printed it, wherever"
+                    + " it was moved) or a retained checkpoint: a checkpoint directory"
                     + " <checkpoints.dir>/<jobId>/chk-<n> (or its _metadata file), or latest:<jobId> for the newest"
                     + " readable checkpoint of an earlier job (e.g. one that was canceled or failed). The same as"
                     + " -D checkpoints.restore-from=CHECKPOINT. A checkpoint that cannot be used fails the job"

@@ -154,6 +154,17 @@ public class DispatcherRestBackend implements RestBackend {
     }
 
     @Override
+    public CompletableFuture<io.sluice.checkpoint.Savepoint> triggerSavepoint(JobId jobId, String directory,
+                                                                             boolean stop) {
+        return withDispatcher(d -> d.triggerSavepoint(jobId, directory, stop));
+    }
+
+    @Override
+    public CompletableFuture<List<io.sluice.checkpoint.Savepoint>> listSavepoints(JobId jobId) {
+        return withDispatcher(d -> d.listSavepoints(jobId));
+    }
+
+    @Override
     public CompletableFuture<io.sluice.protocol.CheckpointsDeletion> deleteCheckpoints(JobId jobId) {
         return withDispatcher(d -> d.deleteCheckpoints(jobId));
     }

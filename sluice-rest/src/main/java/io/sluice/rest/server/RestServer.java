@@ -204,6 +204,7 @@ public final class RestServer implements AutoCloseable {
             List<RestRoutes> all = new ArrayList<>();
             all.add(new ClusterRoutes(backend));
             all.add(new JobRoutes(backend));
+            all.add(new io.sluice.rest.routes.SavepointRoutes(backend));
             all.add(new JarRoutes(backend, cfg.maxUploadBytes(), runAnswerTimeout));
             all.add(new OpenApiRoutes());
             all.addAll(extra);

@@ -409,6 +409,12 @@
               throw e;
             }
             return null; // e.g. no checkpoints endpoint answer while the job is not running here
+          }),
+          getJson("/v1/jobs/" + encodeURIComponent(jobId) + "/savepoints").catch(function (e) {
+            if (e instanceof Unauthorized) {
+              throw e;
+            }
+            return null;
           })
         ]).then(function (answers) {
           var job = answers[0];
@@ -420,6 +426,7 @@
           charts.throughput = drawThroughput(charts.throughput, throughput);
           charts.checkpoints = drawCheckpoints(charts.checkpoints, answers[1]);
           renderCheckpointTable(answers[1]);
+          renderSavepoints(answers[2]);
         });
       },
       stop: function () {
@@ -804,6 +811,21 @@
         el("td", { text: time(c.triggerTimestampMillis) }), el("td", { className: "num", text: duration(c.durationMillis) }),
         el("td", { className: "num", text: bytes(c.sizeBytes) }),
         el("td", { text: (c.inline ? "inline in metadata" : "state files") + (c.restored ? ", restored" : "") })));
+    });
+  }
+
+  /** The job's savepoints (GET /v1/jobs/{id}/savepoints), newest first: id, time, size, the path to restore from. */
+  function renderSavepoints(body) {
+    var summary = $("savepoint-summary");
+    var tbody = $("savepoints-body");
+    clear(tbody);
+    var list = body && body.savepoints ? body.savepoints : [];
+    summary.textContent = list.length ? list.length + " savepoint(s) taken by this job manager."
+      : "No savepoints taken by this job manager. Take one with: sluice savepoint " + $("job-id").textContent;
+    list.forEach(function (s) {
+      tbody.appendChild(el("tr", { "data-savepoint": String(s.id) }, el("td", { className: "num", text: String(s.id) }),
+        el("td", { text: dateTime(s.completionTimestampMillis) }), el("td", { className: "num", text: bytes(s.sizeBytes) }),
+        el("td", { text: s.path })));
     });
   }
 

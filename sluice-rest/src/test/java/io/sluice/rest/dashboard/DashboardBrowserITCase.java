@@ -143,6 +143,17 @@ class DashboardBrowserITCase {
         assertThat(page().findElement(By.id("connection")).getText()).startsWith("Updated");
         Path shot = browser.screenshot("job-running-again");
         assertThat(Files.size(shot)).isPositive();
+
+        // A savepoint appears in the job page's savepoint table, with the path to restore from.
+        assertThat(page().findElement(By.id("savepoint-summary")).getText()).startsWith("No savepoints");
+        io.sluice.checkpoint.Savepoint savepoint = cluster.cluster().dispatcher()
+                .triggerSavepoint(job, dir.resolve("savepoints").toString(), false).get(60, TimeUnit.SECONDS);
+        String savepointRow = "#savepoints-body tr[data-savepoint='" + savepoint.checkpointId() + "']";
+        new WebDriverWait(page(), WAIT).withMessage("the savepoint listed on the job page")
+                .until(d -> !d.findElements(By.cssSelector(savepointRow)).isEmpty());
+        assertThat(page().findElement(By.cssSelector(savepointRow)).getText()).contains(savepoint.path());
+        assertThat(page().findElement(By.id("savepoint-summary")).getText()).startsWith("1 savepoint(s)");
+        browser.screenshot("job-savepoint");
     }
 
     @Test

@@ -99,6 +99,11 @@ public final class CheckpointCoordinator {
 
         void triggerTask(ExecutionAttemptId task, long checkpointId, long timestampMillis);
 
+        /** Triggers a savepoint at {@code task} (a running source): a full snapshot at every task. */
+        default void triggerTaskForSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis) {
+            throw new UnsupportedOperationException(getClass().getSimpleName() + " takes no savepoints");
+        }
+
         /** Checkpoint {@code checkpointId} is durable: {@code task}, which took part, may commit what it holds. */
         void notifyTaskCheckpointComplete(ExecutionAttemptId task, long checkpointId);
 
@@ -115,6 +120,13 @@ public final class CheckpointCoordinator {
     private final SharedStateRegistry sharedState;
     private final CheckpointIdRequests ids;
     private final PendingCheckpoints pendings;
+    private final SavepointFinalizer savepoints;
+    private final Clock clock;
+    private final JobConfig config;
+    /** A savepoint requested and not started yet (its id not yet asked for), or {@code null}. */
+    private PendingSavepoint queuedSavepoint;
+    /** Whether a look at {@link #queuedSavepoint} is scheduled. */
+    private boolean savepointRetryScheduled;
 
     /**
      * @param writesAllowed checked on the I/O thread right before each metadata or pointer write;
@@ -146,9 +158,21 @@ public final class CheckpointCoordinator {
                 failures);
         CheckpointFinalizer finalizer = new CheckpointFinalizer(jobId, config, storage, store, mainThread, ioExecutor,
                 clock, writesAllowed, running, discarder, failures, this::onCompleted, sharedState);
+        this.clock = clock;
+        this.config = config;
+        SavepointFinalizer[] savepointFinalizer = new SavepointFinalizer[1];
         this.pendings = new PendingCheckpoints(jobId, config, mainThread, clock, running, discarder, failures,
-                finalizer::finalizeCheckpoint);
+                p -> {
+                    if (p.savepoint != null) {
+                        savepointFinalizer[0].finalizeSavepoint(p);
+                    } else {
+                        finalizer.finalizeCheckpoint(p);
+                    }
+                });
         finalizer.setPendingCheckpoints(pendings);
+        this.savepoints = new SavepointFinalizer(jobId, storage, mainThread, ioExecutor, clock, writesAllowed,
+                discarder, pendings);
+        savepointFinalizer[0] = savepoints;
     }
 
     /** Sets who is told of each completed and failed checkpoint (metrics). Main thread. */
@@ -165,6 +189,10 @@ public final class CheckpointCoordinator {
     public void stop(String reason) {
         trigger.stop();
         pendings.abort(reason, null);
+        if (queuedSavepoint != null) {
+            queuedSavepoint.fail("job " + jobId, reason);
+            queuedSavepoint = null;
+        }
     }
 
     /**
@@ -173,23 +201,103 @@ public final class CheckpointCoordinator {
      */
     public void triggerCheckpoint() {
         mainThread.assertRunningInMainThread();
+        if (queuedSavepoint != null) {
+            startQueuedSavepoint(); // a requested savepoint goes first
+            return;
+        }
         if (!trigger.isRunning() || pendings.busy() || ids.inFlight() || !context.canTriggerCheckpoint()) {
             return;
         }
-        ids.request(this::startCheckpoint);
+        ids.request((counterId, requestedNanos) -> startCheckpoint(counterId, requestedNanos, null));
     }
 
-    /** The counter answered {@code counterId}: the checkpoint starts, if nothing changed meanwhile. */
-    private void startCheckpoint(long counterId, long requestedNanos) {
+    /**
+     * Takes a savepoint into a new directory under {@code targetLocation} (see
+     * {@link io.sluice.checkpoint.SavepointWriter}): a checkpoint whose tasks write full snapshots in the
+     * canonical format, started as soon as no checkpoint is in flight and every task runs. The returned future
+     * completes on the main thread with the savepoint once its metadata is written, or fails with a
+     * {@link io.sluice.checkpoint.CheckpointException} saying why (checkpointing is off or stopped, another
+     * savepoint is being taken, a task declined, the timeout, storage); nothing else of the job changes then.
+     * Main thread.
+     */
+    public java.util.concurrent.CompletableFuture<io.sluice.checkpoint.Savepoint> triggerSavepoint(
+            String targetLocation) {
+        mainThread.assertRunningInMainThread();
+        PendingSavepoint s = new PendingSavepoint(targetLocation, clock.nanoTime());
+        if (!trigger.isRunning()) {
+            s.fail("job " + jobId, config.checkpointingEnabled()
+                    ? "the job is not running (checkpoints are taken only while it runs)"
+                    : "checkpointing is disabled for this job; a savepoint is a checkpoint, so set checkpoints.interval");
+        } else if (queuedSavepoint != null || (pendings.pending() != null && pendings.pending().savepoint != null)) {
+            s.fail("job " + jobId, "another savepoint of this job is being taken; wait for it and try again");
+        } else {
+            queuedSavepoint = s;
+            startQueuedSavepoint();
+        }
+        return s.future;
+    }
+
+    /** Starts the queued savepoint if it can start now, else looks again shortly (within the timeout). */
+    private void startQueuedSavepoint() {
+        PendingSavepoint s = queuedSavepoint;
+        if (s == null || (s.idRequested && ids.inFlight())) {
+            return; // nothing queued, or its id is on its way
+        }
+        if (!trigger.isRunning()) {
+            queuedSavepoint = null;
+            s.fail("job " + jobId, "checkpointing stopped");
+            return;
+        }
+        s.idRequested = false;
+        if (pendings.busy() || ids.inFlight() || !context.canTriggerCheckpoint()) {
+            if (clock.nanoTime() - s.requestedNanos > config.checkpointTimeout().toNanos()) {
+                queuedSavepoint = null;
+                s.fail("job " + jobId, "it could not start within the checkpoint timeout of "
+                        + io.sluice.config.Durations.describe(config.checkpointTimeout()) + " ("
+                        + (pendings.busy() ? "a checkpoint was in flight" : "not every task was running") + ")");
+            } else if (!savepointRetryScheduled) {
+                savepointRetryScheduled = true;
+                mainThread.schedule(() -> {
+                    savepointRetryScheduled = false;
+                    startQueuedSavepoint();
+                }, SAVEPOINT_START_RETRY);
+            }
+            return;
+        }
+        s.idRequested = true;
+        ids.request((counterId, requestedNanos) -> startCheckpoint(counterId, requestedNanos, s));
+    }
+
+    /** How soon a savepoint that had to wait (a checkpoint in flight, tasks deploying) looks again. */
+    private static final java.time.Duration SAVEPOINT_START_RETRY = java.time.Duration.ofMillis(20);
+
+    /**
+     * The counter answered {@code counterId}: the checkpoint (or {@code savepoint}, if not {@code null}) starts,
+     * if nothing changed meanwhile; a savepoint that cannot start stays queued.
+     */
+    private void startCheckpoint(long counterId, long requestedNanos, PendingSavepoint savepoint) {
+        if (savepoint != null && savepoint != queuedSavepoint) {
+            return; // failed meanwhile (stopped)
+        }
         if (pendings.pending() != null || !context.canTriggerCheckpoint()) {
+            if (savepoint != null) {
+                startQueuedSavepoint();
+            }
             return;
         }
         long id = ids.take(counterId);
+        if (savepoint != null) {
+            queuedSavepoint = null;
+        }
         PendingCheckpoint p = pendings.start(id, requestedNanos, context.tasksToAcknowledge(),
-                context.finishedTaskStates());
-        LOG.debug("Triggering checkpoint {} of job {}", id, jobId);
+                context.finishedTaskStates(), savepoint);
+        LOG.debug("Triggering {} {} of job {}", savepoint != null ? "savepoint" : "checkpoint", id, jobId);
         for (ExecutionAttemptId task : context.tasksToTrigger()) {
-            context.triggerTask(task, id, p.triggerTimestampMillis);
+            if (savepoint != null) {
+                context.triggerTaskForSavepoint(task, id, p.triggerTimestampMillis);
+            } else {
+                context.triggerTask(task, id, p.triggerTimestampMillis);
+            }
         }
         pendings.finalizeIfAcknowledged(p); // every task awaited finished meanwhile: nothing to wait for
     }

@@ -39,6 +39,8 @@ final class PendingCheckpoint {
     private final List<TaskStateHandle> handles = new ArrayList<>();
     private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.ACKNOWLEDGING);
     MainThreadExecutor.ScheduledTask timeout;
+    /** The savepoint this checkpoint is, or {@code null} for a periodic checkpoint. */
+    final PendingSavepoint savepoint;
 
     /**
      * @param tasks         the tasks that must acknowledge (those that had not finished at the trigger)
@@ -47,6 +49,13 @@ final class PendingCheckpoint {
      */
     PendingCheckpoint(long checkpointId, long triggerTimestampMillis, long triggerNanos, List<ExecutionAttemptId> tasks,
                       List<TaskStateHandle> finishedTasks) {
+        this(checkpointId, triggerTimestampMillis, triggerNanos, tasks, finishedTasks, null);
+    }
+
+    /** @param savepoint the savepoint this checkpoint is, or {@code null} */
+    PendingCheckpoint(long checkpointId, long triggerTimestampMillis, long triggerNanos, List<ExecutionAttemptId> tasks,
+                      List<TaskStateHandle> finishedTasks, PendingSavepoint savepoint) {
+        this.savepoint = savepoint;
         this.checkpointId = checkpointId;
         this.triggerTimestampMillis = triggerTimestampMillis;
         this.triggerNanos = triggerNanos;

@@ -80,9 +80,15 @@ final class PendingCheckpoints {
      */
     PendingCheckpoint start(long checkpointId, long requestedNanos, List<ExecutionAttemptId> tasks,
                             List<TaskStateHandle> finishedTasks) {
+        return start(checkpointId, requestedNanos, tasks, finishedTasks, null);
+    }
+
+    /** {@link #start} of a checkpoint that is {@code savepoint} ({@code null}: a periodic one). */
+    PendingCheckpoint start(long checkpointId, long requestedNanos, List<ExecutionAttemptId> tasks,
+                            List<TaskStateHandle> finishedTasks, PendingSavepoint savepoint) {
         mainThread.assertRunningInMainThread();
         PendingCheckpoint p = new PendingCheckpoint(checkpointId, clock.currentTimeMillis(), clock.nanoTime(), tasks,
-                finishedTasks);
+                finishedTasks, savepoint);
         pending = p;
         Duration remaining = config.checkpointTimeout().minusNanos(clock.nanoTime() - requestedNanos);
         p.timeout = mainThread.schedule(() -> onTimeout(p), remaining.isNegative() ? Duration.ZERO : remaining);
@@ -146,6 +152,9 @@ final class PendingCheckpoints {
         p.expire();
         discarder.rememberAborted(p.checkpointId);
         discarder.discardAsync(p.checkpointId, p.handles());
+        if (p.savepoint != null) {
+            p.savepoint.fail("job " + jobId, message);
+        }
         if (reason != null) {
             failures.failed(p.checkpointId, reason, message);
         } else {
@@ -180,6 +189,10 @@ final class PendingCheckpoints {
             lingeringCommit = p;
         } else {
             discarder.discardAsync(p.checkpointId, p.handles());
+            if (p.savepoint != null) { // while committing, the writer's outcome decides
+                p.savepoint.fail("job " + jobId, "it did not complete within the timeout of "
+                        + io.sluice.config.Durations.describe(config.checkpointTimeout()) + " (" + waiting + ")");
+            }
         }
         failures.failed(p.checkpointId,
                 finalizing ? CheckpointFailureReason.FINALIZATION_TIMED_OUT : CheckpointFailureReason.TIMED_OUT,

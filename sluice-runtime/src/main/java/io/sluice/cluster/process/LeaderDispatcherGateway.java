@@ -113,6 +113,17 @@ final class LeaderDispatcherGateway implements DispatcherGateway {
     }
 
     @Override
+    public CompletableFuture<io.sluice.checkpoint.Savepoint> triggerSavepoint(JobId jobId, String targetDirectory,
+                                                                             boolean stop) {
+        return call(d -> d.triggerSavepoint(jobId, targetDirectory, stop));
+    }
+
+    @Override
+    public CompletableFuture<List<io.sluice.checkpoint.Savepoint>> listSavepoints(JobId jobId) {
+        return call(d -> d.listSavepoints(jobId));
+    }
+
+    @Override
     public CompletableFuture<Optional<JobGraph>> requestJobGraph(JobId jobId) {
         return call(d -> d.requestJobGraph(jobId));
     }

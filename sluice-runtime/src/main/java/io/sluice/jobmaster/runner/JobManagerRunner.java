@@ -216,6 +216,11 @@ public final class JobManagerRunner implements LeaderContender {
         return onMainThread(() -> state.cancel());
     }
 
+    /** A savepoint, then a stop with {@code stop}: forwarded to the job master; refused while it has none. Any thread. */
+    public CompletableFuture<io.sluice.checkpoint.Savepoint> triggerSavepoint(String targetDirectory, boolean stop) {
+        return onMainThread(() -> state.triggerSavepoint(targetDirectory, stop));
+    }
+
     /**
      * The job's details from the published {@link StatusView}: complete at once while no job master
      * runs; once one does, its published details with the task counters of its task executors (at

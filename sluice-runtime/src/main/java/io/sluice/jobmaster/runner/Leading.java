@@ -87,6 +87,11 @@ final class Leading implements RunnerState {
     }
 
     @Override
+    public CompletableFuture<io.sluice.checkpoint.Savepoint> triggerSavepoint(String targetDirectory, boolean stop) {
+        return jobMaster.jobMaster().triggerSavepoint(targetDirectory, stop);
+    }
+
+    @Override
     public StatusView view() {
         return support.jobMasterView(jobMaster);
     }

@@ -54,6 +54,13 @@ sealed interface RunnerState permits NotLeading, Recovering, Leading, Suspending
 
     CompletableFuture<Acknowledge> cancel();
 
+    /** A savepoint (then a stop, with {@code stop}); only a job master takes one: refused in every other state. */
+    default CompletableFuture<io.sluice.checkpoint.Savepoint> triggerSavepoint(String targetDirectory, boolean stop) {
+        return CompletableFuture.failedFuture(new IllegalStateException("The job is " + name().toLowerCase(
+                java.util.Locale.ROOT) + " (not running under a job master): a savepoint is taken only of a running"
+                + " job; try again once it runs"));
+    }
+
     /**
      * What status calls show in this state, as of now (the runner publishes it after every change;
      * see {@link StatusView}). Main thread.

@@ -47,6 +47,8 @@ final class WireFormat {
     static final byte WATERMARK = 3;
     static final byte IDLE = 4;
     static final byte ACTIVE = 5;
+    /** The barrier of a savepoint (a full snapshot in the canonical format). */
+    static final byte SAVEPOINT_BARRIER = 6;
 
     /** length + type + channel id. */
     static final int HEADER = 4 + 1 + 4;
@@ -110,7 +112,7 @@ final class WireFormat {
     static ByteBuf event(ByteBufAllocator alloc, int channelId, NetworkEvent event) {
         ByteBuf b = header(alloc, EVENT, channelId, 1 + 8 + 8);
         if (event instanceof CheckpointBarrier barrier) {
-            b.writeByte(BARRIER).writeLong(barrier.checkpointId()).writeLong(barrier.timestampMillis());
+            b.writeByte(barrier.savepoint() ? SAVEPOINT_BARRIER : BARRIER).writeLong(barrier.checkpointId()).writeLong(barrier.timestampMillis());
         } else if (event instanceof Watermark watermark) {
             b.writeByte(WATERMARK).writeLong(watermark.timestamp()).writeLong(0);
         } else if (event == IdleStatus.IDLE) {
@@ -132,6 +134,7 @@ final class WireFormat {
         long b = frame.readLong();
         return switch (kind) {
             case BARRIER -> new CheckpointBarrier(a, b);
+            case SAVEPOINT_BARRIER -> new CheckpointBarrier(a, b, true);
             case WATERMARK -> new Watermark(a);
             case IDLE -> IdleStatus.IDLE;
             case ACTIVE -> IdleStatus.ACTIVE;
