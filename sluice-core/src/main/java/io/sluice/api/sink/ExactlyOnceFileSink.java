@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * <p>Output of the records after the latest checkpoint becomes visible at the next checkpoint, so
  * the checkpoint interval is the sink's latency. Without checkpointing, files are committed only
  * when a bounded input ends. The rename needs a file system with atomic rename within a directory
- * (local disks, NFS); object stores (S3) are not supported by this sink.
+ * (local disks, NFS); for S3 use {@code S3ExactlyOnceFileSink} of sluice-storage-s3 (multipart uploads completed on commit).
  *
  * <p>Instances are immutable and travel in the job graph; build with {@link #builder}.
  */
