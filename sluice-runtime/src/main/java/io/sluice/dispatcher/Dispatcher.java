@@ -42,10 +42,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: all of the Dispatcher's state lives on {@code mainThread}, and every entry point
  * checks it runs there ({@link MainThreadExecutor#assertRunningInMainThread()}, always on); the
- * gateway methods may be called from any thread and hand their work to it. Each job's runner runs
- * on its own main thread ({@code runnerThreads}), so no job's start, recovery, deployment or end
- * runs here, and the list is built from values the runners publish: a status or list call never
- * waits behind another job's work. Every store access runs on the I/O executor, so answers never
+ * gateway methods may be called from any thread and hand their work to it, except the list and
+ * status calls ({@link #listJobs()}, {@link #requestJobDetails}), which read published snapshots on
+ * the calling thread: where each job stands (published by this main thread, {@link JobTable}) and
+ * what its runner shows (published by the runner's thread). Each job's runner runs on its own main
+ * thread ({@code runnerThreads}), so no job's start, recovery, deployment or end runs here, and a
+ * status or list call never waits behind any job's work, nor behind this thread. Every store access runs on the I/O executor, so answers never
  * wait for storage; stored jobs whose graph is not read yet are reported INITIALIZING ("reading
  * the job graph", or "queued for recovery: N jobs ahead") rather than unknown.
  *
@@ -117,7 +119,7 @@ public final class Dispatcher implements DispatcherGateway {
         public void resultChanged(JobResult result) {
             JobRecord record = core.jobs.get(result.jobId());
             if (record != null && record.execution() instanceof JobExecution.Ended ended) {
-                record.update(new JobExecution.Ended(result, ended.details()));
+                core.jobs.update(record, new JobExecution.Ended(result, ended.details()));
             }
         }
 
@@ -204,6 +206,8 @@ public final class Dispatcher implements DispatcherGateway {
             onRevoke();
         }
         LOG.info("{} leads the dispatcher (session {}); recovering the stored jobs", id(), session);
+        // Before the session: a status call that sees the session also sees the listing (JobQueries).
+        core.listingJobs = true;
         core.leaderSession = session;
         core.leading = true;
         leadershipListener.run();
@@ -245,14 +249,19 @@ public final class Dispatcher implements DispatcherGateway {
                 .map(e -> ((JobExecution.Running) e).runner().jobGraph())));
     }
 
+    /** From published values on the calling thread: never waits for the main thread or any job's thread. */
     @Override
     public CompletableFuture<List<JobSummary>> listJobs() {
-        return onMain(() -> CompletableFuture.completedFuture(queries.list()));
+        return CompletableFuture.completedFuture(queries.list());
     }
 
+    /**
+     * From published values on the calling thread (a running job's task counters are asked from its
+     * task executors): never waits for the main thread or any job's thread.
+     */
     @Override
     public CompletableFuture<JobDetails> requestJobDetails(JobId jobId) {
-        return onMain(() -> queries.details(jobId));
+        return queries.details(jobId);
     }
 
     @Override

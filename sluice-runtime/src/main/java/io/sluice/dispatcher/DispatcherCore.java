@@ -11,8 +11,10 @@ import java.util.UUID;
  * What the Dispatcher's parts share: the services, the Dispatcher's main thread, the job table, and
  * the dispatcher leadership as this Dispatcher acts on it.
  *
- * <p>Threading: everything is written on the main thread. {@link #leaderSession}, {@link #leading}
- * and {@link #election} are also read from other threads (fencing tokens, {@code isLeader()}).
+ * <p>Threading: everything is written on the main thread. {@link #leaderSession}, {@link #leading},
+ * {@link #election}, {@link #listingJobs} and {@link #closed} are also read from other threads
+ * (fencing tokens, {@code isLeader()}, the job list and status calls), and so is the published side
+ * of {@link #jobs} ({@link JobTable#published}).
  */
 final class DispatcherCore {
     final JobManagerServices services;
@@ -25,10 +27,10 @@ final class DispatcherCore {
     /** The dispatcher leadership session acted on, or null while a standby. */
     volatile UUID leaderSession;
     volatile boolean leading;
-    /** Main thread: whether the stored jobs are being listed (any id may be among them). */
-    boolean listingJobs;
-    /** Main thread: closed for good. */
-    boolean closed;
+    /** Written on the main thread: whether the stored jobs are being listed (any id may be among them). */
+    volatile boolean listingJobs;
+    /** Written on the main thread: closed for good. */
+    volatile boolean closed;
 
     DispatcherCore(JobManagerServices services, MainThreadExecutor mainThread) {
         this.services = services;

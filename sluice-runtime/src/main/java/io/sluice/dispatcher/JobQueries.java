@@ -14,16 +14,20 @@ import io.sluice.protocol.UnknownJobException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The Dispatcher's answers about jobs: the list, built from memory (each runner publishes its
- * status, times and health, so the list never waits for any job's work), and one job's details
- * (a running job's come from its runner, on the runner's thread, so a status call waits at most
- * behind that job's own work; a job being recovered or not known yet is reported INITIALIZING
- * with what is happening rather than unknown).
+ * The Dispatcher's answers about jobs: the list and one job's details, both read from published
+ * snapshots: where each job stands ({@link JobTable#published}, set on the Dispatcher's main thread)
+ * and what its runner shows ({@link JobManagerRunner#requestJobDetails()}, the view the runner
+ * publishes on its own thread after every change, with the job master's published details). No
+ * answer submits anything to the Dispatcher's thread or any job's thread, so neither waits behind
+ * another job's start, restore, deployment or end, nor behind the Dispatcher taking the lead. A
+ * job being recovered or not known yet is reported INITIALIZING with what is happening rather than
+ * unknown.
  *
- * <p>Threading: the Dispatcher's main thread.
+ * <p>Threading: any thread (it only reads published values; the caller's thread builds the answer).
  */
 final class JobQueries {
     private final DispatcherCore core;
@@ -33,17 +37,15 @@ final class JobQueries {
     }
 
     List<JobSummary> list() {
-        core.assertMainThread();
         List<JobSummary> out = new ArrayList<>();
-        for (JobManagerRunner r : core.jobs.runners()) {
-            out.add(new JobSummary(r.jobId(), r.jobGraph().name(), r.status(), r.startTimeMillis(),
-                    r.lastTransitionMillis(), r.health()));
+        for (JobTable.Published p : core.jobs.publishedInStage(JobExecution.Running.class)) {
+            out.add(((JobExecution.Running) p.execution()).runner().summary());
         }
-        for (JobRecord r : core.jobs.inStage(JobExecution.ReadingGraph.class)) {
-            out.add(new JobSummary(r.id(), null, JobStatus.INITIALIZING, core.startMillis, core.startMillis));
+        for (JobTable.Published p : core.jobs.publishedInStage(JobExecution.ReadingGraph.class)) {
+            out.add(new JobSummary(p.id(), null, JobStatus.INITIALIZING, core.startMillis, core.startMillis));
         }
-        for (JobRecord r : core.jobs.inStage(JobExecution.Ended.class)) {
-            out.add(endedSummary((JobExecution.Ended) r.execution()));
+        for (JobTable.Published p : core.jobs.publishedInStage(JobExecution.Ended.class)) {
+            out.add(endedSummary((JobExecution.Ended) p.execution()));
         }
         return out;
     }
@@ -55,9 +57,18 @@ final class JobQueries {
         return new JobSummary(r.jobId(), r.jobName(), r.status(), start, r.endTimestampMillis());
     }
 
+    /**
+     * One job's details. The Dispatcher's flags are read before the job's published stage, in the
+     * reverse of the order the main thread writes them (the listing flag is set before the leader
+     * session, and cleared only after every listed job is published), so a job is never reported
+     * unknown while the leader is still listing it.
+     */
     CompletableFuture<JobDetails> details(JobId jobId) {
-        core.assertMainThread();
-        JobExecution execution = core.jobs.execution(jobId).orElse(null);
+        UUID session = core.leaderSession;
+        boolean listing = core.listingJobs;
+        boolean closed = core.closed;
+        JobTable.Published published = core.jobs.published(jobId);
+        JobExecution execution = published == null ? null : published.execution();
         if (execution instanceof JobExecution.Running running) {
             return running.runner().requestJobDetails();
         }
@@ -67,13 +78,13 @@ final class JobQueries {
         if (execution instanceof JobExecution.ReadingGraph reading) {
             return CompletableFuture.completedFuture(readingDetails(jobId, reading));
         }
-        if (core.listingJobs) {
+        if (listing) {
             return CompletableFuture.completedFuture(placeholder(jobId,
                     "the job manager is recovering its list of jobs; this job may or may not be among them"));
         }
-        if (core.leaderSession == null) {
+        if (session == null) {
             Optional<String> leader = core.leaderRetrieval.currentLeader();
-            if (!core.closed && (leader.isEmpty() || leader.get().equals(core.id()))) {
+            if (!closed && (leader.isEmpty() || leader.get().equals(core.id()))) {
                 // No other leader: this job manager is about to lead and recover the stored jobs, so
                 // an id it does not know yet may well be one of them.
                 return CompletableFuture.completedFuture(placeholder(jobId,

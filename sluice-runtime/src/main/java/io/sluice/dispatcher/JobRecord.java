@@ -46,7 +46,7 @@ final class JobRecord {
         this.enteredAt = sequence;
     }
 
-    /** Replaces the stage's value without moving the job in the list (the same stage, updated). */
+    /** Replaces the stage's value without moving the job in the list; through {@link JobTable#update} only. */
     void update(JobExecution same) {
         this.execution = same;
     }

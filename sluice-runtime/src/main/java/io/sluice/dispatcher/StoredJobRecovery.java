@@ -84,8 +84,9 @@ final class StoredJobRecovery {
                     }
                 }, core.services.ioExecutor()))
                 .result().thenAccept(stored -> {
-                    core.listingJobs = false;
                     recoverListed(session, stored);
+                    // Only now: a status call that no longer sees the listing sees every listed job (JobQueries).
+                    core.listingJobs = false;
                 });
     }
 
@@ -145,7 +146,7 @@ final class StoredJobRecovery {
                 result.completeExceptionally(e);
             }
         });
-        core.jobs.get(id).update(reading.withRead(read));
+        core.jobs.update(core.jobs.get(id), reading.withRead(read));
         result.whenCompleteAsync((recovered, error) -> graphRead(id, attempt, session, recovered, error),
                 core.mainThread);
     }
@@ -164,7 +165,7 @@ final class StoredJobRecovery {
         if (error != null) {
             Duration delay = core.services.recoveryBackoff().delayAfter(attempt, core.services.random());
             String message = describeReadError(error);
-            core.jobs.get(id).update(reading.withFailure(new JobExecution.GraphReadFailure(attempt, message,
+            core.jobs.update(core.jobs.get(id), reading.withFailure(new JobExecution.GraphReadFailure(attempt, message,
                     core.services.clock().currentTimeMillis() + delay.toMillis())));
             LOG.warn("Could not read the job graph of job {} (attempt {}): {}; retrying in {} ms (cancel the job"
                     + " to stop; its checkpoints are kept)", id, attempt, message, delay.toMillis());
@@ -184,7 +185,7 @@ final class StoredJobRecovery {
         if (reading.cancelled()) {
             return;
         }
-        record.update(reading.cancel());
+        core.jobs.update(record, reading.cancel());
         boolean waiting = reading.failure() != null || (reading.read() != null && reading.read().ahead() >= 0);
         if (waiting) {
             if (reading.read() != null) {

@@ -26,7 +26,8 @@ import java.util.function.Supplier;
  * checkpoint statistics, restarts and failures, health, and what the job waits for while it has
  * too few slots.
  *
- * <p>Threading: the job master's main thread only (its parts check it).
+ * <p>Threading: the job master's main thread only (its parts check it), except {@link
+ * #withCounters}, a pure function.
  */
 final class JobDetailsAssembler {
     private final JobGraph jobGraph;
@@ -53,10 +54,41 @@ final class JobDetailsAssembler {
 
     /** The details now, with {@code metrics} (task counters; those of other rounds are left out). */
     JobDetails build(List<TaskMetrics> metrics) {
+        return withCounters(base(), round.get().number(), metrics);
+    }
+
+    /**
+     * The details of a job master that has not run a command yet (made on its runner's thread, its start
+     * queued): {@code created}, the graph's vertices with no subtask deployed, no checkpoint stats yet.
+     * Any thread (reads only the graph and its arguments).
+     */
+    JobDetails beforeStart(JobStatusTransition created) {
+        List<VertexStatus> vertices = new ArrayList<>();
+        for (JobVertex v : jobGraph.vertices()) {
+            vertices.add(new VertexStatus(v.id(), v.name(), v.parallelism(), 0, 0, 0, List.of(), 0, null));
+        }
+        return new JobDetails(jobGraph.jobId(), jobGraph.name(), created.status(), List.of(created), vertices,
+                io.sluice.checkpoint.CheckpointStats.NONE, 0, null, null);
+    }
+
+    /** The number of the current deployment round (whose task counters count). */
+    int roundNumber() {
+        return round.get().number();
+    }
+
+    /** The details now without task counters: each subtask's state as last heard, every count 0. */
+    JobDetails base() {
         DeploymentRound current = round.get();
         List<VertexStatus> vertices = new ArrayList<>();
         for (JobVertex v : jobGraph.vertices()) {
-            vertices.add(vertexStatus(v, current, metrics));
+            List<SubtaskStatus> subtasks = new ArrayList<>();
+            for (Execution e : current.executions()) {
+                if (e.id().vertexId() == v.id()) {
+                    subtasks.add(new SubtaskStatus(e.id().subtaskIndex(), e.state(), 0, 0));
+                }
+            }
+            subtasks.sort(Comparator.comparingInt(SubtaskStatus::subtaskIndex));
+            vertices.add(new VertexStatus(v.id(), v.name(), v.parallelism(), 0, 0, 0, subtasks, 0, null));
         }
         String waitingFor = slots.waitingFor();
         RecoveryStatus waiting = waitingFor == null ? null
@@ -68,7 +100,24 @@ final class JobDetailsAssembler {
                 waiting, failures.restartHistory(), failures.recentEvents(), healthMonitor.health(now));
     }
 
-    private static VertexStatus vertexStatus(JobVertex v, DeploymentRound current, List<TaskMetrics> metrics) {
+    /**
+     * {@code base} (see {@link #base()}) with the counters of {@code metrics} that belong to deployment
+     * round {@code round}. A pure function: any thread.
+     */
+    static JobDetails withCounters(JobDetails base, int round, List<TaskMetrics> metrics) {
+        if (metrics.isEmpty()) {
+            return base;
+        }
+        List<VertexStatus> vertices = new ArrayList<>(base.vertices().size());
+        for (VertexStatus v : base.vertices()) {
+            vertices.add(vertexStatus(v, round, metrics));
+        }
+        return new JobDetails(base.jobId(), base.name(), base.status(), base.transitions(), vertices,
+                base.checkpoints(), base.restarts(), base.failureMessage(), base.recovery(), base.restartHistory(),
+                base.recentFailures(), base.health());
+    }
+
+    private static VertexStatus vertexStatus(VertexStatus v, int round, List<TaskMetrics> metrics) {
         long in = 0;
         long out = 0;
         long lateDropped = 0;
@@ -77,7 +126,7 @@ final class JobDetailsAssembler {
         long[] subtaskIn = new long[v.parallelism()];
         long[] subtaskOut = new long[v.parallelism()];
         for (TaskMetrics m : metrics) {
-            if (m.attemptId().vertexId() != v.id() || m.attemptId().deployment() != current.number()) {
+            if (m.attemptId().vertexId() != v.vertexId() || m.attemptId().deployment() != round) {
                 continue;
             }
             in += m.recordsIn();
@@ -94,14 +143,12 @@ final class JobDetailsAssembler {
                 subtaskOut[m.attemptId().subtaskIndex()] += m.recordsOut();
             }
         }
-        List<SubtaskStatus> subtasks = new ArrayList<>();
-        for (Execution e : current.executions()) {
-            if (e.id().vertexId() == v.id()) {
-                int i = e.id().subtaskIndex();
-                subtasks.add(new SubtaskStatus(i, e.state(), subtaskIn[i], subtaskOut[i]));
-            }
+        List<SubtaskStatus> subtasks = new ArrayList<>(v.subtasks().size());
+        for (SubtaskStatus s : v.subtasks()) {
+            int i = s.subtaskIndex();
+            subtasks.add(new SubtaskStatus(i, s.state(), subtaskIn[i], subtaskOut[i]));
         }
-        subtasks.sort(Comparator.comparingInt(SubtaskStatus::subtaskIndex));
-        return new VertexStatus(v.id(), v.name(), v.parallelism(), running, in, out, subtasks, lateDropped, commits);
+        return new VertexStatus(v.vertexId(), v.name(), v.parallelism(), running, in, out, subtasks, lateDropped,
+                commits);
     }
 }

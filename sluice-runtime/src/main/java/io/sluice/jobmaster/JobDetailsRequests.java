@@ -3,6 +3,8 @@ package io.sluice.jobmaster;
 import io.sluice.graph.JobId;
 import io.sluice.jobmaster.deployment.SlotAssignment;
 import io.sluice.protocol.JobDetails;
+import io.sluice.protocol.JobHealth;
+import io.sluice.protocol.JobStatusTransition;
 import io.sluice.protocol.TaskExecutorGateway;
 import io.sluice.protocol.TaskMetrics;
 import io.sluice.rpc.MainThreadExecutor;
@@ -11,17 +13,26 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
- * Answers requests for a job's details with task counters from its task executors. Counters are
- * asked for at most once per {@link #METRICS_MAX_AGE_NANOS} (a burst of status queries costs one
- * hop to the main thread each, and one request to the task executors per interval), and each
- * answer waits at most {@link #METRICS_TIMEOUT_MILLIS}: a task executor that does not answer must
- * not hold up the job's status. Once the job ended under this job master, its final details (with
- * the last counters) answer every request.
+ * Publishes a job master's details and answers requests for them with task counters from its task
+ * executors, without the job master's thread.
  *
- * <p>Threading: the job master's main thread, checked, except {@link #finalDetails()} (any thread).
+ * <p>After every command on the job master's main thread, {@link #publish()} replaces one immutable
+ * {@link Published} snapshot (the details without counters: status, transitions, each subtask's state,
+ * checkpoints, failures, what it waits for; the deployment round; the task executors it deployed
+ * to). {@link #request()}, from any thread, takes that snapshot and adds the task counters: asked
+ * from the task executors directly at most once per {@link #METRICS_MAX_AGE_NANOS} (younger ones
+ * are served from memory), each answer waiting at most {@link #METRICS_TIMEOUT_MILLIS}, so a task
+ * executor that does not answer does not hold up the job's status, and nothing queues behind this
+ * job master's work (or any other job's). Once the job ended under this job master, its final
+ * details (with the last counters) answer every request. The health mark is read live (a checkpoint
+ * grows stale without any command).
+ *
+ * <p>Threading: {@link #publish()}, {@link #current()} and {@link #captureFinal()} on the job
+ * master's main thread (checked); {@link #request()} and {@link #finalDetails()} from any thread.
  */
 final class JobDetailsRequests {
     /** How long a status request waits for task counters before answering without them. */
@@ -29,66 +40,103 @@ final class JobDetailsRequests {
     /** Task counters younger than this are served from memory. */
     private static final long METRICS_MAX_AGE_NANOS = 100_000_000L;
 
+    /** The details without counters, the round whose counters count, and where its tasks run. Immutable. */
+    record Published(JobDetails details, int round, List<TaskExecutorGateway> taskExecutors) {
+        Published {
+            taskExecutors = List.copyOf(taskExecutors);
+        }
+    }
+
+    /** Task counters as last asked, and when ({@code atNanos} 0: never). Immutable. */
+    private record Counters(List<TaskMetrics> metrics, long atNanos) {
+    }
+
     private final JobId jobId;
     private final JobDetailsAssembler assembler;
     private final SlotAssignment slots;
     private final MainThreadExecutor mainThread;
     private final Clock clock;
-    /** Whether the job has ended under this job master (its counters are no longer refreshed). */
-    private final BooleanSupplier ended;
-
-    /** Task counters of the last details request, kept for the final details. */
-    private List<TaskMetrics> lastMetrics = List.of();
-    private long lastMetricsNanos;
+    private final Supplier<JobHealth> health;
+    /** Written on the main thread only. */
+    private volatile Published published;
+    /** Written by whichever thread got the latest answers; the newest wins. */
+    private final AtomicReference<Counters> counters = new AtomicReference<>(new Counters(List.of(), 0));
     private volatile JobDetails finalDetails;
 
+    /** @param health the job's health mark now; any thread */
     JobDetailsRequests(JobId jobId, JobDetailsAssembler assembler, SlotAssignment slots, MainThreadExecutor mainThread,
-                       Clock clock, BooleanSupplier ended) {
+                       Clock clock, Supplier<JobHealth> health) {
         this.jobId = jobId;
         this.assembler = assembler;
         this.slots = slots;
         this.mainThread = mainThread;
         this.clock = clock;
-        this.ended = ended;
+        this.health = health;
     }
 
-    /** The details with task counters; completes on the main thread. */
-    CompletableFuture<JobDetails> request() {
-        mainThread.assertRunningInMainThread();
-        if (finalDetails != null) {
-            return CompletableFuture.completedFuture(finalDetails);
+    /**
+     * Publishes the details of a job master whose main thread has not run yet ({@link
+     * JobDetailsAssembler#beforeStart}). Its constructor only, before it is shared.
+     */
+    void publishBeforeStart(JobStatusTransition created) {
+        if (published != null) {
+            throw new IllegalStateException("The details of job " + jobId + " were already published");
         }
-        long ageNanos = clock.nanoTime() - lastMetricsNanos;
-        if (lastMetricsNanos != 0 && ageNanos < METRICS_MAX_AGE_NANOS) {
-            // Recent counters: answer from this thread alone, without asking the task executors.
-            return CompletableFuture.completedFuture(assembler.build(lastMetrics));
+        published = new Published(assembler.beforeStart(created), 0, List.of());
+    }
+
+    /** Publishes the details as they are now. Main thread (checked). */
+    void publish() {
+        mainThread.assertRunningInMainThread();
+        published = new Published(assembler.base(), assembler.roundNumber(), slots.distinctTaskExecutors());
+    }
+
+    /**
+     * The published details with task counters. Any thread; completes at once when the counters are
+     * recent or there is no task executor to ask, else when the task executors answered (or 2 s passed).
+     */
+    CompletableFuture<JobDetails> request() {
+        JobDetails ended = finalDetails;
+        if (ended != null) {
+            return CompletableFuture.completedFuture(ended);
+        }
+        Published p = published;
+        Counters last = counters.get();
+        if (p.taskExecutors().isEmpty()
+                || (last.atNanos() != 0 && clock.nanoTime() - last.atNanos() < METRICS_MAX_AGE_NANOS)) {
+            return CompletableFuture.completedFuture(answer(p, last.metrics()));
         }
         List<CompletableFuture<List<TaskMetrics>>> perExecutor = new ArrayList<>();
-        for (TaskExecutorGateway te : slots.distinctTaskExecutors()) {
+        for (TaskExecutorGateway te : p.taskExecutors()) {
             perExecutor.add(te.requestTaskMetrics(jobId)
                     .completeOnTimeout(List.of(), METRICS_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)
                     .exceptionally(e -> List.of()));
         }
-        return CompletableFuture.allOf(perExecutor.toArray(new CompletableFuture<?>[0])).thenApplyAsync(ignored -> {
+        return CompletableFuture.allOf(perExecutor.toArray(new CompletableFuture<?>[0])).thenApply(ignored -> {
             List<TaskMetrics> metrics = perExecutor.stream().flatMap(f -> f.join().stream()).toList();
-            if (!ended.getAsBoolean()) {
-                lastMetrics = metrics;
-                lastMetricsNanos = clock.nanoTime();
+            if (!p.details().status().isTerminal()) {
+                Counters fresh = new Counters(metrics, clock.nanoTime());
+                counters.accumulateAndGet(fresh, (old, next) -> next.atNanos() >= old.atNanos() ? next : old);
             }
-            return finalDetails != null ? finalDetails : assembler.build(metrics);
-        }, mainThread);
+            JobDetails end = finalDetails;
+            return end != null ? end : answer(p, metrics);
+        });
     }
 
-    /** The details without task counters. */
+    private JobDetails answer(Published p, List<TaskMetrics> metrics) {
+        return JobDetailsAssembler.withCounters(p.details(), p.round(), metrics).withHealth(health.get());
+    }
+
+    /** The details without task counters. Main thread. */
     JobDetails current() {
         mainThread.assertRunningInMainThread();
         return assembler.build(List.of());
     }
 
-    /** The job ended under this job master: its details now, with the last counters, answer from here on. */
+    /** The job ended under this job master: its details now, with the last counters, answer from here on. Main thread. */
     void captureFinal() {
         mainThread.assertRunningInMainThread();
-        finalDetails = assembler.build(lastMetrics);
+        finalDetails = assembler.build(counters.get().metrics());
     }
 
     /** The details at the moment the job ended under this job master, or {@code null} before. Any thread. */

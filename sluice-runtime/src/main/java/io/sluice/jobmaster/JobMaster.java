@@ -22,6 +22,7 @@ import io.sluice.protocol.JobStatusTransition;
 import io.sluice.protocol.TaskExecutionState;
 import io.sluice.rpc.Acknowledge;
 import io.sluice.rpc.MainThreadExecutor;
+import io.sluice.rpc.PublishingMainThreadExecutor;
 import io.sluice.rpc.remote.FencedGateway;
 import io.sluice.slots.SlotPool;
 import io.sluice.slots.TaskExecutorLostException;
@@ -52,7 +53,9 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>Threading: all state lives on {@code mainThread}; gateway methods hop there, and every part
- * checks it. Nothing here blocks: checkpoint and restore I/O run on the I/O executor.
+ * checks it. Nothing here blocks: checkpoint and restore I/O run on the I/O executor. After every
+ * command on the main thread the job's details are published as one immutable snapshot
+ * ({@link JobDetailsRequests}), which {@link #publishedDetails()} reads from any thread.
  *
  * <p>Failover is global: when a task fails, every task is cancelled, and once all have ended the
  * job is redeployed after the restart strategy's backoff, restoring from the latest completed
@@ -93,9 +96,11 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
      * @param statusListener told of every status change, on this job master's main thread; must not
      *                       block, nor change the job's state (such a transition is refused)
      */
-    public JobMaster(JobGraph jobGraph, JobMasterServices services, MainThreadExecutor mainThread,
+    public JobMaster(JobGraph jobGraph, JobMasterServices services, MainThreadExecutor ownThread,
                      Consumer<JobStatus> statusListener) {
         this.jobGraph = jobGraph;
+        // Every part gets this wrapper: after each command the details are published for status calls.
+        MainThreadExecutor mainThread = new PublishingMainThreadExecutor(ownThread, this::publishDetails);
         this.mainThread = mainThread;
         this.fence = new LeaderSessionFence(services.writesAllowed());
         this.slots = new SlotAssignment(jobGraph, services.slots(), services.slotPool(), mainThread);
@@ -117,12 +122,13 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
                 restoreFallback, checkpointCoordinator, failures, mainThread);
         this.details = new JobDetailsRequests(jobGraph.jobId(), new JobDetailsAssembler(jobGraph, this::status,
                 this::transitions, this::currentRound, slots, checkpointCoordinator, failures, healthMonitor),
-                slots, mainThread, services.clock(), this::hasEnded);
+                slots, mainThread, services.clock(), this::health);
         this.lifecycle = new JobLifecycle(jobGraph.jobId(), jobGraph.name(), mainThread, services.clock(),
                 new JobMasterActions(jobGraph, services.clock(), slots, deployer, checkpointCoordinator, failover,
                         restoreFallback, healthMonitor, failures, details, resultFuture, this::onTaskExecutorLost,
                         this::onSlotsAdded),
                 statusListener);
+        details.publishBeforeStart(lifecycle.created()); // made on the runner's thread: nothing ran on its own yet
     }
 
     public JobId jobId() {
@@ -147,6 +153,7 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
     /** Deploys all tasks, restoring from the latest completed checkpoint if there is one (or waits for slots). Main thread. */
     public void start() {
         lifecycle.start();
+        details.publish();
     }
 
     /**
@@ -165,6 +172,7 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
      */
     public void suspend(String reason) {
         lifecycle.suspend(reason);
+        details.publish();
     }
 
     // ---------------------------------------------------------------- gateway
@@ -195,9 +203,29 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
         });
     }
 
+    /** The details as of now, asked on the main thread (for callers that must see every change before it). */
     @Override
     public CompletableFuture<JobDetails> requestJobDetails() {
-        return CompletableFuture.supplyAsync(details::request, mainThread).thenCompose(f -> f);
+        return CompletableFuture.supplyAsync(() -> {
+            details.publish();
+            return details.request();
+        }, mainThread).thenCompose(f -> f);
+    }
+
+    /**
+     * The details as last published (after every command on the main thread), with task counters
+     * asked from the task executors directly (at most 100 ms old). Any thread: nothing is submitted to
+     * this job master's thread, so a status call never waits behind its work.
+     */
+    public CompletableFuture<JobDetails> publishedDetails() {
+        return details.request();
+    }
+
+    /** Main thread, after every command (see {@link PublishingMainThreadExecutor}). */
+    private void publishDetails() {
+        if (details != null) { // null only while the constructor runs
+            details.publish();
+        }
     }
 
     @Override
@@ -313,11 +341,6 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
 
     private List<JobStatusTransition> transitions() {
         return lifecycle.transitions();
-    }
-
-    /** Whether the job has ended under this job master (terminal, or suspended). */
-    private boolean hasEnded() {
-        return lifecycle.status().isTerminal();
     }
 
     /**

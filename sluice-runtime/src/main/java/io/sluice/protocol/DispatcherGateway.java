@@ -10,7 +10,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The entry point of a job manager, for clients (Java API, CLI, REST). Callable from any thread;
  * answers come from the Dispatcher's main thread, which never waits for storage, so they are
- * prompt whatever the storage does.
+ * prompt whatever the storage does. The Dispatcher answers {@link #listJobs()} and {@link
+ * #requestJobDetails} on the calling thread from published snapshots, without any main thread.
  */
 public interface DispatcherGateway {
 

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,7 +39,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threads: gateway methods may be called from any thread (an RPC event loop, a job master's main
  * thread) and hop onto this task executor's main thread, where every field below lives; the private
- * steps check it. Each task gets the same {@link TaskServices}, apart from its job master and class
+ * steps check it. The exception is {@link #requestTaskMetrics}: it reads the tasks' counters through
+ * {@link #taskIndex}, a concurrent copy of the table written only on the main thread, on the calling
+ * thread, so a job's status never waits behind this task executor's deployments of other jobs. Each task gets the same {@link TaskServices}, apart from its job master and class
  * loader, including the {@link KeyedStateBackendFactory} given to the constructor (the heap by default).
  */
 public final class TaskExecutor implements TaskExecutorGateway {
@@ -51,6 +54,8 @@ public final class TaskExecutor implements TaskExecutorGateway {
     private final ShuffleEnvironment shuffle;
     private final CheckpointStorageRegistry storages;
     private final Map<ExecutionAttemptId, RunningTask> tasks = new HashMap<>();
+    /** The tasks of {@link #tasks}, for {@link #requestTaskMetrics}: written on the main thread only, read from any. */
+    private final Map<ExecutionAttemptId, Task> taskIndex = new ConcurrentHashMap<>();
     private final TaskLocalStateStore localState = new TaskLocalStateStore();
     private final JobClassLoaderFetcher classLoaders;
     private final Clock clock;
@@ -209,6 +214,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
             Task task = new Task(descriptor, services);
             tasks.put(descriptor.attemptId(), new RunningTask(task, jobMaster, classLoader,
                     TaskMeters.register(storages.meterRegistry(), task)));
+            taskIndex.put(descriptor.attemptId(), task);
             task.start();
             return Acknowledge.INSTANCE;
         } catch (RuntimeException e) {
@@ -221,6 +227,9 @@ public final class TaskExecutor implements TaskExecutorGateway {
     private void onTaskState(TaskExecutionState state) {
         mainThread.assertRunningInMainThread();
         RunningTask running = state.state().isTerminal() ? tasks.remove(state.attemptId()) : tasks.get(state.attemptId());
+        if (state.state().isTerminal()) {
+            taskIndex.remove(state.attemptId());
+        }
         if (running == null) {
             return;
         }
@@ -300,17 +309,19 @@ public final class TaskExecutor implements TaskExecutorGateway {
         });
     }
 
+    /**
+     * The counters of {@code jobId}'s tasks here, read on the calling thread from {@link #taskIndex}
+     * (racy reads, as for metrics): never queued behind this task executor's main thread. Any thread.
+     */
     @Override
     public CompletableFuture<List<TaskMetrics>> requestTaskMetrics(JobId jobId) {
-        return CompletableFuture.supplyAsync(() -> {
-            List<TaskMetrics> out = new ArrayList<>();
-            for (RunningTask t : tasks.values()) {
-                if (t.task().attemptId().jobId().equals(jobId)) {
-                    out.add(t.task().metrics());
-                }
+        List<TaskMetrics> out = new ArrayList<>();
+        for (Task t : taskIndex.values()) {
+            if (t.attemptId().jobId().equals(jobId)) {
+                out.add(t.metrics());
             }
-            return out;
-        }, mainThread);
+        }
+        return CompletableFuture.completedFuture(out);
     }
 
     /**

@@ -155,6 +155,97 @@ class DispatcherJobThreadsTest {
         assertThat(io.numQueued()).isEqualTo(32);
     }
 
+    /**
+     * Issue 22: status and list read published snapshots. With 100 jobs restoring, starting and
+     * deploying and NOT ONE thread run (neither the Dispatcher's, nor any runner's or job master's,
+     * nor the I/O executor), the list and the status of every job are answered at once and say
+     * where each job stands. (Before, both waited for the Dispatcher's thread and a status also for
+     * the job's runner and job master threads: none of these futures completed.)
+     */
+    @Test
+    void statusAndListOfEveryJobAreAnsweredWithoutRunningAnyThreadWhile100JobMastersRestoreStartAndDeploy() {
+        startDispatcher(32, 100);
+        runnerThreads.values().forEach(ManuallyTriggeredMainThreadExecutor::triggerAll);
+        for (JobId id : runnerThreads.keySet()) {
+            ha.jobElection(id, CONTENDER).grant();
+        }
+        runnerThreads.values().forEach(ManuallyTriggeredMainThreadExecutor::triggerAll);
+        for (int i = 0; i < 66; i++) {
+            assertThat(io.triggerNext()).isTrue();
+        }
+        runnerThreads.values().forEach(ManuallyTriggeredMainThreadExecutor::triggerAll);
+        List<ManuallyTriggeredMainThreadExecutor> masters = new ArrayList<>(jobMasterThreads.values());
+        assertThat(masters).as("66 job masters created, their start queued on their own threads").hasSize(66);
+        for (ManuallyTriggeredMainThreadExecutor jm : masters.subList(0, 33)) {
+            jm.triggerAll(); // 33 start and deploy
+        }
+        for (ExecutionAttemptId task : taskExecutor.submittedIds()) {
+            taskExecutor.jobMasterOf(task).updateTaskExecutionState(new TaskExecutionState(task, ExecutionState.RUNNING, null));
+        }
+        assertThat(taskExecutor.submittedIds()).hasSize(33);
+        // From here on nothing runs: every thread's queue stays as it is.
+        Map<Object, Integer> before = queuedEverywhere();
+        int dispatcherQueued = main.numQueued();
+        int ioQueued = io.numQueued();
+        assertThat(before.values().stream().mapToInt(Integer::intValue).sum()).as("work waiting on the jobs' threads")
+                .isGreaterThanOrEqualTo(33 + 33 + 33);
+
+        CompletableFuture<List<JobSummary>> list = dispatcher.listJobs();
+        assertThat(list).as("the list, with no thread run").isCompleted();
+        assertThat(list.join()).hasSize(100);
+        Map<JobStatus, Long> listed = list.join().stream()
+                .collect(Collectors.groupingBy(JobSummary::status, Collectors.counting()));
+        assertThat(listed).as("the runners' published statuses")
+                .containsExactlyInAnyOrderEntriesOf(Map.of(JobStatus.INITIALIZING, 34L, JobStatus.CREATED, 66L));
+
+        Map<JobId, JobDetails> answers = new LinkedHashMap<>();
+        for (JobId id : runnerThreads.keySet()) {
+            CompletableFuture<JobDetails> details = dispatcher.requestJobDetails(id);
+            assertThat(details).as("the status of job %s, with no thread run", id).isCompleted();
+            assertThat(details.join().jobId()).isEqualTo(id);
+            answers.put(id, details.join());
+        }
+        List<JobId> restoring = restoringJobs();
+        assertThat(restoring).hasSize(34);
+        List<String> phases = restoring.stream().map(id -> answers.get(id))
+                .peek(d -> assertThat(d.status()).isEqualTo(JobStatus.INITIALIZING))
+                .map(d -> d.recovery().phase()).toList();
+        assertThat(phases).as("34 restoring: 32 attempts started, 2 queued")
+                .containsOnlyOnce("queued for recovery: 0 jobs ahead", "queued for recovery: 1 job ahead");
+        assertThat(phases.stream().filter(p -> p.startsWith("starting recovery attempt 1"))).hasSize(32);
+
+        Map<String, JobId> byMaster = new LinkedHashMap<>();
+        runnerThreads.keySet().forEach(id -> byMaster.put("jobmaster-" + id.value().substring(0, 8), id));
+        List<String> names = new ArrayList<>(jobMasterThreads.keySet());
+        for (String starting : names.subList(33, 66)) {
+            JobDetails d = answers.get(byMaster.get(starting));
+            assertThat(d.status()).as("a job master whose start waits on its thread").isEqualTo(JobStatus.CREATED);
+            assertThat(d.vertices()).isNotEmpty().allSatisfy(v -> assertThat(v.subtasks()).isEmpty());
+            assertThat(d.recovery().phase()).isEqualTo("starting the job master");
+            assertThat(d.transitions()).extracting(t -> t.status())
+                    .containsExactly(JobStatus.INITIALIZING, JobStatus.CREATED);
+        }
+        for (String deploying : names.subList(0, 33)) {
+            JobDetails d = answers.get(byMaster.get(deploying));
+            assertThat(d.status()).as("a job master that deployed; its task's report waits on its thread")
+                    .isEqualTo(JobStatus.RUNNING);
+            assertThat(d.vertices()).flatExtracting(v -> v.subtasks()).extracting(t -> t.state())
+                    .containsOnly(ExecutionState.DEPLOYING);
+        }
+
+        assertThat(queuedEverywhere()).as("no job's thread ran").isEqualTo(before);
+        assertThat(main.numQueued()).as("nor the Dispatcher's").isEqualTo(dispatcherQueued);
+        assertThat(io.numQueued()).as("nor the I/O executor").isEqualTo(ioQueued);
+
+        // Once the jobs' threads run, the published snapshots follow: the reports of the deployed tasks show.
+        masters.forEach(ManuallyTriggeredMainThreadExecutor::triggerAll);
+        runnerThreads.values().forEach(ManuallyTriggeredMainThreadExecutor::triggerAll);
+        JobDetails deployed = dispatcher.requestJobDetails(byMaster.get(names.get(0))).join();
+        assertThat(deployed.vertices()).flatExtracting(v -> v.subtasks()).extracting(t -> t.state())
+                .containsOnly(ExecutionState.RUNNING);
+        assertThat(dispatcher.listJobs().join().stream().filter(j -> j.status() == JobStatus.RUNNING)).hasSize(66);
+    }
+
     @Test
     void storedJobsWaitingForAGraphReadSayHowManyJobsAreAheadAndCancelEndsThemAtOnce() {
         startDispatcherWithoutRunningReads(2, 5);

@@ -168,6 +168,33 @@ class TaskExecutorTest {
         assertThat(jobMaster.states(mine.attemptId())).containsExactly(ExecutionState.RUNNING, ExecutionState.CANCELED);
     }
 
+    /** Issue 22: a job's status asks for its counters; they never wait behind the main thread's other work. */
+    @Test
+    void metricsAreAnsweredWithoutTheMainThreadWhileAnotherJobsDeploymentWaitsThere() {
+        TaskDeploymentDescriptor mine = descriptor(unbounded(), 1);
+        taskExecutor.submitTask(mine, jobMaster);
+        main.triggerAll();
+        awaitReport(mine.attemptId(), ExecutionState.RUNNING);
+        TaskDeploymentDescriptor other = descriptor(unbounded(), 2);
+        taskExecutor.submitTask(other, jobMaster); // another job's deployment, queued on the un-run main thread
+        int queued = main.numQueued();
+        assertThat(queued).isPositive();
+
+        CompletableFuture<List<TaskMetrics>> metrics = taskExecutor.requestTaskMetrics(mine.attemptId().jobId());
+        assertThat(metrics).as("answered on the calling thread").isCompleted();
+        assertThat(metrics.join()).extracting(TaskMetrics::attemptId).containsExactly(mine.attemptId());
+        assertThat(taskExecutor.requestTaskMetrics(other.attemptId().jobId()).join()).as("not started yet").isEmpty();
+        assertThat(main.numQueued()).as("nothing ran on, or was added to, the main thread").isEqualTo(queued);
+
+        CompletableFuture<Void> all = taskExecutor.cancelAll();
+        main.triggerAll();
+        awaitReport(mine.attemptId(), ExecutionState.CANCELED);
+        awaitReport(other.attemptId(), ExecutionState.CANCELED);
+        main.triggerAll();
+        assertThat(all).isCompleted();
+        assertThat(taskExecutor.requestTaskMetrics(mine.attemptId().jobId()).join()).as("an ended task leaves").isEmpty();
+    }
+
     @Test
     void cancellingAllTasksForALostJobManagerCompletesOnceEveryTaskHasEnded() {
         TaskDeploymentDescriptor a = descriptor(unbounded(), 1);

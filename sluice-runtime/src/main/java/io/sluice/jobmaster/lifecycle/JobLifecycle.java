@@ -38,6 +38,8 @@ public final class JobLifecycle {
     private final JobActions actions;
     private final Consumer<JobStatus> statusListener;
     private final List<JobStatusTransition> transitions = new ArrayList<>();
+    /** The first transition (CREATED, when this lifecycle was made). */
+    private final JobStatusTransition created;
     private JobState state;
     /** The current state's status; volatile for readers on other threads (health). */
     private volatile JobStatus status;
@@ -60,7 +62,8 @@ public final class JobLifecycle {
         this.statusListener = statusListener;
         this.state = newState(Created::new);
         this.status = state.status();
-        transitions.add(new JobStatusTransition(status, clock.currentTimeMillis()));
+        this.created = new JobStatusTransition(status, clock.currentTimeMillis());
+        transitions.add(created);
     }
 
     // ---------------------------------------------------------------- events
@@ -124,6 +127,11 @@ public final class JobLifecycle {
     public String stateName() {
         mainThread.assertRunningInMainThread();
         return state.name();
+    }
+
+    /** The first transition (CREATED, when this lifecycle was made). Any thread. */
+    public JobStatusTransition created() {
+        return created;
     }
 
     /** Every status change under this job master with its wall-clock time, oldest first (CREATED first). */

@@ -49,9 +49,9 @@ final class Closed implements RunnerState {
     }
 
     @Override
-    public CompletableFuture<JobDetails> details() {
-        return CompletableFuture.completedFuture(lastDetails != null ? lastDetails
-                : support.initializingDetails(support.history.status(), null, null));
+    public StatusView view() {
+        return lastDetails != null ? new StatusView.Fixed(lastDetails, null)
+                : support.initializingView(support.history.status(), null, null);
     }
 
     @Override

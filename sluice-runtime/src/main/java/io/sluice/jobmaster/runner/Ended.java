@@ -40,8 +40,13 @@ final class Ended implements RunnerState {
     }
 
     @Override
-    public CompletableFuture<JobDetails> details() {
-        return CompletableFuture.completedFuture(finalDetails);
+    public StatusView view() {
+        return new StatusView.Fixed(finalDetails, null);
+    }
+
+    /** The details shown from now on. */
+    JobDetails finalDetails() {
+        return finalDetails;
     }
 
     @Override

@@ -93,8 +93,8 @@ final class Ending implements RunnerState {
     }
 
     @Override
-    public CompletableFuture<JobDetails> details() {
-        return CompletableFuture.completedFuture(RunnerSupport.withRecovery(lastDetails, recorder.progress().snapshot()));
+    public StatusView view() {
+        return new StatusView.Fixed(lastDetails, recorder.progress());
     }
 
     @Override

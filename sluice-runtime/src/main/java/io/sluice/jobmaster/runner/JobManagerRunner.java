@@ -13,9 +13,11 @@ import io.sluice.jobmaster.RecoveryReads;
 import io.sluice.metrics.job.JobMetrics;
 import io.sluice.protocol.JobDetails;
 import io.sluice.protocol.JobHealth;
+import io.sluice.protocol.JobSummary;
 import io.sluice.rpc.Acknowledge;
 import io.sluice.rpc.DedicatedMainThreadExecutor;
 import io.sluice.rpc.MainThreadExecutor;
+import io.sluice.rpc.PublishingMainThreadExecutor;
 import io.sluice.slots.SlotPool;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -53,10 +55,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Threading: all state lives on {@code mainThread}, the runner's own main thread (given by its
  * owner). The public methods may be called from any thread: they run at once when called on the
- * main thread and are handed to it otherwise. {@link #status()}, {@link #startTimeMillis()},
- * {@link #lastTransitionMillis()} and {@link #health()} read published values and never wait, so
- * the job list never queues behind this job's work. Election callbacks are handed to the main
- * thread; blocking work runs on the I/O executor. Each job master has its own main thread.
+ * main thread and are handed to it otherwise, except the queries. After every command on its main
+ * thread and every transition the runner publishes what status calls show, one immutable {@link
+ * StatusView} in a volatile field (written only on the main thread, checked); {@link
+ * #requestJobDetails()}, {@link #status()}, {@link #startTimeMillis()}, {@link
+ * #lastTransitionMillis()} and {@link #health()} read published values and never submit anything to
+ * the runner's or its job master's thread, so neither the job list nor a status call queues behind
+ * this job's work or another's. Election callbacks are handed to the main thread; blocking work runs
+ * on the I/O executor. Each job master has its own main thread.
  */
 public final class JobManagerRunner implements LeaderContender {
     private static final Logger LOG = LoggerFactory.getLogger(JobManagerRunner.class);
@@ -72,6 +78,8 @@ public final class JobManagerRunner implements LeaderContender {
     private final JobMetrics metrics;
     /** Main thread; published for {@link #health()}. */
     private volatile RunnerState state;
+    /** What status calls show: {@code state.view()}, published on the main thread after every change. */
+    private volatile StatusView view;
     private boolean inTransition;
     private LeaderElection election;
     /** The session of the latest grant delivered with no revoke after it; null while none. Main thread. */
@@ -92,15 +100,16 @@ public final class JobManagerRunner implements LeaderContender {
      */
     public JobManagerRunner(JobGraph jobGraph, JobManagerServices services, MainThreadExecutor mainThread,
                             long recoveryTicket) {
-        this.mainThread = mainThread;
+        this.mainThread = new PublishingMainThreadExecutor(mainThread, this::publish);
         this.recoveryTicket = recoveryTicket;
         this.metrics = new JobMetrics(services.checkpointStorages().meterRegistry(), jobGraph.jobId(), jobGraph.name(),
                 JobStatus.INITIALIZING, services.clock());
-        this.support = new RunnerSupport(jobGraph, services, mainThread, metrics, () -> election, () -> latestGrant);
-        this.chain = new LeadershipChain(mainThread, support.description());
+        this.support = new RunnerSupport(jobGraph, services, this.mainThread, metrics, () -> election, () -> latestGrant);
+        this.chain = new LeadershipChain(this.mainThread, support.description());
         this.checkpointRecovery = new CheckpointRecovery(jobGraph, services, () -> election);
         this.starter = new JobMasterStarter(support, this::onJobMasterStatus);
         this.state = new NotLeading(transitions, support);
+        this.view = state.view(); // before the runner is shared: the only write off its main thread
         resultFuture.whenComplete((result, error) -> metrics.close());
         metrics.healthFrom(support::recoveryHealth, null);
     }
@@ -126,6 +135,13 @@ public final class JobManagerRunner implements LeaderContender {
     /** Wall-clock time of the latest status change seen by this runner. Any thread. */
     public long lastTransitionMillis() {
         return support.history.lastTransitionMillis();
+    }
+
+    /** The job's line in the job list: one published status snapshot, the times, the health. Any thread. */
+    public JobSummary summary() {
+        StatusHistory.Snapshot h = support.history.snapshot();
+        return new JobSummary(jobId(), jobGraph().name(), h.status(), startTimeMillis(), h.lastTransitionMillis(),
+                health());
     }
 
     /**
@@ -205,9 +221,20 @@ public final class JobManagerRunner implements LeaderContender {
         return onMainThread(() -> state.triggerSavepoint(targetDirectory, stop));
     }
 
-    /** Answers at once while recovering; asks the job master once it runs. Any thread. */
+    /**
+     * The job's details from the published {@link StatusView}: complete at once while no job master
+     * runs; once one does, its published details with the task counters of its task executors (at
+     * most 100 ms old; a task executor that does not answer within 2 s is left out). Any thread;
+     * nothing is submitted to the runner's or the job master's thread.
+     */
     public CompletableFuture<JobDetails> requestJobDetails() {
-        return onMainThread(() -> state.details());
+        return view.details();
+    }
+
+    /** Publishes what status calls show now. Main thread (checked). */
+    private void publish() {
+        mainThread.assertRunningInMainThread();
+        view = state.view();
     }
 
     /**
@@ -236,7 +263,7 @@ public final class JobManagerRunner implements LeaderContender {
 
     private Closed closedFrom(RunnerState from) {
         if (from instanceof Ended ended) {
-            return new Closed(support, ended.details().join(), true);
+            return new Closed(support, ended.finalDetails(), true);
         }
         if (from instanceof Ending ending) {
             return new Closed(support, ending.lastDetails(), true);
@@ -279,6 +306,7 @@ public final class JobManagerRunner implements LeaderContender {
         } finally {
             inTransition = false;
         }
+        publish(); // before anything the transition completes (the result future) is seen elsewhere
     }
 
     private void onJobMasterStatus(RunningJobMaster from, JobStatus status) {

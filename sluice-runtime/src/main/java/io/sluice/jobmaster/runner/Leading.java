@@ -13,12 +13,11 @@ import org.slf4j.LoggerFactory;
 /**
  * This job manager leads the job and its job master runs (session {@code jobMaster.session()}).
  * The job master speaks for the job: its status changes are the job's, cancel goes to it, and
- * details come from it (a burst of status queries is served from the last answer for up to
- * 100 ms, while the status is unchanged).
+ * status calls show the details it publishes ({@link StatusView.OfJobMaster}), without a hop to its
+ * thread or the runner's.
  */
 final class Leading implements RunnerState {
     private static final Logger LOG = LoggerFactory.getLogger(Leading.class);
-    private static final long DETAILS_MAX_AGE_NANOS = 100_000_000L;
 
     /** The moves out of {@link Leading}. */
     interface Context {
@@ -39,8 +38,6 @@ final class Leading implements RunnerState {
     private final Context context;
     private final RunnerSupport support;
     private final RunningJobMaster jobMaster;
-    private JobDetails cachedDetails;
-    private long cachedAtNanos;
 
     Leading(Context context, RunnerSupport support, RunningJobMaster jobMaster) {
         this.context = context;
@@ -95,19 +92,8 @@ final class Leading implements RunnerState {
     }
 
     @Override
-    public CompletableFuture<JobDetails> details() {
-        if (cachedDetails != null && cachedDetails.status() == support.history.status()
-                && support.services.clock().nanoTime() - cachedAtNanos < DETAILS_MAX_AGE_NANOS) {
-            return CompletableFuture.completedFuture(cachedDetails);
-        }
-        return jobMaster.jobMaster().requestJobDetails().thenApplyAsync(d -> {
-            JobDetails details = support.fromJobMaster(d, jobMaster.recovery());
-            if (context.isCurrent(this)) {
-                cachedDetails = details;
-                cachedAtNanos = support.services.clock().nanoTime();
-            }
-            return details;
-        }, support.mainThread);
+    public StatusView view() {
+        return support.jobMasterView(jobMaster);
     }
 
     @Override

@@ -2,7 +2,6 @@ package io.sluice.jobmaster.runner;
 
 import io.sluice.job.JobResult;
 import io.sluice.job.JobStatus;
-import io.sluice.protocol.JobDetails;
 import io.sluice.protocol.JobHealth;
 import io.sluice.rpc.Acknowledge;
 import java.util.UUID;
@@ -93,9 +92,8 @@ final class NotLeading implements RunnerState {
     }
 
     @Override
-    public CompletableFuture<JobDetails> details() {
-        return CompletableFuture.completedFuture(support.initializingDetails(support.history.status(), null,
-                progress.snapshot()));
+    public StatusView view() {
+        return support.initializingView(support.history.status(), null, progress);
     }
 
     @Override

@@ -6,7 +6,6 @@ import io.sluice.ha.CheckpointRecoveryException;
 import io.sluice.jobmaster.RecoveryReads;
 import io.sluice.job.JobResult;
 import io.sluice.job.JobStatus;
-import io.sluice.protocol.JobDetails;
 import io.sluice.protocol.JobHealth;
 import io.sluice.rpc.Acknowledge;
 import io.sluice.rpc.MainThreadExecutor;
@@ -210,9 +209,8 @@ final class Recovering implements RunnerState {
     }
 
     @Override
-    public CompletableFuture<JobDetails> details() {
-        return CompletableFuture.completedFuture(support.initializingDetails(support.history.status(), null,
-                progress.snapshot()));
+    public StatusView view() {
+        return support.initializingView(support.history.status(), null, progress);
     }
 
     @Override

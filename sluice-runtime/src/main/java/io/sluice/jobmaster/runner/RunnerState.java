@@ -1,7 +1,6 @@
 package io.sluice.jobmaster.runner;
 
 import io.sluice.job.JobResult;
-import io.sluice.protocol.JobDetails;
 import io.sluice.protocol.JobHealth;
 import io.sluice.rpc.Acknowledge;
 import java.util.UUID;
@@ -62,7 +61,11 @@ sealed interface RunnerState permits NotLeading, Recovering, Leading, Suspending
                 + " job; try again once it runs"));
     }
 
-    CompletableFuture<JobDetails> details();
+    /**
+     * What status calls show in this state, as of now (the runner publishes it after every change;
+     * see {@link StatusView}). Main thread.
+     */
+    StatusView view();
 
     /** For the job list, from memory. */
     JobHealth health();

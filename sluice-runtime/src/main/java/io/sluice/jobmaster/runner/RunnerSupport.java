@@ -1,6 +1,5 @@
 package io.sluice.jobmaster.runner;
 
-import io.sluice.checkpoint.CheckpointStats;
 import io.sluice.graph.JobGraph;
 import io.sluice.ha.LeaderElection;
 import io.sluice.job.JobStatus;
@@ -8,13 +7,10 @@ import io.sluice.jobmaster.JobManagerServices;
 import io.sluice.metrics.job.JobMetrics;
 import io.sluice.protocol.JobDetails;
 import io.sluice.protocol.JobHealth;
-import io.sluice.protocol.JobStatusTransition;
 import io.sluice.protocol.RecoveryStatus;
 import io.sluice.restart.CrashLoop;
 import io.sluice.restart.CrashLoopDetector;
 import io.sluice.rpc.MainThreadExecutor;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
 import java.util.function.Supplier;
 
@@ -48,7 +44,7 @@ final class RunnerSupport {
         this.services = services;
         this.mainThread = mainThread;
         this.metrics = metrics;
-        this.history = new StatusHistory(services.clock(), metrics);
+        this.history = new StatusHistory(services.clock(), metrics, mainThread);
         this.election = election;
         this.latestGrant = latestGrant;
         this.recoveryLoops = new CrashLoopDetector(services.clock(), jobGraph.jobId().value());
@@ -84,26 +80,29 @@ final class RunnerSupport {
         return loop == null || history.status() != JobStatus.INITIALIZING ? JobHealth.NONE : new JobHealth(loop, -1, 0);
     }
 
-    /** Details while no job master speaks for the job: status, transitions, and (while INITIALIZING) recovery. */
-    JobDetails initializingDetails(JobStatus st, String failureMessage, RecoveryStatus recovery) {
-        boolean initializing = st == JobStatus.INITIALIZING;
-        return new JobDetails(jobGraph.jobId(), jobGraph.name(), st, history.transitions(), List.of(),
-                CheckpointStats.NONE, 0, failureMessage, initializing ? recovery : null)
-                .withHealth(initializing ? recoveryHealth() : JobHealth.NONE);
+    /**
+     * The view while no job master speaks for the job: status, transitions, and (while INITIALIZING)
+     * the recovery progress read live from {@code progress} (null: none). Main thread (or the runner's
+     * constructor, before the runner is shared).
+     */
+    StatusView.Initializing initializingView(JobStatus st, String failureMessage, RecoveryProgress progress) {
+        return new StatusView.Initializing(jobGraph.jobId(), jobGraph.name(), st, history.transitions(), failureMessage,
+                progress, recoveryHealth());
     }
 
-    /**
-     * A job master's details as the runner shows them: the runner's first transition (INITIALIZING,
-     * when it was created) before the job master's own, and {@code recovery} unless the job master
-     * reports a recovery phase itself (waiting for slots).
-     */
+    /** Details while no job master speaks for the job, as they are now. Main thread. */
+    JobDetails initializingDetails(JobStatus st, String failureMessage, RecoveryProgress progress) {
+        return initializingView(st, failureMessage, progress).now();
+    }
+
+    /** The view while {@code jm} speaks for the job. */
+    StatusView.OfJobMaster jobMasterView(RunningJobMaster jm) {
+        return new StatusView.OfJobMaster(jm.jobMaster(), history.first(), jm.recovery());
+    }
+
+    /** A job master's details as the runner shows them (its first transition first; {@code recovery} unless it reports its own). */
     JobDetails fromJobMaster(JobDetails d, RecoveryStatus recovery) {
-        List<JobStatusTransition> all = new ArrayList<>();
-        all.add(history.first());
-        all.addAll(d.transitions());
-        return new JobDetails(d.jobId(), d.name(), d.status(), all, d.vertices(), d.checkpoints(), d.restarts(),
-                d.failureMessage(), d.recovery() != null ? d.recovery() : recovery, d.restartHistory(),
-                d.recentFailures(), d.health());
+        return StatusView.OfJobMaster.fromJobMaster(history.first(), d, recovery);
     }
 
     /** {@code d} with {@code recovery} shown (a result being recorded). */

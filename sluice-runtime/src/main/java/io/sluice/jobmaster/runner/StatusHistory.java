@@ -2,6 +2,7 @@ package io.sluice.jobmaster.runner;
 
 import io.sluice.job.JobStatus;
 import io.sluice.metrics.job.JobMetrics;
+import io.sluice.rpc.MainThreadExecutor;
 import io.sluice.protocol.JobStatusTransition;
 import io.sluice.util.Clock;
 import java.util.ArrayList;
@@ -11,42 +12,56 @@ import java.util.List;
  * The job's status as its runner reports it: every change is appended to the transitions and
  * told to the job's meters.
  *
- * <p>Threading: {@link #set} and {@link #transitions()} on the runner's main thread; {@link
- * #status()}, {@link #startTimeMillis()} and {@link #lastTransitionMillis()} from any thread (they
- * read fields published by {@link #set}), so the job list never waits for the runner.
+ * <p>Threading: {@link #set} on the runner's main thread (checked); every change publishes one
+ * immutable {@link Snapshot} (status, every transition, time of the latest) in a volatile field, so
+ * {@link #snapshot()}, {@link #status()}, {@link #transitions()} and the times are read from any
+ * thread, consistently, and neither the job list nor a status call waits for the runner.
  */
 final class StatusHistory {
+    /** The status and its history at one moment. Immutable. */
+    record Snapshot(JobStatus status, List<JobStatusTransition> transitions, long lastTransitionMillis) {
+        Snapshot {
+            transitions = List.copyOf(transitions);
+        }
+    }
+
     private final Clock clock;
     private final JobMetrics metrics;
-    /** Main thread. */
-    private final List<JobStatusTransition> transitions = new ArrayList<>();
+    private final MainThreadExecutor mainThread;
     private final long startTimeMillis;
-    private volatile JobStatus status = JobStatus.INITIALIZING;
-    private volatile long lastTransitionMillis;
+    private volatile Snapshot snapshot;
 
-    StatusHistory(Clock clock, JobMetrics metrics) {
+    StatusHistory(Clock clock, JobMetrics metrics, MainThreadExecutor mainThread) {
         this.clock = clock;
         this.metrics = metrics;
+        this.mainThread = mainThread;
         this.startTimeMillis = clock.currentTimeMillis();
-        this.lastTransitionMillis = startTimeMillis;
-        transitions.add(new JobStatusTransition(JobStatus.INITIALIZING, startTimeMillis));
+        this.snapshot = new Snapshot(JobStatus.INITIALIZING,
+                List.of(new JobStatusTransition(JobStatus.INITIALIZING, startTimeMillis)), startTimeMillis);
     }
 
     /** Records {@code next} if it differs from the current status. Main thread. */
     void set(JobStatus next) {
-        if (status == next) {
+        mainThread.assertRunningInMainThread();
+        Snapshot now = snapshot;
+        if (now.status() == next) {
             return;
         }
-        long now = clock.currentTimeMillis();
-        transitions.add(new JobStatusTransition(next, now));
-        lastTransitionMillis = now;
-        status = next;
+        long at = clock.currentTimeMillis();
+        List<JobStatusTransition> all = new ArrayList<>(now.transitions());
+        all.add(new JobStatusTransition(next, at));
+        snapshot = new Snapshot(next, all, at);
         metrics.statusChanged(next);
+    }
+
+    /** The status, its transitions and the latest one's time, as one value. Any thread. */
+    Snapshot snapshot() {
+        return snapshot;
     }
 
     /** Any thread. */
     JobStatus status() {
-        return status;
+        return snapshot.status();
     }
 
     /** When the runner was created. Any thread. */
@@ -56,12 +71,12 @@ final class StatusHistory {
 
     /** When the status last changed. Any thread. */
     long lastTransitionMillis() {
-        return lastTransitionMillis;
+        return snapshot.lastTransitionMillis();
     }
 
-    /** A copy of every transition so far. Main thread. */
+    /** Every transition so far (an immutable list). Any thread. */
     List<JobStatusTransition> transitions() {
-        return List.copyOf(transitions);
+        return snapshot.transitions();
     }
 
     /** The first transition (INITIALIZING, when the runner was created). */

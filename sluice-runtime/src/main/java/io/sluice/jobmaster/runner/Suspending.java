@@ -79,13 +79,11 @@ final class Suspending implements RunnerState {
     }
 
     @Override
-    public CompletableFuture<JobDetails> details() {
+    public StatusView view() {
         if (waiting != null) {
-            return CompletableFuture.completedFuture(support.initializingDetails(JobStatus.INITIALIZING, null,
-                    waiting.snapshot()));
+            return support.initializingView(JobStatus.INITIALIZING, null, waiting);
         }
-        return jobMaster.jobMaster().requestJobDetails()
-                .thenApplyAsync(d -> support.fromJobMaster(d, jobMaster.recovery()), support.mainThread);
+        return support.jobMasterView(jobMaster);
     }
 
     @Override

@@ -5,6 +5,8 @@
  * ({@link io.sluice.jobmaster.runner.RunnerState}: not leading, recovering, leading, suspending,
  * ending, ended, closed), one class per state, each with a context listing the moves it may make;
  * grant and revoke run on one serialized chain ({@link io.sluice.jobmaster.runner.LeadershipChain}).
+ * After every change the runner publishes what status calls show, one immutable {@link
+ * io.sluice.jobmaster.runner.StatusView}, read from any thread without a hop to its main thread.
  *
  * <p>Layer 13 of 15 in sluice-runtime (job manager runner; docs/architecture.md). May use the
  * packages of the layers below: {@code rpc}, {@code restart}, {@code metrics}, {@code rpc.remote},
