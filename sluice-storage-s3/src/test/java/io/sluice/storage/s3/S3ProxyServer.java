@@ -66,8 +66,20 @@ public final class S3ProxyServer implements AutoCloseable {
         return objectCount(bucket, null);
     }
 
-    /** Number of objects in {@code bucket} whose key starts with {@code prefix} (all when null), read directly. */
+    /**
+     * Number of objects in {@code bucket} whose key starts with {@code prefix} (all when null), read directly.
+     * The in-memory store lists an object that is still being written before its attributes are set and then
+     * throws {@link IllegalArgumentException} ("attribute 'user:user.content-md5' is not set", seen in CI while
+     * a job wrote checkpoints): the listing is repeated until one completes.
+     */
     public long objectCount(String bucket, String prefix) {
+        return org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                .pollInterval(java.time.Duration.ofMillis(20))
+                .ignoreExceptionsInstanceOf(IllegalArgumentException.class)
+                .until(() -> listOnce(bucket, prefix), n -> true);
+    }
+
+    private long listOnce(String bucket, String prefix) {
         long n = 0;
         var options = org.jclouds.blobstore.options.ListContainerOptions.Builder.recursive();
         if (prefix != null) {
