@@ -100,9 +100,15 @@ class DashboardBrowserITCase {
                 + shownStatus()).until(d -> status.name().equals(shownStatus()));
     }
 
+    /**
+     * The statuses of the job page's timeline. The page redraws the timeline at each poll, so an item found
+     * can be gone when read (a StaleElementReferenceException, seen in CI): read again until one reading
+     * completes.
+     */
     private List<String> timeline() {
-        return page().findElements(By.cssSelector("#timeline li")).stream()
-                .map(li -> li.getAttribute("data-status")).toList();
+        return new WebDriverWait(page(), WAIT).ignoring(StaleElementReferenceException.class)
+                .withMessage("the job page's timeline read").until(d -> d.findElements(By.cssSelector("#timeline li"))
+                        .stream().map(li -> li.getAttribute("data-status")).toList());
     }
 
     @Test
