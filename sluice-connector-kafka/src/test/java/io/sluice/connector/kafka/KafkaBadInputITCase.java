@@ -30,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * unreachable bootstrap server, a transaction timeout above the broker's maximum, a transactional-id
  * prefix used by a running job, a record that does not deserialize (under each policy).
  */
+@org.junit.jupiter.api.extension.ExtendWith(SharedKafkaBroker.class)
 class KafkaBadInputITCase {
     private static KafkaBroker broker;
 
@@ -37,8 +38,8 @@ class KafkaBadInputITCase {
     Path dir;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = KafkaBroker.shared();
+    static void startBroker(KafkaBroker shared) {
+        broker = shared;
     }
 
     /** A reading of the JSON tests. */

@@ -33,16 +33,34 @@ import org.apache.kafka.common.test.TestKitNodes;
  * Test code only; never shipped (sluice-e2e uses it through this module's test jar).
  */
 public final class KafkaBroker implements AutoCloseable {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(KafkaBroker.class);
     private final KafkaClusterTestKit cluster;
     private final TcpFaultProxy proxy;
+    private boolean closed;
 
     private KafkaBroker(KafkaClusterTestKit cluster, TcpFaultProxy proxy) {
         this.cluster = cluster;
         this.proxy = proxy;
     }
 
-    /** Starts a broker with {@code overrides} over the test defaults; waits until it serves. */
+    /**
+     * Starts a broker with {@code overrides} over the test defaults; waits until it serves. Until it is
+     * closed, Kafka cannot exit or halt the JVM ({@link KafkaBrokerExitTrap}). The caller closes it before the
+     * JVM ends (in an {@code @AfterAll}, or through {@link SharedKafkaBroker}), never in a shutdown hook: at
+     * JVM exit Kafka's own hook deletes the broker's directories, and a broker still running then finds its
+     * log directory gone and halts the JVM with status 1.
+     */
     public static KafkaBroker start(Map<String, String> overrides) throws Exception {
+        KafkaBrokerExitTrap.arm();
+        try {
+            return startArmed(overrides);
+        } catch (Exception | Error e) {
+            KafkaBrokerExitTrap.disarm();
+            throw e;
+        }
+    }
+
+    private static KafkaBroker startArmed(Map<String, String> overrides) throws Exception {
         int proxiedPort = freePort();
         TcpFaultProxy proxy = new TcpFaultProxy(new InetSocketAddress("127.0.0.1", proxiedPort), 0, 256);
         KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
@@ -81,27 +99,6 @@ public final class KafkaBroker implements AutoCloseable {
 
     public static KafkaBroker start() throws Exception {
         return start(Map.of());
-    }
-
-    private static KafkaBroker shared;
-
-    /**
-     * One broker for all test classes of this JVM with default settings (started on first use, closed when
-     * the JVM ends): a broker start costs seconds, so tests share it and use topics and prefixes of their own.
-     */
-    public static synchronized KafkaBroker shared() throws Exception {
-        if (shared == null) {
-            KafkaBroker b = start();
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    b.close();
-                } catch (Exception ignored) {
-                    // the JVM ends anyway
-                }
-            }, "kafka-test-broker-shutdown"));
-            shared = b;
-        }
-        return shared;
     }
 
     private static final java.util.concurrent.atomic.AtomicInteger NAMES = new java.util.concurrent.atomic.AtomicInteger();
@@ -206,12 +203,27 @@ public final class KafkaBroker implements AutoCloseable {
         return out;
     }
 
+    /** Closes the broker and deletes its directories; the last broker closed gives Kafka its exit and halt back. */
     @Override
     public void close() throws Exception {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        String servers = bootstrapServers();
+        long start = System.nanoTime();
         try {
             cluster.close();
         } finally {
-            proxy.close();
+            try {
+                proxy.close();
+            } finally {
+                KafkaBrokerExitTrap.disarm();
+            }
         }
+        LOG.info("Test Kafka broker {} closed in {} ms (thread {})", servers,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), Thread.currentThread().getName());
     }
 }

@@ -43,7 +43,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>{@code -Dsluice.kafka.seeds=N} (default 2; 20 with {@code -Pkafka-soak}) and {@code -Dsluice.test.seed=S}.
  */
-@org.junit.jupiter.api.extension.ExtendWith(ThreadDumpOnFailure.class)
+@org.junit.jupiter.api.extension.ExtendWith({SharedKafkaBroker.class, ThreadDumpOnFailure.class})
 class KafkaExactlyOnceITCase {
     private static final Duration INTERVAL = Duration.ofMillis(200);
     private static KafkaBroker broker;
@@ -52,8 +52,8 @@ class KafkaExactlyOnceITCase {
     Path dir;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = KafkaBroker.shared();
+    static void startBroker(KafkaBroker shared) {
+        broker = shared;
     }
 
     static Stream<Long> seeds() {

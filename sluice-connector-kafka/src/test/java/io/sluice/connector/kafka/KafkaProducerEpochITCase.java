@@ -36,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Sluice never resumes a producer's transaction, so nothing depends on the epoch: every record is committed
  * once, and the id ends on another producer id than it was seeded with.
  */
+@org.junit.jupiter.api.extension.ExtendWith(SharedKafkaBroker.class)
 class KafkaProducerEpochITCase {
     private static KafkaBroker broker;
 
@@ -43,8 +44,8 @@ class KafkaProducerEpochITCase {
     Path dir;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = KafkaBroker.shared();
+    static void startBroker(KafkaBroker shared) {
+        broker = shared;
     }
 
     /** Makes sure the transaction state topic exists and its partitions are loaded by the coordinator. */

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Kafka → keyed count → Kafka on a real broker, without failures: the plain path works end to end. */
+@org.junit.jupiter.api.extension.ExtendWith(SharedKafkaBroker.class)
 class KafkaRoundTripITCase {
     private static KafkaBroker broker;
 
@@ -24,8 +25,8 @@ class KafkaRoundTripITCase {
     Path dir;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = KafkaBroker.shared();
+    static void startBroker(KafkaBroker shared) {
+        broker = shared;
     }
 
     @Test

@@ -23,12 +23,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The Kafka source's reader against a real broker, driven directly (no cluster): what a subtask reads when. */
+@org.junit.jupiter.api.extension.ExtendWith(SharedKafkaBroker.class)
 class KafkaSourceReaderITCase {
     private static KafkaBroker broker;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = KafkaBroker.shared();
+    static void startBroker(KafkaBroker shared) {
+        broker = shared;
     }
 
     private static KafkaSource.Builder<String> source(String topic) {

@@ -39,13 +39,14 @@ import org.junit.jupiter.api.Test;
  * those futures, so one attempt with n records blocked n × {@code max.block.ms} (hours for a real batch)
  * before {@code commitTransaction} could fail, and the status never showed the failed commit.
  */
+@org.junit.jupiter.api.extension.ExtendWith(SharedKafkaBroker.class)
 class TransactionalKafkaCommitterITCase {
     private static final Duration MAX_BLOCK = Duration.ofSeconds(1);
     private static KafkaBroker broker;
 
     @BeforeAll
-    static void startBroker() throws Exception {
-        broker = KafkaBroker.shared();
+    static void startBroker(KafkaBroker shared) {
+        broker = shared;
     }
 
     /** Counts the producer's failed sends (each one a {@code send} that waited {@code max.block.ms}). */
