@@ -40,6 +40,7 @@ public final class CheckpointStorage {
     public static final String REQUESTS_METRIC = "sluice.checkpoint.storage.requests";
 
     private static final Pattern METADATA_KEY = Pattern.compile("chk-(\\d+)/" + METADATA_FILE);
+    private static final Pattern METADATA_PATH = Pattern.compile("(?:^|/)chk-(\\d+)/" + METADATA_FILE + "$");
 
     private final BlobStore store;
     private final CheckpointMetadataSerializer serializer = new CheckpointMetadataSerializer();
@@ -294,6 +295,22 @@ public final class CheckpointStorage {
     /** Deletes every checkpoint of a job. Idempotent. */
     public void discardJob(JobId jobId) {
         store.deleteRecursively(jobId.value());
+    }
+
+    /**
+     * The checkpoint id in a metadata path ({@code [<location>/]<jobId>/chk-<id>/_metadata}, as an HA pointer
+     * names it), or empty when the path is not one. Does no I/O.
+     */
+    public static java.util.OptionalLong checkpointIdOf(String metadataPath) {
+        Matcher m = METADATA_PATH.matcher(metadataPath);
+        if (!m.find()) {
+            return java.util.OptionalLong.empty();
+        }
+        try {
+            return java.util.OptionalLong.of(Long.parseLong(m.group(1)));
+        } catch (NumberFormatException outOfRange) {
+            return java.util.OptionalLong.empty();
+        }
     }
 
     /** Ids of the job's completed checkpoints (those whose metadata exists), ascending. */

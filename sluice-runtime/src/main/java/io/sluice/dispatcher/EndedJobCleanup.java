@@ -8,13 +8,16 @@ import io.sluice.ha.LeaderElection;
 import io.sluice.job.JobResult;
 import io.sluice.rpc.MainThreads;
 import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.UUID;
 
 /**
  * Removes what an ended job (one with a durable result) left behind: its job graph and jar in the HA
  * services, and, when asked, its retained checkpoints — HA pointers and id counter first (a pointer to
  * deleted files would fail a later {@code latest:<jobId>}), then every file under
- * {@code <location>/<jobId>/} — and finally records in the job's result that nothing is left.
+ * {@code <location>/<jobId>/}, each retained checkpoint also by name (its id from the HA pointers or a
+ * listing) — and finally records in the job's result that nothing is left.
  * Each HA write runs inside the dispatcher leadership's {@link LeaderElection#runIfLeader}, so a
  * deposed leader writes nothing. Every step is idempotent: a clean-up interrupted by a crash or a
  * storage error is simply run again.
@@ -59,18 +62,37 @@ final class EndedJobCleanup {
         if (!deleteCheckpoints) {
             return new Outcome(result, null, graphStored);
         }
-        election.runIfLeader(session, () -> ha.checkpointRecoveryFactory().removeCheckpointsOfEndedJob(id));
         String location = result.checkpointsLocation();
+        // The retained checkpoints as the HA pointers name them, read before the pointers go. A listing of the
+        // storage alone can miss them: S3Proxy's in-memory store was seen listing none of a job's three retained
+        // checkpoints while the job's last discards ran beside it, and a store with eventually consistent
+        // listings may do the same. Then the user was told "deleted nothing" while checkpoints existed.
+        SortedSet<Long> retained = location == null ? new TreeSet<>() : retainedIds(id);
+        election.runIfLeader(session, () -> ha.checkpointRecoveryFactory().removeCheckpointsOfEndedJob(id));
         List<Long> deleted = List.of();
         if (location != null) {
             CheckpointStorage storage = storages.forLocation(location);
-            deleted = storage.listCheckpointIds(id);
+            SortedSet<Long> ids = new TreeSet<>(retained);
+            ids.addAll(storage.listCheckpointIds(id));
+            for (long checkpointId : ids) {
+                storage.discard(id, checkpointId); // by name too, so that a listing that misses them leaves nothing
+            }
             storage.discardJob(id);
+            deleted = List.copyOf(ids);
         }
         JobResult updated = result.withCheckpointsDeleted();
         if (!updated.equals(result)) {
             election.runIfLeader(session, () -> ha.jobResultStore().putResult(updated));
         }
         return new Outcome(updated, new io.sluice.protocol.CheckpointsDeletion(id, location, deleted), graphStored);
+    }
+
+    /** Ids of the checkpoints the HA services retain for the job (their pointers' metadata paths). */
+    private SortedSet<Long> retainedIds(JobId id) throws Exception {
+        SortedSet<Long> ids = new TreeSet<>();
+        for (String path : ha.checkpointRecoveryFactory().retainedCheckpointPaths(id)) {
+            CheckpointStorage.checkpointIdOf(path).ifPresent(ids::add);
+        }
+        return ids;
     }
 }
