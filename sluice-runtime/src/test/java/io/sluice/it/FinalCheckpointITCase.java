@@ -37,7 +37,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The end of a bounded input with a two-phase-commit sink (issue 20): sink subtask 0 ends its input
@@ -66,13 +66,21 @@ class FinalCheckpointITCase {
         STORES.remove(id);
     }
 
-    @ParameterizedTest(name = "sink chained to its source: {0}")
-    @ValueSource(booleans = {false, true})
-    void aFailureAfterOneSinkSubtaskEndedItsInputLeavesEveryRecordCommittedExactlyOnce(boolean chained)
+    /**
+     * @param chained   whether the sink runs in its source's task (the source task awaits the final checkpoint)
+     *                  or in a task of its own reading it through the network (its input gate ends)
+     * @param remoteRpc whether the job master and the task executors talk over loopback TCP (the report that a
+     *                  task awaits its final checkpoint, and the triggers, cross the wire)
+     */
+    @ParameterizedTest(name = "sink chained to its source: {0}, remote RPC: {1}")
+    @CsvSource({"false, false", "true, false", "false, true"})
+    void aFailureAfterOneSinkSubtaskEndedItsInputLeavesEveryRecordCommittedExactlyOnce(boolean chained,
+                                                                                      boolean remoteRpc)
             throws Exception {
         TransactionalStore store = new TransactionalStore();
         STORES.put(id, store);
-        try (LocalCluster cluster = LocalCluster.builder().build()) {
+        try (LocalCluster cluster = LocalCluster.builder().taskExecutors(2).slotsPerTaskExecutor(2)
+                .remoteRpc(remoteRpc).build()) {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
                     .enableCheckpointing(Duration.ofMillis(300))
                     .setCheckpointDir(dir.resolve("checkpoints").toString())
