@@ -20,7 +20,7 @@ import java.util.function.BooleanSupplier;
  * <p>Threading: task thread only; the triggers and notices reach it through the task's mailbox.
  */
 final class FinalCheckpointWait {
-    /** How long the task waits for mail before it looks at processing time again (commit errors, timers). */
+    /** How long the task waits for mail before it looks again whether it was cancelled. */
     static final long MAIL_POLL_TIMEOUT_NANOS = 10_000_000L;
 
     enum Stage { AWAITING_TRIGGER, AWAITING_COMPLETION, COMPLETED }
@@ -59,17 +59,19 @@ final class FinalCheckpointWait {
     }
 
     /**
-     * Runs the task's mailbox (triggers, notices) and processing time until the final checkpoint completed
-     * ({@code true}) or the task was cancelled ({@code false}; an interrupt may also end it with
-     * {@link InterruptedException}).
+     * Runs the task's mailbox (triggers, notices) until the final checkpoint completed ({@code true}) or the
+     * task was cancelled ({@code false}; an interrupt may also end it with {@link InterruptedException}).
+     * Processing time stands still: the operators have finished, and a timer firing now would emit records
+     * after the end of the input (into a sink that has pre-committed its last output). A commit that failed
+     * for good fails the task at the final checkpoint's snapshot, or when the operators hand their last
+     * output over.
      */
-    boolean await(TaskMailbox mailbox, OperatorChain chain, BooleanSupplier cancelled) throws Exception {
+    boolean await(TaskMailbox mailbox, BooleanSupplier cancelled) throws Exception {
         while (stage != Stage.COMPLETED) {
             if (cancelled.getAsBoolean()) {
                 return false;
             }
             mailbox.awaitAndDrain(MAIL_POLL_TIMEOUT_NANOS);
-            chain.advanceProcessingTime(); // a commit that failed for good fails the task here
         }
         return true;
     }

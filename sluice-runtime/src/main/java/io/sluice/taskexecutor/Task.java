@@ -291,7 +291,7 @@ public final class Task implements Runnable {
         if (!lifecycle.transitionTo(TaskPhase.AWAITING_FINAL_CHECKPOINT)) {
             return;
         }
-        if (!wait.await(mailbox, chain, lifecycle::isCancelled)) {
+        if (!wait.await(mailbox, lifecycle::isCancelled)) {
             return;
         }
         LOG.debug("Task {}: {}; handing the last output over", info.taskName(), wait);
