@@ -19,9 +19,9 @@ import org.slf4j.LoggerFactory;
  * loop that works them off on a commit thread, in checkpoint order, retrying a failed commit with
  * backoff ({@link #COMMIT_RETRY}: 100 ms doubling to 10 s) until it succeeds.
  *
- * <p>Threading: {@link #add}, {@link #restore}, {@link #snapshot}, {@link #commitUpTo} and
- * {@link #commitAllAndWait} are called from the task thread; commits run on the injected single-thread
- * executor; {@link #stats} and {@link #fatalError} from any thread. Shared fields are guarded by
+ * <p>Threading: {@link #add}, {@link #addFinal}, {@link #assignFinalTo}, {@link #restore}, {@link #snapshot},
+ * {@link #commitUpTo} and {@link #commitAllAndWait} are called from the task thread; commits run on the
+ * injected single-thread executor; {@link #stats} and {@link #fatalError} from any thread. Shared fields are guarded by
  * {@code this}. A committable stays pending (and so in every snapshot) until its commit returned.
  */
 public final class PendingCommits<C> implements AutoCloseable {
@@ -57,6 +57,9 @@ public final class PendingCommits<C> implements AutoCloseable {
             };
         }
     }
+
+    /** The checkpoint id of {@link #addFinal}'s committables until {@link #assignFinalTo} names their checkpoint. */
+    static final long FINAL = Long.MAX_VALUE;
 
     /** A committable of checkpoint {@code checkpointId}, pre-committed at {@code sinceMillis} (monotonic). */
     public record Entry<C>(long checkpointId, C committable, long sinceMillis) {}
@@ -95,6 +98,34 @@ public final class PendingCommits<C> implements AutoCloseable {
         }
     }
 
+    /**
+     * The committables of the last pre-commit, at the end of the input, before the checkpoint that will
+     * cover them is known: pending (and counted in {@link #stats}), but never due and never in a
+     * {@link #snapshot} until {@link #assignFinalTo} names that checkpoint. Task thread.
+     */
+    public void addFinal(List<C> committables) {
+        add(FINAL, committables);
+    }
+
+    /**
+     * Checkpoint {@code checkpointId} covers the committables of {@link #addFinal}: they become part of it
+     * (its snapshot holds them) and are committed once it completes. {@code checkpointId} is newer than every
+     * other pending committable's, so the checkpoint order stays. Task thread.
+     */
+    public synchronized void assignFinalTo(long checkpointId) {
+        for (int i = 0; i < pending.size(); i++) {
+            Entry<C> e = pending.get(i);
+            if (e.checkpointId() == FINAL) {
+                pending.set(i, new Entry<>(checkpointId, e.committable(), e.sinceMillis()));
+            }
+        }
+    }
+
+    /** Whether anything is pending (not yet committed, including {@link #addFinal}). Any thread. */
+    public synchronized boolean hasPending() {
+        return !pending.isEmpty();
+    }
+
     /** The committables of the restored checkpoint: all become due at once. Task thread, before any {@link #add}. */
     public void restore(long restoredCheckpointId, List<Entry<C>> entries) {
         synchronized (this) {
@@ -107,9 +138,12 @@ public final class PendingCommits<C> implements AutoCloseable {
         commitUpTo(restoredCheckpointId);
     }
 
-    /** Everything still pending, for a checkpoint (includes committables being committed right now). */
+    /**
+     * Everything still pending, for a checkpoint (includes committables being committed right now); not
+     * {@link #addFinal}'s committables before {@link #assignFinalTo}.
+     */
     public synchronized List<Entry<C>> snapshot() {
-        return List.copyOf(pending);
+        return pending.stream().filter(e -> e.checkpointId() != FINAL).toList();
     }
 
     /** Checkpoint {@code checkpointId} completed: commit every committable up to it. Task thread. */
@@ -128,8 +162,9 @@ public final class PendingCommits<C> implements AutoCloseable {
     }
 
     /**
-     * The input ended: commits everything pending and waits until it is committed (the task must not
-     * finish before). Task thread; interrupted by a cancel.
+     * Commits everything pending and waits until it is committed (the task must not finish before): at the
+     * end of the input without checkpoints, or once the task's final checkpoint completed (then everything
+     * pending is due anyway). Task thread; interrupted by a cancel.
      */
     public void commitAllAndWait() throws Exception {
         commitUpTo(Long.MAX_VALUE);

@@ -22,6 +22,9 @@ import java.io.Serializable;
  *   <li>{@link #notifyCheckpointAborted} when the checkpoint will not complete (declined, timed out,
  *       subsumed while pending), if the task is told; nothing may depend on hearing it.</li>
  * </ol>
+ * At the end of a bounded input {@link #finish} runs; if an operator of the chain
+ * {@linkplain #needsFinalCheckpoint needs a final checkpoint}, the task then takes part in one more
+ * checkpoint (steps 1 and 2 above, with no records in between) before it ends.
  * After a failure the task restores from a completed checkpoint: {@link OperatorContext#restoredCheckpointId()}
  * names it at {@link #open}, before the first record.
  */
@@ -50,6 +53,28 @@ public interface StreamOperator<IN> extends Serializable {
 
     /** All input has been processed; emit whatever is buffered. Not called on cancellation. */
     default void finish() throws Exception {}
+
+    /**
+     * Whether the task must take one more checkpoint after {@link #finish} before it may end: {@code true}
+     * for an operator that hands its last output over only once a checkpoint that covers it completed (a
+     * two-phase-commit sink). The task then keeps running in its "awaiting final checkpoint" phase: it
+     * takes the next checkpoint the job master triggers at it directly (its inputs have ended, so no
+     * barrier reaches it through them), hears {@link #notifyCheckpointComplete} of that checkpoint (or a
+     * later one), calls {@link #finishAfterFinalCheckpoint} and only then reports {@code FINISHED}.
+     * Asked once, on the task thread, right after {@link #finish}. {@code false} by default.
+     */
+    default boolean needsFinalCheckpoint() {
+        return false;
+    }
+
+    /**
+     * The task's final checkpoint completed ({@link #notifyCheckpointComplete} of it, or of a later one,
+     * ran): returns once what the operator handed over at that notice is done (a two-phase-commit sink:
+     * every commit). The task reports {@code FINISHED} after it returns. Called only when some operator of
+     * the chain {@linkplain #needsFinalCheckpoint needed a final checkpoint}; task thread; interrupted by a
+     * cancel. Nothing by default.
+     */
+    default void finishAfterFinalCheckpoint() throws Exception {}
 
     default void close() throws Exception {}
 

@@ -21,6 +21,17 @@ import java.util.concurrent.ScheduledExecutorService;
  * completes; on restore commits the restored checkpoint's committables again (idempotently) and hands
  * them to the new writer, which aborts whatever was begun after that checkpoint.
  *
+ * <p>End of a bounded input. With checkpoints, {@link #finish} pre-commits the writer's last output
+ * ({@link SinkWriter#endOfInput}) but commits nothing: a subtask that committed its last output at once
+ * and finished would write it again if another subtask failed before a checkpoint recorded this one as
+ * finished (the job restores a checkpoint where it still ran). Instead the operator
+ * {@linkplain #needsFinalCheckpoint needs a final checkpoint}: the next checkpoint's
+ * {@link #prepareSnapshot} makes the last committables part of it (the writer is not asked to pre-commit
+ * again), its completion commits them, and {@link #finishAfterFinalCheckpoint} waits for the commits before
+ * the task reports {@code FINISHED}. A failure or cancel meanwhile commits nothing; the restore commits
+ * what the restored checkpoint holds, as always. Without checkpoints there is no exactly-once: the last
+ * output is committed in {@link #finish}.
+ *
  * <p>State format (version 1): {@code int version, int count, count × (long checkpointId, bytes
  * committable)}, the committable written by the sink's committable serializer.
  *
@@ -37,6 +48,10 @@ public final class TwoPhaseCommitSinkOperator<IN, C> implements StreamOperator<I
     private transient Committer<C> committer;
     private transient PendingCommits<C> commits;
     private transient long restoredCheckpointId = -1;
+    /** Whether the job takes checkpoints (known at open): then the last output waits for a final checkpoint. */
+    private transient boolean checkpointing;
+    /** Set by {@link #finish}: the writer's input ended and it is not asked to pre-commit again. */
+    private transient boolean inputEnded;
 
     public TwoPhaseCommitSinkOperator(TwoPhaseCommitSink<IN, C> sink, String name) {
         this.sink = Objects.requireNonNull(sink, "sink");
@@ -46,6 +61,7 @@ public final class TwoPhaseCommitSinkOperator<IN, C> implements StreamOperator<I
     @Override
     public void open(OperatorContext context) throws Exception {
         RuntimeContext rc = context.runtimeContext();
+        checkpointing = rc.checkpointInterval() != null;
         TypeSerializer<C> serializer = sink.committableSerializer();
         List<PendingCommits.Entry<C>> restored = new ArrayList<>();
         OperatorStateRestore restore = context.restoredState();
@@ -91,7 +107,11 @@ public final class TwoPhaseCommitSinkOperator<IN, C> implements StreamOperator<I
     @Override
     public void prepareSnapshot(long checkpointId) throws Exception {
         checkNoFatalCommitError();
-        commits.add(checkpointId, writer.preCommit(checkpointId));
+        if (inputEnded) {
+            commits.assignFinalTo(checkpointId); // the final checkpoint: it covers the last output
+        } else {
+            commits.add(checkpointId, writer.preCommit(checkpointId));
+        }
     }
 
     @Override
@@ -107,9 +127,32 @@ public final class TwoPhaseCommitSinkOperator<IN, C> implements StreamOperator<I
         }
     }
 
+    /** Pre-commits the last output; commits it only without checkpoints (see the class doc). */
     @Override
     public void finish() throws Exception {
-        commits.add(Long.MAX_VALUE, writer.endOfInput());
+        checkNoFatalCommitError();
+        inputEnded = true;
+        if (checkpointing) {
+            commits.addFinal(writer.endOfInput());
+        } else {
+            commits.add(Long.MAX_VALUE, writer.endOfInput());
+            commits.commitAllAndWait();
+        }
+    }
+
+    /**
+     * With checkpoints, while anything is not committed yet: the last output, or earlier committables whose
+     * checkpoint has not completed. With nothing pending every output of this subtask is committed, which
+     * only a completed checkpoint allows, so a restore can replay nothing of it.
+     */
+    @Override
+    public boolean needsFinalCheckpoint() {
+        return checkpointing && commits.hasPending();
+    }
+
+    /** The final checkpoint completed: waits until everything pending (all of it due now) is committed. */
+    @Override
+    public void finishAfterFinalCheckpoint() throws Exception {
         commits.commitAllAndWait();
     }
 

@@ -14,7 +14,8 @@ import java.util.function.Supplier;
 /**
  * The job master as its {@link CheckpointCoordinator} sees it: checkpoints start only while the
  * job runs and every task of the current round runs or has finished (with a source still running
- * to inject the barriers); triggers go to the running sources; every task that has not finished
+ * to inject the barriers, or a task awaiting its final checkpoint); triggers go to the running
+ * sources and the tasks awaiting their final checkpoint; every task that has not finished
  * acknowledges; too many task-caused checkpoint failures fail the job over.
  *
  * <p>Completion notifications ({@link #notifyTaskCheckpointComplete}) reach a task only while it
@@ -45,6 +46,11 @@ final class JobCheckpointContext implements CheckpointCoordinator.Context {
     @Override
     public List<ExecutionAttemptId> tasksToTrigger() {
         return round.get().runningSources();
+    }
+
+    @Override
+    public List<ExecutionAttemptId> tasksAwaitingFinalCheckpoint() {
+        return round.get().awaitingFinalCheckpoint();
     }
 
     @Override

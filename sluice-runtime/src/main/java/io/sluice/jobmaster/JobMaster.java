@@ -295,6 +295,11 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
                             + " master asking (the task executor lost its job manager or shut down)")));
                 }
             }
+            case RUNNING -> {
+                if (update.awaitingFinalCheckpoint()) {
+                    checkpointCoordinator.taskAwaitsFinalCheckpoint(id);
+                }
+            }
             default -> { }
         }
     }

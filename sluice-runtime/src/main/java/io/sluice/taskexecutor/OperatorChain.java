@@ -163,6 +163,23 @@ final class OperatorChain {
         }
     }
 
+    /** Whether an operator needs a final checkpoint before the task may end (asked after {@link #finish}). */
+    boolean needsFinalCheckpoint() {
+        for (StreamOperator<?> op : operators) {
+            if (op.needsFinalCheckpoint()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The task's final checkpoint completed: each operator, head first, hands its last output over. */
+    void finishAfterFinalCheckpoint() throws Exception {
+        for (StreamOperator<?> op : operators) {
+            op.finishAfterFinalCheckpoint();
+        }
+    }
+
     /** Closes every operator, on any ending; a failure to close one is logged and the others still close. */
     void closeQuietly() {
         for (StreamOperator<?> op : operators) {

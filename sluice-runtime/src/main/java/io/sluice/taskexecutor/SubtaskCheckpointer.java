@@ -36,6 +36,12 @@ import org.slf4j.LoggerFactory;
  * <p>Notices from the job master ({@link #notifyCheckpointComplete}, {@link #notifyCheckpointAborted})
  * arrive through the task's mailbox and reach the operators on the task thread.
  *
+ * <p>Final checkpoint: once the task's input ended and an operator needs a final checkpoint
+ * ({@link #awaitFinalCheckpoint}), checkpoints come only as triggers from the job master; they send no
+ * barrier (the outputs have ended), a trigger of a checkpoint the task already took (its barrier came
+ * through the input before the end) is ignored, and the {@link FinalCheckpointWait} hears which
+ * checkpoint was taken and which completed.
+ *
  * <p>Threads: the task thread (checked), except the uploads it starts. Made while {@code DEPLOYING},
  * once the chain, the keyed state backend and the source reader exist.
  */
@@ -60,6 +66,10 @@ final class SubtaskCheckpointer implements BarrierHandler {
     private final StateUploads uploads;
     private final TaskThread taskThread;
     private final BooleanSupplier cancelled;
+    /** The newest checkpoint this task took; -1 before the first. */
+    private long lastCheckpointId = -1;
+    /** Set once the task awaits its final checkpoint; {@code null} before. */
+    private FinalCheckpointWait finalCheckpoint;
 
     /**
      * @param backend   the keyed state backend, or {@code null} without keyed state
@@ -101,6 +111,12 @@ final class SubtaskCheckpointer implements BarrierHandler {
      */
     void checkpoint(long checkpointId, long timestampMillis, boolean savepoint) throws Exception {
         taskThread.check("A checkpoint");
+        if (finalCheckpoint != null && checkpointId <= lastCheckpointId) {
+            LOG.debug("Task {} took checkpoint {} already (its barrier came before the end of the input)",
+                    target.taskName(), checkpointId);
+            return;
+        }
+        lastCheckpointId = Math.max(lastCheckpointId, checkpointId);
         chain.prepareSnapshot(checkpointId);
         byte[] operatorState = chain.snapshotState(checkpointId);
         byte[] position = reader == null ? null : reader.snapshotPosition(checkpointId);
@@ -108,10 +124,27 @@ final class SubtaskCheckpointer implements BarrierHandler {
                 : savepoint ? backend.snapshot() : backend.checkpointSnapshot(checkpointId);
         KeyGroupRange range = backend == null ? null : backend.keyGroupRange();
         CheckpointBarrier barrier = new CheckpointBarrier(checkpointId, timestampMillis, savepoint);
-        for (RecordWriter<?> w : chain.outputs().all()) {
-            w.broadcastEvent(barrier);
+        if (finalCheckpoint == null) {
+            for (RecordWriter<?> w : chain.outputs().all()) {
+                w.broadcastEvent(barrier);
+            }
+        } else {
+            finalCheckpoint.taken(checkpointId); // the outputs have ended: no barrier
         }
         uploads.submit(() -> upload(checkpointId, snapshot, position, range, operatorState, savepoint));
+    }
+
+    /**
+     * The input ended and the outputs are closed; an operator needs a final checkpoint: from now on
+     * checkpoints are the job master's direct triggers. Returns the wait for that checkpoint. Once.
+     */
+    FinalCheckpointWait awaitFinalCheckpoint() {
+        taskThread.check("Awaiting the final checkpoint");
+        if (finalCheckpoint != null) {
+            throw new IllegalStateException("Task " + target.taskName() + " awaits its final checkpoint already");
+        }
+        finalCheckpoint = new FinalCheckpointWait(target.taskName());
+        return finalCheckpoint;
     }
 
     /** I/O executor: writes the snapshot and acknowledges it, or declines the checkpoint. */
@@ -173,6 +206,9 @@ final class SubtaskCheckpointer implements BarrierHandler {
         chain.notifyCheckpointComplete(checkpointId);
         if (reader != null) {
             reader.notifyCheckpointComplete(checkpointId); // e.g. Kafka offsets to the consumer group, for monitoring
+        }
+        if (finalCheckpoint != null) {
+            finalCheckpoint.completed(checkpointId);
         }
     }
 

@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>{@link TaskServices}: what the task gets from its task executor;</li>
- *   <li>{@link TaskLifecycle}: the phases {@code CREATED -> DEPLOYING -> RUNNING -> FINISHING ->
- *       FINISHED}, {@code CANCELING -> CANCELED}, {@code FAILED}, changed by one guarded method;</li>
+ *   <li>{@link TaskLifecycle}: the phases {@code CREATED -> DEPLOYING -> RUNNING -> FINISHING
+ *       (-> AWAITING_FINAL_CHECKPOINT) -> FINISHED}, {@code CANCELING -> CANCELED}, {@code FAILED},
+ *       changed by one guarded method;</li>
  *   <li>{@link TaskChannels}, {@link TaskOutputs}, {@link TaskInputs}: the channels, record writers
  *       and input gate; {@link OperatorChain}: the operators wired onto the outputs;</li>
  *   <li>{@link TaskStateRestore}: keyed state (into a backend from the {@link KeyedStateBackendFactory})
@@ -46,6 +47,14 @@ import org.slf4j.LoggerFactory;
  * master first: a task that reports {@code FINISHED} while a checkpoint still awaits it never took
  * that snapshot, and the job master records it as finished in that checkpoint. A task restored as
  * finished emits nothing and ends its outputs at once.
+ *
+ * <p>Final checkpoint: when an operator of the chain commits its last output only once a checkpoint
+ * covers it (a two-phase-commit sink with checkpoints on), the task does not finish when its input
+ * ends. It reports {@code AWAITING_FINAL_CHECKPOINT} (as {@code RUNNING} with a flag), takes the next
+ * checkpoint the job master triggers at it directly ({@link FinalCheckpointWait}), and only when that
+ * checkpoint (or a later one) completed do its operators commit and the task report {@code FINISHED}.
+ * So a task is recorded as finished in a checkpoint only once its last output is committed, and a
+ * restore of an earlier checkpoint finds that output uncommitted: it is written and committed once.
  *
  * <p>Ending: cancelled (also when the cancel came while it failed or finished) it reports
  * {@code CANCELED} and releases the network ends of its channels at once; failed, {@code FAILED}
@@ -135,7 +144,10 @@ public final class Task implements Runnable {
         uploads.cancelAll();
     }
 
-    /** A source's checkpoint: taken by the task thread at its next look at the mailbox. Any thread. */
+    /**
+     * A source's checkpoint, or one of a task awaiting its final checkpoint: taken by the task thread at its
+     * next look at the mailbox. Any thread.
+     */
     void triggerCheckpoint(long checkpointId, long timestampMillis) {
         mailbox.put(() -> checkpointer.checkpoint(checkpointId, timestampMillis));
     }
@@ -251,7 +263,8 @@ public final class Task implements Runnable {
 
     /**
      * The input ended: unless a cancel came first, the operators finish, the outputs end and the
-     * uploads still running are awaited, so their acknowledgements precede {@code FINISHED}.
+     * uploads still running are awaited, so their acknowledgements precede {@code FINISHED}. If an
+     * operator needs a final checkpoint, the task then awaits it ({@link #awaitFinalCheckpoint}).
      */
     private void finish() throws Exception {
         if (!lifecycle.transitionTo(TaskPhase.FINISHING)) {
@@ -261,6 +274,28 @@ public final class Task implements Runnable {
             chain.finish();
         }
         chain.outputs().close();
+        uploads.awaitAll();
+        if (driver.finishesOperators() && chain.needsFinalCheckpoint()) {
+            awaitFinalCheckpoint();
+        }
+    }
+
+    /**
+     * {@code AWAITING_FINAL_CHECKPOINT}: the job master hears it and triggers the task's checkpoints
+     * directly; the task takes them from its mailbox until one completed, then its operators hand their
+     * last output over (a two-phase-commit sink commits) and the uploads are awaited. A cancel meanwhile
+     * interrupts the wait; nothing is handed over then.
+     */
+    private void awaitFinalCheckpoint() throws Exception {
+        FinalCheckpointWait wait = checkpointer.awaitFinalCheckpoint();
+        if (!lifecycle.transitionTo(TaskPhase.AWAITING_FINAL_CHECKPOINT)) {
+            return;
+        }
+        if (!wait.await(mailbox, lifecycle::isCancelled)) {
+            return;
+        }
+        LOG.debug("Task {}: {}; handing the last output over", info.taskName(), wait);
+        chain.finishAfterFinalCheckpoint();
         uploads.awaitAll();
     }
 

@@ -238,7 +238,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
             running.classLoader().close();
             signalIfNoTasks();
         }
-        if (state.state() == ExecutionState.RUNNING) {
+        if (state.state() == ExecutionState.RUNNING && !state.awaitingFinalCheckpoint()) {
             running.meters().registerSinkMetersIfAny(running.task()); // its operators are known once it runs
         }
         if (state.state() == ExecutionState.FINISHED) {

@@ -67,7 +67,8 @@ final class TaskLifecycle {
                 return false;
             }
             throw new IllegalStateException("Task " + taskName + " (" + attemptId + ") cannot move " + from + " -> "
-                    + next + "; its lifecycle is CREATED -> DEPLOYING -> RUNNING -> FINISHING -> FINISHED,"
+                    + next + "; its lifecycle is CREATED -> DEPLOYING -> RUNNING -> FINISHING (-> AWAITING_FINAL_CHECKPOINT)"
+                    + " -> FINISHED,"
                     + " with CANCELING -> CANCELED and FAILED on the way");
         }
         phase = next;
@@ -77,7 +78,8 @@ final class TaskLifecycle {
             reported = report;
             transitioning = true;
             try {
-                listener.accept(new TaskExecutionState(attemptId, report, failure));
+                listener.accept(new TaskExecutionState(attemptId, report, failure,
+                        next == TaskPhase.AWAITING_FINAL_CHECKPOINT));
             } finally {
                 transitioning = false;
             }

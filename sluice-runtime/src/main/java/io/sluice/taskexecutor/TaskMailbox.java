@@ -1,11 +1,12 @@
 package io.sluice.taskexecutor;
 
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Work other threads hand to a task thread (checkpoint triggers, completion and abort notices),
  * which the task thread runs between records: a source every batch, other tasks between buffers.
- * {@link #put} from any thread; {@link #drain} on the task thread only (checked).
+ * {@link #put} from any thread; {@link #drain} and {@link #awaitAndDrain} on the task thread only (checked).
  */
 final class TaskMailbox {
     /** One piece of work for the task thread. */
@@ -14,7 +15,7 @@ final class TaskMailbox {
         void run() throws Exception;
     }
 
-    private final ConcurrentLinkedQueue<Mail> queue = new ConcurrentLinkedQueue<>();
+    private final LinkedBlockingQueue<Mail> queue = new LinkedBlockingQueue<>();
     private final TaskThread taskThread;
 
     TaskMailbox(TaskThread taskThread) {
@@ -24,6 +25,20 @@ final class TaskMailbox {
     /** Queues {@code mail} for the task thread. Any thread; never blocks. */
     void put(Mail mail) {
         queue.add(mail);
+    }
+
+    /**
+     * Waits up to {@code timeoutNanos} for mail, then runs every queued mail as {@link #drain} does: for a
+     * task with no input left that only waits for notices. Task thread; a cancel's interrupt ends the wait
+     * with {@link InterruptedException}.
+     */
+    void awaitAndDrain(long timeoutNanos) throws Exception {
+        taskThread.check("Waiting for mail");
+        Mail first = queue.poll(timeoutNanos, TimeUnit.NANOSECONDS);
+        if (first != null) {
+            first.run();
+            drain();
+        }
     }
 
     /** Runs every queued mail, including what is queued meanwhile, in order. Task thread. */

@@ -636,6 +636,71 @@ class CheckpointCoordinatorTest {
         assertThat(onMain(coordinator::stats).completed()).isEqualTo(1);
     }
 
+    // ------------------------------------------------------------------ final checkpoints
+
+    @Test
+    void tasksAwaitingTheirFinalCheckpointAreTriggeredDirectlyWithTheSourcesAndOnlyOnce() {
+        create(INTERVAL, TIMEOUT, 2, 3);
+        context.awaitingFinal = List.of(keyed0, source1); // a source with a chained two-phase-commit sink awaits too
+        onMain(coordinator::start);
+        mainThread.advanceTime(INTERVAL);
+        io.triggerAll();
+        mainThread.triggerAll();
+
+        assertThat(context.triggers).extracting(Trigger::task).containsExactly(source0, source1, keyed0);
+        assertThat(context.triggers).extracting(Trigger::checkpointId).containsOnly(1L);
+        completeCheckpoint(1);
+        assertThat(context.notifications).extracting(Notification::task).containsExactlyInAnyOrderElementsOf(all);
+    }
+
+    @Test
+    void aCheckpointOfATaskAwaitingItsFinalCheckpointCompletesAfterEverySourceFinished() {
+        create(INTERVAL, TIMEOUT, 2, 3);
+        context.finished = List.of(source0, source1, keyed1);
+        context.awaitingFinal = List.of(keyed0);
+        onMain(coordinator::start);
+        mainThread.advanceTime(INTERVAL);
+        io.triggerAll();
+        mainThread.triggerAll();
+
+        assertThat(context.triggers).extracting(Trigger::task).as("no source runs: the waiting task is triggered")
+                .containsExactly(keyed0);
+        acknowledge(keyed0, 1);
+        io.triggerAll();
+        mainThread.triggerAll();
+
+        CompletedCheckpoint cp = store.latest().orElseThrow();
+        assertThat(cp.checkpointId()).isEqualTo(1);
+        assertThat(cp.stateOf(2, 0).isFinished()).as("its state holds its last output, uncommitted").isFalse();
+        assertThat(cp.stateOf(2, 1).isFinished()).isTrue();
+        assertThat(context.notifications).containsExactly(new Notification(keyed0, 1));
+    }
+
+    @Test
+    void aTaskThatStartsAwaitingItsFinalCheckpointIsTriggeredForThePendingCheckpointIfItStillAwaitsIt() {
+        create(INTERVAL, TIMEOUT, 2, 3);
+        onMain(coordinator::start);
+        long id = triggerNext();
+        acknowledge(source0, id);
+        acknowledge(source1, id);
+        acknowledge(keyed1, id);
+
+        // keyed0's inputs ended without a barrier of this checkpoint (its sources finished before they took it)
+        onMain(() -> coordinator.taskAwaitsFinalCheckpoint(keyed0));
+        // keyed1 acknowledged through its input before its end: no second trigger
+        onMain(() -> coordinator.taskAwaitsFinalCheckpoint(keyed1));
+
+        assertThat(context.triggers).extracting(Trigger::task).containsExactly(source0, source1, keyed0);
+        assertThat(context.triggers.get(2).checkpointId()).isEqualTo(id);
+        acknowledge(keyed0, id);
+        io.triggerAll();
+        mainThread.triggerAll();
+        assertThat(store.latest()).get().extracting(CompletedCheckpoint::checkpointId).isEqualTo(id);
+
+        onMain(() -> coordinator.taskAwaitsFinalCheckpoint(keyed0));
+        assertThat(context.triggers).as("nothing pending: the next periodic trigger reaches it").hasSize(3);
+    }
+
     /**
      * The chaos suite's "a FINISHED job left a pointer" (smoke seed 2): the last task's FINISHED
      * completes the pending checkpoint, the job ends and its store is cleaned up while the I/O
@@ -720,6 +785,7 @@ class CheckpointCoordinatorTest {
     private final class TestContext implements CheckpointCoordinator.Context {
         volatile boolean canTrigger = true;
         List<ExecutionAttemptId> finished = List.of();
+        List<ExecutionAttemptId> awaitingFinal = List.of();
         final List<Trigger> triggers = new ArrayList<>();
         final List<Notification> notifications = new ArrayList<>();
         final List<Throwable> failures = new ArrayList<>();
@@ -732,6 +798,11 @@ class CheckpointCoordinatorTest {
         @Override
         public List<ExecutionAttemptId> tasksToTrigger() {
             return List.of(source0, source1).stream().filter(t -> !finished.contains(t)).toList();
+        }
+
+        @Override
+        public List<ExecutionAttemptId> tasksAwaitingFinalCheckpoint() {
+            return awaitingFinal;
         }
 
         @Override

@@ -447,6 +447,51 @@ class JobMasterTest {
     }
 
     @Test
+    void aTaskAwaitingItsFinalCheckpointAfterEverySourceFinishedIsTriggeredNotifiedAndOnlyThenFinishesTheJob() {
+        createJobMaster(new FixedDelay(3, DELAY), Duration.ofSeconds(10));
+        start();
+        List<ExecutionAttemptId> round = currentRound();
+        reportAll(round, ExecutionState.RUNNING);
+        List<ExecutionAttemptId> sources = round.stream().filter(id -> graph.vertex(id.vertexId()).isSource()).toList();
+        List<ExecutionAttemptId> sinks = without(round, sources.get(0)).stream()
+                .filter(id -> !graph.vertex(id.vertexId()).isSource()).toList();
+        reportAll(sources, ExecutionState.FINISHED);
+        report(sinks.get(1), ExecutionState.FINISHED);
+        jobMaster.updateTaskExecutionState(new TaskExecutionState(sinks.get(0), ExecutionState.RUNNING, null, true));
+        mainThread.triggerAll();
+
+        long id = triggerCheckpoint();
+        assertThat(taskExecutor.triggers()).as("every source finished; the waiting task is triggered directly")
+                .containsExactly(new TestingTaskExecutorGateway.TriggerCall(sinks.get(0), id, clock.currentTimeMillis()));
+        JobVertex sink = graph.vertex(sinks.get(0).vertexId());
+        jobMaster.acknowledgeCheckpoint(sinks.get(0), id, TaskStateHandle.inline(sink.id(), 0, new byte[] {1}, null,
+                KeyGroups.rangeForSubtask(0, sink.maxParallelism(), sink.parallelism())));
+        mainThread.triggerAll();
+        io.triggerAll();
+        mainThread.triggerAll();
+
+        assertThat(taskExecutor.notifications()).containsExactly(new TestingTaskExecutorGateway.NotifyCall(sinks.get(0), id));
+        assertThat(status()).as("the waiting task has not finished").isEqualTo(JobStatus.RUNNING);
+        report(sinks.get(0), ExecutionState.FINISHED);
+        assertThat(status()).isEqualTo(JobStatus.FINISHED);
+    }
+
+    @Test
+    void withoutATaskAwaitingItsFinalCheckpointNoCheckpointStartsOnceEverySourceFinished() {
+        createJobMaster(new FixedDelay(3, DELAY), Duration.ofSeconds(10));
+        start();
+        List<ExecutionAttemptId> round = currentRound();
+        reportAll(round, ExecutionState.RUNNING);
+        reportAll(round.stream().filter(id -> graph.vertex(id.vertexId()).isSource()).toList(), ExecutionState.FINISHED);
+
+        mainThread.advanceTime(Duration.ofSeconds(30));
+        io.triggerAll();
+        mainThread.triggerAll();
+
+        assertThat(taskExecutor.triggers()).isEmpty();
+    }
+
+    @Test
     void aCheckpointCompletingAfterAFailoverDoesNotNotifyTheNewDeployment() {
         createJobMaster(new FixedDelay(3, DELAY), Duration.ofSeconds(10));
         start();

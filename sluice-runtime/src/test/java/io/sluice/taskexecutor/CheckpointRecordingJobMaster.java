@@ -27,7 +27,7 @@ final class CheckpointRecordingJobMaster implements JobMasterGateway {
     @Override
     public CompletableFuture<Acknowledge> updateTaskExecutionState(TaskExecutionState state) {
         states.add(state);
-        events.add(state.state().name());
+        events.add(state.state().name() + (state.awaitingFinalCheckpoint() ? " awaiting final checkpoint" : ""));
         return CompletableFuture.completedFuture(Acknowledge.INSTANCE);
     }
 

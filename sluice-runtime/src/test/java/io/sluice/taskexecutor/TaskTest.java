@@ -114,6 +114,66 @@ class TaskTest {
         assertThat(io.numQueued()).isZero();
     }
 
+    // ------------------------------------------------------------------ final checkpoint
+
+    /**
+     * A two-phase-commit sink's task whose input ended commits nothing yet: it awaits its final
+     * checkpoint, takes it when triggered (no barrier: its outputs ended), and commits and reports
+     * FINISHED only once that checkpoint completed.
+     */
+    @Test
+    void aTaskWithATwoPhaseCommitSinkCommitsItsLastOutputOnlyWhenItsFinalCheckpointCompleted() {
+        CommittingSink.Store store = CommittingSink.store();
+        task = new Task(descriptor(boundedInto(store), null), services());
+
+        task.start();
+        await().atMost(WAIT).until(() -> task.phase() == TaskPhase.AWAITING_FINAL_CHECKPOINT);
+        assertThat(jobMaster.events()).containsExactly("RUNNING", "RUNNING awaiting final checkpoint");
+        assertThat(store.committed()).as("nothing committed when the input ended").isEmpty();
+
+        task.triggerCheckpoint(7, 0);
+        await().atMost(WAIT).until(() -> io.numQueued() == 1);
+        io.triggerAll();
+        assertThat(jobMaster.events()).endsWith("ack 7");
+        assertThat(store.committed()).as("not before the checkpoint completed").isEmpty();
+        assertThat(task.phase()).isEqualTo(TaskPhase.AWAITING_FINAL_CHECKPOINT);
+
+        task.notifyCheckpointComplete(7);
+        await().atMost(WAIT).until(() -> task.phase().isEnded());
+
+        assertThat(jobMaster.events()).containsExactly("RUNNING", "RUNNING awaiting final checkpoint", "ack 7",
+                "FINISHED");
+        assertThat(store.committed()).hasSize(1_000).doesNotHaveDuplicates();
+    }
+
+    /** Cancelled while it awaits its final checkpoint (a failover elsewhere): nothing is committed. */
+    @Test
+    void aTaskCancelledWhileAwaitingItsFinalCheckpointCommitsNothing() {
+        CommittingSink.Store store = CommittingSink.store();
+        task = new Task(descriptor(boundedInto(store), null), services());
+        task.start();
+        await().atMost(WAIT).until(() -> task.phase() == TaskPhase.AWAITING_FINAL_CHECKPOINT);
+        task.triggerCheckpoint(7, 0);
+        await().atMost(WAIT).until(() -> io.numQueued() == 1);
+        io.triggerAll();
+
+        task.cancel();
+        await().atMost(WAIT).until(() -> task.phase().isEnded());
+        task.notifyCheckpointComplete(7); // too late: the task has ended
+
+        assertThat(task.phase()).isEqualTo(TaskPhase.CANCELED);
+        assertThat(jobMaster.events()).containsExactly("RUNNING", "RUNNING awaiting final checkpoint", "ack 7",
+                "CANCELED");
+        assertThat(store.committed()).isEmpty();
+    }
+
+    private JobGraph boundedInto(CommittingSink.Store store) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(1)
+                .enableCheckpointing(Duration.ofHours(1)).setCheckpointDir(root.toString());
+        env.fromSequence(0, 999).sinkTo(new CommittingSink(store.id()), "committing");
+        return env.buildJobGraph("bounded into a two-phase-commit sink");
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private TaskServices services() {

@@ -22,7 +22,9 @@ public interface SinkWriter<IN, C> extends AutoCloseable {
 
     /**
      * The input ended: as {@link #preCommit}, for the records after the last barrier. The returned
-     * committables are committed before the task finishes. By default {@code preCommit(Long.MAX_VALUE)}.
+     * committables become part of the subtask's final checkpoint (the next one; the writer is not asked to
+     * pre-commit again) and are committed once it completed, before the task finishes; without checkpoints
+     * they are committed at once. By default {@code preCommit(Long.MAX_VALUE)}.
      */
     default List<C> endOfInput() throws Exception {
         return preCommit(Long.MAX_VALUE);

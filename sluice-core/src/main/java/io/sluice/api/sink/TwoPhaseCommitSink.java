@@ -23,8 +23,12 @@ import java.util.List;
  *       began after that checkpoint ({@link #createWriter}).</li>
  * </ol>
  * A reader of the sink's output thus sees exactly the records that went into completed checkpoints,
- * each once. At the end of a bounded input the writer's last committables are committed before the
- * task finishes ({@link SinkWriter#endOfInput}).
+ * each once. At the end of a bounded input the writer pre-commits its last records
+ * ({@link SinkWriter#endOfInput}); with checkpoints the subtask then awaits a final checkpoint, which the
+ * job master triggers at it directly, and its last committables are committed once that checkpoint
+ * completed, before the task finishes: a failure elsewhere meanwhile commits nothing of them, and the
+ * restored job writes and commits them once. Without checkpoints they are committed at once (no
+ * exactly-once without checkpoints).
  *
  * <p>Instances travel inside the job graph (Java serialization); {@link #createWriter} and
  * {@link #createCommitter} run on the subtask's task thread when it opens.

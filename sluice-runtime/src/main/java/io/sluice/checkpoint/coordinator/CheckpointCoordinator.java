@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>{@link PeriodicTrigger}: fires every interval; whether a checkpoint starts is decided here
- *       (none while one is pending or lingers, or while not every task runs).</li>
+ *       (none while one is pending or lingers, or while not every task runs, or when no source runs and no
+ *       task awaits its final checkpoint).</li>
  *   <li>{@link CheckpointIdRequests}: the id, from the counter on the I/O executor, bounded by the
  *       timeout and never at or below a retained or started checkpoint.</li>
  *   <li>{@link PendingCheckpoints}: the checkpoint in flight: acknowledgements, declines, finished
@@ -53,6 +54,15 @@ import org.slf4j.LoggerFactory;
  * once started, a failure is in doubt ({@link CheckpointPointerInDoubtException}: a revocation that
  * interrupts the writer, or a lost connection, does not undo a transaction ZooKeeper already
  * applied) and the files are kept, since the pointer may name them.
+ *
+ * <p>Final checkpoints: a task whose input ended and whose operators commit their last output only
+ * once a checkpoint covers it (a two-phase-commit sink) stays {@code RUNNING} and awaits its final
+ * checkpoint ({@link Context#tasksAwaitingFinalCheckpoint}). No barrier reaches it through its ended
+ * inputs, so it is triggered directly, like a source, and a checkpoint can start while any task awaits
+ * (also when every source has finished); the periodic trigger starts it, so a bounded job with such a
+ * sink ends up to one checkpoint interval after its input. A pending checkpoint that awaits such a task
+ * is triggered at it when it starts waiting ({@link #taskAwaitsFinalCheckpoint}). It finishes, and is
+ * recorded as finished in later checkpoints, only once that checkpoint completed and it committed.
  *
  * <p>Finished tasks: a task that finished before the trigger is part of the checkpoint as
  * {@linkplain TaskStateHandle#finished finished} (it is restored as finished and emits nothing
@@ -83,11 +93,22 @@ public final class CheckpointCoordinator {
 
     /** What the coordinator needs from its job master. Called on the main thread. */
     public interface Context {
-        /** Whether a checkpoint can start: every task runs or has finished, and some source still runs. */
+        /**
+         * Whether a checkpoint can start: every task runs or has finished, and some source still runs or some
+         * task awaits its final checkpoint (also when every source has finished).
+         */
         boolean canTriggerCheckpoint();
 
         /** Tasks that receive the trigger (the running sources). */
         List<ExecutionAttemptId> tasksToTrigger();
+
+        /**
+         * Running tasks whose inputs ended and that await their final checkpoint before they finish: no barrier
+         * reaches them through their inputs, so they receive the trigger too, as sources do.
+         */
+        default List<ExecutionAttemptId> tasksAwaitingFinalCheckpoint() {
+            return List.of();
+        }
 
         /** Tasks that must acknowledge (all that have not finished). */
         List<ExecutionAttemptId> tasksToAcknowledge();
@@ -292,14 +313,37 @@ public final class CheckpointCoordinator {
         PendingCheckpoint p = pendings.start(id, requestedNanos, context.tasksToAcknowledge(),
                 context.finishedTaskStates(), savepoint);
         LOG.debug("Triggering {} {} of job {}", savepoint != null ? "savepoint" : "checkpoint", id, jobId);
-        for (ExecutionAttemptId task : context.tasksToTrigger()) {
-            if (savepoint != null) {
-                context.triggerTaskForSavepoint(task, id, p.triggerTimestampMillis);
-            } else {
-                context.triggerTask(task, id, p.triggerTimestampMillis);
-            }
+        java.util.Set<ExecutionAttemptId> triggered = new java.util.LinkedHashSet<>(context.tasksToTrigger());
+        triggered.addAll(context.tasksAwaitingFinalCheckpoint()); // a source that awaits it is triggered once
+        for (ExecutionAttemptId task : triggered) {
+            trigger(task, p);
         }
         pendings.finalizeIfAcknowledged(p); // every task awaited finished meanwhile: nothing to wait for
+    }
+
+    private void trigger(ExecutionAttemptId task, PendingCheckpoint p) {
+        if (p.savepoint != null) {
+            context.triggerTaskForSavepoint(task, p.checkpointId, p.triggerTimestampMillis);
+        } else {
+            context.triggerTask(task, p.checkpointId, p.triggerTimestampMillis);
+        }
+    }
+
+    /**
+     * {@code task}'s input ended and it awaits its final checkpoint: the next checkpoint triggers it directly.
+     * If the pending checkpoint awaits it without its acknowledgement, no barrier of that checkpoint can reach
+     * it any more (its inputs ended without one: every task before it finished before that checkpoint, and is
+     * part of it as finished), so it is triggered for it now, rather than holding the checkpoint until its
+     * timeout. A task that took that checkpoint already ignores the trigger. Main thread.
+     */
+    public void taskAwaitsFinalCheckpoint(ExecutionAttemptId task) {
+        mainThread.assertRunningInMainThread();
+        PendingCheckpoint p = pendings.pending();
+        if (p != null && !p.finalizing() && p.isAwaiting(task)) {
+            LOG.debug("Triggering {} {} of job {} at {}, which awaits its final checkpoint",
+                    p.savepoint != null ? "savepoint" : "checkpoint", p.checkpointId, jobId, task);
+            trigger(task, p);
+        }
     }
 
     /** A task has written its state for {@code checkpointId}. */

@@ -82,7 +82,8 @@ public final class DeploymentRound {
 
     /**
      * Applies a task's report of its state. Returns {@code null} when it changes nothing: the task is
-     * not part of this round (a report of an earlier one), or it has already ended.
+     * not part of this round (a report of an earlier one), or it has already ended, or it reports that it
+     * awaits its final checkpoint while it is no longer running (being cancelled).
      */
     public TaskReport apply(TaskExecutionState update) {
         Execution execution = executions.get(update.attemptId());
@@ -94,8 +95,16 @@ public final class DeploymentRound {
             return null;
         }
         ExecutionState before = execution.state();
+        if (update.awaitingFinalCheckpoint() && before != ExecutionState.RUNNING) {
+            // Being cancelled (CANCELING): the task's end report decides; a RUNNING now would hide the cancel.
+            LOG.debug("Ignoring that {} awaits its final checkpoint: it is {}", update.attemptId(), before);
+            return null;
+        }
         boolean wasRestoring = execution.isRestoring();
         execution.setState(update.state());
+        if (update.awaitingFinalCheckpoint()) {
+            execution.setAwaitingFinalCheckpoint();
+        }
         boolean stoppedRestoring = wasRestoring
                 && (update.state() == ExecutionState.RUNNING || update.state().isTerminal());
         if (stoppedRestoring) {
@@ -140,18 +149,27 @@ public final class DeploymentRound {
 
     // ---------------------------------------------------------------- what checkpoints need
 
-    /** Every task runs or has finished, and a source still runs to inject the barriers. */
+    /**
+     * Every task runs or has finished, and some task can be triggered: a source still runs to inject the
+     * barriers, or a task awaits its final checkpoint (also when every source has finished).
+     */
     public boolean readyForCheckpoint() {
         return !executions.isEmpty()
                 && executions.values().stream().allMatch(e -> e.state() == ExecutionState.RUNNING
                         || e.state() == ExecutionState.FINISHED)
-                && executions.values().stream().anyMatch(e -> e.isSource() && e.state() == ExecutionState.RUNNING);
+                && executions.values().stream().anyMatch(e -> e.state() == ExecutionState.RUNNING
+                        && (e.isSource() || e.isAwaitingFinalCheckpoint()));
     }
 
     /** The running sources: they receive the trigger. */
     public List<ExecutionAttemptId> runningSources() {
         return executions.values().stream().filter(e -> e.isSource() && e.state() == ExecutionState.RUNNING)
                 .map(Execution::id).toList();
+    }
+
+    /** The tasks awaiting their final checkpoint: their inputs ended, so they receive the trigger directly. */
+    public List<ExecutionAttemptId> awaitingFinalCheckpoint() {
+        return executions.values().stream().filter(Execution::isAwaitingFinalCheckpoint).map(Execution::id).toList();
     }
 
     /** The tasks that have not finished: they must acknowledge. */

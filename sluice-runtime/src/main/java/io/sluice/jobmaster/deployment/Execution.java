@@ -18,6 +18,8 @@ public final class Execution {
     private ExecutionState state = ExecutionState.DEPLOYING;
     /** Whether the task may still be reading its restore state: until it reports RUNNING or ends. */
     private boolean restoring;
+    /** Whether the task's input ended and it awaits its final checkpoint (it reported so while RUNNING). */
+    private boolean awaitingFinalCheckpoint;
 
     Execution(ExecutionAttemptId id, TaskExecutorGateway taskExecutor, boolean source, boolean restoring) {
         this.id = id;
@@ -47,8 +49,27 @@ public final class Execution {
         return restoring;
     }
 
+    /**
+     * Whether the task awaits its final checkpoint: its input ended, and it finishes once a checkpoint it
+     * takes completed. It is triggered directly, as a source is.
+     */
+    public boolean isAwaitingFinalCheckpoint() {
+        return awaitingFinalCheckpoint;
+    }
+
     void setState(ExecutionState state) {
         this.state = state;
+        if (state != ExecutionState.RUNNING) {
+            awaitingFinalCheckpoint = false;
+        }
+    }
+
+    void setAwaitingFinalCheckpoint() {
+        if (state != ExecutionState.RUNNING) {
+            throw new IllegalStateException("Task " + id + " is " + state + ": only a running task awaits a final"
+                    + " checkpoint");
+        }
+        awaitingFinalCheckpoint = true;
     }
 
     void setRestoring(boolean restoring) {
