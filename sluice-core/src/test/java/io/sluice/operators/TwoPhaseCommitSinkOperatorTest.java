@@ -2,16 +2,11 @@ package io.sluice.operators;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.api.functions.FakeRuntimeContext;
 import io.sluice.api.functions.RuntimeContext;
 import io.sluice.api.sink.Committer;
 import io.sluice.api.sink.SinkWriter;
 import io.sluice.api.sink.TwoPhaseCommitSink;
-import io.sluice.api.state.ListState;
-import io.sluice.api.state.ListStateDescriptor;
-import io.sluice.api.state.MapState;
-import io.sluice.api.state.MapStateDescriptor;
-import io.sluice.api.state.ValueState;
-import io.sluice.api.state.ValueStateDescriptor;
 import io.sluice.core.serialization.Serializers;
 import io.sluice.core.serialization.TypeSerializer;
 import io.sluice.state.KeyedStateBackend;
@@ -201,52 +196,7 @@ class TwoPhaseCommitSinkOperatorTest {
     }
 
     private static OperatorContext context(Duration checkpointInterval) {
-        RuntimeContext rc = new RuntimeContext() {
-            @Override
-            public String taskName() {
-                return "Sink: t (1/1)";
-            }
-
-            @Override
-            public int subtaskIndex() {
-                return 0;
-            }
-
-            @Override
-            public int parallelism() {
-                return 1;
-            }
-
-            @Override
-            public int maxParallelism() {
-                return 128;
-            }
-
-            @Override
-            public int attemptNumber() {
-                return 0;
-            }
-
-            @Override
-            public Duration checkpointInterval() {
-                return checkpointInterval;
-            }
-
-            @Override
-            public <T> ValueState<T> getState(ValueStateDescriptor<T> descriptor) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public <T> ListState<T> getListState(ListStateDescriptor<T> descriptor) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public <K, V> MapState<K, V> getMapState(MapStateDescriptor<K, V> descriptor) {
-                throw new UnsupportedOperationException();
-            }
-        };
+        RuntimeContext rc = new FakeRuntimeContext(0, 1).withCheckpointInterval(checkpointInterval);
         return new OperatorContext() {
             @Override
             public RuntimeContext runtimeContext() {

@@ -3,13 +3,7 @@ package io.sluice.connector.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sluice.api.functions.RuntimeContext;
-import io.sluice.api.state.ListState;
-import io.sluice.api.state.ListStateDescriptor;
-import io.sluice.api.state.MapState;
-import io.sluice.api.state.MapStateDescriptor;
-import io.sluice.api.state.ValueState;
-import io.sluice.api.state.ValueStateDescriptor;
+import io.sluice.api.functions.FakeRuntimeContext;
 import io.sluice.connector.kafka.format.Formats;
 import io.sluice.core.serialization.DataOutputBuffer;
 import java.nio.charset.StandardCharsets;
@@ -75,49 +69,6 @@ class TransactionalKafkaCommitterITCase {
         public void close() {}
     }
 
-    /** Subtask 1 of 1 of a sink, without state (a committer needs only its place). */
-    private static final class SubtaskContext implements RuntimeContext {
-        @Override
-        public String taskName() {
-            return "kafka sink";
-        }
-
-        @Override
-        public int subtaskIndex() {
-            return 0;
-        }
-
-        @Override
-        public int parallelism() {
-            return 1;
-        }
-
-        @Override
-        public int maxParallelism() {
-            return 128;
-        }
-
-        @Override
-        public int attemptNumber() {
-            return 0;
-        }
-
-        @Override
-        public <T> ValueState<T> getState(ValueStateDescriptor<T> descriptor) {
-            throw new UnsupportedOperationException("a committer has no state");
-        }
-
-        @Override
-        public <T> ListState<T> getListState(ListStateDescriptor<T> descriptor) {
-            throw new UnsupportedOperationException("a committer has no state");
-        }
-
-        @Override
-        public <K, V> MapState<K, V> getMapState(MapStateDescriptor<K, V> descriptor) {
-            throw new UnsupportedOperationException("a committer has no state");
-        }
-    }
-
     private static KafkaCommittable committable(int checkpointId, int records) {
         DataOutputBuffer batch = new DataOutputBuffer(256);
         for (int i = 0; i < records; i++) {
@@ -138,7 +89,7 @@ class TransactionalKafkaCommitterITCase {
                 .property("interceptor.classes", FailedSends.class.getName()).build();
         int records = 40; // before the fix: 40 sends × 1 s each
         ExecutorService commitThread = Executors.newSingleThreadExecutor();
-        TransactionalKafkaCommitter committer = new TransactionalKafkaCommitter(sink, new SubtaskContext());
+        TransactionalKafkaCommitter committer = new TransactionalKafkaCommitter(sink, new FakeRuntimeContext(0, 1));
         try {
             // A heartbeat (no records): the producer is set up and commits the marker only.
             CompletableFuture.runAsync(() -> commit(committer, committable(1, 0)), commitThread).get(60, TimeUnit.SECONDS);

@@ -3,6 +3,7 @@ package io.sluice.storage.s3.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sluice.api.functions.FakeRuntimeContext;
 import io.sluice.api.sink.Committer;
 import io.sluice.api.sink.SinkWriter;
 import io.sluice.config.Configuration;
@@ -60,8 +61,8 @@ class S3ExactlyOnceFileSinkTest {
     void nothingIsVisibleBeforeTheCommitAndEachLineOnceAfter() throws Exception {
         String prefix = freshPrefix();
         S3ExactlyOnceFileSink<String> sink = sink(prefix).build();
-        try (SinkWriter<String, S3PartFile> writer = sink.createWriter(new SubtaskContext(0, 1), List.of());
-             Committer<S3PartFile> committer = sink.createCommitter(new SubtaskContext(0, 1))) {
+        try (SinkWriter<String, S3PartFile> writer = sink.createWriter(new FakeRuntimeContext(0, 1), List.of());
+             Committer<S3PartFile> committer = sink.createCommitter(new FakeRuntimeContext(0, 1))) {
             for (String l : lines(0, 100)) {
                 writer.write(l);
             }
@@ -85,8 +86,8 @@ class S3ExactlyOnceFileSinkTest {
                 .s3Options(CountingS3Proxy.sinkOptions(s3.endpoint()).set(S3Options.PART_SIZE, partSize)).build();
         String line = "x".repeat(1023); // 1 KiB with the line break
         int perFile = 12 * 1024;
-        try (SinkWriter<String, S3PartFile> writer = sink.createWriter(new SubtaskContext(0, 1), List.of());
-             Committer<S3PartFile> committer = sink.createCommitter(new SubtaskContext(0, 1))) {
+        try (SinkWriter<String, S3PartFile> writer = sink.createWriter(new FakeRuntimeContext(0, 1), List.of());
+             Committer<S3PartFile> committer = sink.createCommitter(new FakeRuntimeContext(0, 1))) {
             for (int i = 0; i < perFile * 2 + 10; i++) {
                 writer.write(line);
             }
@@ -109,8 +110,8 @@ class S3ExactlyOnceFileSinkTest {
         String prefix = freshPrefix();
         ManualClock clock = new ManualClock();
         S3ExactlyOnceFileSink<String> sink = sink(prefix).rolloverInterval(Duration.ofSeconds(10)).clock(clock).build();
-        try (SinkWriter<String, S3PartFile> writer = sink.createWriter(new SubtaskContext(0, 1), List.of());
-             Committer<S3PartFile> committer = sink.createCommitter(new SubtaskContext(0, 1))) {
+        try (SinkWriter<String, S3PartFile> writer = sink.createWriter(new FakeRuntimeContext(0, 1), List.of());
+             Committer<S3PartFile> committer = sink.createCommitter(new FakeRuntimeContext(0, 1))) {
             writer.write("a");
             clock.advance(Duration.ofSeconds(9));
             writer.write("b");
@@ -132,8 +133,8 @@ class S3ExactlyOnceFileSinkTest {
         String prefix = freshPrefix();
         S3ExactlyOnceFileSink<String> sink = sink(prefix).maxPartFileBytes(64).build();
         // the failed attempt: subtasks 0 and 1 of 2; checkpoint 1 pre-committed, then more uploads, then a crash
-        SinkWriter<String, S3PartFile> crashed0 = sink.createWriter(new SubtaskContext(0, 2), List.of());
-        SinkWriter<String, S3PartFile> crashed1 = sink.createWriter(new SubtaskContext(1, 2), List.of());
+        SinkWriter<String, S3PartFile> crashed0 = sink.createWriter(new FakeRuntimeContext(0, 2), List.of());
+        SinkWriter<String, S3PartFile> crashed1 = sink.createWriter(new FakeRuntimeContext(1, 2), List.of());
         for (String l : lines(0, 10)) {
             crashed0.write(l);
             crashed1.write(l);
@@ -153,8 +154,8 @@ class S3ExactlyOnceFileSinkTest {
         int abortedBefore = s3.aborted.get();
 
         // the new attempt restores checkpoint 1 of subtask 0 and commits it again
-        try (SinkWriter<String, S3PartFile> restored = sink.createWriter(new SubtaskContext(0, 2), checkpoint1);
-             Committer<S3PartFile> committer = sink.createCommitter(new SubtaskContext(0, 2))) {
+        try (SinkWriter<String, S3PartFile> restored = sink.createWriter(new FakeRuntimeContext(0, 2), checkpoint1);
+             Committer<S3PartFile> committer = sink.createCommitter(new FakeRuntimeContext(0, 2))) {
             for (S3PartFile f : checkpoint1) {
                 committer.commit(f);
             }
@@ -182,8 +183,8 @@ class S3ExactlyOnceFileSinkTest {
     void committingAnUploadThatWasCompletedBeforeIsRecognisedAsDone() throws Exception {
         String prefix = freshPrefix();
         S3ExactlyOnceFileSink<String> sink = sink(prefix).maxPartFileBytes(1L << 30).build();
-        try (SinkWriter<String, S3PartFile> writer = sink.createWriter(new SubtaskContext(0, 1), List.of());
-             Committer<S3PartFile> committer = sink.createCommitter(new SubtaskContext(0, 1))) {
+        try (SinkWriter<String, S3PartFile> writer = sink.createWriter(new FakeRuntimeContext(0, 1), List.of());
+             Committer<S3PartFile> committer = sink.createCommitter(new FakeRuntimeContext(0, 1))) {
             for (String l : lines(0, 1000)) {
                 writer.write(l);
             }
@@ -193,7 +194,7 @@ class S3ExactlyOnceFileSinkTest {
             // a restore commits the restored checkpoint's committable again, from its serialized form
             S3PartFile restored = roundTrip(file);
             assertThat(restored).isEqualTo(file);
-            try (Committer<S3PartFile> afterRestore = sink.createCommitter(new SubtaskContext(0, 1))) {
+            try (Committer<S3PartFile> afterRestore = sink.createCommitter(new FakeRuntimeContext(0, 1))) {
                 afterRestore.commit(restored);
                 afterRestore.commit(restored);
             }

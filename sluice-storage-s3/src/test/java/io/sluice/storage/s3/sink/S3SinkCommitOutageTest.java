@@ -3,6 +3,7 @@ package io.sluice.storage.s3.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.sluice.api.functions.FakeRuntimeContext;
 import io.sluice.api.sink.Committer;
 import io.sluice.api.sink.SinkWriter;
 import io.sluice.operators.CommitStats;
@@ -48,7 +49,7 @@ class S3SinkCommitOutageTest {
             S3ExactlyOnceFileSink<String> sink = S3ExactlyOnceFileSink.<String>builder("s3://" + BUCKET + "/out")
                     .maxPartFileBytes(2_000).s3Options(CountingS3Proxy.sinkOptions(proxy.httpEndpoint())).build();
             List<S3PartFile> files;
-            try (SinkWriter<String, S3PartFile> writer = sink.createWriter(new SubtaskContext(0, 1), List.of())) {
+            try (SinkWriter<String, S3PartFile> writer = sink.createWriter(new FakeRuntimeContext(0, 1), List.of())) {
                 for (String l : lines) {
                     writer.write(l);
                 }
@@ -58,7 +59,7 @@ class S3SinkCommitOutageTest {
             int completedBefore = s3.completed.get();
 
             proxy.refuseConnections();
-            Committer<S3PartFile> committer = sink.createCommitter(new SubtaskContext(0, 1));
+            Committer<S3PartFile> committer = sink.createCommitter(new FakeRuntimeContext(0, 1));
             PendingCommits<S3PartFile> commits = new PendingCommits<>("s3 sink (1/1)", committer,
                     PendingCommits.CommitThread.of(Executors.newSingleThreadScheduledExecutor()), SystemClock.INSTANCE);
             try {
@@ -88,7 +89,7 @@ class S3SinkCommitOutageTest {
             assertThat(s3.visibleLines(BUCKET, "out/")).isEqualTo(lines);
 
             // a restore of checkpoint 1 commits its part files again: recognised as done, nothing twice
-            Committer<S3PartFile> again = sink.createCommitter(new SubtaskContext(0, 1));
+            Committer<S3PartFile> again = sink.createCommitter(new FakeRuntimeContext(0, 1));
             PendingCommits<S3PartFile> restored = new PendingCommits<>("s3 sink (1/1)", again,
                     PendingCommits.CommitThread.of(Executors.newSingleThreadScheduledExecutor()), SystemClock.INSTANCE);
             try {
@@ -112,12 +113,12 @@ class S3SinkCommitOutageTest {
         try (TcpFaultProxy proxy = new TcpFaultProxy("127.0.0.1", s3.port())) {
             S3ExactlyOnceFileSink<String> sink = S3ExactlyOnceFileSink.<String>builder("s3://" + BUCKET + "/cleanup")
                     .s3Options(CountingS3Proxy.sinkOptions(proxy.httpEndpoint())).build();
-            SinkWriter<String, S3PartFile> crashed = sink.createWriter(new SubtaskContext(0, 1), List.of());
+            SinkWriter<String, S3PartFile> crashed = sink.createWriter(new FakeRuntimeContext(0, 1), List.of());
             crashed.write("never committed");
             crashed.preCommit(1); // checkpoint 1 never completes; the attempt dies without closing its writer
             assertThat(s3.openUploads(BUCKET, "cleanup/")).hasSize(1);
             int abortedBefore = s3.aborted.get();
-            try (SinkWriter<String, S3PartFile> next = sink.createWriter(new SubtaskContext(0, 1), List.of())) {
+            try (SinkWriter<String, S3PartFile> next = sink.createWriter(new FakeRuntimeContext(0, 1), List.of())) {
                 proxy.refuseConnections();
                 next.checkpointCompleted(2); // must not throw: leftovers never fail the job
                 assertThat(s3.aborted.get()).isEqualTo(abortedBefore);
