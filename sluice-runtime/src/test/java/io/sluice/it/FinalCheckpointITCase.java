@@ -4,10 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.api.functions.Collector;
-import io.sluice.api.functions.RuntimeContext;
-import io.sluice.api.sink.Committer;
-import io.sluice.api.sink.SinkWriter;
-import io.sluice.api.sink.TwoPhaseCommitSink;
 import io.sluice.api.source.Source;
 import io.sluice.api.source.SourceReader;
 import io.sluice.cluster.LocalCluster;
@@ -19,19 +15,15 @@ import io.sluice.core.serialization.TypeSerializer;
 import io.sluice.api.DataStreamSink;
 import io.sluice.job.JobResult;
 import io.sluice.job.JobStatus;
+import io.sluice.testutil.CommittingSink;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
@@ -46,24 +38,26 @@ import org.junit.jupiter.params.provider.CsvSource;
  * become visible only once. A sink that commits its last output when its input ends (without a final
  * checkpoint) makes it visible twice.
  *
- * <p>The sink writes to a test-only {@link TransactionalStore}: records become visible only on commit,
- * and a commit names its transaction, so committing it again changes nothing. Source subtask 0 emits
+ * <p>The sink ({@link CommittingSink}) writes to a test-only transactional store: records become visible only
+ * on commit, and a commit names its transaction, so committing it again changes nothing. Source subtask 0 emits
  * half its records, waits for a first commit (a completed checkpoint), emits the rest and ends; source
  * subtask 1 emits slowly, throws once as soon as sink subtask 0's writer saw the end of its input, and
  * ends only after that failure. Gates, not timing, order these steps.
  */
 class FinalCheckpointITCase {
-    private static final Map<String, TransactionalStore> STORES = new ConcurrentHashMap<>();
+    /** Whether source subtask 1 failed yet, by store id (the source travels serialized in the job graph). */
+    private static final Map<String, AtomicBoolean> FAILED = new ConcurrentHashMap<>();
     private static final long FAST_RECORDS = 1_000;
     private static final long SLOW_RECORDS = 1_500;
 
     @TempDir
     Path dir;
-    private final String id = UUID.randomUUID().toString();
+    private final CommittingSink.Store store = CommittingSink.store();
 
     @AfterEach
     void release() {
-        STORES.remove(id);
+        FAILED.remove(store.id());
+        store.close();
     }
 
     /**
@@ -77,23 +71,23 @@ class FinalCheckpointITCase {
     void aFailureAfterOneSinkSubtaskEndedItsInputLeavesEveryRecordCommittedExactlyOnce(boolean chained,
                                                                                       boolean remoteRpc)
             throws Exception {
-        TransactionalStore store = new TransactionalStore();
-        STORES.put(id, store);
+        AtomicBoolean failed = new AtomicBoolean();
+        FAILED.put(store.id(), failed);
         try (LocalCluster cluster = LocalCluster.builder().taskExecutors(2).slotsPerTaskExecutor(2)
                 .remoteRpc(remoteRpc).build()) {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
                     .enableCheckpointing(Duration.ofMillis(300))
                     .setCheckpointDir(dir.resolve("checkpoints").toString())
                     .setRestartStrategy(new RestartStrategyConfig.FixedDelay(3, Duration.ofMillis(10)));
-            DataStreamSink<Long> sink = env.fromSource(new TwoSpeedSource(id), "two speeds")
-                    .sinkTo(new StoreSink(id), "store");
+            DataStreamSink<Long> sink = env.fromSource(new TwoSpeedSource(store.id()), "two speeds")
+                    .sinkTo(new CommittingSink(store.id()), "store");
             if (!chained) {
                 sink.disableChaining(); // the sink reads its source through the network: its input gate ends
             }
             JobResult result = cluster.executeAndWait(env.buildJobGraph("final checkpoint"), Duration.ofMinutes(2));
             assertThat(result.status()).as("%s", result.failureMessage()).isEqualTo(JobStatus.FINISHED);
         }
-        assertThat(store.failed.get()).as("subtask 1 failed once, after sink subtask 0 ended its input").isTrue();
+        assertThat(failed.get()).as("subtask 1 failed once, after sink subtask 0 ended its input").isTrue();
         assertThat(store.endOfInputs(0)).as("sink subtask 0 ran to its end again after the restore").isEqualTo(2);
 
         List<Long> committed = store.committed();
@@ -112,52 +106,14 @@ class FinalCheckpointITCase {
     }
 
     /**
-     * A store where written records become visible only when their transaction commits; committing a
-     * transaction again is a no-op. Also the test's signals between the sink and the source (one JVM).
-     */
-    static final class TransactionalStore {
-        private final Set<String> committedTransactions = ConcurrentHashMap.newKeySet();
-        private final List<Long> visible = Collections.synchronizedList(new ArrayList<>());
-        private final Map<Integer, AtomicInteger> endOfInputs = new ConcurrentHashMap<>();
-        final AtomicBoolean failed = new AtomicBoolean();
-
-        void commit(String transaction, List<Long> records) {
-            synchronized (this) {
-                if (committedTransactions.add(transaction)) {
-                    visible.addAll(records);
-                }
-            }
-        }
-
-        boolean anyCommitted() {
-            return !committedTransactions.isEmpty();
-        }
-
-        void endOfInput(int subtask) {
-            endOfInputs.computeIfAbsent(subtask, s -> new AtomicInteger()).incrementAndGet();
-        }
-
-        int endOfInputs(int subtask) {
-            AtomicInteger n = endOfInputs.get(subtask);
-            return n == null ? 0 : n.get();
-        }
-
-        List<Long> committed() {
-            synchronized (visible) {
-                return List.copyOf(visible);
-            }
-        }
-    }
-
-    /**
      * Subtask 0: {@code [0, FAST_RECORDS)}, the second half only after a first commit. Subtask 1:
      * {@code [FAST_RECORDS, FAST_RECORDS + SLOW_RECORDS)}, one record per call with a short park; throws once
      * when sink subtask 0 saw its end of input, and does not end before.
      */
-    record TwoSpeedSource(String id) implements Source<Long> {
+    record TwoSpeedSource(String storeId) implements Source<Long> {
         @Override
         public SourceReader<Long> createReader(int subtaskIndex, int parallelism) {
-            return new Reader(STORES.get(id), subtaskIndex);
+            return new Reader(CommittingSink.store(storeId), FAILED.get(storeId), subtaskIndex);
         }
 
         @Override
@@ -172,12 +128,14 @@ class FinalCheckpointITCase {
     }
 
     private static final class Reader implements SourceReader<Long> {
-        private final TransactionalStore store;
+        private final CommittingSink.Store store;
+        private final AtomicBoolean failed;
         private final int subtask;
         private long emitted;
 
-        Reader(TransactionalStore store, int subtask) {
+        Reader(CommittingSink.Store store, AtomicBoolean failed, int subtask) {
             this.store = store;
+            this.failed = failed;
             this.subtask = subtask;
         }
 
@@ -204,11 +162,11 @@ class FinalCheckpointITCase {
         }
 
         private int emitSlow(Collector<Long> out) {
-            if (store.endOfInputs(0) > 0 && store.failed.compareAndSet(false, true)) {
+            if (store.endOfInputs(0) > 0 && failed.compareAndSet(false, true)) {
                 throw new IllegalStateException("Injected failure of source subtask 1 after sink subtask 0 ended");
             }
             if (emitted == SLOW_RECORDS) {
-                if (store.failed.get()) {
+                if (failed.get()) {
                     return END_OF_INPUT;
                 }
                 LockSupport.parkNanos(1_000_000); // not before the failure
@@ -229,57 +187,6 @@ class FinalCheckpointITCase {
         @Override
         public void restorePosition(byte[] position) {
             emitted = new DataInputBuffer(position).readLong();
-        }
-    }
-
-    /** Committables are {@code <transaction>|<record>,<record>,...}; a transaction per pre-commit. */
-    record StoreSink(String id) implements TwoPhaseCommitSink<Long, String> {
-        @Override
-        public SinkWriter<Long, String> createWriter(RuntimeContext context, List<String> restored) {
-            TransactionalStore store = STORES.get(id);
-            int subtask = context.subtaskIndex();
-            return new SinkWriter<>() {
-                private final List<Long> buffer = new ArrayList<>();
-
-                @Override
-                public void write(Long value) {
-                    buffer.add(value);
-                }
-
-                @Override
-                public List<String> preCommit(long checkpointId) {
-                    if (buffer.isEmpty()) {
-                        return List.of();
-                    }
-                    String c = UUID.randomUUID() + "|" + buffer.stream().map(String::valueOf)
-                            .collect(Collectors.joining(","));
-                    buffer.clear();
-                    return List.of(c);
-                }
-
-                @Override
-                public List<String> endOfInput() {
-                    List<String> last = preCommit(Long.MAX_VALUE);
-                    store.endOfInput(subtask);
-                    return last;
-                }
-            };
-        }
-
-        @Override
-        public Committer<String> createCommitter(RuntimeContext context) {
-            TransactionalStore store = STORES.get(id);
-            return committable -> {
-                int bar = committable.indexOf('|');
-                List<Long> records = Arrays.stream(committable.substring(bar + 1).split(","))
-                        .map(Long::parseLong).toList();
-                store.commit(committable.substring(0, bar), records);
-            };
-        }
-
-        @Override
-        public TypeSerializer<String> committableSerializer() {
-            return Serializers.STRING;
         }
     }
 }

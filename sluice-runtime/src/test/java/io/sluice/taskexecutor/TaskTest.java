@@ -12,6 +12,7 @@ import io.sluice.network.LocalShuffleService;
 import io.sluice.protocol.TaskDeploymentDescriptor;
 import io.sluice.protocol.TaskRestore;
 import io.sluice.storage.LocalFileBlobStore;
+import io.sluice.testutil.CommittingSink;
 import io.sluice.testutil.ManualExecutorService;
 import io.sluice.util.ManualClock;
 import java.nio.file.Path;
