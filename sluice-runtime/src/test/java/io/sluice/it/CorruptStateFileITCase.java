@@ -43,7 +43,12 @@ import org.junit.jupiter.api.io.TempDir;
 class CorruptStateFileITCase {
     /** Enough keys that each subtask's snapshot is above the default inline threshold of 20 KiB. */
     private static final int KEYS = 6_000;
-    private static final long RECORDS = 240_000;
+    /**
+     * 3 s of input at the source's 40,000 a second: every key has state after 0.15 s, the checkpoints
+     * come every 100 ms, and the injected failure (at half) and the first cluster's stop (after three
+     * checkpoints) come while the job runs.
+     */
+    private static final long RECORDS = 120_000;
 
     @TempDir
     Path dir;

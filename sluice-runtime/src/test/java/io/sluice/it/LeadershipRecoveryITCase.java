@@ -194,9 +194,9 @@ class LeadershipRecoveryITCase {
 
     @Test
     void taskFailoverAfterFiveCheckpointsReadsNoMetadata() throws Exception {
-        // 10 s of input at the source's rate; the failure is armed only once five checkpoints completed
-        // (a record-number trigger fired before them on a loaded machine).
-        long records = 200_000;
+        // 6 s of input at the source's rate; the failure is armed only once five checkpoints (of 20 ms) completed
+        // (a record-number trigger fired before them on a loaded machine), and the job then reads to the end.
+        long records = 120_000;
         failures.release();
         failures = InjectedFailures.onceArmed();
         JobId id = cluster.submit(countingJob(records, 20_000));

@@ -68,7 +68,9 @@ class StorageOutageWhileRunningITCase {
     private static void run(String name, Path dir, Consumer<FaultInjectingBlobStore> outage, String expectedCause) {
         AtomicReference<FaultInjectingBlobStore> faults = new AtomicReference<>();
         MaxCountPerKeySink sink = new MaxCountPerKeySink();
-        long records = (long) (RATE * (OUTAGE.toSeconds() + 25));
+        // Input for the outage and 15 s more: the first checkpoints before it (3 s), a checkpoint within 2 s
+        // of the heal, and room for a loaded machine; the job runs until its input ends.
+        long records = (long) (RATE * (OUTAGE.toSeconds() + 15));
         try (LocalCluster cluster = LocalCluster.builder().haDirectory(dir.resolve("ha"))
                 .blobStoreDecorator(FaultInjectingBlobStore.capturingInto(faults)).build()) {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)

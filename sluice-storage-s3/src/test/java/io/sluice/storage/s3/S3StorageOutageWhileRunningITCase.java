@@ -39,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * checkpoints fail, resumes checkpointing within two intervals of the heal and ends exact.
  *
  * <p>Both outages run at the same time, each on its own cluster and proxy, so the test takes about
- * the outage plus 30 s. The outage lasts {@code -Dsluice.it.s3OutageSeconds}: 120 s when unset (as in
+ * the outage plus 25 s. The outage lasts {@code -Dsluice.it.s3OutageSeconds}: 120 s when unset (as in
  * the issue and in {@code StorageOutageWhileRunningITCase}) and in the {@code soak} profile, 30 s in
  * the default build (the pom's {@code sluice.it.outage-seconds}); under {@link #MIN_OUTAGE} is refused
  * (the hung case must outlast the client's timeouts and the 10 s after which a pending checkpoint
@@ -80,7 +80,9 @@ class S3StorageOutageWhileRunningITCase {
 
     private static void run(String name, Path dir, Consumer<TcpFaultProxy> outage, String expectedCause) {
         CollectingSink<Tuple2<Long, Long>> sink = CollectingSink.create();
-        long records = (long) (RATE * (OUTAGE.toSeconds() + 20));
+        // Input for the outage and 15 s more: the first checkpoints before it (3 s), a checkpoint within 2 s
+        // of the heal, and room for a loaded machine; the job runs until its input ends.
+        long records = (long) (RATE * (OUTAGE.toSeconds() + 15));
         try (TcpFaultProxy proxy = new TcpFaultProxy("127.0.0.1", server.port());
              LocalCluster cluster = LocalCluster.builder().haDirectory(dir.resolve("ha"))
                      .configuration(S3ProxyServer.clientConfiguration(proxy.httpEndpoint())).build()) {
