@@ -12,13 +12,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * The comparison in smoke mode with the real harnesses of all five systems, as in
- * {@code sluice-compare/run-comparison} but with the tiny smoke plan and no docs: every system must
+ * The comparison in smoke mode with the real harnesses, as in {@code sluice-compare/run-comparison}
+ * but with the tiny smoke plan and no docs. By default it runs Sluice and Flink 2.3 (the newest
+ * version) with every scenario; {@code -Pcompare-all-smoke} (or {@code -Dcompare.smoke.systems=all},
+ * or a list, see {@link SmokeSystems}) runs all five systems. Every system it runs must
  * produce a result file with rows for every scenario, and every figure Sluice reports must be reported
  * by every Flink version with a finite value ({@link SmokeCheck}, which also states when NaN is
  * allowed). The figures themselves are not checked: smoke runs last seconds on a shared machine.
  *
- * <p>Deliberately no assumptions: a harness module that is missing or not built fails this test
+ * <p>Every harness module is built in every run (the reactor builds them before this module, so all
+ * of them must compile); the systems not run are named in the test's output.
+ *
+ * <p>Deliberately no assumptions: a harness module it is asked to run that is missing or not built fails this test
  * (a comparison silently skipped in CI would look like a passing one). It needs the harness modules'
  * target/classes and target/classpath.txt, which the reactor builds first (the driver's pom depends
  * on them, test scope, no transitive dependencies). The harnesses' output is in this test's output
@@ -27,7 +32,7 @@ import static org.assertj.core.api.Assertions.fail;
 class ComparisonSmokeITCase {
     /**
      * Harnesses run two at a time ({@code -Dcompare.smoke.parallel}, default 2): each is its own JVM with
-     * its own temporary directories and free ports, and smoke figures are not compared, so the five
+     * its own temporary directories and free ports, and smoke figures are not compared, so the
      * systems need not run alone; CI's wall time is what counts here.
      */
     private static final int PARALLEL = Integer.getInteger("compare.smoke.parallel", 2);
@@ -37,21 +42,27 @@ class ComparisonSmokeITCase {
     @Test
     void everySystemReportsEveryScenarioAndEveryFigureSluiceReports() throws Exception {
         Path root = root();
-        List<String> notBuilt = SystemUnderTest.ALL.stream().map(s -> s.missingBuild(root)).flatMap(Optional::stream)
-                .toList();
+        List<SystemUnderTest> systems = SmokeSystems.parse(System.getProperty(SmokeSystems.PROPERTY), root);
+        List<SystemUnderTest> notRun = SystemUnderTest.ALL.stream().filter(s -> !systems.contains(s)).toList();
+        System.out.println("[ComparisonSmokeITCase] running " + SmokeSystems.names(systems) + (notRun.isEmpty() ? ""
+                : "; not running " + SmokeSystems.names(notRun) + " (-Pcompare-all-smoke or -D"
+                + SmokeSystems.PROPERTY + "=all runs every system)"));
+        List<String> notBuilt = systems.stream().map(s -> s.missingBuild(root)).flatMap(Optional::stream).toList();
         if (!notBuilt.isEmpty()) {
-            fail("The smoke comparison needs every harness module built, and " + notBuilt.size() + " of "
-                    + SystemUnderTest.ALL.size() + " are not:\n  " + String.join("\n  ", notBuilt)
+            fail("The smoke comparison needs the harness module of every system it runs built, and "
+                    + notBuilt.size() + " of " + systems.size() + " are not:\n  " + String.join("\n  ", notBuilt)
                     + "\nRun the whole build (mvn -B verify from the repository root), which builds them before"
                     + " compare-driver.");
         }
         Path outDir = root.resolve("sluice-compare/compare-driver/target/compare-smoke");
         DriverArgs args = DriverArgs.parse(new String[] {"--mode", "smoke", "--root", root.toString(), "--out-dir",
-                outDir.toString(), "--parallel", Integer.toString(PARALLEL)}, SystemUnderTest.ALL, root);
+                outDir.toString(), "--parallel", Integer.toString(PARALLEL), "--systems", SmokeSystems.names(systems)},
+                SystemUnderTest.ALL, root);
         CompareMain.RunResult run = new CompareMain(args, "ComparisonSmokeITCase (CompareMain --mode smoke)",
                 System.out, Duration.ofSeconds(30)).execute();
 
-        for (SystemUnderTest s : SystemUnderTest.ALL) {
+        assertThat(run.outcomes()).as("harnesses run").hasSize(systems.size());
+        for (SystemUnderTest s : systems) {
             assertThat(outDir.resolve(s.name() + ".tsv")).as("%s wrote no result file; its output is in %s",
                     s.name(), OUTPUT).isRegularFile();
         }
