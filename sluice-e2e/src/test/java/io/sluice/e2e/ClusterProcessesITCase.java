@@ -136,11 +136,16 @@ class ClusterProcessesITCase {
             List<Step> plan = plan(random);
             System.out.println("ClusterProcessesITCase: " + storage + " seed " + seed + ": " + taskManagerCount
                     + " task managers of 2 slots; plan " + plan);
-            List<SluiceProcess> jobManagers = new ArrayList<>(List.of(processes.startJobManager(Host.MACHINE, Map.of()),
-                    processes.startJobManager(Host.MACHINE, Map.of())));
+            // Every process launched at once (their start-ups overlap); the task managers find the leader in ZooKeeper.
+            List<SluiceProcess> launched = List.of(processes.launchJobManager(Host.MACHINE, Map.of()),
+                    processes.launchJobManager(Host.MACHINE, Map.of()));
             List<SluiceProcess> taskManagers = new ArrayList<>();
             for (int i = 0; i < taskManagerCount; i++) {
                 taskManagers.add(processes.startTaskManager(Host.MACHINE, 2, Map.of()));
+            }
+            List<SluiceProcess> jobManagers = new ArrayList<>();
+            for (SluiceProcess jm : launched) {
+                jobManagers.add(processes.awaitServing(jm));
             }
             String leader = awaitLeader(jobManagers);
             await().atMost(RECOVERY_TIMEOUT).until(() -> registeredSlots(leader) == 2 * taskManagerCount);
@@ -268,11 +273,12 @@ class ClusterProcessesITCase {
     @Test
     void aTaskManagerPointedAtAWrongClusterIdSaysSoAndKeepsRetrying() throws Exception {
         processes = new SluiceCluster(dir, clusterConfig("the-cluster"));
-        SluiceProcess jm = processes.startJobManager(Host.MACHINE, Map.of());
+        SluiceProcess launched = processes.launchJobManager(Host.MACHINE, Map.of());
         SluiceProcess lost = processes.startTaskManager(Host.MACHINE, 1, Map.of("high-availability.cluster-id", "no-such-cluster",
                 // warns every 2 s instead of every 10 s (the default), so two warnings come in seconds
                 "taskmanager.no-leader-warning-interval", "2 s"));
         try {
+            SluiceProcess jm = processes.awaitServing(launched);
             await().atMost(Duration.ofSeconds(60)).until(() -> lost.output().contains("no-such-cluster")
                     && lost.output().contains("no job manager leads"));
             long lines = lost.output().lines().filter(l -> l.contains("no job manager leads")).count();

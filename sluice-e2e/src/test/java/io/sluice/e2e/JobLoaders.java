@@ -42,7 +42,9 @@ final class JobLoaders {
     /** Instances of the job class loader on the heap of {@code p}, after the full GC that the histogram runs. */
     static long onHeap(SluiceProcess p) throws Exception {
         String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
-        Process run = new ProcessBuilder(jcmd, Long.toString(p.process().pid()), "GC.class_histogram")
+        // jcmd is a short-lived JVM too: the client compiler and the serial collector start it fastest.
+        Process run = new ProcessBuilder(jcmd, "-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC",
+                        Long.toString(p.process().pid()), "GC.class_histogram")
                 .redirectErrorStream(true).start();
         String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(run.waitFor(60, TimeUnit.SECONDS)).isTrue();

@@ -169,11 +169,16 @@ class KafkaProcessesITCase {
         processes = new SluiceCluster(run, SluiceCluster.zooKeeperHa(zooKeeper.getConnectString(), "kafka-e2e-" + seed,
                 run.resolve("ha-storage")));
         try {
-            List<SluiceProcess> jobManagers = new ArrayList<>(List.of(processes.startJobManager(Host.MACHINE, Map.of()),
-                    processes.startJobManager(Host.MACHINE, Map.of())));
+            // Every process launched at once (their start-ups overlap); the task managers find the leader in ZooKeeper.
+            List<SluiceProcess> launched = List.of(processes.launchJobManager(Host.MACHINE, Map.of()),
+                    processes.launchJobManager(Host.MACHINE, Map.of()));
             List<SluiceProcess> taskManagers = new ArrayList<>();
             for (int i = 0; i < TASK_MANAGERS; i++) {
                 taskManagers.add(processes.startTaskManager(Host.MACHINE, SLOTS, Map.of()));
+            }
+            List<SluiceProcess> jobManagers = new ArrayList<>();
+            for (SluiceProcess jm : launched) {
+                jobManagers.add(processes.awaitServing(jm));
             }
             String leader = awaitLeader(jobManagers);
             await().atMost(RECOVERY_TIMEOUT).until(() -> Rest.registeredSlots(leader) == TASK_MANAGERS * SLOTS);

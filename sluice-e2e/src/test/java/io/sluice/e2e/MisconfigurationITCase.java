@@ -82,8 +82,10 @@ class MisconfigurationITCase {
         processes = new SluiceCluster(dir, clusterConfig());
         leader = processes.startJobManager(Host.MACHINE, Map.of());
         await().atMost(TIMEOUT).until(() -> Rest.isLeader(leader.restUrl()));
-        standby = processes.startJobManager(Host.MACHINE, Map.of());
+        // The standby and the task manager start at once (their start-ups overlap).
+        SluiceProcess launchedStandby = processes.launchJobManager(Host.MACHINE, Map.of());
         twoSlotTaskManager = processes.startTaskManager(Host.MACHINE, 2, Map.of());
+        standby = processes.awaitServing(launchedStandby);
         await().atMost(TIMEOUT).until(() -> Rest.registeredSlots(leader.restUrl()) == 2);
     }
 

@@ -83,10 +83,15 @@ class S3OutageFailoverITCase {
     }
 
     private void run(SluiceCluster cluster, TcpFaultProxy s3Link) throws Exception {
-        List<SluiceProcess> jobManagers = new ArrayList<>(List.of(cluster.startJobManager(Host.MACHINE, Map.of()),
-                cluster.startJobManager(Host.MACHINE, Map.of())));
+        // Every process launched at once (their start-ups overlap); the task managers find the leader in ZooKeeper.
+        List<SluiceProcess> launched = List.of(cluster.launchJobManager(Host.MACHINE, Map.of()),
+                cluster.launchJobManager(Host.MACHINE, Map.of()));
         cluster.startTaskManager(Host.MACHINE, 2, Map.of());
         cluster.startTaskManager(Host.MACHINE, 2, Map.of());
+        List<SluiceProcess> jobManagers = new ArrayList<>();
+        for (SluiceProcess jm : launched) {
+            jobManagers.add(cluster.awaitServing(jm));
+        }
         List<String> urls = jobManagers.stream().map(SluiceProcess::restUrl).toList();
         String[] leader = new String[1];
         await().atMost(Duration.ofSeconds(60)).until(() -> (leader[0] = Rest.leaderAmong(urls)) != null

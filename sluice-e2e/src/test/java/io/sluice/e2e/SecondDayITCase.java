@@ -87,11 +87,13 @@ class SecondDayITCase {
     }
 
     private void startProcesses() throws Exception {
-        jobManager = processes.startJobManager(Host.MACHINE, Map.of());
+        // All three launched at once (their start-ups overlap); the task managers find the leader in ZooKeeper.
+        SluiceProcess launched = processes.launchJobManager(Host.MACHINE, Map.of());
         taskManagers.clear();
         for (int i = 0; i < 2; i++) {
             taskManagers.add(processes.startTaskManager(Host.MACHINE, 1, Map.of()));
         }
+        jobManager = processes.awaitServing(launched);
         await().atMost(TIMEOUT).until(() -> Rest.registeredSlots(jobManager.restUrl()) == 2);
     }
 

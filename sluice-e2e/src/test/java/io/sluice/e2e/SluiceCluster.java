@@ -75,10 +75,30 @@ final class SluiceCluster implements AutoCloseable {
 
     /** A job manager on {@code host} with REST and RPC on free ports; waits until it serves REST. */
     SluiceProcess startJobManager(Host host, Map<String, String> extra) throws IOException {
-        return awaitRest(launchJobManager(host, extra));
+        return awaitServing(launchJobManager(host, extra));
     }
 
-    private SluiceProcess awaitRest(SluiceProcess p) {
+    /**
+     * {@code count} job managers like {@link #startJobManager}, launched all at once (their start-ups
+     * overlap) before waiting until each serves REST.
+     */
+    List<SluiceProcess> startJobManagers(Host host, int count, Map<String, String> extra) throws IOException {
+        List<SluiceProcess> launched = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            launched.add(launchJobManager(host, extra));
+        }
+        List<SluiceProcess> serving = new ArrayList<>();
+        for (SluiceProcess p : launched) {
+            serving.add(awaitServing(p));
+        }
+        return serving;
+    }
+
+    /**
+     * Waits until {@code p} (launched by {@link #launchJobManager}) serves REST; returns it with its REST
+     * URL (so a test can launch other processes while it starts).
+     */
+    SluiceProcess awaitServing(SluiceProcess p) {
         String[] url = new String[1];
         await().atMost(START_TIMEOUT).pollInterval(Duration.ofMillis(50)).until(() -> {
             if (!p.process().isAlive()) {
@@ -103,7 +123,7 @@ final class SluiceCluster implements AutoCloseable {
     SluiceProcess startLocalCluster(List<String> options, Map<String, String> extra) throws IOException {
         List<String> all = new ArrayList<>(List.of("--port", "0"));
         all.addAll(options);
-        return awaitRest(start(Host.MACHINE, "cluster", all, extra));
+        return awaitServing(start(Host.MACHINE, "cluster", all, extra));
     }
 
     /** A task manager on {@code host} with {@code slots} slots; does not wait for its registration. */
@@ -162,8 +182,8 @@ final class SluiceCluster implements AutoCloseable {
 
     /** Runs {@code sluice run <jar> --cluster url --detached --output json ...} as a process to its end. */
     CommandResult submitJar(Path jar, String restUrl, List<String> runOptions, List<String> programArgs) throws Exception {
-        List<String> command = new ArrayList<>(List.of(java(), "-jar", sluiceJar().toString(), "run",
-                jar.toString(), "--cluster", restUrl, "--detached", "--output", "json"));
+        List<String> command = new ArrayList<>(clientJvm());
+        command.addAll(List.of("run", jar.toString(), "--cluster", restUrl, "--detached", "--output", "json"));
         command.addAll(runOptions);
         command.add("--");
         command.addAll(programArgs);
@@ -175,7 +195,7 @@ final class SluiceCluster implements AutoCloseable {
 
     /** Runs {@code sluice <args>} as a process in {@code dir} to its end (at most two minutes). */
     static CommandResult sluice(Path dir, List<String> args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(java(), "-jar", sluiceJar().toString()));
+        List<String> command = new ArrayList<>(clientJvm());
         command.addAll(args);
         Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
@@ -192,6 +212,16 @@ final class SluiceCluster implements AutoCloseable {
             hostSettings.put("rest.auth.allow-unauthenticated", "true");
         }
         return start(host, "jobmanager", List.of("--port", "0"), merged(extra, hostSettings));
+    }
+
+    /**
+     * {@code java ... -jar sluice.jar} for a short client command ({@code sluice run}, {@code sluice
+     * cancel}): only the client compiler and the serial collector, which start a short-lived JVM
+     * fastest on a loaded machine (the command's work is the same).
+     */
+    private static List<String> clientJvm() {
+        return List.of(java(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-jar",
+                sluiceJar().toString());
     }
 
     private static String java() {

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TaskManagerSigkillITCase {
     private static final int KEYS = 8;
-    private static final long RECORDS = 20_000;
+    /** 10 s of input at {@code RATE}: the kill comes after two checkpoints, the rest runs after the recovery. */
+    private static final long RECORDS = 10_000;
     private static final int RATE = 1_000;
 
     @TempDir
@@ -48,12 +49,14 @@ class TaskManagerSigkillITCase {
     }
 
     private void run(SluiceCluster cluster) throws Exception {
-        SluiceProcess jobManager = cluster.startJobManager(Host.MACHINE, Map.of());
-        String jm = jobManager.restUrl();
+        // Every process launched at once (their start-ups overlap); the task managers find the leader in ZooKeeper.
+        SluiceProcess launched = cluster.launchJobManager(Host.MACHINE, Map.of());
         List<SluiceProcess> taskManagers = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             taskManagers.add(cluster.startTaskManager(Host.MACHINE, 1, Map.of()));
         }
+        SluiceProcess jobManager = cluster.awaitServing(launched);
+        String jm = jobManager.restUrl();
         await().atMost(Duration.ofSeconds(60)).until(() -> Rest.isLeader(jm) && Rest.registeredSlots(jm) == 3);
         Path output = dir.resolve("counts");
         String jobId = cluster.submitExample(jm, List.of("--parallelism", "2"), List.of("--records",

@@ -146,8 +146,7 @@ class UnreachableJobManagerITCase {
     private void wholeOutage(SluiceCluster cluster) throws Exception {
         // One task manager before any job manager (it waits for a leader), one after.
         SluiceProcess early = cluster.startTaskManager(Host.MACHINE, 1, Map.of());
-        List<SluiceProcess> jobManagers = List.of(cluster.startJobManager(Host.MACHINE, Map.of()),
-                cluster.startJobManager(Host.MACHINE, Map.of()));
+        List<SluiceProcess> jobManagers = cluster.startJobManagers(Host.MACHINE, 2, Map.of());
         SluiceProcess late = cluster.startTaskManager(Host.MACHINE, 1, Map.of());
         List<SluiceProcess> taskManagers = List.of(early, late);
         Map<SluiceProcess, String> ids = new LinkedHashMap<>();
