@@ -150,11 +150,19 @@ class RetentionOverRestITCase {
     }
 
     private JobId runUntilCheckpointed() throws Exception {
-        JobId job = rest.cluster.submit(TestJobs.counting("retained", 10_000_000, 2_000, checkpointDir(),
+        JobId job = submit();
+        awaitCheckpointed(job);
+        return job;
+    }
+
+    private JobId submit() throws Exception {
+        return rest.cluster.submit(TestJobs.counting("retained", 10_000_000, 2_000, checkpointDir(),
                 InjectedFailures.none()));
+    }
+
+    private void awaitCheckpointed(JobId job) {
         await().atMost(Duration.ofSeconds(60)).until(() -> json("/v1/jobs/" + job.value() + "/checkpoints")
                 .get("completed").asInt() >= 3);
-        return job;
     }
 
     private void cancel(JobId job) {
@@ -199,8 +207,11 @@ class RetentionOverRestITCase {
     @EnumSource(Storage.class)
     void theRetainedCheckpointsOfAnEndedJobExpire(Storage storage) throws Exception {
         start(storage, Duration.ofSeconds(5), false); // long enough to count the files right after the cancel on a loaded machine
-        JobId cancelled = runUntilCheckpointed();
-        JobId running = runUntilCheckpointed();
+        // Both run (and checkpoint) at once: waiting for one and then the other would only take longer.
+        JobId cancelled = submit();
+        JobId running = submit();
+        awaitCheckpointed(cancelled);
+        awaitCheckpointed(running);
         cancel(cancelled);
         assertThat(checkpointFilesOf(cancelled)).isPositive();
 
