@@ -12,6 +12,7 @@ import io.sluice.graph.JobId;
 import io.sluice.rest.jars.JarRunner;
 import io.sluice.storage.s3.S3Options;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -113,7 +114,11 @@ class RetentionOverRestITCase {
             return await().atMost(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(IllegalArgumentException.class)
                     .until(() -> s3ObjectsOf(job), n -> true);
         }
-        return filesUnder(dir.resolve("cp").resolve(job.value())).size();
+        // A running job deletes the checkpoints its newer ones subsume: a walk of its directory can find a
+        // checkpoint's directory gone before it is read (NoSuchFileException, seen here): walk again until a
+        // walk completes.
+        return await().atMost(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(UncheckedIOException.class)
+                .until(() -> filesUnder(dir.resolve("cp").resolve(job.value())).size(), n -> true);
     }
 
     private long s3ObjectsOf(JobId job) {
