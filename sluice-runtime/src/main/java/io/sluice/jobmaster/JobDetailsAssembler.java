@@ -84,7 +84,7 @@ final class JobDetailsAssembler {
             List<SubtaskStatus> subtasks = new ArrayList<>();
             for (Execution e : current.executions()) {
                 if (e.id().vertexId() == v.id()) {
-                    subtasks.add(new SubtaskStatus(e.id().subtaskIndex(), e.state(), 0, 0));
+                    subtasks.add(new SubtaskStatus(e.id().subtaskIndex(), e.state(), e.isAwaitingFinalCheckpoint(), 0, 0));
                 }
             }
             subtasks.sort(Comparator.comparingInt(SubtaskStatus::subtaskIndex));
@@ -146,7 +146,7 @@ final class JobDetailsAssembler {
         List<SubtaskStatus> subtasks = new ArrayList<>(v.subtasks().size());
         for (SubtaskStatus s : v.subtasks()) {
             int i = s.subtaskIndex();
-            subtasks.add(new SubtaskStatus(i, s.state(), subtaskIn[i], subtaskOut[i]));
+            subtasks.add(new SubtaskStatus(i, s.state(), s.awaitingFinalCheckpoint(), subtaskIn[i], subtaskOut[i]));
         }
         return new VertexStatus(v.vertexId(), v.name(), v.parallelism(), running, in, out, subtasks, lateDropped,
                 commits);

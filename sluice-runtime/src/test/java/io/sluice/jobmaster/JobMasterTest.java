@@ -879,6 +879,37 @@ class JobMasterTest {
         assertThat(restored.restore().finished()).as("restored as finished: it emits nothing again").isTrue();
     }
 
+    @Test
+    void aSubtaskAwaitingItsFinalCheckpointShowsSoInTheDetailsUntilItFinishes() {
+        createJobMaster(new FixedDelay(3, DELAY), Duration.ofSeconds(10));
+        start();
+        List<ExecutionAttemptId> round = currentRound();
+        reportAll(round, ExecutionState.RUNNING);
+        ExecutionAttemptId waiting = round.stream()
+                .filter(id -> !graph.vertex(id.vertexId()).isSource()).findFirst().orElseThrow();
+        assertThat(subtaskStatus(waiting).awaitingFinalCheckpoint()).as("before it says so").isFalse();
+
+        jobMaster.updateTaskExecutionState(new TaskExecutionState(waiting, ExecutionState.RUNNING, null, true));
+        mainThread.triggerAll();
+
+        assertThat(subtaskStatus(waiting).state()).isEqualTo(ExecutionState.RUNNING);
+        assertThat(subtaskStatus(waiting).awaitingFinalCheckpoint()).isTrue();
+        assertThat(round.stream().filter(id -> !id.equals(waiting)).map(this::subtaskStatus))
+                .as("the other subtasks").noneMatch(SubtaskStatus::awaitingFinalCheckpoint);
+
+        report(waiting, ExecutionState.FINISHED);
+        assertThat(subtaskStatus(waiting).state()).isEqualTo(ExecutionState.FINISHED);
+        assertThat(subtaskStatus(waiting).awaitingFinalCheckpoint()).as("once finished").isFalse();
+    }
+
+    private SubtaskStatus subtaskStatus(ExecutionAttemptId id) {
+        return onMain(jobMaster::currentDetails).vertices().stream()
+                .filter(v -> v.vertexId() == id.vertexId())
+                .flatMap(v -> v.subtasks().stream())
+                .filter(s -> s.subtaskIndex() == id.subtaskIndex())
+                .findFirst().orElseThrow();
+    }
+
     // ------------------------------------------------------------------ harness
 
     private void createJobMaster(RestartStrategyConfig restart, Duration checkpointInterval) {

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
 import java.io.File;
+import java.io.IOException;
 import java.net.ConnectException;
 import java.net.Socket;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -104,11 +106,11 @@ class SharedKafkaBrokerITCase {
             assertThat(KafkaBrokerExitTrap.armed()).isTrue();
             String baseDirectory = broker.cluster().nodes().baseDirectory();
             // What Kafka's delete-temp-file shutdown hook did at JVM exit while the shared broker still ran.
-            Utils.delete(new File(baseDirectory));
-            // Without the trap the broker's Exit.halt(1) would end this JVM here, and Failsafe would report a
+            // Without the trap the broker's Exit.halt(1) would end this JVM, and Failsafe would report a
             // fork error instead of this test's result.
             List<KafkaBrokerExitTrap.Request> requests = new ArrayList<>();
             Awaitility.await("Kafka to ask for a halt").atMost(Duration.ofSeconds(60)).until(() -> {
+                deleteWhileTheBrokerWrites(new File(baseDirectory));
                 requests.addAll(KafkaBrokerExitTrap.drain());
                 return !requests.isEmpty();
             });
@@ -121,6 +123,19 @@ class SharedKafkaBrokerITCase {
                 // its fault handler saw the failed log directory; the broker is closed all the same
             }
             KafkaBrokerExitTrap.drain(); // requests of its failing shutdown belong to this test, not to the class
+        }
+    }
+
+    /**
+     * Deletes the running broker's directory tree as far as it can: the broker may write a new file into a
+     * directory between the walk's deletion of its files and of the directory itself (the tree is then not
+     * empty, as in a CI run); the next round of the wait deletes again.
+     */
+    private static void deleteWhileTheBrokerWrites(File directory) throws IOException {
+        try {
+            Utils.delete(directory);
+        } catch (DirectoryNotEmptyException e) {
+            // a file written meanwhile; deleted in the next round
         }
     }
 }

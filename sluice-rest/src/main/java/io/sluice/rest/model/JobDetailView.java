@@ -85,10 +85,14 @@ public record JobDetailView(String id, String name, String status, List<Transiti
         }
     }
 
-    /** @param state DEPLOYING, RUNNING, FINISHED, CANCELING, CANCELED or FAILED */
-    public record Subtask(int index, String state, long recordsIn, long recordsOut) {
+    /**
+     * @param state                   DEPLOYING, RUNNING, FINISHED, CANCELING, CANCELED or FAILED
+     * @param awaitingFinalCheckpoint a RUNNING subtask whose input ended waits for a checkpoint before it finishes
+     */
+    public record Subtask(int index, String state, boolean awaitingFinalCheckpoint, long recordsIn, long recordsOut) {
         static Subtask of(SubtaskStatus s) {
-            return new Subtask(s.subtaskIndex(), s.state().name(), s.recordsIn(), s.recordsOut());
+            return new Subtask(s.subtaskIndex(), s.state().name(), s.awaitingFinalCheckpoint(), s.recordsIn(),
+                    s.recordsOut());
         }
     }
 

@@ -648,7 +648,7 @@
       tbody.appendChild(el("tr", null, el("td", { text: v.name }), el("td", { className: "num", text: String(v.parallelism) }),
         el("td", { className: "num", text: String(v.runningSubtasks) }),
         el("td", { className: "num", text: count(v.recordsIn) }), el("td", { className: "num", text: count(v.recordsOut) }),
-        el("td", { text: (v.subtasks || []).map(function (t) { return t.index + ": " + t.state; }).join(", ") || "–" }),
+        el("td", { text: (v.subtasks || []).map(function (t) { return t.index + ": " + t.state + (t.awaitingFinalCheckpoint ? " (awaiting final checkpoint)" : ""); }).join(", ") || "–" }),
         el("td", { text: commitsText(v.commits) })));
     });
   }
