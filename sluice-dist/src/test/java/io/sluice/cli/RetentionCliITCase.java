@@ -4,18 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.cli.Cli.Result;
 import io.sluice.cli.common.ExitCodes;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -29,70 +24,26 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class RetentionCliITCase {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
-    private static final Pattern LISTENING = Pattern.compile("Listening on (http://127\\.0\\.0\\.1:\\d+)/");
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path dir;
-    private Process process;
+    private ClusterProcess cluster;
+    private int started;
 
     @AfterEach
     void stop() throws Exception {
-        if (process != null) {
-            process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
     private String startCluster(String... extraArgs) throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Path stdout = dir.resolve("cluster.out");
-        List<String> command = new java.util.ArrayList<>(List.of(java, "-Xmx512m", "-jar",
-                requiredFile("sluice.jar").toString(), "cluster", "--port", "0", "--task-executors", "2", "--slots", "2",
-                "-D", "high-availability.dir=" + dir.resolve("ha"), "--jar-dir", dir.resolve("jars").toString()));
-        command.addAll(List.of(extraArgs));
-        process = new ProcessBuilder(command)
-                .directory(dir.toFile())
-                .redirectOutput(stdout.toFile())
-                .redirectError(dir.resolve("cluster.err").toFile())
-                .start();
-        String[] url = new String[1];
-        await().atMost(TIMEOUT).until(() -> {
-            if (!process.isAlive()) {
-                throw new AssertionError("sluice cluster exited with " + process.exitValue() + ":\n"
-                        + Files.readString(stdout) + Files.readString(dir.resolve("cluster.err")));
-            }
-            Matcher m = LISTENING.matcher(Files.readString(stdout));
-            if (m.find()) {
-                url[0] = m.group(1);
-                return true;
-            }
-            return false;
-        });
-        return url[0];
-    }
-
-    private static Path requiredFile(String property) {
-        String path = System.getProperty(property);
-        assertThat(path).as("system property " + property + " (set by the pom)").isNotNull();
-        Path file = Path.of(path);
-        assertThat(file).as(property + " is built before the integration tests").isRegularFile();
-        return file;
-    }
-
-    private record Result(int exitCode, String out, String err) {
-        JsonNode json() throws IOException {
-            return JSON.readTree(out);
-        }
+        cluster = ClusterProcess.start(dir, "cluster-" + ++started, extraArgs);
+        return cluster.url();
     }
 
     private static Result cli(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        var cli = SluiceCli.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        int code = cli.execute(args);
-        return new Result(code, out.toString(), err.toString());
+        return Cli.run(args);
     }
 
     private static List<Path> filesUnder(Path root) throws IOException {
@@ -112,7 +63,7 @@ class RetentionCliITCase {
 
     @Test
     void checkpointsAndJarsAreDeletedFromTheCommandLineOnlyOnceTheJobHasEnded() throws Exception {
-        String examples = requiredFile("sluice.examples.jar").toString();
+        String examples = ClusterProcess.requiredFile("sluice.examples.jar").toString();
         String url = startCluster();
         Path checkpoints = dir.resolve("checkpoints");
         Result run = cli("run", examples, "--cluster", url, "--detached", "--output", "json",
@@ -171,6 +122,7 @@ class RetentionCliITCase {
         assertThat(cli("checkpoints", jobId, "--cluster", url).exitCode()).as("still shows the ended job")
                 .isEqualTo(ExitCodes.OK);
     }
+
     /**
      * The cluster process is killed while a job from an uploaded jar runs and started again on the same
      * HA and jar directories: the jar is listed under its uploaded name, deleting it is refused while
@@ -179,7 +131,7 @@ class RetentionCliITCase {
      */
     @Test
     void anUploadedJarKeepsItsNameAndItsRecoveredJobAcrossARestartOfTheCluster() throws Exception {
-        String examples = requiredFile("sluice.examples.jar").toString();
+        String examples = ClusterProcess.requiredFile("sluice.examples.jar").toString();
         String url = startCluster("-D", "rest.jars.delete-with-last-job=true");
         Result run = cli("run", examples, "--cluster", url, "--detached", "--output", "json",
                 "-D", "checkpoints.interval=200 ms", "-D", "checkpoints.dir=" + dir.resolve("checkpoints"),
@@ -190,7 +142,7 @@ class RetentionCliITCase {
         String jarId = cli("jars", "--cluster", url, "--output", "json").json().path("jars").get(0).path("id").asText();
 
         // A crash, then the same directories again.
-        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        cluster.kill();
         String again = startCluster("-D", "rest.jars.delete-with-last-job=true");
         await().atMost(TIMEOUT).until(() -> status(again, jobId).path("status").asText().equals("RUNNING"));
 

@@ -4,20 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.cli.Cli.Result;
 import io.sluice.cli.common.ExitCodes;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,77 +26,25 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SavepointCliITCase {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
-    private static final Pattern LISTENING = Pattern.compile("Listening on (http://127\\.0\\.0\\.1:\\d+)/");
     private static final Pattern WRITTEN = Pattern.compile("Savepoint (\\d+) of job ([0-9a-f]{32}) written to (\\S+) \\(");
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path dir;
-    private Process process;
+    private ClusterProcess cluster;
 
     @AfterEach
     void stop() throws Exception {
-        if (process != null) {
-            process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-        }
-    }
-
-    private String startCluster() throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Path stdout = dir.resolve("cluster.out");
-        process = new ProcessBuilder(java, "-Xmx512m", "-jar", requiredFile("sluice.jar").toString(), "cluster",
-                "--port", "0", "--task-executors", "2", "--slots", "2", "-D", "high-availability.dir=" + dir.resolve("ha"),
-                "--jar-dir", dir.resolve("jars").toString())
-                .directory(dir.toFile())
-                .redirectOutput(stdout.toFile())
-                .redirectError(dir.resolve("cluster.err").toFile())
-                .start();
-        String[] url = new String[1];
-        await().atMost(TIMEOUT).until(() -> {
-            if (!process.isAlive()) {
-                throw new AssertionError("sluice cluster exited with " + process.exitValue() + ":\n"
-                        + Files.readString(stdout) + Files.readString(dir.resolve("cluster.err")));
-            }
-            Matcher m = LISTENING.matcher(Files.readString(stdout));
-            if (m.find()) {
-                url[0] = m.group(1);
-                return true;
-            }
-            return false;
-        });
-        return url[0];
-    }
-
-    private static Path requiredFile(String property) {
-        String path = System.getProperty(property);
-        assertThat(path).as("system property " + property + " (set by the pom)").isNotNull();
-        Path file = Path.of(path);
-        assertThat(file).as(property + " is built before the integration tests").isRegularFile();
-        return file;
-    }
-
-    private record Result(int exitCode, String out, String err) {
-        JsonNode json() throws IOException {
-            return JSON.readTree(out);
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
     private static Result cli(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        var cli = SluiceCli.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        int code = cli.execute(args);
-        return new Result(code, out.toString(), err.toString());
+        return Cli.run(args);
     }
 
     private static JsonNode json(String url, String... command) throws IOException {
-        String[] args = Stream.concat(Stream.of(command), Stream.of("--cluster", url, "--output", "json"))
-                .toArray(String[]::new);
-        Result r = cli(args);
-        assertThat(r.exitCode()).as(r.err()).isEqualTo(ExitCodes.OK);
-        return r.json();
+        return Cli.json(url, command);
     }
 
     private String run(String url, String examples, String... extra) throws IOException {
@@ -118,8 +62,9 @@ class SavepointCliITCase {
 
     @Test
     void aSavepointIsTakenListedAndAStoppedJobIsRunAgainFromItsSavepoint() throws Exception {
-        String examples = requiredFile("sluice.examples.jar").toString();
-        String url = startCluster();
+        String examples = ClusterProcess.requiredFile("sluice.examples.jar").toString();
+        cluster = ClusterProcess.start(dir, "cluster");
+        String url = cluster.url();
         String jobId = run(url, examples);
 
         Path target = dir.resolve("savepoints");

@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.cli.Cli.Result;
 import io.sluice.cli.common.ExitCodes;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,8 +16,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -35,79 +31,31 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SluiceClusterCliITCase {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
-    private static final Pattern LISTENING = Pattern.compile("Listening on (http://127\\.0\\.0\\.1:\\d+)/");
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final int KEYS = 4;
 
     @TempDir
     Path dir;
 
-    private final List<Process> processes = new ArrayList<>();
-
-    /** A running {@code sluice cluster} process and its REST address. */
-    private record Cluster(Process process, String url, Path stdout) {
-    }
+    private final List<ClusterProcess> clusters = new ArrayList<>();
 
     @AfterEach
     void stopProcesses() throws Exception {
-        for (Process p : processes) {
-            p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        for (ClusterProcess c : clusters) {
+            c.close();
         }
     }
 
-    private Cluster startCluster(int n) throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Path stdout = dir.resolve("cluster-" + n + ".out");
-        Process process = new ProcessBuilder(java, "-Xmx512m", "-jar", requiredFile("sluice.jar").toString(), "cluster",
-                "--port", "0", "--task-executors", "2", "--slots", "2",
-                "-D", "high-availability.dir=" + dir.resolve("ha"), "--jar-dir", dir.resolve("jars").toString())
-                .directory(dir.toFile())
-                .redirectOutput(stdout.toFile())
-                .redirectError(dir.resolve("cluster-" + n + ".err").toFile())
-                .start();
-        processes.add(process);
-        String[] url = new String[1];
-        await().atMost(TIMEOUT).until(() -> {
-            if (!process.isAlive()) {
-                throw new AssertionError("sluice cluster exited with " + process.exitValue() + ":\n"
-                        + Files.readString(stdout) + Files.readString(dir.resolve("cluster-" + n + ".err")));
-            }
-            Matcher m = LISTENING.matcher(Files.readString(stdout));
-            if (m.find()) {
-                url[0] = m.group(1);
-                return true;
-            }
-            return false;
-        });
-        return new Cluster(process, url[0], stdout);
-    }
-
-    private static Path requiredFile(String property) {
-        String path = System.getProperty(property);
-        assertThat(path).as("system property " + property + " (set by the pom)").isNotNull();
-        Path file = Path.of(path);
-        assertThat(file).as(property + " is built before the integration tests").isRegularFile();
-        return file;
-    }
-
-    /** The outcome of one in-process CLI invocation. */
-    private record Result(int exitCode, String out, String err) {
-        JsonNode json() throws IOException {
-            return JSON.readTree(out);
-        }
+    private ClusterProcess startCluster(int n) throws IOException {
+        ClusterProcess cluster = ClusterProcess.start(dir, "cluster-" + n);
+        clusters.add(cluster);
+        return cluster;
     }
 
     private static Result cli(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        var cli = SluiceCli.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        int code = cli.execute(args);
-        return new Result(code, out.toString(), err.toString());
+        return Cli.run(args);
     }
 
-    private JsonNode job(Cluster c, String jobId) throws IOException {
+    private JsonNode job(ClusterProcess c, String jobId) throws IOException {
         Result r = cli("status", jobId, "--cluster", c.url(), "--output", "json");
         assertThat(r.exitCode()).as(r.err()).isEqualTo(0);
         return r.json();
@@ -139,8 +87,8 @@ class SluiceClusterCliITCase {
 
     @Test
     void theCliRunsWatchesAndCancelsJobsOnAClusterProcessThatResumesItsJobAfterARestart() throws Exception {
-        String examples = requiredFile("sluice.examples.jar").toString();
-        Cluster cluster = startCluster(1);
+        String examples = ClusterProcess.requiredFile("sluice.examples.jar").toString();
+        ClusterProcess cluster = startCluster(1);
         String url = cluster.url();
 
         // Attached run of a bounded job: live progress lines, exit 0 when it FINISHED.
@@ -207,12 +155,12 @@ class SluiceClusterCliITCase {
         long countedBefore = max(counts(output));
         cluster.process().destroy();
         assertThat(cluster.process().waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(cluster.process().exitValue()).as(Files.readString(cluster.stdout())).isEqualTo(0);
-        assertThat(Files.readString(cluster.stdout())).contains("Sluice cluster stopped.");
+        assertThat(cluster.process().exitValue()).as(cluster.output()).isEqualTo(0);
+        assertThat(cluster.output()).contains("Sluice cluster stopped.");
         assertThat(cli("status", jobId, "--cluster", url).exitCode()).isEqualTo(ExitCodes.UNAVAILABLE);
 
         // Started again on the same HA directory: the job (with its jar) RUNNING again, from its checkpoint.
-        Cluster second = startCluster(2);
+        ClusterProcess second = startCluster(2);
         await().atMost(TIMEOUT).until(() -> "RUNNING".equals(job(second, jobId).path("status").asText())
                 && max(counts(output)) > countedBefore);
         Map<String, List<Long>> counts = counts(output);
@@ -242,7 +190,7 @@ class SluiceClusterCliITCase {
      * checkpoint that does not exist fails the run with exit 2 and the reason; conflicting
      * {@code --restore-from} and {@code -D checkpoints.restore-from} are a usage error.
      */
-    private void restartFromTheCanceledJobsLatestCheckpoint(Cluster cluster, String examples, String canceledJob)
+    private void restartFromTheCanceledJobsLatestCheckpoint(ClusterProcess cluster, String examples, String canceledJob)
             throws Exception {
         String url = cluster.url();
         Path checkpoints = dir.resolve("checkpoints");

@@ -12,6 +12,7 @@ import io.sluice.graph.JobId;
 import io.sluice.rest.jars.JarRunner;
 import io.sluice.storage.s3.S3Options;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -113,7 +114,11 @@ class RetentionOverRestITCase {
             return await().atMost(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(IllegalArgumentException.class)
                     .until(() -> s3ObjectsOf(job), n -> true);
         }
-        return filesUnder(dir.resolve("cp").resolve(job.value())).size();
+        // A running job deletes the checkpoints its newer ones subsume: a walk of its directory can find a
+        // checkpoint's directory gone before it is read (NoSuchFileException, seen here): walk again until a
+        // walk completes.
+        return await().atMost(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(UncheckedIOException.class)
+                .until(() -> filesUnder(dir.resolve("cp").resolve(job.value())).size(), n -> true);
     }
 
     private long s3ObjectsOf(JobId job) {
@@ -150,11 +155,19 @@ class RetentionOverRestITCase {
     }
 
     private JobId runUntilCheckpointed() throws Exception {
-        JobId job = rest.cluster.submit(TestJobs.counting("retained", 10_000_000, 2_000, checkpointDir(),
+        JobId job = submit();
+        awaitCheckpointed(job);
+        return job;
+    }
+
+    private JobId submit() throws Exception {
+        return rest.cluster.submit(TestJobs.counting("retained", 10_000_000, 2_000, checkpointDir(),
                 InjectedFailures.none()));
+    }
+
+    private void awaitCheckpointed(JobId job) {
         await().atMost(Duration.ofSeconds(60)).until(() -> json("/v1/jobs/" + job.value() + "/checkpoints")
                 .get("completed").asInt() >= 3);
-        return job;
     }
 
     private void cancel(JobId job) {
@@ -199,8 +212,11 @@ class RetentionOverRestITCase {
     @EnumSource(Storage.class)
     void theRetainedCheckpointsOfAnEndedJobExpire(Storage storage) throws Exception {
         start(storage, Duration.ofSeconds(5), false); // long enough to count the files right after the cancel on a loaded machine
-        JobId cancelled = runUntilCheckpointed();
-        JobId running = runUntilCheckpointed();
+        // Both run (and checkpoint) at once: waiting for one and then the other would only take longer.
+        JobId cancelled = submit();
+        JobId running = submit();
+        awaitCheckpointed(cancelled);
+        awaitCheckpointed(running);
         cancel(cancelled);
         assertThat(checkpointFilesOf(cancelled)).isPositive();
 
