@@ -263,7 +263,7 @@ class DashboardBrowserITCase {
         assertThat(page().findElement(By.id("jobs-count")).getText().replaceAll("[^0-9–a-zA-Z ]", ""))
                 .as("the count, its digits grouped as the browser's locale groups them").isEqualTo("Jobs 1–50 of " + JOBS);
         assertThat(page().findElement(By.id("jobs-prev")).isEnabled()).isFalse();
-        browser.screenshot("jobs-list-thousand");
+        browser.screenshot("jobs-list-many");
 
         // Two polls without a change rebuild nothing.
         JavascriptExecutor js = (JavascriptExecutor) page();
