@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
  *       listing; so does the leader for a job it dropped from memory ({@link SavepointHistory#JOBS}).</li>
  * </ul>
  * Entries are never removed but to keep the newest {@link SavepointHistory#PER_JOB} per job: they stay as
- * long as the job's result (see {@link SavepointStore}).
+ * long as the job's result (see {@link SavepointStore}). The write is not fenced by the dispatcher leadership:
+ * an entry only states that a savepoint exists, so a deposed leader's late write adds a true entry (which a
+ * new leader that already read the store lists after its next grant, or on a standby's per-listing read).
  *
  * <p>Threading: the Dispatcher's main thread (every method checks it); store calls on the I/O executor;
  * each completion re-checks the leader session it was started under.
