@@ -65,8 +65,8 @@ public final class Dispatcher implements DispatcherGateway {
     private final JobQueries queries;
     /** Cleans up after ended jobs while this Dispatcher leads (see {@link EndedJobJanitor}). Main thread. */
     private final EndedJobJanitor janitor;
-    /** The savepoints taken through this Dispatcher. Main thread. */
-    private final SavepointHistory savepoints = new SavepointHistory();
+    /** The savepoints of the jobs, taken here or read back from the HA services (see {@link DurableSavepoints}). Main thread. */
+    private final DurableSavepoints savepoints;
     /** Told after every change of {@link #isLeader()}; must not block (any thread may be calling). */
     private volatile Runnable leadershipListener = () -> { };
 
@@ -95,6 +95,7 @@ public final class Dispatcher implements DispatcherGateway {
                 janitor.leading(session, stored.ids(), stored.results()));
         this.submission = new JobSubmission(core, runners);
         this.queries = new JobQueries(core);
+        this.savepoints = new DurableSavepoints(core);
     }
 
     /** What the janitor may see of the Dispatcher: ended jobs and which ones are still in use. Main thread. */
@@ -212,6 +213,7 @@ public final class Dispatcher implements DispatcherGateway {
         core.leading = true;
         leadershipListener.run();
         recovery.recover(session);
+        savepoints.load(session); // beside the jobs' recovery, never ahead of it
     }
 
     private void onRevoke() {
@@ -225,6 +227,7 @@ public final class Dispatcher implements DispatcherGateway {
         core.leading = false;
         leadershipListener.run();
         recovery.stop();
+        savepoints.stop();
         // Suspends each job and leaves its election once its tasks ended; the new leader recovers it.
         runners.closeAllForLostLeadership();
     }
@@ -326,10 +329,7 @@ public final class Dispatcher implements DispatcherGateway {
             JobExecution execution = core.jobs.execution(jobId).orElse(null);
             if (execution instanceof JobExecution.Running running) {
                 return running.runner().triggerSavepoint(targetDirectory, stop)
-                        .thenApplyAsync(savepoint -> {
-                            savepoints.add(savepoint);
-                            return savepoint;
-                        }, core.mainThread);
+                        .thenComposeAsync(savepoints::record, core.mainThread);
             }
             if (execution instanceof JobExecution.Ended ended) {
                 return CompletableFuture.failedFuture(new IllegalStateException("Job " + jobId + " has ended ("
@@ -348,7 +348,7 @@ public final class Dispatcher implements DispatcherGateway {
 
     @Override
     public CompletableFuture<List<io.sluice.checkpoint.Savepoint>> listSavepoints(JobId jobId) {
-        return onMain(() -> CompletableFuture.completedFuture(savepoints.of(jobId)));
+        return onMain(() -> savepoints.list(jobId));
     }
 
     @Override
@@ -383,6 +383,7 @@ public final class Dispatcher implements DispatcherGateway {
             leadershipListener.run();
             core.leaderSession = null;
             janitor.notLeading();
+            savepoints.stop();
             if (core.election != null) {
                 core.election.close();
             }

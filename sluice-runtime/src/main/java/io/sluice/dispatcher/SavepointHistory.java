@@ -2,20 +2,21 @@ package io.sluice.dispatcher;
 
 import io.sluice.checkpoint.Savepoint;
 import io.sluice.graph.JobId;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
-import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
- * The savepoints this job manager took, per job, newest last: what {@code GET /v1/jobs/{id}/savepoints} and
- * {@code sluice savepoints <job>} list. Kept after the job ended (a stop with a savepoint is followed by a run
- * from it), at most {@link #PER_JOB} per job and {@link #JOBS} jobs (the oldest job's go first).
- *
- * <p>In memory only: a job manager that takes over after a failover lists none of the savepoints taken before
- * (their directories are untouched and restore as ever).
+ * The savepoints this job manager knows, per job, oldest first (by checkpoint id): what {@code GET
+ * /v1/jobs/{id}/savepoints} and {@code sluice savepoints <job>} list. Those it took, and those read
+ * from the HA services' {@link io.sluice.ha.SavepointStore} when it gained the dispatcher leadership
+ * ({@link DurableSavepoints} keeps the two in step). Kept after the job ended (a stop with a
+ * savepoint is followed by a run from it), at most {@link #PER_JOB} per job (the lowest checkpoint ids
+ * go first, in the store too) and {@link #JOBS} jobs in memory (the job added longest ago goes first;
+ * {@link #evictedAny()} then says that a job missing here may still have entries in the store).
  *
  * <p>Threading: the Dispatcher's main thread only (checked by the Dispatcher, which owns it).
  */
@@ -23,28 +24,42 @@ final class SavepointHistory {
     static final int PER_JOB = 100;
     static final int JOBS = 1000;
 
-    private final Map<JobId, Deque<Savepoint>> byJob = new HashMap<>();
-    private final Deque<JobId> jobOrder = new ArrayDeque<>();
+    /** Per job, by checkpoint id; in the order the jobs were first added. */
+    private final Map<JobId, TreeMap<Long, Savepoint>> byJob = new LinkedHashMap<>();
+    private boolean evicted;
 
+    /** Adds (or replaces, by checkpoint id) one savepoint. */
     void add(Savepoint savepoint) {
-        Deque<Savepoint> list = byJob.get(savepoint.jobId());
+        TreeMap<Long, Savepoint> list = byJob.get(savepoint.jobId());
         if (list == null) {
-            list = new ArrayDeque<>();
+            list = new TreeMap<>();
             byJob.put(savepoint.jobId(), list);
-            jobOrder.addLast(savepoint.jobId());
-            if (jobOrder.size() > JOBS) {
-                byJob.remove(jobOrder.removeFirst());
+            if (byJob.size() > JOBS) {
+                Iterator<JobId> eldest = byJob.keySet().iterator();
+                eldest.next();
+                eldest.remove();
+                evicted = true;
             }
         }
-        list.addLast(savepoint);
-        if (list.size() > PER_JOB) {
-            list.removeFirst();
+        list.put(savepoint.checkpointId(), savepoint);
+        while (list.size() > PER_JOB) {
+            list.pollFirstEntry();
         }
+    }
+
+    /** Adds each of {@code savepoints} (read back from the store), keeping the ones known already. */
+    void addAll(List<Savepoint> savepoints) {
+        savepoints.forEach(this::add);
     }
 
     /** The job's savepoints, oldest first; empty if none. */
     List<Savepoint> of(JobId jobId) {
-        Deque<Savepoint> list = byJob.get(jobId);
-        return list == null ? List.of() : new ArrayList<>(list);
+        TreeMap<Long, Savepoint> list = byJob.get(jobId);
+        return list == null ? List.of() : new ArrayList<>(list.values());
+    }
+
+    /** Whether a job's savepoints were ever dropped here to stay within {@link #JOBS}. */
+    boolean evictedAny() {
+        return evicted;
     }
 }

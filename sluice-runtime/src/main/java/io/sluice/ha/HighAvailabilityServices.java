@@ -19,6 +19,8 @@ import io.sluice.graph.JobId;
  *       puts and removes idempotent.</li>
  *   <li>{@link CheckpointRecoveryFactory}: blocking, I/O executor only, once per leadership
  *       session; interruptible.</li>
+ *   <li>{@link SavepointStore}: blocking, I/O executor only; adds idempotent; an unreadable entry
+ *       is reported, never fails a read.</li>
  * </ul>
  * Implementations must be thread-safe. In tests, Sluice's main-thread guard fails any blocking
  * call made from a component main thread.
@@ -58,6 +60,15 @@ public interface HighAvailabilityServices extends AutoCloseable {
      */
     default io.sluice.jar.JobJarStore jobJarStore() {
         return io.sluice.jar.JobJarStore.unsupported(getClass().getSimpleName());
+    }
+
+    /**
+     * Where the savepoints taken of each job are listed, so that a new leader lists them too (blocking, I/O
+     * executor only, like the other stores; see {@link SavepointStore}). The default keeps nothing: a job
+     * manager then lists only the savepoints taken through it.
+     */
+    default SavepointStore savepointStore() {
+        return SavepointStore.NONE;
     }
 
     /**

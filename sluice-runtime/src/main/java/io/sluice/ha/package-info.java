@@ -1,6 +1,6 @@
 /**
  * High availability: the services a cluster needs (leader election and retrieval, job graph, job
- * result, checkpoint pointer and leader settings stores, checkpoint recovery) as interfaces.
+ * result, checkpoint pointer, savepoint entry and leader settings stores, checkpoint recovery) as interfaces.
  *
  * <p>Layer 10 of 15 in sluice-runtime (high availability; docs/architecture.md). May use the
  * packages of the layers below: {@code rpc}, {@code restart}, {@code metrics}, {@code rpc.remote},

@@ -57,8 +57,10 @@ public interface DispatcherGateway {
     }
 
     /**
-     * The savepoints this job manager took of a job (running or ended), oldest first; empty for a job without
-     * any. Answered from memory: a job manager that took over after a failover lists only its own.
+     * The savepoints taken of a job (running or ended), oldest first, at most the newest 100; empty for a job
+     * without any. Kept in the HA services' savepoint store where it keeps them (embedded and ZooKeeper HA), so
+     * a job manager that took over after a failover, or a restarted cluster, lists the savepoints taken before;
+     * the leader answers from memory once it read them back.
      */
     default CompletableFuture<List<io.sluice.checkpoint.Savepoint>> listSavepoints(JobId jobId) {
         return CompletableFuture.completedFuture(List.of());

@@ -181,6 +181,11 @@ class DispatcherResponsivenessITCase {
         }
 
         @Override
+        public io.sluice.ha.SavepointStore savepointStore() {
+            return delegate.savepointStore();
+        }
+
+        @Override
         public void close() {
             electionGate.countDown();
             listGate.countDown();

@@ -219,6 +219,13 @@ public final class TestingHaServices implements HighAvailabilityServices {
         };
     }
 
+    private final TestingSavepointStore savepoints = new TestingSavepointStore();
+
+    @Override
+    public TestingSavepointStore savepointStore() {
+        return savepoints;
+    }
+
     @Override
     public void close() {
     }

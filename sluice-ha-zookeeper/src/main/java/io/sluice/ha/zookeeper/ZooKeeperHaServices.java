@@ -41,6 +41,7 @@ import org.slf4j.LoggerFactory;
  *   &lt;base&gt;/checkpoints/&lt;jobId&gt;/&lt;id, 19 digits&gt; metadata path of a retained checkpoint (UTF-8)
  *   &lt;base&gt;/checkpoint-counters/&lt;jobId&gt;       next checkpoint id (decimal), compare-and-set on the znode version
  *   &lt;base&gt;/jobjars/&lt;jobId&gt;                   SHA-256 and storage key of the job's jar (bytes in high-availability.storage-dir)
+ *   &lt;base&gt;/savepoints/&lt;jobId&gt;/&lt;id, 19 digits&gt;  entry of a savepoint of the job (text: {@link io.sluice.ha.SavepointEntry})
  *   &lt;base&gt;/leader-settings                  the dispatcher leader's contender id and the settings job managers share
  * </pre>
  *
@@ -99,6 +100,7 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
     private final ZooKeeperJobResultStore jobResultStore;
     private final JobJarStore jobJarStore;
     private final ZooKeeperLeaderSettingsStore leaderSettingsStore;
+    private final ZooKeeperSavepointStore savepointStore;
     private final ZooKeeperCheckpointRecoveryFactory recoveryFactory;
     /** The elections made here and not closed yet (a closed election forgets itself: {@link #forget}). */
     private final List<ZooKeeperLeaderElection> elections = new ArrayList<>();
@@ -146,6 +148,7 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
                 ZKPaths.makePath(basePath, "leader-settings"));
         this.jobGraphStore = new ZooKeeperJobGraphStore(this, ZKPaths.makePath(basePath, "jobgraphs"));
         this.jobResultStore = new ZooKeeperJobResultStore(this, ZKPaths.makePath(basePath, "jobresults"));
+        this.savepointStore = new ZooKeeperSavepointStore(this, ZKPaths.makePath(basePath, "savepoints"));
         this.jobJarStore = jarStorage == null
                 ? JobJarStore.unsupported("zookeeper (" + quorum + ")",
                         "set " + ZooKeeperHaOptions.STORAGE_DIR.key() + " to a location every job manager reaches"
@@ -296,6 +299,12 @@ public final class ZooKeeperHaServices implements HighAvailabilityServices {
     @Override
     public io.sluice.ha.LeaderSettingsStore leaderSettingsStore() {
         return leaderSettingsStore;
+    }
+
+    /** Savepoint entries in {@code <base>/savepoints} ({@link ZooKeeperSavepointStore}). */
+    @Override
+    public io.sluice.ha.SavepointStore savepointStore() {
+        return savepointStore;
     }
 
     @Override

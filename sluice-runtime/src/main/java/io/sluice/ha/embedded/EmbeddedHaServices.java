@@ -26,6 +26,7 @@ import java.util.function.Consumer;
  *   &lt;haDir&gt;/checkpoints/&lt;jobId&gt;/&lt;checkpointId, 19 digits&gt;
  *   &lt;haDir&gt;/checkpoint-counters/&lt;jobId&gt;
  *   &lt;haDir&gt;/jobjars/&lt;jobId&gt;.jar      (jobs submitted from a jar)
+ *   &lt;haDir&gt;/savepoints/&lt;jobId&gt;/&lt;checkpointId, 19 digits&gt;   (entry of a savepoint: {@link FileSavepointStore})
  * </pre>
  * It survives job-manager failover within the JVM, and with a durable directory also JVM
  * restarts; it does not coordinate job managers in different JVMs.
@@ -45,6 +46,7 @@ public final class EmbeddedHaServices implements HighAvailabilityServices {
     private final FileJobResultStore jobResultStore;
     private final EmbeddedCheckpointRecoveryFactory checkpointRecoveryFactory;
     private final io.sluice.jar.FileJobJarStore jobJarStore;
+    private final FileSavepointStore savepointStore;
     /** The election places made here and not closed yet (closed ones are forgotten: see {@link Joined}). */
     private final List<LeaderElection> created = new ArrayList<>();
     private final List<Consumer<Optional<String>>> retrievalListeners = new CopyOnWriteArrayList<>();
@@ -77,6 +79,7 @@ public final class EmbeddedHaServices implements HighAvailabilityServices {
                 new FileCheckpointPointerStore(this.haDirectory.resolve("checkpoints")),
                 this.haDirectory.resolve("checkpoint-counters"));
         this.jobJarStore = new io.sluice.jar.FileJobJarStore(this.haDirectory.resolve("jobjars"));
+        this.savepointStore = new FileSavepointStore(this.haDirectory.resolve("savepoints"));
     }
 
     /** The canonical HA directory. */
@@ -142,6 +145,11 @@ public final class EmbeddedHaServices implements HighAvailabilityServices {
     @Override
     public io.sluice.jar.JobJarStore jobJarStore() {
         return jobJarStore;
+    }
+
+    @Override
+    public io.sluice.ha.SavepointStore savepointStore() {
+        return savepointStore;
     }
 
     /** Leaves every election joined through this instance and releases the election service; keeps all files. */

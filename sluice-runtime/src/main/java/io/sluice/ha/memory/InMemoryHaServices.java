@@ -49,6 +49,7 @@ public final class InMemoryHaServices implements HighAvailabilityServices {
     private final Map<JobId, JobGraph> graphs = new ConcurrentHashMap<>();
     private final Map<JobId, JobResult> results = new ConcurrentHashMap<>();
     private final io.sluice.jar.InMemoryJobJarStore jobJars = new io.sluice.jar.InMemoryJobJarStore();
+    private final InMemorySavepointStore savepoints = new InMemorySavepointStore();
     private final ExecutorService notifier = Executors.newSingleThreadExecutor(DaemonThreadFactory.named("sluice-ha-memory"));
     // Guarded by dispatcherLock.
     private final Object dispatcherLock = new Object();
@@ -192,6 +193,11 @@ public final class InMemoryHaServices implements HighAvailabilityServices {
     @Override
     public io.sluice.jar.JobJarStore jobJarStore() {
         return jobJars;
+    }
+
+    @Override
+    public io.sluice.ha.SavepointStore savepointStore() {
+        return savepoints;
     }
 
     @Override
