@@ -82,6 +82,11 @@ public final class KeyedProcessOperator<K, I, O> extends UdfOperator<I, O, Keyed
         timestamp.set(before);
     }
 
+    @Override
+    public long nextProcessingTimeMillis(long nowMillis) {
+        return timers.nextProcessingTimeDue();
+    }
+
     /** Pending timers, for tests and metrics. */
     public int pendingTimers() {
         return timers.pendingEventTimeTimers() + timers.pendingProcessingTimeTimers();

@@ -51,6 +51,18 @@ public interface StreamOperator<IN> extends Serializable {
      */
     default void advanceProcessingTime(long nowMillis) throws Exception {}
 
+    /**
+     * The earliest processing time, in milliseconds of the task's clock, at which {@link #advanceProcessingTime}
+     * has something to do, given that it is {@code nowMillis} now; {@link Long#MAX_VALUE} for nothing until a
+     * record, watermark or checkpoint arrives (the default, right for operators that do not use processing
+     * time). A task with no input and no mail sleeps until the earliest of its operators' times, so an idle
+     * job costs no CPU. An operator that overrides {@code advanceProcessingTime} overrides this too; one that
+     * does not is asked every 10 ms, as all were before. Task thread only.
+     */
+    default long nextProcessingTimeMillis(long nowMillis) {
+        return Long.MAX_VALUE;
+    }
+
     /** All input has been processed; emit whatever is buffered. Not called on cancellation. */
     default void finish() throws Exception {}
 

@@ -83,6 +83,15 @@ public final class TimestampsAndWatermarksOperator<T> extends UdfOperator<T, T, 
         }
     }
 
+    /** The next periodic emission, or the moment the subtask turns idle if that comes first; nothing once idle or ended. */
+    @Override
+    public long nextProcessingTimeMillis(long nowMillis) {
+        if (ended || idle) {
+            return Long.MAX_VALUE; // a record, not time, makes an idle subtask active again
+        }
+        return idleTimeoutMillis >= 0 ? Math.min(nextEmitAt, lastRecordAt + idleTimeoutMillis) : nextEmitAt;
+    }
+
     private void emitIfAdvanced() {
         long wm = generator.currentWatermark();
         if (wm > lastEmitted) {

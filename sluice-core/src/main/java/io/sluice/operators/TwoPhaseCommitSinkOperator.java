@@ -38,6 +38,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * <p>Threading: task thread only, except {@link #commitStats}, which any thread may read.
  */
 public final class TwoPhaseCommitSinkOperator<IN, C> implements StreamOperator<IN> {
+    /** How often an idle task looks for a commit that failed for good while commits are pending. */
+    static final long FATAL_ERROR_CHECK_MILLIS = 100;
     private static final long serialVersionUID = 1L;
     static final int STATE_VERSION = 1;
 
@@ -102,6 +104,21 @@ public final class TwoPhaseCommitSinkOperator<IN, C> implements StreamOperator<I
     @Override
     public void advanceProcessingTime(long nowMillis) {
         checkNoFatalCommitError();
+    }
+
+    /**
+     * While commits are pending (they run off the task thread), every {@value #FATAL_ERROR_CHECK_MILLIS} ms, so a
+     * commit that failed for good fails an idle task promptly too; nothing otherwise.
+     */
+    @Override
+    public long nextProcessingTimeMillis(long nowMillis) {
+        if (commits == null) {
+            return Long.MAX_VALUE;
+        }
+        if (commits.fatalError() != null) {
+            return nowMillis;
+        }
+        return commits.hasPending() ? nowMillis + FATAL_ERROR_CHECK_MILLIS : Long.MAX_VALUE;
     }
 
     @Override

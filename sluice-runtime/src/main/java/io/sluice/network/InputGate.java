@@ -33,6 +33,8 @@ public final class InputGate {
     private final boolean[] parked;
     private boolean released;
     private Throwable releaseCause;
+    /** A {@link #wakeUp} not yet consumed by a timed poll. */
+    private boolean wakeUpPending;
 
     /** Creates the gate and connects it to {@code channels}; each channel can belong to one gate only. */
     public InputGate(String name, List<LocalChannel> channels) {
@@ -82,7 +84,8 @@ public final class InputGate {
     }
 
     /**
-     * Like {@link #pollNext()}, but waits at most {@code timeoutNanos} and then returns {@code null}.
+     * Like {@link #pollNext()}, but waits at most {@code timeoutNanos} and then returns {@code null}; also
+     * {@code null} at once after a {@link #wakeUp} (one wake-up ends one wait, even if it came before it).
      *
      * @throws InterruptedException if the consumer thread is interrupted while waiting
      */
@@ -92,11 +95,32 @@ public final class InputGate {
             long remaining = timeoutNanos;
             while (true) {
                 BufferOrEvent next = pollLocked();
-                if (next != null || remaining <= 0) {
+                if (next != null) {
                     return next;
+                }
+                if (wakeUpPending) {
+                    wakeUpPending = false;
+                    return null;
+                }
+                if (remaining <= 0) {
+                    return null;
                 }
                 remaining = available.awaitNanos(remaining);
             }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Ends the consumer's current or next timed {@link #pollNext(long)} without a buffer: the task has other
+     * work (mail from other threads). Any thread; never blocks for longer than the gate's lock is held.
+     */
+    public void wakeUp() {
+        lock.lock();
+        try {
+            wakeUpPending = true;
+            available.signal();
         } finally {
             lock.unlock();
         }

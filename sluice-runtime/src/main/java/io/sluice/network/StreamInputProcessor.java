@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 
 /**
  * Drives an {@link InputGate} for a task: deserializes the records of each buffer and hands them
@@ -49,23 +50,31 @@ public final class StreamInputProcessor<T> {
     private final boolean[] timestamped;
     private final RecordTimestamp timestamp;
     private final WatermarkValve valve;
-    /** How long to wait for input before returning {@link InputStatus#NOTHING_AVAILABLE}; &lt;= 0: wait as long as it takes. */
-    private final long pollTimeoutNanos;
+    /**
+     * How long to wait for input before returning {@link InputStatus#NOTHING_AVAILABLE}, asked each time after
+     * the idle hook: 0 or less returns at once, {@link Long#MAX_VALUE} waits as long as it takes.
+     */
+    private final LongSupplier pollTimeoutNanos;
 
     /** @param serializers the serializer of each gate channel's records, by channel index */
     public StreamInputProcessor(InputGate gate, List<? extends TypeSerializer<? extends T>> serializers,
             IdleHook idleHook) {
-        this(gate, serializers, idleHook, new boolean[gate.numberOfChannels()], new RecordTimestamp(), 0);
+        this(gate, serializers, idleHook, new boolean[gate.numberOfChannels()], new RecordTimestamp(), UNTIL_INPUT);
     }
+
+    /** A poll timeout: wait until input arrives. */
+    public static final LongSupplier UNTIL_INPUT = () -> Long.MAX_VALUE;
 
     /**
      * @param timestampedChannels per channel, whether its records are each preceded by an event timestamp
      *                            (read into {@code timestamp} before the record is handed on)
      * @param pollTimeoutNanos    how long {@link #processNext} waits for input before it returns
-     *                            {@link InputStatus#NOTHING_AVAILABLE}; 0 or less: until input arrives
+     *                            {@link InputStatus#NOTHING_AVAILABLE}, asked after the idle hook each time it
+     *                            would wait: 0 or less not at all, {@link #UNTIL_INPUT} until input arrives; a
+     *                            {@link InputGate#wakeUp} ends a timed wait early
      */
     public StreamInputProcessor(InputGate gate, List<? extends TypeSerializer<? extends T>> serializers,
-            IdleHook idleHook, boolean[] timestampedChannels, RecordTimestamp timestamp, long pollTimeoutNanos) {
+            IdleHook idleHook, boolean[] timestampedChannels, RecordTimestamp timestamp, LongSupplier pollTimeoutNanos) {
         if (timestampedChannels.length != gate.numberOfChannels()) {
             throw new IllegalArgumentException("Input gate " + gate.name() + " has " + gate.numberOfChannels()
                     + " channels but " + timestampedChannels.length + " timestamp flags were given");
@@ -73,7 +82,7 @@ public final class StreamInputProcessor<T> {
         this.timestamped = timestampedChannels.clone();
         this.timestamp = Objects.requireNonNull(timestamp, "timestamp");
         this.valve = new WatermarkValve(timestampedChannels.length);
-        this.pollTimeoutNanos = pollTimeoutNanos;
+        this.pollTimeoutNanos = Objects.requireNonNull(pollTimeoutNanos, "pollTimeoutNanos");
         this.gate = Objects.requireNonNull(gate, "gate");
         this.idleHook = Objects.requireNonNull(idleHook, "idleHook");
         if (serializers.size() != gate.numberOfChannels()) {
@@ -118,7 +127,8 @@ public final class StreamInputProcessor<T> {
         BufferOrEvent next = gate.tryPollNext();
         if (next == null) {
             idleHook.onIdle();
-            next = pollTimeoutNanos > 0 ? gate.pollNext(pollTimeoutNanos) : gate.pollNext();
+            long timeout = pollTimeoutNanos.getAsLong();
+            next = timeout == Long.MAX_VALUE ? gate.pollNext() : gate.pollNext(timeout);
             if (next == null) {
                 return InputStatus.NOTHING_AVAILABLE;
             }

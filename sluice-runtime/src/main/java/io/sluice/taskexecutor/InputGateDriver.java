@@ -15,14 +15,13 @@ import java.util.function.BooleanSupplier;
 /**
  * Drives a task that reads other tasks: one buffer at a time from its input gate
  * ({@link StreamInputProcessor}: records, aligned barriers, watermarks and idleness), the mailbox
- * before each buffer, processing time after each. While no data comes it wakes every
- * {@link #INPUT_POLL_TIMEOUT_NANOS} ns to look at processing time again (timers, idleness) and to
- * hand partly filled buffers on. A keyed task sets the current key of its keyed state before each
+ * before each buffer, processing time after each. While no data comes it hands partly filled buffers
+ * on and sleeps until data, mail (the mailbox wakes the gate) or its operators' next processing-time
+ * work ({@link OperatorChain#nanosUntilProcessingTimeWork}: timers, periodic watermarks, idleness),
+ * so an idle task costs no CPU. A keyed task sets the current key of its keyed state before each
  * record reaches the head operator. Task thread only.
  */
 final class InputGateDriver implements RecordDriver {
-    /** How long an input task waits for data before it looks at processing time again (timers, idleness). */
-    static final long INPUT_POLL_TIMEOUT_NANOS = 10_000_000L;
 
     /**
      * How records are keyed on their way in.
@@ -68,7 +67,8 @@ final class InputGateDriver implements RecordDriver {
                     mailbox.drain();
                     chain.advanceProcessingTime();
                     chain.outputs().flush();
-                }, inputs.timestamped(), recordTimestamp, INPUT_POLL_TIMEOUT_NANOS);
+                }, inputs.timestamped(), recordTimestamp, chain::nanosUntilProcessingTimeWork);
+        mailbox.onMail(inputs.gate()::wakeUp); // mail queued before this is drained before the first wait
         RecordHandler<Object> records = recordHandler();
         WatermarkHandler watermarks = watermarkHandler(chain.head());
         while (!cancelled.getAsBoolean()) {

@@ -28,6 +28,13 @@ import org.slf4j.LoggerFactory;
  */
 final class OperatorChain {
     private static final Logger LOG = LoggerFactory.getLogger(OperatorChain.class);
+    /**
+     * The longest an idle task sleeps before it looks at processing time again although no operator asked it
+     * to: a safety net (every wake-up it needs comes as data, mail, an interrupt or an operator's time).
+     */
+    static final long MAX_IDLE_WAIT_NANOS = 1_000_000_000L;
+    /** How often an operator that does not say when it needs processing time is given it while the task idles. */
+    static final long UNTOLD_OPERATOR_PERIOD_MILLIS = 10;
 
     private final TaskInfo info;
     private final List<StreamOperator<?>> operators;
@@ -36,11 +43,21 @@ final class OperatorChain {
     private final TaskOutputs outputs;
     private final Output<Object> head;
     private final Clock clock;
+    /**
+     * Per operator: whether it says when it next has processing-time work ({@link
+     * StreamOperator#nextProcessingTimeMillis}), or uses no processing time at all. One that overrides
+     * {@code advanceProcessingTime} but not that is asked every {@link #UNTOLD_OPERATOR_PERIOD_MILLIS} ms.
+     */
+    private final boolean[] toldWhen;
 
     private OperatorChain(TaskInfo info, List<StreamOperator<?>> operators, List<Output<?>> operatorOutputs,
                           TaskOutputs outputs, Output<Object> head, Clock clock) {
         this.info = info;
         this.operators = operators;
+        this.toldWhen = new boolean[operators.size()];
+        for (int i = 0; i < toldWhen.length; i++) {
+            toldWhen[i] = saysWhenItNeedsProcessingTime(operators.get(i));
+        }
         this.operatorOutputs = operatorOutputs;
         this.outputs = outputs;
         this.head = head;
@@ -127,6 +144,37 @@ final class OperatorChain {
 
     TaskOutputs outputs() {
         return outputs;
+    }
+
+    /**
+     * How long from now until an operator of the chain has processing-time work (a timer, a periodic
+     * watermark, an idleness timeout): 0 if one has some now, and at most {@link #MAX_IDLE_WAIT_NANOS}, a
+     * safety net only. A task with no input and no mail sleeps this long. Task thread.
+     */
+    long nanosUntilProcessingTimeWork() {
+        long now = clock.currentTimeMillis();
+        long earliest = Long.MAX_VALUE;
+        for (int i = 0; i < operators.size(); i++) {
+            long next = toldWhen[i] ? operators.get(i).nextProcessingTimeMillis(now) : now + UNTOLD_OPERATOR_PERIOD_MILLIS;
+            earliest = Math.min(earliest, next);
+        }
+        if (earliest <= now) {
+            return 0;
+        }
+        long millis = earliest - now;
+        return millis >= MAX_IDLE_WAIT_NANOS / 1_000_000L ? MAX_IDLE_WAIT_NANOS : millis * 1_000_000L;
+    }
+
+    /** Whether {@code op} uses no processing time, or says when it next needs it. */
+    private static boolean saysWhenItNeedsProcessingTime(StreamOperator<?> op) {
+        try {
+            Class<?> type = op.getClass();
+            boolean advances = type.getMethod("advanceProcessingTime", long.class).getDeclaringClass() != StreamOperator.class;
+            boolean tells = type.getMethod("nextProcessingTimeMillis", long.class).getDeclaringClass() != StreamOperator.class;
+            return !advances || tells;
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException("StreamOperator lost a method: " + e.getMessage(), e);
+        }
     }
 
     /** Tells every operator the processing time (timers, periodic watermarks, idleness). */

@@ -8,7 +8,9 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Drives a source task: asks its reader for a batch of at most {@value #SOURCE_BATCH} records at a
- * time and looks at the mailbox (checkpoint triggers) and processing time between batches.
+ * time and looks at the mailbox (checkpoint triggers) and processing time between batches. When the
+ * reader has nothing and says when it will ({@link SourceReader#nanosUntilAvailable}), the task sleeps
+ * until then, or until mail or its operators' next processing-time work, so an idle source costs no CPU.
  *
  * <p>At the end of a bounded input the mailbox is drained once more, so a trigger that came before
  * the end is still taken at the final position (its barrier precedes the end of the outputs); a
@@ -90,10 +92,28 @@ final class SourceDriver implements RecordDriver {
                 return;
             }
             if (n < SOURCE_BATCH) {
-                // The reader is caught up (a rate-limited one parks inside emit until its next record is due,
-                // and then emits fewer than a batch): hand partly filled buffers on before it waits again.
+                // The reader is caught up: hand partly filled buffers on before it waits.
                 chain.outputs().flush();
             }
+            if (n == 0) {
+                awaitWork();
+            }
+        }
+    }
+
+    /**
+     * Sleeps until the reader's next record is due, mail arrives, an operator has processing-time work or
+     * the task is cancelled (its interrupt), whichever comes first; not at all for a reader that cannot say
+     * when (it may park inside {@code emit} instead).
+     */
+    private void awaitWork() throws Exception {
+        long untilRecord = reader.nanosUntilAvailable();
+        if (untilRecord <= 0) {
+            return;
+        }
+        long wait = Math.min(untilRecord, chain.nanosUntilProcessingTimeWork());
+        if (wait > 0) {
+            mailbox.awaitAndDrain(wait);
         }
     }
 

@@ -17,14 +17,27 @@ final class TaskMailbox {
 
     private final LinkedBlockingQueue<Mail> queue = new LinkedBlockingQueue<>();
     private final TaskThread taskThread;
+    /** Wakes the task thread where it waits for something other than mail (its input gate); set once. */
+    private volatile Runnable wakeUp = () -> { };
 
     TaskMailbox(TaskThread taskThread) {
         this.taskThread = taskThread;
     }
 
-    /** Queues {@code mail} for the task thread. Any thread; never blocks. */
+    /** Queues {@code mail} for the task thread and wakes it. Any thread; never blocks. */
     void put(Mail mail) {
         queue.add(mail);
+        wakeUp.run();
+    }
+
+    /**
+     * What {@link #put} runs after queueing mail, for a task thread that sleeps elsewhere than in {@link
+     * #awaitAndDrain} (an input task waits on its input gate: {@code gate::wakeUp}). Task thread, before it
+     * first waits; mail queued earlier is drained before that wait.
+     */
+    void onMail(Runnable wakeUp) {
+        taskThread.check("Setting the mailbox's wake-up");
+        this.wakeUp = java.util.Objects.requireNonNull(wakeUp, "wakeUp");
     }
 
     /**

@@ -39,7 +39,7 @@ class WatermarkPropagationTest {
         boolean[] flags = new boolean[channels];
         java.util.Arrays.fill(flags, timestamped);
         processor = new StreamInputProcessor<>(new InputGate("wm", gateChannels),
-                java.util.Collections.nCopies(channels, Serializers.LONG), () -> { }, flags, readTimestamp, 1_000_000L);
+                java.util.Collections.nCopies(channels, Serializers.LONG), () -> { }, flags, readTimestamp, () -> 1_000_000L);
     }
 
     private void record(int channel, long value, long timestamp) throws Exception {

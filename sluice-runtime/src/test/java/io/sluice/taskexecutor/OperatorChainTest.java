@@ -69,4 +69,64 @@ class OperatorChainTest {
                 "Map: watermark 5", "Sink: watermark 5");
         assertThat(chain.outputs().recordsWritten()).as("no output edges").isZero();
     }
+
+    @Test
+    void anIdleTaskSleepsUntilItsOperatorsNextProcessingTimeWorkAndNoLongerThanTheSafetyNet() throws Exception {
+        ManualClock clock = new ManualClock();
+        io.sluice.operators.TimestampsAndWatermarksOperator<Object> watermarks =
+                new io.sluice.operators.TimestampsAndWatermarksOperator<>(io.sluice.api.eventtime.WatermarkStrategy
+                        .forMonotonousTimestamps().withEmitInterval(java.time.Duration.ofMillis(200))
+                        .withIdleness(java.time.Duration.ofMillis(500)), "Watermarks");
+        OperatorChain timed = OperatorChain.wire(new TaskInfo("Source (1/1)", 0, 1, 128, 1),
+                List.of(watermarks, tail), new TaskOutputs(List.of(), List.of(), Map.of()), clock);
+        timed.open(null, new RecordTimestamp(), OptionalLong.empty());
+
+        assertThat(timed.nanosUntilProcessingTimeWork()).as("the first watermark is due at once").isZero();
+        timed.advanceProcessingTime();
+        assertThat(timed.nanosUntilProcessingTimeWork()).as("the next watermark").isEqualTo(200_000_000L);
+        clock.advance(java.time.Duration.ofMillis(450));
+        timed.advanceProcessingTime();
+        assertThat(timed.nanosUntilProcessingTimeWork()).as("turning idle comes before the next watermark")
+                .isEqualTo(50_000_000L);
+        clock.advance(java.time.Duration.ofMillis(50));
+        timed.advanceProcessingTime();
+        assertThat(timed.nanosUntilProcessingTimeWork()).as("idle: only a record wakes it; the safety net remains")
+                .isEqualTo(OperatorChain.MAX_IDLE_WAIT_NANOS);
+
+        assertThat(chain.nanosUntilProcessingTimeWork()).as("operators without processing time")
+                .isEqualTo(OperatorChain.MAX_IDLE_WAIT_NANOS);
+    }
+
+    @Test
+    void anOperatorThatUsesProcessingTimeButDoesNotSayWhenIsAskedAsOftenAsBefore() throws Exception {
+        RecordingOperator untold = new RecordingOperator("Custom", journal);
+        io.sluice.operators.StreamOperator<Object> ticking = new io.sluice.operators.StreamOperator<>() {
+            @Override
+            public String name() {
+                return "Ticking";
+            }
+
+            @Override
+            public void open(io.sluice.operators.OperatorContext context) {}
+
+            @Override
+            public void processElement(Object value) {}
+
+            @Override
+            public void processWatermark(long watermark) {}
+
+            @Override
+            public void processIdleStatus(boolean idle) {}
+
+            @Override
+            public void advanceProcessingTime(long nowMillis) {
+                journal.add("tick " + nowMillis);
+            }
+        };
+        OperatorChain legacy = OperatorChain.wire(new TaskInfo("Custom (1/1)", 0, 1, 128, 1), List.of(untold, ticking),
+                new TaskOutputs(List.of(), List.of(), Map.of()), new ManualClock());
+
+        assertThat(legacy.nanosUntilProcessingTimeWork())
+                .isEqualTo(OperatorChain.UNTOLD_OPERATOR_PERIOD_MILLIS * 1_000_000L);
+    }
 }

@@ -56,9 +56,14 @@ public final class ManyJobsRecoveryBenchmark {
         }
     }
 
-    /** One recovery of {@code jobs} jobs. */
+    /**
+     * One recovery of {@code jobs} jobs. {@code allRunningNanos} counts from the old leader's stop, {@code
+     * runningAfterLeadNanos} from the standby's lead: recovery (and its read bound) starts there; before it the
+     * old leader, in the same JVM, closes its job masters, which a crashed process does not.
+     */
     record Round(int jobs, int maxReads, Stats status, Stats list, long takeoverNanos, long allRunningNanos,
-                 long reads, int maxReadsInFlight, int queuedAnswers, long boundNanos, List<Slow> slowest) {
+                 long runningAfterLeadNanos, long reads, int maxReadsInFlight, int queuedAnswers, long boundNanos,
+                 List<Slow> slowest) {
     }
 
     /** One slow status answer: how long it took, when it was asked (after the standby led) and what it said. */
@@ -187,13 +192,14 @@ public final class ManyJobsRecoveryBenchmark {
                 next = next == 0 ? ids.size() - 1 : next - 1;
                 LockSupport.parkNanos(Math.max(0, QUERY_EVERY.toNanos() - (System.nanoTime() - t0)));
             }
-            long allRunning = System.nanoTime() - stoppedAt;
+            long end = System.nanoTime();
+            long allRunning = end - stoppedAt;
             long reads = storage.reads() - readsBefore;
             int maxInFlight = storage.maxReadsInFlight();
             storage.setReadLatency(Duration.ZERO);
             long bound = (reads + maxReads - 1) / maxReads * READ_LATENCY.toNanos();
             return new Round(jobs, maxReads, Stats.of(toArray(status)), Stats.of(toArray(list)), takeover, allRunning,
-                    reads, maxInFlight, queued, bound,
+                    end - ledAt, reads, maxInFlight, queued, bound,
                     slow.stream().sorted((a, b) -> Long.compare(b.nanos(), a.nanos())).limit(3).toList());
         } finally {
             FaultInjectingBlobStore f = faults.get();
@@ -211,13 +217,14 @@ public final class ManyJobsRecoveryBenchmark {
 
     private static void print(PrintStream out, String label, Round r) {
         out.printf(Locale.ROOT, "%-9s %4d jobs: status %s | list p50 %s p99 %s max %s | standby leads after %s,"
-                        + " all RUNNING after %s (read bound %s, +1 s target %s) | reads %d, most in flight %d of %d,"
+                        + " all RUNNING after %s (%s after the lead; read bound %s, +1 s target %s) | reads %d,"
+                        + " most in flight %d of %d,"
                         + " answers saying 'queued' %d%n",
                 label, r.jobs(), r.status().describeMicros(), BenchSupport.millis(r.list().p50Nanos()),
                 BenchSupport.millis(r.list().p99Nanos()), BenchSupport.millis(r.list().maxNanos()),
                 BenchSupport.millis(r.takeoverNanos()), BenchSupport.millis(r.allRunningNanos()),
-                BenchSupport.millis(r.boundNanos()),
-                r.allRunningNanos() <= r.boundNanos() + 1_000_000_000L ? "MET" : "MISSED",
+                BenchSupport.millis(r.runningAfterLeadNanos()), BenchSupport.millis(r.boundNanos()),
+                r.runningAfterLeadNanos() <= r.boundNanos() + 1_000_000_000L ? "MET" : "MISSED",
                 r.reads(), r.maxReadsInFlight(), r.maxReads(), r.queuedAnswers());
         out.println("          slowest status answers: " + r.slowest());
     }
@@ -225,11 +232,12 @@ public final class ManyJobsRecoveryBenchmark {
     private static void printMedians(PrintStream out, List<Round> rounds) {
         Round first = rounds.get(0);
         out.printf(Locale.ROOT, "MEDIAN %5d jobs over %d round(s): status p50 %s p99 %s max %s; all RUNNING after %s"
-                        + " (read bound %s); status targets at 1,000 jobs p99 <= 5 ms %s, max <= 50 ms %s%n",
+                        + " (%s after the lead; read bound %s); status targets at 1,000 jobs p99 <= 5 ms %s, max <= 50 ms %s%n",
                 first.jobs(), rounds.size(), BenchSupport.millis(median(rounds, r -> r.status().p50Nanos())),
                 BenchSupport.millis(median(rounds, r -> r.status().p99Nanos())),
                 BenchSupport.millis(median(rounds, r -> r.status().maxNanos())),
                 BenchSupport.millis(median(rounds, Round::allRunningNanos)),
+                BenchSupport.millis(median(rounds, Round::runningAfterLeadNanos)),
                 BenchSupport.millis(median(rounds, Round::boundNanos)),
                 median(rounds, r -> r.status().p99Nanos()) <= 5_000_000 ? "MET" : "MISSED",
                 median(rounds, r -> r.status().maxNanos()) <= 50_000_000 ? "MET" : "MISSED");

@@ -2,7 +2,6 @@ package io.sluice.api.source;
 
 import io.sluice.api.functions.Collector;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Emits consecutive {@code long} values: the benchmark and demo source.
@@ -12,17 +11,15 @@ import java.util.concurrent.locks.LockSupport;
  * subtask has emitted (8 bytes), which pins down the next value given the same parallelism.
  *
  * <p>An {@linkplain #unbounded(long) unbounded} sequence never ends in practice; it stops at
- * {@link Long#MAX_VALUE} rather than wrapping around. {@link #withRate} paces emission; without
- * it, {@link SourceReader#emit} is a tight loop that allocates nothing but the boxed {@code Long}s.
+ * {@link Long#MAX_VALUE} rather than wrapping around. {@link #withRate} paces emission (a reader
+ * with no record due emits none and tells the task when the next one is, so the task sleeps until then);
+ * without it, {@link SourceReader#emit} is a tight loop that allocates nothing but the boxed {@code Long}s.
  *
  * <p>Threading: the source is immutable and may be shared; each reader is confined to its task
  * thread, as {@link SourceReader} requires.
  */
 public final class SequenceSource implements Source<Long> {
     private static final long serialVersionUID = 1L;
-    /** The longest a rate-limited reader parks per emit call, as {@link SourceReader#emit} allows. */
-    static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-
     private final long from;
     private final long toInclusive;
     private final boolean bounded;
@@ -145,21 +142,24 @@ public final class SequenceSource implements Source<Long> {
             return n;
         }
 
-        /** How many records are due now, parking up to {@link #MAX_PARK_NANOS} if none is. */
+        /** How many records are due now (0 if none is yet: {@link #nanosUntilAvailable} says when). */
         private int dueRecords(int maxRecords) {
             long now = System.nanoTime();
             if (!pacingStarted) {
                 pacingStarted = true;
                 pacingStartNanos = now;
             }
-            long due = dueAt(now);
-            if (due <= 0) {
-                double nextDueNanos = (emittedSincePacingStart + 1) * nanosPerRecord;
-                long wait = (long) Math.ceil(nextDueNanos) - (now - pacingStartNanos);
-                LockSupport.parkNanos(Math.max(1, Math.min(wait, MAX_PARK_NANOS)));
-                due = dueAt(System.nanoTime());
+            return (int) Math.max(0, Math.min(dueAt(now), maxRecords));
+        }
+
+        /** Until the next record is due; 0 when one is due, the input ended or the rate is unlimited. */
+        @Override
+        public long nanosUntilAvailable() {
+            if (exhausted || nanosPerRecord == 0 || !pacingStarted) {
+                return 0;
             }
-            return (int) Math.max(0, Math.min(due, maxRecords));
+            double nextDueNanos = (emittedSincePacingStart + 1) * nanosPerRecord;
+            return Math.max(0, (long) Math.ceil(nextDueNanos) - (System.nanoTime() - pacingStartNanos));
         }
 
         private long dueAt(long now) {

@@ -13,10 +13,22 @@ public interface SourceReader<T> extends AutoCloseable {
 
     /**
      * Emits up to {@code maxRecords} records. Returns how many were emitted (0 is fine when none
-     * is ready), or {@link #END_OF_INPUT}. A rate-limited reader may park, but for at most about
-     * 10 ms per call, so that checkpoints and cancellation stay prompt.
+     * is ready), or {@link #END_OF_INPUT}. A reader that knows when its next record will be ready
+     * (a rate-limited one) returns 0 at once and says when through {@link #nanosUntilAvailable}; one
+     * that cannot tell may park here, for at most about 10 ms per call, so that checkpoints and
+     * cancellation stay prompt.
      */
     int emit(Collector<T> out, int maxRecords) throws Exception;
+
+    /**
+     * After an {@link #emit} that emitted nothing: how many nanoseconds from now until this reader has a
+     * record to emit. The task then sleeps until that time, a checkpoint trigger, a timer of its operators
+     * or a cancel, whichever comes first, so an idle or slow source costs no CPU in between; 0 (the
+     * default) means ask again at once. Task thread only.
+     */
+    default long nanosUntilAvailable() {
+        return 0;
+    }
 
     /** The position after the last emitted record, as bytes; restored with {@link #restorePosition}. */
     byte[] snapshotPosition();

@@ -51,6 +51,11 @@ public final class KeyedTimers {
         return t == null ? null : new Fired(t.time(), t.key(), false);
     }
 
+    /** The time of the earliest processing-time timer, or {@link Long#MAX_VALUE} if there is none. */
+    public long nextProcessingTimeDue() {
+        return processingTime.earliestTime();
+    }
+
     public int pendingEventTimeTimers() {
         return eventTime.size();
     }

@@ -95,6 +95,11 @@ final class TimerQueue {
         return timer;
     }
 
+    /** The earliest timer's time, or {@link Long#MAX_VALUE} if the queue is empty. */
+    long earliestTime() {
+        return queue.isEmpty() ? Long.MAX_VALUE : queue.first().time();
+    }
+
     int size() {
         return queue.size();
     }

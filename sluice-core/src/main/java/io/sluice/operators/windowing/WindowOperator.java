@@ -310,6 +310,11 @@ public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, 
         }
     }
 
+    @Override
+    public long nextProcessingTimeMillis(long nowMillis) {
+        return timers.nextProcessingTimeDue();
+    }
+
     /**
      * End of input: processing-time windows still open fire now, each key's in the order of their
      * ends, so every record the job read is in a result. (No record can reach them any more, so their

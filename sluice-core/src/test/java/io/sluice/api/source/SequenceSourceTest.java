@@ -123,13 +123,34 @@ class SequenceSourceTest {
         SourceReader<Long> reader = SequenceSource.bounded(0, 19).withRate(2000).createReader(1, 2);
         List<Long> out = new ArrayList<>();
 
-        // Each call parks at most ~10 ms, so 10_000 calls bound the test without asserting timing.
+        // Driven as a task drives it: when nothing is due, wait as long as the reader says (1 ms per record here),
+        // so 10_000 calls bound the test without asserting timing.
         for (int calls = 0; calls < 10_000 && out.size() < 10; calls++) {
             int n = reader.emit(out::add, 3);
             assertThat(n).isBetween(0, 3);
+            if (n == 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(reader.nanosUntilAvailable());
+            }
         }
 
         assertThat(out).containsExactly(1L, 3L, 5L, 7L, 9L, 11L, 13L, 15L, 17L, 19L);
+    }
+
+    @Test
+    void aRateLimitedReaderWithNothingDueReturnsAtOnceAndSaysWhenTheNextRecordIs() throws Exception {
+        SourceReader<Long> reader = SequenceSource.unbounded(0).withRate(1).createReader(0, 1);
+
+        // One record a second: none is due yet. The reader does not park (the task sleeps instead, and wakes
+        // early for a checkpoint or a cancel); it says how long until the next record.
+        assertThat(reader.emit(v -> { throw new AssertionError("emitted " + v); }, 10)).isZero();
+        assertThat(reader.nanosUntilAvailable()).isPositive().isLessThanOrEqualTo(1_000_000_000L);
+
+        SourceReader<Long> unlimited = SequenceSource.unbounded(0).createReader(0, 1);
+        assertThat(unlimited.nanosUntilAvailable()).isZero();
+        SourceReader<Long> ended = SequenceSource.bounded(0, 0).withRate(1).createReader(0, 1);
+        ended.restorePosition(ReaderPositions.encodeLong(1));
+        assertThat(ended.nanosUntilAvailable()).isZero();
+        assertThat(ended.emit(v -> { }, 1)).isEqualTo(SourceReader.END_OF_INPUT);
     }
 
     @Test
