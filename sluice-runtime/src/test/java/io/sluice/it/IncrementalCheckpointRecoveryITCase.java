@@ -15,7 +15,6 @@ import io.sluice.api.source.SequenceSource;
 import io.sluice.api.source.Source;
 import io.sluice.api.source.SourceReader;
 import io.sluice.core.serialization.TypeSerializer;
-import java.util.concurrent.locks.LockSupport;
 import io.sluice.api.state.ValueState;
 import io.sluice.api.state.ValueStateDescriptor;
 import io.sluice.api.tuple.Tuple2;
@@ -174,10 +173,8 @@ class IncrementalCheckpointRecoveryITCase {
                     if (emitted < fillPerSubtask) {
                         limit = Math.min(maxRecords, fillPerSubtask - emitted);
                     } else if (!OPEN.getOrDefault(gate, false)) {
-                        long wait = lastTrickle + trickleNanos - System.nanoTime();
-                        if (wait > 0) {
-                            LockSupport.parkNanos(Math.min(wait, TimeUnit.MILLISECONDS.toNanos(5)));
-                            return 0;
+                        if (nanosUntilAvailable() > 0) {
+                            return 0; // the task sleeps until the next trickle (at most a trickle: then it sees the gate)
                         }
                         lastTrickle = System.nanoTime();
                         limit = 1;
@@ -187,6 +184,14 @@ class IncrementalCheckpointRecoveryITCase {
                         emitted += n;
                     }
                     return n;
+                }
+
+                @Override
+                public long nanosUntilAvailable() {
+                    if (emitted < fillPerSubtask || OPEN.getOrDefault(gate, false)) {
+                        return 0;
+                    }
+                    return Math.max(0, lastTrickle + trickleNanos - System.nanoTime());
                 }
 
                 @Override
