@@ -59,8 +59,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * A job-manager failover of a job with RocksDB's incremental checkpoints, N in {1, 10, 50} of them
  * retained, sharing many table files (the task executors' {@code state.backend.rocksdb.compaction.target-file-size}
- * is 16 kb, so a few MB of state are hundreds of files, and the registry of 50 retained checkpoints names
- * over a thousand): from the moment the leader stops until the new leader's job runs and its tasks
+ * is 16 kb, so a few MB of state are 70-80 files per checkpoint, and the registry of 50 retained checkpoints
+ * names hundreds, with over 3,000 references): from the moment the leader stops until the new leader's job runs and its tasks
  * restored, the new leader reads exactly one metadata file (the latest checkpoint's), nothing lists
  * checkpoint storage, and no file of any other checkpoint is read (the shared-state registry comes from
  * that metadata alone); the restored tasks read exactly the latest checkpoint's files, each once. Then the
@@ -232,6 +232,7 @@ class IncrementalCheckpointRecoveryITCase {
     void stop() {
         cluster.close();
         sink.release();
+        OPEN.clear();
     }
 
     @ParameterizedTest(name = "{0} retained")
@@ -332,7 +333,6 @@ class IncrementalCheckpointRecoveryITCase {
 
         OPEN.put(gate, true);
         JobResult result = standby.dispatcher().requestJobResult(id).get(120, TimeUnit.SECONDS);
-        OPEN.remove(gate);
         assertThat(result.status()).isEqualTo(JobStatus.FINISHED);
         Map<Long, Long> last = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
         assertThat(last).isEqualTo(KeyedCountingJob.expectedCounts(records, KEYS));
