@@ -36,10 +36,13 @@ public final class HeartbeatOptions {
     public static final ConfigOption<Duration> CONFIRM_CONNECTION_LOSS_DEADLINE =
             ConfigOptions.key("heartbeat.confirm-connection-loss.deadline")
             .durationType()
-            .defaultValue(Duration.ofSeconds(1))
+            .defaultValue(Duration.ofMillis(100))
             .withConstraint(d -> !d.isNegative() && !d.isZero(), "a positive duration")
             .withDescription("How long a job manager (task manager) keeps reconnecting to a task manager (job manager)"
                     + " whose connection was reset or refused before it declares it lost (attempts every fifth of it); a connection that opens, or an"
                     + " attempt that times out instead of being refused, ends the check and leaves the task manager"
-                    + " to the heartbeat. Should be well below heartbeat.timeout.");
+                    + " to the heartbeat. Only a refusal counts, and a live process's kernel accepts connections even"
+                    + " while the process pauses (a full listen queue drops them, which times out), so a short"
+                    + " deadline mistakes no live peer for a dead one; a longer one only guards against a peer that"
+                    + " restarts on the same port within it. Should be well below heartbeat.timeout.");
 }

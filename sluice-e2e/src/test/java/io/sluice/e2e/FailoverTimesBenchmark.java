@@ -39,6 +39,9 @@ class FailoverTimesBenchmark {
         int jobManagerKills = Integer.getInteger("sluice.bench.jm-kills", kills);
         String confirm = System.getProperty("sluice.bench.confirm-connection-loss", "true");
         String sessionTimeout = System.getProperty("sluice.bench.session-timeout", "4 s");
+        // With a fixed restart delay every kill restarts after the same delay (the default strategy doubles it
+        // with each consecutive kill), so each kill shows what failover adds beyond "declared lost + delay".
+        String fixedDelay = System.getProperty("sluice.bench.fixed-restart-delay");
         try (TestingServer zooKeeper = new TestingServer(true)) {
             Map<String, String> common = new LinkedHashMap<>();
             common.put("high-availability.type", "zookeeper");
@@ -49,6 +52,11 @@ class FailoverTimesBenchmark {
             common.put("checkpoints.dir", dir.resolve("checkpoints").toString());
             common.put("checkpoints.interval", "300 ms");
             common.put("heartbeat.confirm-connection-loss", confirm);
+            if (fixedDelay != null) {
+                common.put("restart-strategy", "fixed-delay");
+                common.put("restart-strategy.fixed-delay.delay", fixedDelay);
+                common.put("restart-strategy.fixed-delay.attempts", "1000");
+            }
             try (SluiceCluster cluster = new SluiceCluster(dir, common)) {
                 List<SluiceProcess> jobManagers = new ArrayList<>(List.of(
                         cluster.startJobManager(Host.MACHINE, Map.of()), cluster.startJobManager(Host.MACHINE, Map.of())));
@@ -108,6 +116,12 @@ class FailoverTimesBenchmark {
                     System.out.printf("FailoverTimesBenchmark: task manager kill %d: declared lost after %d ms, job"
                             + " failed over after %d ms, RUNNING %d ms later (%d ms in all)%n", k + 1, lost[0] - killed,
                             left[0] - killed, running - left[0], running - killed);
+                    if (fixedDelay != null) {
+                        long delayMillis = io.sluice.config.Durations.parse(fixedDelay).toMillis();
+                        System.out.printf("FailoverTimesBenchmark: task manager kill %d: kill to RUNNING beyond declared"
+                                + " lost + the %d ms restart delay: %d ms%n", k + 1, delayMillis,
+                                running - killed - (lost[0] - killed) - delayMillis);
+                    }
                     printRestarts("after task manager kill " + (k + 1), current, jobId);
                 }
                 if (!jm.isEmpty()) {

@@ -47,15 +47,21 @@ class ManyJobsRecoveryITCase {
     private static final int MAX_READS = 4;
     private static final int KEYS = 4;
     /**
-     * Enough records (150 a second) that every job still runs when the job manager restarts and for a
-     * while after it, also at 1,000 jobs and on a loaded machine: 30 s at 100 jobs, whose start (all
-     * RUNNING with a checkpoint) and recovery the test prints.
+     * Records a second per job: 15,000 a second over all jobs (150 each at 100 jobs, 15 each at 1,000), so the
+     * machine's load does not grow with the number of jobs.
      */
-    private static final long RECORDS = Math.max(4_500, JOBS * 30L);
+    private static final long RATE = Math.max(15, 15_000 / JOBS);
+    /**
+     * How long each job's input lasts: enough that every job still runs when the job manager restarts and for
+     * a while after it, also on a loaded machine: 30 s at 100 jobs, 300 s at 1,000, whose start (all RUNNING
+     * with a checkpoint) and recovery the test prints.
+     */
+    private static final long INPUT_SECONDS = Math.max(30, JOBS * 3L / 10);
+    private static final long RECORDS = RATE * INPUT_SECONDS;
     /** Checkpoints of all jobs together at most about 200 a second, so a small machine keeps up. */
     private static final Duration CHECKPOINT_INTERVAL = Duration.ofMillis(Math.max(500, JOBS * 5L));
     /** How long the jobs may take to start, and to run again after the restart. */
-    private static final Duration WAIT = Duration.ofSeconds(180 + JOBS / 2);
+    private static final Duration WAIT = Duration.ofSeconds(180 + INPUT_SECONDS + JOBS / 2);
     private static final Duration READ_LATENCY = Duration.ofMillis(40);
 
     @TempDir
@@ -88,7 +94,7 @@ class ManyJobsRecoveryITCase {
                 .until(() -> allRunningWithACheckpoint(first, ids));
         System.out.printf("ManyJobsRecoveryITCase: %d jobs RUNNING with a checkpoint %d ms after the first"
                 + " submission (each job's input lasts %d s)%n", JOBS, (System.nanoTime() - submittedAt) / 1_000_000,
-                RECORDS / 150);
+                INPUT_SECONDS);
 
         LocalCluster.JobManager standby = cluster.startJobManager();
         await().atMost(Duration.ofSeconds(10)).until(() ->
@@ -141,7 +147,7 @@ class ManyJobsRecoveryITCase {
                     .setCheckpointDir(dir.resolve("checkpoints").toString())
                     .setRestartStrategy(new RestartStrategyConfig.FixedDelay(10, Duration.ofMillis(10)));
             // Slow enough to still run when the job manager restarts, and after it.
-            KeyedCountingJob.build(env, SequenceSource.bounded(0, RECORDS - 1).withRate(150), KEYS,
+            KeyedCountingJob.build(env, SequenceSource.bounded(0, RECORDS - 1).withRate(RATE), KEYS,
                     InjectedFailures.none(), sink);
             ids.add(cluster.submit(env.buildJobGraph("many jobs " + i)));
         }
