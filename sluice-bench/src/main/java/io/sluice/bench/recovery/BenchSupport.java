@@ -2,6 +2,7 @@ package io.sluice.bench.recovery;
 
 import ch.qos.logback.classic.Level;
 import io.sluice.cluster.LocalCluster;
+import io.sluice.config.Configuration;
 import io.sluice.jobmaster.RecoveryBackoff;
 import io.sluice.storage.FaultInjectingBlobStore;
 import java.io.IOException;
@@ -80,7 +81,13 @@ final class BenchSupport {
     /** A cluster on an embedded HA directory whose checkpoint blob store is fault-injecting. */
     static LocalCluster cluster(Path dir, AtomicReference<FaultInjectingBlobStore> faults, int taskExecutors,
                                 int slotsPerTaskExecutor) {
-        return LocalCluster.builder().haDirectory(dir.resolve("ha"))
+        return cluster(dir, faults, taskExecutors, slotsPerTaskExecutor, new Configuration());
+    }
+
+    /** The same, with {@code configuration} (for example the RocksDB backend's options) for the cluster. */
+    static LocalCluster cluster(Path dir, AtomicReference<FaultInjectingBlobStore> faults, int taskExecutors,
+                                int slotsPerTaskExecutor, Configuration configuration) {
+        return LocalCluster.builder().haDirectory(dir.resolve("ha")).configuration(configuration)
                 .taskExecutors(taskExecutors).slotsPerTaskExecutor(slotsPerTaskExecutor)
                 .blobStoreDecorator(FaultInjectingBlobStore.capturingInto(faults))
                 .recoveryBackoff(new RecoveryBackoff(Duration.ofMillis(20), Duration.ofMillis(200), 2.0, 0.2))

@@ -69,8 +69,11 @@ final class RocksDbInstance {
     /** Snapshots taken and not yet written or released. Guarded by {@link #guard}. */
     private final Set<Snapshot> openSnapshots = new HashSet<>();
 
-    /** Opens an empty instance in {@code directory}; on failure gives {@code memory} back and deletes the directory. */
-    RocksDbInstance(String owner, Path directory, SlotMemoryPools pools, SlotMemory memory) {
+    /**
+     * Opens an empty instance in {@code directory}, whose compactions write table files of about
+     * {@code targetFileSize} bytes; on failure gives {@code memory} back and deletes the directory.
+     */
+    RocksDbInstance(String owner, Path directory, SlotMemoryPools pools, SlotMemory memory, long targetFileSize) {
         this.owner = owner;
         this.directory = directory;
         this.pools = pools;
@@ -85,7 +88,7 @@ final class RocksDbInstance {
             Files.createDirectories(directory);
             filter = new BloomFilter(10, false);
             merge = new StringAppendOperator("");
-            cfOptions = columnOptions(memory, filter, merge);
+            cfOptions = columnOptions(memory, filter, merge, targetFileSize);
             options = new DBOptions()
                     .setCreateIfMissing(true)
                     .setWriteBufferManager(memory.writeBuffers())
@@ -119,8 +122,12 @@ final class RocksDbInstance {
                 memory.budget());
     }
 
-    /** The options of every column family: table format, block cache of the slot, list merges, write buffers. */
-    private static ColumnFamilyOptions columnOptions(SlotMemory memory, BloomFilter filter, StringAppendOperator merge) {
+    /**
+     * The options of every column family: table format, block cache of the slot, list merges, write buffers,
+     * the size of the table files compactions write.
+     */
+    private static ColumnFamilyOptions columnOptions(SlotMemory memory, BloomFilter filter, StringAppendOperator merge,
+                                                     long targetFileSize) {
         long writeBufferSize = Math.max(1L << 20, Math.min(64L << 20, memory.writeBufferBytes() / 4));
         BlockBasedTableConfig table = new BlockBasedTableConfig()
                 .setBlockCache(memory.cache())
@@ -133,6 +140,7 @@ final class RocksDbInstance {
                 .setTableFormatConfig(table)
                 .setMergeOperator(merge)
                 .setWriteBufferSize(writeBufferSize)
+                .setTargetFileSizeBase(targetFileSize)
                 .setCompressionType(CompressionType.LZ4_COMPRESSION)
                 .setLevelCompactionDynamicLevelBytes(true);
     }

@@ -93,7 +93,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
     final DataInputBuffer input = new DataInputBuffer();
 
     RocksDbKeyedStateBackend(KeyedStateBackendParameters p, Path directory, SlotMemoryPools pools, SlotMemory memory,
-                             boolean incrementalByDefault) {
+                             boolean incrementalByDefault, long targetFileSize) {
         this.owner = p.owner();
         this.range = p.range();
         this.maxParallelism = p.maxParallelism();
@@ -102,7 +102,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
         this.clock = p.clock();
         this.ttlCleaner = new TtlCleaner(clock);
         this.keys = new RocksDbKeys(range, maxParallelism, keySerializer);
-        this.instance = new RocksDbInstance(owner, directory, pools, memory);
+        this.instance = new RocksDbInstance(owner, directory, pools, memory, targetFileSize);
         this.writeOptions = instance.writeOptions;
         this.readOptions = instance.readOptions;
         this.states = new RocksDbStates(this, instance, keys);

@@ -38,6 +38,20 @@ public final class RocksDbOptions {
             .withConstraint(r -> r >= 0 && r < 1, "at least 0 and below 1")
             .withDescription("The share of the block cache kept for index and filter blocks, which are evicted last.");
 
+    /** RocksDB's own default (target_file_size_base). */
+    static final long DEFAULT_TARGET_FILE_SIZE = 64L << 20;
+
+    public static final ConfigOption<Long> TARGET_FILE_SIZE = ConfigOptions.key(
+                    "state.backend.rocksdb.compaction.target-file-size")
+            .memoryType()
+            .defaultValue(DEFAULT_TARGET_FILE_SIZE)
+            .withConstraint(bytes -> bytes >= (16L << 10), "at least 16 kb")
+            .withDescription("The size at which compactions split their output into table files (RocksDB's"
+                    + " target_file_size_base; the same on every level). An incremental checkpoint uploads the"
+                    + " table files that are new since the previous one, so smaller files make a compaction that"
+                    + " rewrites part of the key range upload less, at the cost of more files per checkpoint (more"
+                    + " uploads, a larger checkpoint metadata). The default, 64 mb, is RocksDB's.");
+
     public static final ConfigOption<String> LOCAL_DIR = ConfigOptions.key("state.backend.rocksdb.local-dir")
             .stringType()
             .defaultValue("")

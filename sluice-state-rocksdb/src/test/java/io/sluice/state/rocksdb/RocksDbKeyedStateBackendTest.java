@@ -158,6 +158,48 @@ class RocksDbKeyedStateBackendTest {
     }
 
     @Test
+    void compactionsSplitTheirOutputAtTheTargetFileSize() throws Exception {
+        assertThat(tableFilesAfterCompaction(null)).as("2 MiB in RocksDB's default 64 MiB files").isEqualTo(1L);
+        stateBackend.close();
+        stateBackend = null;
+        assertThat(tableFilesAfterCompaction("16 kb")).as("2 MiB in files of 16 to 32 KiB (RocksDB cuts at up to twice the target)").isBetween(64L, 130L);
+        assertThatThrownBy(() -> new RocksDbStateBackend(new Configuration()
+                .setString("state.backend.rocksdb.compaction.target-file-size", "4 kb")))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("state.backend.rocksdb.compaction.target-file-size")
+                .hasMessageContaining("at least 16 kb");
+    }
+
+    /** Writes 2 MiB of incompressible values twice, compacts them all, and counts the table files. */
+    private long tableFilesAfterCompaction(String targetFileSize) throws Exception {
+        Configuration configuration = new Configuration().set(RocksDbOptions.LOCAL_DIR, localDir.toString());
+        if (targetFileSize != null) {
+            configuration.setString("state.backend.rocksdb.compaction.target-file-size", targetFileSize);
+        }
+        stateBackend = new RocksDbStateBackend(configuration);
+        RocksDbKeyedStateBackend b = open("compacting " + targetFileSize, "slot");
+        ValueState<byte[]> v = b.getValueState(new ValueStateDescriptor<>("v", Serializers.BYTES));
+        java.util.Random random = new java.util.Random(11);
+        byte[] value = new byte[1024];
+        org.rocksdb.ColumnFamilyHandle column = ((RocksDbState) v).column();
+        // Twice, flushed each time: two overlapping files, which a compaction rewrites (one it would only move).
+        for (int pass = 0; pass < 2; pass++) {
+            for (long k = 0; k < 2048; k++) {
+                random.nextBytes(value);
+                b.setCurrentKey(k);
+                v.update(value);
+            }
+            try (org.rocksdb.FlushOptions flush = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
+                b.db().flush(flush, column);
+            }
+        }
+        b.db().compactRange(column);
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(b.directory())) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".sst")).count();
+        }
+    }
+
+    @Test
     void closingDuringASnapshotWriteNeitherCrashesNorHangsAndReleasesSnapshotsNeverWritten() throws Exception {
         stateBackend(16L << 20);
         RocksDbKeyedStateBackend b = open("closing", "slot");
