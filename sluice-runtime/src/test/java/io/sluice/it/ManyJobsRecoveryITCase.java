@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -79,6 +80,7 @@ class ManyJobsRecoveryITCase {
     }
 
     @Test
+    @Timeout(value = 20, unit = TimeUnit.MINUTES) // not the default 5: at 1,000 jobs (-Psoak) each job's input lasts 5 minutes
     void aRestartedJobManagerRecoversEveryJobWithBoundedReadsAndExactCounts() throws Exception {
         int taskExecutors = 10;
         cluster = LocalCluster.builder().haDirectory(dir.resolve("ha"))
