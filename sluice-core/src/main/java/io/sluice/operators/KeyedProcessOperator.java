@@ -17,6 +17,11 @@ import io.sluice.util.Clock;
  * none. Task-thread only.
  */
 public final class KeyedProcessOperator<K, I, O> extends UdfOperator<I, O, KeyedProcessFunction<K, I, O>> {
+    /**
+     * The value the JVM computed before nextProcessingTimeMillis was added, pinned so that job graphs stored by
+     * earlier builds (in HA storage, in savepoints' jobs) still deserialize (MovedClassesCompatibilityTest).
+     */
+    private static final long serialVersionUID = 1785853918017355762L;
     private transient KeyedStateBackend backend;
     private transient KeyedTimers timers;
     private transient RecordTimestamp timestamp;

@@ -17,6 +17,11 @@ import io.sluice.util.Clock;
  * the final {@link Watermarks#MAX} of an ended input, which is forwarded. Task-thread only.
  */
 public final class TimestampsAndWatermarksOperator<T> extends UdfOperator<T, T, WatermarkStrategy<T>> {
+    /**
+     * The value the JVM computed before nextProcessingTimeMillis was added, pinned so that job graphs stored by
+     * earlier builds (in HA storage, in savepoints' jobs) still deserialize (MovedClassesCompatibilityTest).
+     */
+    private static final long serialVersionUID = 4579240858251891546L;
     private transient TimestampAssigner<T> assigner;
     private transient WatermarkGenerator generator;
     private transient RecordTimestamp timestamp;

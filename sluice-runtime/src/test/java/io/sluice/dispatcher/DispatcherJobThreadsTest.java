@@ -302,6 +302,7 @@ class DispatcherJobThreadsTest {
         ha.dispatcherElection(CONTENDER).grant();
         main.triggerAll();
         io.triggerNext(); // the listing
+        io.triggerNext(); // the stored savepoint entries, read once per leadership beside the jobs' recovery
         main.triggerAll();
         assertThat(io.numQueued()).as("graph reads in flight: the bound").isEqualTo(maxConcurrentReads);
     }

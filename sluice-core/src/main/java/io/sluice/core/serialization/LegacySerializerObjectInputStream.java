@@ -59,7 +59,8 @@ public final class LegacySerializerObjectInputStream extends ObjectInputStream {
         ObjectStreamClass today = ObjectStreamClass.lookup(local);
         return today != null && today.getSerialVersionUID() != written.getSerialVersionUID()
                 && !local.isRecord() && !local.isEnum() && !local.isArray()
-                && MovedClasses.sameVersionBeforeTheMoves(local, written.getSerialVersionUID());
+                && (MovedClasses.sameVersionBeforeTheMoves(local, written.getSerialVersionUID())
+                        || MovedClasses.writtenByAnEarlierVersion(local, written.getSerialVersionUID()));
     }
 
     @Override

@@ -33,6 +33,11 @@ import java.util.List;
  * the processing-time windows still open. Task-thread only.
  */
 public final class WindowOperator<K, IN, ACC, OUT> extends UdfOperator<IN, OUT, WindowContents<K, IN, ACC, OUT>> {
+    /**
+     * The value the JVM computed before nextProcessingTimeMillis was added, pinned so that job graphs stored by
+     * earlier builds (in HA storage, in savepoints' jobs) still deserialize (MovedClassesCompatibilityTest).
+     */
+    private static final long serialVersionUID = 467048555238146373L;
     private final WindowAssigner assigner;
     private final long allowedLateness;
     private final OutputTag<IN> lateTag;
