@@ -2,6 +2,7 @@ package io.sluice.operators;
 
 import io.sluice.api.functions.RuntimeContext;
 import io.sluice.api.sink.Committer;
+import io.sluice.api.sink.SinkUnavailableException;
 import io.sluice.api.sink.SinkWriter;
 import io.sluice.api.sink.TwoPhaseCommitSink;
 import io.sluice.concurrent.DaemonThreadFactory;
@@ -13,6 +14,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs a {@link TwoPhaseCommitSink} in a task: its writer on the task thread, its committer on a commit
@@ -29,8 +32,9 @@ import java.util.concurrent.ScheduledExecutorService;
  * {@link #prepareSnapshot} makes the last committables part of it (the writer is not asked to pre-commit
  * again), its completion commits them, and {@link #finishAfterFinalCheckpoint} waits for the commits before
  * the task reports {@code FINISHED}. A failure or cancel meanwhile commits nothing; the restore commits
- * what the restored checkpoint holds, as always. Without checkpoints there is no exactly-once: the last
- * output is committed in {@link #finish}.
+ * what the restored checkpoint holds, as always. A last pre-commit the sink's system did not answer
+ * ({@link SinkUnavailableException}) is asked again at the final checkpoint, which is declined until it
+ * succeeds. Without checkpoints there is no exactly-once: the last output is committed in {@link #finish}.
  *
  * <p>State format (version 1): {@code int version, int count, count × (long checkpointId, bytes
  * committable)}, the committable written by the sink's committable serializer.
@@ -41,6 +45,7 @@ public final class TwoPhaseCommitSinkOperator<IN, C> implements StreamOperator<I
     /** How often an idle task looks for a commit that failed for good while commits are pending. */
     static final long FATAL_ERROR_CHECK_MILLIS = 100;
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(TwoPhaseCommitSinkOperator.class);
     static final int STATE_VERSION = 1;
 
     private final TwoPhaseCommitSink<IN, C> sink;
@@ -54,6 +59,11 @@ public final class TwoPhaseCommitSinkOperator<IN, C> implements StreamOperator<I
     private transient boolean checkpointing;
     /** Set by {@link #finish}: the writer's input ended and it is not asked to pre-commit again. */
     private transient boolean inputEnded;
+    /**
+     * Set by {@link #finish} when the sink's system did not answer the last pre-commit
+     * ({@link SinkUnavailableException}): the next checkpoint's {@link #prepareSnapshot} asks again.
+     */
+    private transient boolean lastPreCommitDeferred;
 
     public TwoPhaseCommitSinkOperator(TwoPhaseCommitSink<IN, C> sink, String name) {
         this.sink = Objects.requireNonNull(sink, "sink");
@@ -125,6 +135,12 @@ public final class TwoPhaseCommitSinkOperator<IN, C> implements StreamOperator<I
     public void prepareSnapshot(long checkpointId) throws Exception {
         checkNoFatalCommitError();
         if (inputEnded) {
+            if (lastPreCommitDeferred) {
+                // throws SinkUnavailableException again while the system does not answer: this checkpoint is
+                // declined and the next one asks again
+                commits.addFinal(writer.endOfInput());
+                lastPreCommitDeferred = false;
+            }
             commits.assignFinalTo(checkpointId); // the final checkpoint: it covers the last output
         } else {
             commits.add(checkpointId, writer.preCommit(checkpointId));
@@ -150,7 +166,14 @@ public final class TwoPhaseCommitSinkOperator<IN, C> implements StreamOperator<I
         checkNoFatalCommitError();
         inputEnded = true;
         if (checkpointing) {
-            commits.addFinal(writer.endOfInput());
+            try {
+                commits.addFinal(writer.endOfInput());
+            } catch (SinkUnavailableException e) {
+                // the writer kept its last output: the final checkpoint pre-commits it (see prepareSnapshot)
+                lastPreCommitDeferred = true;
+                LOG.warn("{}: the last pre-commit at the end of the input waits for the final checkpoint: {}", name,
+                        e.getMessage());
+            }
         } else {
             commits.add(Long.MAX_VALUE, writer.endOfInput());
             commits.commitAllAndWait();
@@ -164,7 +187,7 @@ public final class TwoPhaseCommitSinkOperator<IN, C> implements StreamOperator<I
      */
     @Override
     public boolean needsFinalCheckpoint() {
-        return checkpointing && commits.hasPending();
+        return checkpointing && (lastPreCommitDeferred || commits.hasPending());
     }
 
     /** The final checkpoint completed: waits until everything pending (all of it due now) is committed. */

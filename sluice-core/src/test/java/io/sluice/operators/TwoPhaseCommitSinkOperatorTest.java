@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.api.functions.FakeRuntimeContext;
 import io.sluice.api.functions.RuntimeContext;
 import io.sluice.api.sink.Committer;
+import io.sluice.api.sink.SinkUnavailableException;
 import io.sluice.api.sink.SinkWriter;
 import io.sluice.api.sink.TwoPhaseCommitSink;
 import io.sluice.core.serialization.Serializers;
@@ -81,6 +82,34 @@ class TwoPhaseCommitSinkOperatorTest {
     }
 
     @Test
+    void aLastPreCommitTheSinksSystemDoesNotAnswerIsAskedAgainAtEachFinalCheckpointUntilItSucceeds() throws Exception {
+        Log log = new Log();
+        LOGS.put(id, log);
+        log.unavailableEnds = 2;
+        TwoPhaseCommitSinkOperator<String, String> op = new TwoPhaseCommitSinkOperator<>(new RecordingSink(id), "Sink: t");
+        op.open(context(Duration.ofSeconds(1)));
+        op.processElement("a");
+
+        op.finish(); // the system refuses: the task does not fail, and the output waits
+
+        assertThat(op.needsFinalCheckpoint()).as("the last output is not pre-committed yet").isTrue();
+        assertThat(op.commitStats().pendingCommittables()).isZero();
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> op.prepareSnapshot(3))
+                .as("the first final checkpoint is declined").isInstanceOf(SinkUnavailableException.class);
+        assertThat(op.needsFinalCheckpoint()).isTrue();
+
+        op.prepareSnapshot(4); // the system answers
+        assertThat(log.endOfInputs).isEqualTo(3);
+        assertThat(decode(op.snapshotState(4))).extracting(PendingCommits.Entry::checkpointId).containsExactly(4L);
+        op.notifyCheckpointComplete(4);
+        op.finishAfterFinalCheckpoint();
+
+        assertThat(log.committed).containsExactly("end:[a]");
+        assertThat(op.needsFinalCheckpoint()).isFalse();
+        op.close();
+    }
+
+    @Test
     void aCancelWhileAwaitingTheFinalCheckpointCommitsNothing() throws Exception {
         Log log = new Log();
         LOGS.put(id, log);
@@ -143,6 +172,8 @@ class TwoPhaseCommitSinkOperatorTest {
         volatile boolean closed;
         /** Whether endOfInput returns nothing (no records since the last pre-commit). */
         volatile boolean emptyEnd;
+        /** How many endOfInput calls throw SinkUnavailableException (keeping the buffer) before one answers. */
+        volatile int unavailableEnds;
     }
 
     /** Committables are strings naming what was pre-committed: {@code pre-<checkpoint>:[records]} or {@code end:[records]}. */
@@ -165,8 +196,12 @@ class TwoPhaseCommitSinkOperatorTest {
                 }
 
                 @Override
-                public List<String> endOfInput() {
+                public List<String> endOfInput() throws SinkUnavailableException {
                     log.endOfInputs++;
+                    if (log.unavailableEnds > 0) {
+                        log.unavailableEnds--;
+                        throw new SinkUnavailableException("the sink's store refused (Connection refused)", null);
+                    }
                     return log.emptyEnd ? List.of() : drain("end");
                 }
 

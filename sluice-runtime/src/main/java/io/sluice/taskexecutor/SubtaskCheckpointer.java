@@ -1,5 +1,6 @@
 package io.sluice.taskexecutor;
 
+import io.sluice.api.sink.SinkUnavailableException;
 import io.sluice.api.source.SourceReader;
 import io.sluice.checkpoint.CheckpointException;
 import io.sluice.checkpoint.CheckpointStorage;
@@ -31,7 +32,9 @@ import org.slf4j.LoggerFactory;
  * bytes travel inline in the {@link TaskStateHandle} (restoring it reads nothing from storage),
  * more go to a state file (and, with task-local recovery, a local copy); the handle is acknowledged
  * to the job master, or the checkpoint declined with the cause. A barrier alignment that a newer
- * checkpoint's barrier abandoned ({@link #onAborted}) is declined at once.
+ * checkpoint's barrier abandoned ({@link #onAborted}) is declined at once, and so is a checkpoint whose
+ * sink could not reach its system at the pre-commit ({@link SinkUnavailableException}): the task keeps
+ * running and the sink pre-commits what it kept at the next barrier.
  *
  * <p>Notices from the job master ({@link #notifyCheckpointComplete}, {@link #notifyCheckpointAborted})
  * arrive through the task's mailbox and reach the operators on the task thread.
@@ -117,7 +120,12 @@ final class SubtaskCheckpointer implements BarrierHandler {
             return;
         }
         lastCheckpointId = Math.max(lastCheckpointId, checkpointId);
-        chain.prepareSnapshot(checkpointId);
+        try {
+            chain.prepareSnapshot(checkpointId);
+        } catch (SinkUnavailableException e) {
+            declineUnavailableSink(checkpointId, timestampMillis, savepoint, e);
+            return;
+        }
         byte[] operatorState = chain.snapshotState(checkpointId);
         byte[] position = reader == null ? null : reader.snapshotPosition(checkpointId);
         KeyedStateSnapshot snapshot = backend == null ? null
@@ -132,6 +140,24 @@ final class SubtaskCheckpointer implements BarrierHandler {
             finalCheckpoint.taken(checkpointId); // the outputs have ended: no barrier
         }
         uploads.submit(() -> upload(checkpointId, snapshot, position, range, operatorState, savepoint));
+    }
+
+    /**
+     * A sink's system did not answer its pre-commit, and the sink kept its records for the next barrier:
+     * this checkpoint is declined as a storage failure (not counted towards the tolerable failures) and the
+     * task runs on. The barrier still goes downstream, so no task behind this one waits for it in alignment.
+     */
+    private void declineUnavailableSink(long checkpointId, long timestampMillis, boolean savepoint,
+                                        SinkUnavailableException e) throws Exception {
+        LOG.warn("Task {} declines checkpoint {} and keeps running: {}", target.taskName(), checkpointId,
+                e.getMessage());
+        if (finalCheckpoint == null) {
+            CheckpointBarrier barrier = new CheckpointBarrier(checkpointId, timestampMillis, savepoint);
+            for (RecordWriter<?> w : chain.outputs().all()) {
+                w.broadcastEvent(barrier);
+            }
+        }
+        target.jobMaster().declineCheckpoint(target.attemptId(), checkpointId, e);
     }
 
     /**

@@ -19,6 +19,7 @@ final class RecordingOperator implements StreamOperator<Object> {
     private final transient List<String> journal;
     private transient Output<Object> out;
     private transient OptionalLong restoredCheckpointId;
+    private transient volatile Exception prepareSnapshotFailure;
 
     RecordingOperator(String name) {
         this(name, new CopyOnWriteArrayList<>());
@@ -54,8 +55,18 @@ final class RecordingOperator implements StreamOperator<Object> {
     }
 
     @Override
-    public void prepareSnapshot(long checkpointId) {
+    public void prepareSnapshot(long checkpointId) throws Exception {
         record("prepareSnapshot " + checkpointId);
+        Exception failure = prepareSnapshotFailure;
+        prepareSnapshotFailure = null;
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** The next {@link #prepareSnapshot} throws {@code failure} (once). */
+    void failNextPrepareSnapshot(Exception failure) {
+        prepareSnapshotFailure = failure;
     }
 
     @Override

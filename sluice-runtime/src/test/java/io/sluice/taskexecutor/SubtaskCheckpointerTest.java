@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.api.functions.Collector;
+import io.sluice.api.sink.SinkUnavailableException;
 import io.sluice.api.source.SourceReader;
 import io.sluice.api.state.ValueState;
 import io.sluice.api.state.ValueStateDescriptor;
 import io.sluice.checkpoint.CheckpointException;
+import io.sluice.checkpoint.CheckpointFailureReason;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.TaskStateHandle;
 import io.sluice.core.serialization.DataInputBuffer;
@@ -128,6 +130,38 @@ class SubtaskCheckpointerTest {
 
         assertThat(jobMaster.events()).containsExactly("decline 7");
         assertThat(jobMaster.declined(7)).isInstanceOf(StorageException.class).hasMessageContaining("blocked");
+    }
+
+    @Test
+    void aSinkThatCannotReachItsSystemAtThePreCommitDeclinesTheCheckpointAndTheTaskRunsOn() throws Exception {
+        SubtaskCheckpointer checkpointer = checkpointer(storageIn(root), 1 << 20, null);
+        sink.failNextPrepareSnapshot(new SinkUnavailableException("s3://b/out unreachable (Connection refused)",
+                new java.net.ConnectException("Connection refused")));
+
+        checkpointer.checkpoint(8, 1_000); // no exception: the task is not failed
+
+        assertThat(jobMaster.events()).as("declined at once, nothing uploaded").containsExactly("decline 8");
+        assertThat(jobMaster.declined(8)).isInstanceOf(SinkUnavailableException.class)
+                .hasMessageContaining("Connection refused");
+        assertThat(CheckpointFailureReason.ofDecline(jobMaster.declined(8)))
+                .as("a storage failure: not counted towards the tolerable failures").isEqualTo(CheckpointFailureReason.STORAGE);
+        assertThat(uploads.inFlight()).isZero();
+        assertThat(channel.poll().event()).as("the barrier still goes downstream").isEqualTo(new CheckpointBarrier(8, 1_000));
+
+        checkpointer.checkpoint(9, 1_100);
+        io.triggerAll();
+        assertThat(jobMaster.events()).containsExactly("decline 8", "ack 9");
+        assertThat(sink.calls()).containsSubsequence("prepareSnapshot 8 on " + thread, "prepareSnapshot 9 on " + thread);
+    }
+
+    @Test
+    void anyOtherPreCommitFailureFailsTheTask() {
+        SubtaskCheckpointer checkpointer = checkpointer(storageIn(root), 1 << 20, null);
+        sink.failNextPrepareSnapshot(new java.io.IOException("disk full"));
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> checkpointer.checkpoint(8, 1_000))
+                .hasMessage("disk full");
+        assertThat(jobMaster.events()).isEmpty();
     }
 
     @Test

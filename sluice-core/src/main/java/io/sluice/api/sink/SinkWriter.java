@@ -16,7 +16,9 @@ public interface SinkWriter<IN, C> extends AutoCloseable {
      * The barrier of {@code checkpointId} arrived: every record before it was written. Makes them durable
      * (not yet visible) and returns what the committer must do to make them visible once the checkpoint
      * completes; empty if nothing was written since the previous pre-commit. Throwing declines the
-     * checkpoint and fails the task.
+     * checkpoint and fails the task, except for a {@link SinkUnavailableException}: the sink's system did
+     * not answer and the writer kept everything for the next barrier, so only this checkpoint is declined
+     * and the task keeps running.
      */
     List<C> preCommit(long checkpointId) throws Exception;
 

@@ -127,7 +127,8 @@ class ZooKeeperSavepointsITCase {
 
         // A corrupt entry beside them is skipped; the others are listed by a cluster restarted on the same id.
         String jobDir = ZKPaths.makePath(ZKPaths.makePath(ha.basePath(), "savepoints"), id.value());
-        assertThat(ha.client().getChildren().forPath(jobDir)).containsExactly(
+        assertThat(ha.client().getChildren().forPath(jobDir)).as("ZooKeeper lists children in no order")
+                .containsExactlyInAnyOrder(
                 SavepointEntry.nameOf(running.checkpointId()), SavepointEntry.nameOf(stopped.checkpointId()));
         ha.client().create().forPath(ZKPaths.makePath(jobDir, SavepointEntry.nameOf(stopped.checkpointId() + 1)),
                 "not an entry".getBytes(StandardCharsets.UTF_8));

@@ -1,5 +1,6 @@
 package io.sluice.storage.s3.sink;
 
+import io.sluice.api.sink.SinkUnavailableException;
 import io.sluice.api.sink.SinkWriter;
 import io.sluice.util.Clock;
 import java.io.IOException;
@@ -99,7 +100,17 @@ final class S3PartFileWriter<T> implements SinkWriter<T, S3PartFile> {
 
     @Override
     public List<S3PartFile> preCommit(long checkpointId) throws IOException {
-        closeCurrent();
+        try {
+            closeCurrent();
+        } catch (IOException e) {
+            // closeCurrent keeps the buffer, the upload id and the parts until the last part is up: the next
+            // barrier uploads it again (a part number uploaded twice replaces the first), so only this
+            // checkpoint is declined, and the task keeps running.
+            throw new SinkUnavailableException("S3 exactly-once file sink, subtask " + subtask + ": could not upload"
+                    + " the last part of s3://" + client.bucket() + "/" + key + " at checkpoint " + checkpointId
+                    + " (" + e.getMessage() + "); the checkpoint is declined and the records are kept for the next"
+                    + " one", e);
+        }
         List<S3PartFile> done = List.copyOf(closedSinceBarrier);
         closedSinceBarrier.clear();
         if (LOG.isDebugEnabled()) {

@@ -26,7 +26,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
  * S3Proxy in this JVM whose store counts the multipart uploads it completes and aborts, so that a test can
- * prove that uncommitted uploads existed and were aborted; and a reader that lists and reads the bucket
+ * prove that uncommitted uploads existed and were aborted, and fails completions on demand; and a reader that lists and reads the bucket
  * through S3 as any consumer would.
  *
  * <p>The store is jclouds' {@code filesystem} store in a temporary directory, not the in-memory
@@ -40,6 +40,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 final class CountingS3Proxy implements AutoCloseable {
     final AtomicInteger completed = new AtomicInteger();
     final AtomicInteger aborted = new AtomicInteger();
+    /** While set, every CompleteMultipartUpload fails (HTTP 500) and completes nothing: commits fail, writes work. */
+    final java.util.concurrent.atomic.AtomicBoolean failCompletes = new java.util.concurrent.atomic.AtomicBoolean();
     private final BlobStoreContext context;
     private final S3Proxy proxy;
     private final S3Client reader;
@@ -53,6 +55,9 @@ final class CountingS3Proxy implements AutoCloseable {
         ForwardingBlobStore counting = new ForwardingBlobStore(context.getBlobStore()) {
             @Override
             public String completeMultipartUpload(MultipartUpload mpu, List<MultipartPart> parts) {
+                if (failCompletes.get()) {
+                    throw new IllegalStateException("injected: this store fails every complete upload for now");
+                }
                 String eTag = super.completeMultipartUpload(mpu, parts);
                 completed.incrementAndGet();
                 return eTag;

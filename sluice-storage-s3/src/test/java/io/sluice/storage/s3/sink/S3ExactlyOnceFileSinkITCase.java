@@ -164,7 +164,9 @@ class S3ExactlyOnceFileSinkITCase {
         int reads;
         try (LocalCluster cluster = LocalCluster.builder().build()) {
             StreamExecutionEnvironment env = env();
-            countingJob(env, records, 4_000, "failures", 2_048); // part files rolled between barriers: uploads to abort
+            // part files of about 300 bytes: several roll between two barriers (a subtask writes about 1.4 KB per
+            // 100 ms), so a failure almost always finds uploads rolled since the last barrier, which it aborts
+            countingJob(env, records, 4_000, "failures", 300);
             JobId id = cluster.submit(env.buildJobGraph("exactly-once s3 files"));
             CompletableFuture<JobResult> result = cluster.dispatcher().requestJobResult(id);
             reads = readWhileRunning("failures", result);
@@ -216,9 +218,11 @@ class S3ExactlyOnceFileSinkITCase {
     }
 
     /**
-     * S3 refusing the sink's connections while the job runs: commits of completed checkpoints wait and are
-     * retried (and show in the job's status), the writer's uploads at the barriers fail and decline those
-     * checkpoints; once S3 answers, the job finishes with every record visible exactly once.
+     * S3 failing the sink's commits, then refusing all its connections, while the job runs: commits of
+     * completed checkpoints wait and are retried (and show in the job's status); the writer's uploads at the
+     * barriers fail, which declines those checkpoints while the tasks run on (no restart; the writer keeps
+     * its part files for the next barrier, and a subtask whose input ended pre-commits its last output at a
+     * later final checkpoint); once S3 answers, the job finishes with every record visible exactly once.
      */
     @Test
     void s3RefusingConnectionsDuringWritesAndCommitsThenBackLosesAndDuplicatesNothing() throws Exception {
@@ -232,30 +236,48 @@ class S3ExactlyOnceFileSinkITCase {
             await("first commits").atMost(Duration.ofSeconds(60))
                     .ignoreException(java.util.concurrent.TimeoutException.class)
                     .until(() -> sinkCommits(cluster, id) != null && sinkCommits(cluster, id).committed() > 0);
-            int completedBefore = s3.completed.get();
 
+            // First only the commits fail: checkpoints still complete, so committables wait and are retried.
+            s3.failCompletes.set(true);
+            int completedBefore = s3.completed.get();
+            await("commit retries while S3 fails the commits").atMost(Duration.ofSeconds(60))
+                    .ignoreException(java.util.concurrent.TimeoutException.class).until(() -> {
+                        io.sluice.operators.CommitStats c = sinkCommits(cluster, id);
+                        return c != null && c.commitRetries() >= 2 && c.pendingCommittables() > 0;
+                    });
+            assertThat(sinkCommits(cluster, id).lastCommitError()).contains("complete upload");
+
+            // Then S3 refuses every connection: the retried commits are refused, and the uploads at the barriers
+            // fail and decline their checkpoints.
             proxy.refuseConnections();
-            // the commits of completed checkpoints are retried; the writer's uploads at the barriers fail, which
-            // declines those checkpoints (its buffer is kept for the next); a subtask whose input ended waits
-            // for its last commits
-            await("commit retries and failing checkpoints while S3 refuses").atMost(Duration.ofSeconds(60))
+            await("commits refused and checkpoints declined while S3 refuses").atMost(Duration.ofSeconds(60))
                     .ignoreException(java.util.concurrent.TimeoutException.class).until(() -> {
                         JobDetails d = cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS);
                         io.sluice.operators.CommitStats c = sinkCommits(cluster, id);
-                        return c != null && c.commitRetries() >= 2;
+                        String failing = d.checkpoints().failingSummary();
+                        return c != null && c.lastCommitError() != null && c.lastCommitError().contains("Connection refused")
+                                && failing != null && failing.contains("could not upload");
                     });
             JobDetails during = cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS);
             io.sluice.operators.CommitStats commits = sinkCommits(cluster, id);
             System.out.println("S3 sink during the outage: " + during.restarts() + " restarts; checkpoints: "
                     + during.checkpoints().failingSummary() + "; commits: " + commits);
+            assertThat(during.restarts()).as("a pre-commit S3 refuses declines that checkpoint; the tasks run on")
+                    .isZero();
+            assertThat(during.checkpoints().failingSummary()).contains("storage").contains("Connection refused");
             assertThat(commits.lastCommitError()).contains("Connection refused").contains("complete upload");
             assertThat(commits.pendingCommittables()).isPositive();
-            assertThat(s3.completed.get()).as("no commit reaches S3 while it refuses")
+            assertThat(s3.completed.get()).as("no commit reaches S3 while it fails or refuses")
                     .isLessThanOrEqualTo(completedBefore + 2); // at most the ones under way when it began
 
+            s3.failCompletes.set(false);
             proxy.heal();
             JobResult result = cluster.dispatcher().requestJobResult(id).get(2, TimeUnit.MINUTES);
             assertThat(result.status()).as(String.valueOf(result.failureMessage())).isEqualTo(JobStatus.FINISHED);
+            assertThat(cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS).restarts())
+                    .as("no restart through the whole outage").isZero();
+        } finally {
+            s3.failCompletes.set(false);
         }
         assertThat(s3.openUploads(BUCKET, "outage/")).isEmpty();
         assertExactlyOnce(s3.visibleLines(BUCKET, "outage/"), records);
