@@ -51,8 +51,8 @@ class SavepointCliITCase {
         List<String> args = new java.util.ArrayList<>(List.of("run", examples, "--cluster", url, "--detached",
                 "--output", "json", "-D", "checkpoints.interval=200 ms", "-D", "checkpoints.dir=" + dir.resolve("cp")));
         args.addAll(List.of(extra));
-        args.addAll(List.of("--", "--records", "0", "--keys", "4", "--rate", "200", "--output",
-                dir.resolve("counts").toString()));
+        args.addAll(List.of("--", "--records", "0", "--keys", "4", "--rate", "200", "--source-parallelism", "2",
+                "--output", dir.resolve("counts").toString()));
         Result run = cli(args.toArray(String[]::new));
         assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.OK);
         String jobId = run.json().path("jobId").asText();
@@ -115,7 +115,8 @@ class SavepointCliITCase {
         assertThat(json(url, "status", restored).path("status").asText()).isEqualTo("RUNNING");
         Result rescaled = cli("rescale", restored, "3", examples, "--dir", target.toString(), "--detached",
                 "--cluster", url, "-D", "checkpoints.interval=200 ms", "-D", "checkpoints.dir=" + dir.resolve("cp"),
-                "--", "--records", "0", "--keys", "4", "--rate", "200", "--output", dir.resolve("counts").toString());
+                "--", "--records", "0", "--keys", "4", "--rate", "200", "--source-parallelism", "2",
+                "--output", dir.resolve("counts").toString());
         assertThat(rescaled.exitCode()).as(rescaled.err()).isEqualTo(ExitCodes.OK);
         Matcher r = WRITTEN.matcher(rescaled.out());
         assertThat(r.find()).as(rescaled.out()).isTrue();

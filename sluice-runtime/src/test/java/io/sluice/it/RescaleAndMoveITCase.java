@@ -339,7 +339,7 @@ class RescaleAndMoveITCase {
     }
 
     @Test
-    void anotherMaxParallelismATypeChangeAndNoCheckpointAreRefusedAtOnceAndNothingIsDeleted() throws Exception {
+    void anotherMaxParallelismATypeChangeASourceAtAnotherParallelismAndNoCheckpointAreRefusedAtOnceAndNothingIsDeleted() throws Exception {
         JobId a = stage(2, StateBackendType.HEAP, null);
         // A copy nothing else touches (the cancelled job may still be discarding a checkpoint it finalized as it ended).
         Path source = copyOfLatest(a, dir.resolve("refusal source"));
@@ -368,6 +368,19 @@ class RescaleAndMoveITCase {
         assertThat(typeChanged.status()).isEqualTo(JobStatus.FAILED);
         assertThat(typeChanged.failureMessage()).contains("State 'count'").contains("sluice.long")
                 .contains("sluice.string").contains("its type changed");
+
+        // The source ran at parallelism 1: its position is not redistributed, so another parallelism is refused
+        // (before, the job ran and finished with some records read twice and others never).
+        StreamExecutionEnvironment wider = env(2, StateBackendType.HEAP);
+        wider.fromSource(openGate(), "numbers").setParallelism(2)
+                .keyBy(new KeyedCountingJob.ModKey(KEYS))
+                .map(new CountListAndBuckets()).name("count, list and buckets")
+                .returns(Serializers.tuple2(Serializers.LONG, Serializers.STRING))
+                .addSink(new io.sluice.api.sink.DiscardingSink<>(), "results");
+        JobResult sourceRescaled = run(wider, restoreFrom);
+        assertThat(sourceRescaled.status()).isEqualTo(JobStatus.FAILED);
+        assertThat(sourceRescaled.failureMessage()).contains("source 'Source: numbers'")
+                .contains("ran at parallelism 1").contains("runs it at parallelism 2").contains("setParallelism(1)");
 
         Path empty = Files.createDirectories(dir.resolve("not a checkpoint"));
         StreamExecutionEnvironment third = env(2, StateBackendType.HEAP);

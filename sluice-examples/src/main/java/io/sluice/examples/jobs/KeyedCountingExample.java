@@ -29,16 +29,27 @@ import java.util.Set;
  * --parallelism N -D checkpoints.interval=5s ...}); since the job's state is its result, it
  * checkpoints every second when the run configures no interval, so a failure or a cluster restart
  * resumes the counts instead of starting over.
+ *
+ * <p>{@code --source-parallelism N} runs the source at {@code N} whatever the job's parallelism. A job
+ * restored from a checkpoint or savepoint must run its source at the parallelism it had there (source
+ * positions are not redistributed; another one is refused), so give it when the job is to be rescaled:
+ * {@code sluice rescale <job> 4 sluice-examples.jar -- --source-parallelism 2 ...} changes the
+ * counting's parallelism only.
  */
 public final class KeyedCountingExample {
     private KeyedCountingExample() {}
 
     public static void main(String[] argv) throws Exception {
-        Args args = new Args(argv, Set.of("records", "keys", "rate", "output"));
+        Args args = new Args(argv, Set.of("records", "keys", "rate", "output", "source-parallelism"));
         long records = args.getLong("records", 1_000_000);
         long keys = args.getLong("keys", 64);
         long rate = args.getLong("rate", 10_000);
         String output = args.optional("output");
+        long sourceParallelism = args.getLong("source-parallelism", 0);
+        if (sourceParallelism < 0) {
+            throw new IllegalArgumentException("--source-parallelism must be 1 or more (0 or none: the job's"
+                    + " parallelism); got " + sourceParallelism);
+        }
         if (records < 0 || keys < 1 || rate < 0) {
             throw new IllegalArgumentException("--records must be 0 (no end) or more, --keys at least 1, --rate 0"
                     + " (unlimited) or more; got " + records + ", " + keys + ", " + rate);
@@ -52,7 +63,11 @@ public final class KeyedCountingExample {
         if (rate > 0) {
             source = source.withRate(rate);
         }
-        DataStream<Tuple2<Long, Long>> counts = env.fromSource(source, "numbers")
+        var numbers = env.fromSource(source, "numbers");
+        if (sourceParallelism > 0) {
+            numbers.setParallelism((int) sourceParallelism); // kept when the job is rescaled (see the class doc)
+        }
+        DataStream<Tuple2<Long, Long>> counts = numbers
                 .keyBy(new ModKey(keys))
                 .map(new CountPerKey(keys)).name("count per key")
                 .returns(Serializers.tuple2(Serializers.LONG, Serializers.LONG));

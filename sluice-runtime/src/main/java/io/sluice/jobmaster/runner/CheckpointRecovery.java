@@ -70,6 +70,7 @@ final class CheckpointRecovery {
         p.phase("reading the checkpoint to start from (" + spec + ")");
         CompletedCheckpoint from = new RestoreCheckpointResolver(storage, services.checkpointStorages(), factory)
                 .resolve(spec);
+        SourceParallelismCheck.check(jobGraph, from, spec);
         checkInterrupted();
         p.metadataLoaded(from.checkpointId());
         p.event("Starting from checkpoint " + from.checkpointId() + " of job " + from.jobId() + " ("

@@ -1,0 +1,53 @@
+package io.sluice.jobmaster.runner;
+
+import io.sluice.checkpoint.CompletedCheckpoint;
+import io.sluice.checkpoint.TaskStateHandle;
+import io.sluice.graph.JobGraph;
+import io.sluice.graph.JobVertex;
+
+/**
+ * Refuses to start a job from a checkpoint or savepoint ({@code checkpoints.restore-from}) in which one
+ * of its sources ran at another parallelism. A source's position is kept per subtask index and is not
+ * redistributed, so such a restore would read some records twice and others never, and finish with
+ * wrong results and no error. Keyed state and the operators' own state are redistributed; sources are not.
+ *
+ * <p>Stateless; any thread.
+ */
+final class SourceParallelismCheck {
+    private SourceParallelismCheck() {
+    }
+
+    /**
+     * Throws {@link RestoreCheckpointException} (a permanent error: the job fails, nothing is deleted) when a
+     * source vertex of {@code job} has another parallelism than in {@code from}; {@code spec} is what the
+     * user gave, for the message.
+     */
+    static void check(JobGraph job, CompletedCheckpoint from, String spec) {
+        for (JobVertex v : job.vertices()) {
+            if (!v.isSource()) {
+                continue;
+            }
+            int before = parallelismIn(from, v.id());
+            if (before > 0 && before != v.parallelism()) {
+                throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "': source '" + v.name()
+                        + "' ran at parallelism " + before + " in checkpoint " + from.checkpointId() + ", and this job"
+                        + " runs it at parallelism " + v.parallelism() + ". Sluice does not redistribute source"
+                        + " positions, so its subtasks would read some records twice and others never. Run the"
+                        + " source at parallelism " + before + " (setParallelism(" + before + ") on the source in the"
+                        + " program; the operators after it may still change parallelism), or start the job at"
+                        + " parallelism " + before + ". Nothing was deleted.");
+            }
+        }
+    }
+
+    /** The number of subtasks of vertex {@code vertexId} in {@code cp} (highest index + 1), 0 if none. */
+    private static int parallelismIn(CompletedCheckpoint cp, int vertexId) {
+        int n = 0;
+        for (TaskStateHandle h : cp.taskStates()) {
+            if (h.vertexId() == vertexId) {
+                n = Math.max(n, h.subtaskIndex() + 1);
+            }
+        }
+        return n;
+    }
+}
