@@ -1,0 +1,397 @@
+package io.sluice.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.e2e.SluiceCluster.CommandResult;
+import io.sluice.e2e.SluiceCluster.Host;
+import io.sluice.e2e.SluiceCluster.SluiceProcess;
+import io.sluice.jar.TestJars;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Savepoints across separate processes (issue 21), as a user takes them on the second day: ZooKeeper in
+ * this JVM, a {@code sluice jobmanager} and two {@code sluice taskmanager}s of one slot each run {@link #JOB}
+ * (a keyed count whose source keeps parallelism 2, since source positions are not redistributed on
+ * rescale) at parallelism 2, with checkpoints on a shared directory. In this order:
+ * <ol>
+ *   <li>{@code sluice savepoint} while it runs (exit 0, the printed directory holds {@code _metadata}, the
+ *       job keeps RUNNING, {@code sluice savepoints} lists it), {@code sluice stop --savepoint} (CANCELED,
+ *       a second savepoint), every process SIGKILLed; the second savepoint moved elsewhere and run with
+ *       {@code sluice run --restore-from <moved> --parallelism 3} on a new cluster (new JVMs, another
+ *       ZooKeeper cluster id, task managers of two slots): FINISHED with exact counts per key, continued
+ *       from the savepoint's counts;</li>
+ *   <li>on that new cluster, a copy of the first savepoint run at parallelism 3, then {@code sluice
+ *       rescale <job> 1}: the old job CANCELED, the new one FINISHED, exact;</li>
+ *   <li>{@code sluice run --restore-from} a directory that is no savepoint: exit 2 naming it, the
+ *       directory untouched.</li>
+ * </ol>
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SavepointProcessesITCase {
+    private static final Duration TIMEOUT = Duration.ofSeconds(90);
+    private static final long RECORDS = 6_000;
+    private static final int KEYS = 8;
+    private static final Pattern WRITTEN_TO = Pattern.compile("Savepoint (\\d+) of job \\S+ written to (\\S+) \\(");
+    private static final Pattern SUBMITTED = Pattern.compile("Job ([0-9a-f]{32}) submitted");
+
+    /**
+     * {@code <records> <rate> <output>}: numbers 0..records-1 (at {@code rate} per second, 0 unlimited) from
+     * a source of parallelism 2, keyed by {@code v % 8}, counted per key in a ValueState at the job's
+     * parallelism, {@code key,count} lines to {@code output}.
+     */
+    private static final String JOB = """
+            package userjob;
+
+            import io.sluice.api.StreamExecutionEnvironment;
+            import io.sluice.api.functions.KeySelector;
+            import io.sluice.api.functions.MapFunction;
+            import io.sluice.api.functions.RichFunction;
+            import io.sluice.api.functions.RuntimeContext;
+            import io.sluice.api.source.SequenceSource;
+            import io.sluice.api.state.ValueState;
+            import io.sluice.api.state.ValueStateDescriptor;
+            import io.sluice.core.serialization.Serializers;
+
+            public final class FixedSourceCountJob {
+                public static final class ModKey implements KeySelector<Long, Long> {
+                    @Override public Long getKey(Long v) { return v % 8; }
+                }
+
+                public static final class Count implements MapFunction<Long, String>, RichFunction {
+                    private transient ValueState<Long> count;
+                    @Override public void open(RuntimeContext context) {
+                        count = context.getState(new ValueStateDescriptor<>("count", Serializers.LONG));
+                    }
+                    @Override public String map(Long v) {
+                        Long c = count.value();
+                        long next = c == null ? 1 : c + 1;
+                        count.update(next);
+                        return v % 8 + "," + next;
+                    }
+                }
+
+                public static void main(String[] args) throws Exception {
+                    long records = Long.parseLong(args[0]);
+                    double rate = Double.parseDouble(args[1]);
+                    StreamExecutionEnvironment env = StreamExecutionEnvironment.create();
+                    SequenceSource numbers = SequenceSource.bounded(0, records - 1);
+                    env.fromSource(rate > 0 ? numbers.withRate(rate) : numbers, "numbers").setParallelism(2)
+                            .keyBy(new ModKey()).map(new Count()).name("count per key").writeAsTextAtLeastOnce(args[2]);
+                    env.execute("fixed-source keyed counting");
+                }
+            }
+            """;
+
+    @TempDir
+    static Path dir;
+
+    private TestingServer zooKeeper;
+    private Path jar;
+    /** The cluster of the new processes (after the first ones were killed), and its job manager. */
+    private SluiceCluster second;
+    private String url;
+    /** A copy of the savepoint taken while the first job ran, made before its processes were killed. */
+    private Path copiedRunningSavepoint;
+    /** The highest count per key the first job wrote before it was stopped. */
+    private Map<Long, Long> countedBeforeStop;
+
+    @BeforeAll
+    void setUp() throws Exception {
+        zooKeeper = new TestingServer(true);
+        jar = TestJars.jar(Files.createDirectories(dir.resolve("jar")), "fixed-source-count.jar",
+                "userjob.FixedSourceCountJob", Map.of("userjob.FixedSourceCountJob", JOB));
+    }
+
+    @AfterAll
+    void tearDown() throws Exception {
+        if (second != null) {
+            second.close();
+        }
+        if (zooKeeper != null) {
+            zooKeeper.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void savepointsOfAJobOnProcessesRestoreMovedOnNewProcessesAtAnotherParallelismExactly() throws Throwable {
+        SluiceCluster first = new SluiceCluster(dir.resolve("first"),
+                SluiceCluster.zooKeeperHa(zooKeeper.getConnectString(), "savepoints-first", dir.resolve("ha-first")));
+        Path savepointAtStop;
+        try (first) {
+            String firstUrl = startProcesses(first, 1);
+            savepointAtStop = diagnosed(first, () -> takeSavepointsAndStop(first, firstUrl));
+        } // SIGKILLs every process of the first cluster and waits until they are gone
+        System.out.println("SavepointProcessesITCase: the job manager and both task managers SIGKILLed");
+        Path moved = Files.createDirectories(dir.resolve("moved")).resolve("after-stop");
+        Files.move(savepointAtStop, moved);
+        assertThat(savepointAtStop).as("the original place of the moved savepoint").doesNotExist();
+        deleteRecursively(dir.resolve("checkpoints-first")); // the savepoints need nothing of the old checkpoints
+
+        second = new SluiceCluster(dir.resolve("second"),
+                SluiceCluster.zooKeeperHa(zooKeeper.getConnectString(), "savepoints-second", dir.resolve("ha-second")));
+        url = startProcesses(second, 2);
+        withDiagnostics(second, () -> {
+            Path out = dir.resolve("out-restored");
+            String job = submit(second, url, dir.resolve("checkpoints-second"), moved, 3, 0, out);
+            awaitEnd(job, "FINISHED");
+            System.out.printf("SavepointProcessesITCase: job %s restored from the moved savepoint %s (restored id %d)"
+                    + " at parallelism %s FINISHED: lowest counts written %s, highest %s%n", job, moved,
+                    Rest.restoredCheckpoint(url, job), parallelisms(job), lowest(out), KeyedCounts.highest(out));
+            assertThat(parallelisms(job)).as("the source keeps 2, the rest runs at 3").containsExactly(2, 3);
+            assertThat(lowest(out).values()).as("the restored job went on from the savepoint's counts")
+                    .hasSize(KEYS).allMatch(c -> c > 1);
+            lowest(out).forEach((key, resumed) -> assertThat(resumed).as("key " + key + "'s first count after the restore,"
+                    + " at most one more than the stopped job's last").isLessThanOrEqualTo(countedBeforeStop.get(key) + 1));
+            KeyedCounts.assertExact(out, RECORDS, KEYS);
+            assertThat(moved.resolve("_metadata")).as("the moved savepoint is kept after the job").isRegularFile();
+        });
+    }
+
+    /** Savepoint, list, stop with a savepoint; returns the directory of the stop's savepoint. */
+    private Path takeSavepointsAndStop(SluiceCluster first, String firstUrl) throws Exception {
+        Path out = dir.resolve("out-first");
+        String job = submit(first, firstUrl, dir.resolve("checkpoints-first"), null, 2, 300, out);
+        await().atMost(TIMEOUT).until(() -> Rest.completedCheckpoints(firstUrl, job) >= 2
+                && KeyedCounts.highest(out).size() == KEYS);
+
+        CommandResult savepoint = cli("savepoint", job, "--cluster", firstUrl);
+        Path running = savepointPath(savepoint);
+        System.out.println("SavepointProcessesITCase: sluice savepoint: " + savepoint.output().strip());
+        assertSavepoint(running);
+        assertThat(Rest.jobStatus(firstUrl, job)).as("the job after sluice savepoint").contains("RUNNING");
+        assertThat(Rest.get(firstUrl, "/v1/jobs/" + job + "/savepoints").orElseThrow().body().toString())
+                .as("GET /v1/jobs/{id}/savepoints").contains(running.toString());
+        copiedRunningSavepoint = copy(running, dir.resolve("copied").resolve("while-running"));
+
+        CommandResult stop = cli("stop", job, "--savepoint", "--dir", dir.resolve("savepoints-at-stop").toString(),
+                "--cluster", firstUrl);
+        Path atStop = savepointPath(stop);
+        System.out.println("SavepointProcessesITCase: sluice stop --savepoint: " + stop.output().strip());
+        assertThat(atStop).as("a second savepoint, in the --dir given").isNotEqualTo(running)
+                .startsWith(dir.resolve("savepoints-at-stop"));
+        assertSavepoint(atStop);
+        awaitEnd(firstUrl, job, "CANCELED");
+        countedBeforeStop = KeyedCounts.highest(out);
+        long counted = countedBeforeStop.values().stream().mapToLong(Long::longValue).sum();
+        System.out.println("SavepointProcessesITCase: job " + job + " CANCELED after counting " + counted + " of "
+                + RECORDS + " records: " + countedBeforeStop);
+        assertThat(counted).as("the job was stopped before the end of its input").isLessThan(RECORDS);
+
+        CommandResult listed = cli("savepoints", job, "--cluster", firstUrl);
+        System.out.println("SavepointProcessesITCase: sluice savepoints:\n" + listed.output().strip());
+        assertThat(listed.exitCode()).isZero();
+        assertThat(listed.output()).as("sluice savepoints lists both").contains(running.toString(), atStop.toString());
+        return atStop;
+    }
+
+    @Test
+    @Order(2)
+    void aJobRestoredFromACopiedSavepointRescalesOnProcessesExactly() throws Throwable {
+        withDiagnostics(second, () -> {
+            Path out = dir.resolve("out-before-rescale");
+            String job = submit(second, url, dir.resolve("checkpoints-second"), copiedRunningSavepoint, 3, 300, out);
+            await().atMost(TIMEOUT).until(() -> Rest.completedCheckpoints(url, job) >= 1
+                    && KeyedCounts.highest(out).size() == KEYS);
+            assertThat(parallelisms(job)).containsExactly(2, 3);
+            assertThat(lowest(out).values()).as("the job went on from the copied savepoint's counts").allMatch(c -> c > 1);
+
+            Path rescaledOut = dir.resolve("out-rescaled");
+            CommandResult rescale = cli("rescale", job, "1", jar.toString(), "--detached", "--cluster", url,
+                    "-D", "checkpoints.interval=300 ms", "-D", "checkpoints.dir=" + dir.resolve("checkpoints-second"),
+                    "--", Long.toString(RECORDS), "0", rescaledOut.toString());
+            System.out.println("SavepointProcessesITCase: sluice rescale " + job + " 1: " + rescale.output().strip());
+            assertSavepoint(savepointPath(rescale));
+            Matcher submitted = SUBMITTED.matcher(rescale.output());
+            assertThat(submitted.find()).as("the rescaled job's id in:\n" + rescale.output()).isTrue();
+            String rescaled = submitted.group(1);
+            awaitEnd(job, "CANCELED");
+            awaitEnd(rescaled, "FINISHED");
+            System.out.printf("SavepointProcessesITCase: job %s rescaled to %s at parallelism %s FINISHED: lowest counts"
+                    + " written %s, highest %s%n", job, rescaled, parallelisms(rescaled), lowest(rescaledOut),
+                    KeyedCounts.highest(rescaledOut));
+            assertThat(parallelisms(rescaled)).as("the source keeps 2, the rest runs at 1").containsExactly(2, 1);
+            assertThat(lowest(rescaledOut).values()).as("the rescaled job went on from the savepoint's counts")
+                    .hasSize(KEYS).allMatch(c -> c > 1);
+            KeyedCounts.assertExact(rescaledOut, RECORDS, KEYS);
+        });
+    }
+
+    @Test
+    @Order(3)
+    void restoringFromADirectoryThatIsNoSavepointFailsClearlyAndDeletesNothing() throws Throwable {
+        withDiagnostics(second, () -> {
+            Path notASavepoint = Files.createDirectories(dir.resolve("not-a-savepoint"));
+            Files.writeString(notASavepoint.resolve("notes.txt"), "no _metadata here");
+            CommandResult run = cli("run", jar.toString(), "--cluster", url, "--parallelism", "2",
+                    "--restore-from", notASavepoint.toString(), "-D", "checkpoints.interval=300 ms",
+                    "-D", "checkpoints.dir=" + dir.resolve("checkpoints-second"),
+                    "--", Long.toString(RECORDS), "0", dir.resolve("out-never").toString());
+            System.out.println("SavepointProcessesITCase: sluice run --restore-from " + notASavepoint + ": exit "
+                    + run.exitCode() + ":\n" + run.output().strip());
+            assertThat(run.exitCode()).as("sluice run from no savepoint").isEqualTo(2);
+            assertThat(run.output()).contains(notASavepoint.toString()).contains("is not a checkpoint or savepoint");
+            try (Stream<Path> files = Files.list(notASavepoint)) {
+                assertThat(files.map(p -> p.getFileName().toString()).toList()).containsExactly("notes.txt");
+            }
+            assertThat(Files.readString(notASavepoint.resolve("notes.txt"))).isEqualTo("no _metadata here");
+        });
+    }
+
+    // ---- helpers ----
+
+    /** A job manager and two task managers of {@code slots} slots each; returns the job manager's REST URL. */
+    private static String startProcesses(SluiceCluster cluster, int slots) throws Exception {
+        SluiceProcess launched = cluster.launchJobManager(Host.MACHINE, Map.of());
+        for (int i = 0; i < 2; i++) {
+            cluster.startTaskManager(Host.MACHINE, slots, Map.of());
+        }
+        String url = cluster.awaitServing(launched).restUrl();
+        await().atMost(TIMEOUT).until(() -> Rest.isLeader(url) && Rest.registeredSlots(url) == 2 * slots);
+        return url;
+    }
+
+    /**
+     * {@code sluice run --detached} of {@link #JOB} to {@code url}, from {@code savepoint} if not null, with
+     * checkpoints under {@code checkpoints}; returns the job id.
+     */
+    private String submit(SluiceCluster cluster, String url, Path checkpoints, Path savepoint, int parallelism, int rate,
+            Path out) throws Exception {
+        List<String> options = new ArrayList<>(List.of("--parallelism", Integer.toString(parallelism),
+                "-D", "checkpoints.interval=300 ms", "-D", "checkpoints.dir=" + checkpoints,
+                "-D", "checkpoints.inline-state-threshold=0")); // state files, to be copied with a savepoint
+        if (savepoint != null) {
+            options.addAll(List.of("--restore-from", savepoint.toString()));
+        }
+        CommandResult run = cluster.submitJar(jar, url, options,
+                List.of(Long.toString(RECORDS), Integer.toString(rate), out.toString()));
+        assertThat(run.exitCode()).as("sluice run:\n" + run.output()).isZero();
+        return run.jobId();
+    }
+
+    private static CommandResult cli(String... args) throws Exception {
+        return SluiceCluster.sluice(dir, List.of(args));
+    }
+
+    /** The directory a {@code sluice savepoint} or {@code sluice stop --savepoint} printed (exit 0). */
+    private static Path savepointPath(CommandResult result) {
+        assertThat(result.exitCode()).as(result.output()).isZero();
+        Matcher m = WRITTEN_TO.matcher(result.output());
+        assertThat(m.find()).as("a savepoint path in:\n" + result.output()).isTrue();
+        String path = m.group(2);
+        return path.startsWith("file:") ? Path.of(URI.create(path)) : Path.of(path);
+    }
+
+    private void awaitEnd(String job, String expected) {
+        awaitEnd(url, job, expected);
+    }
+
+    private static void awaitEnd(String url, String job, String expected) {
+        await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(200)).until(() -> Rest.jobStatus(url, job)
+                .filter(s -> s.equals("FINISHED") || s.equals("FAILED") || s.equals("CANCELED")).isPresent());
+        assertThat(Rest.jobStatus(url, job)).as("job " + job + ": " + Rest.job(url, job).map(Object::toString).orElse(""))
+                .contains(expected);
+    }
+
+    /** The parallelism of each vertex of the job, in order. */
+    private List<Integer> parallelisms(String job) {
+        List<Integer> out = new ArrayList<>();
+        for (JsonNode v : Rest.job(url, job).orElseThrow().path("vertices")) {
+            out.add(v.path("parallelism").asInt());
+        }
+        return out;
+    }
+
+    /** The lowest count written per key (a restored job's first count for it). */
+    private static Map<Long, Long> lowest(Path output) throws IOException {
+        Map<Long, Long> lowest = new HashMap<>();
+        try (Stream<Path> parts = Files.list(output)) {
+            for (Path part : parts.toList()) {
+                for (String line : Files.readAllLines(part)) {
+                    String[] kc = line.split(",");
+                    if (kc.length == 2 && kc[0].matches("\\d+") && kc[1].matches("\\d+")) {
+                        lowest.merge(Long.parseLong(kc[0]), Long.parseLong(kc[1]), Math::min);
+                    }
+                }
+            }
+        }
+        return lowest;
+    }
+
+    /** {@code _metadata} and the subtasks' state files (none inline: {@code checkpoints.inline-state-threshold=0}). */
+    private static void assertSavepoint(Path savepoint) throws IOException {
+        List<String> files;
+        try (Stream<Path> list = Files.list(savepoint)) {
+            files = list.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+        System.out.println("SavepointProcessesITCase: savepoint " + savepoint + " holds " + files);
+        assertThat(files).as("the files of savepoint " + savepoint).contains("_metadata")
+                .anyMatch(f -> f.endsWith(".state"));
+    }
+
+    private static void deleteRecursively(Path root) throws IOException {
+        try (Stream<Path> files = Files.walk(root)) {
+            for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(f);
+            }
+        }
+    }
+
+    private static Path copy(Path from, Path to) throws IOException {
+        Files.createDirectories(to);
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path f : files.toList()) {
+                Path target = to.resolve(from.relativize(f).toString());
+                if (Files.isDirectory(f)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(f, target);
+                }
+            }
+        }
+        return to;
+    }
+
+    /** {@code body}'s result; a failure carries every process's output and log. */
+    private static <T> T diagnosed(SluiceCluster cluster, java.util.concurrent.Callable<T> body) throws Exception {
+        try {
+            return body.call();
+        } catch (Exception | Error e) {
+            e.addSuppressed(new AssertionError("the processes:" + cluster.diagnostics()));
+            throw e;
+        }
+    }
+
+    private static void withDiagnostics(SluiceCluster cluster, Executable body) throws Throwable {
+        try {
+            body.execute();
+        } catch (Throwable t) {
+            t.addSuppressed(new AssertionError("the processes:" + cluster.diagnostics()));
+            throw t;
+        }
+    }
+}
