@@ -99,7 +99,8 @@ class SavepointProcessesITCase {
                     double rate = Double.parseDouble(args[1]);
                     StreamExecutionEnvironment env = StreamExecutionEnvironment.create();
                     SequenceSource numbers = SequenceSource.bounded(0, records - 1);
-                    env.fromSource(rate > 0 ? numbers.withRate(rate) : numbers, "numbers").setParallelism(2)
+                    int sourceParallelism = args.length > 3 ? Integer.parseInt(args[3]) : 2;
+                    env.fromSource(rate > 0 ? numbers.withRate(rate) : numbers, "numbers").setParallelism(sourceParallelism)
                             .keyBy(new ModKey()).map(new Count()).name("count per key").writeAsTextAtLeastOnce(args[2]);
                     env.execute("fixed-source keyed counting");
                 }
@@ -243,7 +244,7 @@ class SavepointProcessesITCase {
 
     @Test
     @Order(3)
-    void restoringFromADirectoryThatIsNoSavepointFailsClearlyAndDeletesNothing() throws Throwable {
+    void restoringFromADirectoryThatIsNoSavepointOrWithTheSourceAtAnotherParallelismFailsClearlyAndDeletesNothing() throws Throwable {
         withDiagnostics(second, () -> {
             Path notASavepoint = Files.createDirectories(dir.resolve("not-a-savepoint"));
             Files.writeString(notASavepoint.resolve("notes.txt"), "no _metadata here");
@@ -259,6 +260,19 @@ class SavepointProcessesITCase {
                 assertThat(files.map(p -> p.getFileName().toString()).toList()).containsExactly("notes.txt");
             }
             assertThat(Files.readString(notASavepoint.resolve("notes.txt"))).isEqualTo("no _metadata here");
+
+            // The savepoint's source ran at 2: a program that runs it at 3 is refused, the savepoint untouched.
+            List<Path> before = filesUnder(copiedRunningSavepoint);
+            CommandResult wider = cli("run", jar.toString(), "--cluster", url, "--parallelism", "3",
+                    "--restore-from", copiedRunningSavepoint.toString(), "-D", "checkpoints.interval=300 ms",
+                    "-D", "checkpoints.dir=" + dir.resolve("checkpoints-second"),
+                    "--", Long.toString(RECORDS), "0", dir.resolve("out-never-wider").toString(), "3");
+            System.out.println("SavepointProcessesITCase: sluice run with the source at 3: exit " + wider.exitCode()
+                    + ":\n" + wider.output().strip());
+            assertThat(wider.exitCode()).as("sluice run with the source at another parallelism").isEqualTo(2);
+            assertThat(wider.output()).contains("source 'Source: numbers' ran at parallelism 2")
+                    .contains("runs it at parallelism 3").contains("Nothing was deleted");
+            assertThat(filesUnder(copiedRunningSavepoint)).as("the savepoint is untouched").isEqualTo(before);
         });
     }
 
@@ -351,6 +365,12 @@ class SavepointProcessesITCase {
         System.out.println("SavepointProcessesITCase: savepoint " + savepoint + " holds " + files);
         assertThat(files).as("the files of savepoint " + savepoint).contains("_metadata")
                 .anyMatch(f -> f.endsWith(".state"));
+    }
+
+    private static List<Path> filesUnder(Path root) throws IOException {
+        try (Stream<Path> walk = Files.walk(root)) {
+            return walk.filter(Files::isRegularFile).sorted().toList();
+        }
     }
 
     private static void deleteRecursively(Path root) throws IOException {
