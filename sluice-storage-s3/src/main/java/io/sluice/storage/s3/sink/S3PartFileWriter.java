@@ -6,8 +6,10 @@ import io.sluice.util.Clock;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -28,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * restored checkpoint. Not before, since until then a checkpoint of the earlier attempt that was being
  * finalized could still complete and name them; a failure to list or abort is logged and tried again after
  * the next completed checkpoint (leftovers are invisible: they cost storage, never correctness, so they
- * never fail the job). {@link #close} aborts the uploads no checkpoint names.
+ * never fail the job). {@link #close} aborts the uploads no checkpoint names. A create-upload that failed may
+ * still have created an upload on S3 (its answer lost): once the retry at a later barrier creates the file's
+ * upload, the others of that key are aborted.
  *
  * <p>Threading: the subtask's task thread only; every S3 call blocks it (bounded by the client's timeouts).
  */
@@ -43,6 +47,12 @@ final class S3PartFileWriter<T> implements SinkWriter<T, S3PartFile> {
     private final int parallelism;
     private final String token = UUID.randomUUID().toString().substring(0, 8);
     private final Set<String> restoredUploads = new HashSet<>();
+    /**
+     * Part files whose create-upload failed (a connection cut while the request was under way, say): S3 may
+     * have created an upload whose answer never came. Key -> the upload this writer created for it once one
+     * succeeded ({@code null} before); the others of that key are orphans, aborted by {@link #abortOrphans}.
+     */
+    private final Map<String, String> inDoubtCreates = new HashMap<>();
     private final List<S3PartFile> closedSinceBarrier = new ArrayList<>();
     private final byte[] buffer;
     private int counter;
@@ -126,6 +136,7 @@ final class S3PartFileWriter<T> implements SinkWriter<T, S3PartFile> {
      */
     @Override
     public void checkpointCompleted(long checkpointId) {
+        abortOrphans();
         if (cleaned) {
             return;
         }
@@ -155,6 +166,33 @@ final class S3PartFileWriter<T> implements SinkWriter<T, S3PartFile> {
         LOG.debug("S3 exactly-once file sink, subtask {}: {} uploads of earlier attempts aborted", subtask, aborted);
     }
 
+    /**
+     * Aborts the uploads of part files whose create-upload failed, other than the one this writer created for
+     * each since: S3 may have created one for an attempt whose answer was lost, and no committable will ever
+     * name it. A failure to list or abort is logged and tried again after the next completed checkpoint.
+     */
+    private void abortOrphans() {
+        if (inDoubtCreates.values().stream().allMatch(java.util.Objects::isNull)) {
+            return; // none created yet: the orphans are looked for once one is
+        }
+        try {
+            // listed under the sink's prefix, as abortLeftovers does (some S3 implementations list multipart
+            // uploads by a prefix only up to the last '/'), then matched exactly
+            for (S3SinkClient.Upload u : client.listUploads(sink.keyPrefix() + PART)) {
+                String mine = inDoubtCreates.get(u.key());
+                if (mine != null && !u.uploadId().equals(mine)) {
+                    client.abort(u);
+                    LOG.info("S3 exactly-once file sink, subtask {}: aborted the upload {} of s3://{}/{}, created by a"
+                            + " create-upload whose answer was lost", subtask, u.uploadId(), client.bucket(), u.key());
+                }
+            }
+            inDoubtCreates.values().removeIf(java.util.Objects::nonNull);
+        } catch (IOException failure) {
+            LOG.warn("S3 exactly-once file sink, subtask {}: could not look for uploads that failed create-uploads may"
+                    + " have left ({}); trying again after the next checkpoint", subtask, failure.getMessage());
+        }
+    }
+
     /** A part file {@code part-<s>-...} belongs to this subtask when {@code s % parallelism == subtask}. */
     private boolean ownedBySubtask(String name) {
         int end = name.indexOf('-', PART.length());
@@ -170,7 +208,16 @@ final class S3PartFileWriter<T> implements SinkWriter<T, S3PartFile> {
 
     private void uploadBuffer() throws IOException {
         if (uploadId == null) {
-            uploadId = client.createUpload(key);
+            try {
+                uploadId = client.createUpload(key);
+            } catch (IOException e) {
+                inDoubtCreates.putIfAbsent(key, null);
+                throw e;
+            }
+            if (inDoubtCreates.containsKey(key)) {
+                inDoubtCreates.put(key, uploadId);
+                abortOrphans();
+            }
         }
         int number = parts.size() + 1;
         parts.add(new S3PartFile.Part(number, client.uploadPart(key, uploadId, number, buffer, buffered)));

@@ -40,6 +40,13 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 final class CountingS3Proxy implements AutoCloseable {
     final AtomicInteger completed = new AtomicInteger();
     final AtomicInteger aborted = new AtomicInteger();
+    /**
+     * While set, every CreateMultipartUpload creates the upload and then fails (HTTP 500), as when the answer
+     * is lost: the client never learns the upload's id. Counted in {@link #lostCreates}.
+     */
+    final java.util.concurrent.atomic.AtomicBoolean loseCreateAnswers = new java.util.concurrent.atomic.AtomicBoolean();
+    final AtomicInteger lostCreates = new AtomicInteger();
+    private final java.util.Set<String> losing = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** While set, every CompleteMultipartUpload fails (HTTP 500) and completes nothing: commits fail, writes work. */
     final java.util.concurrent.atomic.AtomicBoolean failCompletes = new java.util.concurrent.atomic.AtomicBoolean();
     private final BlobStoreContext context;
@@ -60,6 +67,37 @@ final class CountingS3Proxy implements AutoCloseable {
                 }
                 String eTag = super.completeMultipartUpload(mpu, parts);
                 completed.incrementAndGet();
+                return eTag;
+            }
+
+            @Override
+            public MultipartUpload initiateMultipartUpload(String container, org.jclouds.blobstore.domain.BlobMetadata
+                    blobMetadata, org.jclouds.blobstore.options.PutOptions options) {
+                MultipartUpload created = super.initiateMultipartUpload(container, blobMetadata, options);
+                if (loseCreateAnswers.get()) {
+                    losing.add(created.id());
+                }
+                return created;
+            }
+
+            // S3Proxy writes a stub blob named after the upload id once the store initiated the upload; the
+            // answer is "lost" after that, so the upload is whole (listed, abortable) as on S3
+            @Override
+            public String putBlob(String container, org.jclouds.blobstore.domain.Blob blob) {
+                return lostAfter(blob, super.putBlob(container, blob));
+            }
+
+            @Override
+            public String putBlob(String container, org.jclouds.blobstore.domain.Blob blob,
+                                  org.jclouds.blobstore.options.PutOptions options) {
+                return lostAfter(blob, super.putBlob(container, blob, options));
+            }
+
+            private String lostAfter(org.jclouds.blobstore.domain.Blob blob, String eTag) {
+                if (losing.remove(blob.getMetadata().getName())) {
+                    lostCreates.incrementAndGet();
+                    throw new IllegalStateException("injected: the upload was created, its answer is lost");
+                }
                 return eTag;
             }
 

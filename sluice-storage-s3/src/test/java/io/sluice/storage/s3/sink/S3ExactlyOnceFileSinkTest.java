@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.api.functions.FakeRuntimeContext;
 import io.sluice.api.sink.Committer;
+import io.sluice.api.sink.SinkUnavailableException;
 import io.sluice.api.sink.SinkWriter;
 import io.sluice.config.Configuration;
 import io.sluice.core.serialization.DataInputBuffer;
@@ -125,6 +126,38 @@ class S3ExactlyOnceFileSinkTest {
                 committer.commit(f);
             }
             assertThat(s3.visibleLines(BUCKET, prefix + "/")).containsExactly("a", "b", "c", "d");
+        }
+    }
+
+    @Test
+    void uploadsCreatedByACreateWhoseAnswerWasLostAreAbortedOnceTheRetryCreatesTheFilesUpload() throws Exception {
+        String prefix = freshPrefix();
+        S3ExactlyOnceFileSink<String> sink = sink(prefix).build();
+        try (SinkWriter<String, S3PartFile> writer = sink.createWriter(new FakeRuntimeContext(0, 1), List.of());
+             Committer<S3PartFile> committer = sink.createCommitter(new FakeRuntimeContext(0, 1))) {
+            for (String l : lines(0, 10)) {
+                writer.write(l);
+            }
+            s3.loseCreateAnswers.set(true);
+            int lostBefore = s3.lostCreates.get();
+            int abortedBefore = s3.aborted.get();
+            try {
+                assertThatThrownBy(() -> writer.preCommit(1)).as("the barrier's upload fails: the checkpoint is declined")
+                        .isInstanceOf(SinkUnavailableException.class).hasMessageContaining("kept for the next");
+            } finally {
+                s3.loseCreateAnswers.set(false);
+            }
+            int lost = s3.lostCreates.get() - lostBefore;
+            assertThat(lost).as("uploads S3 created whose ids the writer never learned").isPositive();
+            assertThat(s3.openUploads(BUCKET, prefix + "/")).hasSize(lost);
+
+            List<S3PartFile> files = writer.preCommit(2); // the same part file, kept from the failed barrier
+            assertThat(files).hasSize(1);
+            assertThat(s3.aborted.get() - abortedBefore).as("the orphans are aborted").isEqualTo(lost);
+            assertThat(s3.openUploads(BUCKET, prefix + "/")).containsExactly(files.get(0).key());
+            committer.commit(files.get(0));
+            assertThat(s3.openUploads(BUCKET, prefix + "/")).as("no upload lingers").isEmpty();
+            assertThat(s3.visibleLines(BUCKET, prefix + "/")).isEqualTo(lines(0, 10));
         }
     }
 
