@@ -22,7 +22,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@link RemoteRpcExactlyOnceITCase} and {@link NetworkDataExchangeITCase} run on clusters with RPC
  * and data exchange over TCP). Each seed runs with small state inline in the checkpoint metadata
  * (the default) and in state files (threshold 0), with keyed state on the heap and
- * in RocksDB ({@code state.backend: rocksdb}, full snapshots in the canonical format).
+ * in RocksDB ({@code state.backend: rocksdb} with its default, {@code state.backend.incremental: true}: RocksDB's
+ * files, only the new ones uploaded, shared by later checkpoints).
  *
  * <p>The counter is a mutable accumulator ({@link MutableCountingJob}: {@code acc.n++;
  * state.update(acc)}), so a snapshot sharing values with the running task would fail the check.
