@@ -55,6 +55,8 @@ final class S3PartFileWriter<T> implements SinkWriter<T, S3PartFile> {
     private int buffered;
     private long fileBytes;
     private long openedAt;
+    /** A key whose CreateMultipartUpload failed: S3 may have created uploads of it whose ids this writer never got. */
+    private String createInDoubt;
 
     S3PartFileWriter(S3ExactlyOnceFileSink<T> sink, S3SinkClient client, Clock clock, int subtask, int parallelism,
                      List<S3PartFile> restored, int partSize) {
@@ -170,11 +172,46 @@ final class S3PartFileWriter<T> implements SinkWriter<T, S3PartFile> {
 
     private void uploadBuffer() throws IOException {
         if (uploadId == null) {
-            uploadId = client.createUpload(key);
+            try {
+                uploadId = client.createUpload(key);
+            } catch (IOException e) {
+                // S3 may have created the upload and the answer been lost (the connection dropped): an upload
+                // of this key that nothing would ever complete or abort (the clean-up skips this writer's own).
+                createInDoubt = key;
+                throw e;
+            }
+            if (createInDoubt != null) {
+                // This file's own in-doubt uploads, or those of a file given up on, of which no upload was ever known.
+                abortOtherUploadsOf(createInDoubt, createInDoubt.equals(key) ? uploadId : null);
+            }
         }
         int number = parts.size() + 1;
         parts.add(new S3PartFile.Part(number, client.uploadPart(key, uploadId, number, buffer, buffered)));
         buffered = 0;
+    }
+
+    /**
+     * Aborts every open upload of {@code key} but {@code keep} (null: all): those created by creates whose answers
+     * were lost. Best effort: a failure is logged, and tried again after the next successful create and at
+     * {@link #close}.
+     */
+    private void abortOtherUploadsOf(String key, String keep) {
+        try {
+            int aborted = 0;
+            for (S3SinkClient.Upload u : client.listUploads(key)) {
+                if (u.key().equals(key) && !u.uploadId().equals(keep)) { // keep may be null
+                    client.abort(u);
+                    aborted++;
+                }
+            }
+            createInDoubt = null;
+            LOG.info("S3 exactly-once file sink, subtask {}: aborted {} upload(s) of s3://{}/{} whose creation was in"
+                    + " doubt", subtask, aborted, client.bucket(), key);
+        } catch (IOException e) {
+            LOG.warn("S3 exactly-once file sink, subtask {}: could not abort the uploads of s3://{}/{} whose creation"
+                    + " was in doubt ({}); they stay open until aborted (invisible, they cost storage only)", subtask,
+                    client.bucket(), key, e.getMessage());
+        }
     }
 
     private void closeCurrent() throws IOException {
@@ -209,6 +246,9 @@ final class S3PartFileWriter<T> implements SinkWriter<T, S3PartFile> {
         try {
             for (S3SinkClient.Upload u : unnamed) {
                 client.abort(u);
+            }
+            if (createInDoubt != null) {
+                abortOtherUploadsOf(createInDoubt, null); // no upload of it was ever known, so none is named
             }
         } catch (IOException e) {
             LOG.warn("S3 exactly-once file sink: could not abort the uploads in progress ({}); the next attempt aborts"
