@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.checkpoint.CheckpointMetadataSerializer;
+import io.sluice.checkpoint.CompletedCheckpoint;
+import io.sluice.checkpoint.TaskStateHandle;
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
 import io.sluice.storage.s3.S3ProxyServer;
@@ -17,13 +20,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.stream.Stream;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Sluice as separate processes on one machine: ZooKeeper (Curator's {@code TestingServer}) in this
@@ -40,6 +45,15 @@ import org.junit.jupiter.params.provider.EnumSource;
  * and after it was killed; once the job finished, no file or object of its checkpoints and no copy of
  * its jar is left in either storage (counted); at the end a job manager and a task manager stopped with
  * SIGTERM exit 0.
+ *
+ * <p>Keyed state is on the heap or in RocksDB with incremental checkpoints ({@link Backend}, the job's
+ * {@code sluice run -D state.backend=rocksdb -D state.backend.incremental=true}; the task managers keep
+ * RocksDB's files under the run's directory). The default run covers each storage once and each
+ * backend once: the shared directory with the heap, S3 with RocksDB (whose table files are objects under
+ * {@code jobs/<jobId>/shared/}); {@code -Dsluice.e2e.backends=heap,rocksdb} (set by the soak profile)
+ * runs every listed backend on every storage. Before the kills a RocksDB run checks in storage that
+ * its checkpoints are incremental (every subtask's keyed state RocksDB's files, a table file referred to
+ * by two checkpoints in the latest metadata's registry); a heap run that nothing is.
  *
  * <p>Seeds: {@code -Dsluice.e2e.seeds=1,2,3} (default: one fixed seed per storage, so the default run
  * stays near two minutes); the soak profile ({@code -Pprocesses-soak}) runs more. The ZooKeeper session
@@ -61,6 +75,48 @@ class ClusterProcessesITCase {
     /** Where checkpoints and the HA jar storage live. */
     enum Storage {
         SHARED_DIRECTORY, S3
+    }
+
+    /** Where keyed state lives: the job's settings on {@code sluice run}. */
+    enum Backend {
+        HEAP("heap", List.of("-D", "state.backend=heap")),
+        ROCKSDB_INCREMENTAL("rocksdb", List.of("-D", "state.backend=rocksdb", "-D", "state.backend.incremental=true"));
+
+        final String property;
+        final List<String> runOptions;
+
+        Backend(String property, List<String> runOptions) {
+            this.property = property;
+            this.runOptions = runOptions;
+        }
+
+        @Override
+        public String toString() {
+            return this == HEAP ? "heap" : "RocksDB with incremental checkpoints";
+        }
+    }
+
+    /**
+     * Storage and backend of each run: by default the shared directory with the heap and S3 with RocksDB
+     * incremental; with {@code -Dsluice.e2e.backends=heap,rocksdb} (or one of them) every storage with each.
+     */
+    static Stream<Arguments> storagesAndBackends() {
+        String backends = System.getProperty("sluice.e2e.backends", "").trim();
+        if (backends.isEmpty()) {
+            return Stream.of(Arguments.of(Storage.SHARED_DIRECTORY, Backend.HEAP),
+                    Arguments.of(Storage.S3, Backend.ROCKSDB_INCREMENTAL));
+        }
+        List<Backend> listed = new ArrayList<>();
+        for (String b : backends.split(",")) {
+            listed.add(Stream.of(Backend.values()).filter(x -> x.property.equals(b.trim())).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("sluice.e2e.backends: unknown backend '" + b
+                            + "' (heap, rocksdb)")));
+        }
+        List<Arguments> out = new ArrayList<>();
+        for (Storage storage : Storage.values()) {
+            listed.forEach(backend -> out.add(Arguments.of(storage, backend)));
+        }
+        return out.stream();
     }
 
     @TempDir
@@ -112,21 +168,25 @@ class ClusterProcessesITCase {
         return "s3://" + CHECKPOINT_BUCKET + "/jobs";
     }
 
-    @ParameterizedTest(name = "checkpoints and HA storage on {0}")
-    @EnumSource(Storage.class)
-    void theKeyedCountsAreExactWhileTheLeadingJobManagerAndATaskManagerAreSigkilled(Storage storage) throws Exception {
+    @ParameterizedTest(name = "checkpoints and HA storage on {0}, state in {1}")
+    @MethodSource("storagesAndBackends")
+    void theKeyedCountsAreExactWhileTheLeadingJobManagerAndATaskManagerAreSigkilled(Storage storage, Backend backend)
+            throws Exception {
         String seeds = System.getProperty("sluice.e2e.seeds", "20261201");
         for (String s : seeds.split(",")) {
             long seed = Long.parseLong(s.trim());
-            System.out.println("ClusterProcessesITCase: " + storage + " seed " + seed
-                    + " (replay with -Dsluice.e2e.seeds=" + seed + ")");
-            runSeed(storage, seed);
+            System.out.println("ClusterProcessesITCase: " + storage + ", " + backend + ", seed " + seed
+                    + " (replay with -Dsluice.e2e.seeds=" + seed + " -Dsluice.e2e.backends=" + backend.property + ")");
+            runSeed(storage, backend, seed);
         }
     }
 
-    private void runSeed(Storage storage, long seed) throws Exception {
+    private void runSeed(Storage storage, Backend backend, long seed) throws Exception {
         SplittableRandom random = new SplittableRandom(seed);
-        Path run = Files.createDirectories(dir.resolve(storage + "-seed-" + seed));
+        Path run = Files.createDirectories(dir.resolve(storage + "-" + backend.property + "-seed-" + seed));
+        // RocksDB's working files in the run's directory, not in /tmp, where SIGKILLed task managers would leave them.
+        Map<String, String> taskManagerSettings = Map.of("state.backend.rocksdb.local-dir",
+                run.resolve("rocksdb").toString());
         Map<String, String> config = clusterConfig("e2e-" + seed);
         String checkpoints = storageFor(storage, seed, run, config);
         processes = new SluiceCluster(run, config);
@@ -134,14 +194,14 @@ class ClusterProcessesITCase {
         try {
             int taskManagerCount = 2 + random.nextInt(2);
             List<Step> plan = plan(random);
-            System.out.println("ClusterProcessesITCase: " + storage + " seed " + seed + ": " + taskManagerCount
+            System.out.println("ClusterProcessesITCase: " + storage + ", " + backend + ", seed " + seed + ": " + taskManagerCount
                     + " task managers of 2 slots; plan " + plan);
             // Every process launched at once (their start-ups overlap); the task managers find the leader in ZooKeeper.
             List<SluiceProcess> launched = List.of(processes.launchJobManager(Host.MACHINE, Map.of()),
                     processes.launchJobManager(Host.MACHINE, Map.of()));
             List<SluiceProcess> taskManagers = new ArrayList<>();
             for (int i = 0; i < taskManagerCount; i++) {
-                taskManagers.add(processes.startTaskManager(Host.MACHINE, 2, Map.of()));
+                taskManagers.add(processes.startTaskManager(Host.MACHINE, 2, taskManagerSettings));
             }
             List<SluiceProcess> jobManagers = new ArrayList<>();
             for (SluiceProcess jm : launched) {
@@ -156,7 +216,7 @@ class ClusterProcessesITCase {
             assertThat(named).as("the standby names the leader").contains(leader);
 
             Path output = run.resolve("counts");
-            String jobId = submitToLeader(jobManagers, checkpoints, output);
+            String jobId = submitToLeader(jobManagers, checkpoints, output, backend);
             await().atMost(RECOVERY_TIMEOUT).until(() -> {
                 String l = currentLeader(jobManagers);
                 return l != null && Rest.jobStatus(l, jobId).filter("RUNNING"::equals).isPresent();
@@ -167,6 +227,7 @@ class ClusterProcessesITCase {
                     .contains("RUNNING");
             awaitCheckpoints(jobManagers, jobId, 1);
             assertStorageUsed(storage, run);
+            assertCheckpointKind(storage, backend, run, jobManagers, jobId);
 
             for (Step step : plan) {
                 // Who leads and which task managers run tasks, asked before the wait (the kill follows it closely).
@@ -189,13 +250,13 @@ class ClusterProcessesITCase {
                 }
                 String next = awaitLeader(jobManagers);
                 long running = awaitRunningSince(next, jobId, killed);
-                System.out.printf("ClusterProcessesITCase: %s seed %d: %s %d ms after the trigger of checkpoint %d"
+                System.out.printf("ClusterProcessesITCase: %s, %s, seed %d: %s %d ms after the trigger of checkpoint %d"
                         + " (it took %d ms; interval %d ms: %s); job RUNNING again %d ms after the SIGKILL"
-                        + " (ZooKeeper session timeout %d s, heartbeat timeout the default)%n", storage, seed,
+                        + " (ZooKeeper session timeout %d s, heartbeat timeout the default)%n", storage, backend, seed,
                         step.kill(), offset, last.id(), last.durationMillis(), CHECKPOINT_INTERVAL.toMillis(),
                         phaseOf(offset, last), running - killed, SESSION_TIMEOUT.toSeconds());
                 if (step.kill() != Kill.LEADER) {
-                    taskManagers.add(processes.startTaskManager(Host.MACHINE, 2, Map.of()));
+                    taskManagers.add(processes.startTaskManager(Host.MACHINE, 2, taskManagerSettings));
                 }
                 if (step.kill() != Kill.TASK_MANAGER) {
                     SluiceProcess restarted = processes.startJobManager(Host.MACHINE, Map.of());
@@ -218,10 +279,11 @@ class ClusterProcessesITCase {
                 assertThat(p.process().waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as(p.name() + " stops").isTrue();
                 assertThat(p.process().exitValue()).as(p.name() + " exit code on SIGTERM").isZero();
             }
-            System.out.printf("ClusterProcessesITCase: %s seed %d passed in %d s%n", storage, seed,
+            System.out.printf("ClusterProcessesITCase: %s, %s, seed %d passed in %d s%n", storage, backend, seed,
                     (System.nanoTime() - startedAt) / 1_000_000_000);
         } catch (Throwable t) {
-            throw new AssertionError(storage + " seed " + seed + " failed: " + t + processes.diagnostics(), t);
+            throw new AssertionError(storage + ", " + backend + ", seed " + seed + " failed: " + t
+                    + processes.diagnostics(), t);
         } finally {
             processes.close();
             processes = null;
@@ -268,6 +330,73 @@ class ClusterProcessesITCase {
             assertThat(run.resolve("checkpoints")).as("the checkpoint directory").isNotEmptyDirectory();
             assertThat(run.resolve("ha-storage")).as("the HA storage directory").isNotEmptyDirectory();
         }
+    }
+
+    /**
+     * The running job's checkpoints are of {@code backend}'s kind, read from storage: with RocksDB incremental
+     * the latest checkpoint's metadata has every subtask's keyed state as RocksDB's files, its table files
+     * under the job's shared directory, and (awaited: right after a compaction the latest may share nothing
+     * with the one before) a table file that two checkpoints refer to; the heap's state is never incremental and
+     * nothing is in the shared directory.
+     */
+    private void assertCheckpointKind(Storage storage, Backend backend, Path run, List<SluiceProcess> jobManagers,
+                                      String jobId) {
+        String[] seen = new String[1];
+        await().atMost(RECOVERY_TIMEOUT).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+            CompletedCheckpoint latest = latestCheckpoint(storage, run, jobManagers, jobId);
+            assertThat(latest).as("the latest checkpoint's metadata in storage").isNotNull();
+            List<TaskStateHandle> keyed = latest.taskStates().stream().filter(TaskStateHandle::hasKeyedState).toList();
+            assertThat(keyed).as("subtasks with keyed state in checkpoint " + latest.checkpointId()).isNotEmpty();
+            String shared = jobId + "/shared/";
+            if (backend == Backend.HEAP) {
+                assertThat(keyed).as("heap checkpoints").noneMatch(TaskStateHandle::isIncremental);
+                assertThat(sharedFileCount(storage, run, jobId)).as("shared files of a heap job").isZero();
+            } else {
+                assertThat(keyed).as("RocksDB checkpoints with state.backend.incremental").allMatch(TaskStateHandle::isIncremental);
+                assertThat(latest.sharedFileReferences().keySet()).as("the registry's shared files").isNotEmpty()
+                        .allMatch(p -> p.startsWith(shared));
+                assertThat(latest.sharedFileReferences().values()).as("table files referred to by two checkpoints")
+                        .anyMatch(ids -> ids.size() >= 2);
+                assertThat(sharedFileCount(storage, run, jobId)).as("shared files in storage").isPositive();
+            }
+            seen[0] = "checkpoint " + latest.checkpointId() + ": " + keyed.size() + " subtasks with keyed state, "
+                    + keyed.stream().filter(TaskStateHandle::isIncremental).count() + " incremental; registry "
+                    + latest.sharedFileReferences().size() + " shared files, "
+                    + latest.sharedFileReferences().values().stream().filter(ids -> ids.size() >= 2).count()
+                    + " of them referred to by two checkpoints";
+        });
+        System.out.println("ClusterProcessesITCase: " + storage + ", " + backend + ": " + seen[0]);
+    }
+
+    /** The metadata of the latest completed checkpoint (the leader's REST names it), read from storage; null if gone. */
+    private CompletedCheckpoint latestCheckpoint(Storage storage, Path run, List<SluiceProcess> jobManagers,
+                                                 String jobId) throws IOException {
+        String leader = currentLeader(jobManagers);
+        if (leader == null) {
+            return null;
+        }
+        Optional<Rest.Answer> a = Rest.get(leader, "/v1/jobs/" + jobId + "/checkpoints");
+        if (a.isEmpty() || a.get().status() != 200) {
+            return null;
+        }
+        String path = jobId + "/chk-" + a.get().body().path("latestId").asLong() + "/_metadata";
+        byte[] data;
+        if (storage == Storage.S3) {
+            data = s3.objectBytes(CHECKPOINT_BUCKET, "jobs/" + path);
+        } else {
+            Path file = run.resolve("checkpoints").resolve(path);
+            try {
+                data = Files.readAllBytes(file);
+            } catch (java.nio.file.NoSuchFileException e) {
+                data = null; // subsumed since
+            }
+        }
+        return data == null ? null : new CheckpointMetadataSerializer().deserialize(data, path);
+    }
+
+    private long sharedFileCount(Storage storage, Path run, String jobId) throws IOException {
+        return storage == Storage.S3 ? s3.objectCount(CHECKPOINT_BUCKET, "jobs/" + jobId + "/shared/")
+                : filesUnder(run.resolve("checkpoints").resolve(jobId).resolve("shared")).size();
     }
 
     @Test
@@ -479,11 +608,11 @@ class ClusterProcessesITCase {
      * Submits to the current leader; again (to the then current leader) when the one asked was no
      * longer leading, as after a ZooKeeper stall on a loaded machine ("No job manager leads ...").
      */
-    private String submitToLeader(List<SluiceProcess> jobManagers, String checkpoints, Path output) {
+    private String submitToLeader(List<SluiceProcess> jobManagers, String checkpoints, Path output, Backend backend) {
         String[] jobId = new String[1];
         await().atMost(RECOVERY_TIMEOUT).pollInterval(Duration.ofMillis(500)).until(() -> {
             try {
-                jobId[0] = submit(awaitLeader(jobManagers), checkpoints, output);
+                jobId[0] = submit(awaitLeader(jobManagers), checkpoints, output, backend);
                 return true;
             } catch (AssertionError e) {
                 if (!String.valueOf(e.getMessage()).contains("No job manager leads")) {
@@ -496,9 +625,11 @@ class ClusterProcessesITCase {
         return jobId[0];
     }
 
-    private String submit(String url, String checkpoints, Path output) throws Exception {
-        return processes.submitExample(url, List.of("--parallelism", "2", "-D",
-                "checkpoints.interval=" + CHECKPOINT_INTERVAL.toMillis() + " ms", "-D", "checkpoints.dir=" + checkpoints), List.of("--records", Long.toString(RECORDS),
+    private String submit(String url, String checkpoints, Path output, Backend backend) throws Exception {
+        List<String> runOptions = new ArrayList<>(List.of("--parallelism", "2", "-D",
+                "checkpoints.interval=" + CHECKPOINT_INTERVAL.toMillis() + " ms", "-D", "checkpoints.dir=" + checkpoints));
+        runOptions.addAll(backend.runOptions);
+        return processes.submitExample(url, runOptions, List.of("--records", Long.toString(RECORDS),
                 "--keys", Integer.toString(KEYS), "--rate", Integer.toString(RATE), "--output", output.toString()));
     }
 }

@@ -108,6 +108,8 @@ final class ChaosRun {
         List<Integer> afterRestart = new ArrayList<>();
         try {
             try (LocalCluster cluster = LocalCluster.builder().haServices(ha.open(), true).taskExecutors(2)
+                    .configuration(new io.sluice.config.Configuration()
+                            .setString("state.backend.rocksdb.local-dir", dir.resolve("rocksdb").toString()))
                     .slotsPerTaskExecutor(2 * settings.jobs()).blobStoreDecorator(faultInjection())
                     .seed(plan.seed()).build()) {
                 for (int j = 0; j < settings.jobs(); j++) {
@@ -194,6 +196,7 @@ final class ChaosRun {
                                              Path checkpoints) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.create()
                 .setParallelism(ChaosSettings.PARALLELISM)
+                .setStateBackend(settings.backend()).setIncrementalCheckpoints(true) // the heap ignores incremental
                 .enableCheckpointing(settings.checkpointInterval())
                 .setCheckpointDir(checkpoints.toString());
         env.fromSource(SequenceSource.bounded(0, settings.records() - 1).withRate(settings.recordsPerSecond()), "numbers")
@@ -271,7 +274,11 @@ final class ChaosRun {
         }
         for (String chk : chks) {
             Path cp = jobDir.resolve(chk);
-            List<String> files = list(cp).stream().filter(n -> n.endsWith(".state")).toList();
+            // Keyed state files, or (RocksDB, incremental) RocksDB's files of this checkpoint only: its table files
+            // are shared with other retained checkpoints, so corrupting one could leave no intact checkpoint.
+            List<String> files = list(cp).stream().filter(n -> n.endsWith(".state")
+                    || (settings.backend() == io.sluice.config.StateBackendType.ROCKSDB && !n.equals("_metadata")
+                    && !n.endsWith(".opstate") && !n.startsWith("."))).toList();
             if (files.isEmpty()) {
                 continue; // all its state is inline
             }

@@ -1,5 +1,6 @@
 package io.sluice.chaos;
 
+import io.sluice.config.StateBackendType;
 import java.time.Duration;
 import java.util.Set;
 
@@ -22,15 +23,32 @@ import java.util.Set;
  *                           Above the default {@code checkpoints.inline-state-threshold} (20 KiB) per
  *                           subtask, snapshots go to {@code .state} files, which
  *                           {@link ChaosAction#CORRUPT_STATE_FILE} needs; below it they are inline
+ * @param backend            where the jobs' keyed state lives: the heap, or RocksDB with incremental
+ *                           checkpoints (table files shared under {@code <jobId>/shared/}, the other files
+ *                           of RocksDB in each checkpoint's directory)
  */
 record ChaosSettings(int jobs, long records, double recordsPerSecond, int steps, long spanMillis,
                      Set<ChaosAction> actions, Duration checkpointInterval, Duration endTimeout,
-                     boolean mutableState, int stateBytesPerKey) {
+                     boolean mutableState, int stateBytesPerKey, StateBackendType backend) {
     ChaosSettings {
         if (stateBytesPerKey < Long.BYTES) {
             throw new IllegalArgumentException("stateBytesPerKey must be at least " + Long.BYTES + ", got "
                     + stateBytesPerKey);
         }
+    }
+
+    /** The same settings with keyed state on the heap. */
+    ChaosSettings(int jobs, long records, double recordsPerSecond, int steps, long spanMillis,
+                  Set<ChaosAction> actions, Duration checkpointInterval, Duration endTimeout,
+                  boolean mutableState, int stateBytesPerKey) {
+        this(jobs, records, recordsPerSecond, steps, spanMillis, actions, checkpointInterval, endTimeout, mutableState,
+                stateBytesPerKey, StateBackendType.HEAP);
+    }
+
+    /** These settings with keyed state in {@code backend} (RocksDB: incremental checkpoints). */
+    ChaosSettings withBackend(StateBackendType backend) {
+        return new ChaosSettings(jobs, records, recordsPerSecond, steps, spanMillis, actions, checkpointInterval,
+                endTimeout, mutableState, stateBytesPerKey, backend);
     }
 
     static final int KEYS = 8;

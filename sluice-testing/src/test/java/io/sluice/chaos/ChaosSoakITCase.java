@@ -1,6 +1,7 @@
 package io.sluice.chaos;
 
 import io.sluice.chaos.ChaosInvariants.Invariant;
+import io.sluice.config.StateBackendType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,8 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * default build: {@code mvn -B -o -pl sluice-testing -am verify -Pchaos}). Settings:
  * {@code -Dsluice.chaos.runs=N} (default 20), {@code -Dsluice.chaos.seed=S} (replay one seed;
  * default: seeds drawn from a printed base seed), {@code -Dsluice.chaos.ha=embedded|zookeeper|both}
- * (default both: every seed on each). Every run prints its seed; all runs execute, then the test
- * fails listing the seeds that broke an invariant.
+ * (default both: every seed on each), {@code -Dsluice.chaos.backends=heap,rocksdb} (default both: every
+ * seed with keyed state on the heap and in RocksDB with incremental checkpoints). Every run prints its
+ * seed; all runs execute, then the test fails listing the seeds that broke an invariant.
  */
 class ChaosSoakITCase {
     private static TestingServer zooKeeper;
@@ -59,19 +61,29 @@ class ChaosSoakITCase {
             }
         }
         String which = System.getProperty("sluice.chaos.ha", "both");
+        List<StateBackendType> backends = new ArrayList<>();
+        for (String b : System.getProperty("sluice.chaos.backends", "heap,rocksdb").split(",")) {
+            backends.add(StateBackendType.valueOf(b.trim().toUpperCase(java.util.Locale.ROOT)));
+        }
         List<String> failed = new ArrayList<>();
         for (long seed : seeds) {
-            for (String haName : List.of("embedded", "zookeeper")) {
-                if (!which.equals("both") && !which.equals(haName)) {
-                    continue;
-                }
-                Path runDir = Files.createDirectories(dir.resolve(haName + "-" + Long.toUnsignedString(seed)));
-                ChaosHa ha = haName.equals("embedded") ? new EmbeddedChaosHa(runDir.resolve("ha"))
-                        : new ZooKeeperChaosHa(zooKeeper.getConnectString(), "chaos-" + Long.toUnsignedString(seed));
-                try {
-                    ChaosSuite.runAndCheck(seed, SOAK, ha, runDir, EnumSet.allOf(Invariant.class));
-                } catch (AssertionError e) {
-                    failed.add(haName + " seed " + seed + ": " + e.getMessage());
+            for (StateBackendType backend : backends) {
+                for (String haName : List.of("embedded", "zookeeper")) {
+                    if (!which.equals("both") && !which.equals(haName)) {
+                        continue;
+                    }
+                    String run = haName + "-" + backend.backendName() + "-" + Long.toUnsignedString(seed);
+                    Path runDir = Files.createDirectories(dir.resolve(run));
+                    ChaosHa ha = haName.equals("embedded") ? new EmbeddedChaosHa(runDir.resolve("ha"))
+                            : new ZooKeeperChaosHa(zooKeeper.getConnectString(), "chaos-" + run);
+                    System.out.println("CHAOS seed=" + seed + " with keyed state in " + backend.backendName()
+                            + (backend == StateBackendType.ROCKSDB ? " (incremental checkpoints)" : ""));
+                    try {
+                        ChaosSuite.runAndCheck(seed, SOAK.withBackend(backend), ha, runDir,
+                                EnumSet.allOf(Invariant.class));
+                    } catch (AssertionError e) {
+                        failed.add(haName + ", " + backend.backendName() + ", seed " + seed + ": " + e.getMessage());
+                    }
                 }
             }
         }

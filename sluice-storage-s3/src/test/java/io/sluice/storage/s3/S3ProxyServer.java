@@ -39,7 +39,7 @@ public final class S3ProxyServer implements AutoCloseable {
         Properties props = new Properties();
         BlobStoreContext context = ContextBuilder.newBuilder("transient-nio2")
                 .credentials("identity", "credential").overrides(props).build(BlobStoreContext.class);
-        S3Proxy proxy = S3Proxy.builder().blobStore(context.getBlobStore())
+        S3Proxy proxy = S3Proxy.builder().blobStore(new WholeUploads(context.getBlobStore()))
                 .endpoint(URI.create("http://127.0.0.1:0"))
                 .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
                 .ignoreUnknownHeaders(ignoreUnknownHeaders)
@@ -51,6 +51,52 @@ public final class S3ProxyServer implements AutoCloseable {
             context.getBlobStore().createContainerInLocation(null, bucket);
         }
         return new S3ProxyServer(context, proxy);
+    }
+
+    /**
+     * Reads an upload's whole body before the store sees it. The in-memory store writes the body to a
+     * temporary object next to the key and renames it when complete; a client that dies mid-upload (a
+     * task manager SIGKILLed while it uploads RocksDB's table files) left that temporary object behind
+     * without its attributes, and every later listing of its prefix failed ("attribute
+     * 'user:user.content-md5' is not set"; S3 answered 400 to the job's clean-up, for good). On S3 an
+     * interrupted PUT stores nothing; read first, an interrupted upload fails here and stores nothing too.
+     * Multipart uploads are passed through.
+     */
+    private static final class WholeUploads extends org.jclouds.blobstore.util.ForwardingBlobStore {
+        WholeUploads(org.jclouds.blobstore.BlobStore delegate) {
+            super(delegate);
+        }
+
+        @Override
+        public String putBlob(String container, org.jclouds.blobstore.domain.Blob blob) {
+            return super.putBlob(container, buffered(blob));
+        }
+
+        @Override
+        public String putBlob(String container, org.jclouds.blobstore.domain.Blob blob,
+                              org.jclouds.blobstore.options.PutOptions options) {
+            return super.putBlob(container, options.isMultipart() ? blob : buffered(blob), options);
+        }
+
+        private static org.jclouds.blobstore.domain.Blob buffered(org.jclouds.blobstore.domain.Blob blob) {
+            org.jclouds.io.Payload payload = blob.getPayload();
+            if (payload == null) {
+                return blob;
+            }
+            // transferTo, not readAllBytes: S3Proxy's stream of an aws-chunked body ends at a read of 0 bytes, which
+            // readAllBytes makes when its first 8 KiB buffer is full (the body was cut to 8192 bytes).
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            try (java.io.InputStream in = payload.openStream()) {
+                in.transferTo(bytes);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("upload of " + blob.getMetadata().getName() + " interrupted", e);
+            }
+            org.jclouds.io.MutableContentMetadata metadata = payload.getContentMetadata();
+            org.jclouds.io.Payload whole = org.jclouds.io.Payloads.newByteArrayPayload(bytes.toByteArray());
+            whole.setContentMetadata(metadata);
+            blob.setPayload(whole);
+            return blob;
+        }
     }
 
     public int port() {
@@ -77,6 +123,17 @@ public final class S3ProxyServer implements AutoCloseable {
                 .pollInterval(java.time.Duration.ofMillis(20))
                 .ignoreExceptionsInstanceOf(IllegalArgumentException.class)
                 .until(() -> listOnce(bucket, prefix), n -> true);
+    }
+
+    /** The bytes of the object {@code key} in {@code bucket}, read directly from the backing store; null if none. */
+    public byte[] objectBytes(String bucket, String key) throws java.io.IOException {
+        org.jclouds.blobstore.domain.Blob blob = context.getBlobStore().getBlob(bucket, key);
+        if (blob == null) {
+            return null;
+        }
+        try (java.io.InputStream in = blob.getPayload().openStream()) {
+            return in.readAllBytes();
+        }
     }
 
     private long listOnce(String bucket, String prefix) {

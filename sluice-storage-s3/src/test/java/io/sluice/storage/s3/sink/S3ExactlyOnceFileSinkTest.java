@@ -79,6 +79,41 @@ class S3ExactlyOnceFileSinkTest {
         }
     }
 
+    /**
+     * S3 created the upload but its answer was lost (answers held back by a proxy past the client's timeouts, as
+     * when a connection drops after S3 acted; found by S3ExactlyOnceFileSinkITCase's outage test): the writer never
+     * learnt those upload ids and created the upload again at a later barrier, so the lost ones stayed open for
+     * good (its clean-up skips its own uploads). Now it aborts every other upload of that key once a create
+     * succeeds again.
+     */
+    @Test
+    void uploadsCreatedWhoseAnswerWasLostAreAbortedOnceACreateOfTheFileSucceeds() throws Exception {
+        String prefix = freshPrefix();
+        try (io.sluice.storage.s3.testing.TcpFaultProxy proxy =
+                     new io.sluice.storage.s3.testing.TcpFaultProxy("127.0.0.1", s3.port())) {
+            S3ExactlyOnceFileSink<String> sink = sink(prefix).s3Options(CountingS3Proxy.sinkOptions(proxy.httpEndpoint())
+                    .set(S3Options.API_CALL_ATTEMPT_TIMEOUT, Duration.ofMillis(500))
+                    .set(S3Options.API_CALL_TIMEOUT, Duration.ofSeconds(3))).build();
+            try (SinkWriter<String, S3PartFile> writer = sink.createWriter(new FakeRuntimeContext(0, 1), List.of());
+                 Committer<S3PartFile> committer = sink.createCommitter(new FakeRuntimeContext(0, 1))) {
+                for (String l : lines(0, 100)) {
+                    writer.write(l);
+                }
+                proxy.setDelay(io.sluice.storage.s3.testing.TcpFaultProxy.Direction.TO_CLIENT, Duration.ofMinutes(1),
+                        Duration.ZERO);
+                assertThatThrownBy(() -> writer.preCommit(1)).as("no answer to the create")
+                        .hasMessageContaining("create upload");
+                proxy.heal();
+                assertThat(s3.openUploads(BUCKET, prefix + "/")).as("uploads S3 created, answers lost").isNotEmpty();
+                List<S3PartFile> files = writer.preCommit(2);
+                assertThat(files).hasSize(1);
+                committer.commit(files.get(0));
+                assertThat(s3.visibleLines(BUCKET, prefix + "/")).isEqualTo(lines(0, 100));
+                assertThat(s3.openUploads(BUCKET, prefix + "/")).as("open uploads after the commit").isEmpty();
+            }
+        }
+    }
+
     @Test
     void rollsBySizeAndUploadsFullPartsAsTheyFill() throws Exception {
         String prefix = freshPrefix();
