@@ -172,24 +172,41 @@ final class S3PartFileWriter<T> implements SinkWriter<T, S3PartFile> {
      * name it. A failure to list or abort is logged and tried again after the next completed checkpoint.
      */
     private void abortOrphans() {
-        if (inDoubtCreates.values().stream().allMatch(java.util.Objects::isNull)) {
+        abortOrphans(false);
+    }
+
+    /**
+     * As {@link #abortOrphans()}; {@code closing}: the writer closes, so a key no create of which succeeded
+     * will never be created again and every upload of it is an orphan.
+     */
+    private void abortOrphans(boolean closing) {
+        if (inDoubtCreates.isEmpty()
+                || (!closing && inDoubtCreates.values().stream().allMatch(java.util.Objects::isNull))) {
             return; // none created yet: the orphans are looked for once one is
         }
         try {
             // listed under the sink's prefix, as abortLeftovers does (some S3 implementations list multipart
             // uploads by a prefix only up to the last '/'), then matched exactly
             for (S3SinkClient.Upload u : client.listUploads(sink.keyPrefix() + PART)) {
+                if (!inDoubtCreates.containsKey(u.key())) {
+                    continue;
+                }
                 String mine = inDoubtCreates.get(u.key());
-                if (mine != null && !u.uploadId().equals(mine)) {
+                if (mine == null ? closing : !u.uploadId().equals(mine)) {
                     client.abort(u);
                     LOG.info("S3 exactly-once file sink, subtask {}: aborted the upload {} of s3://{}/{}, created by a"
                             + " create-upload whose answer was lost", subtask, u.uploadId(), client.bucket(), u.key());
                 }
             }
-            inDoubtCreates.values().removeIf(java.util.Objects::nonNull);
+            if (closing) {
+                inDoubtCreates.clear();
+            } else {
+                inDoubtCreates.values().removeIf(java.util.Objects::nonNull);
+            }
         } catch (IOException failure) {
             LOG.warn("S3 exactly-once file sink, subtask {}: could not look for uploads that failed create-uploads may"
-                    + " have left ({}); trying again after the next checkpoint", subtask, failure.getMessage());
+                    + " have left ({}); {}", subtask, failure.getMessage(), closing
+                    ? "a later attempt's clean-up aborts them" : "trying again after the next checkpoint");
         }
     }
 
@@ -257,6 +274,7 @@ final class S3PartFileWriter<T> implements SinkWriter<T, S3PartFile> {
             for (S3SinkClient.Upload u : unnamed) {
                 client.abort(u);
             }
+            abortOrphans(true);
         } catch (IOException e) {
             LOG.warn("S3 exactly-once file sink: could not abort the uploads in progress ({}); the next attempt aborts"
                     + " them once one of its checkpoints completes", e.getMessage());

@@ -197,6 +197,25 @@ class S3ExactlyOnceFileSinkTest {
     }
 
     @Test
+    void aWriterClosedBeforeTheRetryAbortsTheUploadsACreateWhoseAnswerWasLostLeft() throws Exception {
+        String prefix = freshPrefix();
+        S3ExactlyOnceFileSink<String> sink = sink(prefix).build();
+        SinkWriter<String, S3PartFile> writer = sink.createWriter(new FakeRuntimeContext(0, 1), List.of());
+        writer.write("a line");
+        s3.loseCreateAnswers.set(true);
+        try {
+            assertThatThrownBy(() -> writer.preCommit(1)).isInstanceOf(SinkUnavailableException.class);
+        } finally {
+            s3.loseCreateAnswers.set(false);
+        }
+        assertThat(s3.openUploads(BUCKET, prefix + "/")).as("an upload the writer never learned of").isNotEmpty();
+
+        writer.close(); // cancelled, say, before the next barrier
+
+        assertThat(s3.openUploads(BUCKET, prefix + "/")).as("no upload lingers").isEmpty();
+    }
+
+    @Test
     void afterARestoreTheUploadsAFailedAttemptBeganAfterTheCheckpointAreAborted() throws Exception {
         String prefix = freshPrefix();
         S3ExactlyOnceFileSink<String> sink = sink(prefix).maxPartFileBytes(64).build();
