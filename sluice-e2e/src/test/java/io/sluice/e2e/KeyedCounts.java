@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.BinaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -22,21 +23,30 @@ final class KeyedCounts {
      * is at-least-once, the state exactly-once). A line torn by a SIGKILLed writer does not match.
      */
     static Map<Long, Long> highest(Path output) throws IOException {
-        Map<Long, Long> highest = new HashMap<>();
+        return merged(output, Math::max);
+    }
+
+    /** The lowest count written per key (a restored job's first count for it). */
+    static Map<Long, Long> lowest(Path output) throws IOException {
+        return merged(output, Math::min);
+    }
+
+    private static Map<Long, Long> merged(Path output, BinaryOperator<Long> pick) throws IOException {
+        Map<Long, Long> counts = new HashMap<>();
         if (!Files.isDirectory(output)) {
-            return highest;
+            return counts;
         }
         try (Stream<Path> parts = Files.list(output)) {
             for (Path part : parts.toList()) {
                 for (String line : Files.readAllLines(part)) {
                     Matcher m = LINE.matcher(line);
                     if (m.matches()) {
-                        highest.merge(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Math::max);
+                        counts.merge(Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), pick);
                     }
                 }
             }
         }
-        return highest;
+        return counts;
     }
 
     /** Records 0..records-1, key = value mod keys. */

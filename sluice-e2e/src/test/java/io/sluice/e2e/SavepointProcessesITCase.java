@@ -1,5 +1,6 @@
 package io.sluice.e2e;
 
+import static io.sluice.e2e.KeyedCounts.lowest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -14,7 +15,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -338,22 +338,6 @@ class SavepointProcessesITCase {
             out.add(v.path("parallelism").asInt());
         }
         return out;
-    }
-
-    /** The lowest count written per key (a restored job's first count for it). */
-    private static Map<Long, Long> lowest(Path output) throws IOException {
-        Map<Long, Long> lowest = new HashMap<>();
-        try (Stream<Path> parts = Files.list(output)) {
-            for (Path part : parts.toList()) {
-                for (String line : Files.readAllLines(part)) {
-                    String[] kc = line.split(",");
-                    if (kc.length == 2 && kc[0].matches("\\d+") && kc[1].matches("\\d+")) {
-                        lowest.merge(Long.parseLong(kc[0]), Long.parseLong(kc[1]), Math::min);
-                    }
-                }
-            }
-        }
-        return lowest;
     }
 
     /** {@code _metadata} and the subtasks' state files (none inline: {@code checkpoints.inline-state-threshold=0}). */

@@ -45,7 +45,7 @@ class SourceParallelismCheckTest {
     }
 
     @Test
-    void aSourceAtAnotherParallelismIsRefusedNamingBothAndWhatToDo() {
+    void aSourceAtAnotherParallelismIsRefusedNamingBothParallelismsAndTheRemedy() {
         CompletedCheckpoint from = checkpointOf(job(2, 2));
 
         assertThatThrownBy(() -> SourceParallelismCheck.check(job(3, 3), from, "/savepoints/sp-1"))
