@@ -131,11 +131,8 @@ final class SubtaskCheckpointer implements BarrierHandler {
         KeyedStateSnapshot snapshot = backend == null ? null
                 : savepoint ? backend.snapshot() : backend.checkpointSnapshot(checkpointId);
         KeyGroupRange range = backend == null ? null : backend.keyGroupRange();
-        CheckpointBarrier barrier = new CheckpointBarrier(checkpointId, timestampMillis, savepoint);
         if (finalCheckpoint == null) {
-            for (RecordWriter<?> w : chain.outputs().all()) {
-                w.broadcastEvent(barrier);
-            }
+            broadcastBarrier(checkpointId, timestampMillis, savepoint);
         } else {
             finalCheckpoint.taken(checkpointId); // the outputs have ended: no barrier
         }
@@ -152,12 +149,16 @@ final class SubtaskCheckpointer implements BarrierHandler {
         LOG.warn("Task {} declines checkpoint {} and keeps running: {}", target.taskName(), checkpointId,
                 e.getMessage());
         if (finalCheckpoint == null) {
-            CheckpointBarrier barrier = new CheckpointBarrier(checkpointId, timestampMillis, savepoint);
-            for (RecordWriter<?> w : chain.outputs().all()) {
-                w.broadcastEvent(barrier);
-            }
+            broadcastBarrier(checkpointId, timestampMillis, savepoint);
         }
         target.jobMaster().declineCheckpoint(target.attemptId(), checkpointId, e);
+    }
+
+    private void broadcastBarrier(long checkpointId, long timestampMillis, boolean savepoint) throws Exception {
+        CheckpointBarrier barrier = new CheckpointBarrier(checkpointId, timestampMillis, savepoint);
+        for (RecordWriter<?> w : chain.outputs().all()) {
+            w.broadcastEvent(barrier);
+        }
     }
 
     /**
