@@ -137,6 +137,25 @@ class SequenceSourceTest {
     }
 
     @Test
+    void aFastPacedReaderAsksToSleepAtLeastATickNotUntilItsNextRecord() throws Exception {
+        // 1,100 records/s: the next record is due about 909 us after the first call. The reader asks for at
+        // least 1 ms (it asked for the ~909 us before, and at 100,000 records/s for 10 us: a wake-up per
+        // record); what falls due meanwhile comes out together. A sample where this thread was descheduled
+        // past the due time (the reader then rightly says 0) is taken again.
+        int samples = 0;
+        for (int attempt = 0; attempt < 100 && samples < 5; attempt++) {
+            SourceReader<Long> reader = SequenceSource.unbounded(0).withRate(1_100).createReader(0, 1);
+            assertThat(reader.emit(v -> { }, 1)).isZero(); // starts the pacing; nothing is due at its start
+            long asked = reader.nanosUntilAvailable();
+            if (asked > 0) {
+                samples++;
+                assertThat(asked).isGreaterThanOrEqualTo(SequenceSource.MIN_PACING_TICK_NANOS);
+            }
+        }
+        assertThat(samples).as("samples with a record not yet due").isEqualTo(5);
+    }
+
+    @Test
     void aRateLimitedReaderWithNothingDueReturnsAtOnceAndSaysWhenTheNextRecordIs() throws Exception {
         SourceReader<Long> reader = SequenceSource.unbounded(0).withRate(1).createReader(0, 1);
 
