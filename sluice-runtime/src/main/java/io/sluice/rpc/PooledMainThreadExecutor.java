@@ -8,6 +8,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -110,8 +111,24 @@ public final class PooledMainThreadExecutor implements MainThreadExecutor {
         }
     }
 
+    /**
+     * A command due now (zero or negative delay) goes straight into the queue: through the timer it
+     * would wait for two thread hand-offs (the timer's thread, then a pool thread), even when scheduled
+     * from this main thread, whose running turn takes it next anyway. A job's restart with no restart
+     * delay is scheduled this way; the hand-offs made task failover about 0.5 ms slower than with the
+     * dedicated main thread before (docs/benchmarks.md, issue 19). Cancelling before it runs drops it.
+     */
     @Override
     public ScheduledTask schedule(Runnable command, Duration delay) {
+        if (delay.isNegative() || delay.isZero()) {
+            AtomicBoolean cancelled = new AtomicBoolean();
+            execute(() -> {
+                if (!cancelled.get()) {
+                    command.run();
+                }
+            });
+            return () -> cancelled.set(true);
+        }
         try {
             ScheduledFuture<?> f = timer.schedule(() -> execute(command), Math.max(0, delay.toNanos()),
                     TimeUnit.NANOSECONDS);

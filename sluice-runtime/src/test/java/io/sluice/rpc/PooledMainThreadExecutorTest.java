@@ -45,6 +45,21 @@ class PooledMainThreadExecutorTest {
     }
 
     @Test
+    void aCommandDueNowRunsInTheRunningTurnWithoutTheTimer() {
+        timer.shutdownNow(); // a command sent through the timer would be dropped
+        PooledMainThreadExecutor a = new PooledMainThreadExecutor("job-a", pool, timer);
+        List<String> ran = new ArrayList<>();
+        a.execute(() -> {
+            a.schedule(() -> ran.add("due now, main=" + a.isMainThread()), java.time.Duration.ZERO);
+            a.schedule(() -> ran.add("cancelled"), java.time.Duration.ZERO).cancel();
+            ran.add("first");
+        });
+        pool.triggerAll();
+        assertThat(ran).containsExactly("first", "due now, main=true");
+        assertThat(pool.numQueued()).as("no second turn").isZero();
+    }
+
+    @Test
     void aBusyComponentYieldsThePoolThreadAfterABatch() {
         PooledMainThreadExecutor busy = new PooledMainThreadExecutor("busy", pool, timer);
         PooledMainThreadExecutor other = new PooledMainThreadExecutor("other", pool, timer);
