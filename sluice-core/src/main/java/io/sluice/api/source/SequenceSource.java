@@ -59,7 +59,8 @@ public final class SequenceSource implements Source<Long> {
      * example while the task was busy) catches up in bursts of at most the {@code maxRecords} of
      * each emit call.
      *
-     * <p>A reader with no record due sleeps until the next one is due, but never less than 1 ms,
+     * <p>A reader's first record (also the first after a restore) is due at once. A reader with no
+     * record due sleeps until the next one is due, but never less than 1 ms,
      * and then emits every record due by then: at 10,000 records/s a subtask emits about 10 records
      * every millisecond rather than one every 100 µs. The rate over any second is the same; the task
      * (and the tasks it feeds) wake about 1,000 times a second at most instead of once per record,
@@ -170,13 +171,13 @@ public final class SequenceSource implements Source<Long> {
             if (exhausted || nanosPerRecord == 0 || !pacingStarted) {
                 return 0;
             }
-            double nextDueNanos = (emittedSincePacingStart + 1) * nanosPerRecord;
+            double nextDueNanos = emittedSincePacingStart * nanosPerRecord; // record k is due k records' time after the start
             long untilNext = (long) Math.ceil(nextDueNanos) - (System.nanoTime() - pacingStartNanos);
             return untilNext <= 0 ? 0 : Math.max(untilNext, MIN_PACING_TICK_NANOS);
         }
 
         private long dueAt(long now) {
-            return (long) ((now - pacingStartNanos) / nanosPerRecord) - emittedSincePacingStart;
+            return (long) ((now - pacingStartNanos) / nanosPerRecord) + 1 - emittedSincePacingStart;
         }
 
         @Override

@@ -138,14 +138,14 @@ class SequenceSourceTest {
 
     @Test
     void aFastPacedReaderAsksToSleepAtLeastATickNotUntilItsNextRecord() throws Exception {
-        // 1,100 records/s: the next record is due about 909 us after the first call. The reader asks for at
-        // least 1 ms (it asked for the ~909 us before, and at 100,000 records/s for 10 us: a wake-up per
-        // record); what falls due meanwhile comes out together. A sample where this thread was descheduled
-        // past the due time (the reader then rightly says 0) is taken again.
+        // 1,100 records/s: after the first record (due at once) the next is due about 909 us later. The reader
+        // asks for at least 1 ms (it asked for the ~909 us before, and at 100,000 records/s for 10 us: a
+        // wake-up per record); what falls due meanwhile comes out together. A sample where this thread was
+        // descheduled past the due time (the reader then rightly says 0) is taken again.
         int samples = 0;
         for (int attempt = 0; attempt < 100 && samples < 5; attempt++) {
             SourceReader<Long> reader = SequenceSource.unbounded(0).withRate(1_100).createReader(0, 1);
-            assertThat(reader.emit(v -> { }, 1)).isZero(); // starts the pacing; nothing is due at its start
+            assertThat(reader.emit(v -> { }, 10)).isEqualTo(1); // starts the pacing: the first record is due at once
             long asked = reader.nanosUntilAvailable();
             if (asked > 0) {
                 samples++;
@@ -159,8 +159,12 @@ class SequenceSourceTest {
     void aRateLimitedReaderWithNothingDueReturnsAtOnceAndSaysWhenTheNextRecordIs() throws Exception {
         SourceReader<Long> reader = SequenceSource.unbounded(0).withRate(1).createReader(0, 1);
 
-        // One record a second: none is due yet. The reader does not park (the task sleeps instead, and wakes
-        // early for a checkpoint or a cancel); it says how long until the next record.
+        // One record a second: the first is due at once (also the first after a restore: a restarted task
+        // does not wait a record's time for its first), then none is due yet. The reader does not park (the
+        // task sleeps instead, and wakes early for a checkpoint or a cancel); it says how long until the next.
+        List<Long> first = new ArrayList<>();
+        assertThat(reader.emit(first::add, 10)).isEqualTo(1);
+        assertThat(first).containsExactly(0L);
         assertThat(reader.emit(v -> { throw new AssertionError("emitted " + v); }, 10)).isZero();
         assertThat(reader.nanosUntilAvailable()).isPositive().isLessThanOrEqualTo(1_000_000_000L);
 
