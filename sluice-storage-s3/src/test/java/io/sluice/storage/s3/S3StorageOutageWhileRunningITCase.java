@@ -24,11 +24,13 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import io.sluice.config.StateBackendType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * S3 (S3Proxy in this JVM, reached through a {@link TcpFaultProxy}) refusing connections, or
@@ -38,8 +40,9 @@ import org.junit.jupiter.api.io.TempDir;
  * the other S3 tests do. The job never leaves RUNNING, restarts nothing, says since when
  * checkpoints fail, resumes checkpointing within two intervals of the heal and ends exact.
  *
- * <p>Both outages run at the same time, each on its own cluster and proxy, so the test takes about
- * the outage plus 25 s. The outage lasts {@code -Dsluice.it.s3OutageSeconds}: 120 s when unset (as in
+ * <p>Once with keyed state on the heap and once in RocksDB with incremental checkpoints (its table files
+ * uploaded to S3 and shared between checkpoints). Both outages run at the same time, each on its own
+ * cluster and proxy, so each backend's run takes about the outage plus 25 s. The outage lasts {@code -Dsluice.it.s3OutageSeconds}: 120 s when unset (as in
  * the issue and in {@code StorageOutageWhileRunningITCase}) and in the {@code soak} profile, 30 s in
  * the default build (the pom's {@code sluice.it.outage-seconds}); under {@link #MIN_OUTAGE} is refused
  * (the hung case must outlast the client's timeouts and the 10 s after which a pending checkpoint
@@ -66,28 +69,35 @@ class S3StorageOutageWhileRunningITCase {
         server.close();
     }
 
-    @Test
+    @ParameterizedTest
+    @EnumSource(StateBackendType.class)
     @Timeout(value = 10, unit = TimeUnit.MINUTES)
-    void s3RefusingOrHangingWhileTheJobRunsNeverRestartsOrFailsItAndCheckpointsResumeAfterTheHeal() {
+    void s3RefusingOrHangingWhileTheJobRunsNeverRestartsOrFailsItAndCheckpointsResumeAfterTheHeal(
+            StateBackendType backend) {
         assertThat(OUTAGE).as("-Dsluice.it.s3OutageSeconds: an outage shorter than %s would not test the hung case",
                 MIN_OUTAGE).isGreaterThanOrEqualTo(MIN_OUTAGE);
-        CompletableFuture<Void> refused = CompletableFuture.runAsync(() ->
-                run("refused", dir.resolve("refused"), TcpFaultProxy::refuseConnections, "Connection refused"));
+        String b = backend.backendName();
+        CompletableFuture<Void> refused = CompletableFuture.runAsync(() -> run("refused-" + b,
+                dir.resolve("refused"), backend, TcpFaultProxy::refuseConnections, "Connection refused"));
         CompletableFuture<Void> hung = CompletableFuture.runAsync(() ->
-                run("hung", dir.resolve("hung"), TcpFaultProxy::stall, "failed"));
+                run("hung-" + b, dir.resolve("hung"), backend, TcpFaultProxy::stall, "failed"));
         CompletableFuture.allOf(refused, hung).join();
     }
 
-    private static void run(String name, Path dir, Consumer<TcpFaultProxy> outage, String expectedCause) {
+    private static void run(String name, Path dir, StateBackendType backend, Consumer<TcpFaultProxy> outage,
+                            String expectedCause) {
         CollectingSink<Tuple2<Long, Long>> sink = CollectingSink.create();
         // Input for the outage and 15 s more: the first checkpoints before it (3 s), a checkpoint within 2 s
         // of the heal, and room for a loaded machine; the job runs until its input ends.
         long records = (long) (RATE * (OUTAGE.toSeconds() + 15));
         try (TcpFaultProxy proxy = new TcpFaultProxy("127.0.0.1", server.port());
              LocalCluster cluster = LocalCluster.builder().haDirectory(dir.resolve("ha"))
-                     .configuration(S3ProxyServer.clientConfiguration(proxy.httpEndpoint())).build()) {
+                     .configuration(S3ProxyServer.clientConfiguration(proxy.httpEndpoint())
+                             .setString("state.backend.rocksdb.local-dir", dir.resolve("rocksdb").toString()))
+                     .build()) {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
-                    .enableCheckpointing(INTERVAL).setCheckpointDir("s3://bucket/" + name);
+                    .enableCheckpointing(INTERVAL).setCheckpointDir("s3://bucket/" + name)
+                    .setStateBackend(backend).setIncrementalCheckpoints(true); // the heap ignores incremental
             KeyedCountingJob.build(env, SequenceSource.bounded(0, records - 1).withRate(RATE), KEYS,
                     InjectedFailures.none(), sink);
             JobId id = cluster.submit(env.buildJobGraph("s3 " + name + " while running"));
