@@ -203,7 +203,8 @@ final class JobGraphBuilder {
                     timestampedInputs.getOrDefault(id, Set.of()));
             vertices.add(new JobVertex(id, name, parallelism.get(head), maxParallelism, source != null,
                     keySelector != null, vertexInputs.getOrDefault(id, List.of()),
-                    vertexOutputs.getOrDefault(id, List.of()), payload.serialize(name)));
+                    vertexOutputs.getOrDefault(id, List.of()), payload.serialize(name),
+                    source != null && source.redistributesPositions()));
         }
         return new JobGraph(jobId, jobName, vertices, jobEdges, config);
     }

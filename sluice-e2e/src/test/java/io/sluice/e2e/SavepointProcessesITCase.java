@@ -34,8 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Savepoints across separate processes (issue 21), as a user takes them on the second day: ZooKeeper in
  * this JVM, a {@code sluice jobmanager} and two {@code sluice taskmanager}s of one slot each run {@link #JOB}
- * (a keyed count whose source keeps parallelism 2, since source positions are not redistributed on
- * rescale) at parallelism 2, with checkpoints on a shared directory. In this order:
+ * (a keyed count, its source at parallelism 2) at parallelism 2, with checkpoints on a shared directory. In
+ * this order:
  * <ol>
  *   <li>{@code sluice savepoint} while it runs (exit 0, the printed directory holds {@code _metadata}, the
  *       job keeps RUNNING, {@code sluice savepoints} lists it), {@code sluice stop --savepoint} (CANCELED,
@@ -43,10 +43,12 @@ import org.junit.jupiter.api.io.TempDir;
  *       {@code sluice run --restore-from <moved> --parallelism 3} on a new cluster (new JVMs, another
  *       ZooKeeper cluster id, task managers of two slots): FINISHED with exact counts per key, continued
  *       from the savepoint's counts;</li>
- *   <li>on that new cluster, a copy of the first savepoint run at parallelism 3, then {@code sluice
- *       rescale <job> 1}: the old job CANCELED, the new one FINISHED, exact;</li>
+ *   <li>on that new cluster, a copy of the first savepoint run at parallelism 3 with the source at 3 too (its
+ *       positions redistributed from 2 readers to 3), then {@code sluice rescale <job> 1} (from 3 readers to
+ *       1): the old job CANCELED, the new one FINISHED, exact;</li>
  *   <li>{@code sluice run --restore-from} a directory that is no savepoint: exit 2 naming it, the
- *       directory untouched.</li>
+ *       directory untouched; and with a source that does not redistribute its positions at another
+ *       parallelism: exit 2, the savepoint untouched.</li>
  * </ol>
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -59,9 +61,10 @@ class SavepointProcessesITCase {
     private static final Pattern SUBMITTED = Pattern.compile("Job ([0-9a-f]{32}) submitted");
 
     /**
-     * {@code <records> <rate> <output>}: numbers 0..records-1 (at {@code rate} per second, 0 unlimited) from
-     * a source of parallelism 2, keyed by {@code v % 8}, counted per key in a ValueState at the job's
-     * parallelism, {@code key,count} lines to {@code output}.
+     * {@code <records> <rate> <output> [source parallelism] [fixed]}: numbers 0..records-1 (at {@code rate} per
+     * second, 0 unlimited) from a source of parallelism 2 (or the one given; 0: the job's), keyed by {@code v % 8},
+     * counted per key in a ValueState at the job's parallelism, {@code key,count} lines to {@code output}. With
+     * {@code fixed}, the source is wrapped in one that does not redistribute its positions.
      */
     private static final String JOB = """
             package userjob;
@@ -72,6 +75,8 @@ class SavepointProcessesITCase {
             import io.sluice.api.functions.RichFunction;
             import io.sluice.api.functions.RuntimeContext;
             import io.sluice.api.source.SequenceSource;
+            import io.sluice.api.source.Source;
+            import io.sluice.api.source.SourceReader;
             import io.sluice.api.state.ValueState;
             import io.sluice.api.state.ValueStateDescriptor;
             import io.sluice.core.serialization.Serializers;
@@ -94,14 +99,28 @@ class SavepointProcessesITCase {
                     }
                 }
 
+                /** A source that keeps its positions per subtask index, as a user's own source does by default. */
+                public static final class FixedPositions implements Source<Long> {
+                    private final Source<Long> inner;
+                    FixedPositions(Source<Long> inner) { this.inner = inner; }
+                    @Override public SourceReader<Long> createReader(int subtask, int parallelism) throws Exception {
+                        return inner.createReader(subtask, parallelism);
+                    }
+                    @Override public boolean isBounded() { return inner.isBounded(); }
+                }
+
                 public static void main(String[] args) throws Exception {
                     long records = Long.parseLong(args[0]);
                     double rate = Double.parseDouble(args[1]);
                     StreamExecutionEnvironment env = StreamExecutionEnvironment.create();
                     SequenceSource numbers = SequenceSource.bounded(0, records - 1);
                     int sourceParallelism = args.length > 3 ? Integer.parseInt(args[3]) : 2;
-                    env.fromSource(rate > 0 ? numbers.withRate(rate) : numbers, "numbers").setParallelism(sourceParallelism)
-                            .keyBy(new ModKey()).map(new Count()).name("count per key").writeAsTextAtLeastOnce(args[2]);
+                    Source<Long> source = rate > 0 ? numbers.withRate(rate) : numbers;
+                    var stream = env.fromSource(args.length > 4 ? new FixedPositions(source) : source, "numbers");
+                    if (sourceParallelism > 0) {
+                        stream.setParallelism(sourceParallelism);
+                    }
+                    stream.keyBy(new ModKey()).map(new Count()).name("count per key").writeAsTextAtLeastOnce(args[2]);
                     env.execute("fixed-source keyed counting");
                 }
             }
@@ -215,16 +234,16 @@ class SavepointProcessesITCase {
     void aJobRestoredFromACopiedSavepointRescalesOnProcessesExactly() throws Throwable {
         withDiagnostics(second, () -> {
             Path out = dir.resolve("out-before-rescale");
-            String job = submit(second, url, dir.resolve("checkpoints-second"), copiedRunningSavepoint, 3, 300, out);
+            String job = submit(second, url, dir.resolve("checkpoints-second"), copiedRunningSavepoint, 3, 300, out, "0");
             await().atMost(TIMEOUT).until(() -> Rest.completedCheckpoints(url, job) >= 1
                     && KeyedCounts.highest(out).size() == KEYS);
-            assertThat(parallelisms(job)).containsExactly(2, 3);
+            assertThat(parallelisms(job)).as("the source at 3 as well, from 2 in the savepoint").containsExactly(3, 3);
             assertThat(lowest(out).values()).as("the job went on from the copied savepoint's counts").allMatch(c -> c > 1);
 
             Path rescaledOut = dir.resolve("out-rescaled");
             CommandResult rescale = cli("rescale", job, "1", jar.toString(), "--detached", "--cluster", url,
                     "-D", "checkpoints.interval=300 ms", "-D", "checkpoints.dir=" + dir.resolve("checkpoints-second"),
-                    "--", Long.toString(RECORDS), "0", rescaledOut.toString());
+                    "--", Long.toString(RECORDS), "0", rescaledOut.toString(), "0");
             System.out.println("SavepointProcessesITCase: sluice rescale " + job + " 1: " + rescale.output().strip());
             assertSavepoint(savepointPath(rescale));
             Matcher submitted = SUBMITTED.matcher(rescale.output());
@@ -235,7 +254,7 @@ class SavepointProcessesITCase {
             System.out.printf("SavepointProcessesITCase: job %s rescaled to %s at parallelism %s FINISHED: lowest counts"
                     + " written %s, highest %s%n", job, rescaled, parallelisms(rescaled), lowest(rescaledOut),
                     KeyedCounts.highest(rescaledOut));
-            assertThat(parallelisms(rescaled)).as("the source keeps 2, the rest runs at 1").containsExactly(2, 1);
+            assertThat(parallelisms(rescaled)).as("the source from 3 to 1 as well").containsExactly(1, 1);
             assertThat(lowest(rescaledOut).values()).as("the rescaled job went on from the savepoint's counts")
                     .hasSize(KEYS).allMatch(c -> c > 1);
             KeyedCounts.assertExact(rescaledOut, RECORDS, KEYS);
@@ -244,7 +263,7 @@ class SavepointProcessesITCase {
 
     @Test
     @Order(3)
-    void restoringFromADirectoryThatIsNoSavepointOrWithTheSourceAtAnotherParallelismFailsClearlyAndDeletesNothing() throws Throwable {
+    void restoringFromADirectoryThatIsNoSavepointOrWithAFixedPositionSourceAtAnotherParallelismFailsClearlyAndDeletesNothing() throws Throwable {
         withDiagnostics(second, () -> {
             Path notASavepoint = Files.createDirectories(dir.resolve("not-a-savepoint"));
             Files.writeString(notASavepoint.resolve("notes.txt"), "no _metadata here");
@@ -261,12 +280,13 @@ class SavepointProcessesITCase {
             }
             assertThat(Files.readString(notASavepoint.resolve("notes.txt"))).isEqualTo("no _metadata here");
 
-            // The savepoint's source ran at 2: a program that runs it at 3 is refused, the savepoint untouched.
+            // The savepoint's source ran at 2: a program that runs it at 3 through a source that does not
+            // redistribute its positions is refused, the savepoint untouched.
             List<Path> before = filesUnder(copiedRunningSavepoint);
             CommandResult wider = cli("run", jar.toString(), "--cluster", url, "--parallelism", "3",
                     "--restore-from", copiedRunningSavepoint.toString(), "-D", "checkpoints.interval=300 ms",
                     "-D", "checkpoints.dir=" + dir.resolve("checkpoints-second"),
-                    "--", Long.toString(RECORDS), "0", dir.resolve("out-never-wider").toString(), "3");
+                    "--", Long.toString(RECORDS), "0", dir.resolve("out-never-wider").toString(), "3", "fixed");
             System.out.println("SavepointProcessesITCase: sluice run with the source at 3: exit " + wider.exitCode()
                     + ":\n" + wider.output().strip());
             assertThat(wider.exitCode()).as("sluice run with the source at another parallelism").isEqualTo(2);
@@ -294,7 +314,7 @@ class SavepointProcessesITCase {
      * checkpoints under {@code checkpoints}; returns the job id.
      */
     private String submit(SluiceCluster cluster, String url, Path checkpoints, Path savepoint, int parallelism, int rate,
-            Path out) throws Exception {
+            Path out, String... moreArgs) throws Exception {
         List<String> options = new ArrayList<>(List.of("--parallelism", Integer.toString(parallelism),
                 "-D", "checkpoints.interval=300 ms", "-D", "checkpoints.dir=" + checkpoints,
                 "-D", "checkpoints.inline-state-threshold=0")); // state files, to be copied with a savepoint
@@ -302,7 +322,8 @@ class SavepointProcessesITCase {
             options.addAll(List.of("--restore-from", savepoint.toString()));
         }
         CommandResult run = cluster.submitJar(jar, url, options,
-                List.of(Long.toString(RECORDS), Integer.toString(rate), out.toString()));
+                Stream.concat(Stream.of(Long.toString(RECORDS), Integer.toString(rate), out.toString()),
+                        Stream.of(moreArgs)).toList());
         assertThat(run.exitCode()).as("sluice run:\n" + run.output()).isZero();
         return run.jobId();
     }

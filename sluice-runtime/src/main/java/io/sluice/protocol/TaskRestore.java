@@ -13,9 +13,20 @@ import java.util.List;
  * @param operatorStateHandles  the handles whose operators' own state (such as a two-phase-commit sink's
  *                              committables) this subtask restores: its own first, then those of subtasks
  *                              of a higher parallelism that no longer exist ({@code s % parallelism})
+ * @param rescaledSourceStates  for a source that ran at another parallelism in the checkpoint: every subtask's
+ *                              handle of it (each with its position, or finished), from which the reader takes
+ *                              its share ({@code SourceReader.restoreRescaledPositions}); empty otherwise, and
+ *                              then {@code sourcePosition} is this subtask's own
  */
 public record TaskRestore(long checkpointId, byte[] sourcePosition, List<TaskStateHandle> keyedStateHandles,
-                          boolean finished, List<TaskStateHandle> operatorStateHandles) implements java.io.Serializable {
+                          boolean finished, List<TaskStateHandle> operatorStateHandles,
+                          List<TaskStateHandle> rescaledSourceStates) implements java.io.Serializable {
+    /** A restore at the parallelism of the checkpoint. */
+    public TaskRestore(long checkpointId, byte[] sourcePosition, List<TaskStateHandle> keyedStateHandles,
+                       boolean finished, List<TaskStateHandle> operatorStateHandles) {
+        this(checkpointId, sourcePosition, keyedStateHandles, finished, operatorStateHandles, List.of());
+    }
+
     /** The restore of a subtask that had not finished. */
     public TaskRestore(long checkpointId, byte[] sourcePosition, List<TaskStateHandle> keyedStateHandles) {
         this(checkpointId, sourcePosition, keyedStateHandles, false);
@@ -30,5 +41,6 @@ public record TaskRestore(long checkpointId, byte[] sourcePosition, List<TaskSta
     public TaskRestore {
         keyedStateHandles = List.copyOf(keyedStateHandles);
         operatorStateHandles = operatorStateHandles == null ? List.of() : List.copyOf(operatorStateHandles);
+        rescaledSourceStates = rescaledSourceStates == null ? List.of() : List.copyOf(rescaledSourceStates);
     }
 }

@@ -2,6 +2,7 @@ package io.sluice.taskexecutor;
 
 import io.sluice.api.errors.UnrecoverableJobException;
 import io.sluice.api.source.SourceReader;
+import io.sluice.api.source.SubtaskPosition;
 import io.sluice.checkpoint.CheckpointFailureReason;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CorruptCheckpointException;
@@ -101,10 +102,31 @@ final class TaskStateRestore {
         return backend;
     }
 
-    /** Puts the reader at the restored position, if the checkpoint has one for this subtask. */
+    /**
+     * Puts the reader at the restored position, if the checkpoint has one for this subtask; after a rescale,
+     * gives it every old subtask's position to take its share from.
+     */
     void restoreSourcePosition(SourceReader<?> reader) throws Exception {
         taskThread.check("Restoring the source position");
-        if (restore != null && restore.sourcePosition() != null) {
+        if (restore == null) {
+            return;
+        }
+        if (!restore.rescaledSourceStates().isEmpty()) {
+            List<TaskStateHandle> old = restore.rescaledSourceStates();
+            int parallelism = old.get(old.size() - 1).subtaskIndex() + 1;
+            List<SubtaskPosition> previous = new ArrayList<>(old.size());
+            for (TaskStateHandle h : old) {
+                if (!h.isFinished() && h.sourcePosition() == null) {
+                    throw new IllegalStateException(taskName + ": checkpoint " + restore.checkpointId() + " has no source"
+                            + " position for subtask " + h.subtaskIndex() + " of " + parallelism + ", which had not"
+                            + " finished; its records cannot be redistributed");
+                }
+                previous.add(new SubtaskPosition(h.subtaskIndex(), parallelism, h.isFinished() ? null : h.sourcePosition()));
+            }
+            LOG.info("{}: restoring the source's share of {} positions of parallelism {} (checkpoint {})", taskName,
+                    previous.size(), parallelism, restore.checkpointId());
+            reader.restoreRescaledPositions(previous);
+        } else if (restore.sourcePosition() != null) {
             reader.restorePosition(restore.sourcePosition());
         }
     }

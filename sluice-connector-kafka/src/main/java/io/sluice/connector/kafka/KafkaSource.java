@@ -92,6 +92,17 @@ public final class KafkaSource<T> implements Source<T> {
         return boundedToLatest;
     }
 
+    /**
+     * Unbounded: {@code true}. Positions are offsets per partition, so restored at another parallelism each
+     * reader takes the offsets of the partitions it now reads (partitions are spread by their index over the
+     * subtasks) from all the old readers' positions. Bounded ({@link Builder#boundedToLatest()}): {@code false},
+     * since a reader that had finished left no offsets, and its partitions would be read again.
+     */
+    @Override
+    public boolean redistributesPositions() {
+        return !boundedToLatest;
+    }
+
     @Override
     public boolean emitsTimestamps() {
         return true;

@@ -74,6 +74,25 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
         restored = PartitionPositions.decode(position);
     }
 
+    /**
+     * The offsets of every old reader together: {@link #start} then seeks each partition this reader is
+     * assigned now to the offset its old reader had, and the partitions of other readers are ignored.
+     */
+    @Override
+    public void restoreRescaledPositions(List<io.sluice.api.source.SubtaskPosition> previous) {
+        Map<TopicPartition, Long> all = new HashMap<>();
+        for (io.sluice.api.source.SubtaskPosition p : previous) {
+            if (p.finished()) {
+                throw new IllegalStateException(name + ": subtask " + p.subtaskIndex() + " of " + p.parallelism()
+                        + " had finished in the checkpoint, so the offsets of its partitions are unknown");
+            }
+            all.putAll(PartitionPositions.decode(p.position()));
+        }
+        restored = all;
+        LOG.info("{}: restored at another parallelism, takes its partitions' offsets from {} old subtasks ({} partitions)",
+                name, previous.size(), all.size());
+    }
+
     @Override
     public int emit(Collector<T> out, int maxRecords) throws Exception {
         long now = System.currentTimeMillis();

@@ -8,6 +8,7 @@ import io.sluice.connector.kafka.format.Formats;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -78,6 +79,63 @@ class KafkaSourceReaderITCase {
         }
         assertThat(total).isEqualTo(600);
         assertThat(all).hasSize(600);
+    }
+
+    /**
+     * Restored at another parallelism (issue 21): two readers' offsets of six partitions handed to three new
+     * readers, each taking those of the partitions it reads now; together they read every record the old ones
+     * had not, once.
+     */
+    @Test
+    void positionsOfTwoReadersAreRedistributedOverThreeWithNoRecordTwiceOrLost() throws Exception {
+        String topic = KafkaBroker.unique("rescale");
+        broker.createTopic(topic, 6);
+        broker.produce(topic, KafkaCountingJob.numbers(600));
+        KafkaSource<String> source = source(topic).build();
+        assertThat(source.redistributesPositions()).isTrue();
+        assertThat(source(topic).boundedToLatest().build().redistributesPositions())
+                .as("a finished bounded reader leaves no offsets").isFalse();
+        List<String> before = new ArrayList<>();
+        List<io.sluice.api.source.SubtaskPosition> positions = new ArrayList<>();
+        for (int subtask = 0; subtask < 2; subtask++) {
+            try (SourceReader<String> reader = source.createReader(subtask, 2)) {
+                RecordingOutput<String> out = new RecordingOutput<>();
+                await().atMost(Duration.ofSeconds(30)).until(() -> {
+                    reader.emit(out, 7);
+                    return out.records.size() >= 100;
+                });
+                before.addAll(out.records);
+                positions.add(new io.sluice.api.source.SubtaskPosition(subtask, 2, reader.snapshotPosition(1)));
+            }
+        }
+        List<SourceReader<String>> readers = new ArrayList<>();
+        RecordingOutput<String> out = new RecordingOutput<>();
+        try {
+            for (int subtask = 0; subtask < 3; subtask++) {
+                SourceReader<String> reader = source.createReader(subtask, 3);
+                readers.add(reader);
+                reader.restoreRescaledPositions(positions);
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                for (SourceReader<String> reader : readers) {
+                    reader.emit(out, 512);
+                }
+                return out.records.size() >= 600 - before.size();
+            });
+            for (int round = 0; round < 20; round++) { // a record read twice would come now at the latest
+                for (SourceReader<String> reader : readers) {
+                    reader.emit(out, 512);
+                }
+            }
+        } finally {
+            for (SourceReader<String> reader : readers) {
+                reader.close();
+            }
+        }
+        List<String> after = out.records;
+        List<String> all = new ArrayList<>(before);
+        all.addAll(after);
+        assertThat(all).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(KafkaCountingJob.numbers(600));
     }
 
     @Test

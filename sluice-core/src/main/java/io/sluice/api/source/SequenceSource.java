@@ -1,7 +1,10 @@
 package io.sluice.api.source;
 
 import io.sluice.api.functions.Collector;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Emits consecutive {@code long} values: the benchmark and demo source.
@@ -9,6 +12,12 @@ import java.util.concurrent.TimeUnit;
  * <p>Subtask {@code i} of {@code p} emits {@code from + i, from + i + p, from + i + 2p, ...}, so the
  * subtasks together cover the range exactly once. A reader's position is the number of records that
  * subtask has emitted (8 bytes), which pins down the next value given the same parallelism.
+ *
+ * <p>It {@linkplain #redistributesPositions() redistributes its positions}: restored at another parallelism,
+ * the new readers split what the old ones had left between them (each old reader's progression, halved
+ * into even and odd elements where there are more new readers than progressions), and a rescaled reader's
+ * position lists its progressions instead (version 2, see {@code SequenceShare}). The values emitted before
+ * and after a rescale are still each value of the range exactly once; their order per reader changes.
  *
  * <p>An {@linkplain #unbounded(long) unbounded} sequence never ends in practice; it stops at
  * {@link Long#MAX_VALUE} rather than wrapping around. {@link #withRate} paces emission (a reader
@@ -86,6 +95,12 @@ public final class SequenceSource implements Source<Long> {
         return bounded;
     }
 
+    /** {@code true}: restored at another parallelism, the readers split what is left (see the class doc). */
+    @Override
+    public boolean redistributesPositions() {
+        return true;
+    }
+
     /** Plain 8-byte longs: no type tag on the wire and no type dispatch per record. */
     @Override
     public io.sluice.core.serialization.TypeSerializer<Long> serializer() {
@@ -100,7 +115,10 @@ public final class SequenceSource implements Source<Long> {
 
     /** One subtask's share of the sequence. Confined to the task thread. */
     private static final class Reader implements SourceReader<Long> {
+        private final SequenceSource source;
         private final String description;
+        private final long from;
+        private final int subtaskIndex;
         private final long first;
         private final long toInclusive;
         private final int stride;
@@ -113,13 +131,18 @@ public final class SequenceSource implements Source<Long> {
         private long next;
         private long emitted;
         private boolean exhausted;
+        /** After a restore at another parallelism (or from such a reader's position): what is left; else null. */
+        private @Nullable SequenceShare share;
 
         private boolean pacingStarted;
         private long pacingStartNanos;
         private long emittedSincePacingStart;
 
         Reader(SequenceSource source, int subtaskIndex, int parallelism) {
+            this.source = source;
             this.description = source + " subtask " + subtaskIndex + " of " + parallelism;
+            this.from = source.from;
+            this.subtaskIndex = subtaskIndex;
             this.first = source.from + subtaskIndex;
             this.toInclusive = source.toInclusive;
             this.stride = parallelism;
@@ -140,6 +163,15 @@ public final class SequenceSource implements Source<Long> {
             }
             int limit = nanosPerRecord > 0 ? Math.min(maxRecords, dueRecords(maxRecords)) : maxRecords;
             int n = 0;
+            SequenceShare left = share;
+            if (left != null) {
+                for (; n < limit && !exhausted; n++) {
+                    out.collect(left.take());
+                    exhausted = left.isEmpty();
+                }
+                emittedSincePacingStart += n;
+                return n;
+            }
             while (n < limit) {
                 long value = next;
                 out.collect(value);
@@ -182,11 +214,16 @@ public final class SequenceSource implements Source<Long> {
 
         @Override
         public byte[] snapshotPosition() {
-            return ReaderPositions.encodeLong(emitted);
+            SequenceShare left = share;
+            return left != null ? left.encode() : ReaderPositions.encodeLong(emitted);
         }
 
         @Override
         public void restorePosition(byte[] position) {
+            if (position != null && position.length != Long.BYTES) {
+                restoreShare(SequenceShare.decode(description, position, from, toInclusive));
+                return;
+            }
             long restored = ReaderPositions.decodeLong(description, position);
             if (restored < 0) {
                 throw new IllegalArgumentException(description + ": restored position " + restored
@@ -201,6 +238,36 @@ public final class SequenceSource implements Source<Long> {
             emitted = restored;
             next = first + restored * stride;
             exhausted = empty || (restored != 0 && Long.compareUnsigned(restored - 1, lastIndex) == 0);
+            pacingStarted = false;
+            emittedSincePacingStart = 0;
+        }
+
+        @Override
+        public void restoreRescaledPositions(List<SubtaskPosition> previous) {
+            List<long[]> left = new ArrayList<>();
+            for (SubtaskPosition p : previous) {
+                if (p.finished()) {
+                    continue;
+                }
+                byte[] position = java.util.Objects.requireNonNull(p.position(), "an unfinished subtask's position");
+                if (position.length != Long.BYTES) {
+                    left.addAll(SequenceShare.decode(description, position, from, toInclusive));
+                    continue;
+                }
+                // Version 1: old reader j of P had emitted 'count' values of from + j, from + j + P, ...
+                Reader old = new Reader(source, p.subtaskIndex(), p.parallelism());
+                old.restorePosition(position);
+                if (!old.exhausted) {
+                    left.add(new long[] {old.next, old.stride});
+                }
+            }
+            restoreShare(SequenceShare.redistribute(left, toInclusive, subtaskIndex, stride));
+        }
+
+        private void restoreShare(List<long[]> progressions) {
+            SequenceShare left = new SequenceShare(progressions, toInclusive);
+            share = left;
+            exhausted = left.isEmpty();
             pacingStarted = false;
             emittedSincePacingStart = 0;
         }

@@ -11,6 +11,17 @@ import org.jspecify.annotations.Nullable;
 public interface Source<T> extends Serializable {
     SourceReader<T> createReader(int subtaskIndex, int parallelism) throws Exception;
 
+    /**
+     * Whether a job may be restored with this source at another parallelism than in the checkpoint:
+     * its readers then get every old subtask's position through
+     * {@link SourceReader#restoreRescaledPositions} and take their share of what is left. {@code false}
+     * (the default) makes such a restore fail with an error that says to keep the source's parallelism,
+     * since positions kept per subtask index would make some records read twice and others never.
+     */
+    default boolean redistributesPositions() {
+        return false;
+    }
+
     /** Bounded sources end, and a job whose sources all end finishes. */
     boolean isBounded();
 

@@ -50,6 +50,18 @@ public interface SourceReader<T> extends AutoCloseable {
     /** Called before the first {@link #emit} when the task restores from a checkpoint. */
     void restorePosition(byte[] position) throws Exception;
 
+    /**
+     * Called instead of {@link #restorePosition} when the source ran at another parallelism in the checkpoint
+     * (only for a source whose {@link Source#redistributesPositions()} is {@code true}): the positions of
+     * every subtask of that run, by subtask index. Each reader of the new run gets the same list and takes
+     * its own share of what is left, so that together they emit every record the old subtasks had not
+     * emitted, exactly once. Called before the first {@link #emit}; task thread.
+     */
+    default void restoreRescaledPositions(java.util.List<SubtaskPosition> previous) throws Exception {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot take positions written at another"
+                + " parallelism; its source must not report redistributesPositions()");
+    }
+
     @Override
     default void close() throws Exception {}
 }

@@ -30,11 +30,10 @@ import java.util.Set;
  * checkpoints every second when the run configures no interval, so a failure or a cluster restart
  * resumes the counts instead of starting over.
  *
- * <p>{@code --source-parallelism N} runs the source at {@code N} whatever the job's parallelism. A job
- * restored from a checkpoint or savepoint must run its source at the parallelism it had there (source
- * positions are not redistributed; another one is refused), so give it when the job is to be rescaled:
- * {@code sluice rescale <job> 4 sluice-examples.jar -- --source-parallelism 2 ...} changes the
- * counting's parallelism only.
+ * <p>{@code --source-parallelism N} runs the source at {@code N} whatever the job's parallelism. Without it
+ * the source rescales with the job ({@code sluice rescale <job> 4 sluice-examples.jar -- ...}): the sequence
+ * source's new readers split what the old ones had left. With it, {@code sluice rescale <job> 4
+ * sluice-examples.jar -- --source-parallelism 2 ...} changes the counting's parallelism only.
  */
 public final class KeyedCountingExample {
     private KeyedCountingExample() {}
@@ -65,7 +64,7 @@ public final class KeyedCountingExample {
         }
         var numbers = env.fromSource(source, "numbers");
         if (sourceParallelism > 0) {
-            numbers.setParallelism((int) sourceParallelism); // kept when the job is rescaled (see the class doc)
+            numbers.setParallelism((int) sourceParallelism); // whatever the job's parallelism (see the class doc)
         }
         DataStream<Tuple2<Long, Long>> counts = numbers
                 .keyBy(new ModKey(keys))

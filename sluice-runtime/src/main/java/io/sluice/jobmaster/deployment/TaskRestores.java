@@ -16,13 +16,23 @@ final class TaskRestores {
 
     /**
      * The state subtask {@code subtask} of {@code vertex} restores from {@code cp}: its source
-     * position and the handles (state files or inline state) holding its key groups; or, if it had
-     * finished, that it is finished (it emits nothing again).
+     * position (after a rescale: every old subtask's, to take its share from) and the handles (state files
+     * or inline state) holding its key groups; or, if it had finished, that it is finished (it emits nothing
+     * again).
      */
     static TaskRestore forSubtask(CompletedCheckpoint cp, JobVertex vertex, int subtask) {
         TaskStateHandle own = cp.stateOf(vertex.id(), subtask);
-        if (own != null && own.isFinished()) {
+        List<TaskStateHandle> all = statesOf(cp, vertex);
+        boolean rescaled = !all.isEmpty() && all.get(all.size() - 1).subtaskIndex() + 1 != vertex.parallelism();
+        // At the checkpoint's parallelism a subtask is finished if it was; after a rescale only if all of them
+        // were (its input or share of the source may come from any of them).
+        if (rescaled ? all.stream().allMatch(TaskStateHandle::isFinished) : own != null && own.isFinished()) {
             return new TaskRestore(cp.checkpointId(), null, List.of(), true);
+        }
+        if (rescaled && vertex.isSource()) {
+            // Refused at the start of the job unless the source redistributes (SourceParallelismCheck).
+            return new TaskRestore(cp.checkpointId(), null, List.of(), false, operatorStateHandles(cp, vertex, subtask),
+                    all);
         }
         List<TaskStateHandle> keyed = new ArrayList<>();
         if (vertex.hasKeyedState()) {
@@ -36,6 +46,18 @@ final class TaskRestores {
         }
         return new TaskRestore(cp.checkpointId(), own == null ? null : own.sourcePosition(), keyed, false,
                 operatorStateHandles(cp, vertex, subtask));
+    }
+
+    /** The handles of {@code vertex}'s subtasks in {@code cp}, by subtask index. */
+    private static List<TaskStateHandle> statesOf(CompletedCheckpoint cp, JobVertex vertex) {
+        List<TaskStateHandle> out = new ArrayList<>();
+        for (TaskStateHandle h : cp.taskStates()) {
+            if (h.vertexId() == vertex.id()) {
+                out.add(h);
+            }
+        }
+        out.sort(java.util.Comparator.comparingInt(TaskStateHandle::subtaskIndex));
+        return out;
     }
 
     /**

@@ -7,9 +7,11 @@ import io.sluice.graph.JobVertex;
 
 /**
  * Refuses to start a job from a checkpoint or savepoint ({@code checkpoints.restore-from}) in which one
- * of its sources ran at another parallelism. A source's position is kept per subtask index and is not
- * redistributed, so such a restore would read some records twice and others never, and finish with
- * wrong results and no error. Keyed state and the operators' own state are redistributed; sources are not.
+ * of its sources ran at another parallelism, unless that source redistributes its positions
+ * ({@link io.sluice.api.source.Source#redistributesPositions()}; the sequence and unbounded Kafka sources
+ * do). The others keep a position per subtask index, so such a restore would read some records twice
+ * and others never, and finish with wrong results and no error. Keyed state and the operators' own state
+ * are always redistributed.
  *
  * <p>Stateless; any thread.
  */
@@ -24,14 +26,14 @@ final class SourceParallelismCheck {
      */
     static void check(JobGraph job, CompletedCheckpoint from, String spec) {
         for (JobVertex v : job.vertices()) {
-            if (!v.isSource()) {
+            if (!v.isSource() || v.redistributesSourcePositions()) {
                 continue;
             }
             int before = parallelismIn(from, v.id());
             if (before > 0 && before != v.parallelism()) {
                 throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "': source '" + v.name()
                         + "' ran at parallelism " + before + " in checkpoint " + from.checkpointId() + ", and this job"
-                        + " runs it at parallelism " + v.parallelism() + ". Sluice does not redistribute source"
+                        + " runs it at parallelism " + v.parallelism() + ". This source does not redistribute its"
                         + " positions, so its subtasks would read some records twice and others never. Run the"
                         + " source at parallelism " + before + " (setParallelism(" + before + ") on the source in the"
                         + " program; the operators after it may still change parallelism), or start the job at"

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.api.sink.DiscardingSink;
 import io.sluice.api.source.SequenceSource;
+import io.sluice.api.source.Source;
+import io.sluice.api.source.SourceReader;
 import io.sluice.checkpoint.CompletedCheckpoint;
 import io.sluice.checkpoint.TaskStateHandle;
 import io.sluice.core.serialization.Serializers;
@@ -18,15 +20,19 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * A job started from a checkpoint in which its source ran at another parallelism is refused: source
- * positions are kept per subtask index, so the restored job would read some records twice and others
- * never (seen across processes: 745-755 per key where 750 was right, and the job FINISHED). Other
- * vertices may change parallelism.
+ * A job started from a checkpoint in which a source that keeps its positions per subtask index ran at another
+ * parallelism is refused: the restored job would read some records twice and others never (seen across
+ * processes: 745-755 per key where 750 was right, and the job FINISHED). Other vertices, and sources that
+ * redistribute their positions, may change parallelism.
  */
 class SourceParallelismCheckTest {
     private static JobGraph job(int sourceParallelism, int parallelism) {
+        return job(new FixedPositions(), sourceParallelism, parallelism);
+    }
+
+    private static JobGraph job(Source<Long> source, int sourceParallelism, int parallelism) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(parallelism);
-        env.fromSource(SequenceSource.bounded(0, 99), "numbers").setParallelism(sourceParallelism)
+        env.fromSource(source, "numbers").setParallelism(sourceParallelism)
                 .keyBy(v -> v % 4, Serializers.LONG)
                 .map(v -> v).returns(Serializers.LONG)
                 .addSink(new DiscardingSink<>(), "out");
@@ -66,6 +72,30 @@ class SourceParallelismCheckTest {
         assertThatCode(() -> SourceParallelismCheck.check(job(2, 3), from, "sp")).doesNotThrowAnyException();
         assertThatCode(() -> SourceParallelismCheck.check(job(2, 1), from, "sp")).doesNotThrowAnyException();
         assertThatCode(() -> SourceParallelismCheck.check(job(2, 2), from, "sp")).doesNotThrowAnyException();
+    }
+
+    @Test
+    void aSourceThatRedistributesItsPositionsMayChangeParallelism() {
+        CompletedCheckpoint from = checkpointOf(job(SequenceSource.bounded(0, 99), 2, 2));
+
+        assertThat(job(SequenceSource.bounded(0, 99), 3, 3).vertices().get(0).redistributesSourcePositions()).isTrue();
+        assertThatCode(() -> SourceParallelismCheck.check(job(SequenceSource.bounded(0, 99), 3, 3), from, "sp"))
+                .doesNotThrowAnyException();
+        assertThatCode(() -> SourceParallelismCheck.check(job(SequenceSource.bounded(0, 99), 1, 1), from, "sp"))
+                .doesNotThrowAnyException();
+    }
+
+    /** The sequence, in a source that keeps its positions per subtask index (the default of a user's source). */
+    private static final class FixedPositions implements Source<Long> {
+        @Override
+        public SourceReader<Long> createReader(int subtaskIndex, int parallelism) {
+            return SequenceSource.bounded(0, 99).createReader(subtaskIndex, parallelism);
+        }
+
+        @Override
+        public boolean isBounded() {
+            return true;
+        }
     }
 
     @Test
