@@ -17,14 +17,17 @@ import java.util.List;
  *                              handle of it (each with its position, or finished), from which the reader takes
  *                              its share ({@code SourceReader.restoreRescaledPositions}); empty otherwise, and
  *                              then {@code sourcePosition} is this subtask's own
+ * @param checkpointJobId       the id of the job that wrote the checkpoint (another job's after
+ *                              {@code checkpoints.restore-from}), or {@code null} where unknown
  */
 public record TaskRestore(long checkpointId, byte[] sourcePosition, List<TaskStateHandle> keyedStateHandles,
                           boolean finished, List<TaskStateHandle> operatorStateHandles,
-                          List<TaskStateHandle> rescaledSourceStates) implements java.io.Serializable {
+                          List<TaskStateHandle> rescaledSourceStates, String checkpointJobId)
+        implements java.io.Serializable {
     /** A restore at the parallelism of the checkpoint. */
     public TaskRestore(long checkpointId, byte[] sourcePosition, List<TaskStateHandle> keyedStateHandles,
                        boolean finished, List<TaskStateHandle> operatorStateHandles) {
-        this(checkpointId, sourcePosition, keyedStateHandles, finished, operatorStateHandles, List.of());
+        this(checkpointId, sourcePosition, keyedStateHandles, finished, operatorStateHandles, List.of(), null);
     }
 
     /** The restore of a subtask that had not finished. */

@@ -97,6 +97,13 @@ final class OperatorChain {
      */
     void open(KeyedStateBackend backend, RecordTimestamp recordTimestamp, OptionalLong restoredCheckpointId,
               io.sluice.operators.OperatorStateRestore[] operatorStates, io.sluice.graph.JobGraph job) throws Exception {
+        open(backend, recordTimestamp, restoredCheckpointId, operatorStates, job, null);
+    }
+
+    /** As above; {@code restoredFrom}: another job's checkpoint the task restored from, or null. */
+    void open(KeyedStateBackend backend, RecordTimestamp recordTimestamp, OptionalLong restoredCheckpointId,
+              io.sluice.operators.OperatorStateRestore[] operatorStates, io.sluice.graph.JobGraph job,
+              io.sluice.api.functions.RestoredCheckpoint restoredFrom) throws Exception {
         for (int i = operators.size() - 1; i >= 0; i--) {
             StreamOperator<?> op = operators.get(i);
             KeyedStateBackend opBackend = i == 0 ? backend : null;
@@ -105,6 +112,7 @@ final class OperatorChain {
             if (job != null) {
                 runtimeContext.withJob(job);
             }
+            runtimeContext.withRestoredFrom(restoredFrom);
             op.open(new TaskOperatorContext(runtimeContext, operatorOutputs.get(i), opBackend, recordTimestamp, clock,
                     restoredCheckpointId, operatorStates[i]));
         }

@@ -233,7 +233,8 @@ public final class Task implements Runnable {
         }
         OperatorChain c = OperatorChain.wire(info, payload.operators(), outputs, services.clock());
         chain = c;
-        c.open(backend, recordTimestamp, restore.restoredCheckpointId(), restore.operatorStates(c.size()), tdd.jobGraph());
+        c.open(backend, recordTimestamp, restore.restoredCheckpointId(), restore.operatorStates(c.size()), tdd.jobGraph(),
+                restore.restoredFrom(tdd.jobGraph().jobId().value()));
         if (payload.source() != null) {
             reader = payload.source().createReader(info.subtaskIndex(), info.parallelism());
             restore.restoreSourcePosition(reader);

@@ -21,6 +21,7 @@ final class TaskRuntimeContext implements RuntimeContext {
     private String jobId = "";
     private java.time.Duration checkpointInterval;
     private java.time.Duration maxRestartDelay = java.time.Duration.ZERO;
+    private io.sluice.api.functions.RestoredCheckpoint restoredFrom;
 
     TaskRuntimeContext(String taskName, int subtaskIndex, int parallelism, int maxParallelism, int attemptNumber,
                        KeyedStateBackend backend, String operatorName) {
@@ -42,9 +43,20 @@ final class TaskRuntimeContext implements RuntimeContext {
         return this;
     }
 
+    /** Sets the other job's checkpoint the task restored from (before the operator opens); null for none. */
+    TaskRuntimeContext withRestoredFrom(io.sluice.api.functions.RestoredCheckpoint restoredFrom) {
+        this.restoredFrom = restoredFrom;
+        return this;
+    }
+
     @Override
     public String jobId() {
         return jobId;
+    }
+
+    @Override
+    public io.sluice.api.functions.RestoredCheckpoint restoredFrom() {
+        return restoredFrom;
     }
 
     @Override

@@ -75,6 +75,14 @@ final class TaskStateRestore {
                 : storage.readTaskState(h.operatorStateFile()), taskName);
     }
 
+    /** The checkpoint restored from if another job than {@code jobId} wrote it; else null. */
+    io.sluice.api.functions.RestoredCheckpoint restoredFrom(String jobId) {
+        if (restore == null || restore.checkpointJobId() == null || restore.checkpointJobId().equals(jobId)) {
+            return null;
+        }
+        return new io.sluice.api.functions.RestoredCheckpoint(restore.checkpointJobId(), restore.checkpointId());
+    }
+
     /** Whether the subtask had finished in the restored checkpoint: it emits nothing and ends its outputs at once. */
     boolean restoredAsFinished() {
         return restore != null && restore.finished();

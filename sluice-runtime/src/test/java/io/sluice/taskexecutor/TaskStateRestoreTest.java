@@ -50,6 +50,19 @@ class TaskStateRestoreTest {
     };
 
     @Test
+    void anotherJobsCheckpointIsTheRestoredFromOfTheOperatorsAndTheJobsOwnIsNot() {
+        io.sluice.protocol.TaskRestore other = new io.sluice.protocol.TaskRestore(12, null, List.of(), false, List.of(),
+                List.of(), "0123456789abcdef0123456789abcdef");
+        TaskStateRestore fromOther = new TaskStateRestore(TASK, other, storage(), localState, taskThread);
+
+        assertThat(fromOther.restoredFrom(jobId.value()))
+                .isEqualTo(new io.sluice.api.functions.RestoredCheckpoint("0123456789abcdef0123456789abcdef", 12));
+        assertThat(fromOther.restoredFrom("0123456789abcdef0123456789abcdef")).as("a restart of that job").isNull();
+        assertThat(new TaskStateRestore(TASK, null, storage(), localState, taskThread).restoredFrom(jobId.value()))
+                .as("a fresh start").isNull();
+    }
+
+    @Test
     void inlineStateIsRestoredWithoutReadingStorage() {
         CheckpointStorage storage = storage();
         TaskStateHandle handle = TaskStateHandle.inline(3, 0, snapshotWithCount(11), null, RANGE);

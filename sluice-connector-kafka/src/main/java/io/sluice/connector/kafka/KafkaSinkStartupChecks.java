@@ -114,11 +114,22 @@ final class KafkaSinkStartupChecks {
         }
     }
 
-    /** A marker of this subtask's id written by another job within its checkpoint interval means it still runs. */
+    /**
+     * A marker of this subtask's id written by another job within its checkpoint interval means it still runs;
+     * unless that job is the one this job was restored from and its marker is not beyond the checkpoint restored.
+     */
     private void checkPrefixNotUsedByAnotherJob(Admin admin, long timeout) throws Exception {
         String id = sink.transactionalId(context.subtaskIndex());
         CommitMarker marker = CommitMarker.read(admin, id, new TopicPartition(sink.topic, 0), timeout);
         if (marker.jobId() == null || marker.jobId().equals(context.jobId()) || context.jobId().isEmpty()) {
+            return;
+        }
+        io.sluice.api.functions.RestoredCheckpoint from = context.restoredFrom();
+        if (from != null && marker.jobId().equals(from.jobId()) && marker.checkpointId() <= from.checkpointId()) {
+            // The job this one was restored from (sluice rescale, run --restore-from), and it committed nothing
+            // after the checkpoint restored: its successor, not a second job writing through the prefix.
+            LOG.info("{}: {} was last committed by job {} at checkpoint {}, the job whose checkpoint {} this job"
+                    + " restored: going on from it", name, id, from.jobId(), marker.checkpointId(), from.checkpointId());
             return;
         }
         Duration window = (context.checkpointInterval() == null ? Duration.ZERO : context.checkpointInterval().multipliedBy(2))

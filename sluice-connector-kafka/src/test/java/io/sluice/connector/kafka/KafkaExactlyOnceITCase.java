@@ -183,6 +183,54 @@ class KafkaExactlyOnceITCase {
                 + committed.size() + " committed records, " + (everything.size() - committed.size()) + " aborted");
     }
 
+    /**
+     * Rescaled (issue 21): the job runs at parallelism 2 until half the input is counted and committed, is cancelled
+     * and restored from its latest checkpoint at parallelism 3, source included: the three readers take the four
+     * partitions' offsets from the two old ones, the sink's committables move with the sink, and every record is in
+     * the output once. The restored job's sink goes on through the prefix of the job it was restored from without
+     * taking it for a second job still writing (before, it failed with "prefix ... in use" and restarted for about
+     * 10 s, until the old job's last commit was old enough).
+     */
+    @Test
+    void aJobRescaledFrom2To3WithItsSourceWritesEveryRecordOnceAndStartsWithoutARestart() throws Exception {
+        int records = 6_000;
+        String in = topic("rescale-in");
+        String out = topic("rescale-out");
+        String prefix = topic("rescale");
+        broker.createTopic(in, 4);
+        broker.createTopic(out, 3);
+        List<String> input = KafkaCountingJob.numbers(records);
+        broker.produce(in, input.subList(0, records / 2));
+        try (LocalCluster cluster = LocalCluster.builder().taskExecutors(2).slotsPerTaskExecutor(2).build()) {
+            StreamExecutionEnvironment two = env();
+            KafkaCountingJob.build(two, unboundedSource(broker.bootstrapServers(), in),
+                    sink(broker.bootstrapServers(), out, prefix), InjectedFailures.none());
+            JobId first = cluster.submit(two.buildJobGraph("kafka rescale, parallelism 2"));
+            awaitCommittedOutput(out, records / 2);
+            cluster.dispatcher().cancelJob(first).get(10, TimeUnit.SECONDS);
+            assertThat(cluster.dispatcher().requestJobResult(first).get(30, TimeUnit.SECONDS).status())
+                    .isEqualTo(JobStatus.CANCELED);
+
+            broker.produce(in, input.subList(records / 2, records));
+            StreamExecutionEnvironment three = env().setParallelism(3);
+            KafkaCountingJob.build(three, unboundedSource(broker.bootstrapServers(), in),
+                    sink(broker.bootstrapServers(), out, prefix), InjectedFailures.none());
+            await().atMost(Duration.ofSeconds(30)).until(() -> cluster.slotPool().freeSlots() == 4);
+            JobId second = cluster.submit(three.buildJobGraph("kafka rescale, parallelism 3"), "latest:" + first);
+            awaitCommittedOutput(out, records);
+            JobDetails d = details(cluster.dispatcher(), second);
+            System.out.println("KafkaExactlyOnceITCase rescale: " + d.restarts() + " restarts, vertices "
+                    + d.vertices().stream().map(v -> v.name() + " x" + v.parallelism()).toList()
+                    + (d.recentFailures().isEmpty() ? "" : ", first failure " + d.recentFailures().get(0)));
+            assertThat(d.restarts()).as("the sink took the job it was restored from for another: %s",
+                    d.recentFailures()).isZero();
+            assertThat(d.vertices()).allMatch(v -> v.parallelism() == 3);
+            cluster.dispatcher().cancelJob(second).get(10, TimeUnit.SECONDS);
+            cluster.dispatcher().requestJobResult(second).get(30, TimeUnit.SECONDS);
+        }
+        KafkaCountingJob.assertExactlyOnce(broker.readAll(out, "read_committed"), records, "rescaled 2 -> 3");
+    }
+
     @Test
     void aJobManagerStoppedWhileCompletedCheckpointsAwaitTheirCommitCommitsThemAfterTheFailover() throws Exception {
         int records = 6_000;

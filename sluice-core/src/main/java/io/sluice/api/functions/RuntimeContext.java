@@ -29,6 +29,14 @@ public interface RuntimeContext {
         return "";
     }
 
+    /**
+     * The checkpoint or savepoint of another job this task's job started from, or {@code null}: a fresh start,
+     * or a restore from one of this job's own checkpoints (a restart, a job-manager failover).
+     */
+    default @Nullable RestoredCheckpoint restoredFrom() {
+        return null;
+    }
+
     /** The job's checkpoint interval, or {@code null} when checkpointing is off. */
     default java.time.@Nullable Duration checkpointInterval() {
         return null;

@@ -27,12 +27,12 @@ final class TaskRestores {
         // At the checkpoint's parallelism a subtask is finished if it was; after a rescale only if all of them
         // were (its input or share of the source may come from any of them).
         if (rescaled ? all.stream().allMatch(TaskStateHandle::isFinished) : own != null && own.isFinished()) {
-            return new TaskRestore(cp.checkpointId(), null, List.of(), true);
+            return new TaskRestore(cp.checkpointId(), null, List.of(), true, List.of(), List.of(), cp.jobId().value());
         }
         if (rescaled && vertex.isSource()) {
             // Refused at the start of the job unless the source redistributes (SourceParallelismCheck).
             return new TaskRestore(cp.checkpointId(), null, List.of(), false, operatorStateHandles(cp, vertex, subtask),
-                    all);
+                    all, cp.jobId().value());
         }
         List<TaskStateHandle> keyed = new ArrayList<>();
         if (vertex.hasKeyedState()) {
@@ -45,7 +45,7 @@ final class TaskRestores {
             }
         }
         return new TaskRestore(cp.checkpointId(), own == null ? null : own.sourcePosition(), keyed, false,
-                operatorStateHandles(cp, vertex, subtask));
+                operatorStateHandles(cp, vertex, subtask), List.of(), cp.jobId().value());
     }
 
     /** The handles of {@code vertex}'s subtasks in {@code cp}, by subtask index. */

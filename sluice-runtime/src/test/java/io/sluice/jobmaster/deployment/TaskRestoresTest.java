@@ -37,6 +37,7 @@ class TaskRestoresTest {
         assertThat(r.sourcePosition()).containsExactly(11);
         assertThat(r.rescaledSourceStates()).isEmpty();
         assertThat(r.finished()).isFalse();
+        assertThat(r.checkpointJobId()).as("whose checkpoint it is").isEqualTo(cp.jobId().value());
     }
 
     @Test
