@@ -55,6 +55,8 @@ import org.junit.jupiter.api.io.TempDir;
  *       (records of the open transaction are in the log); the restarted sink aborts that transaction
  *       and commits the checkpoint's records again.</li>
  * </ul>
+ * Then {@code sluice rescale <job> 3} (stop with a savepoint, run again at 3 from it) while clicks keep coming:
+ * the new job must commit without a restart, every vertex at 3 (one source subtask has no partition and is idle).
  * Then the feed ends and closes the last sessions; a {@code read_committed} consumer must see exactly the
  * sessions of the clicks written, each once, and a {@code read_uncommitted} consumer must see more
  * (the aborted transaction's records), so the check can fail.
@@ -67,6 +69,9 @@ class KafkaProcessesITCase {
     private static final Duration COMMIT_LATENCY = Duration.ofMillis(300);
     private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(90);
     private static final int PARALLELISM = 2;
+    /** The parallelism {@code sluice rescale} gives the job after the kills: more than the input's 2 partitions. */
+    private static final int RESCALED = 3;
+    private static final Pattern SUBMITTED = Pattern.compile("Job ([0-9a-f]{32}) submitted");
     private static final int TASK_MANAGERS = 3;
     private static final int SLOTS = 2;
 
@@ -193,17 +198,43 @@ class KafkaProcessesITCase {
                             "--disorder", "100ms", "--prefix", prefix, "--checkpoint-interval",
                             CHECKPOINT_INTERVAL.toMillis() + "ms"));
             assertThat(submitted.exitCode()).as("sluice run:\n" + submitted.output()).isZero();
-            String jobId = submitted.jobId();
-            awaitCommitting(jobManagers, jobId);
+            String firstJob = submitted.jobId();
+            awaitCommitting(jobManagers, firstJob);
 
             for (Step step : plan) {
-                long killedAt = execute(step, jobManagers, taskManagers, jobId, out, seed);
+                long killedAt = execute(step, jobManagers, taskManagers, firstJob, out, seed);
                 String now = awaitLeader(jobManagers);
-                long running = awaitRunningSince(now, jobId, killedAt);
-                awaitCommitting(jobManagers, jobId);
+                long running = awaitRunningSince(now, firstJob, killedAt);
+                awaitCommitting(jobManagers, firstJob);
                 System.out.printf("KafkaProcessesITCase: seed %d: %s: job RUNNING again %d ms after the SIGKILL, committing"
                         + " again%n", seed, step.kill(), running - killedAt);
             }
+
+            // The second day: sluice rescale to 3 while clicks keep coming. The input has 2 partitions, so one
+            // source subtask reads none (it must be idle, or it would hold every session window back); the
+            // readers take the partitions' offsets from the old ones, the sessions move by key groups, and the
+            // sink goes on through the prefix of the job it was restored from.
+            String leaderNow = awaitLeader(jobManagers);
+            SluiceCluster.CommandResult rescale = SluiceCluster.sluice(run, List.of("rescale", firstJob,
+                    Integer.toString(RESCALED), SluiceCluster.examplesKafkaJar().toString(), "--detached", "--cluster",
+                    leaderNow, "--class", "io.sluice.examples.jobs.KafkaClickSessions", "-D",
+                    "checkpoints.dir=" + run.resolve("checkpoints"), "--", "--bootstrap", broker.bootstrapServers(),
+                    "--output-bootstrap", broker.proxiedBootstrapServers(), "--input", in, "--output", out, "--gap",
+                    GAP.toMillis() + "ms", "--disorder", "100ms", "--prefix", prefix, "--checkpoint-interval",
+                    CHECKPOINT_INTERVAL.toMillis() + "ms"));
+            System.out.println("KafkaProcessesITCase: seed " + seed + ": sluice rescale " + firstJob + " " + RESCALED
+                    + ": exit " + rescale.exitCode() + ":\n" + rescale.output().strip());
+            assertThat(rescale.exitCode()).as("sluice rescale:\n" + rescale.output()).isZero();
+            Matcher rescaled = SUBMITTED.matcher(rescale.output());
+            assertThat(rescaled.find()).as("the rescaled job's id in:\n" + rescale.output()).isTrue();
+            String jobId = rescaled.group(1);
+            awaitCommitting(jobManagers, jobId);
+            JsonNode rescaledJob = Rest.job(awaitLeader(jobManagers), jobId).orElseThrow();
+            for (JsonNode v : rescaledJob.path("vertices")) {
+                assertThat(v.path("parallelism").asInt()).as("vertex " + v.path("name")).isEqualTo(RESCALED);
+            }
+            assertThat(rescaledJob.path("restarts").path("count").asInt()).as("restarts of the rescaled job: %s",
+                    rescaledJob.path("restarts")).isZero();
 
             int blocks = feed.finish();
             List<String> expected = feed.expectedSessions(blocks);

@@ -101,7 +101,7 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
         } else if (source.partitionDiscoveryInterval.toMillis() > 0 && now >= nextDiscoveryAt && !source.boundedToLatest) {
             discover(now);
         }
-        if (!pending.hasNext()) {
+        if (!pending.hasNext() && !next.isEmpty()) { // a consumer with no partition refuses to poll
             pending = consumer.poll(POLL_TIMEOUT).iterator();
         }
         int n = 0;
@@ -173,6 +173,15 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
                 }
             }
         }
+    }
+
+    /**
+     * With no partition to read (more subtasks than partitions): the poll's wait, so that the task sleeps instead
+     * of asking again at once; partition discovery still runs at its interval. Otherwise 0: the poll waits.
+     */
+    @Override
+    public long nanosUntilAvailable() {
+        return started && next.isEmpty() ? POLL_TIMEOUT.toNanos() : 0;
     }
 
     /** Records dropped by the skip policy. */

@@ -9,8 +9,9 @@ import org.apache.kafka.common.TopicPartition;
  * record timestamp by the allowed out-of-orderness ({@code max - outOfOrderness - 1}, as
  * {@code WatermarkStrategy.forBoundedOutOfOrderness}); the subtask's watermark is the minimum over its
  * partitions that are not idle. A partition that has delivered nothing for the idle timeout (processing
- * time) stops holding the watermark back; when all are idle the subtask is idle. So a slow partition
- * holds event time back and an empty one does not, whichever subtask reads them.
+ * time) stops holding the watermark back; when all are idle the subtask is idle, and so is a subtask with no
+ * partition at all. So a slow partition holds event time back and an empty one does not, whichever subtask
+ * reads them.
  *
  * <p>Task thread only.
  */
@@ -60,9 +61,13 @@ final class PartitionWatermarks {
         return min;
     }
 
-    /** {@code Boolean.TRUE} when the subtask just became idle, {@code FALSE} when active again, else null. */
+    /**
+     * {@code Boolean.TRUE} when the subtask just became idle, {@code FALSE} when active again, else null. A
+     * subtask that reads no partition is idle whatever the idle timeout (more subtasks than partitions, as after
+     * a rescale): it would otherwise hold every window after it back for good.
+     */
     Boolean idleChange(long nowMillis) {
-        boolean allIdle = idleTimeoutMillis >= 0;
+        boolean allIdle = idleTimeoutMillis >= 0 || partitions.isEmpty();
         for (long[] p : partitions.values()) {
             if (!isIdle(p, nowMillis)) {
                 allIdle = false;

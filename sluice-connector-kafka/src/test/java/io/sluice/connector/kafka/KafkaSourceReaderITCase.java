@@ -138,6 +138,37 @@ class KafkaSourceReaderITCase {
         assertThat(all).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(KafkaCountingJob.numbers(600));
     }
 
+    /**
+     * More subtasks than partitions (as after a rescale): the subtask without a partition reads nothing, says it is
+     * idle (even without an idle timeout: it would hold every window back) and lets the task sleep between calls;
+     * bounded, it ends. Before, its consumer's poll threw "Consumer is not subscribed to any topics or assigned any
+     * partitions" and the job restarted in a loop (seen by KafkaProcessesITCase after sluice rescale).
+     */
+    @Test
+    void aSubtaskWithoutAPartitionIsIdleAndSleepsInsteadOfFailing() throws Exception {
+        String topic = KafkaBroker.unique("fewer-partitions");
+        broker.createTopic(topic, 2);
+        broker.produce(topic, KafkaCountingJob.numbers(10));
+        int empty = 0;
+        while (PartitionPositions.subtaskOf(new TopicPartition(topic, 0), 3) == empty
+                || PartitionPositions.subtaskOf(new TopicPartition(topic, 1), 3) == empty) {
+            empty++; // the subtask of three that is given neither partition
+        }
+        try (SourceReader<String> reader = source(topic).watermarks(Duration.ofMillis(100), null).build()
+                .createReader(empty, 3)) {
+            RecordingOutput<String> out = new RecordingOutput<>();
+            for (int i = 0; i < 3; i++) {
+                assertThat(reader.emit(out, 512)).isZero();
+            }
+            assertThat(out.records).isEmpty();
+            assertThat(out.idleChanges).containsExactly(true);
+            assertThat(reader.nanosUntilAvailable()).as("sleeps instead of asking again at once").isPositive();
+        }
+        try (SourceReader<String> bounded = source(topic).boundedToLatest().build().createReader(empty, 3)) {
+            assertThat(bounded.emit(new RecordingOutput<>(), 512)).isEqualTo(SourceReader.END_OF_INPUT);
+        }
+    }
+
     @Test
     void aRestoredPositionResumesRightAfterTheLastEmittedRecordAndRecordsCarryTheirKafkaTimestamp() throws Exception {
         String topic = KafkaBroker.unique("restore");
