@@ -21,4 +21,14 @@ public interface CheckpointFiles {
 
     /** Downloads the file at {@code path} (as returned by an upload, possibly of another job) to {@code target}. */
     void download(String path, Path target);
+
+    /**
+     * For a restore: whether the checkpoint restored from is this job's own (a restart, a job-manager failover),
+     * not another job's ({@code checkpoints.restore-from}). Its shared files then stay in storage as long as a
+     * checkpoint of this job refers to them, so the first checkpoint after the restore may refer to them
+     * instead of uploading them again. {@code false} by default.
+     */
+    default boolean restoringOwnCheckpoint() {
+        return false;
+    }
 }

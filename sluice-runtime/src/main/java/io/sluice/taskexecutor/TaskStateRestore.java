@@ -105,7 +105,7 @@ final class TaskStateRestore {
         taskThread.check("Restoring keyed state");
         KeyedStateBackend backend = factory.create(spec);
         if (restore != null && !restore.keyedStateHandles().isEmpty()) {
-            restoreKeyedState(backend);
+            restoreKeyedState(backend, spec.jobId().value());
         }
         return backend;
     }
@@ -139,10 +139,10 @@ final class TaskStateRestore {
         }
     }
 
-    private void restoreKeyedState(KeyedStateBackend backend) {
+    private void restoreKeyedState(KeyedStateBackend backend, String jobId) {
         List<TaskStateHandle> handles = restore.keyedStateHandles();
         if (handles.stream().anyMatch(TaskStateHandle::isIncremental)) {
-            restoreIncremental(backend, handles);
+            restoreIncremental(backend, handles, jobId.equals(restore.checkpointJobId()));
             return;
         }
         List<DataInputBuffer> snapshots = new ArrayList<>(handles.size());
@@ -171,7 +171,7 @@ final class TaskStateRestore {
      * RocksDB's files of an incremental checkpoint: downloaded by the backend. A corrupt or missing
      * file is an unusable snapshot (the job master falls back), naming the file.
      */
-    private void restoreIncremental(KeyedStateBackend backend, List<TaskStateHandle> handles) {
+    private void restoreIncremental(KeyedStateBackend backend, List<TaskStateHandle> handles, boolean ownCheckpoint) {
         if (!handles.stream().allMatch(TaskStateHandle::isIncremental)) {
             throw new KeyedStateRestoreException(taskName, restore.checkpointId(), new IllegalStateException(
                     "the checkpoint mixes RocksDB's files with canonical snapshots for one vertex"));
@@ -186,6 +186,11 @@ final class TaskStateRestore {
             @Override
             public String uploadPrivate(java.nio.file.Path file, String localName) {
                 throw new UnsupportedOperationException("a restore uploads nothing");
+            }
+
+            @Override
+            public boolean restoringOwnCheckpoint() {
+                return ownCheckpoint;
             }
 
             @Override

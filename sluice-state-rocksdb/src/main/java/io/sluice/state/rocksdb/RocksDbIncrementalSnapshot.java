@@ -58,6 +58,9 @@ final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot 
                 long size = Files.size(file);
                 if (name.endsWith(".sst")) {
                     StateFile earlier = confirmed.get(name);
+                    if (earlier != null && earlier.size() != size) {
+                        earlier = null; // not the file of that name uploaded before: upload this one
+                    }
                     StateFile f = earlier != null ? earlier : new StateFile(name, files.uploadShared(file, name), size);
                     if (earlier == null) {
                         newBytes += size;

@@ -318,7 +318,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
             throw new IllegalStateException("restore must be called once, before any state is registered");
         }
         restored = true;
-        restore.restoreIncremental(handles, files);
+        snapshots.adoptRestored(restore.restoreIncremental(handles, files));
     }
 
     // ------------------------------------------------------------------ metrics and lifecycle

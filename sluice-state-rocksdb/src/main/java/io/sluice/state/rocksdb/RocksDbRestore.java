@@ -16,7 +16,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ReadOptions;
@@ -77,8 +79,13 @@ final class RocksDbRestore {
      * of this backend's key groups, makes its instance this backend's own and deletes the key groups
      * outside this backend's range (clipping); otherwise copies this backend's key groups out of each
      * downloaded instance, as bytes, group by group.
+     *
+     * @return the shared files the next checkpoint may refer to instead of uploading them again (local name to
+     *         file): the restored handle's, when it is this job's own checkpoint of exactly this backend's key
+     *         groups (the instance is then the one those files describe); else none
      */
-    void restoreIncremental(List<IncrementalStateHandle> handles, CheckpointFiles files) {
+    Map<String, IncrementalStateHandle.StateFile> restoreIncremental(List<IncrementalStateHandle> handles,
+                                                                     CheckpointFiles files) {
         for (IncrementalStateHandle h : handles) {
             requireSameMaxParallelism(h);
         }
@@ -94,11 +101,17 @@ final class RocksDbRestore {
                     && range.end() <= first.keyGroupRange().end()) {
                 adoptInstance(downloaded.get(0), IncrementalMetaData.decode(first.stateMetaData()));
                 clipTo(first.keyGroupRange());
+                if (files.restoringOwnCheckpoint() && first.keyGroupRange().equals(range)) {
+                    Map<String, IncrementalStateHandle.StateFile> reusable = new HashMap<>();
+                    first.sharedFiles().forEach(f -> reusable.put(f.localName(), f));
+                    return reusable;
+                }
             } else {
                 for (int i = 0; i < handles.size(); i++) {
                     copyKeyGroups(downloaded.get(i), handles.get(i));
                 }
             }
+            return Map.of();
         } catch (IOException e) {
             throw new UncheckedIOException("Could not restore the RocksDB state of " + instance.owner() + ": "
                     + e.getMessage(), e);

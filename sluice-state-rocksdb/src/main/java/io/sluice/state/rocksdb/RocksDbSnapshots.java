@@ -110,6 +110,20 @@ final class RocksDbSnapshots {
                 IncrementalMetaData.encode(keySerializer, metaInfos), confirmedUploads);
     }
 
+    /**
+     * After a restore of this job's own checkpoint of exactly this backend's key groups: that checkpoint's
+     * shared files, which the next checkpoint refers to instead of uploading them again, as if this task had
+     * confirmed that checkpoint (it is retained until a newer one completes, and the registry keeps a file as
+     * long as a retained checkpoint refers to it). Without this the first checkpoint after every task or
+     * job-manager failover uploaded the whole state again (4.2 GB of a 4 GB state, seen by the large-state
+     * benchmark). Task thread, before the first snapshot; nothing for an empty map.
+     */
+    void adoptRestored(Map<String, IncrementalStateHandle.StateFile> restoredSharedFiles) {
+        if (!restoredSharedFiles.isEmpty()) {
+            confirmedUploads = Map.copyOf(restoredSharedFiles);
+        }
+    }
+
     /** I/O thread: what checkpoint {@code checkpointId}'s upload refers to, until it is confirmed. */
     void uploaded(long checkpointId, Map<String, IncrementalStateHandle.StateFile> tableFiles, long newBytes) {
         pendingUploads.put(checkpointId, Map.copyOf(tableFiles));
