@@ -109,7 +109,7 @@ public final class SluiceHarness {
                 Map<String, String> notes = new LinkedHashMap<>();
                 long scenarioStart = System.nanoTime();
                 try {
-                    runner(scenario).run(context, rows, notes);
+                    runner(scenario, args).run(context, rows, notes);
                     for (Results.Row r : rows.rows()) {
                         results.add(scenario, r.variant(), r.metric(), r.value());
                     }
@@ -137,7 +137,7 @@ public final class SluiceHarness {
         return new Outcome(results, failed);
     }
 
-    private static ScenarioRunner runner(Scenario scenario) {
+    private static ScenarioRunner runner(Scenario scenario, HarnessArgs args) {
         return switch (scenario) {
             case STATUS_DURING_STALL -> new StatusDuringStall();
             case TASK_FAILOVER -> new TaskFailover();
@@ -148,6 +148,7 @@ public final class SluiceHarness {
             case WINDOW_TUMBLING -> new WindowThroughput(WindowWorkload.TUMBLING);
             case WINDOW_SESSION -> new WindowThroughput(WindowWorkload.SESSION);
             case KAFKA_EXACTLY_ONCE -> new KafkaExactlyOnce();
+            case LARGE_STATE -> new SluiceLargeState(args.largeState());
         };
     }
 
