@@ -10,7 +10,8 @@ import java.util.Set;
  *
  * @param plan       the plan of {@code --mode}
  * @param out        the result file
- * @param scenarios  the scenarios to run (by default {@link Scenario#defaults()}: all but the explicit-only ones)
+ * @param scenarios  the scenarios to run (by default {@link Scenario#defaults(Plan)}: in full mode all but the
+ *                   explicit-only ones, in smoke mode all)
  * @param largeState the plan of {@link Scenario#LARGE_STATE}: {@code --mode}'s, with the state size of
  *                   {@code --state-gb} if given
  */
@@ -19,7 +20,7 @@ public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeSta
     public static HarnessArgs parse(String[] args) {
         Plan plan = Plan.full();
         Path out = null;
-        Set<Scenario> only = Scenario.defaults();
+        Set<Scenario> only = null;
         Double stateGb = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -40,6 +41,9 @@ public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeSta
         }
         if (out == null) {
             throw new IllegalArgumentException("--out <file.tsv> is required");
+        }
+        if (only == null) {
+            only = Scenario.defaults(plan);
         }
         LargeStatePlan large = stateGb == null ? LargeStatePlan.of(plan.mode()) : LargeStatePlan.of(plan.mode(), stateGb);
         return new HarnessArgs(plan, out, only, large);

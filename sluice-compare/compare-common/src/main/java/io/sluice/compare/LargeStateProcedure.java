@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@link Scenario#LARGE_STATE} on one {@link LargeStateSystem}, the same steps and measurements for
@@ -27,7 +28,9 @@ import java.util.function.Consumer;
  *   <li><b>savepoint</b> of the running job: trigger to completion, and its size;</li>
  *   <li><b>rescale</b> {@code parallelism -> rescaleTo}: stop with a savepoint, start from it with the keyed
  *       operator at {@code rescaleTo}; from the stop request to the savepoint, to the first record with
- *       restored state, and to the first completed checkpoint of the new job.</li>
+ *       restored state, and to the first completed checkpoint of the new job;</li>
+ *   <li><b>rescale from the latest checkpoint</b> (to {@code rescaleTo}, or back to {@code parallelism} if the
+ *       rescale above succeeded): cancel keeping the checkpoints, start from the latest; the same two times.</li>
  * </ol>
  * Every figure is added to {@code results} under the plan's variant, as soon as it is known (a step that
  * fails leaves the earlier figures).
@@ -39,12 +42,19 @@ public final class LargeStateProcedure {
     private final LargeStatePlan plan;
     private final LargeStateSystem system;
     private final Results results;
+    private final java.util.function.BiConsumer<String, String> note;
     private final Consumer<String> log;
     private final Path work;
     private final String variant;
 
-    public LargeStateProcedure(LargeStatePlan plan, LargeStateSystem system, Results results, Path work,
-                               Consumer<String> log) {
+    /**
+     * @param results where the figures go (rows)
+     * @param note    where notes go (header lines of the result file), e.g. which step failed and why
+     * @param work    a directory for the savepoints
+     */
+    public LargeStateProcedure(LargeStatePlan plan, LargeStateSystem system, Results results,
+                               java.util.function.BiConsumer<String, String> note, Path work, Consumer<String> log) {
+        this.note = note;
         this.plan = plan;
         this.system = system;
         this.results = results;
@@ -53,20 +63,64 @@ public final class LargeStateProcedure {
         this.variant = plan.variant();
     }
 
-    /** Runs every step; throws on the first that fails. Cancels the job at the end. */
+    /**
+     * Runs every step. The load and steady phases must succeed (the others need them); a later step that
+     * fails is logged and recorded in the result header {@code large-state-failed-<step>}, the next steps
+     * still run, and at the end an {@link IllegalStateException} names every failed step. Cancels the job
+     * at the end.
+     */
     public void run() throws Exception {
+        List<String> failed = new ArrayList<>();
         try {
-            system.start(plan.parallelism(), null);
+            start(plan.parallelism(), null);
             load();
             steady();
-            for (int i = 1; i <= plan.failovers(); i++) {
-                failover(i);
+            step("task-failover", failed, () -> {
+                for (int i = 1; i <= plan.failovers(); i++) {
+                    failover(i);
+                }
+            });
+            step("savepoint", failed, this::savepoint);
+            step("rescale", failed, this::rescale);
+            if (!running()) {
+                start(plan.parallelism(), null); // the failed rescale left no job: the next step needs one
+                awaitCheckpointAfterId(0, "a checkpoint of the job restarted after the failed rescale");
             }
-            savepoint();
-            rescale();
+            step("rescale-from-checkpoint", failed, this::rescaleFromCheckpoint);
         } finally {
             system.cancel();
         }
+        if (!failed.isEmpty()) {
+            throw new IllegalStateException("large-state steps failed (their figures are missing, the others are"
+                    + " in the result file): " + String.join("; ", failed));
+        }
+    }
+
+    /** One step that may fail without stopping the procedure. */
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    private void step(String name, List<String> failed, Step step) throws Exception {
+        try {
+            step.run();
+        } catch (Exception | OutOfMemoryError e) {
+            if (e instanceof InterruptedException) {
+                throw e;
+            }
+            String reason = rootMessage(e);
+            failed.add(name + ": " + reason);
+            note.accept("large-state-failed-" + name, reason);
+            log("%s FAILED: %s", name, reason);
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t == e ? e.toString() : e.getClass().getSimpleName() + " caused by " + t;
     }
 
     private void load() throws Exception {
@@ -171,7 +225,7 @@ public final class LargeStateProcedure {
         long t0Millis = System.currentTimeMillis();
         String path = system.savepoint(parent, true, restoreTimeout());
         double savepointMs = (System.nanoTime() - t0) / 1e6;
-        system.start(plan.rescaleTo(), path);
+        start(plan.rescaleTo(), path);
         long restored = system.awaitRestoredRecordAfter(t0, restoreTimeout());
         LargeStateSystem.CheckpointSample first = awaitCheckpointTriggeredAfter(t0Millis, restoreTimeout(),
                 "the first checkpoint at parallelism " + plan.rescaleTo());
@@ -183,6 +237,45 @@ public final class LargeStateProcedure {
         log("rescale %d -> %d: savepoint after %.0f ms, restored state processed after %.0f ms, checkpoint %d"
                 + " completed after %.0f ms", plan.parallelism(), plan.rescaleTo(), savepointMs, toRunning, first.id(),
                 toCheckpoint);
+    }
+
+    /**
+     * Rescale without a savepoint, as large-state users of both systems do: cancel keeping the retained
+     * checkpoints, start at {@code rescaleTo} from the latest; from the cancel request to the first record
+     * with restored state and to the first completed checkpoint at the new parallelism.
+     */
+    private void rescaleFromCheckpoint() throws Exception {
+        int from = currentParallelism;
+        int to = from == plan.rescaleTo() ? plan.parallelism() : plan.rescaleTo();
+        long t0 = System.nanoTime();
+        long t0Millis = System.currentTimeMillis();
+        String checkpoint = system.cancelKeepingLatestCheckpoint(restoreTimeout());
+        start(to, checkpoint);
+        long restored = system.awaitRestoredRecordAfter(t0, restoreTimeout());
+        LargeStateSystem.CheckpointSample first = awaitCheckpointTriggeredAfter(t0Millis, restoreTimeout(),
+                "the first checkpoint at parallelism " + to);
+        double toCheckpoint = (System.nanoTime() - t0) / 1e6;
+        double toRunning = (restored - t0) / 1e6;
+        add(Scenario.Metric.RESCALE_CHECKPOINT_TO_RUNNING_MS, toRunning);
+        add(Scenario.Metric.RESCALE_CHECKPOINT_TO_CHECKPOINT_MS, toCheckpoint);
+        log("rescale %d -> %d from the latest checkpoint (%s): restored state processed after %.0f ms, checkpoint %d"
+                + " completed after %.0f ms", from, to, checkpoint, toRunning, first.id(), toCheckpoint);
+    }
+
+    private int currentParallelism;
+
+    private void start(int keyedParallelism, @Nullable String restoreFrom) throws Exception {
+        system.start(keyedParallelism, restoreFrom);
+        currentParallelism = keyedParallelism;
+    }
+
+    private boolean running() {
+        try {
+            system.checkpoints();
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
     }
 
     private Duration restoreTimeout() {

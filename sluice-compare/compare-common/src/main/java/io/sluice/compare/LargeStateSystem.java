@@ -51,6 +51,12 @@ public interface LargeStateSystem extends AutoCloseable {
      */
     String savepoint(Path parent, boolean stop, Duration timeout) throws Exception;
 
+    /**
+     * Cancels the current job keeping its checkpoints, and returns what restores its latest completed one
+     * (a path, or the system's own reference to it), for a rescale without a savepoint.
+     */
+    String cancelKeepingLatestCheckpoint(Duration timeout) throws Exception;
+
     /** Cancels the current job, if it runs. */
     void cancel() throws Exception;
 

@@ -39,8 +39,9 @@ public enum Scenario {
     /**
      * State larger than memory on RocksDB with incremental checkpoints ({@link LargeStatePlan}): load every
      * key once, then about 1 % of the keys change per second; records/s, bytes uploaded and duration per
-     * checkpoint, task failover, savepoint, rescale 2 -> 4. Outside the default run: a harness runs it only
-     * when {@code --only} names it ({@link #explicitOnly()}).
+     * checkpoint, task failover, savepoint, rescale 2 -> 4. Outside the default full run: a harness runs it
+     * in full mode only when {@code --only} names it ({@link #explicitOnly()}); the smoke run includes it (a
+     * few MB of state, seconds per system).
      */
     LARGE_STATE("large-state", "Large state on RocksDB, incremental checkpoints", true, true);
 
@@ -65,18 +66,22 @@ public enum Scenario {
     }
 
     /**
-     * Whether this scenario runs only when {@code --only} names it: it is left out of the default run (all
-     * scenarios) because it needs far more time, memory and disk than the others.
+     * Whether this scenario runs in a full run only when {@code --only} names it: it is left out of the
+     * default full run (all scenarios) because it needs far more time, memory and disk than the others. The
+     * smoke run, whose plan keeps it to seconds, runs it like any other.
      */
     public boolean explicitOnly() {
         return explicitOnly;
     }
 
-    /** The scenarios a harness runs when {@code --only} is not given: all but the {@linkplain #explicitOnly() explicit-only} ones. */
-    public static java.util.Set<Scenario> defaults() {
+    /**
+     * The scenarios a harness runs when {@code --only} is not given: in smoke mode all, in full mode all but
+     * the {@linkplain #explicitOnly() explicit-only} ones.
+     */
+    public static java.util.Set<Scenario> defaults(Plan plan) {
         java.util.EnumSet<Scenario> s = java.util.EnumSet.noneOf(Scenario.class);
         for (Scenario scenario : values()) {
-            if (!scenario.explicitOnly) {
+            if (plan.smokeMode() || !scenario.explicitOnly) {
                 s.add(scenario);
             }
         }
@@ -181,5 +186,9 @@ public enum Scenario {
         public static final String RESCALE_TO_RUNNING_MS = "rescale_to_running_ms";
         /** {@link Scenario#LARGE_STATE}: rescale, from the stop request to the first completed checkpoint at the new parallelism. */
         public static final String RESCALE_TO_CHECKPOINT_MS = "rescale_to_checkpoint_ms";
+        /** {@link Scenario#LARGE_STATE}: rescale from the latest retained checkpoint, from the cancel request to the first record with restored state. */
+        public static final String RESCALE_CHECKPOINT_TO_RUNNING_MS = "rescale_chk_to_running_ms";
+        /** {@link Scenario#LARGE_STATE}: the same, to the first completed checkpoint at the new parallelism. */
+        public static final String RESCALE_CHECKPOINT_TO_CHECKPOINT_MS = "rescale_chk_to_checkpoint_ms";
     }
 }

@@ -48,7 +48,7 @@ final class SluiceLargeState implements ScenarioRunner, LargeStateSystem {
              LocalCluster c = LocalCluster.builder().configuration(clusterConfiguration(plan)).build()) {
             this.probe = p;
             this.cluster = c;
-            new LargeStateProcedure(plan, this, rows, work,
+            new LargeStateProcedure(plan, this, rows, notes::put, work,
                     line -> context.progress().line(Scenario.LARGE_STATE.id(), "", "%s", line)).run();
         }
     }
@@ -124,6 +124,15 @@ final class SluiceLargeState implements ScenarioRunner, LargeStateSystem {
             current = null;
         }
         return s.path();
+    }
+
+    /** Sluice keeps a cancelled job's checkpoints ({@code checkpoints.retain-on-cancel}, default true). */
+    @Override
+    public String cancelKeepingLatestCheckpoint(Duration timeout) throws Exception {
+        JobId id = job();
+        Throughput.cancel(cluster.dispatcher(), id);
+        current = null;
+        return "latest:" + id;
     }
 
     @Override

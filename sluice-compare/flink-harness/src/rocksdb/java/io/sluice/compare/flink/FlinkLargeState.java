@@ -48,8 +48,7 @@ public final class FlinkLargeState implements LargeStateScenario, LargeStateSyst
             describe().forEach(results::header);
             try (FlinkCluster c = FlinkCluster.start(clusterConfiguration(plan, work), 1, 4)) {
                 this.cluster = c;
-                Results rows = results;
-                new LargeStateProcedure(plan, this, rows, work, log).run();
+                new LargeStateProcedure(plan, this, results, results::header, work, log).run();
             }
         } finally {
             deleteQuietly(work);
@@ -93,6 +92,7 @@ public final class FlinkLargeState implements LargeStateScenario, LargeStateSyst
         c.setString("restart-strategy.fixed-delay.attempts", Integer.toString(Integer.MAX_VALUE));
         c.setString("restart-strategy.fixed-delay.delay", "0ms");
         c.setString("pipeline.object-reuse", "true");
+        c.setString("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION");
         return c;
     }
 
@@ -199,6 +199,29 @@ public final class FlinkLargeState implements LargeStateScenario, LargeStateSyst
         }
         return cluster.miniCluster().triggerSavepoint(id, dir, false, SavepointFormatType.CANONICAL)
                 .get(timeout.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    /** The job keeps its checkpoints on cancel ({@code externalized-checkpoint-retention: RETAIN_ON_CANCELLATION}). */
+    @Override
+    public String cancelKeepingLatestCheckpoint(Duration timeout) throws Exception {
+        JobID id = job();
+        String latest = null;
+        long latestId = -1;
+        var history = cluster.executionGraph(id).get(30, TimeUnit.SECONDS).getCheckpointStatsSnapshot().getHistory();
+        cluster.cancel(id);
+        current = null;
+        for (AbstractCheckpointStats c : history.getCheckpoints()) {
+            if (c.getStatus() == CheckpointStatsStatus.COMPLETED && !c.getProperties().isSavepoint()
+                    && c.getCheckpointId() > latestId
+                    && c instanceof org.apache.flink.runtime.checkpoint.CompletedCheckpointStats done) {
+                latestId = c.getCheckpointId();
+                latest = done.getExternalPath();
+            }
+        }
+        if (latest == null) {
+            throw new IllegalStateException("Job " + id + " had no completed checkpoint to rescale from");
+        }
+        return latest;
     }
 
     @Override
