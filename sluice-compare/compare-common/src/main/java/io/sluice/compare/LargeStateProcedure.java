@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  *       checkpoint the bytes new in the checkpoint directory ({@link UploadMeter}) and the duration the
  *       system reports; the full state size of the latest checkpoint;</li>
  *   <li><b>task failover</b>, {@code failovers} times: a keyed task throws; the time to the first record
- *       processed with restored state, and to the first checkpoint triggered after the throw completing;</li>
+ *       processed with restored state, and to the first checkpoint triggered after the throw completing, and
+ *       the bytes written to the checkpoint directory from just before the failure until then;</li>
  *   <li><b>savepoint</b> of the running job: trigger to completion, and its size;</li>
  *   <li><b>rescale</b> {@code parallelism -> rescaleTo}: stop with a savepoint, start from it with the keyed
  *       operator at {@code rescaleTo}; from the stop request to the savepoint, to the first record with
@@ -186,6 +187,8 @@ public final class LargeStateProcedure {
     }
 
     private void failover(int i) throws Exception {
+        UploadMeter meter = new UploadMeter(system.checkpointDir());
+        meter.baseline();
         long thrown = system.failTaskAndAwaitThrow(Duration.ofMinutes(2));
         long thrownMillis = System.currentTimeMillis() - (System.nanoTime() - thrown) / 1_000_000;
         Duration timeout = restoreTimeout();
@@ -193,20 +196,25 @@ public final class LargeStateProcedure {
         LargeStateSystem.CheckpointSample first = awaitCheckpointTriggeredAfter(thrownMillis, timeout,
                 "the first checkpoint after failover " + i);
         long checkpointed = System.nanoTime();
+        long uploaded = meter.newBytes();
         double toRunning = (restored - thrown) / 1e6;
         double toCheckpoint = (checkpointed - thrown) / 1e6;
         failoversToRunning.add(toRunning);
         failoversToCheckpoint.add(toCheckpoint);
-        log("task failover %d/%d: restored state processed after %.0f ms, checkpoint %d completed after %.0f ms", i,
-                plan.failovers(), toRunning, first.id(), toCheckpoint);
+        failoverUploads.add(uploaded);
+        log("task failover %d/%d: restored state processed after %.0f ms, checkpoint %d completed after %.0f ms,"
+                + " %,d bytes written to the checkpoint directory since the failure", i, plan.failovers(), toRunning,
+                first.id(), toCheckpoint, uploaded);
         if (i == plan.failovers()) {
             add(Scenario.Metric.TO_RUNNING_MS, Stats.median(failoversToRunning));
             add(Scenario.Metric.TO_CHECKPOINT_MS, Stats.median(failoversToCheckpoint));
+            add(Scenario.Metric.FAILOVER_UPLOAD_BYTES, Stats.median(failoverUploads));
         }
     }
 
     private final List<Double> failoversToRunning = new ArrayList<>();
     private final List<Double> failoversToCheckpoint = new ArrayList<>();
+    private final List<Long> failoverUploads = new ArrayList<>();
 
     private void savepoint() throws Exception {
         Path parent = Files.createDirectories(work.resolve("savepoints"));

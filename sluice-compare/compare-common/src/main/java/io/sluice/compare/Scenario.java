@@ -176,6 +176,11 @@ public enum Scenario {
         public static final String UPLOAD_FRACTION_P50 = "upload_fraction_p50";
         /** {@link Scenario#LARGE_STATE}: from an injected task failure to the first completed checkpoint after it. */
         public static final String TO_CHECKPOINT_MS = "to_checkpoint_ms";
+        /**
+         * {@link Scenario#LARGE_STATE}: bytes written to the checkpoint directory from just before an injected task
+         * failure until the first checkpoint after it completed (what that checkpoint uploaded, median over failovers).
+         */
+        public static final String FAILOVER_UPLOAD_BYTES = "failover_upload_bytes";
         /** {@link Scenario#LARGE_STATE}: from triggering a savepoint of the running job to its completion. */
         public static final String SAVEPOINT_MS = "savepoint_ms";
         /** {@link Scenario#LARGE_STATE}: bytes of that savepoint's files. */
