@@ -55,8 +55,9 @@ public record LargeStatePlan(String mode, double stateGb, int valueBytes, long k
             return new LargeStatePlan(mode, stateGb, VALUE_BYTES, keys, 0.01, Duration.ofMillis(500), 1,
                     Duration.ofSeconds(2), 1, 2, 4, 128, memory);
         }
+        // Two failovers per run up to 1 GB; above, one (each restores the whole state: minutes on 2 cores).
         return new LargeStatePlan(mode, stateGb, VALUE_BYTES, keys, 0.01, Duration.ofSeconds(3), 3,
-                Duration.ofSeconds(30), 2, 2, 4, 128, memory);
+                Duration.ofSeconds(30), stateGb > 1.5 ? 1 : 2, 2, 4, 128, memory);
     }
 
     /** {@code --state-gb}'s value: a positive number of GB. */

@@ -179,6 +179,10 @@ public final class LargeStateProcedure {
         add(Scenario.Metric.DURATION_P50_MS, durationP50);
         add(Scenario.Metric.STATE_BYTES, stateBytes);
         add(Scenario.Metric.UPLOAD_FRACTION_P50, stateBytes > 0 ? uploadP50 / stateBytes : Double.NaN);
+        double uploadMean = uploads.stream().mapToLong(Long::longValue).average().orElse(Double.NaN);
+        double changedBytes = rate * plan.checkpointInterval().toMillis() / 1000.0 * plan.valueBytes();
+        add(Scenario.Metric.UPLOAD_BYTES_MEAN, uploadMean);
+        add(Scenario.Metric.UPLOAD_PER_CHANGED_BYTE, changedBytes > 0 ? uploadMean / changedBytes : Double.NaN);
         add(Scenario.Metric.CHECKPOINTS, uploads.size());
         log("steady: %,.0f records/s (target %,.0f), %,.0f per CPU-second; %d checkpoints: upload p50 %,.0f bytes"
                         + " (all %s), duration p50 %.0f ms (all %s); full state %,d bytes", rate, plan.steadyRate(),

@@ -174,6 +174,17 @@ public enum Scenario {
         public static final String UPLOAD_BYTES_P50 = "upload_bytes_p50";
         /** {@link Scenario#LARGE_STATE}: {@link #UPLOAD_BYTES_P50} as a fraction of the full state ({@link #STATE_BYTES}). */
         public static final String UPLOAD_FRACTION_P50 = "upload_fraction_p50";
+        /**
+         * {@link Scenario#LARGE_STATE}: the mean of the same bytes (compactions upload in bursts, a few checkpoints
+         * of a window carry most of the bytes, which the median hides).
+         */
+        public static final String UPLOAD_BYTES_MEAN = "upload_bytes_mean";
+        /**
+         * {@link Scenario#LARGE_STATE}: {@link #UPLOAD_BYTES_MEAN} ÷ the value bytes the steady phase changed per
+         * checkpoint interval (achieved records/s × interval × value size): 1 would be an upload of exactly the
+         * changed values; what a system uploads beyond that is keys and file overhead, and compactions.
+         */
+        public static final String UPLOAD_PER_CHANGED_BYTE = "upload_per_changed_byte";
         /** {@link Scenario#LARGE_STATE}: from an injected task failure to the first completed checkpoint after it. */
         public static final String TO_CHECKPOINT_MS = "to_checkpoint_ms";
         /**
