@@ -35,20 +35,57 @@ public enum Scenario {
      * records/s while draining a backlog, then produce-to-committed-visibility latency of paced records
      * as a {@code read_committed} consumer sees them (module {@code compare-kafka}).
      */
-    KAFKA_EXACTLY_ONCE("kafka-exactly-once", "Kafka → keyed count → Kafka, exactly once, checkpoints every second", true);
+    KAFKA_EXACTLY_ONCE("kafka-exactly-once", "Kafka → keyed count → Kafka, exactly once, checkpoints every second", true),
+    /**
+     * State larger than memory on RocksDB with incremental checkpoints ({@link LargeStatePlan}): load every
+     * key once, then about 1 % of the keys change per second; records/s, bytes uploaded and duration per
+     * checkpoint, task failover, savepoint, rescale 2 -> 4. Outside the default full run: a harness runs it
+     * in full mode only when {@code --only} names it ({@link #explicitOnly()}); the smoke run includes it (a
+     * few MB of state, seconds per system).
+     */
+    LARGE_STATE("large-state", "Large state on RocksDB, incremental checkpoints", true, true);
 
     private final String id;
     private final String title;
     private final boolean optional;
+    private final boolean explicitOnly;
 
     Scenario(String id, String title) {
         this(id, title, false);
     }
 
     Scenario(String id, String title, boolean optional) {
+        this(id, title, optional, false);
+    }
+
+    Scenario(String id, String title, boolean optional, boolean explicitOnly) {
         this.id = id;
         this.title = title;
         this.optional = optional;
+        this.explicitOnly = explicitOnly;
+    }
+
+    /**
+     * Whether this scenario runs in a full run only when {@code --only} names it: it is left out of the
+     * default full run (all scenarios) because it needs far more time, memory and disk than the others. The
+     * smoke run, whose plan keeps it to seconds, runs it like any other.
+     */
+    public boolean explicitOnly() {
+        return explicitOnly;
+    }
+
+    /**
+     * The scenarios a harness runs when {@code --only} is not given: in smoke mode all, in full mode all but
+     * the {@linkplain #explicitOnly() explicit-only} ones.
+     */
+    public static java.util.Set<Scenario> defaults(Plan plan) {
+        java.util.EnumSet<Scenario> s = java.util.EnumSet.noneOf(Scenario.class);
+        for (Scenario scenario : values()) {
+            if (plan.smokeMode() || !scenario.explicitOnly) {
+                s.add(scenario);
+            }
+        }
+        return s;
     }
 
     /**
@@ -125,5 +162,49 @@ public enum Scenario {
         public static final String WINDOWS_FIRED = "windows_fired";
         /** Windows the bounded check run must fire, computed by {@link WindowWorkload#expected}. */
         public static final String WINDOWS_EXPECTED = "windows_expected";
+
+        /** {@link Scenario#LARGE_STATE}: records/s of the load phase, which writes every key once, unthrottled. */
+        public static final String LOAD_RECORDS_PER_S = "load_records_per_s";
+        /** {@link Scenario#LARGE_STATE}: the steady phase's paced rate (records/s the source offers), for reference. */
+        public static final String STEADY_TARGET_RATE = "steady_target_rate";
+        /**
+         * {@link Scenario#LARGE_STATE}: median bytes written to checkpoint storage per checkpoint in the steady
+         * phase (new files in the checkpoint directory, attributed to the checkpoint that completed next).
+         */
+        public static final String UPLOAD_BYTES_P50 = "upload_bytes_p50";
+        /** {@link Scenario#LARGE_STATE}: {@link #UPLOAD_BYTES_P50} as a fraction of the full state ({@link #STATE_BYTES}). */
+        public static final String UPLOAD_FRACTION_P50 = "upload_fraction_p50";
+        /**
+         * {@link Scenario#LARGE_STATE}: the mean of the same bytes (compactions upload in bursts, a few checkpoints
+         * of a window carry most of the bytes, which the median hides).
+         */
+        public static final String UPLOAD_BYTES_MEAN = "upload_bytes_mean";
+        /**
+         * {@link Scenario#LARGE_STATE}: {@link #UPLOAD_BYTES_MEAN} ÷ the value bytes the steady phase changed per
+         * checkpoint interval (achieved records/s × interval × value size): 1 would be an upload of exactly the
+         * changed values; what a system uploads beyond that is keys and file overhead, and compactions.
+         */
+        public static final String UPLOAD_PER_CHANGED_BYTE = "upload_per_changed_byte";
+        /** {@link Scenario#LARGE_STATE}: from an injected task failure to the first completed checkpoint after it. */
+        public static final String TO_CHECKPOINT_MS = "to_checkpoint_ms";
+        /**
+         * {@link Scenario#LARGE_STATE}: bytes written to the checkpoint directory from just before an injected task
+         * failure until the first checkpoint after it completed (what that checkpoint uploaded, median over failovers).
+         */
+        public static final String FAILOVER_UPLOAD_BYTES = "failover_upload_bytes";
+        /** {@link Scenario#LARGE_STATE}: from triggering a savepoint of the running job to its completion. */
+        public static final String SAVEPOINT_MS = "savepoint_ms";
+        /** {@link Scenario#LARGE_STATE}: bytes of that savepoint's files. */
+        public static final String SAVEPOINT_BYTES = "savepoint_bytes";
+        /** {@link Scenario#LARGE_STATE}: rescale, from the stop-with-savepoint request to the savepoint's completion. */
+        public static final String RESCALE_SAVEPOINT_MS = "rescale_savepoint_ms";
+        /** {@link Scenario#LARGE_STATE}: rescale, from the stop request to the first record processed with restored state at the new parallelism. */
+        public static final String RESCALE_TO_RUNNING_MS = "rescale_to_running_ms";
+        /** {@link Scenario#LARGE_STATE}: rescale, from the stop request to the first completed checkpoint at the new parallelism. */
+        public static final String RESCALE_TO_CHECKPOINT_MS = "rescale_to_checkpoint_ms";
+        /** {@link Scenario#LARGE_STATE}: rescale from the latest retained checkpoint, from the cancel request to the first record with restored state. */
+        public static final String RESCALE_CHECKPOINT_TO_RUNNING_MS = "rescale_chk_to_running_ms";
+        /** {@link Scenario#LARGE_STATE}: the same, to the first completed checkpoint at the new parallelism. */
+        public static final String RESCALE_CHECKPOINT_TO_CHECKPOINT_MS = "rescale_chk_to_checkpoint_ms";
     }
 }

@@ -156,7 +156,7 @@ public final class CompareMain {
             SystemUnderTest s = systems.get(i);
             String label = s.name() + " (" + (i + 1) + "/" + systems.size() + ")";
             runs.add(() -> {
-                HarnessRunner.Outcome o = runner.run(s, args.root(), args.mode(), args.onlyArgument(),
+                HarnessRunner.Outcome o = runner.run(s, args.root(), args.mode(), args.harnessOptions(),
                         args.timeout(), label);
                 log.println("[compare] " + HarnessRunner.duration(Duration.ofNanos(System.nanoTime() - start))
                         + " elapsed in all");

@@ -6,7 +6,10 @@ import java.util.Set;
 
 /** Which way a metric is better, from its name (units and meaning are in the name). */
 public enum Direction {
-    /** Times ({@code *_ms}) and counts of bad events (over_1s, metadata_reads, unanswered, errors, duplicates). */
+    /**
+     * Times ({@code *_ms}), counts of bad events (over_1s, metadata_reads, unanswered, errors, duplicates) and
+     * bytes a checkpoint uploads (upload_bytes_p50, upload_fraction_p50, failover_upload_bytes).
+     */
     LOWER("lower"),
     /** Rates ({@code *_per_s}, e.g. records_per_s, and {@code *_per_cpu_s}, per CPU-second). */
     HIGHER("higher"),
@@ -15,7 +18,8 @@ public enum Direction {
 
     /** Counts of bad events: fewer is better. */
     private static final Set<String> LOWER_COUNTS = Set.of(Metric.OVER_1S, Metric.METADATA_READS,
-            Metric.UNANSWERED, Metric.ERRORS, Metric.DUPLICATES);
+            Metric.UNANSWERED, Metric.ERRORS, Metric.DUPLICATES, Metric.UPLOAD_BYTES_P50, Metric.UPLOAD_FRACTION_P50,
+            Metric.FAILOVER_UPLOAD_BYTES, Metric.UPLOAD_PER_CHANGED_BYTE, Metric.UPLOAD_BYTES_MEAN);
 
     /** How far (as a fraction) Sluice must trail a Flink version to be listed as behind it. */
     public static final double BEHIND_MARGIN = 0.10;

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The driver's command line, parsed and checked.
@@ -30,9 +31,12 @@ import java.util.Set;
  *                    from the result files already in the output directory
  * @param parallel    harnesses run at the same time (1: one after the other); above 1 only in smoke mode,
  *                    whose figures mean nothing, so that CI's smoke comparison takes less wall time
+ * @param stateGb     {@code --state-gb}: the logical state size of the large-state scenario, passed to each
+ *                    harness; null for the plan's default (4 GB full, 0.005 GB smoke)
  */
 public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, Path outDir, boolean writeDocs,
-                         Set<Scenario> only, Duration timeout, boolean help, boolean reportOnly, int parallel) {
+                         Set<Scenario> only, Duration timeout, boolean help, boolean reportOnly, int parallel,
+                         @Nullable String stateGb) {
 
     public static final Duration FULL_TIMEOUT = Duration.ofMinutes(60);
     public static final Duration SMOKE_TIMEOUT = Duration.ofMinutes(10);
@@ -41,6 +45,7 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
             Usage: CompareMain [--mode full|smoke] [--systems sluice,flink-1.13.6,flink-1.14.6,flink-1.20.5,flink-2.3.0]
                                [--root <repository root>] [--out-dir <dir>] [--only <scenario,...>]
                                [--timeout <90s|10m|1h>] [--write-docs] [--report-only] [--parallel <n>]
+                               [--state-gb <GB>]
               --mode        full (the documented figures; default) or smoke (seconds per scenario; numbers mean nothing)
               --systems     systems to run, comma-separated (default: all five)
               --root        repository root (default: the nearest directory above the current one with sluice-compare/)
@@ -53,6 +58,8 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
                             the result files already in --out-dir, e.g. after changing how the report is written
               --parallel    smoke mode only: run up to n harnesses at the same time (default 1, one after the
                             other; full mode always runs them one at a time, on an otherwise idle machine)
+              --state-gb    logical state of the large-state scenario (run only when --only names it), in GB
+                            (default 4 in full mode, 0.005 in smoke mode)
             """.formatted(String.join(",", Arrays.stream(Scenario.values()).map(Scenario::id).toList()));
 
     public DriverArgs {
@@ -65,6 +72,20 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
 
     public boolean smoke() {
         return mode.equals("smoke");
+    }
+
+    /** The options passed to every harness after {@code --mode} and {@code --out}: {@code --only}, {@code --state-gb}. */
+    public List<String> harnessOptions() {
+        List<String> o = new java.util.ArrayList<>();
+        onlyArgument().ifPresent(v -> {
+            o.add("--only");
+            o.add(v);
+        });
+        if (stateGb != null) {
+            o.add("--state-gb");
+            o.add(stateGb);
+        }
+        return List.copyOf(o);
     }
 
     /** The {@code --only} value to pass on (scenario ids in declaration order), if scenarios were restricted. */
@@ -98,6 +119,7 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
         boolean help = false;
         boolean reportOnly = false;
         int parallel = 1;
+        String stateGb = null;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -114,11 +136,15 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
                 case "--help", "-h" -> help = true;
                 case "--report-only" -> reportOnly = true;
                 case "--parallel" -> parallel = parseParallel(value(args, ++i, a));
+                case "--state-gb" -> {
+                    stateGb = value(args, ++i, a);
+                    io.sluice.compare.LargeStatePlan.parseGb(stateGb); // rejects what the harnesses would, with the reason
+                }
                 default -> throw new IllegalArgumentException("Unknown option '" + a + "'. " + "See --help.");
             }
         }
         if (help) {
-            return new DriverArgs(mode, known, cwd, cwd, false, Set.of(), FULL_TIMEOUT, true, false, 1);
+            return new DriverArgs(mode, known, cwd, cwd, false, Set.of(), FULL_TIMEOUT, true, false, 1, null);
         }
         List<SystemUnderTest> systems = systemsArg == null ? known : parseSystems(systemsArg, known);
         Set<Scenario> only = onlyArg == null ? Set.of() : parseScenarios(onlyArg);
@@ -151,7 +177,8 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
                         + " --systems, or drop --write-docs and read the report in the output directory.");
             }
         }
-        return new DriverArgs(mode, systems, root, outDir, writeDocs, only, timeout, help, reportOnly, parallel);
+        return new DriverArgs(mode, systems, root, outDir, writeDocs, only, timeout, help, reportOnly, parallel,
+                stateGb);
     }
 
     /** The nearest directory at or above {@code cwd} that contains sluice-compare/. */

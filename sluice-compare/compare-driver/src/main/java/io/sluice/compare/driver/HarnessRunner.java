@@ -87,7 +87,7 @@ public final class HarnessRunner {
     }
 
     /** The command line that runs {@code system}'s harness. */
-    public List<String> command(SystemUnderTest system, Path root, String mode, Optional<String> only) {
+    public List<String> command(SystemUnderTest system, Path root, String mode, List<String> options) {
         List<String> cmd = new ArrayList<>();
         cmd.add(javaBin.toString());
         cmd.addAll(jvmOptions);
@@ -98,10 +98,7 @@ public final class HarnessRunner {
         cmd.add(mode);
         cmd.add("--out");
         cmd.add(resultFile(system).toString());
-        only.ifPresent(o -> {
-            cmd.add("--only");
-            cmd.add(o);
-        });
+        cmd.addAll(options);
         return cmd;
     }
 
@@ -111,7 +108,7 @@ public final class HarnessRunner {
      *
      * @param label how progress lines name the run, e.g. "sluice (1/4)"
      */
-    public Outcome run(SystemUnderTest system, Path root, String mode, Optional<String> only, Duration timeout,
+    public Outcome run(SystemUnderTest system, Path root, String mode, List<String> options, Duration timeout,
                        String label) {
         Optional<String> notBuilt = system.missingBuild(root);
         if (notBuilt.isPresent()) {
@@ -123,7 +120,7 @@ public final class HarnessRunner {
         try {
             Files.deleteIfExists(out);
             Files.createDirectories(outDir);
-            cmd = command(system, root, mode, only);
+            cmd = command(system, root, mode, options);
         } catch (IOException | UncheckedIOException e) {
             return new Outcome(system.name(), Status.FAILED, Duration.ZERO, 0, "could not prepare its run: "
                     + e.getMessage());

@@ -69,9 +69,11 @@ class CompareMainTest {
                 .contains("[compare] updated " + root.resolve("docs/benchmarks.md"));
 
         String report = Files.readString(out.resolve(CompareMain.REPORT_FILE));
-        for (Scenario s : Scenario.values()) {
+        for (Scenario s : Scenario.defaults(io.sluice.compare.Plan.full())) {
             assertThat(report).contains("#### " + s.title() + " (`" + s.id() + "`)");
         }
+        assertThat(report).as("large-state runs in a full run only when --only names it")
+                .doesNotContain("(`" + Scenario.LARGE_STATE.id() + "`)");
         assertThat(report).contains("![Sluice ÷ Apache Flink, headline figures, log scale](comparison.svg)")
                 .contains("| command | `java -cp … io.sluice.compare.driver.CompareMain --mode full --out-dir");
         assertThat(Files.readString(out.resolve(CompareMain.CHART_FILE))).startsWith("<?xml");

@@ -47,6 +47,17 @@ class DriverArgsTest {
         assertThat(a.onlyArgument()).contains("task-failover,throughput");
         assertThat(a.timeout()).isEqualTo(Duration.ofSeconds(90));
         assertThat(a.smoke()).isTrue();
+        assertThat(a.harnessOptions()).containsExactly("--only", "task-failover,throughput");
+    }
+
+    @Test
+    void stateSizeOfTheLargeStateScenarioIsPassedToEveryHarness(@TempDir Path root) throws Exception {
+        Files.createDirectories(root.resolve("sluice-compare"));
+        DriverArgs a = parse(root, "--only", "large-state", "--state-gb", "0.5");
+        assertThat(a.stateGb()).isEqualTo("0.5");
+        assertThat(a.harnessOptions()).containsExactly("--only", "large-state", "--state-gb", "0.5");
+        assertThat(parse(root).harnessOptions()).isEmpty();
+        assertThatThrownBy(() -> parse(root, "--state-gb", "lots")).hasMessageContaining("--state-gb takes a number");
     }
 
     @Test

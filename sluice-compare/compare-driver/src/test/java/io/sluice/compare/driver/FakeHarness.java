@@ -137,6 +137,16 @@ public final class FakeHarness {
                 r.add(s, v, Metric.VISIBILITY_MAX_MS, 1100 * Math.sqrt(f));
                 r.add(s, v, Metric.DUPLICATES, 0);
             }
+            case LARGE_STATE -> {
+                String v = io.sluice.compare.LargeStatePlan.of(plan.mode()).variant();
+                r.add(s, v, Metric.LOAD_RECORDS_PER_S, 200_000 / Math.sqrt(f));
+                r.add(s, v, Metric.RECORDS_PER_S, 70_000 / Math.sqrt(f));
+                r.add(s, v, Metric.UPLOAD_BYTES_P50, 30_000_000 * Math.sqrt(f));
+                r.add(s, v, Metric.DURATION_P50_MS, 1000 * Math.sqrt(f));
+                r.add(s, v, Metric.TO_RUNNING_MS, 1500 * Math.sqrt(f));
+                r.add(s, v, Metric.SAVEPOINT_MS, 10_000 * Math.sqrt(f));
+                r.add(s, v, Metric.RESCALE_TO_CHECKPOINT_MS, 30_000 * Math.sqrt(f));
+            }
         }
     }
 

@@ -46,6 +46,7 @@ final class KeyedProbe implements AutoCloseable {
     private final AtomicInteger failingSubtask = new AtomicInteger(NONE);
     private final List<FirstRecord> firstRecords = new ArrayList<>(); // guarded by this
     private final List<Long> throwNanos = new ArrayList<>(); // guarded by this
+    private final java.util.concurrent.atomic.LongAdder processed = new java.util.concurrent.atomic.LongAdder();
 
     private KeyedProbe() {}
 
@@ -79,6 +80,16 @@ final class KeyedProbe implements AutoCloseable {
     synchronized void thrown(long nanos) {
         throwNanos.add(nanos);
         notifyAll();
+    }
+
+    /** Task threads: {@code n} more records processed (jobs that count them, in batches). */
+    void processed(long n) {
+        processed.add(n);
+    }
+
+    /** Records the job's keyed instances reported with {@link #processed(long)}. Any thread. */
+    long processed() {
+        return processed.sum();
     }
 
     /** Task threads: an instance processed its first record. */

@@ -7,6 +7,7 @@ import io.sluice.compare.Plan;
 import io.sluice.compare.Results;
 import io.sluice.compare.Scenario;
 import io.sluice.compare.WindowWorkload;
+import io.sluice.compare.LargeStatePlan;
 import io.sluice.compare.Scenario.Metric;
 import io.sluice.compare.kafka.KafkaPlan;
 import java.nio.file.Path;
@@ -136,9 +137,24 @@ class SluiceHarnessSmokeTest {
         assertThat(value(v, Scenario.KAFKA_EXACTLY_ONCE, kv, Metric.CHECK_RECORDS)).isEqualTo(kafkaRecords);
         assertThat(value(v, Scenario.KAFKA_EXACTLY_ONCE, kv, Metric.CHECK_RECORDS_EXPECTED)).isEqualTo(kafkaRecords);
 
+        LargeStatePlan large = LargeStatePlan.of("smoke");
+        String lv = large.variant();
+        assertThat(parsed.headers()).containsKeys("large-state-plan", "large-state-setup", "large-state-job");
+        for (String metric : List.of(Metric.LOAD_RECORDS_PER_S, Metric.RECORDS_PER_S, Metric.RECORDS_PER_CPU_S,
+                Metric.UPLOAD_BYTES_P50, Metric.UPLOAD_BYTES_MEAN, Metric.UPLOAD_PER_CHANGED_BYTE, Metric.FAILOVER_UPLOAD_BYTES, Metric.DURATION_P50_MS, Metric.TO_RUNNING_MS, Metric.TO_CHECKPOINT_MS,
+                Metric.SAVEPOINT_MS, Metric.RESCALE_SAVEPOINT_MS, Metric.RESCALE_TO_RUNNING_MS,
+                Metric.RESCALE_TO_CHECKPOINT_MS, Metric.RESCALE_CHECKPOINT_TO_RUNNING_MS,
+                Metric.RESCALE_CHECKPOINT_TO_CHECKPOINT_MS)) {
+            assertThat(value(v, Scenario.LARGE_STATE, lv, metric)).as(metric).isFinite().isPositive();
+        }
+        assertThat(value(v, Scenario.LARGE_STATE, lv, Metric.STATE_BYTES)).as("130-byte values of every key at least")
+                .isGreaterThanOrEqualTo(130.0 * large.keys());
+        assertThat(value(v, Scenario.LARGE_STATE, lv, Metric.SAVEPOINT_BYTES)).isGreaterThanOrEqualTo(130.0 * large.keys());
+        assertThat(value(v, Scenario.LARGE_STATE, lv, Metric.STEADY_TARGET_RATE)).isEqualTo(large.steadyRate());
+
         int expectedRows = statusVariants.size() * 8
                 + plan.failoverRetained().size() * plan.failoverLatencies().size() * 3
-                + plan.jmRetained().size() * plan.jmLatencies().size() * 5 + 3 + 7 + 4 + 2 * 5 + 7;
+                + plan.jmRetained().size() * plan.jmLatencies().size() * 5 + 3 + 7 + 4 + 2 * 5 + 7 + 21;
         assertThat(parsed.rows()).as("no other rows").hasSize(expectedRows);
     }
 

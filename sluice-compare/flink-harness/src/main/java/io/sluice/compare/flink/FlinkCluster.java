@@ -52,6 +52,11 @@ final class FlinkCluster implements AutoCloseable {
         return c;
     }
 
+    /** The MiniCluster itself, for what this class does not wrap (savepoints, in the 1.15+ harnesses). */
+    MiniCluster miniCluster() {
+        return cluster;
+    }
+
     JobID submit(JobGraph job) throws Exception {
         Recorder.jobSubmitted();
         return cluster.submitJob(job).get(60, TimeUnit.SECONDS).getJobID();

@@ -54,8 +54,11 @@ public final class FlinkHarness {
     private final Path out;
     private final String system;
 
-    private FlinkHarness(Plan plan, Path out) {
+    private final io.sluice.compare.LargeStatePlan largeState;
+
+    private FlinkHarness(Plan plan, Path out, io.sluice.compare.LargeStatePlan largeState) {
         this.plan = plan;
+        this.largeState = largeState;
         this.out = out;
         this.system = "flink-" + EnvironmentInformation.getVersion();
         this.results = new Results(system);
@@ -96,7 +99,7 @@ public final class FlinkHarness {
     public static void main(String[] args) throws Exception {
         HarnessArgs a = HarnessArgs.parse(args);
         FileSystem.initialize(new Configuration(), null);
-        int failed = new FlinkHarness(a.plan(), a.out()).run(a.scenarios());
+        int failed = new FlinkHarness(a.plan(), a.out(), a.largeState()).run(a.scenarios());
         System.exit(failed == 0 ? 0 : 1);
     }
 
@@ -109,7 +112,8 @@ public final class FlinkHarness {
             }
             if (s.optional() && !runsOptionalScenarios()) {
                 results.notRun(s, "optional scenario, not run on Flink " + EnvironmentInformation.getVersion()
-                        + " (the window, two-task-manager and Kafka scenarios run on Flink 1.20 and later)");
+                        + " (the window, two-task-manager, Kafka and large-state scenarios run on Flink 1.20 and"
+                        + " later)");
                 results.write(out);
                 log("%s: not run on this version (optional scenario)", s.id());
                 continue;
@@ -126,6 +130,7 @@ public final class FlinkHarness {
                     case WINDOW_TUMBLING -> window(WindowWorkload.TUMBLING);
                     case WINDOW_SESSION -> window(WindowWorkload.SESSION);
                     case KAFKA_EXACTLY_ONCE -> kafka();
+                    case LARGE_STATE -> largeState();
                 }
             } catch (Exception | AssertionError e) {
                 failed++;
@@ -580,6 +585,22 @@ public final class FlinkHarness {
         }
         ((OptionalScenario) type.getDeclaredConstructor().newInstance()).run(plan, results, plainConfiguration(),
                 line -> log("%s: %s", Scenario.KAFKA_EXACTLY_ONCE.id(), line));
+    }
+
+    /**
+     * {@link Scenario#LARGE_STATE}: the code of {@code flink-harness/src/rocksdb} (only in the harness modules
+     * that have flink-statebackend-rocksdb, 1.20 and 2.3), looked up by name as {@link #kafka()} is.
+     */
+    private void largeState() throws Exception {
+        Class<?> type;
+        try {
+            type = Class.forName("io.sluice.compare.flink.FlinkLargeState");
+        } catch (ClassNotFoundException e) {
+            throw new IllegalStateException("This harness module was built without flink-harness/src/rocksdb (and"
+                    + " flink-statebackend-rocksdb); add them to its pom as compare-flink-1.20 does", e);
+        }
+        ((LargeStateScenario) type.getDeclaredConstructor().newInstance()).run(largeState, results,
+                line -> log("%s: %s", Scenario.LARGE_STATE.id(), line));
     }
 
     static Configuration plainConfiguration() {

@@ -1,0 +1,47 @@
+package io.sluice.compare;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+class LargeStatePlanTest {
+
+    @Test
+    void keysFollowTheStateSizeAndTheSteadyRateIsOnePercentOfThem() {
+        LargeStatePlan full = LargeStatePlan.of("full");
+        assertThat(full.stateGb()).isEqualTo(4.0);
+        assertThat(full.keys()).isEqualTo(30_769_231L);
+        assertThat(full.steadyRate()).isEqualTo(307_692.31, org.assertj.core.data.Offset.offset(0.01));
+        assertThat(full.parallelism()).isEqualTo(2);
+        assertThat(full.rescaleTo()).isEqualTo(4);
+        assertThat(LargeStatePlan.of("smoke").keys()).isEqualTo(38_462L);
+        assertThat(LargeStatePlan.of("full", 0.5).variant())
+                .isEqualTo("0.5 GB: 3,846,154 keys x 130 B, 1 % of keys/s, checkpoints every 3000 ms");
+    }
+
+    @Test
+    void badSizesAreRefusedSayingWhatToPass() {
+        assertThatThrownBy(() -> LargeStatePlan.parseGb("four")).hasMessageContaining("--state-gb takes a number");
+        assertThatThrownBy(() -> LargeStatePlan.parseGb("0")).hasMessageContaining("above 0");
+        assertThatThrownBy(() -> LargeStatePlan.of("full", 0.0000001)).hasMessageContaining("pass a larger --state-gb");
+    }
+
+    @Test
+    void harnessArgsLeaveLargeStateOutOfTheFullRunUnlessNamed() {
+        HarnessArgs full = HarnessArgs.parse(new String[] {"--mode", "full", "--out", "x.tsv"});
+        assertThat(full.scenarios()).doesNotContain(Scenario.LARGE_STATE).contains(Scenario.KAFKA_EXACTLY_ONCE);
+        assertThat(full.largeState().stateGb()).isEqualTo(4.0);
+
+        HarnessArgs named = HarnessArgs.parse(new String[] {"--only", "large-state", "--state-gb", "0.5", "--out",
+                "x.tsv"});
+        assertThat(named.scenarios()).containsExactly(Scenario.LARGE_STATE);
+        assertThat(named.largeState().keys()).isEqualTo(3_846_154L);
+        assertThat(named.out()).isEqualTo(Path.of("x.tsv"));
+
+        HarnessArgs smoke = HarnessArgs.parse(new String[] {"--mode", "smoke", "--out", "x.tsv"});
+        assertThat(smoke.scenarios()).contains(Scenario.LARGE_STATE);
+        assertThat(smoke.largeState().stateGb()).isEqualTo(LargeStatePlan.SMOKE_GB);
+    }
+}
