@@ -53,6 +53,17 @@ public record CompletedCheckpoint(JobId jobId, long checkpointId, long triggerTi
     }
 
     /** The handle of one subtask, or {@code null} if it contributed nothing. */
+    /** The number of subtasks vertex {@code vertexId} ran with in this checkpoint (highest index + 1), 0 if none. */
+    public int parallelismOf(int vertexId) {
+        int n = 0;
+        for (TaskStateHandle h : taskStates) {
+            if (h.vertexId() == vertexId) {
+                n = Math.max(n, h.subtaskIndex() + 1);
+            }
+        }
+        return n;
+    }
+
     public TaskStateHandle stateOf(int vertexId, int subtaskIndex) {
         for (TaskStateHandle h : taskStates) {
             if (h.vertexId() == vertexId && h.subtaskIndex() == subtaskIndex) {

@@ -22,8 +22,9 @@ final class TaskRestores {
      */
     static TaskRestore forSubtask(CompletedCheckpoint cp, JobVertex vertex, int subtask) {
         TaskStateHandle own = cp.stateOf(vertex.id(), subtask);
-        List<TaskStateHandle> all = statesOf(cp, vertex);
-        boolean rescaled = !all.isEmpty() && all.get(all.size() - 1).subtaskIndex() + 1 != vertex.parallelism();
+        int before = cp.parallelismOf(vertex.id());
+        boolean rescaled = before > 0 && before != vertex.parallelism();
+        List<TaskStateHandle> all = rescaled ? statesOf(cp, vertex) : List.of();
         // At the checkpoint's parallelism a subtask is finished if it was; after a rescale only if all of them
         // were (its input or share of the source may come from any of them).
         if (rescaled ? all.stream().allMatch(TaskStateHandle::isFinished) : own != null && own.isFinished()) {

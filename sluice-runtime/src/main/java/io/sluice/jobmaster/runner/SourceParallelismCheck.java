@@ -1,7 +1,6 @@
 package io.sluice.jobmaster.runner;
 
 import io.sluice.checkpoint.CompletedCheckpoint;
-import io.sluice.checkpoint.TaskStateHandle;
 import io.sluice.graph.JobGraph;
 import io.sluice.graph.JobVertex;
 
@@ -29,7 +28,7 @@ final class SourceParallelismCheck {
             if (!v.isSource() || v.redistributesSourcePositions()) {
                 continue;
             }
-            int before = parallelismIn(from, v.id());
+            int before = from.parallelismOf(v.id());
             if (before > 0 && before != v.parallelism()) {
                 throw new RestoreCheckpointException("checkpoints.restore-from '" + spec + "': source '" + v.name()
                         + "' ran at parallelism " + before + " in checkpoint " + from.checkpointId() + ", and this job"
@@ -40,16 +39,5 @@ final class SourceParallelismCheck {
                         + " parallelism " + before + ". Nothing was deleted.");
             }
         }
-    }
-
-    /** The number of subtasks of vertex {@code vertexId} in {@code cp} (highest index + 1), 0 if none. */
-    private static int parallelismIn(CompletedCheckpoint cp, int vertexId) {
-        int n = 0;
-        for (TaskStateHandle h : cp.taskStates()) {
-            if (h.vertexId() == vertexId) {
-                n = Math.max(n, h.subtaskIndex() + 1);
-            }
-        }
-        return n;
     }
 }
