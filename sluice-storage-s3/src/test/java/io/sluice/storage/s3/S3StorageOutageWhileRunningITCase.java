@@ -78,12 +78,16 @@ class S3StorageOutageWhileRunningITCase {
                 MIN_OUTAGE).isGreaterThanOrEqualTo(MIN_OUTAGE);
         String b = backend.backendName();
         CompletableFuture<Void> refused = CompletableFuture.runAsync(() -> run("refused-" + b,
-                dir.resolve("refused"), backend, TcpFaultProxy::refuseConnections, "Connection refused"));
+                dir.resolve("refused"), backend, TcpFaultProxy::refuseConnections,
+                // New connections are refused; an upload in flight when the proxy dropped its connection (a large
+                // RocksDB file, on a loaded machine) fails with "The target server failed to respond" instead.
+                "Connection refused|failed to respond"));
         CompletableFuture<Void> hung = CompletableFuture.runAsync(() ->
                 run("hung-" + b, dir.resolve("hung"), backend, TcpFaultProxy::stall, "failed"));
         CompletableFuture.allOf(refused, hung).join();
     }
 
+    /** {@code expectedCause}: a regular expression the status's failing summary must contain during the outage. */
     private static void run(String name, Path dir, StateBackendType backend, Consumer<TcpFaultProxy> outage,
                             String expectedCause) {
         CollectingSink<Tuple2<Long, Long>> sink = CollectingSink.create();
@@ -109,7 +113,7 @@ class S3StorageOutageWhileRunningITCase {
                     .pollInterval(Duration.ofMillis(500))
                     .until(() -> details(cluster, id).status() == JobStatus.RUNNING);
             CheckpointStats during = details(cluster, id).checkpoints();
-            assertThat(during.failingSummary()).as(name + ": " + during).isNotNull().contains(expectedCause);
+            assertThat(during.failingSummary()).as(name + ": " + during).isNotNull().containsPattern(expectedCause);
 
             long healedAt = System.currentTimeMillis();
             proxy.heal();
