@@ -7,7 +7,6 @@ import io.sluice.api.state.MapStateDescriptor;
 import io.sluice.api.state.StateDescriptor;
 import io.sluice.api.state.ValueState;
 import io.sluice.api.state.ValueStateDescriptor;
-import io.sluice.core.serialization.DataInputBuffer;
 import io.sluice.core.serialization.Serializers;
 import io.sluice.core.serialization.TypeSerializer;
 import java.util.ArrayList;
@@ -248,7 +247,7 @@ public final class HeapKeyedStateBackend implements KeyedStateBackend {
      *         decoded, naming which one
      */
     @Override
-    public void restore(List<DataInputBuffer> snapshots) {
+    public void restoreFrom(List<KeyedSnapshotInput> snapshots) {
         if (restored || !states.isEmpty()) {
             throw new IllegalStateException("restore must be called once, before any state is registered;"
                     + (restored ? " this backend was already restored" : " states " + states.keySet() + " already exist"));

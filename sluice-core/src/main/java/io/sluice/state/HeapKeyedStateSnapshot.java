@@ -32,7 +32,7 @@ final class HeapKeyedStateSnapshot implements KeyedStateSnapshot {
     }
 
     @Override
-    public void writeTo(DataOutputBuffer out) {
+    public void writeTo(KeyedSnapshotOutput out) {
         KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, maxParallelism, range, keySerializer, metaInfos);
         KeyGroupPartition[] partitions = new KeyGroupPartition[tables.size()];
         for (int s = 0; s < partitions.length; s++) {

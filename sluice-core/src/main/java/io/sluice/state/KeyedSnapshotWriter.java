@@ -11,7 +11,7 @@ import java.util.List;
  * ({@link #startGroup}, {@link #entries} and {@link #entryWritten} per entry, {@link #finishGroup}),
  * then the end marker ({@link #finish}). A group's block is built in memory (its length precedes
  * it, so that readers can skip it), so memory use is bounded by the largest key group, not by the
- * whole snapshot.
+ * whole snapshot, when the {@link KeyedSnapshotOutput} drains its buffer after each group.
  *
  * <pre>{@code
  * KeyedSnapshotWriter w = new KeyedSnapshotWriter(out, maxParallelism, range, keySerializer, states);
@@ -27,6 +27,7 @@ import java.util.List;
  * <p>Threading: one thread at a time (the thread writing the snapshot).
  */
 public final class KeyedSnapshotWriter {
+    private final KeyedSnapshotOutput output;
     private final DataOutputBuffer out;
     private final DataOutputBuffer[] stateEntries;
     private final int[] entryCounts;
@@ -35,10 +36,17 @@ public final class KeyedSnapshotWriter {
     private int lastGroup = -1;
     private boolean finished;
 
-    /** Writes the header: format version, max parallelism, range, key serializer and the states. */
+    /** Writes the whole snapshot into {@code out}; see {@link #KeyedSnapshotWriter(KeyedSnapshotOutput, int, KeyGroupRange, TypeSerializer, List)}. */
     public KeyedSnapshotWriter(DataOutputBuffer out, int maxParallelism, KeyGroupRange range,
                                TypeSerializer<?> keySerializer, List<StateMetaInfo> states) {
-        this.out = out;
+        this(KeyedSnapshotOutput.inMemory(out), maxParallelism, range, keySerializer, states);
+    }
+
+    /** Writes the header: format version, max parallelism, range, key serializer and the states. */
+    public KeyedSnapshotWriter(KeyedSnapshotOutput output, int maxParallelism, KeyGroupRange range,
+                               TypeSerializer<?> keySerializer, List<StateMetaInfo> states) {
+        this.output = output;
+        this.out = output.buffer();
         out.writeInt(KeyedSnapshotFormat.MAGIC);
         out.writeInt(KeyedSnapshotFormat.VERSION);
         out.writeInt(maxParallelism);
@@ -110,6 +118,9 @@ public final class KeyedSnapshotWriter {
         }
         lastGroup = group;
         group = -1;
+        if (states > 0) {
+            output.groupWritten();
+        }
     }
 
     /** Writes the end marker. */
@@ -120,6 +131,7 @@ public final class KeyedSnapshotWriter {
         if (!finished) {
             out.writeInt(KeyedSnapshotFormat.END_OF_GROUPS);
             finished = true;
+            output.groupWritten();
         }
     }
 }

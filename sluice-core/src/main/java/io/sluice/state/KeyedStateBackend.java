@@ -57,10 +57,16 @@ public interface KeyedStateBackend extends AutoCloseable {
 
     /**
      * Restores from snapshots written by {@link KeyedStateSnapshot#writeTo}, possibly by other
-     * subtasks with other key-group ranges: only key groups in this backend's range are kept.
-     * Called once, before any state access.
+     * subtasks with other key-group ranges: only key groups in this backend's range are kept. Each is
+     * read as a stream, a key group at a time ({@link KeyedSnapshotReader}). Called once, before any
+     * state access.
      */
-    void restore(List<DataInputBuffer> snapshots);
+    void restoreFrom(List<KeyedSnapshotInput> snapshots);
+
+    /** {@link #restoreFrom} snapshots held in memory (the remaining bytes of each buffer). */
+    default void restore(List<DataInputBuffer> snapshots) {
+        restoreFrom(snapshots.stream().map(KeyedSnapshotInput::of).toList());
+    }
 
     /**
      * The synchronous part of checkpoint {@code checkpointId}: by default the canonical

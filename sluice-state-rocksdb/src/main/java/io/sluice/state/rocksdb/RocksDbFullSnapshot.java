@@ -5,6 +5,7 @@ import io.sluice.core.serialization.DataInputBuffer;
 import io.sluice.core.serialization.DataOutputBuffer;
 import io.sluice.core.serialization.TypeSerializer;
 import io.sluice.state.KeyGroupRange;
+import io.sluice.state.KeyedSnapshotOutput;
 import io.sluice.state.KeyedSnapshotWriter;
 import io.sluice.state.KeyedStateSnapshot;
 import io.sluice.state.StateMetaInfo;
@@ -52,7 +53,7 @@ final class RocksDbFullSnapshot implements KeyedStateSnapshot {
     }
 
     @Override
-    public void writeTo(DataOutputBuffer out) {
+    public void writeTo(KeyedSnapshotOutput out) {
         if (!instance.enter()) {
             throw closed();
         }
@@ -69,7 +70,7 @@ final class RocksDbFullSnapshot implements KeyedStateSnapshot {
                 + " was being written (the task ended)");
     }
 
-    private void write(DataOutputBuffer out, ReadOptions options) {
+    private void write(KeyedSnapshotOutput out, ReadOptions options) {
         write(out, instance.db(), columns, options, range, maxParallelism, keySerializer, metaInfos, () -> {
             if (instance.closing()) {
                 throw closed();
@@ -82,7 +83,7 @@ final class RocksDbFullSnapshot implements KeyedStateSnapshot {
      * in that order), the key groups of {@code range}; runs {@code checkClosing} every
      * {@value #CLOSE_CHECK_INTERVAL} entries (it throws to stop).
      */
-    static void write(DataOutputBuffer out, org.rocksdb.RocksDB db, List<ColumnFamilyHandle> columns,
+    static void write(KeyedSnapshotOutput out, org.rocksdb.RocksDB db, List<ColumnFamilyHandle> columns,
                       ReadOptions options, KeyGroupRange range, int maxParallelism, TypeSerializer<Object> keySerializer,
                       List<StateMetaInfo> metaInfos, Runnable checkClosing) {
         KeyedSnapshotWriter writer = new KeyedSnapshotWriter(out, maxParallelism, range, keySerializer, metaInfos);

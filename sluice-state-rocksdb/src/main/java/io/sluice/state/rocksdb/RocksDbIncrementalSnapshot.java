@@ -1,8 +1,8 @@
 package io.sluice.state.rocksdb;
 
-import io.sluice.core.serialization.DataOutputBuffer;
 import io.sluice.state.CheckpointFiles;
 import io.sluice.state.IncrementalKeyedStateSnapshot;
+import io.sluice.state.KeyedSnapshotOutput;
 import io.sluice.state.IncrementalStateHandle;
 import io.sluice.state.IncrementalStateHandle.StateFile;
 import java.io.IOException;
@@ -85,7 +85,7 @@ final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot 
 
     /** The snapshot in the canonical format, read from its files (a savepoint of a checkpoint). */
     @Override
-    public void writeTo(DataOutputBuffer out) {
+    public void writeTo(KeyedSnapshotOutput out) {
         start();
         try {
             snapshots.writeCanonical(directory, stateMetaData, out);

@@ -14,6 +14,7 @@ import io.sluice.core.serialization.TypeSerializer;
 import io.sluice.state.CheckpointFiles;
 import io.sluice.state.IncrementalStateHandle;
 import io.sluice.state.KeyGroupRange;
+import io.sluice.state.KeyedSnapshotInput;
 import io.sluice.state.KeyedStateBackend;
 import io.sluice.state.KeyedStateBackendParameters;
 import io.sluice.state.KeyedStateMetrics;
@@ -251,7 +252,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
      * checked then ({@link StateRegistration}).
      */
     @Override
-    public void restore(List<DataInputBuffer> snapshots) {
+    public void restoreFrom(List<KeyedSnapshotInput> snapshots) {
         requireOpen();
         if (restored || !states.isEmpty()) {
             throw new IllegalStateException("restore must be called once, before any state is registered;"

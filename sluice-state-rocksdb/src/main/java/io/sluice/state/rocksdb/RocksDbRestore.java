@@ -2,12 +2,12 @@ package io.sluice.state.rocksdb;
 
 import io.sluice.api.errors.MaxParallelismMismatchException;
 import io.sluice.api.errors.StateTypeChangedException;
-import io.sluice.core.serialization.DataInputBuffer;
 import io.sluice.core.serialization.SerializerIdentity;
 import io.sluice.core.serialization.TypeSerializer;
 import io.sluice.state.CheckpointFiles;
 import io.sluice.state.IncrementalStateHandle;
 import io.sluice.state.KeyGroupRange;
+import io.sluice.state.KeyedSnapshotInput;
 import io.sluice.state.KeyedSnapshotReader;
 import io.sluice.state.StateMetaInfo;
 import java.io.IOException;
@@ -55,7 +55,7 @@ final class RocksDbRestore {
      * groups of this backend's range, writes them in batches; the states are registered with the
      * snapshots' serializers.
      */
-    void restore(List<DataInputBuffer> snapshots) {
+    void restore(List<KeyedSnapshotInput> snapshots) {
         try (RestoreBatch batch = new RestoreBatch(instance)) {
             KeyedSnapshotReader reader = new KeyedSnapshotReader(range, maxParallelism, metaInfo -> {
                 RocksDbState state = states.get(metaInfo.name());

@@ -1,9 +1,9 @@
 package io.sluice.state.rocksdb;
 
-import io.sluice.core.serialization.DataOutputBuffer;
 import io.sluice.core.serialization.TypeSerializer;
 import io.sluice.state.IncrementalStateHandle;
 import io.sluice.state.KeyGroupRange;
+import io.sluice.state.KeyedSnapshotOutput;
 import io.sluice.state.KeyedStateSnapshot;
 import io.sluice.state.StateMetaInfo;
 import java.io.IOException;
@@ -164,7 +164,7 @@ final class RocksDbSnapshots {
     }
 
     /** Writes the local checkpoint at {@code snapshotDirectory} in the canonical format (read-only). */
-    void writeCanonical(Path snapshotDirectory, byte[] stateMetaData, DataOutputBuffer out) {
+    void writeCanonical(Path snapshotDirectory, byte[] stateMetaData, KeyedSnapshotOutput out) {
         IncrementalMetaData meta = IncrementalMetaData.decode(stateMetaData);
         List<ColumnFamilyHandle> handles = new ArrayList<>();
         if (!instance.enter()) {

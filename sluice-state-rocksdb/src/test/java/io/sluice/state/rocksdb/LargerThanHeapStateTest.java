@@ -104,6 +104,98 @@ class LargerThanHeapStateTest {
         }
     }
 
+    /**
+     * A savepoint (the canonical snapshot every backend reads) of state five times the heap, written through an
+     * output that drains each key group to a file, and restored from that file as a stream into a new backend:
+     * before snapshots streamed, both sides held the whole snapshot in one array, which ran out of heap.
+     */
+    @Test
+    void aCanonicalSnapshotOfStateFiveTimesTheHeapIsWrittenAndRestoredAsStreams() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Boolean.getBoolean("sluice.test.small-heap"),
+                "runs in the larger-than-heap execution only (its JVM has -Xmx64m)");
+        long maxHeap = Runtime.getRuntime().maxMemory();
+        long keys = 5 * maxHeap / VALUE_BYTES;
+        RocksDbStateBackend stateBackend = new RocksDbStateBackend(new Configuration()
+                .set(RocksDbOptions.MEMORY_PER_SLOT, 32L << 20).set(RocksDbOptions.LOCAL_DIR, localDir.toString()));
+        Path snapshotFile = localDir.resolve("savepoint.bin");
+        ValueStateDescriptor<byte[]> descriptor = new ValueStateDescriptor<>("values", Serializers.BYTES);
+        KeyedStateBackend source = backend(stateBackend, "source");
+        KeyedStateBackend restored = null;
+        try {
+            ValueState<byte[]> values = source.getValueState(descriptor);
+            SplittableRandom random = new SplittableRandom(SEED);
+            byte[] value = new byte[VALUE_BYTES];
+            for (long k = 0; k < keys; k++) {
+                fill(value, random);
+                source.setCurrentKey(k);
+                values.update(value);
+            }
+            long started = System.nanoTime();
+            try (java.io.OutputStream file = new java.io.BufferedOutputStream(java.nio.file.Files.newOutputStream(snapshotFile))) {
+                io.sluice.core.serialization.DataOutputBuffer buffer = new io.sluice.core.serialization.DataOutputBuffer(4096);
+                source.snapshot().writeTo(new io.sluice.state.KeyedSnapshotOutput() {
+                    @Override
+                    public io.sluice.core.serialization.DataOutputBuffer buffer() {
+                        return buffer;
+                    }
+
+                    @Override
+                    public void groupWritten() {
+                        try {
+                            file.write(buffer.array(), 0, buffer.position());
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                        buffer.clear();
+                    }
+                });
+            }
+            long written = System.nanoTime();
+            long size = java.nio.file.Files.size(snapshotFile);
+            assertThat(size).as("the snapshot is larger than the heap").isGreaterThan(4 * maxHeap);
+            source.close();
+
+            restored = backend(stateBackend, "restored");
+            restored.restoreFrom(java.util.List.of(new io.sluice.state.KeyedSnapshotInput() {
+                @Override
+                public java.io.InputStream open() throws java.io.IOException {
+                    return java.nio.file.Files.newInputStream(snapshotFile);
+                }
+
+                @Override
+                public long length() {
+                    return size;
+                }
+            }));
+            long read = System.nanoTime();
+            ValueState<byte[]> restoredValues = restored.getValueState(descriptor);
+            random = new SplittableRandom(SEED);
+            for (long k = 0; k < keys; k++) {
+                fill(value, random);
+                if (k % CHECKED_EVERY == 0) {
+                    restored.setCurrentKey(k);
+                    if (!Arrays.equals(restoredValues.value(), value)) {
+                        throw new AssertionError("key " + k + ": the restored value differs from the one written");
+                    }
+                }
+            }
+            assertThat(restored.numberOfKeys()).isEqualTo(keys);
+            System.out.printf("canonical snapshot of %d keys, %d MiB (heap %d MiB): written in %.1f s, restored in %.1f s%n",
+                    keys, size >> 20, maxHeap >> 20, (written - started) / 1e9, (read - written) / 1e9);
+        } finally {
+            source.close();
+            if (restored != null) {
+                restored.close();
+            }
+            stateBackend.close();
+        }
+    }
+
+    private static KeyedStateBackend backend(RocksDbStateBackend stateBackend, String owner) {
+        return stateBackend.createKeyedStateBackend(new KeyedStateBackendParameters(owner, "slot",
+                KeyGroupRange.of(0, MAX_PARALLELISM - 1), MAX_PARALLELISM, Serializers.LONG, new ManualClock(0)));
+    }
+
     private static void fill(byte[] value, SplittableRandom random) {
         for (int i = 0; i < value.length; i += 8) {
             long r = random.nextLong();
