@@ -206,6 +206,8 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
                 return b;
             } catch (SdkException | UncheckedIOException e) {
                 throw readFailure(e);
+            } catch (IOException e) {
+                throw readFailure(new UncheckedIOException(e));
             }
         }
 
@@ -217,6 +219,8 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
                 return n;
             } catch (SdkException | UncheckedIOException e) {
                 throw readFailure(e);
+            } catch (IOException e) {
+                throw readFailure(new UncheckedIOException(e));
             }
         }
 
@@ -226,11 +230,15 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
                 return super.skip(n);
             } catch (SdkException | UncheckedIOException e) {
                 throw readFailure(e);
+            } catch (IOException e) {
+                throw readFailure(new UncheckedIOException(e));
             }
         }
 
+        /** {@code e} in the store's words ("... unreachable (...) during get p"), with the original as the cause. */
         private IOException readFailure(RuntimeException e) {
-            return new IOException(errors.translate("get", path, e).getMessage(), e);
+            Throwable cause = e instanceof UncheckedIOException u ? u.getCause() : e;
+            return new IOException(errors.translate("get", path, e).getMessage() + " (reading the object)", cause);
         }
 
         @Override

@@ -211,6 +211,24 @@ class S3BlobStoreTest {
     }
 
     @Test
+    void aConnectionDroppedWhileAnOpenedObjectIsReadIsAnIOExceptionNamingThePath() throws Exception {
+        byte[] data = new byte[(int) (24 * MIB)]; // more than socket buffers hold, so the drop cuts the body
+        new Random(9).nextBytes(data);
+        store().put("job/chk-1/big", data);
+        TcpFaultProxy proxy = proxy();
+        S3BlobStore viaProxy = store(S3ProxyServer.clientConfiguration(proxy.httpEndpoint()));
+
+        try (InputStream in = viaProxy.openRead("job/chk-1/big")) {
+            assertThat(in.readNBytes(1000)).isEqualTo(java.util.Arrays.copyOf(data, 1000));
+            proxy.dropConnections();
+            assertThatThrownBy(in::readAllBytes)
+                    .isInstanceOf(java.io.IOException.class)
+                    .hasMessageContaining(location)
+                    .hasMessageContaining("during get job/chk-1/big");
+        }
+    }
+
+    @Test
     void openReadOfAMissingObjectIsBlobNotFound() {
         S3BlobStore s = store();
         assertThatThrownBy(() -> s.openRead("job/chk-9/1-0.state"))
