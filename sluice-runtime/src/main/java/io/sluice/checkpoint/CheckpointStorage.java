@@ -277,20 +277,35 @@ public final class CheckpointStorage {
      * was read completely and intact; on any failure it is deleted, so {@code target} is never partial.
      *
      * @throws CorruptStateFileException       if the stored file is not intact
-     * @throws java.io.UncheckedIOException    if the local file cannot be written, or reading the stored file
-     *                                         fails midway
+     * @throws StorageException                if reading the stored file fails (also midway)
+     * @throws java.io.UncheckedIOException    if the local file cannot be written
      */
     public void readFile(String path, java.nio.file.Path target) {
         java.nio.file.Path temp = target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID()
                 + ".download");
         boolean done = false;
-        try (InputStream in = openTaskState(path, -1)) {
-            Files.copy(in, temp);
+        try (InputStream in = openTaskState(path, -1);
+             java.io.OutputStream out = Files.newOutputStream(temp, java.nio.file.StandardOpenOption.CREATE_NEW)) {
+            byte[] buf = new byte[COPY_BUFFER_BYTES];
+            while (true) {
+                int n;
+                try {
+                    n = in.read(buf);
+                } catch (IOException e) {
+                    throw new StorageException(StorageException.message(store.role(), location(), "failed ("
+                            + StorageException.describeCause(e) + ") while downloading to " + target, "get", path), e);
+                }
+                if (n < 0) {
+                    break;
+                }
+                out.write(buf, 0, n);
+            }
+            out.close(); // before the move; closing twice is harmless
             Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
             done = true;
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("Could not download the state file " + path + " from " + location()
-                    + " to " + target + ": " + e.getMessage(), e);
+            throw new java.io.UncheckedIOException("Could not write the downloaded state file " + path + " to " + target
+                    + ": " + e.getMessage(), e);
         } finally {
             if (!done) {
                 try {

@@ -141,6 +141,40 @@ class CheckpointStorageTest {
     }
 
     @Test
+    void aDownloadThatFailsMidwayIsAStorageFailureAndLeavesNoFile() throws Exception {
+        String path = storage.writeSharedFile(job, 2, 1, "000007.sst", Files.write(root.resolve("local"), new byte[200_000]));
+        CheckpointStorage failing = new CheckpointStorage(new io.sluice.storage.ForwardingBlobStore(
+                new LocalFileBlobStore(root)) {
+            @Override
+            public InputStream openRead(String p) {
+                InputStream in = super.openRead(p);
+                return new java.io.FilterInputStream(in) {
+                    private int delivered;
+
+                    @Override
+                    public int read(byte[] b, int off, int len) throws java.io.IOException {
+                        if (delivered > 100_000) {
+                            throw new java.io.IOException("Connection reset");
+                        }
+                        int n = super.read(b, off, len);
+                        delivered += Math.max(n, 0);
+                        return n;
+                    }
+                };
+            }
+        }, registry);
+        Path target = Files.createDirectories(root.resolve("restore")).resolve("000007.sst");
+
+        assertThatThrownBy(() -> failing.readFile(path, target))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining("Connection reset")
+                .hasMessageContaining("get " + path);
+        try (java.util.stream.Stream<Path> files = Files.list(target.getParent())) {
+            assertThat(files).as("no partial download, no temp file").isEmpty();
+        }
+    }
+
+    @Test
     void aStateFileAtAnotherLocationIsOpenedThere() throws Exception {
         Path otherRoot = Files.createDirectories(root.resolve("other"));
         CheckpointStorage other = new CheckpointStorage(new LocalFileBlobStore(otherRoot), registry);
