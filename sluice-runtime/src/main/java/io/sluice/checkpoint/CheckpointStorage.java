@@ -3,14 +3,20 @@ package io.sluice.checkpoint;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.graph.JobId;
+import io.sluice.storage.BlobContent;
 import io.sluice.storage.BlobStore;
 import io.sluice.storage.StorageException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.CRC32C;
 
 /**
  * Where checkpoints live in a {@link BlobStore}, and how they are written, read and discarded.
@@ -39,6 +45,7 @@ public final class CheckpointStorage {
     public static final String METADATA_FILE = "_metadata";
     public static final String REQUESTS_METRIC = "sluice.checkpoint.storage.requests";
 
+    private static final int COPY_BUFFER_BYTES = 64 * 1024;
     private static final Pattern METADATA_KEY = Pattern.compile("chk-(\\d+)/" + METADATA_FILE);
     private static final Pattern METADATA_PATH = Pattern.compile("(?:^|/)chk-(\\d+)/" + METADATA_FILE + "$");
 
@@ -99,6 +106,26 @@ public final class CheckpointStorage {
     }
 
     /**
+     * Writes one subtask's state file of a checkpoint as {@link #writeTaskState(JobId, long, int, int, byte[])}
+     * does (same path, same format), streamed from the local file {@code payload}: its CRC32C is computed in
+     * one pass over the file, then the header and the file are streamed to storage, so neither is held in
+     * memory and the payload may exceed 2 GB (a version-2 header, see {@link StateFileFormat}). The file must
+     * not change until this returns. Counts as a state write.
+     *
+     * @throws java.io.UncheckedIOException if the local file cannot be read, naming it
+     * @throws StorageException             if the upload fails
+     */
+    public String writeTaskState(JobId jobId, long checkpointId, int vertexId, int subtask, java.nio.file.Path payload) {
+        if (vertexId < 0 || subtask < 0) {
+            throw new IllegalArgumentException("Vertex id and subtask index must be >= 0, got vertex " + vertexId
+                    + ", subtask " + subtask);
+        }
+        String path = checkpointDir(jobId, checkpointId) + "/" + vertexId + "-" + subtask + ".state";
+        putFile(path, payload);
+        return path;
+    }
+
+    /**
      * Writes one subtask's operator state of a checkpoint (too large to be inline in the metadata), in the
      * format of {@link #writeTaskState}, as {@code <vertex>-<subtask>.opstate}, and returns its path. Read it
      * with {@link #readTaskState}.
@@ -126,14 +153,52 @@ public final class CheckpointStorage {
         if (isLocation(path)) {
             // A state file of a checkpoint or savepoint restored from another location: read it there.
             int slash = path.lastIndexOf('/');
-            if (otherLocations == null) {
-                throw new IllegalStateException("State file " + path + " is in another storage than " + location()
-                        + ", which this storage cannot open");
-            }
-            return otherLocations.apply(path.substring(0, slash)).readTaskState(path.substring(slash + 1));
+            return otherStorageOf(path).readTaskState(path.substring(slash + 1));
         }
         stateReads.increment();
         return StateFileFormat.decode(store.get(path), path);
+    }
+
+    /**
+     * The payload of a state file as a stream, which the caller must close: a file written by either
+     * {@code writeTaskState}, {@link #writeSharedFile}, {@link #writePrivateFile} or {@link #writeFile} (or a
+     * version-0 file without header, as {@link #readTaskState} accepts), here or at a full location
+     * ({@link #isLocation}). Nothing is held in memory as a whole. Counts as a state read.
+     *
+     * <p>The header is read and checked now. The payload's length and CRC32C are checked as the stream is
+     * read: the {@code read} that reaches the end of the payload throws {@link CorruptStateFileException}
+     * (unchecked) if the file is truncated, appended to or its checksum does not match, so a caller that reads
+     * the stream to the end has read intact data. Other read failures are {@link java.io.IOException}s from
+     * {@code read}.
+     *
+     * @param expectedLength the payload length the caller knows (for example from the checkpoint metadata),
+     *                       checked against the header; negative if unknown
+     * @throws io.sluice.storage.BlobNotFoundException if there is no such file
+     * @throws CorruptStateFileException               if its header is wrong (marker, version, or a length other
+     *                                                 than {@code expectedLength}), naming the path
+     * @throws StorageException                        if the store fails to open it
+     */
+    public InputStream openTaskState(String path, long expectedLength) {
+        if (isLocation(path)) {
+            int slash = path.lastIndexOf('/');
+            return otherStorageOf(path).openTaskState(path.substring(slash + 1), expectedLength);
+        }
+        stateReads.increment();
+        InputStream file = store.openRead(path);
+        try {
+            return StateFileFormat.openPayload(file, path, expectedLength);
+        } catch (IOException | RuntimeException e) {
+            try {
+                file.close();
+            } catch (IOException closeFailure) {
+                e.addSuppressed(closeFailure);
+            }
+            if (e instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new StorageException(StorageException.message(store.role(), location(), "failed ("
+                    + StorageException.describeCause(e) + ") reading the header of the state file", "get", path), e);
+        }
     }
 
     /**
@@ -157,28 +222,98 @@ public final class CheckpointStorage {
         return path;
     }
 
+    /** The storage of the full location {@code path} names ({@link #isLocation}): up to its last {@code '/'}. */
+    private CheckpointStorage otherStorageOf(String path) {
+        if (otherLocations == null) {
+            throw new IllegalStateException("State file " + path + " is in another storage than " + location()
+                    + ", which this storage cannot open");
+        }
+        return otherLocations.apply(path.substring(0, path.lastIndexOf('/')));
+    }
+
+    /** Streams the local {@code file} to {@code path} as a state file: CRC32C in one pass, then header + file. */
     private void putFile(String path, java.nio.file.Path file) {
-        byte[] data;
+        BlobContent content;
         try {
-            data = java.nio.file.Files.readAllBytes(file);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("Could not read the local state file " + file + " to upload it to "
-                    + location() + "/" + path + ": " + e.getMessage(), e);
+            long size = Files.size(file);
+            CRC32C crc = new CRC32C();
+            long read = 0;
+            try (InputStream in = Files.newInputStream(file)) {
+                byte[] buf = new byte[COPY_BUFFER_BYTES];
+                int n;
+                while ((n = in.read(buf)) >= 0) {
+                    crc.update(buf, 0, n);
+                    read += n;
+                }
+            }
+            if (read != size) {
+                throw new IOException("it changed while its checksum was computed (" + size + " bytes, then " + read
+                        + "); it must not change until it is uploaded");
+            }
+            byte[] header = StateFileFormat.header(size, (int) crc.getValue());
+            content = BlobContent.ofFile(header, file);
+            if (content.length() != header.length + size) {
+                throw new IOException("it changed while its checksum was computed (" + size + " bytes, then "
+                        + (content.length() - header.length) + "); it must not change until it is uploaded");
+            }
+        } catch (IOException e) {
+            throw unreadableLocalFile(file, path, e);
+        } catch (java.io.UncheckedIOException e) {
+            throw unreadableLocalFile(file, path, e.getCause());
         }
         stateWrites.increment();
-        store.put(path, StateFileFormat.encode(data));
+        store.put(path, content);
+    }
+
+    private java.io.UncheckedIOException unreadableLocalFile(java.nio.file.Path file, String path, IOException e) {
+        return new java.io.UncheckedIOException("Could not read the local state file " + file + " to upload it to "
+                + location() + "/" + path + ": " + e.getMessage(), e);
     }
 
     /**
      * Downloads a file written by {@link #writeSharedFile} or {@link #writePrivateFile} (here, or at a
-     * full location) to {@code target}, checked against its checksum.
+     * full location) to {@code target}, checked against its checksum, streaming (never the whole file in
+     * memory). The data goes to a temporary sibling of {@code target} that replaces {@code target} only when it
+     * was read completely and intact; on any failure it is deleted, so {@code target} is never partial.
+     *
+     * @throws CorruptStateFileException       if the stored file is not intact
+     * @throws StorageException                if reading the stored file fails (also midway)
+     * @throws java.io.UncheckedIOException    if the local file cannot be written
      */
     public void readFile(String path, java.nio.file.Path target) {
-        try {
-            java.nio.file.Files.write(target, readTaskState(path));
-        } catch (java.io.IOException e) {
+        java.nio.file.Path temp = target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID()
+                + ".download");
+        boolean done = false;
+        try (InputStream in = openTaskState(path, -1);
+             java.io.OutputStream out = Files.newOutputStream(temp, java.nio.file.StandardOpenOption.CREATE_NEW)) {
+            byte[] buf = new byte[COPY_BUFFER_BYTES];
+            while (true) {
+                int n;
+                try {
+                    n = in.read(buf);
+                } catch (IOException e) {
+                    throw new StorageException(StorageException.message(store.role(), location(), "failed ("
+                            + StorageException.describeCause(e) + ") while downloading to " + target, "get", path), e);
+                }
+                if (n < 0) {
+                    break;
+                }
+                out.write(buf, 0, n);
+            }
+            out.close(); // before the move; closing twice is harmless
+            Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
+            done = true;
+        } catch (IOException e) {
             throw new java.io.UncheckedIOException("Could not write the downloaded state file " + path + " to " + target
                     + ": " + e.getMessage(), e);
+        } finally {
+            if (!done) {
+                try {
+                    Files.deleteIfExists(temp);
+                } catch (IOException ignored) {
+                    // A leftover hidden .download file next to the target; the local directory is scratch space.
+                }
+            }
         }
     }
 

@@ -1,5 +1,8 @@
 package io.sluice.storage;
 
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.util.List;
 
 /**
@@ -27,8 +30,59 @@ public interface BlobStore {
      */
     void put(String path, byte[] data);
 
+    /**
+     * Stores {@code content} at {@code path}, replacing any previous blob, with the same atomicity as
+     * {@link #put(String, byte[])}: readers see the whole new blob or none of it, also after a crash of the
+     * writer. Stores that stream (local files, S3) never hold the whole blob in memory, so it may be larger
+     * than 2 GB; {@link BlobContent#open} is called once or more (per part, per retry).
+     *
+     * <p>The default reads the content into an array and calls {@link #put(String, byte[])}; it refuses
+     * content longer than {@value #MAX_ARRAY_BLOB_BYTES} bytes with a {@link StorageException}.
+     *
+     * @throws StorageException if the write fails, also when the content cannot be read (an
+     *                          {@link IOException} of {@link BlobContent#open} or its stream is the cause)
+     */
+    default void put(String path, BlobContent content) {
+        long length = content.length();
+        if (length > MAX_ARRAY_BLOB_BYTES) {
+            throw new StorageException(StorageException.message(role(), describe(), "cannot write a blob of " + length
+                    + " bytes (this store writes blobs of at most " + MAX_ARRAY_BLOB_BYTES + " bytes, as one array;"
+                    + " use a local file system or S3 location, which stream)", "put", path));
+        }
+        byte[] data;
+        try (InputStream in = content.open(0, length)) {
+            data = in.readNBytes((int) length);
+        } catch (IOException e) {
+            throw new StorageException(StorageException.message(role(), describe(), "failed (the content to write"
+                    + " could not be read: " + StorageException.describeCause(e) + ")", "put", path), e);
+        }
+        if (data.length != length) {
+            throw new StorageException(StorageException.message(role(), describe(), "failed (the content to write"
+                    + " ended after " + data.length + " of " + length + " bytes)", "put", path));
+        }
+        put(path, data);
+    }
+
+    /** The largest blob the default {@link #put(String, BlobContent)} writes: the largest safe array size. */
+    long MAX_ARRAY_BLOB_BYTES = Integer.MAX_VALUE - 8;
+
     /** The whole blob at {@code path}; throws {@link BlobNotFoundException} if there is none. */
     byte[] get(String path);
+
+    /**
+     * The blob at {@code path} as a stream, which the caller must close. Stores that stream (local
+     * files, S3) never hold the whole blob in memory. Opening is one read of the blob in the store's
+     * counts and faults.
+     *
+     * <p>Errors: opening throws {@link BlobNotFoundException} if there is no blob (as {@link #get}), or a
+     * {@link StorageException} if the store fails. Once open, a failure while reading (a dropped connection,
+     * a disk error) is an {@link IOException} from {@code read}, naming what failed where the store can.
+     *
+     * <p>The default is a stream over {@link #get(String)}.
+     */
+    default InputStream openRead(String path) {
+        return new ByteArrayInputStream(get(path));
+    }
 
     /** Whether a complete blob is stored at {@code path}. */
     boolean exists(String path);

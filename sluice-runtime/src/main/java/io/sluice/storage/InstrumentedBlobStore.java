@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.sluice.rpc.MainThreads;
+import java.io.InputStream;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -60,9 +61,27 @@ public final class InstrumentedBlobStore implements BlobStore {
         });
     }
 
+    /** Counted and timed as a {@link BlobOp#PUT}, like {@link #put(String, byte[])}: the whole streaming write. */
+    @Override
+    public void put(String path, BlobContent content) {
+        call(BlobOp.PUT, path, () -> {
+            delegate.put(path, content);
+            return null;
+        });
+    }
+
     @Override
     public byte[] get(String path) {
         return call(BlobOp.GET, path, () -> delegate.get(path));
+    }
+
+    /**
+     * Counted and timed as a {@link BlobOp#GET}: the opening only (a failure to open is a failed get); reading
+     * the stream afterwards is neither timed nor counted.
+     */
+    @Override
+    public InputStream openRead(String path) {
+        return call(BlobOp.GET, path, () -> delegate.openRead(path));
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.sluice.storage;
 
 import io.sluice.concurrent.BackoffPolicy;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryNotEmptyException;
@@ -22,7 +23,7 @@ import java.util.UUID;
  * A {@link BlobStore} on a local (or locally mounted) file system: a blob is a file at
  * {@code root/path}.
  *
- * <p>{@link #put(String, byte[])} writes a temporary file whose name ends in
+ * <p>{@link #put(String, byte[])} and {@link #put(String, BlobContent)} (streaming) write a temporary file whose name ends in
  * {@value #IN_PROGRESS_SUFFIX} next to the target, forces it to disk, then atomically renames it
  * onto the target. A writer that crashes mid-put therefore leaves at most a temporary file, which
  * {@link #get}, {@link #exists} and {@link #list} never show. Such leftovers are removed with their
@@ -34,6 +35,7 @@ import java.util.UUID;
 public final class LocalFileBlobStore implements BlobStore {
     /** Marks files that are still being written; never visible as blobs. */
     public static final String IN_PROGRESS_SUFFIX = ".inprogress";
+    private static final int COPY_BUFFER_BYTES = 64 * 1024;
     /**
      * {@link #deleteRecursively} of a directory that a writer adds to meanwhile: deleted again at
      * once, five attempts in all, then the failure is the caller's.
@@ -73,6 +75,45 @@ public final class LocalFileBlobStore implements BlobStore {
 
     @Override
     public void put(String path, byte[] data) {
+        write(path, ch -> {
+            ByteBuffer buf = ByteBuffer.wrap(data);
+            while (buf.hasRemaining()) {
+                ch.write(buf);
+            }
+        });
+    }
+
+    /**
+     * Streams {@code content} into the in-progress file, then forces and renames it as
+     * {@link #put(String, byte[])} does; the content is never held in memory as a whole. If the content
+     * cannot be read (or has fewer bytes than its length), no blob and no temporary file are left.
+     */
+    @Override
+    public void put(String path, BlobContent content) {
+        long length = content.length();
+        write(path, ch -> {
+            try (InputStream in = content.open(0, length)) {
+                long copied = 0;
+                ByteBuffer buf = ByteBuffer.allocate(COPY_BUFFER_BYTES);
+                int n;
+                while ((n = in.read(buf.array(), 0, buf.capacity())) >= 0) {
+                    buf.limit(n);
+                    while (buf.hasRemaining()) {
+                        ch.write(buf);
+                    }
+                    buf.clear();
+                    copied += n;
+                }
+                if (copied != length) {
+                    throw new IOException("the content to write has " + copied + " bytes, not the " + length
+                            + " it announced");
+                }
+            }
+        });
+    }
+
+    /** Writes a blob through a temp file: create, fill, force, atomic move, force the directory. */
+    private void write(String path, Filler filler) {
         Path target = resolve(path);
         if (isInProgressName(target)) {
             throw new IllegalArgumentException("Blob path '" + path + "' ends in the reserved suffix "
@@ -84,10 +125,7 @@ public final class LocalFileBlobStore implements BlobStore {
             Files.createDirectories(dir);
             temp = dir.resolve("." + target.getFileName() + "." + UUID.randomUUID() + IN_PROGRESS_SUFFIX);
             try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                ByteBuffer buf = ByteBuffer.wrap(data);
-                while (buf.hasRemaining()) {
-                    ch.write(buf);
-                }
+                filler.fill(ch);
                 ch.force(true);
             }
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
@@ -99,6 +137,31 @@ public final class LocalFileBlobStore implements BlobStore {
             }
             throw new StorageException(StorageException.message(role, location,
                     "failed (" + StorageException.describeCause(e) + ")", "put", path), e);
+        }
+    }
+
+    /** Writes a blob's bytes into its open in-progress file. */
+    private interface Filler {
+        void fill(FileChannel ch) throws IOException;
+    }
+
+    /**
+     * The file of the blob as a stream. Read errors (a disk failure, the blob deleted on a file system
+     * that frees it at once) are {@link IOException}s from {@code read}, as {@link Files#newInputStream} gives them.
+     */
+    @Override
+    public InputStream openRead(String path) {
+        Path file = resolve(path);
+        if (isInProgressName(file) || Files.isDirectory(file)) {
+            throw notFound(path, null);
+        }
+        try {
+            return Files.newInputStream(file);
+        } catch (NoSuchFileException e) {
+            throw notFound(path, e);
+        } catch (IOException e) {
+            throw new StorageException(StorageException.message(role, location,
+                    "failed (" + StorageException.describeCause(e) + ")", "get", path), e);
         }
     }
 

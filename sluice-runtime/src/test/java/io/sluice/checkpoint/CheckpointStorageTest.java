@@ -9,6 +9,7 @@ import io.sluice.storage.BlobNotFoundException;
 import io.sluice.storage.FaultInjectingBlobStore;
 import io.sluice.storage.LocalFileBlobStore;
 import io.sluice.storage.StorageException;
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -45,6 +46,165 @@ class CheckpointStorageTest {
         String path = storage.writeTaskState(job, 5, 2, 1, new byte[] {1, 2, 3});
 
         assertThat(storage.readTaskState(path)).containsExactly(1, 2, 3);
+    }
+
+    @Test
+    void aStateFileWrittenFromAFileIsTheSameFileAndReadsBackAsStreamAndArray() throws Exception {
+        byte[] payload = new byte[300_000];
+        new java.util.Random(11).nextBytes(payload);
+        Path local = Files.write(root.resolve("local-snapshot"), payload);
+
+        String path = storage.writeTaskState(job, 5, 2, 1, local);
+        String fromArray = storage.writeTaskState(job, 6, 2, 1, payload);
+
+        assertThat(path).isEqualTo(job + "/chk-5/2-1.state");
+        assertThat(Files.readAllBytes(root.resolve(path))).as("byte for byte what the array overload writes")
+                .isEqualTo(Files.readAllBytes(root.resolve(fromArray)));
+        assertThat(storage.stateWrites()).isEqualTo(2);
+        try (InputStream in = storage.openTaskState(path, payload.length)) {
+            assertThat(in.readAllBytes()).isEqualTo(payload);
+        }
+        try (InputStream in = storage.openTaskState(fromArray, -1)) {
+            assertThat(in.readAllBytes()).isEqualTo(payload);
+        }
+        assertThat(storage.readTaskState(path)).isEqualTo(payload);
+        assertThat(storage.stateReads()).isEqualTo(3);
+        try (java.util.stream.Stream<Path> files = Files.list(root.resolve(job + "/chk-5"))) {
+            assertThat(files).extracting(p -> p.getFileName().toString()).containsExactly("2-1.state");
+        }
+    }
+
+    @Test
+    void aFlippedByteInAStreamedStateFileIsCorruptOnReadNamingThePath() throws Exception {
+        byte[] payload = new byte[100_000];
+        new java.util.Random(12).nextBytes(payload);
+        String path = storage.writeTaskState(job, 5, 2, 1, Files.write(root.resolve("local"), payload));
+        byte[] stored = Files.readAllBytes(root.resolve(path));
+        stored[stored.length - 40_000] ^= 0x10;
+        Files.write(root.resolve(path), stored);
+
+        try (InputStream in = storage.openTaskState(path, payload.length)) {
+            assertThatThrownBy(in::readAllBytes).isInstanceOf(CorruptStateFileException.class)
+                    .hasMessageContaining("State file " + path + " is corrupt")
+                    .hasMessageContaining("checksum mismatch");
+        }
+        assertThatThrownBy(() -> storage.readTaskState(path)).isInstanceOf(CorruptStateFileException.class)
+                .hasMessageContaining(path);
+        Path target = root.resolve("downloads/restored");
+        Files.createDirectories(target.getParent());
+        assertThatThrownBy(() -> storage.readFile(path, target)).isInstanceOf(CorruptStateFileException.class)
+                .hasMessageContaining(path);
+        try (java.util.stream.Stream<Path> files = Files.list(target.getParent())) {
+            assertThat(files).as("no partial download, no temp file").isEmpty();
+        }
+    }
+
+    @Test
+    void aTruncatedStreamedStateFileIsCorruptAtItsEnd() throws Exception {
+        String path = storage.writeTaskState(job, 5, 2, 1, Files.write(root.resolve("local"), new byte[1000]));
+        byte[] stored = Files.readAllBytes(root.resolve(path));
+        Files.write(root.resolve(path), Arrays.copyOf(stored, 600));
+
+        try (InputStream in = storage.openTaskState(path, 1000)) {
+            assertThatThrownBy(in::readAllBytes).isInstanceOf(CorruptStateFileException.class)
+                    .hasMessageContaining(path).hasMessageContaining("truncated");
+        }
+    }
+
+    @Test
+    void aLengthOtherThanExpectedIsCorruptWhenOpening() throws Exception {
+        String path = storage.writeTaskState(job, 5, 2, 1, Files.write(root.resolve("local"), new byte[1000]));
+
+        assertThatThrownBy(() -> storage.openTaskState(path, 999)).isInstanceOf(CorruptStateFileException.class)
+                .hasMessageContaining("State file " + path + " is corrupt")
+                .hasMessageContaining("announces 1000 bytes of state, but the checkpoint expects 999");
+        assertThatThrownBy(() -> storage.openTaskState(job + "/chk-5/9-9.state", -1))
+                .isInstanceOf(BlobNotFoundException.class);
+    }
+
+    @Test
+    void sharedFilesAreStreamedUpAndDownloadedReplacingTheTarget() throws Exception {
+        byte[] table = new byte[70_000];
+        new java.util.Random(13).nextBytes(table);
+        Path local = Files.write(root.resolve("000042.sst"), table);
+
+        String path = storage.writeSharedFile(job, 2, 1, "000042.sst", local);
+        Path target = Files.createDirectories(root.resolve("restore")).resolve("000042.sst");
+        Files.write(target, new byte[] {1}); // left over from an earlier attempt
+        storage.readFile(path, target);
+
+        assertThat(Files.readAllBytes(target)).isEqualTo(table);
+        try (java.util.stream.Stream<Path> files = Files.list(target.getParent())) {
+            assertThat(files).extracting(p -> p.getFileName().toString()).containsExactly("000042.sst");
+        }
+        assertThat(storage.readTaskState(path)).isEqualTo(table);
+    }
+
+    @Test
+    void aDownloadThatFailsMidwayIsAStorageFailureAndLeavesNoFile() throws Exception {
+        String path = storage.writeSharedFile(job, 2, 1, "000007.sst", Files.write(root.resolve("local"), new byte[200_000]));
+        CheckpointStorage failing = new CheckpointStorage(new io.sluice.storage.ForwardingBlobStore(
+                new LocalFileBlobStore(root)) {
+            @Override
+            public InputStream openRead(String p) {
+                InputStream in = super.openRead(p);
+                return new java.io.FilterInputStream(in) {
+                    private int delivered;
+
+                    @Override
+                    public int read(byte[] b, int off, int len) throws java.io.IOException {
+                        if (delivered > 100_000) {
+                            throw new java.io.IOException("Connection reset");
+                        }
+                        int n = super.read(b, off, len);
+                        delivered += Math.max(n, 0);
+                        return n;
+                    }
+                };
+            }
+        }, registry);
+        Path target = Files.createDirectories(root.resolve("restore")).resolve("000007.sst");
+
+        assertThatThrownBy(() -> failing.readFile(path, target))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining("Connection reset")
+                .hasMessageContaining("get " + path);
+        try (java.util.stream.Stream<Path> files = Files.list(target.getParent())) {
+            assertThat(files).as("no partial download, no temp file").isEmpty();
+        }
+    }
+
+    @Test
+    void aStateFileAtAnotherLocationIsOpenedThere() throws Exception {
+        Path otherRoot = Files.createDirectories(root.resolve("other"));
+        CheckpointStorage other = new CheckpointStorage(new LocalFileBlobStore(otherRoot), registry);
+        String otherPath = other.writeTaskState(job, 3, 1, 0, Files.write(root.resolve("local"), new byte[] {7, 8}));
+        java.util.List<String> opened = new java.util.ArrayList<>();
+        java.util.List<CheckpointStorage> openedStorages = new java.util.ArrayList<>();
+        CheckpointStorage here = new CheckpointStorage(new LocalFileBlobStore(root.resolve("here")), registry,
+                location -> {
+                    opened.add(location);
+                    CheckpointStorage s = new CheckpointStorage(io.sluice.storage.BlobStores.open(location), registry);
+                    openedStorages.add(s);
+                    return s;
+                });
+
+        String full = other.locationOf(otherPath);
+        try (InputStream in = here.openTaskState(full, 2)) {
+            assertThat(in.readAllBytes()).containsExactly(7, 8);
+        }
+        assertThat(opened).containsExactly(full.substring(0, full.lastIndexOf('/')));
+        assertThat(openedStorages.get(0).stateReads()).as("counted where it is read").isEqualTo(1);
+    }
+
+    @Test
+    void aLocalFileThatCannotBeReadIsNamed() {
+        Path missing = root.resolve("no-such-snapshot");
+        assertThatThrownBy(() -> storage.writeTaskState(job, 5, 2, 1, missing))
+                .isInstanceOf(java.io.UncheckedIOException.class)
+                .hasMessageContaining(missing.toString())
+                .hasMessageContaining(job + "/chk-5/2-1.state");
+        assertThat(storage.stateWrites()).isZero();
     }
 
     @Test

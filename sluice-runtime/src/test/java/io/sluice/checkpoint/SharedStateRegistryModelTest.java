@@ -129,6 +129,12 @@ class SharedStateRegistryModelTest {
         }
 
         @Override
+        public synchronized java.io.InputStream openRead(String path) {
+            gets.add(path);
+            return super.openRead(path);
+        }
+
+        @Override
         public List<String> list(String prefix) {
             lists.incrementAndGet();
             return super.list(prefix);

@@ -233,6 +233,14 @@ class CorruptStateFileITCase {
             }
             return data;
         }
+
+        @Override
+        public java.io.InputStream openRead(String path) {
+            if (path.endsWith(".state")) {
+                return new java.io.ByteArrayInputStream(get(path)); // a state file read as a stream: corrupted alike
+            }
+            return delegate.openRead(path);
+        }
     }
 
     private static long checkpointId(Path chk) {

@@ -106,6 +106,17 @@ class IncrementalCheckpointRecoveryITCase {
                 }
 
                 @Override
+                public java.io.InputStream openRead(String path) {
+                    java.io.InputStream in = super.openRead(path);
+                    if (on) {
+                        synchronized (Recorder.this) {
+                            gets.add(path); // a streamed read (shared and private files): a get as well
+                        }
+                    }
+                    return in;
+                }
+
+                @Override
                 public List<String> list(String prefix) {
                     if (on) {
                         lists.incrementAndGet();

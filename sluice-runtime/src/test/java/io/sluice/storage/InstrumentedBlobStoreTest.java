@@ -70,6 +70,21 @@ class InstrumentedBlobStoreTest {
     }
 
     @Test
+    void streamingPutsAndOpenedReadsCountAsPutsAndGets() throws Exception {
+        store.put("a/1", BlobContent.of(new byte[] {1, 2}));
+        try (java.io.InputStream in = store.openRead("a/1")) {
+            assertThat(in.readAllBytes()).containsExactly(1, 2);
+        }
+        assertThatThrownBy(() -> store.openRead("missing")).isInstanceOf(BlobNotFoundException.class);
+
+        assertThat(store.count(BlobOp.PUT)).isEqualTo(1);
+        assertThat(store.count(BlobOp.GET)).isEqualTo(2);
+        assertThat(store.failures(BlobOp.GET)).isEqualTo(1);
+        assertThat(registry.get(InstrumentedBlobStore.LATENCY_METRIC)
+                .tags("store", "checkpoints", "operation", "put").timer().count()).isEqualTo(1);
+    }
+
+    @Test
     void describeIsTheDelegatesLocation() {
         assertThat(store.describe()).isEqualTo(faults.describe());
     }

@@ -152,6 +152,96 @@ class LocalFileBlobStoreTest {
     }
 
     @Test
+    void streamingPutOfHeaderAndFileReadsBackThroughOpenRead() throws Exception {
+        byte[] body = new byte[200_000];
+        new java.util.Random(3).nextBytes(body);
+        Path local = Files.write(root.resolve("local.bin"), body);
+        byte[] header = {9, 8, 7};
+
+        store.put("job/chk-1/0-0.state", BlobContent.ofFile(header, local));
+
+        byte[] expected = new byte[header.length + body.length];
+        System.arraycopy(header, 0, expected, 0, header.length);
+        System.arraycopy(body, 0, expected, header.length, body.length);
+        try (java.io.InputStream in = store.openRead("job/chk-1/0-0.state")) {
+            assertThat(in.readAllBytes()).isEqualTo(expected);
+        }
+        assertThat(store.get("job/chk-1/0-0.state")).isEqualTo(expected);
+        try (Stream<Path> files = Files.list(root.resolve("job/chk-1"))) {
+            assertThat(files).extracting(p -> p.getFileName().toString()).containsExactly("0-0.state");
+        }
+    }
+
+    @Test
+    void aStreamingPutWhoseContentFailsLeavesNoBlobAndNoTempFile() throws Exception {
+        store.put("a/b", new byte[] {1});
+        BlobContent failing = new BlobContent() {
+            @Override
+            public long length() {
+                return 100_000;
+            }
+
+            @Override
+            public java.io.InputStream open(long offset, long length) {
+                return new java.io.InputStream() {
+                    private int delivered;
+
+                    @Override
+                    public int read() throws java.io.IOException {
+                        if (delivered == 70_000) {
+                            throw new java.io.IOException("disk gone");
+                        }
+                        delivered++;
+                        return 5;
+                    }
+                };
+            }
+        };
+
+        assertThatThrownBy(() -> store.put("a/b", failing))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining("put a/b")
+                .hasMessageContaining("disk gone")
+                .hasRootCauseInstanceOf(java.io.IOException.class);
+        assertThatThrownBy(() -> store.put("a/c", failing)).isInstanceOf(StorageException.class);
+
+        assertThat(store.get("a/b")).as("the previous blob stays").containsExactly(1);
+        assertThat(store.exists("a/c")).isFalse();
+        try (Stream<Path> files = Files.list(root.resolve("a"))) {
+            assertThat(files).extracting(p -> p.getFileName().toString()).containsExactly("b");
+        }
+    }
+
+    @Test
+    void aStreamingPutOfAFileThatShrankLeavesNoBlob() throws Exception {
+        Path local = Files.write(root.resolve("local.bin"), new byte[1000]);
+        BlobContent content = BlobContent.ofFile(new byte[0], local);
+        Files.write(local, new byte[10]);
+
+        assertThatThrownBy(() -> store.put("a/b", content))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining("got shorter");
+        assertThat(store.exists("a/b")).isFalse();
+        try (Stream<Path> files = Files.list(root.resolve("a"))) {
+            assertThat(files).isEmpty();
+        }
+    }
+
+    @Test
+    void openReadOfAMissingBlobOrAnUnfinishedWriteIsBlobNotFound() throws Exception {
+        Path dir = Files.createDirectories(root.resolve("job/chk-3"));
+        Files.write(dir.resolve("x" + LocalFileBlobStore.IN_PROGRESS_SUFFIX), new byte[] {1});
+
+        assertThatThrownBy(() -> store.openRead("job/chk-9/_metadata"))
+                .isInstanceOf(BlobNotFoundException.class)
+                .hasMessageContaining(store.describe())
+                .hasMessageContaining("get job/chk-9/_metadata");
+        assertThatThrownBy(() -> store.openRead("job/chk-3/x" + LocalFileBlobStore.IN_PROGRESS_SUFFIX))
+                .isInstanceOf(BlobNotFoundException.class);
+        assertThatThrownBy(() -> store.openRead("job/chk-3")).isInstanceOf(BlobNotFoundException.class);
+    }
+
+    @Test
     void describeIsAFileUri() {
         assertThat(store.describe()).isEqualTo("file://" + root.toAbsolutePath().normalize());
     }

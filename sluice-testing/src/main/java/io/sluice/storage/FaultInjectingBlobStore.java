@@ -1,5 +1,6 @@
 package io.sluice.storage;
 
+import java.io.InputStream;
 import java.net.ConnectException;
 import java.time.Duration;
 import java.util.List;
@@ -14,8 +15,8 @@ import java.util.function.Supplier;
  *
  * <ul>
  *   <li>{@link #setLatency(Duration)}: every call first sleeps that long (interruptibly).</li>
- *   <li>{@link #setReadLatency(Duration)}: every {@link #get} (a blob read: checkpoint metadata or
- *       a state file) first sleeps that long, in addition to {@link #setLatency}; writes, listings,
+ *   <li>{@link #setReadLatency(Duration)}: every {@link #get} and {@link #openRead} (a blob read:
+ *       checkpoint metadata or a state file) first sleeps that long, in addition to {@link #setLatency}; writes, listings,
  *       existence checks and deletes are not delayed by it.</li>
  *   <li>{@link #refuseConnections()}: every call fails with a {@link StorageException} caused by
  *       {@code ConnectException("Connection refused")}, as an unreachable S3 endpoint would.</li>
@@ -28,10 +29,13 @@ import java.util.function.Supplier;
  * </ul>
  *
  * <p>Faults apply to every operation except {@link #describe()}, which never blocks (the read latency
- * only to {@link #get}).
+ * only to {@link #get} and {@link #openRead}). The streaming methods are faulted and counted like their
+ * array forms: {@link #put(String, BlobContent)} as a put, {@link #openRead} as a get (a read). For
+ * {@link #openRead} the faults apply to the opening; reading the opened stream afterwards is not delayed
+ * or failed.
  * {@link #calls()} counts every call that entered, including failed ones; {@link #readsInFlight()}
- * and {@link #maxReadsInFlight()} count the {@link #get}s running at once (injected delay included),
- * so a test can check a bound on concurrent reads.
+ * and {@link #maxReadsInFlight()} count the reads ({@link #get}s, {@link #openRead}s until they return the
+ * stream) running at once (injected delay included), so a test can check a bound on concurrent reads.
  *
  * <p>Threading: fully thread-safe; the switches may be flipped from any thread. Calls block as
  * much as the delegate plus the injected delay, so never call it from a main thread.
@@ -155,17 +159,26 @@ public final class FaultInjectingBlobStore implements BlobStore {
         });
     }
 
-    /** {@link #get}s made so far. */
+    /** Streams {@code content} to the delegate; faulted and counted as {@link #put(String, byte[])}. */
+    @Override
+    public void put(String path, BlobContent content) {
+        call("put", path, () -> {
+            delegate.put(path, content);
+            return null;
+        });
+    }
+
+    /** Reads ({@link #get}s and {@link #openRead}s) made so far. */
     public long reads() {
         return reads.get();
     }
 
-    /** {@link #get}s running now. */
+    /** Reads ({@link #get}s, {@link #openRead}s) running now. */
     public int readsInFlight() {
         return readsInFlight.get();
     }
 
-    /** The most {@link #get}s that ran at once since creation or {@link #resetMaxReadsInFlight()}. */
+    /** The most reads ({@link #get}s, {@link #openRead}s) that ran at once since creation or {@link #resetMaxReadsInFlight()}. */
     public int maxReadsInFlight() {
         return maxReadsInFlight.get();
     }
@@ -176,12 +189,22 @@ public final class FaultInjectingBlobStore implements BlobStore {
 
     @Override
     public byte[] get(String path) {
+        return read(path, () -> delegate.get(path));
+    }
+
+    /** Opens the delegate's stream; faulted and counted as a {@link #get} (the opening, not the reading). */
+    @Override
+    public InputStream openRead(String path) {
+        return read(path, () -> delegate.openRead(path));
+    }
+
+    private <T> T read(String path, Supplier<T> action) {
         reads.incrementAndGet();
         maxReadsInFlight.accumulateAndGet(readsInFlight.incrementAndGet(), Math::max);
         try {
             return call("get", path, () -> {
                 sleep(readLatency, "get", path, "call interrupted while delayed by injected read latency");
-                return delegate.get(path);
+                return action.get();
             });
         } finally {
             readsInFlight.decrementAndGet();

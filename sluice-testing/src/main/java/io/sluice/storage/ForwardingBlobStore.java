@@ -1,10 +1,14 @@
 package io.sluice.storage;
 
+import java.io.InputStream;
 import java.util.List;
 
 /**
  * A {@link BlobStore} that hands every call to a delegate, for test decorators that change or record
- * one or two operations and override only those. Threading: as thread-safe as the delegate.
+ * one or two operations and override only those. The streaming methods {@link #put(String, BlobContent)}
+ * and {@link #openRead(String)} are forwarded as such (not through {@link #put(String, byte[])} or
+ * {@link #get(String)}): a decorator that watches writes or reads of state files must override them too.
+ * Threading: as thread-safe as the delegate.
  */
 public abstract class ForwardingBlobStore implements BlobStore {
     protected final BlobStore delegate;
@@ -19,8 +23,18 @@ public abstract class ForwardingBlobStore implements BlobStore {
     }
 
     @Override
+    public void put(String path, BlobContent content) {
+        delegate.put(path, content);
+    }
+
+    @Override
     public byte[] get(String path) {
         return delegate.get(path);
+    }
+
+    @Override
+    public InputStream openRead(String path) {
+        return delegate.openRead(path);
     }
 
     @Override

@@ -57,6 +57,38 @@ class FaultInjectingBlobStoreTest {
     }
 
     @Test
+    void streamingPutsAndOpenedReadsAreCountedAndFaultedAsPutsAndGets() throws Exception {
+        store.put("a/b", BlobContent.of(new byte[] {1, 2}));
+        try (java.io.InputStream in = store.openRead("a/b")) {
+            assertThat(in.readAllBytes()).containsExactly(1, 2);
+        }
+        assertThat(store.calls()).isEqualTo(2);
+        assertThat(store.reads()).isEqualTo(1);
+        assertThat(store.readsInFlight()).isZero();
+        assertThat(store.maxReadsInFlight()).isEqualTo(1);
+
+        store.refuseConnections();
+        assertThatThrownBy(() -> store.openRead("a/b"))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining("get a/b")
+                .cause().isInstanceOf(ConnectException.class);
+        assertThatThrownBy(() -> store.put("a/c", BlobContent.of(new byte[1])))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining("put a/c");
+        assertThat(root.resolve("a/c")).as("a refused put writes nothing").doesNotExist();
+        assertThat(store.calls()).isEqualTo(4);
+        assertThat(store.reads()).isEqualTo(2);
+
+        store.heal();
+        store.failAfter(0);
+        assertThatThrownBy(() -> store.openRead("a/b")).hasMessageContaining("failAfter exhausted");
+        store.heal();
+        try (java.io.InputStream in = store.openRead("a/b")) {
+            assertThat(in.readAllBytes()).containsExactly(1, 2);
+        }
+    }
+
+    @Test
     void refusedConnectionsFailWithConnectExceptionCauseUntilHealed() {
         store.put("a/b", new byte[] {1});
         store.refuseConnections();

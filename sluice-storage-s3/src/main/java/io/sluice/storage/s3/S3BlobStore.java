@@ -2,15 +2,22 @@ package io.sluice.storage.s3;
 
 import io.sluice.config.Configuration;
 import io.sluice.rpc.MainThreads;
+import io.sluice.storage.BlobContent;
 import io.sluice.storage.BlobNotFoundException;
 import io.sluice.storage.BlobStore;
 import io.sluice.storage.StorageException;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
+import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -25,8 +32,10 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  *       (parts of {@code s3.part-size}; a failed upload is aborted). Either way readers see the
  *       whole object or none of it: S3 publishes an object only when its PUT or its
  *       CompleteMultipartUpload succeeds.</li>
- *   <li>{@link #get}, {@link #exists}: a missing object (404) is {@link BlobNotFoundException}, or
- *       {@code false}.</li>
+ *   <li>{@link #put(String, BlobContent)} streams the same way, each PUT or part body a fresh stream over
+ *       its range of the content, so a blob larger than memory (or 2 GB) is never held whole.</li>
+ *   <li>{@link #get}, {@link #openRead} (the GetObject response as a stream), {@link #exists}: a missing
+ *       object (404) is {@link BlobNotFoundException}, or {@code false}.</li>
  *   <li>{@link #list}: ListObjectsV2, following continuation tokens ({@code s3.list-page-size} keys per page).</li>
  *   <li>{@link #deleteRecursively}: lists and deletes with DeleteObjects, at most
  *       {@code s3.delete-batch-size} (≤ 1000) keys per request.</li>
@@ -117,9 +126,19 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
 
     @Override
     public void put(String path, byte[] data) {
+        put(path, BlobContent.of(data));
+    }
+
+    /**
+     * Streams {@code content} up: one PUT, or a multipart upload above {@code s3.multipart-threshold} whose
+     * parts are ranges of the content; atomic as {@link #put(String, byte[])}. A content that cannot be read
+     * fails the put (a multipart upload is aborted) with a {@link StorageException}.
+     */
+    @Override
+    public void put(String path, BlobContent content) {
         String key = location.key(path);
         call("put", path, () -> {
-            uploads.put(path, key, data);
+            uploads.put(path, key, content);
             return null;
         });
     }
@@ -140,6 +159,95 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
                 throw e;
             }
         });
+    }
+
+    /**
+     * The object as the response stream of one GetObject; a missing object (404) is
+     * {@link BlobNotFoundException}, as for {@link #get}. Once open, failures while reading (a dropped
+     * connection, a timeout) are {@link IOException}s from {@code read} naming the location and path, also
+     * where the SDK throws unchecked. Closing the stream before its end aborts the connection rather than
+     * drain the rest of the object.
+     */
+    @Override
+    public InputStream openRead(String path) {
+        String key = location.key(path);
+        return call("get", path, () -> {
+            try {
+                apiCalls.incrementAndGet();
+                return new ObjectStream(clients.client().getObject(b -> b.bucket(location.bucket()).key(key)), path);
+            } catch (NoSuchKeyException e) {
+                throw notFound(path, e);
+            } catch (S3Exception e) {
+                if (e.statusCode() == 404 && !(e instanceof NoSuchBucketException)) {
+                    throw notFound(path, e);
+                }
+                throw e;
+            }
+        });
+    }
+
+    /** A GetObject response stream whose read failures are IOExceptions in words. Threading: one thread. */
+    private final class ObjectStream extends FilterInputStream {
+        private final ResponseInputStream<GetObjectResponse> response;
+        private final String path;
+        private boolean ended;
+
+        ObjectStream(ResponseInputStream<GetObjectResponse> response, String path) {
+            super(response);
+            this.response = response;
+            this.path = path;
+        }
+
+        @Override
+        public int read() throws IOException {
+            try {
+                int b = super.read();
+                ended |= b < 0;
+                return b;
+            } catch (SdkException | UncheckedIOException e) {
+                throw readFailure(e);
+            } catch (IOException e) {
+                throw readFailure(new UncheckedIOException(e));
+            }
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            try {
+                int n = super.read(b, off, len);
+                ended |= n < 0;
+                return n;
+            } catch (SdkException | UncheckedIOException e) {
+                throw readFailure(e);
+            } catch (IOException e) {
+                throw readFailure(new UncheckedIOException(e));
+            }
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            try {
+                return super.skip(n);
+            } catch (SdkException | UncheckedIOException e) {
+                throw readFailure(e);
+            } catch (IOException e) {
+                throw readFailure(new UncheckedIOException(e));
+            }
+        }
+
+        /** {@code e} in the store's words ("... unreachable (...) during get p"), with the original as the cause. */
+        private IOException readFailure(RuntimeException e) {
+            Throwable cause = e instanceof UncheckedIOException u ? u.getCause() : e;
+            return new IOException(errors.translate("get", path, e).getMessage() + " (reading the object)", cause);
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (!ended) {
+                response.abort(); // do not download the rest of a large object only to discard it
+            }
+            super.close();
+        }
     }
 
     private BlobNotFoundException notFound(String path, Throwable cause) {
@@ -235,7 +343,7 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
             return action.get();
         } catch (StorageException e) {
             throw e;
-        } catch (SdkException | IllegalStateException e) {
+        } catch (SdkException | IllegalStateException | UncheckedIOException e) {
             throw errors.translate(op, path, e);
         }
     }

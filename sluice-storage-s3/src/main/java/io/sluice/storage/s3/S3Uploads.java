@@ -1,6 +1,8 @@
 package io.sluice.storage.s3;
 
-import java.io.ByteArrayInputStream;
+import io.sluice.storage.BlobContent;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -13,14 +15,18 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
 /**
  * Writes the objects of one {@link S3BlobStore}: one PUT, or a multipart upload for blobs above
  * {@code s3.multipart-threshold} in parts of {@code s3.part-size}, aborted when a part or the
- * completion fails. Either way readers see the whole object or none of it. Request bodies are streams
- * over the caller's array, fresh per attempt, so retries resend the same bytes without a copy.
+ * completion fails (parts grow beyond {@code s3.part-size} if a blob would need more than
+ * {@value #MAX_PARTS}). Either way readers see the whole object or none of it. Request bodies are streams
+ * over the caller's {@link BlobContent} (an array or a local file), fresh per attempt, so retries resend
+ * the same bytes without a copy and nothing is held in memory as a whole.
  * Counts every request in the store's API call counter.
  *
  * <p>Threading: thread-safe; blocks on network I/O (never on a main thread: the store checks).
  */
 final class S3Uploads {
     private static final Logger LOG = LoggerFactory.getLogger(S3Uploads.class);
+    /** The most parts S3 accepts in one multipart upload. */
+    static final long MAX_PARTS = 10_000;
 
     private final S3Location location;
     private final S3ClientHolder clients;
@@ -37,32 +43,38 @@ final class S3Uploads {
         this.partSize = partSize;
     }
 
-    /** Writes {@code data} as the object {@code key} (blob {@code path}), in parts if it is large. */
-    void put(String path, String key, byte[] data) {
-        if (data.length > multipartThreshold) {
-            putMultipart(path, key, data);
+    /**
+     * Writes {@code content} as the object {@code key} (blob {@code path}), in parts if it is large. The
+     * content is streamed: each request body is a fresh {@link BlobContent#open} of its range (per attempt, so
+     * retries resend the same bytes), never the whole blob in memory.
+     */
+    void put(String path, String key, BlobContent content) {
+        long length = content.length();
+        if (length > multipartThreshold) {
+            putMultipart(path, key, content, length);
         } else {
             apiCalls.incrementAndGet();
-            clients.client().putObject(b -> b.bucket(location.bucket()).key(key).contentLength((long) data.length),
-                    body(data, 0, data.length));
+            clients.client().putObject(b -> b.bucket(location.bucket()).key(key).contentLength(length),
+                    body(content, 0, length));
         }
     }
 
-    private void putMultipart(String path, String key, byte[] data) {
+    private void putMultipart(String path, String key, BlobContent content, long length) {
         S3Client s3 = clients.client();
         String bucket = location.bucket();
+        // S3 allows at most MAX_PARTS parts: a blob too large for s3.part-size gets larger parts.
+        long size0 = Math.max(partSize, (length + MAX_PARTS - 1) / MAX_PARTS);
         apiCalls.incrementAndGet();
         String uploadId = s3.createMultipartUpload(b -> b.bucket(bucket).key(key)).uploadId();
         try {
             List<CompletedPart> parts = new ArrayList<>();
             int partNumber = 1;
-            for (long offset = 0; offset < data.length; offset += partSize, partNumber++) {
-                int off = (int) offset;
-                int size = (int) Math.min(partSize, data.length - offset);
+            for (long offset = 0; offset < length; offset += size0, partNumber++) {
+                long size = Math.min(size0, length - offset);
                 int n = partNumber;
                 apiCalls.incrementAndGet();
                 String eTag = s3.uploadPart(b -> b.bucket(bucket).key(key).uploadId(uploadId).partNumber(n)
-                        .contentLength((long) size), body(data, off, size)).eTag();
+                        .contentLength(size), body(content, offset, size)).eTag();
                 parts.add(CompletedPart.builder().partNumber(n).eTag(eTag).build());
             }
             apiCalls.incrementAndGet();
@@ -81,9 +93,15 @@ final class S3Uploads {
         }
     }
 
-    private static RequestBody body(byte[] data, int offset, int length) {
+    private static RequestBody body(BlobContent content, long offset, long length) {
         // A fresh stream per attempt, so that retries resend the same bytes; no copy of the data.
-        return RequestBody.fromContentProvider(() -> new ByteArrayInputStream(data, offset, length), length,
-                "application/octet-stream");
+        return RequestBody.fromContentProvider(() -> {
+            try {
+                return content.open(offset, length);
+            } catch (IOException e) {
+                throw new UncheckedIOException("Could not read the content to upload (" + length + " bytes at offset "
+                        + offset + " of " + content + "): " + e.getMessage(), e);
+            }
+        }, length, "application/octet-stream");
     }
 }

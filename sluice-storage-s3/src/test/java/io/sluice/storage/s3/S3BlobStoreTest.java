@@ -3,15 +3,22 @@ package io.sluice.storage.s3;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.config.Configuration;
 import io.sluice.config.IllegalConfigurationException;
+import io.sluice.graph.JobId;
 import io.sluice.rpc.MainThreadViolationException;
 import io.sluice.rpc.MainThreads;
+import io.sluice.storage.BlobContent;
 import io.sluice.storage.BlobNotFoundException;
 import io.sluice.storage.BlobStore;
 import io.sluice.storage.BlobStores;
 import io.sluice.storage.StorageException;
 import io.sluice.storage.s3.testing.TcpFaultProxy;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -140,6 +147,93 @@ class S3BlobStoreTest {
         assertThat(s.apiCalls() - before).isEqualTo(5);
         assertThat(s.get("job/chk-1/0-0.state")).isEqualTo(data);
         assertThat(s.list("job/")).containsExactly("job/chk-1/0-0.state");
+    }
+
+    @Test
+    void aStateFileFromALocalFileGoesUpInPartsAndStreamsBackThroughOpenTaskState() throws Exception {
+        S3BlobStore s = store(S3ProxyServer.clientConfiguration(server.endpoint())
+                .set(S3Options.MULTIPART_THRESHOLD, 5 * MIB).set(S3Options.PART_SIZE, 5 * MIB));
+        CheckpointStorage storage = new CheckpointStorage(s, new SimpleMeterRegistry());
+        byte[] payload = new byte[(int) (11 * MIB + 321)];
+        new Random(8).nextBytes(payload);
+        Path local = Files.createTempFile("s3-state", ".snapshot");
+        toClose.add(() -> Files.deleteIfExists(local));
+        Files.write(local, payload);
+        JobId job = JobId.of("1a2b3c4d5e6f708192a3b4c5d6e7f809");
+
+        long before = s.apiCalls();
+        String path = storage.writeTaskState(job, 4, 2, 1, local);
+
+        // create + 3 parts (header and file in one stream cut into parts) + complete
+        assertThat(s.apiCalls() - before).isEqualTo(5);
+        assertThat(path).isEqualTo(job + "/chk-4/2-1.state");
+        try (InputStream in = storage.openTaskState(path, payload.length)) {
+            assertThat(in.readAllBytes()).isEqualTo(payload);
+        }
+        assertThat(storage.readTaskState(path)).isEqualTo(payload);
+        Path target = Files.createTempFile("s3-state", ".restored");
+        toClose.add(() -> Files.deleteIfExists(target));
+        storage.readFile(path, target);
+        assertThat(Files.readAllBytes(target)).isEqualTo(payload);
+    }
+
+    @Test
+    void aStreamedPutBelowTheThresholdIsOnePutAndReadsBackAsAStream() throws Exception {
+        S3BlobStore s = store();
+        long before = s.apiCalls();
+        s.put("job/chk-1/x", BlobContent.of(new byte[] {5, 6, 7}));
+        assertThat(s.apiCalls() - before).isEqualTo(1);
+        try (InputStream in = s.openRead("job/chk-1/x")) {
+            assertThat(in.readAllBytes()).containsExactly(5, 6, 7);
+        }
+    }
+
+    @Test
+    void aContentThatCannotBeReadFailsThePutAndPublishesNothing() {
+        S3BlobStore s = store(S3ProxyServer.clientConfiguration(server.endpoint())
+                .set(S3Options.MULTIPART_THRESHOLD, 5 * MIB).set(S3Options.PART_SIZE, 5 * MIB));
+        BlobContent failing = new BlobContent() {
+            @Override
+            public long length() {
+                return 6 * MIB;
+            }
+
+            @Override
+            public InputStream open(long offset, long length) throws java.io.IOException {
+                throw new java.io.IOException("local disk gone");
+            }
+        };
+
+        assertThatThrownBy(() -> s.put("job/chk-1/big", failing))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining("put job/chk-1/big");
+        assertThat(s.exists("job/chk-1/big")).isFalse();
+    }
+
+    @Test
+    void aConnectionDroppedWhileAnOpenedObjectIsReadIsAnIOExceptionNamingThePath() throws Exception {
+        byte[] data = new byte[(int) (24 * MIB)]; // more than socket buffers hold, so the drop cuts the body
+        new Random(9).nextBytes(data);
+        store().put("job/chk-1/big", data);
+        TcpFaultProxy proxy = proxy();
+        S3BlobStore viaProxy = store(S3ProxyServer.clientConfiguration(proxy.httpEndpoint()));
+
+        try (InputStream in = viaProxy.openRead("job/chk-1/big")) {
+            assertThat(in.readNBytes(1000)).isEqualTo(java.util.Arrays.copyOf(data, 1000));
+            proxy.dropConnections();
+            assertThatThrownBy(in::readAllBytes)
+                    .isInstanceOf(java.io.IOException.class)
+                    .hasMessageContaining(location)
+                    .hasMessageContaining("during get job/chk-1/big");
+        }
+    }
+
+    @Test
+    void openReadOfAMissingObjectIsBlobNotFound() {
+        S3BlobStore s = store();
+        assertThatThrownBy(() -> s.openRead("job/chk-9/1-0.state"))
+                .isInstanceOf(BlobNotFoundException.class)
+                .hasMessageContaining("Checkpoint storage " + location + " has no blob during get job/chk-9/1-0.state");
     }
 
     @Test

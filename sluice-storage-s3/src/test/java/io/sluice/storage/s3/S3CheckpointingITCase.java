@@ -105,6 +105,14 @@ class S3CheckpointingITCase {
                                 sharedFilesWritten.add(path);
                             }
                         }
+
+                        @Override
+                        public void put(String path, io.sluice.storage.BlobContent content) {
+                            super.put(path, content); // state files (shared ones among them) are streamed
+                            if (path.contains("/shared/")) {
+                                sharedFilesWritten.add(path);
+                            }
+                        }
                     };
                 })
                 .recoveryBackoff(new RecoveryBackoff(Duration.ofMillis(20), Duration.ofMillis(200), 2.0, 0.2))
