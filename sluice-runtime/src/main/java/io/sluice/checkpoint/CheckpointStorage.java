@@ -345,6 +345,14 @@ public final class CheckpointStorage {
     }
 
     /**
+     * Writes the local file {@code payload} as a checksummed file at {@code path}, as {@link #writeFile(String, byte[])}
+     * does, streamed (a savepoint's copy of a state file of any size).
+     */
+    public void writeFile(String path, java.nio.file.Path payload) {
+        putFile(path, payload);
+    }
+
+    /**
      * Writes the metadata of {@code cp} as {@code <directory>/_metadata} (a savepoint's: not under the job's
      * checkpoint directory) and returns its size in bytes. Its state files must be named as in its own checkpoint
      * directory ({@code <jobId>/chk-<id>/<file>}) and be in {@code directory}: reading the metadata back finds them

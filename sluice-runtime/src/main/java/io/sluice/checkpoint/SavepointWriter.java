@@ -1,6 +1,10 @@
 package io.sluice.checkpoint;
 
 import io.sluice.rpc.MainThreads;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -72,16 +76,34 @@ public final class SavepointWriter {
                 acknowledged.triggerTimestampMillis(), acknowledged.completionTimestampMillis(), size[0]);
     }
 
-    /** Copies {@code file} into {@code directory}, adds its bytes to {@code size}; its name in the metadata. */
+    /**
+     * Copies {@code file} into {@code directory} through a local temporary file (checked against its checksum on
+     * the way, never whole in memory), adds its bytes to {@code size}; its name in the metadata.
+     */
     private static String copied(CheckpointStorage from, CheckpointStorage to, String directory, String writtenIn,
                                  String file, long[] size) {
         if (file == null) {
             return null;
         }
         String fileName = file.substring(file.lastIndexOf('/') + 1);
-        byte[] data = from.readTaskState(file);
-        to.writeFile(directory + "/" + fileName, data);
-        size[0] += data.length;
+        Path local = null;
+        try {
+            local = Files.createTempFile("sluice-savepoint-", "-" + fileName);
+            from.readFile(file, local);
+            to.writeFile(directory + "/" + fileName, local);
+            size[0] += Files.size(local);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not copy " + file + " into savepoint " + directory + " through a local"
+                    + " temporary file (" + e + "): it needs room for the largest state file in java.io.tmpdir", e);
+        } finally {
+            if (local != null) {
+                try {
+                    Files.deleteIfExists(local);
+                } catch (IOException ignored) {
+                    // a temporary file left in java.io.tmpdir
+                }
+            }
+        }
         return writtenIn + fileName;
     }
 }

@@ -5,7 +5,6 @@ import io.sluice.api.source.SourceReader;
 import io.sluice.checkpoint.CheckpointException;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.TaskStateHandle;
-import io.sluice.core.serialization.DataOutputBuffer;
 import io.sluice.graph.JobId;
 import io.sluice.job.ExecutionAttemptId;
 import io.sluice.network.BarrierHandler;
@@ -30,7 +29,9 @@ import org.slf4j.LoggerFactory;
  * state are taken, and the barrier goes to every output. Then, on the I/O executor
  * ({@link StateUploads}): the keyed-state snapshot is serialized; at most {@code inlineStateThreshold}
  * bytes travel inline in the {@link TaskStateHandle} (restoring it reads nothing from storage),
- * more go to a state file (and, with task-local recovery, a local copy); the handle is acknowledged
+ * more go to a state file (and, with task-local recovery, a local copy); a snapshot too large to keep
+ * in memory is serialized to a local temporary file and streamed from there ({@link SpillingSnapshotOutput},
+ * {@link Spill}); the handle is acknowledged
  * to the job master, or the checkpoint declined with the cause. A barrier alignment that a newer
  * checkpoint's barrier abandoned ({@link #onAborted}) is declined at once, and so is a checkpoint whose
  * sink could not reach its system at the pre-commit ({@link SinkUnavailableException}): the task keeps
@@ -55,9 +56,26 @@ final class SubtaskCheckpointer implements BarrierHandler {
      * Who the checkpoints are of, and where their state goes.
      *
      * @param inlineStateThreshold snapshots of at most this many bytes are acknowledged inline; -1: never
+     * @param spill                where snapshots too large to keep in memory are written before their upload
      */
     record Target(String taskName, JobId jobId, ExecutionAttemptId attemptId, JobMasterGateway jobMaster,
-                  CheckpointStorage storage, SubtaskLocalState localState, int inlineStateThreshold) {
+                  CheckpointStorage storage, SubtaskLocalState localState, int inlineStateThreshold, Spill spill) {
+    }
+
+    /**
+     * A snapshot of more than {@code threshold} bytes (or than the inline threshold, if higher) is written to a
+     * temporary file in {@code directory} while it is serialized, and uploaded from there as a stream, so that
+     * its size is not bounded by the heap; smaller ones stay in memory and may be kept as task-local copies.
+     */
+    record Spill(int threshold, java.nio.file.Path directory) {
+        /** Snapshots above this many bytes spill by default. */
+        static final int DEFAULT_THRESHOLD = 64 * 1024 * 1024;
+
+        /** The default threshold, in {@code sluice-snapshots} under the JVM's temporary directory. */
+        static Spill defaults() {
+            return new Spill(DEFAULT_THRESHOLD, java.nio.file.Path.of(System.getProperty("java.io.tmpdir"),
+                    "sluice-snapshots"));
+        }
     }
 
     private final Target target;
@@ -210,18 +228,27 @@ final class SubtaskCheckpointer implements BarrierHandler {
             return TaskStateHandle.incremental(vertexId, subtask, incremental.upload(new StorageCheckpointFiles(
                     target.storage(), target.jobId(), checkpointId, vertexId, subtask)), position);
         }
-        DataOutputBuffer out = new DataOutputBuffer(4096);
-        snapshot.writeTo(out);
-        byte[] bytes = out.toByteArray();
-        if (bytes.length <= target.inlineStateThreshold()) {
-            // Small: carried in the metadata, which the job manager holds in memory.
-            return TaskStateHandle.inline(vertexId, subtask, bytes, position, range);
+        try (SpillingSnapshotOutput out = new SpillingSnapshotOutput(
+                Math.max(target.spill().threshold(), target.inlineStateThreshold()), target.spill().directory(),
+                target.taskName() + (savepoint ? " (savepoint " : " (checkpoint ") + checkpointId + ")")) {
+            snapshot.writeTo(out);
+            out.finish();
+            if (out.spilled()) {
+                // Large: streamed from the local file; no task-local copy (those are kept in memory).
+                String file = target.storage().writeTaskState(target.jobId(), checkpointId, vertexId, subtask, out.file());
+                return new TaskStateHandle(vertexId, subtask, file, out.length(), position, range);
+            }
+            byte[] bytes = out.bytes();
+            if (bytes.length <= target.inlineStateThreshold()) {
+                // Small: carried in the metadata, which the job manager holds in memory.
+                return TaskStateHandle.inline(vertexId, subtask, bytes, position, range);
+            }
+            String file = target.storage().writeTaskState(target.jobId(), checkpointId, vertexId, subtask, bytes);
+            if (!savepoint) { // a savepoint is never what a failover restores
+                target.localState().store(checkpointId, file, bytes);
+            }
+            return new TaskStateHandle(vertexId, subtask, file, bytes.length, position, range);
         }
-        String file = target.storage().writeTaskState(target.jobId(), checkpointId, vertexId, subtask, bytes);
-        if (!savepoint) { // a savepoint is never what a failover restores
-            target.localState().store(checkpointId, file, bytes);
-        }
-        return new TaskStateHandle(vertexId, subtask, file, bytes.length, position, range);
     }
 
     /** Checkpoint {@code checkpointId} completed: the operators hear it (a two-phase-commit sink commits). */

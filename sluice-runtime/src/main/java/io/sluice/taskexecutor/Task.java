@@ -240,7 +240,8 @@ public final class Task implements Runnable {
             restore.restoreSourcePosition(reader);
         }
         checkpointer = new SubtaskCheckpointer(new SubtaskCheckpointer.Target(info.taskName(), tdd.jobGraph().jobId(),
-                tdd.attemptId(), services.jobMaster(), services.checkpointStorage(), localState, inlineStateThreshold),
+                tdd.attemptId(), services.jobMaster(), services.checkpointStorage(), localState, inlineStateThreshold,
+                SubtaskCheckpointer.Spill.defaults()),
                 c, backend, reader, uploads, taskThread, lifecycle::isCancelled);
         driver = driverFor(payload, restore, inputs, c);
     }

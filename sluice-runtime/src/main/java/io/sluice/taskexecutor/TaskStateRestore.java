@@ -6,11 +6,9 @@ import io.sluice.api.source.SubtaskPosition;
 import io.sluice.checkpoint.CheckpointFailureReason;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CorruptCheckpointException;
-import io.sluice.checkpoint.CorruptStateFileException;
 import io.sluice.checkpoint.KeyedStateRestoreException;
 import io.sluice.checkpoint.StateRestoreException;
 import io.sluice.checkpoint.TaskStateHandle;
-import io.sluice.core.serialization.DataInputBuffer;
 import io.sluice.core.serialization.Serializers;
 import io.sluice.core.serialization.TypeSerializer;
 import io.sluice.graph.JobVertex;
@@ -18,9 +16,12 @@ import io.sluice.graph.VertexPayload;
 import io.sluice.protocol.TaskDeploymentDescriptor;
 import io.sluice.protocol.TaskRestore;
 import io.sluice.state.KeyGroups;
+import io.sluice.state.KeyedSnapshotInput;
 import io.sluice.state.KeyedStateBackend;
 import io.sluice.state.UnreadableSnapshotException;
 import io.sluice.util.Clock;
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
@@ -105,7 +106,12 @@ final class TaskStateRestore {
         taskThread.check("Restoring keyed state");
         KeyedStateBackend backend = factory.create(spec);
         if (restore != null && !restore.keyedStateHandles().isEmpty()) {
-            restoreKeyedState(backend, spec.jobId().value());
+            try {
+                restoreKeyedState(backend, spec.jobId().value());
+            } catch (RuntimeException e) {
+                backend.close(); // restored in part: its local files and native memory go now, not with the JVM
+                throw e;
+            }
         }
         return backend;
     }
@@ -145,18 +151,20 @@ final class TaskStateRestore {
             restoreIncremental(backend, handles, jobId.equals(restore.checkpointJobId()));
             return;
         }
-        List<DataInputBuffer> snapshots = new ArrayList<>(handles.size());
-        for (TaskStateHandle h : handles) {
-            try {
-                snapshots.add(new DataInputBuffer(bytesOf(h)));
-            } catch (CorruptCheckpointException e) {
-                throw unusableState(h, e);
-            }
+        int[] reading = {-1}; // which handle's stream the backend is reading, to name a corrupt file
+        List<KeyedSnapshotInput> snapshots = new ArrayList<>(handles.size());
+        for (int i = 0; i < handles.size(); i++) {
+            snapshots.add(inputOf(handles.get(i), i, reading));
         }
         try {
-            backend.restore(snapshots);
+            backend.restoreFrom(snapshots);
         } catch (UnreadableSnapshotException e) {
             throw unusableState(handles.get(e.snapshotIndex()), e);
+        } catch (CorruptCheckpointException e) {
+            // a state file's header, length or checksum (checked as it is streamed) is wrong
+            throw unusableState(handles.get(Math.max(0, reading[0])), e);
+        } catch (io.sluice.storage.StorageException e) {
+            throw e; // retried as a storage error (a missing file included, as before streaming)
         } catch (RuntimeException e) {
             if (UnrecoverableJobException.isCauseOf(e) || CheckpointFailureReason.isStorageFailure(e)) {
                 throw e; // fails the job at once / retried as a storage error
@@ -229,20 +237,25 @@ final class TaskStateRestore {
         return e;
     }
 
-    /** The serialized snapshot behind {@code handle}: inline, a local copy, or the state file. */
-    private byte[] bytesOf(TaskStateHandle handle) {
-        if (handle.isInline()) {
-            return handle.inlineState();
-        }
-        byte[] local = localState.copyOf(restore.checkpointId(), handle);
-        if (local != null) {
-            return local;
-        }
-        byte[] data = storage.readTaskState(handle.stateFile());
-        if (data.length != handle.stateSize()) {
-            throw new CorruptStateFileException(handle.stateFile(), "it holds " + data.length
-                    + " bytes of state, but the checkpoint metadata records " + handle.stateSize());
-        }
-        return data;
+    /**
+     * The serialized snapshot behind {@code handle}: inline, a local copy, or the state file, which is streamed
+     * (its header checked against the size the metadata records when it is opened, its checksum at its end).
+     * Opening it records {@code index} in {@code reading}.
+     */
+    private KeyedSnapshotInput inputOf(TaskStateHandle handle, int index, int[] reading) {
+        byte[] inMemory = handle.isInline() ? handle.inlineState() : localState.copyOf(restore.checkpointId(), handle);
+        return new KeyedSnapshotInput() {
+            @Override
+            public InputStream open() {
+                reading[0] = index;
+                return inMemory != null ? new ByteArrayInputStream(inMemory)
+                        : storage.openTaskState(handle.stateFile(), handle.stateSize());
+            }
+
+            @Override
+            public long length() {
+                return inMemory != null ? inMemory.length : handle.stateSize();
+            }
+        };
     }
 }

@@ -67,6 +67,8 @@ class SubtaskCheckpointerTest {
     private final StateUploads uploads = new StateUploads(TASK, io);
     private HeapKeyedStateBackend backend;
     private OperatorChain chain;
+    /** Snapshots stay in memory unless a test says otherwise. */
+    private SubtaskCheckpointer.Spill spill;
 
     @BeforeEach
     void setUp() throws Exception {
@@ -76,6 +78,7 @@ class SubtaskCheckpointerTest {
         backend = new HeapKeyedStateBackend(KeyGroups.rangeForSubtask(0, 128, 1), 128, Serializers.STRING);
         chain.open(backend, new RecordTimestamp(), OptionalLong.empty());
         count("a").update(7L);
+        spill = new SubtaskCheckpointer.Spill(SubtaskCheckpointer.Spill.DEFAULT_THRESHOLD, root.resolve("spill"));
     }
 
     @Test
@@ -118,6 +121,53 @@ class SubtaskCheckpointerTest {
         assertThat(written).hasSize((int) handle.stateSize());
         assertThat(localCopies.retrieve(jobId, 3, 0, 6, handle.stateFile(), handle.stateSize())).hasValue(written);
         assertThat(restoredCount(written, "a")).isEqualTo(7L);
+    }
+
+    @Test
+    void aSnapshotAboveTheSpillThresholdIsStreamedFromALocalFileThatIsDeletedAfterTheUpload() throws Exception {
+        for (int k = 0; k < 2_000; k++) {
+            count("key-" + k).update((long) k);
+        }
+        Path spillDirectory = root.resolve("spill");
+        spill = new SubtaskCheckpointer.Spill(1024, spillDirectory);
+        CheckpointStorage storage = storageIn(root.resolve("checkpoints"));
+        SubtaskCheckpointer checkpointer = checkpointer(storage, -1, null);
+
+        checkpointer.checkpoint(6, 1_000);
+        checkpointer.checkpoint(7, 1_100, true); // a savepoint
+        io.triggerAll();
+
+        for (long id : new long[] {6, 7}) {
+            TaskStateHandle handle = jobMaster.acknowledged(id);
+            assertThat(handle.isInline()).isFalse();
+            byte[] written = storage.readTaskState(handle.stateFile());
+            assertThat(written).as("the whole snapshot, streamed").hasSize((int) handle.stateSize());
+            assertThat(handle.stateSize()).isGreaterThan(20 * 1024);
+            assertThat(restoredCount(written, "a")).isEqualTo(7L);
+            assertThat(restoredCount(written, "key-1999")).isEqualTo(1999L);
+            assertThat(localCopies.retrieve(jobId, 3, 0, id, handle.stateFile(), handle.stateSize()))
+                    .as("no task-local copy of a spilled snapshot (those are kept in memory)").isEmpty();
+        }
+        try (java.util.stream.Stream<Path> left = Files.list(spillDirectory)) {
+            assertThat(left).as("the temporary files are deleted").isEmpty();
+        }
+    }
+
+    @Test
+    void aSpillDirectoryThatCannotBeWrittenDeclinesTheCheckpointNamingIt() throws Exception {
+        for (int k = 0; k < 2_000; k++) {
+            count("key-" + k).update((long) k);
+        }
+        Path notADirectory = Files.writeString(root.resolve("not-a-directory"), "a file where the spill directory goes");
+        spill = new SubtaskCheckpointer.Spill(1024, notADirectory);
+        SubtaskCheckpointer checkpointer = checkpointer(storageIn(root.resolve("checkpoints")), -1, null);
+
+        checkpointer.checkpoint(6, 1_000);
+        io.triggerAll();
+
+        assertThat(jobMaster.events()).containsExactly("decline 6");
+        assertThat(jobMaster.declined(6)).hasMessageContaining("local temporary file in " + notADirectory)
+                .hasMessageContaining(TASK + " (checkpoint 6)");
     }
 
     @Test
@@ -233,7 +283,7 @@ class SubtaskCheckpointerTest {
 
     private SubtaskCheckpointer.Target target(CheckpointStorage storage, int inlineThreshold) {
         return new SubtaskCheckpointer.Target(TASK, jobId, attempt, jobMaster, storage,
-                new SubtaskLocalState(localCopies, jobId, 3, 0), inlineThreshold);
+                new SubtaskLocalState(localCopies, jobId, 3, 0), inlineThreshold, spill);
     }
 
     private static CheckpointStorage storageIn(Path dir) {

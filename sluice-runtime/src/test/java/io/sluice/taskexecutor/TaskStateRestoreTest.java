@@ -130,6 +130,49 @@ class TaskStateRestoreTest {
     }
 
     @Test
+    void aStateFileWhoseChecksumFailsAtItsEndIsUnusableAndThePartlyRestoredBackendIsClosed() throws Exception {
+        CheckpointStorage storage = storage();
+        long marker = 0x0123456789ABCDEFL;
+        byte[] state = snapshotWithCount(marker);
+        String file = storage.writeTaskState(jobId, 4, 3, 0, state);
+        Path onDisk = root.resolve(file);
+        byte[] bytes = Files.readAllBytes(onDisk);
+        int at = indexOf(bytes, java.nio.ByteBuffer.allocate(8).putLong(marker).array());
+        assertThat(at).as("the value's bytes are in the file").isPositive();
+        bytes[at + 7] ^= 0x01; // still a valid long: only the checksum at the end of the stream can tell
+        Files.write(onDisk, bytes);
+        java.util.List<String> closed = new java.util.ArrayList<>();
+        KeyedStateBackendFactory recordingClose = spec -> {
+            KeyedStateBackend heap = KeyedStateBackendFactory.heap().create(spec);
+            return (KeyedStateBackend) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {KeyedStateBackend.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("close")) {
+                            closed.add(spec.taskName());
+                        }
+                        try {
+                            return method.invoke(heap, args);
+                        } catch (java.lang.reflect.InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+        };
+
+        assertThatThrownBy(() -> restore(storage, new TaskStateHandle(3, 0, file, state.length, null, RANGE), 4)
+                .keyedStateBackend(recordingClose, spec()))
+                .isInstanceOf(StateRestoreException.class).hasMessageContaining(file).hasMessageContaining("checksum");
+        assertThat(closed).as("the backend the restore had begun to fill is closed").containsExactly(TASK);
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            if (java.util.Arrays.equals(haystack, i, i + needle.length, needle, 0, needle.length)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    @Test
     void aFreshStartGetsAnEmptyBackendAndNoRestoredCheckpoint() {
         TaskStateRestore fresh = new TaskStateRestore(TASK, null, storage(), localState, taskThread);
 
