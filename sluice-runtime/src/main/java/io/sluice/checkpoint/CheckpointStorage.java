@@ -345,6 +345,81 @@ public final class CheckpointStorage {
     }
 
     /**
+     * Copies the state file {@code path} (here, or at a full location) to {@code targetPath} in {@code target}
+     * (a savepoint's copy) and returns the bytes it takes there (header and payload). When both stores keep their blobs as local files
+     * ({@link BlobStore#localFile}) the copy is a hard link (a plain file copy where links are not possible),
+     * published atomically, and the file is checked when it is restored; otherwise it is streamed through a local
+     * temporary file and checked against its checksum on the way. Never whole in memory.
+     *
+     * @throws StorageException              if reading or writing a store fails
+     * @throws CorruptStateFileException     if a streamed copy finds the file not intact
+     * @throws java.io.UncheckedIOException  if a local file cannot be made
+     */
+    public long copyFileTo(String path, CheckpointStorage target, String targetPath) {
+        if (isLocation(path)) {
+            int slash = path.lastIndexOf('/');
+            return otherStorageOf(path).copyFileTo(path.substring(slash + 1), target, targetPath);
+        }
+        java.util.Optional<java.nio.file.Path> from = store.localFile(path);
+        java.util.Optional<java.nio.file.Path> to = target.store.localFile(targetPath);
+        if (from.isPresent() && to.isPresent()) {
+            stateReads.increment();
+            target.stateWrites.increment();
+            return linkOrCopy(from.get(), to.get(), path, target, targetPath);
+        }
+        java.nio.file.Path local = null;
+        try {
+            local = Files.createTempFile("sluice-copy-", ".tmp");
+            readFile(path, local);
+            target.writeFile(targetPath, local);
+            long payload = Files.size(local);
+            return StateFileFormat.header(payload, 0).length + payload; // as stored
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("Could not copy " + location() + "/" + path + " to " + target.location()
+                    + "/" + targetPath + " through a local temporary file (" + e + "): it needs room for the file in"
+                    + " java.io.tmpdir", e);
+        } finally {
+            if (local != null) {
+                try {
+                    Files.deleteIfExists(local);
+                } catch (IOException ignored) {
+                    // a temporary file left in java.io.tmpdir
+                }
+            }
+        }
+    }
+
+    private long linkOrCopy(java.nio.file.Path from, java.nio.file.Path to, String path, CheckpointStorage target,
+                            String targetPath) {
+        java.nio.file.Path temp = to.resolveSibling("." + to.getFileName() + "." + UUID.randomUUID() + ".link");
+        try {
+            Files.createDirectories(to.getParent());
+            try {
+                Files.createLink(temp, from);
+            } catch (UnsupportedOperationException | IOException linkFailed) {
+                if (!Files.exists(from)) {
+                    throw linkFailed instanceof java.nio.file.NoSuchFileException nf ? nf
+                            : new java.nio.file.NoSuchFileException(from.toString());
+                }
+                Files.copy(from, temp); // another file system: a copy
+            }
+            Files.move(temp, to, StandardCopyOption.ATOMIC_MOVE);
+            return Files.size(to);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new io.sluice.storage.BlobNotFoundException(StorageException.message(store.role(), location(),
+                    "has no blob", "get", path) + " (it was never written completely, or it was deleted)", e);
+        } catch (IOException e) {
+            try {
+                Files.deleteIfExists(temp);
+            } catch (IOException ignored) {
+                // a hidden .link file left beside the target
+            }
+            throw new StorageException(StorageException.message(target.store.role(), target.location(), "failed ("
+                    + StorageException.describeCause(e) + ") copying " + location() + "/" + path, "put", targetPath), e);
+        }
+    }
+
+    /**
      * Writes the local file {@code payload} as a checksummed file at {@code path}, as {@link #writeFile(String, byte[])}
      * does, streamed (a savepoint's copy of a state file of any size).
      */

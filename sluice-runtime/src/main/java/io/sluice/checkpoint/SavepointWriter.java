@@ -1,10 +1,6 @@
 package io.sluice.checkpoint;
 
 import io.sluice.rpc.MainThreads;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -77,8 +73,9 @@ public final class SavepointWriter {
     }
 
     /**
-     * Copies {@code file} into {@code directory} through a local temporary file (checked against its checksum on
-     * the way, never whole in memory), adds its bytes to {@code size}; its name in the metadata.
+     * Copies {@code file} into {@code directory} ({@link CheckpointStorage#copyFileTo}: a hard link between local
+     * directories, else streamed through a local temporary file), adds its bytes to {@code size}; its name in the
+     * metadata.
      */
     private static String copied(CheckpointStorage from, CheckpointStorage to, String directory, String writtenIn,
                                  String file, long[] size) {
@@ -86,24 +83,7 @@ public final class SavepointWriter {
             return null;
         }
         String fileName = file.substring(file.lastIndexOf('/') + 1);
-        Path local = null;
-        try {
-            local = Files.createTempFile("sluice-savepoint-", "-" + fileName);
-            from.readFile(file, local);
-            to.writeFile(directory + "/" + fileName, local);
-            size[0] += Files.size(local);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not copy " + file + " into savepoint " + directory + " through a local"
-                    + " temporary file (" + e + "): it needs room for the largest state file in java.io.tmpdir", e);
-        } finally {
-            if (local != null) {
-                try {
-                    Files.deleteIfExists(local);
-                } catch (IOException ignored) {
-                    // a temporary file left in java.io.tmpdir
-                }
-            }
-        }
+        size[0] += from.copyFileTo(file, to, directory + "/" + fileName);
         return writtenIn + fileName;
     }
 }

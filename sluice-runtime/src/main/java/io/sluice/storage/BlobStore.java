@@ -3,7 +3,9 @@ package io.sluice.storage;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A small blocking blob store that checkpoint storage is built on: local disk now, an object
@@ -82,6 +84,15 @@ public interface BlobStore {
      */
     default InputStream openRead(String path) {
         return new ByteArrayInputStream(get(path));
+    }
+
+    /**
+     * The local file that holds the blob at {@code path} (whether or not it exists yet), when this store keeps
+     * every blob as one plain file of the local file system; empty for any other store (the default). A copy
+     * between two stores that both answer uses a hard link ({@code CheckpointStorage.copyFileTo}). Never blocks.
+     */
+    default Optional<Path> localFile(String path) {
+        return Optional.empty();
     }
 
     /** Whether a complete blob is stored at {@code path}. */

@@ -85,6 +85,11 @@ public final class InstrumentedBlobStore implements BlobStore {
     }
 
     @Override
+    public java.util.Optional<java.nio.file.Path> localFile(String path) {
+        return delegate.localFile(path);
+    }
+
+    @Override
     public boolean exists(String path) {
         return call(BlobOp.EXISTS, path, () -> delegate.exists(path));
     }

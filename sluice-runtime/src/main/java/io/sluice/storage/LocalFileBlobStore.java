@@ -69,6 +69,11 @@ public final class LocalFileBlobStore implements BlobStore {
     }
 
     @Override
+    public java.util.Optional<Path> localFile(String path) {
+        return java.util.Optional.of(resolve(path));
+    }
+
+    @Override
     public String describe() {
         return location;
     }

@@ -42,6 +42,79 @@ class CheckpointStorageTest {
     }
 
     @Test
+    void aCopyBetweenLocalDirectoriesIsAHardLinkAndAnyOtherStoreGetsAStreamedCheckedCopy() throws Exception {
+        byte[] payload = new byte[100_000];
+        new java.util.Random(12).nextBytes(payload);
+        String path = storage.writeTaskState(job, 5, 2, 1, payload);
+        CheckpointStorage local = new CheckpointStorage(new LocalFileBlobStore(root.resolve("savepoints")), registry);
+
+        long linked = storage.copyFileTo(path, local, "savepoint-1/2-1.state");
+
+        Path original = root.resolve(path);
+        Path copy = root.resolve("savepoints/savepoint-1/2-1.state");
+        assertThat(Files.isSameFile(original, copy)).as("one file, two names").isTrue();
+        assertThat(linked).isEqualTo(Files.size(original));
+        Files.delete(original); // the checkpoint's copy is discarded after a savepoint
+        assertThat(local.readTaskState("savepoint-1/2-1.state")).isEqualTo(payload);
+
+        String second = storage.writeTaskState(job, 6, 2, 1, payload);
+        io.sluice.storage.BlobStore noLocalFiles = new io.sluice.storage.BlobStore() { // as S3 is
+            private final LocalFileBlobStore files = new LocalFileBlobStore(root.resolve("elsewhere"));
+
+            @Override
+            public void put(String p, byte[] data) {
+                files.put(p, data);
+            }
+
+            @Override
+            public byte[] get(String p) {
+                return files.get(p);
+            }
+
+            @Override
+            public boolean exists(String p) {
+                return files.exists(p);
+            }
+
+            @Override
+            public java.util.List<String> list(String prefix) {
+                return files.list(prefix);
+            }
+
+            @Override
+            public void delete(String p) {
+                files.delete(p);
+            }
+
+            @Override
+            public void deleteRecursively(String prefix) {
+                files.deleteRecursively(prefix);
+            }
+
+            @Override
+            public String describe() {
+                return "elsewhere";
+            }
+        };
+        CheckpointStorage elsewhere = new CheckpointStorage(noLocalFiles, registry);
+        storage.copyFileTo(second, elsewhere, "savepoint-2/2-1.state");
+        assertThat(Files.isSameFile(root.resolve(second), root.resolve("elsewhere/savepoint-2/2-1.state"))).isFalse();
+        assertThat(elsewhere.readTaskState("savepoint-2/2-1.state")).isEqualTo(payload);
+
+        Path onDisk = root.resolve(second);
+        byte[] corrupt = Files.readAllBytes(onDisk);
+        corrupt[corrupt.length / 2] ^= 0x5a;
+        Files.write(onDisk, corrupt);
+        assertThatThrownBy(() -> storage.copyFileTo(second, elsewhere, "savepoint-3/2-1.state"))
+                .as("a streamed copy checks the file").isInstanceOf(CorruptStateFileException.class)
+                .hasMessageContaining(second);
+        assertThatThrownBy(() -> storage.copyFileTo(job + "/chk-9/2-1.state", local, "savepoint-4/2-1.state"))
+                .isInstanceOf(io.sluice.storage.BlobNotFoundException.class).hasMessageContaining("chk-9/2-1.state");
+        assertThat(root.resolve("savepoints/savepoint-4")).as("nothing left beside a failed link")
+                .satisfies(d -> assertThat(!Files.exists(d) || Files.list(d).findAny().isEmpty()).isTrue());
+    }
+
+    @Test
     void taskStateRoundTrip() {
         String path = storage.writeTaskState(job, 5, 2, 1, new byte[] {1, 2, 3});
 

@@ -38,6 +38,11 @@ public abstract class ForwardingBlobStore implements BlobStore {
     }
 
     @Override
+    public java.util.Optional<java.nio.file.Path> localFile(String path) {
+        return delegate.localFile(path);
+    }
+
+    @Override
     public boolean exists(String path) {
         return delegate.exists(path);
     }
