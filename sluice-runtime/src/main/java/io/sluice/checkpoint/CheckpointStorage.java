@@ -8,15 +8,12 @@ import io.sluice.storage.BlobStore;
 import io.sluice.storage.StorageException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.zip.CRC32C;
 
 /**
  * Where checkpoints live in a {@link BlobStore}, and how they are written, read and discarded.
@@ -45,7 +42,6 @@ public final class CheckpointStorage {
     public static final String METADATA_FILE = "_metadata";
     public static final String REQUESTS_METRIC = "sluice.checkpoint.storage.requests";
 
-    private static final int COPY_BUFFER_BYTES = 64 * 1024;
     private static final Pattern METADATA_KEY = Pattern.compile("chk-(\\d+)/" + METADATA_FILE);
     private static final Pattern METADATA_PATH = Pattern.compile("(?:^|/)chk-(\\d+)/" + METADATA_FILE + "$");
 
@@ -233,41 +229,9 @@ public final class CheckpointStorage {
 
     /** Streams the local {@code file} to {@code path} as a state file: CRC32C in one pass, then header + file. */
     private void putFile(String path, java.nio.file.Path file) {
-        BlobContent content;
-        try {
-            long size = Files.size(file);
-            CRC32C crc = new CRC32C();
-            long read = 0;
-            try (InputStream in = Files.newInputStream(file)) {
-                byte[] buf = new byte[COPY_BUFFER_BYTES];
-                int n;
-                while ((n = in.read(buf)) >= 0) {
-                    crc.update(buf, 0, n);
-                    read += n;
-                }
-            }
-            if (read != size) {
-                throw new IOException("it changed while its checksum was computed (" + size + " bytes, then " + read
-                        + "); it must not change until it is uploaded");
-            }
-            byte[] header = StateFileFormat.header(size, (int) crc.getValue());
-            content = BlobContent.ofFile(header, file);
-            if (content.length() != header.length + size) {
-                throw new IOException("it changed while its checksum was computed (" + size + " bytes, then "
-                        + (content.length() - header.length) + "); it must not change until it is uploaded");
-            }
-        } catch (IOException e) {
-            throw unreadableLocalFile(file, path, e);
-        } catch (java.io.UncheckedIOException e) {
-            throw unreadableLocalFile(file, path, e.getCause());
-        }
+        BlobContent content = LocalStateFiles.contentOf(file, location() + "/" + path);
         stateWrites.increment();
         store.put(path, content);
-    }
-
-    private java.io.UncheckedIOException unreadableLocalFile(java.nio.file.Path file, String path, IOException e) {
-        return new java.io.UncheckedIOException("Could not read the local state file " + file + " to upload it to "
-                + location() + "/" + path + ": " + e.getMessage(), e);
     }
 
     /**
@@ -281,40 +245,9 @@ public final class CheckpointStorage {
      * @throws java.io.UncheckedIOException    if the local file cannot be written
      */
     public void readFile(String path, java.nio.file.Path target) {
-        java.nio.file.Path temp = target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID()
-                + ".download");
-        boolean done = false;
-        try (InputStream in = openTaskState(path, -1);
-             java.io.OutputStream out = Files.newOutputStream(temp, java.nio.file.StandardOpenOption.CREATE_NEW)) {
-            byte[] buf = new byte[COPY_BUFFER_BYTES];
-            while (true) {
-                int n;
-                try {
-                    n = in.read(buf);
-                } catch (IOException e) {
-                    throw new StorageException(StorageException.message(store.role(), location(), "failed ("
-                            + StorageException.describeCause(e) + ") while downloading to " + target, "get", path), e);
-                }
-                if (n < 0) {
-                    break;
-                }
-                out.write(buf, 0, n);
-            }
-            out.close(); // before the move; closing twice is harmless
-            Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
-            done = true;
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException("Could not write the downloaded state file " + path + " to " + target
-                    + ": " + e.getMessage(), e);
-        } finally {
-            if (!done) {
-                try {
-                    Files.deleteIfExists(temp);
-                } catch (IOException ignored) {
-                    // A leftover hidden .download file next to the target; the local directory is scratch space.
-                }
-            }
-        }
+        LocalStateFiles.download(() -> openTaskState(path, -1), target, path, e -> new StorageException(
+                StorageException.message(store.role(), location(), "failed (" + StorageException.describeCause(e)
+                        + ") while downloading to " + target, "get", path), e));
     }
 
     /**
@@ -367,53 +300,20 @@ public final class CheckpointStorage {
             target.stateWrites.increment();
             return linkOrCopy(from.get(), to.get(), path, target, targetPath);
         }
-        java.nio.file.Path local = null;
-        try {
-            local = Files.createTempFile("sluice-copy-", ".tmp");
+        return LocalStateFiles.viaTemporaryFile(local -> {
             readFile(path, local);
             target.writeFile(targetPath, local);
-            long payload = Files.size(local);
-            return StateFileFormat.header(payload, 0).length + payload; // as stored
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException("Could not copy " + location() + "/" + path + " to " + target.location()
-                    + "/" + targetPath + " through a local temporary file (" + e + "): it needs room for the file in"
-                    + " java.io.tmpdir", e);
-        } finally {
-            if (local != null) {
-                try {
-                    Files.deleteIfExists(local);
-                } catch (IOException ignored) {
-                    // a temporary file left in java.io.tmpdir
-                }
-            }
-        }
+        }, location() + "/" + path + " to " + target.location() + "/" + targetPath);
     }
 
     private long linkOrCopy(java.nio.file.Path from, java.nio.file.Path to, String path, CheckpointStorage target,
                             String targetPath) {
-        java.nio.file.Path temp = to.resolveSibling("." + to.getFileName() + "." + UUID.randomUUID() + ".link");
         try {
-            Files.createDirectories(to.getParent());
-            try {
-                Files.createLink(temp, from);
-            } catch (UnsupportedOperationException | IOException linkFailed) {
-                if (!Files.exists(from)) {
-                    throw linkFailed instanceof java.nio.file.NoSuchFileException nf ? nf
-                            : new java.nio.file.NoSuchFileException(from.toString());
-                }
-                Files.copy(from, temp); // another file system: a copy
-            }
-            Files.move(temp, to, StandardCopyOption.ATOMIC_MOVE);
-            return Files.size(to);
+            return LocalStateFiles.linkOrCopy(from, to);
         } catch (java.nio.file.NoSuchFileException e) {
             throw new io.sluice.storage.BlobNotFoundException(StorageException.message(store.role(), location(),
                     "has no blob", "get", path) + " (it was never written completely, or it was deleted)", e);
         } catch (IOException e) {
-            try {
-                Files.deleteIfExists(temp);
-            } catch (IOException ignored) {
-                // a hidden .link file left beside the target
-            }
             throw new StorageException(StorageException.message(target.store.role(), target.location(), "failed ("
                     + StorageException.describeCause(e) + ") copying " + location() + "/" + path, "put", targetPath), e);
         }
