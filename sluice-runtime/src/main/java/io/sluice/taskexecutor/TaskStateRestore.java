@@ -168,7 +168,8 @@ final class TaskStateRestore {
     }
 
     /**
-     * RocksDB's files of an incremental checkpoint: downloaded by the backend. A corrupt or missing
+     * RocksDB's files of an incremental checkpoint: downloaded by the backend, each from this subtask's
+     * task-local file of that checkpoint if it has one, else from storage. A corrupt or missing
      * file is an unusable snapshot (the job master falls back), naming the file.
      */
     private void restoreIncremental(KeyedStateBackend backend, List<TaskStateHandle> handles, boolean ownCheckpoint) {
@@ -200,6 +201,9 @@ final class TaskStateRestore {
                             || h.incremental().privateFiles().stream().anyMatch(f -> f.path().equals(path))) {
                         current[0] = h;
                     }
+                }
+                if (localState.restoreFile(restore.checkpointId(), current[0], path, target)) {
+                    return; // task-local recovery: this subtask's own local file of that checkpoint
                 }
                 try {
                     storage.readFile(path, target);
