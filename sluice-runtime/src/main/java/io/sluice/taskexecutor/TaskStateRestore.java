@@ -178,6 +178,7 @@ final class TaskStateRestore {
                     "the checkpoint mixes RocksDB's files with canonical snapshots for one vertex"));
         }
         TaskStateHandle[] current = new TaskStateHandle[1];
+        int[] localFiles = new int[2]; // files restored from task-local files, files read from storage
         io.sluice.state.CheckpointFiles files = new io.sluice.state.CheckpointFiles() {
             @Override
             public String uploadShared(java.nio.file.Path file, String localName) {
@@ -203,8 +204,10 @@ final class TaskStateRestore {
                     }
                 }
                 if (localState.restoreFile(restore.checkpointId(), current[0], path, target)) {
+                    localFiles[0]++;
                     return; // task-local recovery: this subtask's own local file of that checkpoint
                 }
+                localFiles[1]++;
                 try {
                     storage.readFile(path, target);
                 } catch (CorruptCheckpointException | io.sluice.storage.BlobNotFoundException e) {
@@ -215,6 +218,8 @@ final class TaskStateRestore {
         };
         try {
             backend.restoreIncremental(handles.stream().map(TaskStateHandle::incremental).toList(), files);
+            LOG.info("{}: restored RocksDB's files of checkpoint {}: {} from task-local files, {} from checkpoint"
+                    + " storage", taskName, restore.checkpointId(), localFiles[0], localFiles[1]);
         } catch (StateRestoreException e) {
             LOG.warn(e.getMessage());
             throw e;
