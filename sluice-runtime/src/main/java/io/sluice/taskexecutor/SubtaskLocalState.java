@@ -120,6 +120,41 @@ final class SubtaskLocalState {
         return false;
     }
 
+    /**
+     * Task thread, restoring this job's own checkpoint {@code checkpointId}: a table file of {@code handle} (this
+     * subtask's) was just read from storage into {@code target}; it is kept as a local file too (a hard link), so
+     * that the checkpoints after the restore, which refer to it instead of uploading it again, have it locally.
+     * Nothing for another subtask's handle or a private file; registered by {@link #registerRestored}.
+     */
+    void keepRestored(long checkpointId, TaskStateHandle handle, String path, Path target) {
+        if (store == null || handle == null || !handle.isIncremental() || handle.vertexId() != vertexId
+                || handle.subtaskIndex() != subtaskIndex) {
+            return;
+        }
+        if (handle.incremental().sharedFiles().stream().anyMatch(f -> f.path().equals(path))) {
+            store.keepFile(jobId, vertexId, subtaskIndex, checkpointId, path, target, true);
+        }
+    }
+
+    /**
+     * Task thread, after restoring checkpoint {@code checkpointId} (or failing to): the local files of its files,
+     * those it had and those {@link #keepRestored} kept (they hold what storage held, checked), are that
+     * checkpoint's.
+     */
+    void registerRestored(long checkpointId, List<TaskStateHandle> handles) {
+        if (store == null) {
+            return;
+        }
+        List<String> paths = new ArrayList<>();
+        for (TaskStateHandle h : handles) {
+            if (h.isIncremental() && h.vertexId() == vertexId && h.subtaskIndex() == subtaskIndex) {
+                h.incremental().sharedFiles().forEach(f -> paths.add(f.path()));
+                h.incremental().privateFiles().forEach(f -> paths.add(f.path()));
+            }
+        }
+        store.registerFiles(jobId, vertexId, subtaskIndex, checkpointId, paths);
+    }
+
     /** Checkpoint {@code checkpointId} completed: older copies are no longer needed. */
     void confirm(long checkpointId) {
         if (store != null) {

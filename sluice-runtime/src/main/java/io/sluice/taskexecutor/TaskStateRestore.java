@@ -179,6 +179,8 @@ final class TaskStateRestore {
         }
         TaskStateHandle[] current = new TaskStateHandle[1];
         int[] localFiles = new int[2]; // files restored from task-local files, files read from storage
+        // Table files read from storage are kept locally when the next checkpoints may refer to them.
+        boolean keepDownloads = ownCheckpoint && handles.size() == 1;
         io.sluice.state.CheckpointFiles files = new io.sluice.state.CheckpointFiles() {
             @Override
             public String uploadShared(java.nio.file.Path file, String localName) {
@@ -214,6 +216,9 @@ final class TaskStateRestore {
                     throw new StateRestoreException(taskName, restore.checkpointId(), current[0].vertexId(),
                             current[0].subtaskIndex(), path, e);
                 }
+                if (keepDownloads) {
+                    localState.keepRestored(restore.checkpointId(), current[0], path, target);
+                }
             }
         };
         try {
@@ -228,6 +233,10 @@ final class TaskStateRestore {
                 throw e;
             }
             throw new KeyedStateRestoreException(taskName, restore.checkpointId(), e);
+        } finally {
+            if (keepDownloads) {
+                localState.registerRestored(restore.checkpointId(), handles);
+            }
         }
     }
 
