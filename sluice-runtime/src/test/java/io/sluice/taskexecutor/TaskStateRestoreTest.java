@@ -24,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,6 +51,11 @@ class TaskStateRestoreTest {
         created.incrementAndGet();
         return KeyedStateBackendFactory.heap().create(spec);
     };
+
+    @AfterEach
+    void deleteLocalFiles() {
+        localCopies.close();
+    }
 
     @Test
     void anotherJobsCheckpointIsTheRestoredFromOfTheOperatorsAndTheJobsOwnIsNot() {
