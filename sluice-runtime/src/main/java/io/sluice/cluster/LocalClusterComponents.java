@@ -108,7 +108,8 @@ final class LocalClusterComponents {
         StateBackends backends = StateBackends.fromConfiguration(b.configuration);
         stateBackends.add(backends);
         return new TaskExecutor("taskexecutor-" + i, b.slotsPerTaskExecutor, main, ioExecutor,
-                environment, storages, userCode, b.clock, KeyedStateBackendFactory.of(backends));
+                environment, storages, userCode, b.clock, KeyedStateBackendFactory.of(backends),
+                io.sluice.taskexecutor.TaskLocalStateStore.directoryFor(b.configuration, "taskexecutor-" + i));
     }
 
     /**
@@ -218,6 +219,8 @@ final class LocalClusterComponents {
         // Shared state resources (RocksDB's per-slot memory) go once the last task using them closed its backend.
         stateBackends.forEach(StateBackends::close);
         awaitIo();
+        taskExecutors.forEach(TaskExecutor::closeLocalState); // after the uploads: none keeps a file afterwards
+
     }
 
     /**

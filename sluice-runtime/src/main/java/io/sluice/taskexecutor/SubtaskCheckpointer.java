@@ -225,8 +225,10 @@ final class SubtaskCheckpointer implements BarrierHandler {
         int subtask = target.attemptId().subtaskIndex();
         if (snapshot instanceof IncrementalKeyedStateSnapshot incremental) {
             // RocksDB's files: new ones uploaded, those of confirmed checkpoints referred to.
-            return TaskStateHandle.incremental(vertexId, subtask, incremental.upload(new StorageCheckpointFiles(
-                    target.storage(), target.jobId(), checkpointId, vertexId, subtask)), position);
+            // With task-local recovery, each uploaded file is also kept locally.
+            return TaskStateHandle.incremental(vertexId, subtask, target.localState().upload(checkpointId, incremental,
+                    new StorageCheckpointFiles(target.storage(), target.jobId(), checkpointId, vertexId, subtask)),
+                    position);
         }
         try (SpillingSnapshotOutput out = new SpillingSnapshotOutput(
                 Math.max(target.spill().threshold(), target.inlineStateThreshold()), target.spill().directory(),

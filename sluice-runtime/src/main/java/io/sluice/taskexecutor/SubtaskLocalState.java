@@ -2,11 +2,18 @@ package io.sluice.taskexecutor;
 
 import io.sluice.checkpoint.TaskStateHandle;
 import io.sluice.graph.JobId;
+import io.sluice.state.CheckpointFiles;
+import io.sluice.state.IncrementalKeyedStateSnapshot;
+import io.sluice.state.IncrementalStateHandle;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The task-local copies of one subtask's state files (task-local recovery), or none when the job
- * or the task executor has it off. Thread-safe: stored from upload threads, read on the task
- * thread while restoring, trimmed when a checkpoint completes.
+ * or the task executor has it off: a heap snapshot's state file in memory, the files of a RocksDB
+ * incremental checkpoint as local files ({@link #upload}, {@link #restoreFile}). Thread-safe: stored
+ * from upload threads, read on the task thread while restoring, trimmed when a checkpoint completes.
  */
 final class SubtaskLocalState {
     private final TaskLocalStateStore store;
@@ -39,6 +46,113 @@ final class SubtaskLocalState {
         }
         return store.retrieve(jobId, vertexId, subtaskIndex, checkpointId, handle.stateFile(), handle.stateSize())
                 .orElse(null);
+    }
+
+    /**
+     * I/O thread: uploads an incremental snapshot through {@code storage} and, when this subtask keeps local
+     * state, keeps a local file of each uploaded file (a hard link of a table file, a copy of the others) and
+     * registers, for {@code checkpointId}, a local file for every file the returned handle names. A failed upload
+     * leaves no local file behind.
+     */
+    IncrementalStateHandle upload(long checkpointId, IncrementalKeyedStateSnapshot snapshot, CheckpointFiles storage) {
+        if (store == null) {
+            return snapshot.upload(storage);
+        }
+        CheckpointFiles keeping = new CheckpointFiles() {
+            @Override
+            public String uploadShared(Path file, String localName) {
+                String path = storage.uploadShared(file, localName);
+                store.keepFile(jobId, vertexId, subtaskIndex, checkpointId, path, file, true);
+                return path;
+            }
+
+            @Override
+            public String uploadPrivate(Path file, String localName) {
+                String path = storage.uploadPrivate(file, localName);
+                store.keepFile(jobId, vertexId, subtaskIndex, checkpointId, path, file, false);
+                return path;
+            }
+
+            @Override
+            public void download(String path, Path target) {
+                storage.download(path, target);
+            }
+
+            @Override
+            public boolean restoringOwnCheckpoint() {
+                return storage.restoringOwnCheckpoint();
+            }
+        };
+        IncrementalStateHandle handle;
+        try {
+            handle = snapshot.upload(keeping);
+        } catch (RuntimeException | Error e) {
+            store.abandonFiles(jobId, vertexId, subtaskIndex, checkpointId);
+            throw e;
+        }
+        List<String> paths = new ArrayList<>();
+        handle.sharedFiles().forEach(f -> paths.add(f.path()));
+        handle.privateFiles().forEach(f -> paths.add(f.path()));
+        store.registerFiles(jobId, vertexId, subtaskIndex, checkpointId, paths);
+        return handle;
+    }
+
+    /**
+     * Task thread, restoring checkpoint {@code checkpointId}: puts this subtask's local file of {@code path} (a
+     * file of {@code handle}) at {@code target} and returns {@code true}, or returns {@code false}: read storage.
+     * Only a file this very subtask kept for that checkpoint, of the size the handle names.
+     */
+    boolean restoreFile(long checkpointId, TaskStateHandle handle, String path, Path target) {
+        if (store == null || handle == null || !handle.isIncremental() || handle.vertexId() != vertexId
+                || handle.subtaskIndex() != subtaskIndex) {
+            return false;
+        }
+        for (IncrementalStateHandle.StateFile f : handle.incremental().sharedFiles()) {
+            if (f.path().equals(path)) {
+                return store.restoreFile(jobId, vertexId, subtaskIndex, checkpointId, path, f.size(), target, true);
+            }
+        }
+        for (IncrementalStateHandle.StateFile f : handle.incremental().privateFiles()) {
+            if (f.path().equals(path)) {
+                return store.restoreFile(jobId, vertexId, subtaskIndex, checkpointId, path, f.size(), target, false);
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Task thread, restoring this job's own checkpoint {@code checkpointId}: a table file of {@code handle} (this
+     * subtask's) was just read from storage into {@code target}; it is kept as a local file too (a hard link), so
+     * that the checkpoints after the restore, which refer to it instead of uploading it again, have it locally.
+     * Nothing for another subtask's handle or a private file; registered by {@link #registerRestored}.
+     */
+    void keepRestored(long checkpointId, TaskStateHandle handle, String path, Path target) {
+        if (store == null || handle == null || !handle.isIncremental() || handle.vertexId() != vertexId
+                || handle.subtaskIndex() != subtaskIndex) {
+            return;
+        }
+        if (handle.incremental().sharedFiles().stream().anyMatch(f -> f.path().equals(path))) {
+            store.keepFile(jobId, vertexId, subtaskIndex, checkpointId, path, target, true);
+        }
+    }
+
+    /**
+     * Task thread, after restoring checkpoint {@code checkpointId} (or failing to): the local files of its files,
+     * those it had and those {@link #keepRestored} kept (they hold what storage held, checked), are that
+     * checkpoint's.
+     */
+    void registerRestored(long checkpointId, List<TaskStateHandle> handles) {
+        if (store == null) {
+            return;
+        }
+        List<String> paths = new ArrayList<>();
+        for (TaskStateHandle h : handles) {
+            if (h.isIncremental() && h.vertexId() == vertexId && h.subtaskIndex() == subtaskIndex) {
+                h.incremental().sharedFiles().forEach(f -> paths.add(f.path()));
+                h.incremental().privateFiles().forEach(f -> paths.add(f.path()));
+            }
+        }
+        store.registerFiles(jobId, vertexId, subtaskIndex, checkpointId, paths);
     }
 
     /** Checkpoint {@code checkpointId} completed: older copies are no longer needed. */

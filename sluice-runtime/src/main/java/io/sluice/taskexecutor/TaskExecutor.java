@@ -56,7 +56,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
     private final Map<ExecutionAttemptId, RunningTask> tasks = new HashMap<>();
     /** The tasks of {@link #tasks}, for {@link #requestTaskMetrics}: written on the main thread only, read from any. */
     private final Map<ExecutionAttemptId, Task> taskIndex = new ConcurrentHashMap<>();
-    private final TaskLocalStateStore localState = new TaskLocalStateStore();
+    private final TaskLocalStateStore localState;
     private final JobClassLoaderFetcher classLoaders;
     private final Clock clock;
     private final KeyedStateBackendFactory keyedStateBackends;
@@ -108,6 +108,24 @@ public final class TaskExecutor implements TaskExecutorGateway {
     public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
                         ShuffleEnvironment shuffle, CheckpointStorageRegistry storages, UserCodeClassLoaders userCode,
                         Clock clock, KeyedStateBackendFactory keyedStateBackends) {
+        this(id, slots, mainThread, ioExecutor, shuffle, storages, userCode, clock, keyedStateBackends,
+                TaskLocalStateStore.directoryFor(new io.sluice.config.Configuration(), id));
+    }
+
+    /**
+     * @param userCode               the class loaders of jobs from jars, shared with the job managers; {@code null}:
+     *                               none
+     * @param clock                  the processing time of the tasks' operators (timers, periodic watermarks,
+     *                               idleness)
+     * @param keyedStateBackends     creates the keyed state backend of every task with keyed state
+     * @param localRecoveryDirectory where task-local recovery keeps the files of RocksDB's checkpoints
+     *                               ({@link TaskLocalStateStore#directoryFor}); this task executor's alone, deleted
+     *                               by {@link #closeLocalState}
+     */
+    public TaskExecutor(String id, int slots, MainThreadExecutor mainThread, ExecutorService ioExecutor,
+                        ShuffleEnvironment shuffle, CheckpointStorageRegistry storages, UserCodeClassLoaders userCode,
+                        Clock clock, KeyedStateBackendFactory keyedStateBackends, java.nio.file.Path localRecoveryDirectory) {
+        this.localState = new TaskLocalStateStore(localRecoveryDirectory);
         this.classLoaders = new JobClassLoaderFetcher(id, userCode, mainThread, ioExecutor);
         this.clock = java.util.Objects.requireNonNull(clock, "clock");
         this.keyedStateBackends = java.util.Objects.requireNonNull(keyedStateBackends, "keyedStateBackends");
@@ -369,6 +387,14 @@ public final class TaskExecutor implements TaskExecutorGateway {
     /** The local state copies of task-local recovery (for tests and metrics). */
     public TaskLocalStateStore localState() {
         return localState;
+    }
+
+    /**
+     * The task executor stops: deletes the task-local copies and their directory. Called by the thread that stops
+     * it, once its tasks were cancelled; a restore on this task executor reads checkpoint storage afterwards.
+     */
+    public void closeLocalState() {
+        localState.close();
     }
 
     /** Number of tasks not yet ended (for tests). */

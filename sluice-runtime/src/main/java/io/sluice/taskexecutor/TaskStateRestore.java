@@ -176,7 +176,8 @@ final class TaskStateRestore {
     }
 
     /**
-     * RocksDB's files of an incremental checkpoint: downloaded by the backend. A corrupt or missing
+     * RocksDB's files of an incremental checkpoint: downloaded by the backend, each from this subtask's
+     * task-local file of that checkpoint if it has one, else from storage. A corrupt or missing
      * file is an unusable snapshot (the job master falls back), naming the file.
      */
     private void restoreIncremental(KeyedStateBackend backend, List<TaskStateHandle> handles, boolean ownCheckpoint) {
@@ -185,6 +186,9 @@ final class TaskStateRestore {
                     "the checkpoint mixes RocksDB's files with canonical snapshots for one vertex"));
         }
         TaskStateHandle[] current = new TaskStateHandle[1];
+        int[] localFiles = new int[2]; // files restored from task-local files, files read from storage
+        // Table files read from storage are kept locally when the next checkpoints may refer to them.
+        boolean keepDownloads = ownCheckpoint && handles.size() == 1;
         io.sluice.state.CheckpointFiles files = new io.sluice.state.CheckpointFiles() {
             @Override
             public String uploadShared(java.nio.file.Path file, String localName) {
@@ -209,16 +213,26 @@ final class TaskStateRestore {
                         current[0] = h;
                     }
                 }
+                if (localState.restoreFile(restore.checkpointId(), current[0], path, target)) {
+                    localFiles[0]++;
+                    return; // task-local recovery: this subtask's own local file of that checkpoint
+                }
+                localFiles[1]++;
                 try {
                     storage.readFile(path, target);
                 } catch (CorruptCheckpointException | io.sluice.storage.BlobNotFoundException e) {
                     throw new StateRestoreException(taskName, restore.checkpointId(), current[0].vertexId(),
                             current[0].subtaskIndex(), path, e);
                 }
+                if (keepDownloads) {
+                    localState.keepRestored(restore.checkpointId(), current[0], path, target);
+                }
             }
         };
         try {
             backend.restoreIncremental(handles.stream().map(TaskStateHandle::incremental).toList(), files);
+            LOG.info("{}: restored RocksDB's files of checkpoint {}: {} from task-local files, {} from checkpoint"
+                    + " storage", taskName, restore.checkpointId(), localFiles[0], localFiles[1]);
         } catch (StateRestoreException e) {
             LOG.warn(e.getMessage());
             throw e;
@@ -227,6 +241,10 @@ final class TaskStateRestore {
                 throw e;
             }
             throw new KeyedStateRestoreException(taskName, restore.checkpointId(), e);
+        } finally {
+            if (keepDownloads) {
+                localState.registerRestored(restore.checkpointId(), handles);
+            }
         }
     }
 

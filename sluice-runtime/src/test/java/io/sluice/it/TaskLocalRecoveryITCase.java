@@ -9,7 +9,9 @@ import io.sluice.api.sink.CollectingSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.cluster.LocalCluster;
+import io.sluice.config.Configuration;
 import io.sluice.config.RestartStrategyConfig;
+import io.sluice.config.StateBackendType;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobId;
@@ -32,7 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
  * connection restores from the task executors' local copies and reads nothing from storage; with
  * it off, the same failover cannot restore until storage is back. The state is kept in state files
  * (inline state off): small state inline in the metadata needs no local copy, see
- * {@link InlineStateRecoveryITCase}.
+ * {@link InlineStateRecoveryITCase}. The same with RocksDB's incremental checkpoints: the restored
+ * tasks read none of the checkpoint's files from storage (hard links and copies of the task
+ * executors' local files instead).
  */
 class TaskLocalRecoveryITCase {
     private static final int KEYS = 8;
@@ -47,7 +51,10 @@ class TaskLocalRecoveryITCase {
 
     @BeforeEach
     void start() {
-        cluster = LocalCluster.builder().blobStoreDecorator(FaultInjectingBlobStore.capturingInto(faults)).build();
+        cluster = LocalCluster.builder().blobStoreDecorator(FaultInjectingBlobStore.capturingInto(faults))
+                .configuration(new Configuration().setString("state.backend.rocksdb.local-dir",
+                        dir.resolve("rocksdb").toString()))
+                .build();
         sink = CollectingSink.create();
         failures = InjectedFailures.onceArmed();
     }
@@ -63,14 +70,19 @@ class TaskLocalRecoveryITCase {
     }
 
     private JobId submit(boolean localRecovery) throws Exception {
+        return submit(localRecovery, StateBackendType.HEAP);
+    }
+
+    private JobId submit(boolean localRecovery, StateBackendType backend) throws Exception {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
+                .setStateBackend(backend).setIncrementalCheckpoints(backend == StateBackendType.ROCKSDB)
                 .enableCheckpointing(Duration.ofMillis(20)).setCheckpointDir(dir.resolve("cp").toString())
                 .setTolerableCheckpointFailures(10_000).setLocalRecovery(localRecovery)
                 // The state is small enough to be inlined; keep it in state files, the subject here.
                 .setInlineStateThreshold(0)
                 .setRestartStrategy(new RestartStrategyConfig.FixedDelay(1_000, Duration.ofMillis(20)));
         KeyedCountingJob.build(env, SequenceSource.bounded(0, RECORDS - 1).withRate(30_000), KEYS, failures, sink);
-        return cluster.submit(env.buildJobGraph("local recovery " + localRecovery));
+        return cluster.submit(env.buildJobGraph("local recovery " + localRecovery + " " + backend));
     }
 
     /**
@@ -107,6 +119,34 @@ class TaskLocalRecoveryITCase {
         assertThat(storage().metadataReads()).as("metadata reads during the failover").isEqualTo(metadataReads);
         long hits = cluster.taskExecutors().stream().mapToLong(te -> te.localState().hits()).sum();
         assertThat(hits).as("keyed subtasks restored from local copies").isEqualTo(2);
+        Map<Long, Long> last = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
+        assertThat(last).isEqualTo(KeyedCountingJob.expectedCounts(RECORDS, KEYS));
+    }
+
+    @Test
+    void withLocalRecoveryARocksDbIncrementalFailoverWhileStorageRefusesConnectionsReadsNoFileAndSucceeds()
+            throws Exception {
+        JobId id = submit(true, StateBackendType.ROCKSDB);
+        refuseStorageBeforeTheFailure(id);
+        long stateReads = storage().stateReads();
+        long metadataReads = storage().metadataReads();
+        long misses = cluster.taskExecutors().stream().mapToLong(te -> te.localState().misses()).sum();
+
+        JobResult result = cluster.dispatcher().requestJobResult(id).get(60, TimeUnit.SECONDS);
+        assertThat(result.status()).as(String.valueOf(result.failureStackTrace())).isEqualTo(JobStatus.FINISHED);
+        JobDetails d = cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS);
+        assertThat(d.restarts()).isEqualTo(1);
+        assertThat(d.checkpoints().failed()).as("checkpoints while storage refused connections").isPositive();
+        assertThat(storage().stateReads()).as("checkpoint files read from storage during the failover")
+                .isEqualTo(stateReads);
+        assertThat(storage().metadataReads()).as("metadata reads during the failover").isEqualTo(metadataReads);
+        // Per file: both keyed subtasks' table files and their manifest, current and options files.
+        assertThat(cluster.taskExecutors().stream().mapToLong(te -> te.localState().hits()).sum())
+                .as("RocksDB files restored from local files").isGreaterThanOrEqualTo(2 * 4);
+        assertThat(cluster.taskExecutors().stream().mapToLong(te -> te.localState().misses()).sum())
+                .as("RocksDB files without a local file").isEqualTo(misses);
+        assertThat(cluster.taskExecutors()).as("local files beside RocksDB's, for hard links")
+                .allMatch(te -> te.localState().directory().startsWith(dir.resolve("rocksdb").resolve("local-recovery")));
         Map<Long, Long> last = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
         assertThat(last).isEqualTo(KeyedCountingJob.expectedCounts(RECORDS, KEYS));
     }

@@ -3,11 +3,146 @@ package io.sluice.taskexecutor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.graph.JobId;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class TaskLocalStateStoreTest {
     private final JobId job = JobId.generate();
     private final TaskLocalStateStore store = new TaskLocalStateStore();
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void close() {
+        store.close();
+    }
+
+    /** A file of RocksDB's checkpoint directory, as an upload sees it. */
+    private Path source(String name, String content) throws IOException {
+        Path snapshot = Files.createDirectories(dir.resolve("snapshot"));
+        return Files.writeString(snapshot.resolve(name), content);
+    }
+
+    /** Keeps and registers checkpoint {@code id} of subtask (1, 0) with these new files (path = "s/" + name). */
+    private void checkpoint(long id, List<String> referred, String... newFiles) throws IOException {
+        for (String f : newFiles) {
+            store.keepFile(job, 1, 0, id, "s/" + f, source(f, f + "@" + id), !f.startsWith("MANIFEST"));
+        }
+        List<String> paths = new java.util.ArrayList<>(referred);
+        for (String f : newFiles) {
+            paths.add("s/" + f);
+        }
+        store.registerFiles(job, 1, 0, id, paths);
+    }
+
+    private boolean restore(long id, String path, long size) {
+        Path target = dir.resolve("restore-" + System.nanoTime());
+        boolean hit = store.restoreFile(job, 1, 0, id, path, size, target, true);
+        assertThat(Files.exists(target)).isEqualTo(hit);
+        return hit;
+    }
+
+    @Test
+    void aRegisteredFileIsRestoredOnlyForItsCheckpointPathAndSize() throws IOException {
+        checkpoint(5, List.of(), "1.sst", "MANIFEST-1");
+        Path target = dir.resolve("t.sst");
+        assertThat(store.restoreFile(job, 1, 0, 5, "s/1.sst", "1.sst@5".length(), target, true)).isTrue();
+        assertThat(Files.readString(target)).isEqualTo("1.sst@5");
+        Path manifest = dir.resolve("MANIFEST");
+        assertThat(store.restoreFile(job, 1, 0, 5, "s/MANIFEST-1", 12, manifest, false)).isTrue();
+        assertThat(Files.readString(manifest)).isEqualTo("MANIFEST-1@5");
+        assertThat(store.localFiles(job, 1, 0)).allMatch(p -> p.startsWith(store.directory()));
+        long hits = store.hits();
+        assertThat(restore(4, "s/1.sst", 7)).as("other checkpoint").isFalse();
+        assertThat(restore(5, "s/2.sst", 7)).as("other path").isFalse();
+        assertThat(restore(5, "s/1.sst", 8)).as("other size").isFalse();
+        assertThat(store.restoreFile(job, 1, 1, 5, "s/1.sst", 7, dir.resolve("x"), true)).as("other subtask").isFalse();
+        assertThat(store.hits()).isEqualTo(hits);
+        assertThat(store.misses()).isEqualTo(4);
+    }
+
+    @Test
+    void aSharedFileReferredToByALaterCheckpointSurvivesTheOlderOnesRemoval() throws IOException {
+        checkpoint(1, List.of(), "1.sst", "2.sst", "MANIFEST-1");
+        checkpoint(2, List.of("s/1.sst"), "3.sst", "MANIFEST-2"); // 2.sst compacted away
+        assertThat(store.localFiles(job, 1, 0)).hasSize(5);
+        Path kept1 = store.localFiles(job, 1, 0).stream().filter(p -> p.toString().endsWith("-1.sst")).findFirst()
+                .orElseThrow();
+
+        store.confirm(job, 1, 0, 2);
+
+        assertThat(store.localFiles(job, 1, 0)).hasSize(3).contains(kept1);
+        try (var files = Files.walk(store.directory())) {
+            assertThat(files.filter(Files::isRegularFile).count()).as("unreferenced files deleted").isEqualTo(3);
+        }
+        assertThat(restore(1, "s/1.sst", 7)).as("checkpoint 1 dropped").isFalse();
+        assertThat(restore(2, "s/1.sst", 7)).as("shared with checkpoint 2").isTrue();
+        assertThat(restore(2, "s/3.sst", 7)).isTrue();
+    }
+
+    @Test
+    void anAbandonedUploadLeavesNoFileAndCheckpointsAreBounded() throws IOException {
+        store.keepFile(job, 1, 0, 1, "s/1.sst", source("1.sst", "x"), true);
+        store.abandonFiles(job, 1, 0, 1);
+        assertThat(store.localFiles(job, 1, 0)).isEmpty();
+        try (var files = Files.walk(store.directory())) {
+            assertThat(files.filter(Files::isRegularFile).count()).isZero();
+        }
+        for (long id = 2; id <= 2 + TaskLocalStateStore.MAX_COPIES_PER_SUBTASK; id++) {
+            checkpoint(id, List.of(), id + ".sst");
+        }
+        assertThat(restore(2, "s/2.sst", 7)).as("beyond the bound").isFalse();
+        assertThat(store.localFiles(job, 1, 0)).hasSize(TaskLocalStateStore.MAX_COPIES_PER_SUBTASK);
+    }
+
+    @Test
+    void discardingASubtaskOrAJobOrClosingDeletesItsFiles() throws IOException {
+        JobId other = JobId.generate();
+        checkpoint(1, List.of(), "1.sst");
+        store.keepFile(job, 1, 1, 1, "s/b.sst", source("b.sst", "b"), true);
+        store.registerFiles(job, 1, 1, 1, List.of("s/b.sst"));
+        store.keepFile(other, 1, 0, 1, "o/c.sst", source("c.sst", "c"), true);
+        store.registerFiles(other, 1, 0, 1, List.of("o/c.sst"));
+
+        store.discard(job, 1, 0);
+        assertThat(store.localFiles(job, 1, 0)).isEmpty();
+        assertThat(restore(1, "s/1.sst", 7)).isFalse();
+        assertThat(store.localFiles(job, 1, 1)).hasSize(1).allMatch(Files::exists);
+
+        store.discardJob(job);
+        assertThat(store.localFiles(job, 1, 1)).isEmpty();
+        Path otherFile = store.localFiles(other, 1, 0).iterator().next();
+        assertThat(otherFile).exists();
+
+        store.close();
+        assertThat(otherFile).doesNotExist();
+        assertThat(store.directory()).doesNotExist();
+        store.keepFile(other, 1, 0, 2, "o/d.sst", source("d.sst", "d"), true);
+        assertThat(store.directory()).as("closed: keeps nothing").doesNotExist();
+    }
+
+    @Test
+    void aFailedUploadOfAFileIsLeftOutAndRestoredFromStorage() throws IOException {
+        store.keepFile(job, 1, 0, 1, "s/gone.sst", dir.resolve("no-such-file.sst"), true);
+        store.registerFiles(job, 1, 0, 1, List.of("s/gone.sst"));
+        assertThat(restore(1, "s/gone.sst", 1)).isFalse();
+    }
+
+    @Test
+    void theDirectoryIsUnderRocksDbsLocalDirectory() {
+        io.sluice.config.Configuration c = new io.sluice.config.Configuration();
+        c.setString("state.backend.rocksdb.local-dir", dir.toString());
+        Path configured = TaskLocalStateStore.directoryFor(c, "te 1");
+        assertThat(configured.getParent()).isEqualTo(dir.resolve("local-recovery"));
+        assertThat(configured.getFileName().toString()).startsWith("te_1-");
+        assertThat(TaskLocalStateStore.directoryFor(new io.sluice.config.Configuration(), "te").getParent())
+                .isEqualTo(Path.of(System.getProperty("java.io.tmpdir"), "sluice-rocksdb", "local-recovery"));
+    }
 
     @Test
     void aCopyIsServedOnlyForTheSameCheckpointFileAndSize() {

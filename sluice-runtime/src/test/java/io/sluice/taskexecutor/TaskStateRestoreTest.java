@@ -13,6 +13,8 @@ import io.sluice.core.serialization.Serializers;
 import io.sluice.graph.JobId;
 import io.sluice.protocol.TaskRestore;
 import io.sluice.state.HeapKeyedStateBackend;
+import io.sluice.state.IncrementalKeyedStateSnapshot;
+import io.sluice.state.IncrementalStateHandle;
 import io.sluice.state.KeyGroupRange;
 import io.sluice.state.KeyGroups;
 import io.sluice.state.KeyedStateBackend;
@@ -22,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,6 +51,11 @@ class TaskStateRestoreTest {
         created.incrementAndGet();
         return KeyedStateBackendFactory.heap().create(spec);
     };
+
+    @AfterEach
+    void deleteLocalFiles() {
+        localCopies.close();
+    }
 
     @Test
     void anotherJobsCheckpointIsTheRestoredFromOfTheOperatorsAndTheJobsOwnIsNot() {
@@ -193,7 +201,180 @@ class TaskStateRestoreTest {
         assertThat(finished.restoredAsFinished()).isTrue();
     }
 
+    @Test
+    void rocksDbFilesComeFromTheTaskLocalFilesOfTheirUploadWithoutReadingStorage() throws Exception {
+        CheckpointStorage storage = storage();
+        IncrementalStateHandle uploaded = localState.upload(4, new FileSnapshot(List.of(), "1.sst", "MANIFEST-1"),
+                new StorageCheckpointFiles(storage, jobId, 4, 3, 0));
+        assertThat(localCopies.localFiles(jobId, 3, 0)).hasSize(2);
+
+        DownloadingBackend backend = new DownloadingBackend(root.resolve("restore"));
+        restoreIncremental(storage, uploaded, 4, true).keyedStateBackend(spec -> backend, spec());
+
+        assertThat(backend.contents).containsOnly(java.util.Map.entry("1.sst", "1.sst of 4"),
+                java.util.Map.entry("MANIFEST-1", "MANIFEST-1 of 4"));
+        assertThat(stateReads()).isZero();
+        assertThat(localCopies.hits()).isEqualTo(2);
+        assertThat(localCopies.misses()).isZero();
+    }
+
+    @Test
+    void rocksDbTableFilesReadFromStorageAreKeptForTheCheckpointsThatReferToThem() throws Exception {
+        CheckpointStorage storage = storage();
+        // Uploaded by a subtask that kept nothing (e.g. on another task executor).
+        IncrementalStateHandle uploaded = new SubtaskLocalState(null, jobId, 3, 0).upload(4,
+                new FileSnapshot(List.of(), "1.sst", "MANIFEST-1"), new StorageCheckpointFiles(storage, jobId, 4, 3, 0));
+
+        restoreIncremental(storage, uploaded, 4, true).keyedStateBackend(
+                spec -> new DownloadingBackend(root.resolve("restore-1")), spec());
+        assertThat(stateReads()).isEqualTo(2);
+        assertThat(localCopies.localFiles(jobId, 3, 0)).as("the table file, not the manifest").hasSize(1);
+
+        // The next checkpoint refers to the restored table file: it has its local file.
+        IncrementalStateHandle next = localState.upload(5, new FileSnapshot(uploaded.sharedFiles(), "MANIFEST-2"),
+                new StorageCheckpointFiles(storage, jobId, 5, 3, 0));
+        DownloadingBackend backend = new DownloadingBackend(root.resolve("restore-2"));
+        restoreIncremental(storage, next, 5, true).keyedStateBackend(spec -> backend, spec());
+        assertThat(stateReads()).as("nothing more read").isEqualTo(2);
+        assertThat(backend.contents).containsOnly(java.util.Map.entry("1.sst", "1.sst of 4"),
+                java.util.Map.entry("MANIFEST-2", "MANIFEST-2 of 5"));
+
+        // Another job's checkpoint (restore-from) is not kept: no checkpoint of this job refers to its files.
+        localCopies.discard(jobId, 3, 0);
+        restoreIncremental(storage, uploaded, 4, false).keyedStateBackend(
+                spec -> new DownloadingBackend(root.resolve("restore-3")), spec());
+        assertThat(localCopies.localFiles(jobId, 3, 0)).isEmpty();
+    }
+
     // ------------------------------------------------------------------ helpers
+
+    private TaskStateRestore restoreIncremental(CheckpointStorage storage, IncrementalStateHandle handle,
+                                                long checkpointId, boolean ownCheckpoint) {
+        return new TaskStateRestore(TASK, new TaskRestore(checkpointId, null,
+                List.of(TaskStateHandle.incremental(3, 0, handle, null)), false, List.of(), List.of(),
+                ownCheckpoint ? jobId.value() : "0123456789abcdef0123456789abcdef"), storage, localState, taskThread);
+    }
+
+    /** An incremental snapshot of new files (written now, "NAME of ID") and table files of earlier checkpoints. */
+    private final class FileSnapshot implements IncrementalKeyedStateSnapshot {
+        private final List<IncrementalStateHandle.StateFile> earlier;
+        private final String[] newFiles;
+
+        FileSnapshot(List<IncrementalStateHandle.StateFile> earlier, String... newFiles) {
+            this.earlier = earlier;
+            this.newFiles = newFiles;
+        }
+
+        @Override
+        public IncrementalStateHandle upload(io.sluice.state.CheckpointFiles files) {
+            try {
+                Path dir = Files.createTempDirectory(root, "snapshot");
+                List<IncrementalStateHandle.StateFile> shared = new java.util.ArrayList<>(earlier);
+                List<IncrementalStateHandle.StateFile> own = new java.util.ArrayList<>();
+                long id = newFiles[0].startsWith("MANIFEST-2") ? 5 : 4;
+                for (String name : newFiles) {
+                    Path file = Files.writeString(dir.resolve(name), name + " of " + id);
+                    IncrementalStateHandle.StateFile f = new IncrementalStateHandle.StateFile(name, name.endsWith(".sst")
+                            ? files.uploadShared(file, name) : files.uploadPrivate(file, name), Files.size(file));
+                    (name.endsWith(".sst") ? shared : own).add(f);
+                }
+                return new IncrementalStateHandle(RANGE, 128, new byte[0], shared, own);
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public void discard() {
+        }
+
+        @Override
+        public void writeTo(DataOutputBuffer out) {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    /** A heap backend that restores RocksDB's files by downloading them and reading what they say. */
+    private static final class DownloadingBackend implements KeyedStateBackend {
+        private final HeapKeyedStateBackend heap = new HeapKeyedStateBackend(RANGE, 128, Serializers.STRING);
+        private final Path dir;
+        final java.util.Map<String, String> contents = new java.util.TreeMap<>();
+
+        DownloadingBackend(Path dir) {
+            this.dir = dir;
+        }
+
+        @Override
+        public void restoreIncremental(List<IncrementalStateHandle> handles, io.sluice.state.CheckpointFiles files) {
+            try {
+                Files.createDirectories(dir);
+                for (IncrementalStateHandle h : handles) {
+                    for (IncrementalStateHandle.StateFile f : h.sharedFiles()) {
+                        files.download(f.path(), dir.resolve(f.localName()));
+                        contents.put(f.localName(), Files.readString(dir.resolve(f.localName())));
+                    }
+                    for (IncrementalStateHandle.StateFile f : h.privateFiles()) {
+                        files.download(f.path(), dir.resolve(f.localName()));
+                        contents.put(f.localName(), Files.readString(dir.resolve(f.localName())));
+                    }
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public void setCurrentKey(Object key) {
+            heap.setCurrentKey(key);
+        }
+
+        @Override
+        public Object currentKey() {
+            return heap.currentKey();
+        }
+
+        @Override
+        public KeyGroupRange keyGroupRange() {
+            return heap.keyGroupRange();
+        }
+
+        @Override
+        public <T> io.sluice.api.state.ValueState<T> getValueState(ValueStateDescriptor<T> descriptor) {
+            return heap.getValueState(descriptor);
+        }
+
+        @Override
+        public <T> io.sluice.api.state.ListState<T> getListState(
+                io.sluice.api.state.ListStateDescriptor<T> descriptor) {
+            return heap.getListState(descriptor);
+        }
+
+        @Override
+        public <K, V> io.sluice.api.state.MapState<K, V> getMapState(
+                io.sluice.api.state.MapStateDescriptor<K, V> descriptor) {
+            return heap.getMapState(descriptor);
+        }
+
+        @Override
+        public List<Object> keysOf(String stateName) {
+            return heap.keysOf(stateName);
+        }
+
+        @Override
+        public long numberOfKeys() {
+            return heap.numberOfKeys();
+        }
+
+        @Override
+        public io.sluice.state.KeyedStateSnapshot snapshot() {
+            return heap.snapshot();
+        }
+
+        @Override
+        public void restore(List<io.sluice.core.serialization.DataInputBuffer> snapshots) {
+            heap.restore(snapshots);
+        }
+    }
 
     private TaskStateRestore restore(CheckpointStorage storage, TaskStateHandle handle, long checkpointId) {
         return new TaskStateRestore(TASK, new TaskRestore(checkpointId, null, List.of(handle)), storage, localState,

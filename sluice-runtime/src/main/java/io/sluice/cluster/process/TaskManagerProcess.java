@@ -27,6 +27,7 @@ import io.sluice.rpc.DedicatedMainThreadExecutor;
 import io.sluice.rpc.remote.RpcAddress;
 import io.sluice.rpc.remote.RpcService;
 import io.sluice.taskexecutor.TaskExecutor;
+import io.sluice.taskexecutor.TaskLocalStateStore;
 import io.sluice.protocol.TaskExecutorGateway;
 import io.sluice.util.SystemClock;
 import java.nio.file.Path;
@@ -118,7 +119,8 @@ public final class TaskManagerProcess implements AutoCloseable {
             resources.add(stateBackends::close); // shared memory goes once the last task using it closed its backend
             TaskExecutor taskExecutor = new TaskExecutor(id, slots, main, io, network, storages, userCode,
                     SystemClock.INSTANCE,
-                    KeyedStateBackendFactory.of(stateBackends));
+                    KeyedStateBackendFactory.of(stateBackends), TaskLocalStateStore.directoryFor(configuration, id));
+            resources.add(taskExecutor::closeLocalState); // closed in reverse order: after the tasks' cancellation
             resources.add(() -> taskExecutor.cancelAll().get(30, TimeUnit.SECONDS));
 
             RpcService rpc = resources.rpcService(configuration, configuration.get(TaskManagerOptions.HOST),
