@@ -289,7 +289,7 @@ class TaskStateRestoreTest {
         }
 
         @Override
-        public void writeTo(DataOutputBuffer out) {
+        public void writeTo(io.sluice.state.KeyedSnapshotOutput out) {
             throw new UnsupportedOperationException();
         }
     }
@@ -371,8 +371,8 @@ class TaskStateRestoreTest {
         }
 
         @Override
-        public void restore(List<io.sluice.core.serialization.DataInputBuffer> snapshots) {
-            heap.restore(snapshots);
+        public void restoreFrom(List<io.sluice.state.KeyedSnapshotInput> snapshots) {
+            heap.restoreFrom(snapshots);
         }
     }
 
