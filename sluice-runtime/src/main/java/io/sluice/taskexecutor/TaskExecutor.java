@@ -46,6 +46,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class TaskExecutor implements TaskExecutorGateway {
     private static final Logger LOG = LoggerFactory.getLogger(TaskExecutor.class);
+    /** How long a job may have no task here before its task-local state is released. */
+    static final java.time.Duration LOCAL_STATE_IDLE_GRACE = java.time.Duration.ofMinutes(10);
 
     private final String id;
     private final int slots;
@@ -193,6 +195,31 @@ public final class TaskExecutor implements TaskExecutorGateway {
     }
 
     /**
+     * Main thread, a task of {@code jobId} ended: if no task of the job is left here, its task-local copies go
+     * once {@link #LOCAL_STATE_IDLE_GRACE} passed without a new one (the job ended, or runs elsewhere now). A
+     * task executor is not told that a job ended, so without this the local files of every ended job stayed
+     * until the task executor stopped. A job that restarts here later than that reads checkpoint storage.
+     */
+    private void releaseLocalStateWhenIdle(JobId jobId) {
+        mainThread.assertRunningInMainThread();
+        if (hasTaskOf(jobId)) {
+            return;
+        }
+        mainThread.schedule(() -> {
+            if (!hasTaskOf(jobId)) {
+                LOG.info("No task of job {} ran here for {}: its task-local state is released", jobId,
+                        LOCAL_STATE_IDLE_GRACE);
+                localState.discardJob(jobId);
+            }
+        }, LOCAL_STATE_IDLE_GRACE);
+    }
+
+    private boolean hasTaskOf(JobId jobId) {
+        return tasks.keySet().stream().anyMatch(a -> a.jobId().equals(jobId))
+                || starting.stream().anyMatch(a -> a.jobId().equals(jobId));
+    }
+
+    /**
      * Main thread: once no task is running or starting, forgets the channels of the lost job
      * manager's rounds and completes the waiters of {@link #cancelAllTasks}.
      */
@@ -255,6 +282,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
             running.meters().close();
             running.classLoader().close();
             signalIfNoTasks();
+            releaseLocalStateWhenIdle(state.attemptId().jobId());
         }
         if (state.state() == ExecutionState.RUNNING && !state.awaitingFinalCheckpoint()) {
             running.meters().registerSinkMetersIfAny(running.task()); // its operators are known once it runs

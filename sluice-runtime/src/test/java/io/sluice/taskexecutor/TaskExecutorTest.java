@@ -81,6 +81,44 @@ class TaskExecutorTest {
         assertThat(onMain(taskExecutor::numberOfTasks)).isZero();
     }
 
+    /**
+     * A task executor is not told that a job ended: the task-local state of a job none of whose tasks ran here
+     * for {@code LOCAL_STATE_IDLE_GRACE} is released then; a task of the job submitted within it keeps it.
+     * Before, local copies (RocksDB's files on disk among them) of every ended job stayed until the task
+     * executor stopped.
+     */
+    @Test
+    void theLocalStateOfAJobWithNoTaskHereForTheGraceIsReleasedAndANewTaskWithinItKeepsIt() {
+        JobGraph graph = unbounded();
+        TaskDeploymentDescriptor first = descriptor(graph, 1);
+        JobId job = first.attemptId().jobId();
+        taskExecutor.localState().store(job, 9, 0, 3, "chk-3/9-0.state", new byte[] {1});
+        taskExecutor.submitTask(first, jobMaster);
+        main.triggerAll();
+        awaitReport(first.attemptId(), ExecutionState.RUNNING);
+        taskExecutor.cancelTask(first.attemptId());
+        main.triggerAll();
+        awaitReport(first.attemptId(), ExecutionState.CANCELED);
+
+        main.advanceTime(TaskExecutor.LOCAL_STATE_IDLE_GRACE.minusSeconds(1));
+        assertThat(taskExecutor.localState().retrieve(job, 9, 0, 3, "chk-3/9-0.state", 1)).as("within the grace")
+                .isPresent();
+        TaskDeploymentDescriptor second = descriptor(graph, 2); // the job restarts here
+        taskExecutor.submitTask(second, jobMaster);
+        main.triggerAll();
+        awaitReport(second.attemptId(), ExecutionState.RUNNING);
+        main.advanceTime(Duration.ofSeconds(2));
+        assertThat(taskExecutor.localState().retrieve(job, 9, 0, 3, "chk-3/9-0.state", 1))
+                .as("a task of the job runs here again").isPresent();
+
+        taskExecutor.cancelTask(second.attemptId());
+        main.triggerAll();
+        awaitReport(second.attemptId(), ExecutionState.CANCELED);
+        main.advanceTime(TaskExecutor.LOCAL_STATE_IDLE_GRACE);
+        assertThat(taskExecutor.localState().retrieve(job, 9, 0, 3, "chk-3/9-0.state", 1))
+                .as("no task of the job for the whole grace: released").isEmpty();
+    }
+
     @Test
     void aDuplicateSubmissionIsRejectedAndCancelEndsTheTask() {
         TaskDeploymentDescriptor d = descriptor(unbounded(), 1);
