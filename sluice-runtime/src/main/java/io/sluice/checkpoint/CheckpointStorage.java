@@ -3,11 +3,8 @@ package io.sluice.checkpoint;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.sluice.graph.JobId;
-import io.sluice.storage.BlobContent;
 import io.sluice.storage.BlobStore;
 import io.sluice.storage.StorageException;
-import java.io.IOException;
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -55,6 +52,7 @@ public final class CheckpointStorage {
 
     /** Opens the storage of another location, for state files named by a full location ({@link #isLocation}). */
     private final java.util.function.Function<String, CheckpointStorage> otherLocations;
+    private final StateFileStreams streams;
 
     public CheckpointStorage(BlobStore store, MeterRegistry registry) {
         this(store, registry, null);
@@ -73,6 +71,20 @@ public final class CheckpointStorage {
         this.stateReads = new Meter(registry, "state_read");
         this.stateWrites = new Meter(registry, "state_write");
         this.discards = new Meter(registry, "discard");
+        this.streams = new StateFileStreams(this, store);
+    }
+
+    /** State files as streams: written from local files, opened, downloaded and copied, never whole in memory. */
+    public StateFileStreams streams() {
+        return streams;
+    }
+
+    void countStateRead() {
+        stateReads.increment();
+    }
+
+    void countStateWrite() {
+        stateWrites.increment();
     }
 
     /** The storage location, for example {@code file:///var/sluice/checkpoints}. Does no I/O. */
@@ -98,26 +110,6 @@ public final class CheckpointStorage {
         byte[] file = StateFileFormat.encode(data);
         stateWrites.increment();
         store.put(path, file);
-        return path;
-    }
-
-    /**
-     * Writes one subtask's state file of a checkpoint as {@link #writeTaskState(JobId, long, int, int, byte[])}
-     * does (same path, same format), streamed from the local file {@code payload}: its CRC32C is computed in
-     * one pass over the file, then the header and the file are streamed to storage, so neither is held in
-     * memory and the payload may exceed 2 GB (a version-2 header, see {@link StateFileFormat}). The file must
-     * not change until this returns. Counts as a state write.
-     *
-     * @throws java.io.UncheckedIOException if the local file cannot be read, naming it
-     * @throws StorageException             if the upload fails
-     */
-    public String writeTaskState(JobId jobId, long checkpointId, int vertexId, int subtask, java.nio.file.Path payload) {
-        if (vertexId < 0 || subtask < 0) {
-            throw new IllegalArgumentException("Vertex id and subtask index must be >= 0, got vertex " + vertexId
-                    + ", subtask " + subtask);
-        }
-        String path = checkpointDir(jobId, checkpointId) + "/" + vertexId + "-" + subtask + ".state";
-        putFile(path, payload);
         return path;
     }
 
@@ -156,48 +148,6 @@ public final class CheckpointStorage {
     }
 
     /**
-     * The payload of a state file as a stream, which the caller must close: a file written by either
-     * {@code writeTaskState}, {@link #writeSharedFile}, {@link #writePrivateFile} or {@link #writeFile} (or a
-     * version-0 file without header, as {@link #readTaskState} accepts), here or at a full location
-     * ({@link #isLocation}). Nothing is held in memory as a whole. Counts as a state read.
-     *
-     * <p>The header is read and checked now. The payload's length and CRC32C are checked as the stream is
-     * read: the {@code read} that reaches the end of the payload throws {@link CorruptStateFileException}
-     * (unchecked) if the file is truncated, appended to or its checksum does not match, so a caller that reads
-     * the stream to the end has read intact data. Other read failures are {@link java.io.IOException}s from
-     * {@code read}.
-     *
-     * @param expectedLength the payload length the caller knows (for example from the checkpoint metadata),
-     *                       checked against the header; negative if unknown
-     * @throws io.sluice.storage.BlobNotFoundException if there is no such file
-     * @throws CorruptStateFileException               if its header is wrong (marker, version, or a length other
-     *                                                 than {@code expectedLength}), naming the path
-     * @throws StorageException                        if the store fails to open it
-     */
-    public InputStream openTaskState(String path, long expectedLength) {
-        if (isLocation(path)) {
-            int slash = path.lastIndexOf('/');
-            return otherStorageOf(path).openTaskState(path.substring(slash + 1), expectedLength);
-        }
-        stateReads.increment();
-        InputStream file = store.openRead(path);
-        try {
-            return StateFileFormat.openPayload(file, path, expectedLength);
-        } catch (IOException | RuntimeException e) {
-            try {
-                file.close();
-            } catch (IOException closeFailure) {
-                e.addSuppressed(closeFailure);
-            }
-            if (e instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new StorageException(StorageException.message(store.role(), location(), "failed ("
-                    + StorageException.describeCause(e) + ") reading the header of the state file", "get", path), e);
-        }
-    }
-
-    /**
      * Uploads a file that later checkpoints of the task may share (a RocksDB table file) to
      * {@code <jobId>/shared/<vertex>-<subtask>-<random>-<localName>}, checksummed like a state file
      * ({@link StateFileFormat}), and returns its path. The random part makes every upload's name unique,
@@ -206,7 +156,7 @@ public final class CheckpointStorage {
     public String writeSharedFile(JobId jobId, int vertexId, int subtask, String localName, java.nio.file.Path file) {
         String path = SharedStateRegistry.sharedDirectory(jobId) + "/" + vertexId + "-" + subtask + "-" + UUID.randomUUID()
                 + "-" + localName;
-        putFile(path, file);
+        streams.put(path, file);
         return path;
     }
 
@@ -214,40 +164,17 @@ public final class CheckpointStorage {
     public String writePrivateFile(JobId jobId, long checkpointId, int vertexId, int subtask, String localName,
                                    java.nio.file.Path file) {
         String path = checkpointDir(jobId, checkpointId) + "/" + vertexId + "-" + subtask + "-" + localName;
-        putFile(path, file);
+        streams.put(path, file);
         return path;
     }
 
     /** The storage of the full location {@code path} names ({@link #isLocation}): up to its last {@code '/'}. */
-    private CheckpointStorage otherStorageOf(String path) {
+    CheckpointStorage otherStorageOf(String path) {
         if (otherLocations == null) {
             throw new IllegalStateException("State file " + path + " is in another storage than " + location()
                     + ", which this storage cannot open");
         }
         return otherLocations.apply(path.substring(0, path.lastIndexOf('/')));
-    }
-
-    /** Streams the local {@code file} to {@code path} as a state file: CRC32C in one pass, then header + file. */
-    private void putFile(String path, java.nio.file.Path file) {
-        BlobContent content = LocalStateFiles.contentOf(file, location() + "/" + path);
-        stateWrites.increment();
-        store.put(path, content);
-    }
-
-    /**
-     * Downloads a file written by {@link #writeSharedFile} or {@link #writePrivateFile} (here, or at a
-     * full location) to {@code target}, checked against its checksum, streaming (never the whole file in
-     * memory). The data goes to a temporary sibling of {@code target} that replaces {@code target} only when it
-     * was read completely and intact; on any failure it is deleted, so {@code target} is never partial.
-     *
-     * @throws CorruptStateFileException       if the stored file is not intact
-     * @throws StorageException                if reading the stored file fails (also midway)
-     * @throws java.io.UncheckedIOException    if the local file cannot be written
-     */
-    public void readFile(String path, java.nio.file.Path target) {
-        LocalStateFiles.download(() -> openTaskState(path, -1), target, path, e -> new StorageException(
-                StorageException.message(store.role(), location(), "failed (" + StorageException.describeCause(e)
-                        + ") while downloading to " + target, "get", path), e));
     }
 
     /**
@@ -275,56 +202,6 @@ public final class CheckpointStorage {
     public void writeFile(String path, byte[] data) {
         stateWrites.increment();
         store.put(path, StateFileFormat.encode(data));
-    }
-
-    /**
-     * Copies the state file {@code path} (here, or at a full location) to {@code targetPath} in {@code target}
-     * (a savepoint's copy) and returns the bytes it takes there (header and payload). When both stores keep their blobs as local files
-     * ({@link BlobStore#localFile}) the copy is a hard link (a plain file copy where links are not possible),
-     * published atomically, and the file is checked when it is restored; otherwise it is streamed through a local
-     * temporary file and checked against its checksum on the way. Never whole in memory.
-     *
-     * @throws StorageException              if reading or writing a store fails
-     * @throws CorruptStateFileException     if a streamed copy finds the file not intact
-     * @throws java.io.UncheckedIOException  if a local file cannot be made
-     */
-    public long copyFileTo(String path, CheckpointStorage target, String targetPath) {
-        if (isLocation(path)) {
-            int slash = path.lastIndexOf('/');
-            return otherStorageOf(path).copyFileTo(path.substring(slash + 1), target, targetPath);
-        }
-        java.util.Optional<java.nio.file.Path> from = store.localFile(path);
-        java.util.Optional<java.nio.file.Path> to = target.store.localFile(targetPath);
-        if (from.isPresent() && to.isPresent()) {
-            stateReads.increment();
-            target.stateWrites.increment();
-            return linkOrCopy(from.get(), to.get(), path, target, targetPath);
-        }
-        return LocalStateFiles.viaTemporaryFile(local -> {
-            readFile(path, local);
-            target.writeFile(targetPath, local);
-        }, location() + "/" + path + " to " + target.location() + "/" + targetPath);
-    }
-
-    private long linkOrCopy(java.nio.file.Path from, java.nio.file.Path to, String path, CheckpointStorage target,
-                            String targetPath) {
-        try {
-            return LocalStateFiles.linkOrCopy(from, to);
-        } catch (java.nio.file.NoSuchFileException e) {
-            throw new io.sluice.storage.BlobNotFoundException(StorageException.message(store.role(), location(),
-                    "has no blob", "get", path) + " (it was never written completely, or it was deleted)", e);
-        } catch (IOException e) {
-            throw new StorageException(StorageException.message(target.store.role(), target.location(), "failed ("
-                    + StorageException.describeCause(e) + ") copying " + location() + "/" + path, "put", targetPath), e);
-        }
-    }
-
-    /**
-     * Writes the local file {@code payload} as a checksummed file at {@code path}, as {@link #writeFile(String, byte[])}
-     * does, streamed (a savepoint's copy of a state file of any size).
-     */
-    public void writeFile(String path, java.nio.file.Path payload) {
-        putFile(path, payload);
     }
 
     /**
@@ -467,7 +344,7 @@ public final class CheckpointStorage {
         }
     }
 
-    private static String checkpointDir(JobId jobId, long checkpointId) {
+    static String checkpointDir(JobId jobId, long checkpointId) {
         if (checkpointId < 0) {
             throw new IllegalArgumentException("Checkpoint ids are >= 0, got " + checkpointId);
         }

@@ -73,7 +73,7 @@ public final class SavepointWriter {
     }
 
     /**
-     * Copies {@code file} into {@code directory} ({@link CheckpointStorage#copyFileTo}: a hard link between local
+     * Copies {@code file} into {@code directory} ({@link StateFileStreams#copyTo}: a hard link between local
      * directories, else streamed through a local temporary file), adds its bytes to {@code size}; its name in the
      * metadata.
      */
@@ -83,7 +83,7 @@ public final class SavepointWriter {
             return null;
         }
         String fileName = file.substring(file.lastIndexOf('/') + 1);
-        size[0] += from.copyFileTo(file, to, directory + "/" + fileName);
+        size[0] += from.streams().copyTo(file, to, directory + "/" + fileName);
         return writtenIn + fileName;
     }
 }

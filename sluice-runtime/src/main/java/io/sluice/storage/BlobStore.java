@@ -89,7 +89,7 @@ public interface BlobStore {
     /**
      * The local file that holds the blob at {@code path} (whether or not it exists yet), when this store keeps
      * every blob as one plain file of the local file system; empty for any other store (the default). A copy
-     * between two stores that both answer uses a hard link ({@code CheckpointStorage.copyFileTo}). Never blocks.
+     * between two stores that both answer uses a hard link ({@code StateFileStreams.copyTo}). Never blocks.
      */
     default Optional<Path> localFile(String path) {
         return Optional.empty();

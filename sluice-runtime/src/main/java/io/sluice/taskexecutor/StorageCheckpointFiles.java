@@ -8,7 +8,7 @@ import java.nio.file.Path;
 /**
  * The files of one subtask's incremental checkpoint in checkpoint storage: shared files under the
  * job's {@code shared/} directory with unique names, its own files in the checkpoint's directory
- * (deleted with it); downloads from anywhere ({@link CheckpointStorage#readFile}, full locations too).
+ * (deleted with it); downloads from anywhere ({@link io.sluice.checkpoint.StateFileStreams#download}, full locations too).
  *
  * <p>Threading: the thread that uploads or restores the snapshot; blocking.
  */
@@ -39,6 +39,6 @@ final class StorageCheckpointFiles implements CheckpointFiles {
 
     @Override
     public void download(String path, Path target) {
-        storage.readFile(path, target);
+        storage.streams().download(path, target);
     }
 }

@@ -237,7 +237,7 @@ final class SubtaskCheckpointer implements BarrierHandler {
             out.finish();
             if (out.spilled()) {
                 // Large: streamed from the local file; no task-local copy (those are kept in memory).
-                String file = target.storage().writeTaskState(target.jobId(), checkpointId, vertexId, subtask, out.file());
+                String file = target.storage().streams().writeTaskState(target.jobId(), checkpointId, vertexId, subtask, out.file());
                 return new TaskStateHandle(vertexId, subtask, file, out.length(), position, range);
             }
             byte[] bytes = out.bytes();

@@ -219,7 +219,7 @@ final class TaskStateRestore {
                 }
                 localFiles[1]++;
                 try {
-                    storage.readFile(path, target);
+                    storage.streams().download(path, target);
                 } catch (CorruptCheckpointException | io.sluice.storage.BlobNotFoundException e) {
                     throw new StateRestoreException(taskName, restore.checkpointId(), current[0].vertexId(),
                             current[0].subtaskIndex(), path, e);
@@ -267,7 +267,7 @@ final class TaskStateRestore {
             public InputStream open() {
                 reading[0] = index;
                 return inMemory != null ? new ByteArrayInputStream(inMemory)
-                        : storage.openTaskState(handle.stateFile(), handle.stateSize());
+                        : storage.streams().open(handle.stateFile(), handle.stateSize());
             }
 
             @Override

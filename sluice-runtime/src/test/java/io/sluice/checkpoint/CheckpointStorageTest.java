@@ -48,7 +48,7 @@ class CheckpointStorageTest {
         String path = storage.writeTaskState(job, 5, 2, 1, payload);
         CheckpointStorage local = new CheckpointStorage(new LocalFileBlobStore(root.resolve("savepoints")), registry);
 
-        long linked = storage.copyFileTo(path, local, "savepoint-1/2-1.state");
+        long linked = storage.streams().copyTo(path, local, "savepoint-1/2-1.state");
 
         Path original = root.resolve(path);
         Path copy = root.resolve("savepoints/savepoint-1/2-1.state");
@@ -97,7 +97,7 @@ class CheckpointStorageTest {
             }
         };
         CheckpointStorage elsewhere = new CheckpointStorage(noLocalFiles, registry);
-        storage.copyFileTo(second, elsewhere, "savepoint-2/2-1.state");
+        storage.streams().copyTo(second, elsewhere, "savepoint-2/2-1.state");
         assertThat(Files.isSameFile(root.resolve(second), root.resolve("elsewhere/savepoint-2/2-1.state"))).isFalse();
         assertThat(elsewhere.readTaskState("savepoint-2/2-1.state")).isEqualTo(payload);
 
@@ -105,10 +105,10 @@ class CheckpointStorageTest {
         byte[] corrupt = Files.readAllBytes(onDisk);
         corrupt[corrupt.length / 2] ^= 0x5a;
         Files.write(onDisk, corrupt);
-        assertThatThrownBy(() -> storage.copyFileTo(second, elsewhere, "savepoint-3/2-1.state"))
+        assertThatThrownBy(() -> storage.streams().copyTo(second, elsewhere, "savepoint-3/2-1.state"))
                 .as("a streamed copy checks the file").isInstanceOf(CorruptStateFileException.class)
                 .hasMessageContaining(second);
-        assertThatThrownBy(() -> storage.copyFileTo(job + "/chk-9/2-1.state", local, "savepoint-4/2-1.state"))
+        assertThatThrownBy(() -> storage.streams().copyTo(job + "/chk-9/2-1.state", local, "savepoint-4/2-1.state"))
                 .isInstanceOf(io.sluice.storage.BlobNotFoundException.class).hasMessageContaining("chk-9/2-1.state");
         assertThat(root.resolve("savepoints/savepoint-4")).as("nothing left beside a failed link")
                 .satisfies(d -> assertThat(!Files.exists(d) || Files.list(d).findAny().isEmpty()).isTrue());
@@ -127,17 +127,17 @@ class CheckpointStorageTest {
         new java.util.Random(11).nextBytes(payload);
         Path local = Files.write(root.resolve("local-snapshot"), payload);
 
-        String path = storage.writeTaskState(job, 5, 2, 1, local);
+        String path = storage.streams().writeTaskState(job, 5, 2, 1, local);
         String fromArray = storage.writeTaskState(job, 6, 2, 1, payload);
 
         assertThat(path).isEqualTo(job + "/chk-5/2-1.state");
         assertThat(Files.readAllBytes(root.resolve(path))).as("byte for byte what the array overload writes")
                 .isEqualTo(Files.readAllBytes(root.resolve(fromArray)));
         assertThat(storage.stateWrites()).isEqualTo(2);
-        try (InputStream in = storage.openTaskState(path, payload.length)) {
+        try (InputStream in = storage.streams().open(path, payload.length)) {
             assertThat(in.readAllBytes()).isEqualTo(payload);
         }
-        try (InputStream in = storage.openTaskState(fromArray, -1)) {
+        try (InputStream in = storage.streams().open(fromArray, -1)) {
             assertThat(in.readAllBytes()).isEqualTo(payload);
         }
         assertThat(storage.readTaskState(path)).isEqualTo(payload);
@@ -151,12 +151,12 @@ class CheckpointStorageTest {
     void aFlippedByteInAStreamedStateFileIsCorruptOnReadNamingThePath() throws Exception {
         byte[] payload = new byte[100_000];
         new java.util.Random(12).nextBytes(payload);
-        String path = storage.writeTaskState(job, 5, 2, 1, Files.write(root.resolve("local"), payload));
+        String path = storage.streams().writeTaskState(job, 5, 2, 1, Files.write(root.resolve("local"), payload));
         byte[] stored = Files.readAllBytes(root.resolve(path));
         stored[stored.length - 40_000] ^= 0x10;
         Files.write(root.resolve(path), stored);
 
-        try (InputStream in = storage.openTaskState(path, payload.length)) {
+        try (InputStream in = storage.streams().open(path, payload.length)) {
             assertThatThrownBy(in::readAllBytes).isInstanceOf(CorruptStateFileException.class)
                     .hasMessageContaining("State file " + path + " is corrupt")
                     .hasMessageContaining("checksum mismatch");
@@ -165,7 +165,7 @@ class CheckpointStorageTest {
                 .hasMessageContaining(path);
         Path target = root.resolve("downloads/restored");
         Files.createDirectories(target.getParent());
-        assertThatThrownBy(() -> storage.readFile(path, target)).isInstanceOf(CorruptStateFileException.class)
+        assertThatThrownBy(() -> storage.streams().download(path, target)).isInstanceOf(CorruptStateFileException.class)
                 .hasMessageContaining(path);
         try (java.util.stream.Stream<Path> files = Files.list(target.getParent())) {
             assertThat(files).as("no partial download, no temp file").isEmpty();
@@ -174,11 +174,11 @@ class CheckpointStorageTest {
 
     @Test
     void aTruncatedStreamedStateFileIsCorruptAtItsEnd() throws Exception {
-        String path = storage.writeTaskState(job, 5, 2, 1, Files.write(root.resolve("local"), new byte[1000]));
+        String path = storage.streams().writeTaskState(job, 5, 2, 1, Files.write(root.resolve("local"), new byte[1000]));
         byte[] stored = Files.readAllBytes(root.resolve(path));
         Files.write(root.resolve(path), Arrays.copyOf(stored, 600));
 
-        try (InputStream in = storage.openTaskState(path, 1000)) {
+        try (InputStream in = storage.streams().open(path, 1000)) {
             assertThatThrownBy(in::readAllBytes).isInstanceOf(CorruptStateFileException.class)
                     .hasMessageContaining(path).hasMessageContaining("truncated");
         }
@@ -186,12 +186,12 @@ class CheckpointStorageTest {
 
     @Test
     void aLengthOtherThanExpectedIsCorruptWhenOpening() throws Exception {
-        String path = storage.writeTaskState(job, 5, 2, 1, Files.write(root.resolve("local"), new byte[1000]));
+        String path = storage.streams().writeTaskState(job, 5, 2, 1, Files.write(root.resolve("local"), new byte[1000]));
 
-        assertThatThrownBy(() -> storage.openTaskState(path, 999)).isInstanceOf(CorruptStateFileException.class)
+        assertThatThrownBy(() -> storage.streams().open(path, 999)).isInstanceOf(CorruptStateFileException.class)
                 .hasMessageContaining("State file " + path + " is corrupt")
                 .hasMessageContaining("announces 1000 bytes of state, but the checkpoint expects 999");
-        assertThatThrownBy(() -> storage.openTaskState(job + "/chk-5/9-9.state", -1))
+        assertThatThrownBy(() -> storage.streams().open(job + "/chk-5/9-9.state", -1))
                 .isInstanceOf(BlobNotFoundException.class);
     }
 
@@ -204,7 +204,7 @@ class CheckpointStorageTest {
         String path = storage.writeSharedFile(job, 2, 1, "000042.sst", local);
         Path target = Files.createDirectories(root.resolve("restore")).resolve("000042.sst");
         Files.write(target, new byte[] {1}); // left over from an earlier attempt
-        storage.readFile(path, target);
+        storage.streams().download(path, target);
 
         assertThat(Files.readAllBytes(target)).isEqualTo(table);
         try (java.util.stream.Stream<Path> files = Files.list(target.getParent())) {
@@ -238,7 +238,7 @@ class CheckpointStorageTest {
         }, registry);
         Path target = Files.createDirectories(root.resolve("restore")).resolve("000007.sst");
 
-        assertThatThrownBy(() -> failing.readFile(path, target))
+        assertThatThrownBy(() -> failing.streams().download(path, target))
                 .isInstanceOf(StorageException.class)
                 .hasMessageContaining("Connection reset")
                 .hasMessageContaining("get " + path);
@@ -251,7 +251,7 @@ class CheckpointStorageTest {
     void aStateFileAtAnotherLocationIsOpenedThere() throws Exception {
         Path otherRoot = Files.createDirectories(root.resolve("other"));
         CheckpointStorage other = new CheckpointStorage(new LocalFileBlobStore(otherRoot), registry);
-        String otherPath = other.writeTaskState(job, 3, 1, 0, Files.write(root.resolve("local"), new byte[] {7, 8}));
+        String otherPath = other.streams().writeTaskState(job, 3, 1, 0, Files.write(root.resolve("local"), new byte[] {7, 8}));
         java.util.List<String> opened = new java.util.ArrayList<>();
         java.util.List<CheckpointStorage> openedStorages = new java.util.ArrayList<>();
         CheckpointStorage here = new CheckpointStorage(new LocalFileBlobStore(root.resolve("here")), registry,
@@ -263,7 +263,7 @@ class CheckpointStorageTest {
                 });
 
         String full = other.locationOf(otherPath);
-        try (InputStream in = here.openTaskState(full, 2)) {
+        try (InputStream in = here.streams().open(full, 2)) {
             assertThat(in.readAllBytes()).containsExactly(7, 8);
         }
         assertThat(opened).containsExactly(full.substring(0, full.lastIndexOf('/')));
@@ -273,7 +273,7 @@ class CheckpointStorageTest {
     @Test
     void aLocalFileThatCannotBeReadIsNamed() {
         Path missing = root.resolve("no-such-snapshot");
-        assertThatThrownBy(() -> storage.writeTaskState(job, 5, 2, 1, missing))
+        assertThatThrownBy(() -> storage.streams().writeTaskState(job, 5, 2, 1, missing))
                 .isInstanceOf(java.io.UncheckedIOException.class)
                 .hasMessageContaining(missing.toString())
                 .hasMessageContaining(job + "/chk-5/2-1.state");

@@ -93,7 +93,7 @@ class StateFileChecksumTest {
         Files.write(root.resolve(path), legacy);
 
         assertThat(storage.readTaskState(path)).isEqualTo(legacy);
-        try (InputStream in = storage.openTaskState(path, -1)) {
+        try (InputStream in = storage.streams().open(path, -1)) {
             assertThat(in.readAllBytes()).as("streamed").isEqualTo(legacy);
         }
     }

@@ -162,18 +162,18 @@ class S3BlobStoreTest {
         JobId job = JobId.of("1a2b3c4d5e6f708192a3b4c5d6e7f809");
 
         long before = s.apiCalls();
-        String path = storage.writeTaskState(job, 4, 2, 1, local);
+        String path = storage.streams().writeTaskState(job, 4, 2, 1, local);
 
         // create + 3 parts (header and file in one stream cut into parts) + complete
         assertThat(s.apiCalls() - before).isEqualTo(5);
         assertThat(path).isEqualTo(job + "/chk-4/2-1.state");
-        try (InputStream in = storage.openTaskState(path, payload.length)) {
+        try (InputStream in = storage.streams().open(path, payload.length)) {
             assertThat(in.readAllBytes()).isEqualTo(payload);
         }
         assertThat(storage.readTaskState(path)).isEqualTo(payload);
         Path target = Files.createTempFile("s3-state", ".restored");
         toClose.add(() -> Files.deleteIfExists(target));
-        storage.readFile(path, target);
+        storage.streams().download(path, target);
         assertThat(Files.readAllBytes(target)).isEqualTo(payload);
     }
 
