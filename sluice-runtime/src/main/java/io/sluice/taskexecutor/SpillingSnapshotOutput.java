@@ -25,6 +25,10 @@ import org.slf4j.LoggerFactory;
 final class SpillingSnapshotOutput implements KeyedSnapshotOutput, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SpillingSnapshotOutput.class);
     private static final int FILE_BUFFER_BYTES = 256 * 1024;
+    /** Temporary files are named {@code sluice-snapshot-<pid>-<random>.tmp}, so a process can tell its own. */
+    static final String FILE_PREFIX = "sluice-snapshot-";
+    /** The directories whose leftovers this process deleted already. */
+    private static final java.util.Set<Path> CLEANED = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private final DataOutputBuffer buffer = new DataOutputBuffer(4096);
     private final int spillThreshold;
@@ -58,7 +62,8 @@ final class SpillingSnapshotOutput implements KeyedSnapshotOutput, AutoCloseable
         try {
             if (fileOut == null) {
                 Files.createDirectories(directory);
-                file = Files.createTempFile(directory, "sluice-snapshot-", ".tmp");
+                deleteLeftoversOnce(directory);
+                file = Files.createTempFile(directory, FILE_PREFIX + ProcessHandle.current().pid() + "-", ".tmp");
                 fileOut = new BufferedOutputStream(Files.newOutputStream(file), FILE_BUFFER_BYTES);
             }
             fileOut.write(buffer.array(), 0, buffer.position());
@@ -68,6 +73,45 @@ final class SpillingSnapshotOutput implements KeyedSnapshotOutput, AutoCloseable
             throw new UncheckedIOException("Could not write the keyed-state snapshot of " + owner + " to a local"
                     + " temporary file in " + directory + " (" + e + "): it needs room for the whole snapshot there;"
                     + " free space or point java.io.tmpdir elsewhere", e);
+        }
+    }
+
+    /**
+     * Once per directory and process: deletes the temporary files of processes that no longer run (a task
+     * manager killed while it spilled a snapshot left its file behind); files of live processes, which may share
+     * the directory, are left alone.
+     */
+    static void deleteLeftoversOnce(Path directory) {
+        if (!CLEANED.add(directory.toAbsolutePath().normalize())) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> files = Files.list(directory)) {
+            files.filter(f -> ownerPid(f.getFileName().toString()).stream()
+                            .anyMatch(pid -> ProcessHandle.of(pid).isEmpty()))
+                    .forEach(f -> {
+                        try {
+                            Files.deleteIfExists(f);
+                            LOG.info("Deleted {}, left by a process that no longer runs", f);
+                        } catch (IOException e) {
+                            LOG.warn("Could not delete the leftover snapshot file {}: {}", f, e.toString());
+                        }
+                    });
+        } catch (IOException e) {
+            LOG.warn("Could not look for leftover snapshot files in {}: {}", directory, e.toString());
+        }
+    }
+
+    /** The pid in a temporary file's name, if it is one of ours. */
+    static java.util.OptionalLong ownerPid(String fileName) {
+        if (!fileName.startsWith(FILE_PREFIX) || !fileName.endsWith(".tmp")) {
+            return java.util.OptionalLong.empty();
+        }
+        int dash = fileName.indexOf('-', FILE_PREFIX.length());
+        try {
+            return dash < 0 ? java.util.OptionalLong.empty()
+                    : java.util.OptionalLong.of(Long.parseLong(fileName.substring(FILE_PREFIX.length(), dash)));
+        } catch (NumberFormatException e) {
+            return java.util.OptionalLong.empty();
         }
     }
 
