@@ -236,8 +236,12 @@ final class SubtaskCheckpointer implements BarrierHandler {
             snapshot.writeTo(out);
             out.finish();
             if (out.spilled()) {
-                // Large: streamed from the local file; no task-local copy (those are kept in memory).
-                String file = target.storage().streams().writeTaskState(target.jobId(), checkpointId, vertexId, subtask, out.file());
+                // Large: streamed from the local file, which (for a checkpoint) stays as the task-local copy.
+                String file = target.storage().streams().writeTaskState(target.jobId(), checkpointId, vertexId, subtask,
+                        out.file());
+                if (!savepoint) {
+                    target.localState().storeFile(checkpointId, file, out.file());
+                }
                 return new TaskStateHandle(vertexId, subtask, file, out.length(), position, range);
             }
             byte[] bytes = out.bytes();

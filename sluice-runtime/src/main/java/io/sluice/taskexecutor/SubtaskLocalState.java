@@ -5,6 +5,7 @@ import io.sluice.graph.JobId;
 import io.sluice.state.CheckpointFiles;
 import io.sluice.state.IncrementalKeyedStateSnapshot;
 import io.sluice.state.IncrementalStateHandle;
+import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,6 +35,36 @@ final class SubtaskLocalState {
         if (store != null) {
             store.store(jobId, vertexId, subtaskIndex, checkpointId, stateFile, data);
         }
+    }
+
+    /**
+     * I/O thread: keeps the snapshot file {@code snapshot}, too large for an in-memory copy, just uploaded as
+     * {@code stateFile} for {@code checkpointId}, as a local file (a hard link: the caller deletes its file next).
+     */
+    void storeFile(long checkpointId, String stateFile, Path snapshot) {
+        if (store != null) {
+            store.keepFile(jobId, vertexId, subtaskIndex, checkpointId, stateFile, snapshot, true);
+            store.registerFiles(jobId, vertexId, subtaskIndex, checkpointId, List.of(stateFile));
+        }
+    }
+
+    /**
+     * Task thread: the local file of the full snapshot behind {@code handle} ({@link #storeFile}) as a stream
+     * that deletes its own link when closed, or {@code null} when this subtask kept none of that size for the
+     * checkpoint (then nothing is counted: the in-memory copies and storage are asked next).
+     */
+    InputStream openFile(long checkpointId, TaskStateHandle handle) throws java.io.IOException {
+        if (store == null || handle.isInline() || handle.isIncremental() || handle.vertexId() != vertexId
+                || handle.subtaskIndex() != subtaskIndex
+                || !store.hasFile(jobId, vertexId, subtaskIndex, checkpointId, handle.stateFile())) {
+            return null;
+        }
+        Path target = store.directory().resolve("restore-" + java.util.UUID.randomUUID());
+        if (!store.restoreFile(jobId, vertexId, subtaskIndex, checkpointId, handle.stateFile(), handle.stateSize(),
+                target, true)) {
+            return null;
+        }
+        return java.nio.file.Files.newInputStream(target, java.nio.file.StandardOpenOption.DELETE_ON_CLOSE);
     }
 
     /**

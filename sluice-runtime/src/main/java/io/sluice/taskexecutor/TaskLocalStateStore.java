@@ -260,6 +260,18 @@ public final class TaskLocalStateStore {
         }
     }
 
+    /** Whether this subtask has a local file of {@code storagePath} for {@code checkpointId}; counts nothing. */
+    public boolean hasFile(JobId jobId, int vertexId, int subtaskIndex, long checkpointId, String storagePath) {
+        SubtaskFiles forSubtask = files.get(new SubtaskKey(jobId, vertexId, subtaskIndex));
+        if (forSubtask == null) {
+            return false;
+        }
+        synchronized (forSubtask) {
+            Map<String, Path> entry = forSubtask.checkpoints.get(checkpointId);
+            return !forSubtask.discarded && entry != null && entry.containsKey(storagePath);
+        }
+    }
+
     /**
      * Task thread, restoring checkpoint {@code checkpointId}: puts the local file of {@code storagePath} at
      * {@code target} (a hard link when {@code immutable}, else a copy) if this subtask has one of

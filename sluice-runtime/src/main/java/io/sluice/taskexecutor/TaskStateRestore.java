@@ -256,23 +256,31 @@ final class TaskStateRestore {
     }
 
     /**
-     * The serialized snapshot behind {@code handle}: inline, a local copy, or the state file, which is streamed
+     * The serialized snapshot behind {@code handle}: inline, a task-local file (a snapshot too large for memory)
+     * or in-memory copy, or the state file, which is streamed
      * (its header checked against the size the metadata records when it is opened, its checksum at its end).
      * Opening it records {@code index} in {@code reading}.
      */
     private KeyedSnapshotInput inputOf(TaskStateHandle handle, int index, int[] reading) {
-        byte[] inMemory = handle.isInline() ? handle.inlineState() : localState.copyOf(restore.checkpointId(), handle);
         return new KeyedSnapshotInput() {
             @Override
-            public InputStream open() {
+            public InputStream open() throws java.io.IOException {
                 reading[0] = index;
+                if (handle.isInline()) {
+                    return new ByteArrayInputStream(handle.inlineState());
+                }
+                InputStream localFile = localState.openFile(restore.checkpointId(), handle);
+                if (localFile != null) {
+                    return localFile; // a large snapshot's task-local file
+                }
+                byte[] inMemory = localState.copyOf(restore.checkpointId(), handle);
                 return inMemory != null ? new ByteArrayInputStream(inMemory)
                         : storage.streams().open(handle.stateFile(), handle.stateSize());
             }
 
             @Override
             public long length() {
-                return inMemory != null ? inMemory.length : handle.stateSize();
+                return handle.isInline() ? handle.inlineState().length : handle.stateSize();
             }
         };
     }

@@ -63,7 +63,7 @@ class SubtaskCheckpointerTest {
     private final RecordingOperator head = new RecordingOperator("Count");
     private final RecordingOperator sink = new RecordingOperator("Sink");
     private final LocalChannel channel = new LocalChannel("out", 16);
-    private final TaskLocalStateStore localCopies = new TaskLocalStateStore();
+    private TaskLocalStateStore localCopies;
     private final StateUploads uploads = new StateUploads(TASK, io);
     private HeapKeyedStateBackend backend;
     private OperatorChain chain;
@@ -72,6 +72,7 @@ class SubtaskCheckpointerTest {
 
     @BeforeEach
     void setUp() throws Exception {
+        localCopies = new TaskLocalStateStore(root.resolve("local-recovery"));
         RecordWriter<Long> writer = new RecordWriter<>(List.of(channel), Serializers.LONG, Partitioner.forward(), 4096);
         TaskOutputs outputs = new TaskOutputs(List.of(writer), List.of(writer), Map.of());
         chain = OperatorChain.wire(new TaskInfo(TASK, 0, 1, 128, 0), List.of(head, sink), outputs, new ManualClock());
@@ -124,7 +125,7 @@ class SubtaskCheckpointerTest {
     }
 
     @Test
-    void aSnapshotAboveTheSpillThresholdIsStreamedFromALocalFileThatIsDeletedAfterTheUpload() throws Exception {
+    void aSnapshotAboveTheSpillThresholdIsStreamedFromALocalFileKeptAsTheCheckpointsTaskLocalCopy() throws Exception {
         for (int k = 0; k < 2_000; k++) {
             count("key-" + k).update((long) k);
         }
@@ -145,8 +146,9 @@ class SubtaskCheckpointerTest {
             assertThat(handle.stateSize()).isGreaterThan(20 * 1024);
             assertThat(restoredCount(written, "a")).isEqualTo(7L);
             assertThat(restoredCount(written, "key-1999")).isEqualTo(1999L);
-            assertThat(localCopies.retrieve(jobId, 3, 0, id, handle.stateFile(), handle.stateSize()))
-                    .as("no task-local copy of a spilled snapshot (those are kept in memory)").isEmpty();
+            assertThat(localCopies.hasFile(jobId, 3, 0, id, handle.stateFile()))
+                    .as("the spilled file stays as the task-local copy of a checkpoint, not of a savepoint")
+                    .isEqualTo(id == 6);
         }
         try (java.util.stream.Stream<Path> left = Files.list(spillDirectory)) {
             assertThat(left).as("the temporary files are deleted").isEmpty();

@@ -98,6 +98,26 @@ class TaskStateRestoreTest {
     }
 
     @Test
+    void aSnapshotTooLargeForAnInMemoryCopyIsRestoredFromItsTaskLocalFileWithoutReadingStorage() throws Exception {
+        CheckpointStorage storage = storage();
+        byte[] state = snapshotWithCount(16);
+        Path spilled = Files.write(root.resolve("spilled-snapshot"), state);
+        String file = storage.streams().writeTaskState(jobId, 4, 3, 0, spilled);
+        localState.storeFile(4, file, spilled);
+        Files.delete(spilled); // as the spilling output does after the upload
+        Files.delete(root.resolve(file)); // storage could not serve it now
+
+        KeyedStateBackend backend = restore(storage, new TaskStateHandle(3, 0, file, state.length, null, RANGE), 4)
+                .keyedStateBackend(countingHeap, spec());
+
+        assertThat(countOf(backend, "a")).isEqualTo(16L);
+        assertThat(stateReads()).isZero();
+        assertThat(localCopies.hits()).isEqualTo(1);
+        assertThat(localCopies.misses()).isZero();
+        assertThat(localCopies.localFiles(jobId, 3, 0)).as("the restore's link is gone, the copy stays").hasSize(1);
+    }
+
+    @Test
     void withoutALocalCopyTheStateFileIsRead() {
         CheckpointStorage storage = storage();
         byte[] state = snapshotWithCount(13);
