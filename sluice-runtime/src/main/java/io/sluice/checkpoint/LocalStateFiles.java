@@ -52,11 +52,25 @@ final class LocalStateFiles {
                 throw new IOException("it changed while its checksum was computed (" + size + " bytes, then " + read
                         + "); it must not change until it is uploaded");
             }
-            byte[] header = StateFileFormat.header(size, (int) crc.getValue());
+            return contentOf(file, size, (int) crc.getValue(), destination);
+        } catch (IOException e) {
+            throw unreadable(file, destination, e);
+        }
+    }
+
+    /**
+     * The state file of the local {@code file}, whose {@code length} bytes and CRC32C {@code crc32c} its writer
+     * computed as it wrote it (no second pass over the file).
+     *
+     * @throws UncheckedIOException if the file cannot be read or has another length
+     */
+    static BlobContent contentOf(Path file, long length, int crc32c, String destination) {
+        try {
+            byte[] header = StateFileFormat.header(length, crc32c);
             BlobContent content = BlobContent.ofFile(header, file);
-            if (content.length() != header.length + size) {
-                throw new IOException("it changed while its checksum was computed (" + size + " bytes, then "
-                        + (content.length() - header.length) + "); it must not change until it is uploaded");
+            if (content.length() != header.length + length) {
+                throw new IOException("it holds " + (content.length() - header.length) + " bytes, its writer wrote "
+                        + length + "; it must not change until it is uploaded");
             }
             return content;
         } catch (IOException e) {

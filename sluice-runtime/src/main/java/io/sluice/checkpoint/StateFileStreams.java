@@ -41,13 +41,30 @@ public final class StateFileStreams {
      * @throws StorageException     if the upload fails
      */
     public String writeTaskState(JobId jobId, long checkpointId, int vertexId, int subtask, Path payload) {
+        String path = taskStatePath(jobId, checkpointId, vertexId, subtask);
+        put(path, payload);
+        return path;
+    }
+
+    /**
+     * As {@link #writeTaskState(JobId, long, int, int, Path)}, for a payload whose writer computed its length and
+     * CRC32C while writing it (a spilled snapshot): the file is read once, by the upload.
+     */
+    public String writeTaskState(JobId jobId, long checkpointId, int vertexId, int subtask, Path payload, long length,
+                                 int crc32c) {
+        String path = taskStatePath(jobId, checkpointId, vertexId, subtask);
+        BlobContent content = LocalStateFiles.contentOf(payload, length, crc32c, storage.location() + "/" + path);
+        storage.countStateWrite();
+        store.put(path, content);
+        return path;
+    }
+
+    private static String taskStatePath(JobId jobId, long checkpointId, int vertexId, int subtask) {
         if (vertexId < 0 || subtask < 0) {
             throw new IllegalArgumentException("Vertex id and subtask index must be >= 0, got vertex " + vertexId
                     + ", subtask " + subtask);
         }
-        String path = CheckpointStorage.checkpointDir(jobId, checkpointId) + "/" + vertexId + "-" + subtask + ".state";
-        put(path, payload);
-        return path;
+        return CheckpointStorage.checkpointDir(jobId, checkpointId) + "/" + vertexId + "-" + subtask + ".state";
     }
 
     /**

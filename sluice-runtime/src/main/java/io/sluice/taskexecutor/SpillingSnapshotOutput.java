@@ -37,6 +37,8 @@ final class SpillingSnapshotOutput implements KeyedSnapshotOutput, AutoCloseable
     private Path file;
     private OutputStream fileOut;
     private long spilledBytes;
+    /** CRC32C of what went to the file, so that its upload need not read it a second time. */
+    private final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
 
     /**
      * @param spillThreshold the most bytes kept in memory
@@ -67,6 +69,7 @@ final class SpillingSnapshotOutput implements KeyedSnapshotOutput, AutoCloseable
                 fileOut = new BufferedOutputStream(Files.newOutputStream(file), FILE_BUFFER_BYTES);
             }
             fileOut.write(buffer.array(), 0, buffer.position());
+            crc.update(buffer.array(), 0, buffer.position());
             spilledBytes += buffer.position();
             buffer.clear();
         } catch (IOException e) {
@@ -147,6 +150,14 @@ final class SpillingSnapshotOutput implements KeyedSnapshotOutput, AutoCloseable
             throw new IllegalStateException("The snapshot of " + owner + " stayed in memory");
         }
         return file;
+    }
+
+    /** The CRC32C of the spilled snapshot, computed as it was written (after {@link #finish}). */
+    int crc32c() {
+        if (!spilled()) {
+            throw new IllegalStateException("The snapshot of " + owner + " stayed in memory");
+        }
+        return (int) crc.getValue();
     }
 
     /** The snapshot's length in bytes. */

@@ -238,7 +238,7 @@ final class SubtaskCheckpointer implements BarrierHandler {
             if (out.spilled()) {
                 // Large: streamed from the local file, which (for a checkpoint) stays as the task-local copy.
                 String file = target.storage().streams().writeTaskState(target.jobId(), checkpointId, vertexId, subtask,
-                        out.file());
+                        out.file(), out.length(), out.crc32c());
                 if (!savepoint) {
                     target.localState().storeFile(checkpointId, file, out.file());
                 }

@@ -115,6 +115,25 @@ class CheckpointStorageTest {
     }
 
     @Test
+    void aFileWithTheChecksumItsWriterComputedIsTheSameStateFileAndTheChecksumIsTakenAsGiven() throws Exception {
+        byte[] payload = new byte[50_000];
+        new java.util.Random(13).nextBytes(payload);
+        Path local = Files.write(root.resolve("spilled"), payload);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(payload);
+
+        String path = storage.streams().writeTaskState(job, 5, 2, 1, local, payload.length, (int) crc.getValue());
+        String fromArray = storage.writeTaskState(job, 6, 2, 1, payload);
+
+        assertThat(Files.readAllBytes(root.resolve(path))).isEqualTo(Files.readAllBytes(root.resolve(fromArray)));
+        String wrong = storage.streams().writeTaskState(job, 7, 2, 1, local, payload.length, (int) crc.getValue() + 1);
+        assertThatThrownBy(() -> storage.readTaskState(wrong)).as("not computed again: a wrong one is stored")
+                .isInstanceOf(CorruptStateFileException.class).hasMessageContaining("checksum");
+        assertThatThrownBy(() -> storage.streams().writeTaskState(job, 8, 2, 1, local, payload.length + 1, 0))
+                .isInstanceOf(java.io.UncheckedIOException.class).hasMessageContaining("its writer wrote 50001");
+    }
+
+    @Test
     void taskStateRoundTrip() {
         String path = storage.writeTaskState(job, 5, 2, 1, new byte[] {1, 2, 3});
 

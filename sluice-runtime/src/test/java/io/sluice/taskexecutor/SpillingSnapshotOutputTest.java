@@ -17,7 +17,7 @@ class SpillingSnapshotOutputTest {
     Path dir;
 
     @Test
-    void upToTheThresholdTheSnapshotStaysInMemoryBeyondItGoesToAFileThatCloseDeletes() {
+    void upToTheThresholdTheSnapshotStaysInMemoryBeyondItGoesToAFileThatCloseDeletes() throws Exception {
         try (SpillingSnapshotOutput small = new SpillingSnapshotOutput(100, dir, "small")) {
             small.buffer().write(new byte[100]);
             small.groupWritten();
@@ -37,6 +37,9 @@ class SpillingSnapshotOutputTest {
             file = large.file();
             assertThat(large.length()).isEqualTo(244);
             assertThat(file).hasSize(244);
+            java.util.zip.CRC32C expected = new java.util.zip.CRC32C();
+            expected.update(Files.readAllBytes(file));
+            assertThat(large.crc32c()).as("computed while spilling").isEqualTo((int) expected.getValue());
             assertThat(SpillingSnapshotOutput.ownerPid(file.getFileName().toString()))
                     .hasValue(ProcessHandle.current().pid());
         }

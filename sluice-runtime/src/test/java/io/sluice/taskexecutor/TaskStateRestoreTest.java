@@ -310,7 +310,7 @@ class TaskStateRestoreTest {
 
         @Override
         public void writeTo(io.sluice.state.KeyedSnapshotOutput out) {
-            throw new UnsupportedOperationException();
+            throw new UnsupportedOperationException("these tests restore RocksDB's files, never a canonical snapshot");
         }
     }
 
