@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -17,7 +16,6 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TransactionState;
-import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
@@ -146,9 +144,10 @@ final class KafkaSinkStartupChecks {
     }
 
     /**
-     * Aborts open transactions of this subtask's ids ({@code <prefix>-<s>} with {@code s % parallelism ==
-     * subtask}, which covers ids of a higher parallelism before): a crash during a commit leaves one open,
-     * and it would stall every {@code read_committed} consumer of the topic until its timeout.
+     * Aborts open transactions of this subtask's ids ({@code <prefix>-<s>} and its slot ids
+     * {@code <prefix>-<s>-e<k>}, with {@code s % parallelism == subtask}, which covers ids of a higher
+     * parallelism before): a crash leaves one open, and it would stall every {@code read_committed} consumer
+     * of the topic until its timeout.
      */
     private void abortLingeringTransactions(Admin admin, long timeout) throws Exception {
         Collection<TransactionListing> listings;
@@ -167,7 +166,7 @@ final class KafkaSinkStartupChecks {
                 continue;
             }
             try {
-                int s = Integer.parseInt(id.substring(prefix.length()));
+                int s = Integer.parseInt(id.substring(prefix.length()).replaceFirst("-e[0-9]+$", ""));
                 if (s % context.parallelism() == context.subtaskIndex()) {
                     lingering.add(id);
                 }
@@ -176,13 +175,9 @@ final class KafkaSinkStartupChecks {
             }
         }
         for (String id : lingering) {
-            Properties p = sink.producerProperties(id);
-            p.put("transactional.id", id);
-            p.put("transaction.timeout.ms", Long.toString(sink.transactionTimeout.toMillis()));
-            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
-                producer.initTransactions(); // fences the old producer and aborts its open transaction
-            }
-            LOG.info("{}: aborted the lingering transaction of {} (left open by a crash during a commit)", name, id);
+            sink.initializedTransactionalProducer(id).close(java.time.Duration.ZERO); // fences the old producer, aborts its transaction
+            LOG.info("{}: aborted the lingering transaction of {} (left open by an earlier attempt that crashed or was"
+                    + " cut off)", name, id);
         }
     }
 

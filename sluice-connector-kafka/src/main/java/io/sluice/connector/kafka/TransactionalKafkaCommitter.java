@@ -6,7 +6,6 @@ import io.sluice.concurrent.Futures;
 import io.sluice.core.serialization.DataInputBuffer;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
@@ -19,7 +18,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Commits {@link KafkaCommittable}s: per transactional id (one per origin subtask) a producer, set up
+ * Commits {@link KafkaCommittable}s. One that comes with its {@link OpenTransaction} (the writer sent its
+ * records into it while they arrived) is committed by ending that transaction, with the commit marker;
+ * when that cannot be done, the slot fences its id first (so it is never committed), and the committable
+ * is written again as below. Every other committable (restored from a checkpoint, or a heartbeat without
+ * records): per transactional id (one per origin subtask) a producer, set up
  * with {@code initTransactions} (which fences older producers of the id and aborts or completes what they
  * left), and the id's {@link CommitMarker} read once after that. A committable the marker covers is
  * skipped; otherwise its records and the new marker go out in one transaction.
@@ -38,8 +41,6 @@ import org.slf4j.LoggerFactory;
  */
 final class TransactionalKafkaCommitter implements Committer<KafkaCommittable> {
     private static final Logger LOG = LoggerFactory.getLogger(TransactionalKafkaCommitter.class);
-    /** The first retry backoff of the committing producers, unless the sink's properties set one. */
-    static final long COMMIT_RETRY_BACKOFF_MS = 10;
 
     private final KafkaSink<?> sink;
     private final String name;
@@ -47,6 +48,8 @@ final class TransactionalKafkaCommitter implements Committer<KafkaCommittable> {
     private final Map<Integer, KafkaProducer<byte[], byte[]>> producers = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<Integer, CommitMarker> markers = new java.util.concurrent.ConcurrentHashMap<>();
     private Admin admin;
+    private final java.util.concurrent.atomic.AtomicLong committedOpen = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong rewritten = new java.util.concurrent.atomic.AtomicLong();
 
     TransactionalKafkaCommitter(KafkaSink<?> sink, RuntimeContext context) {
         this.sink = sink;
@@ -57,6 +60,13 @@ final class TransactionalKafkaCommitter implements Committer<KafkaCommittable> {
     @Override
     public void commit(KafkaCommittable c) throws Exception {
         int origin = c.originSubtask();
+        OpenTransaction open = c.openTransaction();
+        if (open != null) {
+            if (commitOpen(c, open)) {
+                return;
+            }
+            closeProducer(origin); // the open transaction may have been completed: read the marker again
+        }
         try {
             KafkaProducer<byte[], byte[]> producer = producerFor(origin);
             CommitMarker marker = markers.get(origin);
@@ -64,6 +74,8 @@ final class TransactionalKafkaCommitter implements Committer<KafkaCommittable> {
                 LOG.debug("{}: checkpoint {} of subtask {} was committed before; skipped", name, c.checkpointId(), origin);
                 return;
             }
+            long started = System.nanoTime();
+            rewritten.incrementAndGet();
             producer.beginTransaction();
             DataInputBuffer in = new DataInputBuffer(c.batch());
             for (int i = 0; i < c.recordCount(); i++) {
@@ -71,17 +83,65 @@ final class TransactionalKafkaCommitter implements Committer<KafkaCommittable> {
                 byte[] value = in.readBytes();
                 failIfFailedAtOnce(producer.send(new ProducerRecord<>(sink.topic, key, value)));
             }
+            long sent = System.nanoTime();
             long now = System.currentTimeMillis();
             String id = sink.transactionalId(origin);
             producer.sendOffsetsToTransaction(Map.of(markerPartition, CommitMarker.offsetFor(c.checkpointId(), c.jobId(), now)),
                     new ConsumerGroupMetadata(id));
+            long offsets = System.nanoTime();
             producer.commitTransaction();
             markers.put(origin, new CommitMarker(c.checkpointId(), c.jobId(), now));
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("{}: committed checkpoint {} of subtask {} ({} records, written again): sends {} ms, marker {} ms,"
+                        + " commit {} ms",
+                        name, c.checkpointId(), origin, c.recordCount(), (sent - started) / 1_000_000,
+                        (offsets - sent) / 1_000_000, (System.nanoTime() - offsets) / 1_000_000);
+            }
         } catch (Exception e) {
             closeProducer(origin);
             throw new KafkaSinkException(name + ": committing " + c + " through transactional id "
                     + sink.transactionalId(origin) + " failed (" + e + "); retried with backoff", e);
         }
+    }
+
+    /**
+     * Commits the open transaction that holds {@code c}'s records already, with the marker; {@code false} if
+     * it cannot be (then its id was fenced, so it never will be, and the batch is written again).
+     */
+    private boolean commitOpen(KafkaCommittable c, OpenTransaction open) throws KafkaSinkException {
+        int origin = c.originSubtask();
+        long started = System.nanoTime();
+        long now = System.currentTimeMillis();
+        boolean committed;
+        try {
+            committed = open.slot().commit(open.generation(),
+                    Map.of(markerPartition, CommitMarker.offsetFor(c.checkpointId(), c.jobId(), now)),
+                    new ConsumerGroupMetadata(sink.transactionalId(origin)));
+        } catch (Exception e) {
+            throw new KafkaSinkException(name + ": committing " + c + " through its open transaction failed, and so did"
+                    + " fencing " + open.slot().transactionalId() + " to write it again (" + e + "); retried with backoff", e);
+        }
+        if (!committed) {
+            return false;
+        }
+        committedOpen.incrementAndGet();
+        if (markers.containsKey(origin)) {
+            markers.put(origin, new CommitMarker(c.checkpointId(), c.jobId(), now));
+        }
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("{}: committed checkpoint {} of subtask {} ({} records, open transaction {}) in {} ms", name,
+                    c.checkpointId(), origin, c.recordCount(), open, (System.nanoTime() - started) / 1_000_000);
+        }
+        return true;
+    }
+
+    /** Committables committed by ending their open transaction, and committables whose records were written again. */
+    long committedOpen() {
+        return committedOpen.get();
+    }
+
+    long rewritten() {
+        return rewritten.get();
     }
 
     /**
@@ -108,18 +168,8 @@ final class TransactionalKafkaCommitter implements Committer<KafkaCommittable> {
             return producer;
         }
         String id = sink.transactionalId(origin);
-        Properties p = sink.producerProperties(id);
-        p.put("transactional.id", id);
-        p.put("transaction.timeout.ms", Long.toString(sink.transactionTimeout.toMillis()));
-        // The broker answers the first sends of a transaction that follows right after the previous commit with
-        // CONCURRENT_TRANSACTIONS while that commit's markers are still being written (Kafka 4's transaction
-        // protocol), and the producer retries after retry.backoff.ms (100 ms by default): each such answer
-        // added that much to the visibility of a checkpoint's output. Seen 18 and 105 times in benchmark runs at
-        // load 15-30, 0-2 times at load 3-4. Retries here start after 10 ms (still backing off exponentially).
-        p.putIfAbsent("retry.backoff.ms", Long.toString(COMMIT_RETRY_BACKOFF_MS));
-        producer = new KafkaProducer<>(p);
+        producer = sink.initializedTransactionalProducer(id); // fences older producers; aborts or completes their transaction
         try {
-            producer.initTransactions(); // fences older producers of the id; aborts or completes their transaction
             markers.put(origin, CommitMarker.read(admin(), id, markerPartition, sink.startupTimeout.toMillis()));
         } catch (Exception e) {
             producer.close(Duration.ZERO);

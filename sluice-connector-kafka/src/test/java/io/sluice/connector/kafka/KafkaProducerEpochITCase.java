@@ -31,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The exactly-once sink on Kafka 4's transaction protocol (transaction version 2: the producer epoch is
  * bumped at the end of every transaction) with a transactional id whose epoch is a few transactions from
  * its limit: the broker's transaction coordinator is seeded (test code reaching into the in-JVM broker)
- * with the sink's id at epoch {@code Short.MAX_VALUE - 4}; the job then commits many checkpoints through it,
+ * with the sink's three ids at epoch {@code Short.MAX_VALUE - 4}; the job then commits many checkpoints through them,
  * with a task failure in between, past the limit, where the coordinator moves the id to a new producer id.
  * Sluice never resumes a producer's transaction, so nothing depends on the epoch: every record is committed
  * once, and the id ends on another producer id than it was seeded with.
@@ -66,18 +66,27 @@ class KafkaProducerEpochITCase {
         String in = KafkaBroker.unique("epoch-in");
         String out = KafkaBroker.unique("epoch-out");
         String prefix = KafkaBroker.unique("epoch");
-        String id = prefix + "-0";
+        // The subtask's three ids: its own (batches written again after the restore, heartbeats) and the two slot
+        // ids whose open transactions carry the records; the first slot carries most of them.
+        List<String> ids = List.of(prefix + "-0", prefix + "-0-e0", prefix + "-0-e1");
+        String id = prefix + "-0-e0";
         broker.createTopic(in, 2);
         broker.createTopic(out, 2);
         warmUpTransactionCoordinator();
-        long seededProducerId = 7_000_000_000L + System.nanoTime() % 1_000_000;
+        long firstSeededProducerId = 7_000_000_000L + System.nanoTime() % 1_000_000 * 10;
         short nearLimit = (short) (Short.MAX_VALUE - 4);
-        TransactionMetadata seeded = new TransactionMetadata(id, seededProducerId, -1L, -1L, nearLimit, (short) -1,
-                60_000, TransactionState.EMPTY, new HashSet<>(), -1L, System.currentTimeMillis(),
-                TransactionVersion.TV_2);
-        var put = broker.cluster().brokers().values().iterator().next().transactionCoordinator().transactionManager()
-                .putTransactionStateIfNotExists(seeded);
-        assertThat(put.isRight()).as("seeded %s: %s", id, put).isTrue();
+        java.util.Map<String, Long> seededProducerIds = new java.util.HashMap<>();
+        for (String seededId : ids) {
+            long producerId = firstSeededProducerId + seededProducerIds.size();
+            seededProducerIds.put(seededId, producerId);
+            TransactionMetadata seeded = new TransactionMetadata(seededId, producerId, -1L, -1L, nearLimit, (short) -1,
+                    60_000, TransactionState.EMPTY, new HashSet<>(), -1L, System.currentTimeMillis(),
+                    TransactionVersion.TV_2);
+            var put = broker.cluster().brokers().values().iterator().next().transactionCoordinator()
+                    .transactionManager().putTransactionStateIfNotExists(seeded);
+            assertThat(put.isRight()).as("seeded %s: %s", seededId, put).isTrue();
+        }
+        long seededProducerId = seededProducerIds.get(id);
 
         List<String> input = KafkaCountingJob.numbers(records);
         InjectedFailures failures = InjectedFailures.at(List.of((long) records / 2));
@@ -109,10 +118,14 @@ class KafkaProducerEpochITCase {
         }
         KafkaCountingJob.assertExactlyOnce(broker.readAll(out, "read_committed"), records, "across the epoch limit");
         try (Admin admin = broker.admin()) {
+            for (String other : ids) {
+                TransactionDescription o = admin.describeTransactions(List.of(other)).description(other)
+                        .get(30, TimeUnit.SECONDS);
+                System.out.println("KafkaProducerEpochITCase: " + other + " seeded with producer id "
+                        + seededProducerIds.get(other) + " at epoch " + nearLimit + ", now producer id " + o.producerId()
+                        + " at epoch " + o.producerEpoch() + " (" + o.state() + ")");
+            }
             TransactionDescription d = admin.describeTransactions(List.of(id)).description(id).get(30, TimeUnit.SECONDS);
-            System.out.println("KafkaProducerEpochITCase: " + id + " seeded with producer id " + seededProducerId
-                    + " at epoch " + nearLimit + ", now producer id " + d.producerId() + " at epoch " + d.producerEpoch()
-                    + " (" + d.state() + ")");
             assertThat(d.producerId()).as("the id went past the epoch limit onto a new producer id")
                     .isNotEqualTo(seededProducerId);
         }
