@@ -52,6 +52,6 @@ final class AtLeastOnceKafkaWriter<T> implements SinkWriter<T, KafkaCommittable>
 
     @Override
     public void close() {
-        producer.close(Duration.ofSeconds(5));
+        KafkaClients.closeUninterrupted(() -> producer.close(Duration.ofSeconds(5)));
     }
 }

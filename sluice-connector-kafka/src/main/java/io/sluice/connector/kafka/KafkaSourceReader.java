@@ -373,7 +373,7 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
     @Override
     public void close() {
         if (consumer != null) {
-            consumer.close(Duration.ofSeconds(1));
+            KafkaClients.closeUninterrupted(() -> consumer.close(Duration.ofSeconds(1)));
         }
     }
 }

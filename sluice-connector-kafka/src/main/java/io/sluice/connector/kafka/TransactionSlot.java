@@ -333,7 +333,7 @@ final class TransactionSlot {
 
     private void closeQuietly(KafkaProducer<byte[], byte[]> p) {
         try {
-            p.close(Duration.ZERO);
+            KafkaClients.closeUninterrupted(() -> p.close(Duration.ZERO));
         } catch (RuntimeException e) {
             LOG.debug("{}: closing a producer failed", transactionalId, e);
         }

@@ -191,7 +191,7 @@ final class TransactionalKafkaCommitter implements Committer<KafkaCommittable> {
         markers.remove(origin);
         if (p != null) {
             try {
-                p.close(Duration.ZERO);
+                KafkaClients.closeUninterrupted(() -> p.close(Duration.ZERO));
             } catch (RuntimeException e) {
                 LOG.debug("{}: closing the producer of subtask {} failed", name, origin, e);
             }
