@@ -87,10 +87,12 @@ public final class StatusLatencyBenchmark {
             FaultInjectingBlobStore storage = faults.get();
             storage.hang();
             cluster.stopJobManager(cluster.jobManagers().get(0));
-            BenchSupport.await("the standby's recovery to block on storage", Duration.ofSeconds(30),
-                    () -> storage.blockedCalls() > 0);
-
             DispatcherGateway dispatcher = standby.dispatcher();
+            // A blocked call alone is not enough: the stopping leader's own storage calls block too, and until the
+            // standby leads the dispatcher it does not know the job (UnknownJobException: "a standby; ask the leader").
+            BenchSupport.await("the standby to lead and its recovery to block on storage", Duration.ofSeconds(30),
+                    () -> storage.blockedCalls() > 0 && knowsJob(dispatcher, id));
+
             for (int i = 0; i < s.warmupQueries(); i++) {
                 expectInitializing(dispatcher.requestJobDetails(id).get());
             }
@@ -118,6 +120,19 @@ public final class StatusLatencyBenchmark {
             }
             cluster.close();
             BenchSupport.deleteQuietly(dir);
+        }
+    }
+
+    /** Whether {@code dispatcher} answers for the job (it leads and recovers or runs it). */
+    private static boolean knowsJob(DispatcherGateway dispatcher, JobId id) throws Exception {
+        try {
+            dispatcher.requestJobDetails(id).get(5, TimeUnit.SECONDS);
+            return true;
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof io.sluice.protocol.UnknownJobException) {
+                return false;
+            }
+            throw e;
         }
     }
 
