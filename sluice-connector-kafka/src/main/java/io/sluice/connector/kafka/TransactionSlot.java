@@ -94,26 +94,19 @@ final class TransactionSlot {
         return transactionalId;
     }
 
-    synchronized State state() {
-        return state;
-    }
-
-    synchronized long generation() {
-        return generation;
-    }
-
     /**
      * Task thread: begins a transaction if the slot is free, and returns its generation; -1 if it is not
      * free (its last transaction is not committed yet, or its id is being fenced).
      */
     long begin() {
         KafkaProducer<byte[], byte[]> p;
+        long began;
         synchronized (this) {
             if (state != State.FREE) {
                 return -1;
             }
             state = State.WRITING;
-            generation++;
+            began = ++generation;
             abandoned = false;
             sendError.set(null);
             queuedBytes.set(0);
@@ -126,7 +119,7 @@ final class TransactionSlot {
         } catch (RuntimeException e) {
             abandon("beginTransaction failed: " + e);
         }
-        return generation();
+        return began;
     }
 
     /**

@@ -114,9 +114,4 @@ final class TransactionSlots implements AutoCloseable {
         aborter.setUncaughtExceptionHandler((t, e) -> LOG.debug("{} failed", t.getName(), e));
         aborter.start();
     }
-
-    /** The slots, for tests. */
-    List<TransactionSlot> slots() {
-        return slots;
-    }
 }
