@@ -22,6 +22,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Runs the comparison: each system's harness in its own JVM, one after the other, with the same
@@ -39,6 +40,8 @@ public final class CompareMain {
     public static final String REPORT_FILE = "comparison.md";
     /** Name of the chart in the output directory. */
     public static final String CHART_FILE = "comparison.svg";
+    /** Name of the table of every round's figures in the output directory ({@code --rounds} above 1). */
+    public static final String ROUNDS_FILE = "rounds.md";
     /** System property through which a launcher script says how it was invoked (shown as the command). */
     public static final String COMMAND_PROPERTY = "compare.command";
 
@@ -123,12 +126,19 @@ public final class CompareMain {
             return new RunResult(1, List.of(), Comparison.of(List.of(), Map.of()), null);
         }
 
-        HarnessRunner runner = new HarnessRunner(HarnessRunner.currentJava(), jvmOptions, args.outDir(), heartbeat,
-                log);
         long start = System.nanoTime();
-        List<HarnessRunner.Outcome> outcomes = runAll(runner, systems, start);
-
-        Comparison comparison = merge(systems, runner, outcomes);
+        List<HarnessRunner.Outcome> outcomes;
+        Comparison comparison;
+        if (args.rounds() == 1) {
+            HarnessRunner runner = new HarnessRunner(HarnessRunner.currentJava(), jvmOptions, args.outDir(),
+                    heartbeat, log);
+            outcomes = runAll(runner, systems, start);
+            comparison = merge(systems, runner, outcomes);
+        } else {
+            RoundsRun rounds = runRounds(jvmOptions, systems, start);
+            outcomes = rounds.outcomes();
+            comparison = rounds.comparison();
+        }
         List<String> problems = outcomes.stream().filter(o -> !o.ok()).map(HarnessRunner.Outcome::describe)
                 .toList();
         String date = ZonedDateTime.now(ZoneOffset.UTC).format(DATE);
@@ -189,6 +199,70 @@ public final class CompareMain {
             throw new IllegalStateException("a harness run failed in the driver itself: " + e.getCause(), e.getCause());
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    /** The outcomes of every round's runs, and the comparison of each system's medians. */
+    private record RoundsRun(List<HarnessRunner.Outcome> outcomes, Comparison comparison) {
+    }
+
+    /**
+     * {@code --rounds n}: every system n times, one after the other, the order rotated each round
+     * ({@link Rounds#order}); each round's result files in {@code round-<k>/}; each system's figures
+     * the medians over its rounds ({@code <system>.tsv} in the output directory), compared as one run's
+     * would be; every round's figures in {@code rounds.md}. A system that failed in any round has no
+     * median file (its failure is in the outcomes).
+     */
+    private RoundsRun runRounds(List<String> jvmOptions, List<SystemUnderTest> systems, long start) {
+        int n = args.rounds();
+        List<HarnessRunner.Outcome> outcomes = new ArrayList<>();
+        Map<String, List<Results.Parsed>> perSystem = new LinkedHashMap<>();
+        systems.forEach(s -> perSystem.put(s.name(), new ArrayList<>()));
+        for (int k = 1; k <= n; k++) {
+            List<SystemUnderTest> order = Rounds.order(systems, k);
+            Path dir = args.outDir().resolve("round-" + k);
+            log.println("[compare] round " + k + "/" + n + ": " + String.join(", ",
+                    order.stream().map(SystemUnderTest::name).toList()) + "; result files in " + dir);
+            HarnessRunner runner = new HarnessRunner(HarnessRunner.currentJava(), jvmOptions, dir, heartbeat, log);
+            for (int i = 0; i < order.size(); i++) {
+                SystemUnderTest s = order.get(i);
+                HarnessRunner.Outcome o = runner.run(s, args.root(), args.mode(), args.harnessOptions(),
+                        args.timeout(), s.name() + " (round " + k + "/" + n + ", " + (i + 1) + "/" + order.size()
+                                + ")");
+                outcomes.add(o);
+                log.println("[compare] " + HarnessRunner.duration(Duration.ofNanos(System.nanoTime() - start))
+                        + " elapsed in all");
+                perSystem.get(s.name()).add(o.ok() ? readQuietly(runner.resultFile(s)) : null);
+            }
+        }
+        Map<String, Results.Parsed> medians = new LinkedHashMap<>();
+        for (SystemUnderTest s : systems) {
+            List<Results.Parsed> files = perSystem.get(s.name());
+            if (files.stream().anyMatch(java.util.Objects::isNull)) {
+                continue;
+            }
+            Path f = args.outDir().resolve(s.name() + ".tsv");
+            Rounds.medianOf(s.name(), files).write(f);
+            medians.put(s.name(), Results.read(f));
+        }
+        Path table = args.outDir().resolve(ROUNDS_FILE);
+        try {
+            Files.writeString(table, Rounds.table(systems.stream().map(SystemUnderTest::name).toList(), perSystem,
+                    n), StandardCharsets.UTF_8);
+            log.println("[compare] every round's figures: " + table);
+        } catch (IOException e) {
+            log.println("[compare] cannot write " + table + ": " + e.getMessage());
+        }
+        return new RoundsRun(List.copyOf(outcomes),
+                Comparison.of(systems.stream().map(SystemUnderTest::name).toList(), medians));
+    }
+
+    private Results.@Nullable Parsed readQuietly(Path f) {
+        try {
+            return Results.read(f);
+        } catch (RuntimeException e) {
+            log.println("[compare] " + f + ": result file left out of the medians: " + e.getMessage());
+            return null;
         }
     }
 

@@ -33,10 +33,12 @@ import org.jspecify.annotations.Nullable;
  *                    whose figures mean nothing, so that CI's smoke comparison takes less wall time
  * @param stateGb     {@code --state-gb}: the logical state size of the large-state scenario, passed to each
  *                    harness; null for the plan's default (4 GB full, 0.005 GB smoke)
+ * @param rounds      {@code --rounds}: how many times every system runs, the order rotated each round; above 1
+ *                    the report compares each figure's median over the rounds ({@link Rounds})
  */
 public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, Path outDir, boolean writeDocs,
                          Set<Scenario> only, Duration timeout, boolean help, boolean reportOnly, int parallel,
-                         @Nullable String stateGb) {
+                         @Nullable String stateGb, int rounds) {
 
     public static final Duration FULL_TIMEOUT = Duration.ofMinutes(60);
     public static final Duration SMOKE_TIMEOUT = Duration.ofMinutes(10);
@@ -45,7 +47,7 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
             Usage: CompareMain [--mode full|smoke] [--systems sluice,flink-1.13.6,flink-1.14.6,flink-1.20.5,flink-2.3.0]
                                [--root <repository root>] [--out-dir <dir>] [--only <scenario,...>]
                                [--timeout <90s|10m|1h>] [--write-docs] [--report-only] [--parallel <n>]
-                               [--state-gb <GB>]
+                               [--state-gb <GB>] [--rounds <n>]
               --mode        full (the documented figures; default) or smoke (seconds per scenario; numbers mean nothing)
               --systems     systems to run, comma-separated (default: all five)
               --root        repository root (default: the nearest directory above the current one with sluice-compare/)
@@ -60,6 +62,9 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
                             other; full mode always runs them one at a time, on an otherwise idle machine)
               --state-gb    logical state of the large-state scenario (run only when --only names it), in GB
                             (default 4 in full mode, 0.005 in smoke mode)
+              --rounds      run every system n times (default 1), one after the other, the systems' order
+                            rotated each round; the report compares the median of each figure over the rounds,
+                            rounds.md lists every round's figure, round-<k>/ holds each round's result files
             """.formatted(String.join(",", Arrays.stream(Scenario.values()).map(Scenario::id).toList()));
 
     public DriverArgs {
@@ -67,6 +72,9 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
         only = only.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(only));
         if (parallel < 1) {
             throw new IllegalArgumentException("--parallel must be at least 1, not " + parallel);
+        }
+        if (rounds < 1) {
+            throw new IllegalArgumentException("--rounds must be at least 1, not " + rounds);
         }
     }
 
@@ -120,6 +128,7 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
         boolean reportOnly = false;
         int parallel = 1;
         String stateGb = null;
+        int rounds = 1;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
@@ -136,6 +145,7 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
                 case "--help", "-h" -> help = true;
                 case "--report-only" -> reportOnly = true;
                 case "--parallel" -> parallel = parseParallel(value(args, ++i, a));
+                case "--rounds" -> rounds = parseRounds(value(args, ++i, a));
                 case "--state-gb" -> {
                     stateGb = value(args, ++i, a);
                     io.sluice.compare.LargeStatePlan.parseGb(stateGb); // rejects what the harnesses would, with the reason
@@ -144,7 +154,7 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
             }
         }
         if (help) {
-            return new DriverArgs(mode, known, cwd, cwd, false, Set.of(), FULL_TIMEOUT, true, false, 1, null);
+            return new DriverArgs(mode, known, cwd, cwd, false, Set.of(), FULL_TIMEOUT, true, false, 1, null, 1);
         }
         List<SystemUnderTest> systems = systemsArg == null ? known : parseSystems(systemsArg, known);
         Set<Scenario> only = onlyArg == null ? Set.of() : parseScenarios(onlyArg);
@@ -165,6 +175,19 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
                     + ": the full comparison's figures are only comparable when each system runs alone on the"
                     + " machine. Drop --parallel, or use --mode smoke.");
         }
+        if (rounds > 1 && parallel > 1) {
+            throw new IllegalArgumentException("--rounds " + rounds + " is refused with --parallel " + parallel
+                    + ": rounds exist to compare systems that each ran alone. Drop one of them.");
+        }
+        if (rounds > 1 && reportOnly) {
+            throw new IllegalArgumentException("--rounds is refused with --report-only, which runs no harness;"
+                    + " the medians of a run with rounds are already in its output directory.");
+        }
+        if (rounds > 1 && writeDocs) {
+            throw new IllegalArgumentException("--rounds is refused with --write-docs: the comparison section of"
+                    + " docs/benchmarks.md shows one run per system. Drop --write-docs and read the report (medians)"
+                    + " and rounds.md in the output directory.");
+        }
         if (writeDocs) {
             if (mode.equals("smoke")) {
                 throw new IllegalArgumentException("--write-docs is refused with --mode smoke: smoke figures mean"
@@ -178,7 +201,7 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
             }
         }
         return new DriverArgs(mode, systems, root, outDir, writeDocs, only, timeout, help, reportOnly, parallel,
-                stateGb);
+                stateGb, rounds);
     }
 
     /** The nearest directory at or above {@code cwd} that contains sluice-compare/. */
@@ -245,6 +268,18 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
             return n;
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("--parallel takes a number of harnesses (1, 2, ...), not '" + s + "'");
+        }
+    }
+
+    private static int parseRounds(String s) {
+        try {
+            int n = Integer.parseInt(s.strip());
+            if (n < 1) {
+                throw new IllegalArgumentException("--rounds must be at least 1, not '" + s + "'");
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--rounds takes a number of rounds (1, 3, 5, ...), not '" + s + "'");
         }
     }
 

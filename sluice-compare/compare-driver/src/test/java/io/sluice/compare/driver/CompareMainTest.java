@@ -86,6 +86,32 @@ class CompareMainTest {
     }
 
     @Test
+    void roundsRunEverySystemInARotatedOrderAndCompareTheMedians(@TempDir Path dir) throws Exception {
+        Path root = repo(dir);
+        List<SystemUnderTest> known = List.of(fake(root, "sluice", true), fake(root, "flink-1.20.5", true));
+        Path out = root.resolve("out");
+
+        Run r = run(known, root, "--mode", "smoke", "--out-dir", out.toString(), "--only", "throughput",
+                "--rounds", "2");
+
+        assertThat(r.code()).as(r.log()).isZero();
+        assertThat(r.log()).contains("[compare] round 1/2: sluice, flink-1.20.5; result files in "
+                + out.resolve("round-1")).contains("[compare] round 2/2: flink-1.20.5, sluice;")
+                .contains("[compare] sluice (round 2/2, 2/2): starting")
+                .contains("[compare] every round's figures: " + out.resolve(CompareMain.ROUNDS_FILE));
+        for (String s : List.of("sluice", "flink-1.20.5")) {
+            Results.Parsed first = Results.read(out.resolve("round-1/" + s + ".tsv"));
+            Results.Parsed second = Results.read(out.resolve("round-2/" + s + ".tsv"));
+            Results.Parsed median = Results.read(out.resolve(s + ".tsv"));
+            assertThat(first.rows()).isNotEmpty().isEqualTo(second.rows()); // the fake writes the same figures
+            assertThat(median.rows()).isEqualTo(first.rows());
+            assertThat(median.headers().get(Rounds.HEADER)).startsWith("2 rounds");
+        }
+        assertThat(Files.readString(out.resolve(CompareMain.ROUNDS_FILE))).contains("| sluice | flink-1.20.5 |");
+        assertThat(Files.readString(out.resolve(CompareMain.REPORT_FILE))).contains("`rounds`: 2 rounds");
+    }
+
+    @Test
     void reportOnlyRerendersReportAndDocsFromTheResultFilesWithoutRunningAnyHarness(@TempDir Path dir)
             throws Exception {
         Path root = repo(dir);

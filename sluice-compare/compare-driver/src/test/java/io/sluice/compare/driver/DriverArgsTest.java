@@ -91,6 +91,22 @@ class DriverArgsTest {
     }
 
     @Test
+    void roundsRunEverySystemSeveralTimesButNotWithOptionsThatAssumeOneRun(@TempDir Path root) throws Exception {
+        Files.createDirectories(root.resolve("sluice-compare"));
+        assertThat(parse(root).rounds()).isEqualTo(1);
+        assertThat(parse(root, "--rounds", "5").rounds()).isEqualTo(5);
+        assertThat(parse(root, "--mode", "smoke", "--rounds", "2").rounds()).isEqualTo(2);
+        assertThatThrownBy(() -> parse(root, "--rounds", "0")).hasMessageContaining("--rounds must be at least 1");
+        assertThatThrownBy(() -> parse(root, "--rounds", "five")).hasMessageContaining("takes a number of rounds");
+        assertThatThrownBy(() -> parse(root, "--mode", "smoke", "--rounds", "2", "--parallel", "2"))
+                .hasMessageContaining("--rounds 2 is refused with --parallel 2");
+        assertThatThrownBy(() -> parse(root, "--rounds", "2", "--report-only"))
+                .hasMessageContaining("refused with --report-only");
+        assertThatThrownBy(() -> parse(root, "--rounds", "2", "--write-docs"))
+                .hasMessageContaining("refused with --write-docs");
+    }
+
+    @Test
     void badArgumentsSayWhatIsWrong(@TempDir Path root) throws Exception {
         Files.createDirectories(root.resolve("sluice-compare"));
         assertThatThrownBy(() -> parse(root, "--mode", "fast")).hasMessageContaining("'full' or 'smoke'");

@@ -28,7 +28,8 @@ import java.util.Map;
  * executors × 1 slot (HA in memory, checkpoints on local disk): {@code KafkaSource} (bytes, from the earliest
  * offset, {@code read_committed}), {@code keyBy(v % keys)} with a {@code Long} key, a map counting per key in
  * {@code ValueState<Long>} and emitting {@link KafkaRecords#output}, and the exactly-once {@code KafkaSink}
- * (defaults: a fixed pool of transactional ids, records written in one transaction per checkpoint at commit).
+ * (defaults: a fixed pool of transactional ids; each checkpoint interval's records are sent into an open
+ * transaction while they arrive, and that transaction is committed when the checkpoint completes).
  * Everything at Sluice's defaults except the checkpoint interval.
  *
  * <p>Threading: harness thread; the functions run on their task threads.
@@ -36,8 +37,9 @@ import java.util.Map;
 final class KafkaExactlyOnce implements ScenarioRunner {
     static final String DESCRIPTION = "LocalCluster 2 task executors x 1 slot, parallelism 2; KafkaSource<byte[]>"
             + " (Formats.bytes(), earliest, read_committed, defaults) -> keyBy(v % keys, Long) -> map counting per key"
-            + " in ValueState<Long> -> KafkaSink<byte[]> EXACTLY_ONCE (defaults: transaction timeout 15 min, one"
-            + " transactional id per subtask); checkpoints every second to local disk";
+            + " in ValueState<Long> -> KafkaSink<byte[]> EXACTLY_ONCE (defaults: transaction timeout 15 min; records"
+            + " sent into an open transaction per checkpoint interval, two transactional ids per subtask used in turn"
+            + " and one for writing a restored batch again); checkpoints every second to local disk";
 
     @Override
     public void run(HarnessContext context, Results rows, Map<String, String> notes) throws Exception {
