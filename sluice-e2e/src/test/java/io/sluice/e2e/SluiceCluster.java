@@ -128,7 +128,16 @@ final class SluiceCluster implements AutoCloseable {
 
     /** A task manager on {@code host} with {@code slots} slots; does not wait for its registration. */
     SluiceProcess startTaskManager(Host host, int slots, Map<String, String> extra) throws IOException {
-        return start(host, "taskmanager", List.of("--slots", Integer.toString(slots)),
+        return startTaskManager(host, slots, extra, List.of());
+    }
+
+    /**
+     * A task manager like {@link #startTaskManager(Host, int, Map)}, its JVM started with {@code jvmOptions}
+     * after the defaults (so {@code -Xmx640m} there wins over the default heap).
+     */
+    SluiceProcess startTaskManager(Host host, int slots, Map<String, String> extra, List<String> jvmOptions)
+            throws IOException {
+        return start(host, "taskmanager", jvmOptions, List.of("--slots", Integer.toString(slots)),
                 merged(extra, Map.of("taskmanager.host", host.address())));
     }
 
@@ -140,10 +149,17 @@ final class SluiceCluster implements AutoCloseable {
 
     private SluiceProcess start(Host host, String role, List<String> options, Map<String, String> extra)
             throws IOException {
+        return start(host, role, List.of(), options, extra);
+    }
+
+    private SluiceProcess start(Host host, String role, List<String> jvmOptions, List<String> options,
+            Map<String, String> extra) throws IOException {
         String name = role + "-" + (started++);
         Path dir = Files.createDirectories(root.resolve(name));
         List<String> command = new ArrayList<>(List.of(java(), "-Xmx320m", "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1", "-jar", sluiceJar().toString(), role));
+                "-XX:TieredStopAtLevel=1"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", sluiceJar().toString(), role));
         command.addAll(options);
         Map<String, String> settings = new java.util.LinkedHashMap<>(common);
         settings.putAll(extra);
