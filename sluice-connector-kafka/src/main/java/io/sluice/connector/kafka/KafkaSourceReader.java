@@ -33,12 +33,12 @@ import org.slf4j.LoggerFactory;
  * partition discovery, per-partition watermarks and the deserialization error policy.
  *
  * <p>Threading: task thread only (the consumer is single-threaded). Blocking calls are bounded: a poll
- * waits at most 10 ms, metadata calls at most the startup timeout at start and 1 s during discovery.
+ * waits at most 10 ms, metadata calls at most the startup timeout at start (and when a discovered partition
+ * is positioned). Partition discovery while running never blocks ({@link PartitionDiscovery}).
  */
 final class KafkaSourceReader<T> implements SourceReader<T> {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaSourceReader.class);
     static final Duration POLL_TIMEOUT = Duration.ofMillis(10);
-    static final Duration DISCOVERY_TIMEOUT = Duration.ofSeconds(1);
 
     private final KafkaSource<T> source;
     private final int subtask;
@@ -52,7 +52,7 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
     /** Per assigned partition, the offset of the next record to emit: the checkpointed position. */
     private final Map<TopicPartition, Long> next = new LinkedHashMap<>();
     private Iterator<ConsumerRecord<byte[], byte[]>> pending = Collections.emptyIterator();
-    private long nextDiscoveryAt;
+    private PartitionDiscovery discovery;
     private final TreeMap<Long, Map<TopicPartition, Long>> positionsByCheckpoint = new TreeMap<>();
     private final PartitionWatermarks watermarks;
     private Map<TopicPartition, Long> endOffsets;
@@ -98,8 +98,8 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
         long now = System.currentTimeMillis();
         if (!started) {
             start(now);
-        } else if (source.partitionDiscoveryInterval.toMillis() > 0 && now >= nextDiscoveryAt && !source.boundedToLatest) {
-            discover(now);
+        } else if (discovery != null) {
+            discovery.poll(now).ifPresent(all -> assignDiscovered(all, now));
         }
         if (!pending.hasNext() && !next.isEmpty()) { // a consumer with no partition refuses to poll
             pending = consumer.poll(POLL_TIMEOUT).iterator();
@@ -204,7 +204,7 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
         consumer = new KafkaConsumer<>(source.consumerProperties(subtask));
         List<TopicPartition> mine;
         try {
-            mine = partitionsOfThisSubtask(source.startupTimeout, true);
+            mine = partitionsOfThisSubtask(source.startupTimeout);
         } catch (TimeoutException e) {
             throw new KafkaUnavailableException(name + ": no broker of " + source.bootstrapServers + " answered within "
                     + Durations.describe(source.startupTimeout) + " (" + e.getMessage() + "). Check bootstrapServers and that"
@@ -215,22 +215,17 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
         if (source.boundedToLatest) {
             endOffsets = new HashMap<>(consumer.endOffsets(mine, source.startupTimeout));
         }
-        nextDiscoveryAt = now + source.partitionDiscoveryInterval.toMillis();
+        if (source.partitionDiscoveryInterval.toMillis() > 0 && !source.boundedToLatest) {
+            discovery = new PartitionDiscovery(name, source.consumerProperties(subtask), this::wanted,
+                    source.partitionDiscoveryInterval, now);
+        }
         LOG.info("{} reads {} partitions: {}", name, mine.size(), mine);
     }
 
-    private void discover(long now) {
-        nextDiscoveryAt = now + source.partitionDiscoveryInterval.toMillis();
-        List<TopicPartition> mine;
-        try {
-            mine = partitionsOfThisSubtask(DISCOVERY_TIMEOUT, false);
-        } catch (org.apache.kafka.common.KafkaException e) {
-            LOG.debug("{}: partition discovery did not answer ({}); trying again in {}", name, e,
-                    source.partitionDiscoveryInterval);
-            return;
-        }
+    /** A discovery's result: assigns this subtask's partitions that are new. */
+    private void assignDiscovered(List<TopicPartition> all, long now) {
         List<TopicPartition> fresh = new ArrayList<>();
-        for (TopicPartition tp : mine) {
+        for (TopicPartition tp : ofThisSubtask(all)) {
             if (!next.containsKey(tp)) {
                 fresh.add(tp);
             }
@@ -304,7 +299,7 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
     }
 
     /** This subtask's partitions of the topics (or of the topics matching the pattern), sorted. */
-    private List<TopicPartition> partitionsOfThisSubtask(Duration timeout, boolean requireTopics) {
+    private List<TopicPartition> partitionsOfThisSubtask(Duration timeout) {
         List<PartitionInfo> infos = new ArrayList<>();
         if (pattern != null) {
             for (Map.Entry<String, List<PartitionInfo>> e : consumer.listTopics(timeout).entrySet()) {
@@ -317,19 +312,29 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
             for (String topic : source.topics) {
                 List<PartitionInfo> p = existing.get(topic);
                 if (p == null || p.isEmpty()) {
-                    if (requireTopics) {
-                        throw new UnknownKafkaTopicException(name + ": topic '" + topic + "' does not exist at "
-                                + source.bootstrapServers + " (topics there: " + new java.util.TreeSet<>(existing.keySet())
-                                + "). Create it, or correct the topic name");
-                    }
-                    continue;
+                    throw new UnknownKafkaTopicException(name + ": topic '" + topic + "' does not exist at "
+                            + source.bootstrapServers + " (topics there: " + new java.util.TreeSet<>(existing.keySet())
+                            + "). Create it, or correct the topic name");
                 }
                 infos.addAll(p);
             }
         }
-        List<TopicPartition> mine = new ArrayList<>();
+        List<TopicPartition> all = new ArrayList<>();
         for (PartitionInfo info : infos) {
-            TopicPartition tp = new TopicPartition(info.topic(), info.partition());
+            all.add(new TopicPartition(info.topic(), info.partition()));
+        }
+        return ofThisSubtask(all);
+    }
+
+    /** Whether the source reads {@code topic}: one of its topics, or one its pattern matches. */
+    private boolean wanted(String topic) {
+        return pattern != null ? pattern.matcher(topic).matches() : source.topics.contains(topic);
+    }
+
+    /** The partitions of {@code all} that this subtask reads, sorted. */
+    private List<TopicPartition> ofThisSubtask(List<TopicPartition> all) {
+        List<TopicPartition> mine = new ArrayList<>();
+        for (TopicPartition tp : all) {
             if (PartitionPositions.subtaskOf(tp, parallelism) == subtask) {
                 mine.add(tp);
             }
@@ -372,6 +377,9 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
 
     @Override
     public void close() {
+        if (discovery != null) {
+            discovery.close();
+        }
         if (consumer != null) {
             KafkaClients.closeUninterrupted(() -> consumer.close(Duration.ofSeconds(1)));
         }

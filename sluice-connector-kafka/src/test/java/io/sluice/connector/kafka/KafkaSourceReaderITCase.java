@@ -308,4 +308,41 @@ class KafkaSourceReaderITCase {
             assertThat(new ArrayList<>(out.records)).containsExactlyInAnyOrder("p0", "p1", "p2");
         }
     }
+
+    /**
+     * Discovery never blocks the task thread: with the broker black-holed (connections accepted, nothing
+     * answered) and a discovery due at every call, no {@code emit} takes long. Before discovery moved to its
+     * own admin client, each discovery waited in the consumer's {@code listTopics} for its 1 s timeout (and,
+     * with the broker answering, behind the consumer's long-polling fetch: up to 500 ms in the Kafka
+     * benchmark, which held back checkpoint barriers).
+     */
+    @Test
+    void partitionDiscoveryDoesNotBlockTheTaskThreadWhileTheBrokerDoesNotAnswer() throws Exception {
+        String topic = KafkaBroker.unique("discover-stalled");
+        broker.createTopic(topic, 1);
+        produceAt(topic, 0, 1, "before");
+        try (SourceReader<String> reader = KafkaSource.<String>builder()
+                .bootstrapServers(broker.proxiedBootstrapServers()).topics(topic).valueFormat(Formats.strings())
+                .partitionDiscoveryInterval(Duration.ofMillis(1)).build().createReader(0, 1)) {
+            RecordingOutput<String> out = new RecordingOutput<>();
+            readUntil(reader, out, 1);
+            broker.proxy().stall();
+            broker.proxy().dropConnections();
+            try {
+                long slowest = 0;
+                for (int i = 0; i < 50; i++) {
+                    long start = System.nanoTime();
+                    reader.emit(out, 512);
+                    slowest = Math.max(slowest, System.nanoTime() - start);
+                }
+                assertThat(slowest).as("the slowest of 50 emits, in ns, with a discovery due at each")
+                        .isLessThan(TimeUnit.MILLISECONDS.toNanos(800));
+            } finally {
+                broker.proxy().heal();
+            }
+            produceAt(topic, 0, 2, "after");
+            readUntil(reader, out, 2);
+            assertThat(new ArrayList<>(out.records)).containsExactly("before", "after");
+        }
+    }
 }
