@@ -69,8 +69,9 @@ final class JobCheckpointContext implements CheckpointCoordinator.Context {
     }
 
     @Override
-    public void triggerTaskForSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis) {
-        round.get().get(task).taskExecutor().triggerSavepoint(task, checkpointId, timestampMillis);
+    public void triggerTaskForSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis,
+                                        boolean stop) {
+        round.get().get(task).taskExecutor().triggerSavepoint(task, checkpointId, timestampMillis, stop);
     }
 
     @Override

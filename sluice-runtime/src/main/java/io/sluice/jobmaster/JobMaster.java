@@ -243,7 +243,7 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
     @Override
     public CompletableFuture<io.sluice.checkpoint.Savepoint> triggerSavepoint(String targetDirectory, boolean stop) {
         return CompletableFuture.supplyAsync(() -> checkpointCoordinator.triggerSavepoint(
-                        targetDirectory != null ? targetDirectory : defaultSavepointDirectory), mainThread)
+                        targetDirectory != null ? targetDirectory : defaultSavepointDirectory, stop), mainThread)
                 .thenCompose(f -> f)
                 .thenApplyAsync(savepoint -> {
                     if (stop) {

@@ -38,8 +38,11 @@ public interface TaskExecutorGateway {
     /**
      * Tells a source task to take a savepoint and emit its barrier: like {@link #triggerCheckpoint}, but
      * every task the barrier reaches writes a full snapshot in the canonical format, never an incremental one.
+     * With {@code stop} (stop-with-savepoint) the source emits nothing after the barrier: no record, no
+     * processing-time work, until it is cancelled (the job master cancels the job once the savepoint
+     * completed) or triggered again (the savepoint failed, and the next checkpoint resumes it).
      */
-    void triggerSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis);
+    void triggerSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis, boolean stop);
 
     /** Checkpoint {@code checkpointId} completed: the task's operators hear it (a two-phase-commit sink commits). */
     void notifyCheckpointComplete(ExecutionAttemptId task, long checkpointId);

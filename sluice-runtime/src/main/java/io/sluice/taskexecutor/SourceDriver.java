@@ -15,7 +15,15 @@ import java.util.function.BooleanSupplier;
  * <p>At the end of a bounded input the mailbox is drained once more, so a trigger that came before
  * the end is still taken at the final position (its barrier precedes the end of the outputs); a
  * later trigger is dropped. Then event time is over: the maximum watermark makes every pending
- * event-time timer fire. Task thread only.
+ * event-time timer fire.
+ *
+ * <p>Stop-with-savepoint: after the savepoint's barrier ({@link #stopAfter}) the source emits nothing more
+ * (no record, no processing-time work, so nothing reaches a sink after the state the savepoint holds) and
+ * only runs its mailbox, until the task is cancelled (the job master cancels the job once the savepoint
+ * completed) or the next trigger resumes it ({@link #resume}: the savepoint failed, the job goes on). Like
+ * Flink's synchronous savepoint; it also leaves the machine's CPU to the savepoint's upload.
+ *
+ * <p>Task thread only.
  */
 final class SourceDriver implements RecordDriver {
     /** Records a source emits between two looks at the mailbox: small enough for prompt barriers. */
@@ -28,6 +36,10 @@ final class SourceDriver implements RecordDriver {
     /** Written by the task thread only; read racily for metrics. */
     private long recordsIn;
     private final io.sluice.operators.RecordTimestamp recordTimestamp;
+    /** The stop-with-savepoint after whose barrier this source emits nothing, or -1. Task thread. */
+    private long stoppedAfter = -1;
+    /** How long a stopped source waits for mail before it looks at the cancel flag again. */
+    static final long STOPPED_WAIT_NANOS = 100_000_000L;
 
     @SuppressWarnings("unchecked")
     SourceDriver(SourceReader<?> reader, OperatorChain chain, TaskMailbox mailbox, BooleanSupplier cancelled) {
@@ -80,6 +92,10 @@ final class SourceDriver implements RecordDriver {
         };
         while (!cancelled.getAsBoolean()) {
             mailbox.drain();
+            if (stoppedAfter >= 0) {
+                mailbox.awaitAndDrain(STOPPED_WAIT_NANOS);
+                continue;
+            }
             chain.advanceProcessingTime();
             int n = reader.emit(counting, SOURCE_BATCH);
             if (n == SourceReader.END_OF_INPUT) {
@@ -115,6 +131,21 @@ final class SourceDriver implements RecordDriver {
         if (wait > 0) {
             mailbox.awaitAndDrain(wait);
         }
+    }
+
+    /** Task thread (mail): the stop-with-savepoint {@code savepointId} emitted its barrier; emit nothing more. */
+    void stopAfter(long savepointId) {
+        stoppedAfter = savepointId;
+    }
+
+    /** Task thread (mail): emit again (a later checkpoint was triggered: the stop-with-savepoint failed). */
+    void resume() {
+        stoppedAfter = -1;
+    }
+
+    /** The stop-with-savepoint this source stopped after, or -1 if it emits. Task thread. */
+    long stoppedAfter() {
+        return stoppedAfter;
     }
 
     @Override

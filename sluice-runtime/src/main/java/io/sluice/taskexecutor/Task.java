@@ -149,12 +149,31 @@ public final class Task implements Runnable {
      * next look at the mailbox. Any thread.
      */
     void triggerCheckpoint(long checkpointId, long timestampMillis) {
-        mailbox.put(() -> checkpointer.checkpoint(checkpointId, timestampMillis));
+        mailbox.put(() -> {
+            resumeSource(); // a stop-with-savepoint before it failed: the job goes on
+            checkpointer.checkpoint(checkpointId, timestampMillis);
+        });
     }
 
-    /** A source's savepoint (a full snapshot, see {@link SubtaskCheckpointer#checkpoint(long, long, boolean)}). Any thread. */
-    void triggerSavepoint(long checkpointId, long timestampMillis) {
-        mailbox.put(() -> checkpointer.checkpoint(checkpointId, timestampMillis, true));
+    /**
+     * A source's savepoint (a full snapshot, see {@link SubtaskCheckpointer#checkpoint(long, long, boolean)});
+     * with {@code stop}, the source emits nothing after its barrier ({@link SourceDriver#stopAfter}). Any thread.
+     */
+    void triggerSavepoint(long checkpointId, long timestampMillis, boolean stop) {
+        mailbox.put(() -> {
+            resumeSource();
+            checkpointer.checkpoint(checkpointId, timestampMillis, true);
+            if (stop && driver instanceof SourceDriver source) {
+                source.stopAfter(checkpointId);
+            }
+        });
+    }
+
+    /** Task thread (mail): a source stopped after a stop-with-savepoint's barrier emits again. */
+    private void resumeSource() {
+        if (driver instanceof SourceDriver source) {
+            source.resume();
+        }
     }
 
     /** Checkpoint {@code checkpointId} completed: older local copies go now, the operators hear it on the task thread. */

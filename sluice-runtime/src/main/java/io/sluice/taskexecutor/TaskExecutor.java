@@ -322,11 +322,11 @@ public final class TaskExecutor implements TaskExecutorGateway {
     }
 
     @Override
-    public void triggerSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis) {
+    public void triggerSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis, boolean stop) {
         mainThread.execute(() -> {
             RunningTask running = tasks.get(task);
             if (running != null) {
-                running.task().triggerSavepoint(checkpointId, timestampMillis);
+                running.task().triggerSavepoint(checkpointId, timestampMillis, stop);
             }
         });
     }

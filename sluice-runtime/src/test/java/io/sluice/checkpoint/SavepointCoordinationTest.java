@@ -82,7 +82,8 @@ class SavepointCoordinationTest {
                     }
 
                     @Override
-                    public void triggerTaskForSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis) {
+                    public void triggerTaskForSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis,
+                                                        boolean stop) {
                         savepointTriggers.add(checkpointId);
                     }
 

@@ -101,9 +101,9 @@ final class KillableTaskExecutor implements TaskExecutorGateway {
     }
 
     @Override
-    public void triggerSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis) {
+    public void triggerSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis, boolean stop) {
         if (!dead) {
-            taskExecutor.triggerSavepoint(task, checkpointId, timestampMillis);
+            taskExecutor.triggerSavepoint(task, checkpointId, timestampMillis, stop);
         }
     }
 

@@ -170,6 +170,49 @@ class SavepointITCase {
         assertThat(listed).containsExactly(a);
     }
 
+    /**
+     * Stop-with-savepoint emits nothing after the savepoint: its sources stop after the barrier, so no output
+     * reaches a sink beyond the state the savepoint holds, and the job restored from it goes on with each
+     * key's count exactly where the stopped job's output ended (its first count per key is the stopped job's
+     * last + 1). Before, the stop was a savepoint and then a cancel: the sources ran on until the cancel, and
+     * the restored job emitted again counts the stopped one had emitted already.
+     */
+    @Test
+    void stopWithSavepointEmitsNothingBeyondTheSavepoint() throws Exception {
+        int keys = 8;
+        CollectingSink<Tuple2<Long, Long>> stopped = CollectingSink.create();
+        sinks.add(stopped);
+        StreamExecutionEnvironment env = env(2, StateBackendType.HEAP, false);
+        KeyedCountingJob.build(env, io.sluice.api.source.SequenceSource.unbounded(0).withRate(20_000), keys,
+                io.sluice.examples.InjectedFailures.none(), stopped);
+        JobId job = submit(env.buildJobGraph("stopped with a savepoint"), null);
+        await().atMost(Duration.ofSeconds(60)).until(() -> stopped.count() > 5_000);
+        Savepoint savepoint = cluster.dispatcher().triggerSavepoint(job, dir.resolve("savepoints").toString(), true)
+                .get(60, TimeUnit.SECONDS);
+        assertThat(cluster.dispatcher().requestJobResult(job).get(60, TimeUnit.SECONDS).status())
+                .isEqualTo(JobStatus.CANCELED);
+        Map<Long, Long> lastBeforeStop = CollectingSink.lastValuePerKey(stopped.results(), Tuple2::f0, Tuple2::f1);
+        assertThat(lastBeforeStop).hasSize(keys);
+
+        CollectingSink<Tuple2<Long, Long>> restored = CollectingSink.create();
+        sinks.add(restored);
+        StreamExecutionEnvironment next = env(2, StateBackendType.HEAP, false);
+        KeyedCountingJob.build(next, io.sluice.api.source.SequenceSource.unbounded(0).withRate(20_000), keys,
+                io.sluice.examples.InjectedFailures.none(), restored);
+        JobId second = submit(next.buildJobGraph("restored from the stop"), savepoint.path());
+        await().atMost(Duration.ofSeconds(60)).until(() -> restored.results().stream().map(Tuple2::f0)
+                .distinct().count() == keys);
+        cluster.dispatcher().cancelJob(second).get(10, TimeUnit.SECONDS);
+        Map<Long, Long> firstAfterRestore = new HashMap<>();
+        for (Tuple2<Long, Long> r : restored.results()) {
+            firstAfterRestore.putIfAbsent(r.f0(), r.f1());
+        }
+        Map<Long, Long> expected = new HashMap<>();
+        lastBeforeStop.forEach((k, last) -> expected.put(k, last + 1));
+        assertThat(firstAfterRestore).as("each key's first count after the restore (the stopped job's last + 1)")
+                .isEqualTo(expected);
+    }
+
     @Test
     void aSavepointTakenWhileTheJobRunsOnMovedElsewhereRestoresAndRetentionNeverDeletesIt() throws Exception {
         // Retain one checkpoint, delete them on cancel: neither touches the savepoint, in the default directory.

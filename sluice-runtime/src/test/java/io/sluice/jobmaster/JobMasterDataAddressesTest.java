@@ -144,8 +144,8 @@ class JobMasterDataAddressesTest {
         }
 
         @Override
-        public void triggerSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis) {
-            delegate.triggerSavepoint(task, checkpointId, timestampMillis);
+        public void triggerSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis, boolean stop) {
+            delegate.triggerSavepoint(task, checkpointId, timestampMillis, stop);
         }
 
         @Override

@@ -87,7 +87,7 @@ public final class TestingTaskExecutorGateway implements TaskExecutorGateway {
 
     /** Recorded as a {@link TriggerCall} too: the tests that use this gateway do not tell them apart. */
     @Override
-    public void triggerSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis) {
+    public void triggerSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis, boolean stop) {
         triggers.add(new TriggerCall(task, checkpointId, timestampMillis));
     }
 

@@ -120,8 +120,12 @@ public final class CheckpointCoordinator {
 
         void triggerTask(ExecutionAttemptId task, long checkpointId, long timestampMillis);
 
-        /** Triggers a savepoint at {@code task} (a running source): a full snapshot at every task. */
-        default void triggerTaskForSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis) {
+        /**
+         * Triggers a savepoint at {@code task} (a running source): a full snapshot at every task; with
+         * {@code stop}, the source emits nothing after the barrier (stop-with-savepoint).
+         */
+        default void triggerTaskForSavepoint(ExecutionAttemptId task, long checkpointId, long timestampMillis,
+                                             boolean stop) {
             throw new UnsupportedOperationException(getClass().getSimpleName() + " takes no savepoints");
         }
 
@@ -243,8 +247,19 @@ public final class CheckpointCoordinator {
      */
     public java.util.concurrent.CompletableFuture<io.sluice.checkpoint.Savepoint> triggerSavepoint(
             String targetLocation) {
+        return triggerSavepoint(targetLocation, false);
+    }
+
+    /**
+     * Like {@link #triggerSavepoint(String)}; with {@code stop} (stop-with-savepoint) the sources emit nothing
+     * after the savepoint's barrier, so nothing the savepoint does not hold reaches a sink; the caller cancels
+     * the job once the savepoint completed. If it fails, the next checkpoint's trigger resumes the sources.
+     * Main thread.
+     */
+    public java.util.concurrent.CompletableFuture<io.sluice.checkpoint.Savepoint> triggerSavepoint(
+            String targetLocation, boolean stop) {
         mainThread.assertRunningInMainThread();
-        PendingSavepoint s = new PendingSavepoint(targetLocation, clock.nanoTime());
+        PendingSavepoint s = new PendingSavepoint(targetLocation, clock.nanoTime(), stop);
         if (!trigger.isRunning()) {
             s.fail("job " + jobId, config.checkpointingEnabled()
                     ? "the job is not running (checkpoints are taken only while it runs)"
@@ -323,7 +338,7 @@ public final class CheckpointCoordinator {
 
     private void trigger(ExecutionAttemptId task, PendingCheckpoint p) {
         if (p.savepoint != null) {
-            context.triggerTaskForSavepoint(task, p.checkpointId, p.triggerTimestampMillis);
+            context.triggerTaskForSavepoint(task, p.checkpointId, p.triggerTimestampMillis, p.savepoint.stop);
         } else {
             context.triggerTask(task, p.checkpointId, p.triggerTimestampMillis);
         }

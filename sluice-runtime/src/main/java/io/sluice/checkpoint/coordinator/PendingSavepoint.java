@@ -15,13 +15,16 @@ final class PendingSavepoint {
     final String targetLocation;
     /** When it was requested: it must start within the checkpoint timeout. */
     final long requestedNanos;
+    /** Stop-with-savepoint: the sources emit nothing after its barrier. */
+    final boolean stop;
     final CompletableFuture<Savepoint> future = new CompletableFuture<>();
     /** Whether its checkpoint id was asked for and has not come back yet. Main thread. */
     boolean idRequested;
 
-    PendingSavepoint(String targetLocation, long requestedNanos) {
+    PendingSavepoint(String targetLocation, long requestedNanos, boolean stop) {
         this.targetLocation = targetLocation;
         this.requestedNanos = requestedNanos;
+        this.stop = stop;
     }
 
     /** Fails the savepoint with {@code reason} (a sentence fragment: "the job is failing over"). */
