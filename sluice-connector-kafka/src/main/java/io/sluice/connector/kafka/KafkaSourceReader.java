@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  * partition discovery, per-partition watermarks and the deserialization error policy.
  *
  * <p>Threading: task thread only (the consumer is single-threaded). Blocking calls are bounded: a poll
- * waits at most 10 ms, metadata calls at most the startup timeout at start (and when a discovered partition
- * is positioned). Partition discovery while running never blocks ({@link PartitionDiscovery}).
+ * waits at most 10 ms, metadata calls at most the startup timeout at start. Partition discovery while
+ * running never blocks ({@link PartitionDiscovery}, which also finds where a new partition starts).
  */
 final class KafkaSourceReader<T> implements SourceReader<T> {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaSourceReader.class);
@@ -211,33 +211,52 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
                     + " the brokers run and are reachable from this task manager; the job is restarted by its restart"
                     + " strategy", e);
         }
-        assign(mine, true, now);
+        assign(mine, now);
         if (source.boundedToLatest) {
             endOffsets = new HashMap<>(consumer.endOffsets(mine, source.startupTimeout));
         }
         if (source.partitionDiscoveryInterval.toMillis() > 0 && !source.boundedToLatest) {
             discovery = new PartitionDiscovery(name, source.consumerProperties(subtask), this::wanted,
-                    source.partitionDiscoveryInterval, now);
+                    this::isNewOfThisSubtask, source.partitionDiscoveryInterval, now);
         }
         LOG.info("{} reads {} partitions: {}", name, mine.size(), mine);
     }
 
-    /** A discovery's result: assigns this subtask's partitions that are new. */
-    private void assignDiscovered(List<TopicPartition> all, long now) {
+    /** Whether this subtask reads {@code tp} and does not read it yet: a partition discovery must add it. */
+    private boolean isNewOfThisSubtask(TopicPartition tp) {
+        return !next.containsKey(tp) && PartitionPositions.subtaskOf(tp, parallelism) == subtask;
+    }
+
+    /**
+     * A discovery's result: adds the new partitions, each at its restored position or else at the earliest
+     * offset the discovery found, with no call that waits for the broker.
+     */
+    private void assignDiscovered(Map<TopicPartition, Long> earliest, long now) {
         List<TopicPartition> fresh = new ArrayList<>();
-        for (TopicPartition tp : ofThisSubtask(all)) {
+        for (TopicPartition tp : ofThisSubtask(new ArrayList<>(earliest.keySet()))) {
             if (!next.containsKey(tp)) {
                 fresh.add(tp);
             }
         }
-        if (!fresh.isEmpty()) {
-            LOG.info("{} found new partitions {}: reading them from their earliest record", name, fresh);
-            assign(fresh, false, now);
+        if (fresh.isEmpty()) {
+            return;
+        }
+        LOG.info("{} found new partitions {}: reading them from their earliest record", name, fresh);
+        List<TopicPartition> all = new ArrayList<>(next.keySet());
+        all.addAll(fresh);
+        consumer.assign(all);
+        for (TopicPartition tp : fresh) {
+            long position = restored.getOrDefault(tp, earliest.get(tp));
+            consumer.seek(tp, position);
+            next.put(tp, position);
+            if (watermarks != null) {
+                watermarks.track(tp, now);
+            }
         }
     }
 
-    /** Adds {@code partitions} to the assignment and positions them: restored, else the starting offsets. */
-    private void assign(List<TopicPartition> partitions, boolean atStart, long now) {
+    /** At start: assigns {@code partitions} and positions them: restored, else the starting offsets. */
+    private void assign(List<TopicPartition> partitions, long now) {
         List<TopicPartition> all = new ArrayList<>(next.keySet());
         all.addAll(partitions);
         consumer.assign(all);
@@ -251,7 +270,7 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
             }
         }
         if (!toStart.isEmpty()) {
-            StartingOffsets start = atStart ? source.startingOffsets : StartingOffsets.earliest();
+            StartingOffsets start = source.startingOffsets;
             switch (start.kind()) {
                 case EARLIEST -> consumer.seekToBeginning(toStart);
                 case LATEST -> consumer.seekToEnd(toStart);

@@ -306,6 +306,9 @@ class KafkaSourceReaderITCase {
             produceAt(topic, 1, 3, "p1");
             readUntil(reader, out, 3);
             assertThat(new ArrayList<>(out.records)).containsExactlyInAnyOrder("p0", "p1", "p2");
+            assertThat(PartitionPositions.decode(reader.snapshotPosition())).as("the checkpointed positions")
+                    .isEqualTo(Map.of(new TopicPartition(topic, 0), 1L, new TopicPartition(topic, 1), 1L,
+                            new TopicPartition(topic, 2), 1L));
         }
     }
 
