@@ -260,27 +260,25 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
     }
 
     private static int parseParallel(String s) {
-        try {
-            int n = Integer.parseInt(s.strip());
-            if (n < 1) {
-                throw new IllegalArgumentException("--parallel must be at least 1, not '" + s + "'");
-            }
-            return n;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--parallel takes a number of harnesses (1, 2, ...), not '" + s + "'");
-        }
+        return parseAtLeastOne("--parallel", s, "a number of harnesses (1, 2, ...)");
     }
 
     private static int parseRounds(String s) {
+        return parseAtLeastOne("--rounds", s, "a number of rounds (1, 3, 5, ...)");
+    }
+
+    /** {@code s} as a whole number of at least 1, for {@code option}, which takes {@code what}. */
+    private static int parseAtLeastOne(String option, String s, String what) {
+        int n;
         try {
-            int n = Integer.parseInt(s.strip());
-            if (n < 1) {
-                throw new IllegalArgumentException("--rounds must be at least 1, not '" + s + "'");
-            }
-            return n;
+            n = Integer.parseInt(s.strip());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--rounds takes a number of rounds (1, 3, 5, ...), not '" + s + "'");
+            throw new IllegalArgumentException(option + " takes " + what + ", not '" + s + "'");
         }
+        if (n < 1) {
+            throw new IllegalArgumentException(option + " must be at least 1, not '" + s + "'");
+        }
+        return n;
     }
 
     /** "90s", "10m", "1h" or a number of minutes. */
