@@ -24,8 +24,10 @@ import java.util.zip.CRC32C;
  * </pre>
  *
  * <p>Writers use version 1 whenever the length fits in an {@code int} (so such files are byte for byte
- * what earlier builds wrote) and version 2 only above that. Both are read, as a whole array
- * ({@link #decode}) and as a stream ({@link #openPayload}).
+ * what earlier builds wrote) and version 2 above that, with one exception: a snapshot spilled to a
+ * local file is framed as a state file while it is written ({@link FramedStateFile}), before its length
+ * is known, so it reserves (and gets) a version-2 header whatever its length. Both are read, as a whole
+ * array ({@link #decode}) and as a stream ({@link #openPayload}).
  *
  * <p>Version 0 is the layout before this header existed: the file is the bare snapshot, which
  * starts with the snapshot marker "SLKS". Such files are still read (without a checksum to check);
@@ -69,8 +71,15 @@ final class StateFileFormat {
             return ByteBuffer.allocate(HEADER_BYTES).putInt(MAGIC).putInt(VERSION).putInt((int) length).putInt(crc)
                     .array();
         }
-        return ByteBuffer.allocate(HEADER_V2_BYTES).putInt(MAGIC).putInt(VERSION_2).putLong(length).putInt(crc)
-                .array();
+        return headerV2(length, crc);
+    }
+
+    /** The version-2 header of a payload of {@code length} bytes with checksum {@code crc}, whatever its length. */
+    static byte[] headerV2(long length, int crc) {
+        if (length < 0) {
+            throw new IllegalArgumentException("A state-file payload cannot have a negative length, got " + length);
+        }
+        return ByteBuffer.allocate(HEADER_V2_BYTES).putInt(MAGIC).putInt(VERSION_2).putLong(length).putInt(crc).array();
     }
 
     /**

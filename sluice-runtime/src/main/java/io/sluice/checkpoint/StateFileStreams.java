@@ -47,15 +47,17 @@ public final class StateFileStreams {
     }
 
     /**
-     * As {@link #writeTaskState(JobId, long, int, int, Path)}, for a payload whose writer computed its length and
-     * CRC32C while writing it (a spilled snapshot): the file is read once, by the upload.
+     * Writes one subtask's state file of a checkpoint as {@link #writeTaskState(JobId, long, int, int, Path)} does
+     * (same path), from a local file that is already the complete state file ({@link FramedStateFile}, e.g. a
+     * spilled snapshot): published as it is ({@link BlobStore#putFile}), a hard link where the storage keeps its
+     * files on the same local file system, else a stream. The file must not change from now on.
+     *
+     * @throws StorageException if the write fails
      */
-    public String writeTaskState(JobId jobId, long checkpointId, int vertexId, int subtask, Path payload, long length,
-                                 int crc32c) {
+    public String writeFramedTaskState(JobId jobId, long checkpointId, int vertexId, int subtask, Path framedFile) {
         String path = taskStatePath(jobId, checkpointId, vertexId, subtask);
-        BlobContent content = LocalStateFiles.contentOf(payload, length, crc32c, storage.location() + "/" + path);
         storage.countStateWrite();
-        store.put(path, content);
+        store.putFile(path, framedFile);
         return path;
     }
 

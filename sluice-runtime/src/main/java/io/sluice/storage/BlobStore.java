@@ -65,6 +65,21 @@ public interface BlobStore {
         put(path, data);
     }
 
+    /**
+     * Stores the complete local {@code file} (its bytes as they are, no header added) at {@code path}, with the
+     * same atomicity as {@link #put(String, byte[])}. The file must not change from now on; the caller may delete
+     * its own name for it once this returns.
+     *
+     * <p>The default streams the file through {@link #put(String, BlobContent)}. A store that keeps each blob as
+     * a local file links the file into place instead of copying it, where the file system allows
+     * ({@link LocalFileBlobStore}).
+     *
+     * @throws StorageException if the write fails
+     */
+    default void putFile(String path, Path file) {
+        put(path, BlobContent.ofFile(new byte[0], file));
+    }
+
     /** The largest blob the default {@link #put(String, BlobContent)} writes: the largest safe array size. */
     long MAX_ARRAY_BLOB_BYTES = Integer.MAX_VALUE - 8;
 

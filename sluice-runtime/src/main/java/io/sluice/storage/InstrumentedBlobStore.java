@@ -70,6 +70,15 @@ public final class InstrumentedBlobStore implements BlobStore {
         });
     }
 
+    /** Counted and timed as a {@link BlobOp#PUT}, like {@link #put(String, byte[])}. */
+    @Override
+    public void putFile(String path, java.nio.file.Path file) {
+        call(BlobOp.PUT, path, () -> {
+            delegate.putFile(path, file);
+            return null;
+        });
+    }
+
     @Override
     public byte[] get(String path) {
         return call(BlobOp.GET, path, () -> delegate.get(path));

@@ -117,18 +117,81 @@ public final class LocalFileBlobStore implements BlobStore {
         });
     }
 
-    /** Writes a blob through a temp file: create, fill, force, atomic move, force the directory. */
-    private void write(String path, Filler filler) {
+    /**
+     * Publishes {@code file} without copying it: forces it to disk, hard-links it to an in-progress name beside
+     * the blob's file and moves that into place atomically (then forces the directory), as {@link #put} publishes
+     * what it wrote. Where no link is possible (the file is on another file system) it is copied as
+     * {@link #put(String, BlobContent)} does.
+     */
+    @Override
+    public void putFile(String path, Path file) {
+        Path target = writableTarget(path);
+        Path temp = null;
+        try {
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+                ch.force(true);
+            }
+            Path dir = target.getParent();
+            Files.createDirectories(dir);
+            temp = inProgressSibling(target);
+            if (!link(temp, file)) {
+                temp = null;
+                put(path, BlobContent.ofFile(new byte[0], file));
+                return;
+            }
+            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
+            temp = null;
+            forceDirectory(dir);
+        } catch (IOException | RuntimeException e) {
+            if (temp != null) {
+                deleteQuietly(temp);
+            }
+            if (e instanceof StorageException se) {
+                throw se;
+            }
+            throw new StorageException(StorageException.message(role, location, "failed (" + StorageException
+                    .describeCause(e) + ") publishing the local file " + file, "put", path), e);
+        }
+    }
+
+    /** Makes {@code link} a hard link to the existing {@code file}; false where the file system cannot. */
+    private static boolean link(Path link, Path file) throws IOException {
+        try {
+            Files.createLink(link, file);
+            return true;
+        } catch (UnsupportedOperationException e) {
+            return false;
+        } catch (java.nio.file.FileSystemException e) {
+            if (!Files.exists(file)) {
+                throw e;
+            }
+            return false; // e.g. EXDEV: another file system
+        }
+    }
+
+    /** The file of the blob {@code path} is to be written to; refuses the suffix of unfinished writes. */
+    private Path writableTarget(String path) {
         Path target = resolve(path);
         if (isInProgressName(target)) {
             throw new IllegalArgumentException("Blob path '" + path + "' ends in the reserved suffix "
                     + IN_PROGRESS_SUFFIX + " that marks unfinished writes; choose another name");
         }
+        return target;
+    }
+
+    /** A fresh in-progress name beside {@code target}: hidden, unique, with the suffix listings skip. */
+    private static Path inProgressSibling(Path target) {
+        return target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + IN_PROGRESS_SUFFIX);
+    }
+
+    /** Writes a blob through a temp file: create, fill, force, atomic move, force the directory. */
+    private void write(String path, Filler filler) {
+        Path target = writableTarget(path);
         Path temp = null;
         try {
             Path dir = target.getParent();
             Files.createDirectories(dir);
-            temp = dir.resolve("." + target.getFileName() + "." + UUID.randomUUID() + IN_PROGRESS_SUFFIX);
+            temp = inProgressSibling(target);
             try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
                 filler.fill(ch);
                 ch.force(true);

@@ -1,5 +1,6 @@
 package io.sluice.taskexecutor;
 
+import io.sluice.checkpoint.FramedStateFile;
 import io.sluice.core.serialization.DataOutputBuffer;
 import io.sluice.state.KeyedSnapshotOutput;
 import java.io.BufferedOutputStream;
@@ -17,8 +18,10 @@ import org.slf4j.LoggerFactory;
  * at most {@code spillThreshold} bytes (then it may travel inline, or be kept as a task-local copy), and
  * beyond that moved to a local temporary file after every key group, so that a snapshot of any size
  * (a savepoint of a RocksDB state of many gigabytes) needs memory for one key group only. The file is
- * then uploaded as a stream ({@link io.sluice.checkpoint.CheckpointStorage#writeTaskState(io.sluice.graph.JobId,
- * long, int, int, Path)}) and deleted by {@link #close()}.
+ * framed as a state file while it is written ({@link FramedStateFile}: room for the header first, the
+ * header written by {@link #finish()}), so it is published as it is
+ * ({@link io.sluice.checkpoint.StateFileStreams#writeFramedTaskState}: a hard link on a local file
+ * system, a stream elsewhere) and its name is deleted by {@link #close()}.
  *
  * <p>Threading: the one I/O thread writing the snapshot.
  */
@@ -37,7 +40,7 @@ final class SpillingSnapshotOutput implements KeyedSnapshotOutput, AutoCloseable
     private Path file;
     private OutputStream fileOut;
     private long spilledBytes;
-    /** CRC32C of what went to the file, so that its upload need not read it a second time. */
+    /** CRC32C of the payload that went to the file, for its header: the file is never read a second time. */
     private final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
 
     /**
@@ -67,6 +70,7 @@ final class SpillingSnapshotOutput implements KeyedSnapshotOutput, AutoCloseable
                 deleteLeftoversOnce(directory);
                 file = Files.createTempFile(directory, FILE_PREFIX + ProcessHandle.current().pid() + "-", ".tmp");
                 fileOut = new BufferedOutputStream(Files.newOutputStream(file), FILE_BUFFER_BYTES);
+                FramedStateFile.reserveHeader(fileOut);
             }
             fileOut.write(buffer.array(), 0, buffer.position());
             crc.update(buffer.array(), 0, buffer.position());
@@ -118,12 +122,16 @@ final class SpillingSnapshotOutput implements KeyedSnapshotOutput, AutoCloseable
         }
     }
 
-    /** Ends the snapshot: a spilled one is complete in its file. Call once, after the writer finished. */
+    /**
+     * Ends the snapshot: a spilled one is complete in its file, header included. Call once, after the writer
+     * finished.
+     */
     void finish() {
         if (fileOut != null) {
             groupWritten(); // whatever followed the last drain
             try {
                 fileOut.close();
+                FramedStateFile.finish(file, spilledBytes, (int) crc.getValue());
             } catch (IOException e) {
                 throw new UncheckedIOException("Could not finish the local snapshot file " + file + " of " + owner
                         + ": " + e.getMessage(), e);
@@ -144,7 +152,7 @@ final class SpillingSnapshotOutput implements KeyedSnapshotOutput, AutoCloseable
         return Arrays.copyOf(buffer.array(), buffer.position());
     }
 
-    /** The file holding the snapshot, when it spilled. */
+    /** The file holding the snapshot framed as a state file (after {@link #finish}), when it spilled. */
     Path file() {
         if (!spilled()) {
             throw new IllegalStateException("The snapshot of " + owner + " stayed in memory");
@@ -152,15 +160,7 @@ final class SpillingSnapshotOutput implements KeyedSnapshotOutput, AutoCloseable
         return file;
     }
 
-    /** The CRC32C of the spilled snapshot, computed as it was written (after {@link #finish}). */
-    int crc32c() {
-        if (!spilled()) {
-            throw new IllegalStateException("The snapshot of " + owner + " stayed in memory");
-        }
-        return (int) crc.getValue();
-    }
-
-    /** The snapshot's length in bytes. */
+    /** The snapshot's length in bytes (a spilled one's payload, without the header of its file). */
     long length() {
         return spilled() ? spilledBytes + buffer.position() : buffer.position();
     }

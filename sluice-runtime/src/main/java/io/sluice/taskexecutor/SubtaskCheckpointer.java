@@ -236,9 +236,10 @@ final class SubtaskCheckpointer implements BarrierHandler {
             snapshot.writeTo(out);
             out.finish();
             if (out.spilled()) {
-                // Large: streamed from the local file, which (for a checkpoint) stays as the task-local copy.
-                String file = target.storage().streams().writeTaskState(target.jobId(), checkpointId, vertexId, subtask,
-                        out.file(), out.length(), out.crc32c());
+                // Large: the local file is the state file; published as it is (a hard link on a local file system),
+                // and (for a checkpoint) kept as the task-local copy.
+                String file = target.storage().streams().writeFramedTaskState(target.jobId(), checkpointId, vertexId,
+                        subtask, out.file());
                 if (!savepoint) {
                     target.localState().storeFile(checkpointId, file, out.file());
                 }

@@ -1,5 +1,6 @@
 package io.sluice.taskexecutor;
 
+import io.sluice.checkpoint.FramedStateFile;
 import io.sluice.checkpoint.TaskStateHandle;
 import io.sluice.graph.JobId;
 import io.sluice.state.CheckpointFiles;
@@ -17,6 +18,7 @@ import java.util.List;
  * from upload threads, read on the task thread while restoring, trimmed when a checkpoint completes.
  */
 final class SubtaskLocalState {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SubtaskLocalState.class);
     private final TaskLocalStateStore store;
     private final JobId jobId;
     private final int vertexId;
@@ -38,8 +40,9 @@ final class SubtaskLocalState {
     }
 
     /**
-     * I/O thread: keeps the snapshot file {@code snapshot}, too large for an in-memory copy, just uploaded as
-     * {@code stateFile} for {@code checkpointId}, as a local file (a hard link: the caller deletes its file next).
+     * I/O thread: keeps the snapshot file {@code snapshot} (framed as a state file: {@link
+     * io.sluice.checkpoint.FramedStateFile}), too large for an in-memory copy, just uploaded as {@code stateFile}
+     * for {@code checkpointId}, as a local file (a hard link: the caller deletes its file next).
      */
     void storeFile(long checkpointId, String stateFile, Path snapshot) {
         if (store != null) {
@@ -49,9 +52,11 @@ final class SubtaskLocalState {
     }
 
     /**
-     * Task thread: the local file of the full snapshot behind {@code handle} ({@link #storeFile}) as a stream
-     * that deletes its own link when closed, or {@code null} when this subtask kept none of that size for the
-     * checkpoint (then nothing is counted: the in-memory copies and storage are asked next).
+     * Task thread: the payload of the local file of the full snapshot behind {@code handle} ({@link #storeFile})
+     * as a stream that checks its header now and its length and checksum as it is read, and deletes its own link
+     * when closed; or {@code null} when this subtask kept none of that size for the checkpoint (then nothing is
+     * counted: the in-memory copies and storage are asked next); also {@code null}, with a warning, when the
+     * local file's header is damaged.
      */
     InputStream openFile(long checkpointId, TaskStateHandle handle) throws java.io.IOException {
         if (store == null || handle.isInline() || handle.isIncremental() || handle.vertexId() != vertexId
@@ -60,11 +65,23 @@ final class SubtaskLocalState {
             return null;
         }
         Path target = store.directory().resolve("restore-" + java.util.UUID.randomUUID());
-        if (!store.restoreFile(jobId, vertexId, subtaskIndex, checkpointId, handle.stateFile(), handle.stateSize(),
-                target, true)) {
+        if (!store.restoreFile(jobId, vertexId, subtaskIndex, checkpointId, handle.stateFile(),
+                FramedStateFile.fileSize(handle.stateSize()), target, true)) {
             return null;
         }
-        return java.nio.file.Files.newInputStream(target, java.nio.file.StandardOpenOption.DELETE_ON_CLOSE);
+        InputStream in = java.nio.file.Files.newInputStream(target, java.nio.file.StandardOpenOption.DELETE_ON_CLOSE);
+        try {
+            return FramedStateFile.openPayload(in, "the task-local copy " + target + " of " + handle.stateFile(),
+                    handle.stateSize());
+        } catch (io.sluice.checkpoint.CorruptStateFileException e) {
+            in.close();
+            LOG.warn("Not restoring from a damaged task-local file; reading checkpoint storage instead: {}",
+                    e.getMessage());
+            return null;
+        } catch (java.io.IOException | RuntimeException e) {
+            in.close();
+            throw e;
+        }
     }
 
     /**

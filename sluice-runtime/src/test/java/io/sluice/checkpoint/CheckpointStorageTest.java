@@ -115,22 +115,35 @@ class CheckpointStorageTest {
     }
 
     @Test
-    void aFileWithTheChecksumItsWriterComputedIsTheSameStateFileAndTheChecksumIsTakenAsGiven() throws Exception {
+    void aFramedFileIsPublishedAsItIsReadsBackAsTheSameStateAndItsHeaderIsTakenAsWritten() throws Exception {
         byte[] payload = new byte[50_000];
         new java.util.Random(13).nextBytes(payload);
-        Path local = Files.write(root.resolve("spilled"), payload);
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
         crc.update(payload);
+        Path local = framed(root.resolve("spilled"), payload, (int) crc.getValue());
 
-        String path = storage.streams().writeTaskState(job, 5, 2, 1, local, payload.length, (int) crc.getValue());
-        String fromArray = storage.writeTaskState(job, 6, 2, 1, payload);
+        String path = storage.streams().writeFramedTaskState(job, 5, 2, 1, local);
 
-        assertThat(Files.readAllBytes(root.resolve(path))).isEqualTo(Files.readAllBytes(root.resolve(fromArray)));
-        String wrong = storage.streams().writeTaskState(job, 7, 2, 1, local, payload.length, (int) crc.getValue() + 1);
+        assertThat(Files.isSameFile(root.resolve(path), local)).as("linked, not copied").isTrue();
+        assertThat(storage.readTaskState(path)).as("a version-2 header, whatever the length").isEqualTo(payload);
+        try (java.io.InputStream in = storage.streams().open(path, payload.length)) {
+            assertThat(in.readAllBytes()).isEqualTo(payload);
+        }
+        Path wrongCrc = framed(root.resolve("spilled-wrong"), payload, (int) crc.getValue() + 1);
+        String wrong = storage.streams().writeFramedTaskState(job, 7, 2, 1, wrongCrc);
         assertThatThrownBy(() -> storage.readTaskState(wrong)).as("not computed again: a wrong one is stored")
                 .isInstanceOf(CorruptStateFileException.class).hasMessageContaining("checksum");
-        assertThatThrownBy(() -> storage.streams().writeTaskState(job, 8, 2, 1, local, payload.length + 1, 0))
-                .isInstanceOf(java.io.UncheckedIOException.class).hasMessageContaining("its writer wrote 50001");
+        assertThatThrownBy(() -> FramedStateFile.finish(local, payload.length + 1, 0))
+                .isInstanceOf(java.io.IOException.class).hasMessageContaining("its writer wrote 50001");
+    }
+
+    private static Path framed(Path file, byte[] payload, int crc32c) throws java.io.IOException {
+        try (java.io.OutputStream out = Files.newOutputStream(file)) {
+            FramedStateFile.reserveHeader(out);
+            out.write(payload);
+        }
+        FramedStateFile.finish(file, payload.length, crc32c);
+        return file;
     }
 
     @Test

@@ -173,6 +173,59 @@ class LocalFileBlobStoreTest {
     }
 
     @Test
+    void putFileLinksTheFileIntoPlaceWithoutCopyingItAndSurvivesTheDeletionOfTheCallersName() throws Exception {
+        byte[] body = new byte[100_000];
+        new java.util.Random(5).nextBytes(body);
+        Path local = Files.write(root.resolve("spill.tmp"), body);
+
+        store.putFile("job/chk-2/0-0.state", local);
+
+        Path blob = root.resolve("job/chk-2/0-0.state");
+        assertThat(Files.isSameFile(blob, local)).as("a hard link, not a copy").isTrue();
+        assertThat(Files.getAttribute(blob, "unix:nlink")).isEqualTo(2);
+        Files.delete(local); // the caller's name goes, the blob stays
+        assertThat(store.get("job/chk-2/0-0.state")).isEqualTo(body);
+        try (Stream<Path> files = Files.list(root.resolve("job/chk-2"))) {
+            assertThat(files).extracting(p -> p.getFileName().toString()).as("no in-progress link left")
+                    .containsExactly("0-0.state");
+        }
+    }
+
+    @Test
+    void putFileCopiesAFileOfAnotherFileSystem() throws Exception {
+        Path otherFileSystem = Path.of("/dev/shm");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(otherFileSystem)
+                && !Files.getFileStore(otherFileSystem).equals(Files.getFileStore(root)), "needs /dev/shm on a file"
+                + " system of its own");
+        Path local = Files.createTempFile(otherFileSystem, "sluice-test-", ".tmp");
+        try {
+            Files.write(local, new byte[] {1, 2, 3, 4});
+
+            store.putFile("job/chk-3/0-0.state", local);
+
+            Path blob = root.resolve("job/chk-3/0-0.state");
+            assertThat(Files.isSameFile(blob, local)).isFalse();
+            assertThat(store.get("job/chk-3/0-0.state")).containsExactly(1, 2, 3, 4);
+            try (Stream<Path> files = Files.list(root.resolve("job/chk-3"))) {
+                assertThat(files).extracting(p -> p.getFileName().toString()).containsExactly("0-0.state");
+            }
+        } finally {
+            Files.deleteIfExists(local);
+        }
+    }
+
+    @Test
+    void putFileOfAMissingFileFailsNamingItAndLeavesNothing() {
+        Path missing = root.resolve("gone.tmp");
+
+        assertThatThrownBy(() -> store.putFile("job/chk-4/0-0.state", missing))
+                .isInstanceOf(StorageException.class)
+                .hasMessageContaining("put job/chk-4/0-0.state")
+                .hasMessageContaining(missing.toString());
+        assertThat(store.exists("job/chk-4/0-0.state")).isFalse();
+    }
+
+    @Test
     void aStreamingPutWhoseContentFailsLeavesNoBlobAndNoTempFile() throws Exception {
         store.put("a/b", new byte[] {1});
         BlobContent failing = new BlobContent() {

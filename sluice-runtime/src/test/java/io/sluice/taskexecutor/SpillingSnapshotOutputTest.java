@@ -2,6 +2,7 @@ package io.sluice.taskexecutor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sluice.checkpoint.FramedStateFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -9,8 +10,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The spill file's life: in memory up to the threshold, a file beyond it (deleted on close), and the files a
- * killed process left behind deleted by the next process to spill there, not those of live processes.
+ * The spill file's life: in memory up to the threshold, a file framed as a state file beyond it (deleted on
+ * close), and the files a killed process left behind deleted by the next process to spill there, not those of
+ * live processes.
  */
 class SpillingSnapshotOutputTest {
     @TempDir
@@ -35,11 +37,15 @@ class SpillingSnapshotOutputTest {
             large.finish();
             assertThat(large.spilled()).isTrue();
             file = large.file();
-            assertThat(large.length()).isEqualTo(244);
-            assertThat(file).hasSize(244);
-            java.util.zip.CRC32C expected = new java.util.zip.CRC32C();
-            expected.update(Files.readAllBytes(file));
-            assertThat(large.crc32c()).as("computed while spilling").isEqualTo((int) expected.getValue());
+            assertThat(large.length()).as("the payload").isEqualTo(244);
+            assertThat(file).as("framed as a state file: header, then payload").hasSize(FramedStateFile.HEADER_BYTES + 244);
+            byte[] payload;
+            try (var in = FramedStateFile.openPayload(Files.newInputStream(file), file.toString(), 244)) {
+                payload = in.readAllBytes(); // the read that reaches the end checks the length and CRC32C
+            }
+            byte[] expected = new byte[244];
+            java.nio.ByteBuffer.wrap(expected, 240, 4).putInt(-1);
+            assertThat(payload).isEqualTo(expected);
             assertThat(SpillingSnapshotOutput.ownerPid(file.getFileName().toString()))
                     .hasValue(ProcessHandle.current().pid());
         }

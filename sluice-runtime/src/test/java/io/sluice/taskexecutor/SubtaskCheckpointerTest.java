@@ -125,7 +125,7 @@ class SubtaskCheckpointerTest {
     }
 
     @Test
-    void aSnapshotAboveTheSpillThresholdIsStreamedFromALocalFileKeptAsTheCheckpointsTaskLocalCopy() throws Exception {
+    void aSnapshotAboveTheSpillThresholdIsLinkedFromALocalFileKeptAsTheCheckpointsTaskLocalCopy() throws Exception {
         for (int k = 0; k < 2_000; k++) {
             count("key-" + k).update((long) k);
         }
@@ -149,7 +149,14 @@ class SubtaskCheckpointerTest {
             assertThat(localCopies.hasFile(jobId, 3, 0, id, handle.stateFile()))
                     .as("the spilled file stays as the task-local copy of a checkpoint, not of a savepoint")
                     .isEqualTo(id == 6);
+            // Framed as a state file while it was written, the spilled file is linked into the checkpoint directory,
+            // not copied: the stored file is the task-local copy itself (checkpoint) or the only name left (savepoint).
+            assertThat(Files.getAttribute(root.resolve("checkpoints").resolve(handle.stateFile()), "unix:nlink"))
+                    .as("names of the stored state file of %d", id).isEqualTo(id == 6 ? 2 : 1);
         }
+        Path stored = root.resolve("checkpoints").resolve(jobMaster.acknowledged(6).stateFile());
+        assertThat(localCopies.localFiles(jobId, 3, 0)).anySatisfy(local -> assertThat(Files.isSameFile(local, stored))
+                .as("the task-local copy is the stored file").isTrue());
         try (java.util.stream.Stream<Path> left = Files.list(spillDirectory)) {
             assertThat(left).as("the temporary files are deleted").isEmpty();
         }

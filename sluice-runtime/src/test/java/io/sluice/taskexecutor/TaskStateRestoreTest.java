@@ -101,8 +101,8 @@ class TaskStateRestoreTest {
     void aSnapshotTooLargeForAnInMemoryCopyIsRestoredFromItsTaskLocalFileWithoutReadingStorage() throws Exception {
         CheckpointStorage storage = storage();
         byte[] state = snapshotWithCount(16);
-        Path spilled = Files.write(root.resolve("spilled-snapshot"), state);
-        String file = storage.streams().writeTaskState(jobId, 4, 3, 0, spilled);
+        Path spilled = framed(root.resolve("spilled-snapshot"), state);
+        String file = storage.streams().writeFramedTaskState(jobId, 4, 3, 0, spilled);
         localState.storeFile(4, file, spilled);
         Files.delete(spilled); // as the spilling output does after the upload
         Files.delete(root.resolve(file)); // storage could not serve it now
@@ -115,6 +115,40 @@ class TaskStateRestoreTest {
         assertThat(localCopies.hits()).isEqualTo(1);
         assertThat(localCopies.misses()).isZero();
         assertThat(localCopies.localFiles(jobId, 3, 0)).as("the restore's link is gone, the copy stays").hasSize(1);
+    }
+
+    @Test
+    void aTaskLocalFileWithADamagedHeaderIsPassedOverForStorage() throws Exception {
+        CheckpointStorage storage = storage();
+        byte[] state = snapshotWithCount(17);
+        Path spilled = framed(root.resolve("spilled-snapshot"), state);
+        String file = storage.streams().writeFramedTaskState(jobId, 4, 3, 0, spilled);
+        Files.delete(root.resolve(file)); // the stored file must not share the damage: a copy, not a link
+        storage.writeTaskState(jobId, 4, 3, 0, state);
+        localState.storeFile(4, file, spilled);
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(spilled,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            ch.write(java.nio.ByteBuffer.wrap(new byte[] {0, 0, 0, 0}), 0); // the marker of the kept (linked) file
+        }
+        Files.delete(spilled);
+
+        KeyedStateBackend backend = restore(storage, new TaskStateHandle(3, 0, file, state.length, null, RANGE), 4)
+                .keyedStateBackend(countingHeap, spec());
+
+        assertThat(countOf(backend, "a")).isEqualTo(17L);
+        assertThat(stateReads()).as("read from storage instead").isEqualTo(1);
+    }
+
+    /** {@code payload} as a spilled snapshot's file: framed as a state file. */
+    private static Path framed(Path file, byte[] payload) throws java.io.IOException {
+        try (java.io.OutputStream out = Files.newOutputStream(file)) {
+            io.sluice.checkpoint.FramedStateFile.reserveHeader(out);
+            out.write(payload);
+        }
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(payload);
+        io.sluice.checkpoint.FramedStateFile.finish(file, payload.length, (int) crc.getValue());
+        return file;
     }
 
     @Test
