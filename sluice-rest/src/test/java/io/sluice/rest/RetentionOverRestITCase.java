@@ -133,6 +133,30 @@ class RetentionOverRestITCase {
         }
     }
 
+    /** For failure messages: every stored object or file under the checkpoint directory, and the job's checkpoints. */
+    private String whatIsStored(JobId job) {
+        StringBuilder out = new StringBuilder();
+        try {
+            if (storage == Storage.S3) {
+                ListContainerOptions options = ListContainerOptions.Builder.recursive();
+                for (var page = s3Context.getBlobStore().list(BUCKET, options); ; ) {
+                    page.forEach(m -> out.append(m.getName()).append(' ').append(m.getType()).append(", "));
+                    if (page.getNextMarker() == null) {
+                        break;
+                    }
+                    page = s3Context.getBlobStore().list(BUCKET, options.afterMarker(page.getNextMarker()));
+                }
+            } else {
+                filesUnder(dir.resolve("cp")).forEach(p -> out.append(dir.relativize(p)).append(", "));
+            }
+            out.append(" HA files ").append(haFilesOf(job));
+            out.append("; checkpoints ").append(json("/v1/jobs/" + job.value() + "/checkpoints"));
+        } catch (RuntimeException | IOException | AssertionError e) {
+            out.append(" (listing failed: ").append(e).append(')');
+        }
+        return "stored: " + out;
+    }
+
     private static List<Path> filesUnder(Path root) throws IOException {
         if (!Files.exists(root)) {
             return List.of();
@@ -189,7 +213,10 @@ class RetentionOverRestITCase {
         assertThat(checkpointFilesOf(job)).isPositive();
 
         cancel(job);
-        assertThat(checkpointFilesOf(job)).as("retained on cancel by default").isPositive();
+        // Failed once in CI on S3 (0 objects right after the cancel), not reproduced in 20 runs under load: the
+        // message says what storage and the job held then.
+        assertThat(checkpointFilesOf(job)).as(() -> "retained on cancel by default; " + whatIsStored(job))
+                .isPositive();
         assertThat(haFilesOf(job)).as("its HA checkpoint pointers").isNotEmpty();
 
         RestTestClient.Answer deleted = rest.client.method("DELETE", path);
