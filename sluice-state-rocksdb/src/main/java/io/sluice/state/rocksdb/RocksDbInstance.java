@@ -70,10 +70,11 @@ final class RocksDbInstance {
     private final Set<Snapshot> openSnapshots = new HashSet<>();
 
     /**
-     * Opens an empty instance in {@code directory}, whose compactions write table files of about
-     * {@code targetFileSize} bytes; on failure gives {@code memory} back and deletes the directory.
+     * Opens an empty instance in {@code directory}, which compacts as {@code compaction} says; on failure gives
+     * {@code memory} back and deletes the directory.
      */
-    RocksDbInstance(String owner, Path directory, SlotMemoryPools pools, SlotMemory memory, long targetFileSize) {
+    RocksDbInstance(String owner, Path directory, SlotMemoryPools pools, SlotMemory memory,
+                    CompactionSettings compaction) {
         this.owner = owner;
         this.directory = directory;
         this.pools = pools;
@@ -88,7 +89,7 @@ final class RocksDbInstance {
             Files.createDirectories(directory);
             filter = new BloomFilter(10, false);
             merge = new StringAppendOperator("");
-            cfOptions = columnOptions(memory, filter, merge, targetFileSize);
+            cfOptions = columnOptions(memory, filter, merge, compaction);
             options = new DBOptions()
                     .setCreateIfMissing(true)
                     .setWriteBufferManager(memory.writeBuffers())
@@ -124,10 +125,10 @@ final class RocksDbInstance {
 
     /**
      * The options of every column family: table format, block cache of the slot, list merges, write buffers,
-     * the size of the table files compactions write.
+     * the size of the table files compactions write, the level-0 file counts that slow and stop writes.
      */
-    private static ColumnFamilyOptions columnOptions(SlotMemory memory, BloomFilter filter, StringAppendOperator merge,
-                                                     long targetFileSize) {
+    static ColumnFamilyOptions columnOptions(SlotMemory memory, BloomFilter filter, StringAppendOperator merge,
+                                             CompactionSettings compaction) {
         long writeBufferSize = Math.max(1L << 20, Math.min(64L << 20, memory.writeBufferBytes() / 4));
         BlockBasedTableConfig table = new BlockBasedTableConfig()
                 .setBlockCache(memory.cache())
@@ -140,7 +141,9 @@ final class RocksDbInstance {
                 .setTableFormatConfig(table)
                 .setMergeOperator(merge)
                 .setWriteBufferSize(writeBufferSize)
-                .setTargetFileSizeBase(targetFileSize)
+                .setTargetFileSizeBase(compaction.targetFileSize())
+                .setLevel0SlowdownWritesTrigger(compaction.level0SlowdownFiles())
+                .setLevel0StopWritesTrigger(compaction.level0StopFiles())
                 .setCompressionType(CompressionType.LZ4_COMPRESSION)
                 .setLevelCompactionDynamicLevelBytes(true);
     }

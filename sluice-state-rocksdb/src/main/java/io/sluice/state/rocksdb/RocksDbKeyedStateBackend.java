@@ -94,7 +94,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
     final DataInputBuffer input = new DataInputBuffer();
 
     RocksDbKeyedStateBackend(KeyedStateBackendParameters p, Path directory, SlotMemoryPools pools, SlotMemory memory,
-                             boolean incrementalByDefault, long targetFileSize) {
+                             boolean incrementalByDefault, CompactionSettings compaction) {
         this.owner = p.owner();
         this.range = p.range();
         this.maxParallelism = p.maxParallelism();
@@ -103,7 +103,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
         this.clock = p.clock();
         this.ttlCleaner = new TtlCleaner(clock);
         this.keys = new RocksDbKeys(range, maxParallelism, keySerializer);
-        this.instance = new RocksDbInstance(owner, directory, pools, memory, targetFileSize);
+        this.instance = new RocksDbInstance(owner, directory, pools, memory, compaction);
         this.writeOptions = instance.writeOptions;
         this.readOptions = instance.readOptions;
         this.states = new RocksDbStates(this, instance, keys);

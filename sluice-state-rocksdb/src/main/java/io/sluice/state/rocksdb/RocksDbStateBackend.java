@@ -29,15 +29,16 @@ public final class RocksDbStateBackend implements StateBackend {
     private final Path localDir;
     private final SlotMemoryPools pools;
     private final boolean incrementalByDefault;
-    private final long targetFileSize;
+    private final CompactionSettings compaction;
 
     public RocksDbStateBackend(Configuration configuration) {
         configuration.validate(java.util.List.of(RocksDbOptions.MEMORY_PER_SLOT, RocksDbOptions.WRITE_BUFFER_RATIO,
-                RocksDbOptions.HIGH_PRIORITY_POOL_RATIO, RocksDbOptions.LOCAL_DIR, RocksDbOptions.TARGET_FILE_SIZE));
+                RocksDbOptions.HIGH_PRIORITY_POOL_RATIO, RocksDbOptions.LOCAL_DIR, RocksDbOptions.TARGET_FILE_SIZE,
+                RocksDbOptions.LEVEL0_SLOWDOWN_FILES, RocksDbOptions.LEVEL0_STOP_FILES));
         String dir = configuration.get(RocksDbOptions.LOCAL_DIR).trim();
         this.localDir = dir.isEmpty() ? Path.of(System.getProperty("java.io.tmpdir"), "sluice-rocksdb") : Path.of(dir);
         this.incrementalByDefault = configuration.get(io.sluice.config.StateBackendOptions.INCREMENTAL);
-        this.targetFileSize = configuration.get(RocksDbOptions.TARGET_FILE_SIZE);
+        this.compaction = CompactionSettings.from(configuration);
         this.pools = new SlotMemoryPools(configuration.get(RocksDbOptions.MEMORY_PER_SLOT),
                 configuration.get(RocksDbOptions.WRITE_BUFFER_RATIO),
                 configuration.get(RocksDbOptions.HIGH_PRIORITY_POOL_RATIO));
@@ -52,8 +53,7 @@ public final class RocksDbStateBackend implements StateBackend {
     public KeyedStateBackend createKeyedStateBackend(KeyedStateBackendParameters parameters) {
         SlotMemory memory = pools.acquire(parameters.slot());
         Path directory = localDir.resolve(directoryName(parameters.owner()));
-        return new RocksDbKeyedStateBackend(parameters, directory, pools, memory, incrementalByDefault,
-                targetFileSize);
+        return new RocksDbKeyedStateBackend(parameters, directory, pools, memory, incrementalByDefault, compaction);
     }
 
     /** A directory name for {@code owner} (a task name): its letters and digits, then a random suffix. */

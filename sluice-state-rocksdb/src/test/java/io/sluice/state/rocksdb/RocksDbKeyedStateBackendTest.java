@@ -170,6 +170,39 @@ class RocksDbKeyedStateBackendTest {
                 .hasMessageContaining("at least 16 kb");
     }
 
+    @Test
+    void writesSlowDownAtEightLevel0FilesAndStopAtSixteenByDefaultOrAsConfigured() throws Exception {
+        stateBackend = new RocksDbStateBackend(new Configuration().set(RocksDbOptions.LOCAL_DIR, localDir.toString()));
+        assertThat(level0Triggers(open("defaults", "slot"))).containsExactly("level0_slowdown_writes_trigger=8",
+                "level0_stop_writes_trigger=16");
+        stateBackend.close();
+        stateBackend = new RocksDbStateBackend(new Configuration().set(RocksDbOptions.LOCAL_DIR, localDir.toString())
+                .setString("state.backend.rocksdb.compaction.level0-slowdown-files", "12")
+                .setString("state.backend.rocksdb.compaction.level0-stop-files", "30"));
+        assertThat(level0Triggers(open("configured", "slot"))).containsExactly("level0_slowdown_writes_trigger=12",
+                "level0_stop_writes_trigger=30");
+        assertThatThrownBy(() -> new RocksDbStateBackend(new Configuration()
+                .setString("state.backend.rocksdb.compaction.level0-slowdown-files", "10")
+                .setString("state.backend.rocksdb.compaction.level0-stop-files", "10")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("level0-stop-files (10) must be above")
+                .hasMessageContaining("level0-slowdown-files (10)");
+    }
+
+    /** The level-0 triggers of the column family of a new state, as RocksDB wrote them to its OPTIONS file. */
+    private static java.util.List<String> level0Triggers(RocksDbKeyedStateBackend b) throws Exception {
+        b.getValueState(new ValueStateDescriptor<>("v", Serializers.LONG));
+        java.nio.file.Path options;
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(b.directory())) {
+            options = files.filter(f -> f.getFileName().toString().startsWith("OPTIONS-"))
+                    .max(java.util.Comparator.comparing(f -> f.getFileName().toString())).orElseThrow();
+        }
+        String text = java.nio.file.Files.readString(options);
+        String column = text.substring(text.indexOf("[CFOptions \"v\"]"));
+        return column.lines().map(String::trim).filter(l -> l.startsWith("level0_slowdown_writes_trigger=")
+                || l.startsWith("level0_stop_writes_trigger=")).sorted().toList();
+    }
+
     /** Writes 2 MiB of incompressible values twice, compacts them all, and counts the table files. */
     private long tableFilesAfterCompaction(String targetFileSize) throws Exception {
         Configuration configuration = new Configuration().set(RocksDbOptions.LOCAL_DIR, localDir.toString());

@@ -1,0 +1,34 @@
+package io.sluice.state.rocksdb;
+
+import io.sluice.config.Configuration;
+
+/**
+ * How the RocksDB instances of a task executor compact: the size of the table files compactions write,
+ * and the numbers of level-0 files at which writes are slowed down and stopped until compactions catch
+ * up. Immutable.
+ *
+ * @param targetFileSize       {@code state.backend.rocksdb.compaction.target-file-size}
+ * @param level0SlowdownFiles  {@code state.backend.rocksdb.compaction.level0-slowdown-files}
+ * @param level0StopFiles      {@code state.backend.rocksdb.compaction.level0-stop-files}, above the slowdown
+ */
+record CompactionSettings(long targetFileSize, int level0SlowdownFiles, int level0StopFiles) {
+
+    CompactionSettings {
+        if (level0StopFiles <= level0SlowdownFiles) {
+            throw new IllegalArgumentException("state.backend.rocksdb.compaction.level0-stop-files (" + level0StopFiles
+                    + ") must be above state.backend.rocksdb.compaction.level0-slowdown-files (" + level0SlowdownFiles
+                    + "): writes are slowed down first, stopped only if that does not let compactions catch up");
+        }
+    }
+
+    /** The defaults ({@link RocksDbOptions}). */
+    static CompactionSettings defaults() {
+        return from(new Configuration());
+    }
+
+    /** From a task executor's configuration. */
+    static CompactionSettings from(Configuration configuration) {
+        return new CompactionSettings(configuration.get(RocksDbOptions.TARGET_FILE_SIZE),
+                configuration.get(RocksDbOptions.LEVEL0_SLOWDOWN_FILES), configuration.get(RocksDbOptions.LEVEL0_STOP_FILES));
+    }
+}
