@@ -178,6 +178,34 @@ class S3BlobStoreTest {
     }
 
     @Test
+    void aSpilledSnapshotFramedAsAStateFileGoesUpAsItIsInParts() throws Exception {
+        S3BlobStore s = store(S3ProxyServer.clientConfiguration(server.endpoint())
+                .set(S3Options.MULTIPART_THRESHOLD, 5 * MIB).set(S3Options.PART_SIZE, 5 * MIB));
+        CheckpointStorage storage = new CheckpointStorage(s, new SimpleMeterRegistry());
+        byte[] payload = new byte[(int) (11 * MIB + 321)];
+        new Random(9).nextBytes(payload);
+        Path framed = Files.createTempFile("s3-state", ".spilled");
+        toClose.add(() -> Files.deleteIfExists(framed));
+        try (java.io.OutputStream out = Files.newOutputStream(framed)) {
+            io.sluice.checkpoint.FramedStateFile.reserveHeader(out);
+            out.write(payload);
+        }
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(payload);
+        io.sluice.checkpoint.FramedStateFile.finish(framed, payload.length, (int) crc.getValue());
+        JobId job = JobId.of("1a2b3c4d5e6f708192a3b4c5d6e7f809");
+
+        long before = s.apiCalls();
+        String path = storage.streams().writeFramedTaskState(job, 5, 2, 1, framed);
+
+        assertThat(s.apiCalls() - before).as("create + 3 parts + complete").isEqualTo(5);
+        assertThat(s.get(path)).as("stored as it is").isEqualTo(Files.readAllBytes(framed));
+        try (InputStream in = storage.streams().open(path, payload.length)) {
+            assertThat(in.readAllBytes()).isEqualTo(payload);
+        }
+    }
+
+    @Test
     void aStreamedPutBelowTheThresholdIsOnePutAndReadsBackAsAStream() throws Exception {
         S3BlobStore s = store();
         long before = s.apiCalls();
