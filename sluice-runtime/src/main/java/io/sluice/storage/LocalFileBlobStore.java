@@ -118,40 +118,24 @@ public final class LocalFileBlobStore implements BlobStore {
     }
 
     /**
-     * Publishes {@code file} without copying it: forces it to disk, hard-links it to an in-progress name beside
-     * the blob's file and moves that into place atomically (then forces the directory), as {@link #put} publishes
-     * what it wrote. Where no link is possible (the file is on another file system) it is copied as
-     * {@link #put(String, BlobContent)} does.
+     * Publishes {@code file} without copying it: forces it to disk and hard-links it to the in-progress name,
+     * which {@link #publish} moves into place as it does for {@link #put}. Where no link is possible (the file is
+     * on another file system) the in-progress file is a forced copy instead.
      */
     @Override
     public void putFile(String path, Path file) {
-        Path target = writableTarget(path);
-        Path temp = null;
-        try {
-            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-                ch.force(true);
+        publish(path, " publishing the local file " + file, temp -> {
+            if (link(temp, file)) {
+                try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+                    ch.force(true);
+                }
+            } else {
+                Files.copy(file, temp);
+                try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+                    ch.force(true);
+                }
             }
-            Path dir = target.getParent();
-            Files.createDirectories(dir);
-            temp = inProgressSibling(target);
-            if (!link(temp, file)) {
-                temp = null;
-                put(path, BlobContent.ofFile(new byte[0], file));
-                return;
-            }
-            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
-            temp = null;
-            forceDirectory(dir);
-        } catch (IOException | RuntimeException e) {
-            if (temp != null) {
-                deleteQuietly(temp);
-            }
-            if (e instanceof StorageException se) {
-                throw se;
-            }
-            throw new StorageException(StorageException.message(role, location, "failed (" + StorageException
-                    .describeCause(e) + ") publishing the local file " + file, "put", path), e);
-        }
+        });
     }
 
     /** Makes {@code link} a hard link to the existing {@code file}; false where the file system cannot. */
@@ -186,16 +170,27 @@ public final class LocalFileBlobStore implements BlobStore {
 
     /** Writes a blob through a temp file: create, fill, force, atomic move, force the directory. */
     private void write(String path, Filler filler) {
+        publish(path, "", temp -> {
+            try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                filler.fill(ch);
+                ch.force(true);
+            }
+        });
+    }
+
+    /**
+     * Has {@code maker} make the complete blob, forced to disk, at a fresh in-progress name beside the blob's
+     * file, then moves it into place atomically and forces the directory; on any failure the in-progress file is
+     * deleted and a {@link StorageException} names the path ({@code detail} is added to its cause).
+     */
+    private void publish(String path, String detail, InProgressMaker maker) {
         Path target = writableTarget(path);
         Path temp = null;
         try {
             Path dir = target.getParent();
             Files.createDirectories(dir);
             temp = inProgressSibling(target);
-            try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                filler.fill(ch);
-                ch.force(true);
-            }
+            maker.make(temp);
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE);
             temp = null;
             forceDirectory(dir);
@@ -204,8 +199,13 @@ public final class LocalFileBlobStore implements BlobStore {
                 deleteQuietly(temp);
             }
             throw new StorageException(StorageException.message(role, location,
-                    "failed (" + StorageException.describeCause(e) + ")", "put", path), e);
+                    "failed (" + StorageException.describeCause(e) + ")" + detail, "put", path), e);
         }
+    }
+
+    /** Makes the complete, forced in-progress file of a blob at the given path. */
+    private interface InProgressMaker {
+        void make(Path temp) throws IOException;
     }
 
     /** Writes a blob's bytes into its open in-progress file. */
