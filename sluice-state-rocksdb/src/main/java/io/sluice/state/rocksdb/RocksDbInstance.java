@@ -20,6 +20,8 @@ import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
+import org.rocksdb.ExportImportFilesMetaData;
+import org.rocksdb.ImportColumnFamilyOptions;
 import org.rocksdb.InfoLogLevel;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
@@ -201,6 +203,38 @@ final class RocksDbInstance {
     RocksDB openReadOnly(Path files, List<StateMetaInfo> states, List<ColumnFamilyHandle> handles)
             throws RocksDBException {
         return RocksDB.openReadOnly(dbOptions, files.toString(), descriptors(states), handles);
+    }
+
+    /**
+     * Opens the downloaded RocksDB files at {@code files} for writing, with compactions off (nothing is
+     * rewritten while its files are exported); column family handles as {@link #openReadOnly}. The caller
+     * closes {@code compactionsOff}, its handles and the instance, in reverse order.
+     */
+    RocksDB openForExport(Path files, List<StateMetaInfo> states, ColumnFamilyOptions compactionsOff,
+                          List<ColumnFamilyHandle> handles) throws RocksDBException {
+        List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
+        for (ColumnFamilyDescriptor d : descriptors(states)) {
+            descriptors.add(new ColumnFamilyDescriptor(d.getName(), compactionsOff));
+        }
+        return RocksDB.open(dbOptions, files.toString(), descriptors, handles);
+    }
+
+    /** Options for {@link #openForExport}: this instance's column options with automatic compactions off. */
+    ColumnFamilyOptions compactionsOffOptions() {
+        return new ColumnFamilyOptions(columnOptions).setDisableAutoCompactions(true);
+    }
+
+    /**
+     * Creates the column family of state {@code stateName} from exported table files (their key ranges
+     * must not overlap); RocksDB moves the files into this instance. Task thread, during a restore.
+     */
+    ColumnFamilyHandle importColumn(String stateName, List<ExportImportFilesMetaData> exports) {
+        try (ImportColumnFamilyOptions options = new ImportColumnFamilyOptions().setMoveFiles(true)) {
+            return db.createColumnFamilyWithImport(new ColumnFamilyDescriptor(
+                    stateName.getBytes(StandardCharsets.UTF_8), columnOptions), options, exports);
+        } catch (RocksDBException e) {
+            throw failure("import the table files of state '" + stateName + "'", e);
+        }
     }
 
     /**

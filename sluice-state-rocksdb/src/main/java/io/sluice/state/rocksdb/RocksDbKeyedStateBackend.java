@@ -308,8 +308,9 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
      * Restores from incremental handles: downloads each handle's files and, when one handle holds all
      * of this backend's key groups, makes its instance this backend's own (no entry is re-inserted) and
      * deletes the key groups outside this backend's range with range deletions (clipping); otherwise
-     * copies this backend's key groups out of each downloaded instance, as bytes, group by group. The
-     * first checkpoint afterwards uploads every file again (it does not refer to the restored files,
+     * imports the table files of each downloaded instance that holds only key groups of this backend (as
+     * when a job is rescaled to fewer subtasks; nothing is re-inserted) and copies this backend's key
+     * groups out of the others, as bytes, group by group. The first checkpoint afterwards uploads every file again (it does not refer to the restored files,
      * which may belong to another job's checkpoints).
      */
     @Override
@@ -332,6 +333,32 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
     /** The slot memory this backend uses (for tests). */
     SlotMemory slotMemory() {
         return instance.memory();
+    }
+
+    /** The entries written to the memtables of every state and not yet flushed to table files (for tests). */
+    long memtableEntries() {
+        long n = 0;
+        for (RocksDbState state : states.all()) {
+            try {
+                n += instance.db().getLongProperty(state.column(), "rocksdb.num-entries-active-mem-table")
+                        + instance.db().getLongProperty(state.column(), "rocksdb.num-entries-imm-mem-tables");
+            } catch (RocksDBException e) {
+                throw failure("read the memtable entries of state '" + state.name() + "'", e);
+            }
+        }
+        return n;
+    }
+
+    /** Compacts the key groups {@code groups} of every state into the last level (for tests). */
+    void compactKeyGroups(KeyGroupRange groups) {
+        for (RocksDbState state : states.all()) {
+            try {
+                instance.db().compactRange(state.column(), RocksDbKeys.groupPrefix(groups.start()),
+                        RocksDbKeys.groupPrefix(groups.end() + 1));
+            } catch (RocksDBException e) {
+                throw failure("compact key groups " + groups + " of state '" + state.name() + "'", e);
+            }
+        }
     }
 
     /** The local directory of this instance (for tests). */

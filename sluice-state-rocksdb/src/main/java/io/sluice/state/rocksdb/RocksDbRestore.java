@@ -19,22 +19,29 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.UUID;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The restore of a {@link RocksDbKeyedStateBackend}, once, before any state is registered: from
  * canonical snapshots (of any backend) entry by entry, or from incremental handles by adopting a
- * downloaded RocksDB instance (clipped to this backend's key groups) or by copying this backend's key
- * groups out of each downloaded instance.
+ * downloaded RocksDB instance (clipped to this backend's key groups), by importing the table files of
+ * downloaded instances that hold only this backend's key groups, or by copying this backend's key
+ * groups out of the others.
  *
  * <p>Threading: task thread only.
  */
 final class RocksDbRestore {
+    private static final Logger LOG = LoggerFactory.getLogger(RocksDbRestore.class);
+
     private final RocksDbInstance instance;
     private final RocksDbStates states;
     private final RocksDbKeys keys;
@@ -77,8 +84,9 @@ final class RocksDbRestore {
     /**
      * Restores from incremental handles: downloads each handle's files and, when one handle holds all
      * of this backend's key groups, makes its instance this backend's own and deletes the key groups
-     * outside this backend's range (clipping); otherwise copies this backend's key groups out of each
-     * downloaded instance, as bytes, group by group.
+     * outside this backend's range (clipping); otherwise imports the table files of each downloaded
+     * instance that holds only key groups of this backend ({@link TableFileImport}) and copies this
+     * backend's key groups out of the others, as bytes, group by group.
      *
      * @return the shared files the next checkpoint may refer to instead of uploading them again (local name to
      *         file): the restored handle's, when it is this job's own checkpoint of exactly this backend's key
@@ -107,9 +115,17 @@ final class RocksDbRestore {
                     return reusable;
                 }
             } else {
-                for (int i = 0; i < handles.size(); i++) {
+                for (IncrementalStateHandle h : handles) {
+                    requireSameKeySerializer(IncrementalMetaData.decode(h.stateMetaData()));
+                }
+                Set<Integer> toCopy = new TableFileImport(instance, states, range)
+                        .importWherePossible(downloaded, handles);
+                for (int i : new TreeSet<>(toCopy)) {
                     copyKeyGroups(downloaded.get(i), handles.get(i));
                 }
+                LOG.info("Restored the RocksDB state of {} (key groups {}) from {} instances: {} by importing their"
+                        + " table files, {} by copying their entries", instance.owner(), range, handles.size(),
+                        handles.size() - toCopy.size(), toCopy.size());
             }
             return Map.of();
         } catch (IOException e) {
@@ -150,18 +166,30 @@ final class RocksDbRestore {
         });
     }
 
-    /** Deletes the key groups of {@code restoredRange} outside this backend's range, in every state. */
+    /**
+     * Deletes the key groups of {@code restoredRange} outside this backend's range, in every state: first the
+     * table files that hold only such groups (dropped at once, so neither compactions nor the next checkpoint
+     * carry them), then, with range deletions, what is left of them in the files that straddle the boundary.
+     */
     private void clipTo(KeyGroupRange restoredRange) {
+        List<byte[]> outside = new ArrayList<>();
+        if (restoredRange.start() < range.start()) {
+            outside.add(RocksDbKeys.groupPrefix(restoredRange.start()));
+            outside.add(RocksDbKeys.groupPrefix(range.start()));
+        }
+        if (restoredRange.end() > range.end()) {
+            outside.add(RocksDbKeys.groupPrefix(range.end() + 1));
+            outside.add(RocksDbKeys.groupPrefix(restoredRange.end() + 1));
+        }
+        if (outside.isEmpty()) {
+            return;
+        }
         RocksDB db = instance.db();
         for (RocksDbState state : states.all()) {
             try {
-                if (restoredRange.start() < range.start()) {
-                    db.deleteRange(state.column(), instance.writeOptions, RocksDbKeys.groupPrefix(restoredRange.start()),
-                            RocksDbKeys.groupPrefix(range.start()));
-                }
-                if (restoredRange.end() > range.end()) {
-                    db.deleteRange(state.column(), instance.writeOptions, RocksDbKeys.groupPrefix(range.end() + 1),
-                            RocksDbKeys.groupPrefix(restoredRange.end() + 1));
+                db.deleteFilesInRanges(state.column(), outside, false);
+                for (int i = 0; i < outside.size(); i += 2) {
+                    db.deleteRange(state.column(), instance.writeOptions, outside.get(i), outside.get(i + 1));
                 }
             } catch (RocksDBException e) {
                 throw instance.failure("drop the key groups outside " + range + " of state '" + state.name() + "'", e);
@@ -172,7 +200,6 @@ final class RocksDbRestore {
     /** Copies this backend's key groups out of the downloaded instance at {@code downloaded}, entry by entry. */
     private void copyKeyGroups(Path downloaded, IncrementalStateHandle handle) {
         IncrementalMetaData meta = IncrementalMetaData.decode(handle.stateMetaData());
-        requireSameKeySerializer(meta);
         int from = Math.max(range.start(), handle.keyGroupRange().start());
         int to = Math.min(range.end(), handle.keyGroupRange().end());
         if (from > to) {

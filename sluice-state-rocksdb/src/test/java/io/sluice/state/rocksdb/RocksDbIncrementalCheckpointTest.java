@@ -288,14 +288,129 @@ class RocksDbIncrementalCheckpointTest {
             write(half, 0, 5_000, 3);
             halves.add(checkpoint(half, 3, files));
         }
-        // 2 -> 1: both halves' groups copied into one.
+        // 2 -> 1: both halves' groups copied into one (their clipped files still reach outside their ranges).
         RocksDbKeyedStateBackend merged = open(ALL);
         merged.restoreIncremental(halves, files);
         check(merged, 0, 5_000, 3);
+        assertThat(merged.memtableEntries()).as("copied, entry by entry").isPositive();
         // 2 -> 3: a middle range overlaps both halves.
         RocksDbKeyedStateBackend middle = open(KeyGroups.rangeForSubtask(1, MAX_PARALLELISM, 3));
         middle.restoreIncremental(halves, files);
         check(middle, 0, 5_000, 3);
+        assertThat(middle.memtableEntries()).as("copied, entry by entry").isPositive();
+    }
+
+    /**
+     * 4 -> 2 and 4 -> 1: every instance's files hold only key groups of the new range, so they are imported as
+     * they are; nothing goes through the memtables. With the entry-by-entry copy every restored entry did.
+     */
+    @Test
+    void instancesWhoseKeyGroupsLieInsideTheNewRangeAreImportedAsTableFiles() {
+        LocalFiles files = new LocalFiles();
+        List<IncrementalStateHandle> quarters = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            RocksDbKeyedStateBackend quarter = open(KeyGroups.rangeForSubtask(i, MAX_PARALLELISM, 4));
+            write(quarter, 0, 5_000, 6);
+            quarters.add(checkpoint(quarter, 1, files));
+        }
+        for (int i = 0; i < 2; i++) {
+            RocksDbKeyedStateBackend half = open(KeyGroups.rangeForSubtask(i, MAX_PARALLELISM, 2));
+            half.restoreIncremental(quarters, files);
+            check(half, 0, 5_000, 6);
+            assertThat(half.memtableEntries()).as("imported, not re-inserted").isZero();
+            write(half, 0, 5_000, 7);
+            check(half, 0, 5_000, 7);
+        }
+        RocksDbKeyedStateBackend whole = open(ALL);
+        whole.restoreIncremental(quarters, files);
+        check(whole, 0, 5_000, 6);
+        assertThat(whole.memtableEntries()).isZero();
+        IncrementalStateHandle after = checkpoint(whole, 2, files);
+        RocksDbKeyedStateBackend again = open(ALL);
+        again.restoreIncremental(List.of(after), files);
+        check(again, 0, 5_000, 6);
+    }
+
+    /**
+     * 1 -> 2: the half that takes the instance drops the table files that hold only the other half's key groups
+     * at once; range deletions alone would keep them (and the next checkpoint would upload them) until a
+     * compaction.
+     */
+    @Test
+    void clippingDropsTheTableFilesOfOtherKeyGroupsWhole() throws IOException {
+        RocksDbKeyedStateBackend b = open(ALL);
+        LocalFiles files = new LocalFiles();
+        KeyGroupRange firstHalf = KeyGroups.rangeForSubtask(0, MAX_PARALLELISM, 2);
+        List<Long> firstKeys = new ArrayList<>();
+        List<Long> secondKeys = new ArrayList<>();
+        for (long k = 0; k < 5_000; k++) {
+            (firstHalf.contains(KeyGroups.keyGroupFor(k, MAX_PARALLELISM)) ? firstKeys : secondKeys).add(k);
+        }
+        writeKeys(b, firstKeys);
+        b.compactKeyGroups(firstHalf); // the first half's keys in their own files, below level 0
+        writeKeys(b, secondKeys);
+        b.compactKeyGroups(KeyGroups.rangeForSubtask(1, MAX_PARALLELISM, 2));
+        IncrementalStateHandle handle = checkpoint(b, 1, files);
+        assertThat(tableFiles(b)).as("two files per state, one per half").isEqualTo(6);
+
+        RocksDbKeyedStateBackend second = open(KeyGroups.rangeForSubtask(1, MAX_PARALLELISM, 2));
+        second.restoreIncremental(List.of(handle), files);
+        assertThat(tableFiles(second)).as("the first half's files are gone").isEqualTo(3);
+        ValueState<Long> v = second.getValueState(new ValueStateDescriptor<>("v", Serializers.LONG));
+        for (long k : secondKeys) {
+            second.setCurrentKey(k);
+            assertThat(v.value()).isEqualTo(k);
+        }
+        assertThat(second.keysOf("v")).hasSize(secondKeys.size());
+    }
+
+    private static void writeKeys(KeyedStateBackend b, List<Long> keys) {
+        ValueState<Long> v = b.getValueState(new ValueStateDescriptor<>("v", Serializers.LONG));
+        ListState<Long> l = b.getListState(new ListStateDescriptor<>("l", Serializers.LONG));
+        MapState<Long, String> m = b.getMapState(new MapStateDescriptor<>("m", Serializers.LONG, Serializers.STRING));
+        for (long k : keys) {
+            b.setCurrentKey(k);
+            v.update(k);
+            l.update(List.of(k));
+            m.put(k, "v" + k);
+        }
+    }
+
+    private static long tableFiles(RocksDbKeyedStateBackend b) throws IOException {
+        try (var files = Files.list(b.directory())) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".sst")).count();
+        }
+    }
+
+    /**
+     * One restore with both kinds of instance: two quarters written for their own ranges are imported, a half
+     * clipped out of a whole instance is copied into the same column families afterwards.
+     */
+    @Test
+    void importedAndCopiedInstancesMergeIntoOneState() {
+        LocalFiles files = new LocalFiles();
+        RocksDbKeyedStateBackend b = open(ALL);
+        write(b, 0, 5_000, 8);
+        IncrementalStateHandle whole = checkpoint(b, 1, files);
+        RocksDbKeyedStateBackend clipped = open(KeyGroups.rangeForSubtask(1, MAX_PARALLELISM, 2));
+        clipped.restoreIncremental(List.of(whole), files);
+        List<IncrementalStateHandle> handles = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            RocksDbKeyedStateBackend quarter = open(KeyGroups.rangeForSubtask(i, MAX_PARALLELISM, 4));
+            write(quarter, 0, 5_000, 8);
+            handles.add(checkpoint(quarter, 1, files));
+        }
+        handles.add(checkpoint(clipped, 2, files));
+
+        RocksDbKeyedStateBackend merged = open(ALL);
+        merged.restoreIncremental(handles, files);
+        check(merged, 0, 5_000, 8);
+        int halfKeys = 0;
+        for (long k = 0; k < 5_000; k++) {
+            halfKeys += clipped.keyGroupRange().contains(KeyGroups.keyGroupFor(k, MAX_PARALLELISM)) ? 1 : 0;
+        }
+        assertThat(merged.memtableEntries()).as("only the clipped half's entries, once per state")
+                .isEqualTo(3L * halfKeys);
     }
 
     @Test
