@@ -19,14 +19,15 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 /**
  * The job of {@link io.sluice.compare.Scenario#LARGE_STATE} on Flink 1.20 and 2.x (only APIs both have):
  * {@code fromSequence} (the Source API; one record per {@code pollNext}, so checkpoint barriers pass
- * between records) at the plan's parallelism, a chained {@link Pace} that lets the load phase through and
+ * between records) at the plan's parallelism, a chained {@link Pace} that turns the sequence's values into
+ * Sluice's ({@link SequenceInterleave}: 0, 1, 2, ... across the readers), lets the load phase through and
  * paces the steady phase, {@code keyBy(LargeStateWorkload.keyOf)}, {@link UpdateValue} (reads the key's
  * {@code byte[]} value, writes the next) and the sink2 {@code DiscardingSink}. Its configuration (state
  * backend, checkpoints, restarts) is {@link FlinkLargeState#jobConfiguration}.
  */
 final class LargeStateJob {
-    static final String DESCRIPTION = "fromSequence (Source API) at parallelism 2 -> chained pace map (load phase"
-            + " unthrottled, then changePerSecond x keys records/s; it parks per record, between which barriers pass)"
+    static final String DESCRIPTION = "fromSequence (Source API) at parallelism 2 -> chained pace map (reader j's"
+            + " n-th value becomes j + 2n, as Sluice's source emits; load phase unthrottled, then changePerSecond x keys records/s; it parks per record, between which barriers pass)"
             + " -> keyBy(LargeStateWorkload.keyOf, Long) -> map reading the key's byte[] ValueState"
             + " (BYTE_PRIMITIVE_ARRAY_TYPE_INFO) and writing the next value (130 B) -> sink2 DiscardingSink";
 
@@ -37,7 +38,8 @@ final class LargeStateJob {
         env.setParallelism(keyedParallelism);
         env.setMaxParallelism(plan.maxParallelism());
         env.fromSequence(0, Long.MAX_VALUE).name("numbers").setParallelism(plan.parallelism())
-                .map(new Pace(plan.keys(), plan.steadyRate() / plan.parallelism())).name("pace").returns(Types.LONG)
+                .map(new Pace(SequenceInterleave.of(plan.parallelism()), plan.keys(),
+                        plan.steadyRate() / plan.parallelism())).name("pace").returns(Types.LONG)
                 .setParallelism(plan.parallelism())
                 .keyBy(new UpdatedKey(plan.keys()))
                 .map(new UpdateValue(plan.keys(), plan.valueBytes())).name("update value").returns(Types.LONG)
@@ -65,24 +67,28 @@ final class LargeStateJob {
     }
 
     /**
-     * Passes the load phase's records at once and the later ones at {@code perSubtask} records/s, parking
-     * until each is due (pacing is the workload, as in Sluice's job). Task thread only.
+     * Turns the sequence's values into Sluice's ({@link SequenceInterleave}), passes the load phase's records
+     * at once and the later ones at {@code perSubtask} records/s, parking until each is due (pacing is the
+     * workload, as in Sluice's job). Task thread only.
      */
     static final class Pace implements MapFunction<Long, Long> {
         private static final long serialVersionUID = 1L;
+        private final SequenceInterleave interleave;
         private final long keys;
         private final double perSubtask;
         private transient long start = -1;
         private transient long passed;
         private transient boolean started;
 
-        Pace(long keys, double perSubtask) {
+        Pace(SequenceInterleave interleave, long keys, double perSubtask) {
+            this.interleave = interleave;
             this.keys = keys;
             this.perSubtask = perSubtask;
         }
 
         @Override
-        public Long map(Long value) {
+        public Long map(Long sequenceValue) {
+            long value = interleave.apply(sequenceValue);
             if (LargeStateWorkload.loading(value, keys)) {
                 return value;
             }
