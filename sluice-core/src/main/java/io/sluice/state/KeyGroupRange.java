@@ -15,6 +15,11 @@ public record KeyGroupRange(int start, int end) implements Serializable {
         return keyGroup >= start && keyGroup <= end;
     }
 
+    /** The key groups in both ranges; empty ({@link #size()} 0) when they do not overlap. */
+    public KeyGroupRange intersection(KeyGroupRange other) {
+        return new KeyGroupRange(Math.max(start, other.start), Math.min(end, other.end));
+    }
+
     public int size() {
         return Math.max(0, end - start + 1);
     }

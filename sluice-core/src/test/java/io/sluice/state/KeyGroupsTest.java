@@ -85,4 +85,11 @@ class KeyGroupsTest {
         org.assertj.core.api.Assertions.assertThat(KeyGroups.keyGroupFor(12345L, 128))
                 .isEqualTo(Math.floorMod(KeyGroups.mix(Long.valueOf(12345L).hashCode()), 128));
     }
+
+    @Test
+    void theIntersectionOfTwoRangesHoldsTheGroupsOfBoth() {
+        assertThat(KeyGroupRange.of(0, 63).intersection(KeyGroupRange.of(43, 85))).isEqualTo(KeyGroupRange.of(43, 63));
+        assertThat(KeyGroupRange.of(43, 85).intersection(KeyGroupRange.of(0, 127))).isEqualTo(KeyGroupRange.of(43, 85));
+        assertThat(KeyGroupRange.of(0, 31).intersection(KeyGroupRange.of(32, 63)).size()).isZero();
+    }
 }

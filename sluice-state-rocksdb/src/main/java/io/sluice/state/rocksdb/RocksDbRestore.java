@@ -200,11 +200,12 @@ final class RocksDbRestore {
     /** Copies this backend's key groups out of the downloaded instance at {@code downloaded}, entry by entry. */
     private void copyKeyGroups(Path downloaded, IncrementalStateHandle handle) {
         IncrementalMetaData meta = IncrementalMetaData.decode(handle.stateMetaData());
-        int from = Math.max(range.start(), handle.keyGroupRange().start());
-        int to = Math.min(range.end(), handle.keyGroupRange().end());
-        if (from > to) {
+        KeyGroupRange groups = range.intersection(handle.keyGroupRange());
+        if (groups.size() == 0) {
             return;
         }
+        int from = groups.start();
+        int to = groups.end();
         List<ColumnFamilyHandle> handles = new ArrayList<>();
         try (RocksDB source = instance.openReadOnly(downloaded, meta.states(), handles);
              ReadOptions read = new ReadOptions().setFillCache(false);

@@ -56,10 +56,9 @@ final class TableFileImport {
         try {
             for (int i = 0; i < handles.size(); i++) {
                 IncrementalStateHandle handle = handles.get(i);
-                int from = Math.max(range.start(), handle.keyGroupRange().start());
-                int to = Math.min(range.end(), handle.keyGroupRange().end());
-                if (from <= to && !export(downloaded.get(i), IncrementalMetaData.decode(handle.stateMetaData()),
-                        from, to, infos, exports)) {
+                KeyGroupRange groups = range.intersection(handle.keyGroupRange());
+                if (groups.size() > 0 && !export(downloaded.get(i), IncrementalMetaData.decode(handle.stateMetaData()),
+                        groups.start(), groups.end(), infos, exports)) {
                     left.add(i);
                 }
             }
