@@ -26,6 +26,9 @@ import org.jspecify.annotations.Nullable;
  *   <li><b>task failover</b>, {@code failovers} times: a keyed task throws; the time to the first record
  *       processed with restored state, and to the first checkpoint triggered after the throw completing, and
  *       the bytes written to the checkpoint directory from just before the failure until then;</li>
+ *   <li><b>job-manager failover</b>: the cluster stops (job manager and task executors, as when the job
+ *       manager's process exits) and a new one starts on the same HA store; from its start to the first record
+ *       processed with restored state, and to the first checkpoint triggered after its start completing;</li>
  *   <li><b>savepoint</b> of the running job: trigger to completion, and its size;</li>
  *   <li><b>rescale</b> {@code parallelism -> rescaleTo}: stop with a savepoint, start from it with the keyed
  *       operator at {@code rescaleTo}; from the stop request to the savepoint, to the first record with
@@ -81,6 +84,7 @@ public final class LargeStateProcedure {
                     failover(i);
                 }
             });
+            step("jm-failover", failed, this::jobManagerFailover);
             step("savepoint", failed, this::savepoint);
             step("rescale", failed, this::rescale);
             if (!running()) {
@@ -214,6 +218,20 @@ public final class LargeStateProcedure {
             add(Scenario.Metric.TO_CHECKPOINT_MS, Stats.median(failoversToCheckpoint));
             add(Scenario.Metric.FAILOVER_UPLOAD_BYTES, Stats.median(failoverUploads));
         }
+    }
+
+    private void jobManagerFailover() throws Exception {
+        long started = system.restartCluster(restoreTimeout());
+        long startedMillis = System.currentTimeMillis() - (System.nanoTime() - started) / 1_000_000;
+        long restored = system.awaitRestoredRecordAfter(started, restoreTimeout());
+        LargeStateSystem.CheckpointSample first = awaitCheckpointTriggeredAfter(startedMillis, restoreTimeout(),
+                "the first checkpoint after the job-manager failover");
+        double toCheckpoint = (System.nanoTime() - started) / 1e6;
+        double toRunning = (restored - started) / 1e6;
+        add(Scenario.Metric.JM_FAILOVER_TO_RUNNING_MS, toRunning);
+        add(Scenario.Metric.JM_FAILOVER_TO_CHECKPOINT_MS, toCheckpoint);
+        log("job-manager failover: the new cluster's restored state processed after %.0f ms, checkpoint %d completed"
+                + " after %.0f ms", toRunning, first.id(), toCheckpoint);
     }
 
     private final List<Double> failoversToRunning = new ArrayList<>();

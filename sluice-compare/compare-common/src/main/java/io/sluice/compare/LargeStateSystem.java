@@ -46,6 +46,15 @@ public interface LargeStateSystem extends AutoCloseable {
     long awaitRestoredRecordAfter(long afterNanos, Duration timeout) throws Exception;
 
     /**
+     * A job-manager failover: stops the whole cluster as a job-manager process exit would (its job manager
+     * and task executors; the job's HA data and checkpoints stay), then starts a new cluster on the same HA
+     * store, which recovers the current job from its latest checkpoint. Returns {@link System#nanoTime()}
+     * just before the new cluster starts; the first record processed with restored state after it is then
+     * what {@link #awaitRestoredRecordAfter} waits for.
+     */
+    long restartCluster(Duration timeout) throws Exception;
+
+    /**
      * Takes a savepoint of the current job into a new directory under {@code parent} (the system's
      * canonical format); with {@code stop} the job ends once it completed. Returns the savepoint's path.
      */

@@ -192,6 +192,14 @@ public enum Scenario {
          * failure until the first checkpoint after it completed (what that checkpoint uploaded, median over failovers).
          */
         public static final String FAILOVER_UPLOAD_BYTES = "failover_upload_bytes";
+        /**
+         * {@link Scenario#LARGE_STATE}: job-manager failover (the whole cluster stops as a job-manager process exit
+         * would, a new one starts on the same HA store), from the new cluster's start to the first record processed
+         * with restored state.
+         */
+        public static final String JM_FAILOVER_TO_RUNNING_MS = "jm_failover_to_running_ms";
+        /** {@link Scenario#LARGE_STATE}: the same, to the first checkpoint triggered after the new cluster's start completing. */
+        public static final String JM_FAILOVER_TO_CHECKPOINT_MS = "jm_failover_to_checkpoint_ms";
         /** {@link Scenario#LARGE_STATE}: from triggering a savepoint of the running job to its completion. */
         public static final String SAVEPOINT_MS = "savepoint_ms";
         /** {@link Scenario#LARGE_STATE}: bytes of that savepoint's files. */

@@ -23,14 +23,17 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * {@link Scenario#LARGE_STATE} on Sluice: {@link LargeStateProcedure} on a {@link LocalCluster} of 2 task
- * executors x 2 slots (4 slots: the rescaled job needs them), HA in memory, RocksDB memory per slot
- * {@code plan.memoryPerSlotBytes()}, the job of {@link LargeStateJob}.
+ * executors x 2 slots (4 slots: the rescaled job needs them), HA in ZooKeeper (the harness's embedded
+ * server, so that a new cluster can take over the job: the job-manager failover step), RocksDB memory per
+ * slot {@code plan.memoryPerSlotBytes()}, the job of {@link LargeStateJob}.
  *
  * <p>Threading: harness thread.
  */
 final class SluiceLargeState implements ScenarioRunner, LargeStateSystem {
     private final LargeStatePlan plan;
     private LocalCluster cluster;
+    private ZooKeeperSetup zooKeeper;
+    private String clusterId;
     private KeyedProbe probe;
     private Path checkpointDir;
     private @Nullable JobId current;
@@ -44,13 +47,34 @@ final class SluiceLargeState implements ScenarioRunner, LargeStateSystem {
         this.checkpointDir = context.newDir("large-state-checkpoints");
         Path work = context.newDir("large-state");
         describe().forEach(notes::put);
-        try (KeyedProbe p = KeyedProbe.create();
-             LocalCluster c = LocalCluster.builder().configuration(clusterConfiguration(plan)).build()) {
+        this.zooKeeper = context.zooKeeper();
+        this.clusterId = context.newClusterId("large-state");
+        try (KeyedProbe p = KeyedProbe.create()) {
             this.probe = p;
-            this.cluster = c;
-            new LargeStateProcedure(plan, this, rows, notes::put, work,
-                    line -> context.progress().line(Scenario.LARGE_STATE.id(), "", "%s", line)).run();
+            this.cluster = newCluster();
+            try {
+                new LargeStateProcedure(plan, this, rows, notes::put, work,
+                        line -> context.progress().line(Scenario.LARGE_STATE.id(), "", "%s", line)).run();
+            } finally {
+                cluster.close();
+            }
         }
+    }
+
+    /** A cluster on ZooKeeper HA services of its own session; it recovers the jobs an earlier one left. */
+    private LocalCluster newCluster() throws Exception {
+        return LocalCluster.builder().configuration(clusterConfiguration(plan))
+                .haServices(zooKeeper.services(clusterId), true).build();
+    }
+
+    /** {@link LocalCluster#close()} suspends the job and keeps its HA data, as a job-manager process exit would. */
+    @Override
+    public long restartCluster(Duration timeout) throws Exception {
+        job();
+        cluster.close();
+        long started = System.nanoTime();
+        cluster = newCluster();
+        return started;
     }
 
     static Configuration clusterConfiguration(LargeStatePlan plan) {
@@ -64,7 +88,8 @@ final class SluiceLargeState implements ScenarioRunner, LargeStateSystem {
     public Map<String, String> describe() {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("large-state-plan", plan.describe());
-        m.put("large-state-setup", "LocalCluster, 1 job manager, 2 task executors x 2 slots, HA in memory; cluster"
+        m.put("large-state-setup", "LocalCluster, 1 job manager, 2 task executors x 2 slots, HA in ZooKeeper (embedded"
+                + " server); cluster"
                 + " configuration " + clusterConfiguration(plan).toMap() + " (every other RocksDB option at Sluice's"
                 + " default: write-buffer-ratio 0.5, high-priority-pool-ratio 0.1, compaction.target-file-size 64 mb,"
                 + " local-dir java.io.tmpdir); checkpoints (incremental) and savepoints (canonical, full) on local disk");

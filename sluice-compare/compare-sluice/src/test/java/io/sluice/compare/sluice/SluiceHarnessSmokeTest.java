@@ -142,7 +142,7 @@ class SluiceHarnessSmokeTest {
         assertThat(parsed.headers()).containsKeys("large-state-plan", "large-state-setup", "large-state-job");
         for (String metric : List.of(Metric.LOAD_RECORDS_PER_S, Metric.RECORDS_PER_S, Metric.RECORDS_PER_CPU_S,
                 Metric.UPLOAD_BYTES_P50, Metric.UPLOAD_BYTES_MEAN, Metric.UPLOAD_PER_CHANGED_BYTE, Metric.FAILOVER_UPLOAD_BYTES, Metric.DURATION_P50_MS, Metric.TO_RUNNING_MS, Metric.TO_CHECKPOINT_MS,
-                Metric.SAVEPOINT_MS, Metric.RESCALE_SAVEPOINT_MS, Metric.RESCALE_TO_RUNNING_MS,
+                Metric.JM_FAILOVER_TO_RUNNING_MS, Metric.JM_FAILOVER_TO_CHECKPOINT_MS, Metric.SAVEPOINT_MS, Metric.RESCALE_SAVEPOINT_MS, Metric.RESCALE_TO_RUNNING_MS,
                 Metric.RESCALE_TO_CHECKPOINT_MS, Metric.RESCALE_CHECKPOINT_TO_RUNNING_MS,
                 Metric.RESCALE_CHECKPOINT_TO_CHECKPOINT_MS)) {
             assertThat(value(v, Scenario.LARGE_STATE, lv, metric)).as(metric).isFinite().isPositive();
@@ -154,7 +154,7 @@ class SluiceHarnessSmokeTest {
 
         int expectedRows = statusVariants.size() * 8
                 + plan.failoverRetained().size() * plan.failoverLatencies().size() * 3
-                + plan.jmRetained().size() * plan.jmLatencies().size() * 5 + 3 + 7 + 4 + 2 * 5 + 7 + 21;
+                + plan.jmRetained().size() * plan.jmLatencies().size() * 5 + 3 + 7 + 4 + 2 * 5 + 7 + 23;
         assertThat(parsed.rows()).as("no other rows").hasSize(expectedRows);
     }
 

@@ -26,7 +26,8 @@ import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
 /**
  * {@link io.sluice.compare.Scenario#LARGE_STATE} on Flink 1.20 / 2.x: {@link LargeStateProcedure} on a
  * MiniCluster of 1 task manager x 4 slots (the rescaled job needs 4) with
- * {@link #clusterConfiguration} and the job of {@link LargeStateJob} with {@link #jobConfiguration}:
+ * {@link #clusterConfiguration} and ZooKeeper HA (an {@link EmbeddedZooKeeper}; {@link FlinkCluster} keeps the
+ * HA data when it closes, so that a new MiniCluster recovers the job: the job-manager failover step), and the job of {@link LargeStateJob} with {@link #jobConfiguration}:
  * EmbeddedRocksDBStateBackend (flink-statebackend-rocksdb of this version) with incremental checkpoints,
  * tuned as the Flink documentation's advice for large state goes (each setting is in the result header).
  *
@@ -35,6 +36,7 @@ import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
 public final class FlinkLargeState implements LargeStateScenario, LargeStateSystem {
     private LargeStatePlan plan;
     private FlinkCluster cluster;
+    private Configuration clusterConfiguration;
     private Path checkpointDir;
     private JobID current;
     private long restoreEpoch = Long.MAX_VALUE;
@@ -44,11 +46,14 @@ public final class FlinkLargeState implements LargeStateScenario, LargeStateSyst
         this.plan = plan;
         Path work = Files.createTempDirectory("flink-compare-large-state");
         this.checkpointDir = Files.createDirectories(work.resolve("checkpoints"));
-        try {
+        try (EmbeddedZooKeeper zk = new EmbeddedZooKeeper(Files.createDirectories(work.resolve("zookeeper")).toFile())) {
             describe().forEach(results::header);
-            try (FlinkCluster c = FlinkCluster.start(clusterConfiguration(plan, work), 1, 4)) {
-                this.cluster = c;
+            this.clusterConfiguration = withHa(clusterConfiguration(plan, work), zk, work);
+            this.cluster = FlinkCluster.start(clusterConfiguration, 1, 4);
+            try {
                 new LargeStateProcedure(plan, this, results, results::header, work, log).run();
+            } finally {
+                cluster.close();
             }
         } finally {
             deleteQuietly(work);
@@ -84,6 +89,16 @@ public final class FlinkLargeState implements LargeStateScenario, LargeStateSyst
         return c;
     }
 
+    /** ZooKeeper HA on {@code zk}, HA storage under {@code work}, as a standalone HA set-up has it. */
+    private static Configuration withHa(Configuration c, EmbeddedZooKeeper zk, Path work) {
+        Configuration ha = new Configuration(c);
+        ha.setString("high-availability", "zookeeper");
+        ha.setString("high-availability.zookeeper.quorum", zk.quorum());
+        ha.setString("high-availability.storageDir", work.resolve("ha").toUri().toString());
+        ha.setString("high-availability.cluster-id", "large-state");
+        return ha;
+    }
+
     /** The job's settings: RocksDB, incremental checkpoints to local disk, restarts at once, object reuse. */
     Configuration jobConfiguration() {
         Configuration c = new Configuration();
@@ -106,7 +121,8 @@ public final class FlinkLargeState implements LargeStateScenario, LargeStateSyst
     public Map<String, String> describe() {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("large-state-plan", plan.describe());
-        m.put("large-state-setup", "Flink MiniCluster, 1 task manager x 4 slots, no HA; cluster configuration "
+        m.put("large-state-setup", "Flink MiniCluster, 1 task manager x 4 slots, ZooKeeper HA (embedded server);"
+                + " cluster configuration "
                 + clusterConfiguration(plan, Path.of("<tmp>")).toMap() + "; job configuration "
                 + jobConfiguration().toMap() + "; savepoints in the CANONICAL format (like Sluice's)");
         m.put("large-state-job", LargeStateJob.DESCRIPTION);
@@ -190,6 +206,17 @@ public final class FlinkLargeState implements LargeStateScenario, LargeStateSyst
         long epoch = restoreEpoch;
         FlinkCluster.await("a record processed with restored state", timeout, () -> Recorder.isRestored(epoch));
         return Recorder.restoredAt();
+    }
+
+    /** Closing the MiniCluster keeps the HA data ({@link RetainingHaServices}); the new one recovers the job. */
+    @Override
+    public long restartCluster(Duration timeout) throws Exception {
+        job();
+        cluster.close();
+        restoreEpoch = Recorder.nextEpoch();
+        long started = System.nanoTime();
+        cluster = FlinkCluster.start(clusterConfiguration, 1, 4);
+        return started;
     }
 
     @Override
