@@ -298,6 +298,8 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
             case RUNNING -> {
                 if (update.awaitingFinalCheckpoint()) {
                     checkpointCoordinator.taskAwaitsFinalCheckpoint(id);
+                } else {
+                    checkpointCoordinator.taskRunning();
                 }
             }
             default -> { }

@@ -101,6 +101,55 @@ class CheckpointCoordinatorTest {
         assertThat(context.triggers).extracting(Trigger::checkpointId).containsExactly(1L, 1L);
     }
 
+    @Test
+    void aFiringThatFoundTheTasksNotRunningStartsItsCheckpointAsSoonAsTheyRunNotAnIntervalLater() {
+        create(INTERVAL, TIMEOUT, 2, 3);
+        context.canTrigger = false; // deploying, or restoring after a failover
+        onMain(coordinator::start);
+        mainThread.advanceTime(INTERVAL);
+        assertThat(io.numQueued()).as("the firing found the tasks not all running").isZero();
+
+        onMain(coordinator::taskRunning); // one task runs, another still restores
+        assertThat(io.numQueued()).as("not while a task restores").isZero();
+
+        context.canTrigger = true;
+        onMain(coordinator::taskRunning);
+        assertThat(io.numQueued()).as("the missed firing's checkpoint starts with the last task running, at once")
+                .isEqualTo(1);
+        io.triggerAll();
+        mainThread.triggerAll();
+        assertThat(context.triggers).extracting(Trigger::checkpointId).containsExactly(1L, 1L);
+        acknowledgeAllInline(1);
+        io.triggerAll();
+        mainThread.triggerAll();
+        assertThat(store.retainedIds()).containsExactly(1L);
+
+        onMain(coordinator::taskRunning);
+        assertThat(io.numQueued()).as("a task report starts nothing once the missed firing was made up for").isZero();
+        mainThread.advanceTime(INTERVAL);
+        io.triggerAll();
+        mainThread.triggerAll();
+        assertThat(context.triggers).as("the periodic firing goes on").extracting(Trigger::checkpointId)
+                .containsExactly(1L, 1L, 2L, 2L);
+    }
+
+    @Test
+    void aTaskThatStartsRunningWithoutAMissedFiringStartsNoCheckpoint() {
+        create(INTERVAL, TIMEOUT, 2, 3);
+        onMain(coordinator::start);
+        mainThread.advanceTime(INTERVAL.dividedBy(2));
+        onMain(coordinator::taskRunning);
+        assertThat(io.numQueued()).isZero();
+        assertThat(context.triggers).isEmpty();
+
+        context.canTrigger = false;
+        mainThread.advanceTime(INTERVAL.dividedBy(2)); // a firing missed ...
+        onMain(() -> coordinator.stop("cancelled")); // ... then checkpointing stopped
+        context.canTrigger = true;
+        onMain(coordinator::taskRunning);
+        assertThat(io.numQueued()).as("nothing after stop()").isZero();
+    }
+
     // ------------------------------------------------------------------ id guard
 
     @Test

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@link PeriodicTrigger}: fires every interval; whether a checkpoint starts is decided here
  *       (none while one is pending or lingers, or while not every task runs, or when no source runs and no
- *       task awaits its final checkpoint).</li>
+ *       task awaits its final checkpoint). A firing that found the tasks not all running (deploying,
+ *       restoring) starts its checkpoint as soon as they run ({@link #taskRunning}).</li>
  *   <li>{@link CheckpointIdRequests}: the id, from the counter on the I/O executor, bounded by the
  *       timeout and never at or below a retained or started checkpoint.</li>
  *   <li>{@link PendingCheckpoints}: the checkpoint in flight: acknowledgements, declines, finished
@@ -148,6 +149,11 @@ public final class CheckpointCoordinator {
     private final SavepointFinalizer savepoints;
     private final Clock clock;
     private final JobConfig config;
+    /**
+     * Whether the latest periodic firing started nothing because not every task ran; cleared when a checkpoint
+     * starts and when checkpointing stops.
+     */
+    private boolean firingMissed;
     /** A savepoint requested and not started yet (its id not yet asked for), or {@code null}. */
     private PendingSavepoint queuedSavepoint;
     /** Whether a look at {@link #queuedSavepoint} is scheduled. */
@@ -210,8 +216,22 @@ public final class CheckpointCoordinator {
         trigger.start();
     }
 
+    /**
+     * A task of the job reported that it runs (after a deployment or a failover: restored). When a periodic
+     * firing found the tasks not all running (they were being deployed or were restoring) and every task runs
+     * now, that firing's checkpoint starts now rather than one interval later, so the first checkpoint after a
+     * recovery follows the restore at once. Nothing otherwise. Main thread.
+     */
+    public void taskRunning() {
+        mainThread.assertRunningInMainThread();
+        if (firingMissed && context.canTriggerCheckpoint()) {
+            triggerCheckpoint();
+        }
+    }
+
     /** Stops triggering and aborts the pending checkpoint (not counted as a failure). */
     public void stop(String reason) {
+        firingMissed = false;
         trigger.stop();
         pendings.abort(reason, null);
         if (queuedSavepoint != null) {
@@ -230,9 +250,14 @@ public final class CheckpointCoordinator {
             startQueuedSavepoint(); // a requested savepoint goes first
             return;
         }
-        if (!trigger.isRunning() || pendings.busy() || ids.inFlight() || !context.canTriggerCheckpoint()) {
+        if (!trigger.isRunning() || pendings.busy() || ids.inFlight()) {
             return;
         }
+        if (!context.canTriggerCheckpoint()) {
+            firingMissed = true; // taken by taskRunning() once every task runs
+            return;
+        }
+        firingMissed = false;
         ids.request((counterId, requestedNanos) -> startCheckpoint(counterId, requestedNanos, null));
     }
 
