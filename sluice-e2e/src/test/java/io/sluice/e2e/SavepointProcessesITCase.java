@@ -298,6 +298,80 @@ class SavepointProcessesITCase {
 
     // ---- helpers ----
 
+    /**
+     * The second-day rescale of a job whose state lives in RocksDB, without a savepoint: on processes, with
+     * incremental checkpoints, at parallelism 4 (two task managers of two slots); {@code sluice cancel} (its
+     * checkpoints are retained); every process SIGKILLed; on new processes (new JVMs, another HA cluster id,
+     * two task managers of one slot) {@code sluice run --restore-from latest:<job> --parallelism 2}: each new
+     * subtask takes the key groups of two old ones by importing their table files (the task managers' logs say
+     * so), and the counts are exact.
+     */
+    @Test
+    @Order(4)
+    void aRocksDbJobCancelledOnProcessesResumesFromItsLatestCheckpointAtHalfTheParallelismOnNewProcessesExactly()
+            throws Throwable {
+        Path checkpoints = dir.resolve("checkpoints-rocksdb");
+        List<String> rocksDb = List.of("-D", "state.backend=rocksdb", "-D", "state.backend.incremental=true");
+        Path firstOut = dir.resolve("out-rocksdb-first");
+        String cancelled;
+        Map<Long, Long> countedBeforeCancel;
+        SluiceCluster before = new SluiceCluster(dir.resolve("rocksdb-first"),
+                SluiceCluster.zooKeeperHa(zooKeeper.getConnectString(), "rocksdb-first", dir.resolve("ha-rocksdb-first")));
+        try (before) {
+            String beforeUrl = startProcesses(before, 2);
+            cancelled = diagnosed(before, () -> {
+                String job = submit(before, beforeUrl, checkpoints, null, 4, 300, firstOut, rocksDb);
+                await().atMost(TIMEOUT).until(() -> Rest.completedCheckpoints(beforeUrl, job) >= 3
+                        && KeyedCounts.highest(firstOut).size() == KEYS);
+                assertThat(parallelisms(beforeUrl, job)).as("the source at 2, the count at 4").containsExactly(2, 4);
+                CommandResult cancel = cli("cancel", job, "--cluster", beforeUrl);
+                assertThat(cancel.exitCode()).as(cancel.output()).isZero();
+                awaitEnd(beforeUrl, job, "CANCELED");
+                return job;
+            });
+            countedBeforeCancel = KeyedCounts.highest(firstOut);
+        } // SIGKILLs every process
+        long counted = countedBeforeCancel.values().stream().mapToLong(Long::longValue).sum();
+        System.out.println("SavepointProcessesITCase: RocksDB job " + cancelled + " CANCELED after counting " + counted
+                + " of " + RECORDS + " records; its processes SIGKILLed; checkpoint directories "
+                + filesUnder(checkpoints.resolve(cancelled)).stream().map(Path::getParent).distinct()
+                        .map(p -> checkpoints.relativize(p).toString()).toList());
+        assertThat(counted).as("the job was cancelled before the end of its input").isLessThan(RECORDS);
+        assertThat(filesUnder(checkpoints)).as("incremental checkpoints: shared RocksDB table files")
+                .anyMatch(f -> f.getFileName().toString().endsWith(".sst"));
+
+        Path out = dir.resolve("out-rocksdb-resumed");
+        SluiceCluster after = new SluiceCluster(dir.resolve("rocksdb-second"),
+                SluiceCluster.zooKeeperHa(zooKeeper.getConnectString(), "rocksdb-second", dir.resolve("ha-rocksdb-second")));
+        try (after) {
+            String afterUrl = startProcesses(after, 1);
+            withDiagnostics(after, () -> {
+                String job = submit(after, afterUrl, checkpoints, "latest:" + cancelled, 2, 0, out, rocksDb);
+                awaitEnd(afterUrl, job, "FINISHED");
+                System.out.printf("SavepointProcessesITCase: job %s resumed from latest:%s (checkpoint %d) at"
+                                + " parallelism %s FINISHED: lowest counts written %s, highest %s%n", job, cancelled,
+                        Rest.restoredCheckpoint(afterUrl, job), parallelisms(afterUrl, job), lowest(out),
+                        KeyedCounts.highest(out));
+                assertThat(parallelisms(afterUrl, job)).as("the source keeps 2, the count from 4 to 2")
+                        .containsExactly(2, 2);
+                assertThat(lowest(out).values()).as("the resumed job went on from the checkpoint's counts")
+                        .hasSize(KEYS).allMatch(c -> c > 1);
+                lowest(out).forEach((key, resumed) -> assertThat(resumed).as("key " + key + "'s first count after"
+                        + " the restore, at most one more than the cancelled job's last")
+                        .isLessThanOrEqualTo(countedBeforeCancel.get(key) + 1));
+                KeyedCounts.assertExact(out, RECORDS, KEYS);
+                List<String> restores = new ArrayList<>();
+                for (SluiceProcess p : after.processes()) {
+                    p.log().lines().filter(l -> l.contains("Restored the RocksDB state of")).forEach(restores::add);
+                }
+                restores.forEach(l -> System.out.println("SavepointProcessesITCase: " + l.strip()));
+                assertThat(restores).as("each of the 2 new subtasks restored 2 old instances by importing their"
+                        + " table files").hasSize(2)
+                        .allMatch(l -> l.contains("from 2 instances: 2 by importing their table files, 0 by copying"));
+            });
+        }
+    }
+
     /** A job manager and two task managers of {@code slots} slots each; returns the job manager's REST URL. */
     private static String startProcesses(SluiceCluster cluster, int slots) throws Exception {
         SluiceProcess launched = cluster.launchJobManager(Host.MACHINE, Map.of());
@@ -315,11 +389,19 @@ class SavepointProcessesITCase {
      */
     private String submit(SluiceCluster cluster, String url, Path checkpoints, Path savepoint, int parallelism, int rate,
             Path out, String... moreArgs) throws Exception {
+        return submit(cluster, url, checkpoints, savepoint == null ? null : savepoint.toString(), parallelism, rate, out,
+                List.of(), moreArgs);
+    }
+
+    /** The same, restoring from {@code restoreFrom} if not null, with {@code moreOptions} for {@code sluice run}. */
+    private String submit(SluiceCluster cluster, String url, Path checkpoints, String restoreFrom, int parallelism,
+            int rate, Path out, List<String> moreOptions, String... moreArgs) throws Exception {
         List<String> options = new ArrayList<>(List.of("--parallelism", Integer.toString(parallelism),
                 "-D", "checkpoints.interval=300 ms", "-D", "checkpoints.dir=" + checkpoints,
                 "-D", "checkpoints.inline-state-threshold=0")); // state files, to be copied with a savepoint
-        if (savepoint != null) {
-            options.addAll(List.of("--restore-from", savepoint.toString()));
+        options.addAll(moreOptions);
+        if (restoreFrom != null) {
+            options.addAll(List.of("--restore-from", restoreFrom));
         }
         CommandResult run = cluster.submitJar(jar, url, options,
                 Stream.concat(Stream.of(Long.toString(RECORDS), Integer.toString(rate), out.toString()),
@@ -354,6 +436,10 @@ class SavepointProcessesITCase {
 
     /** The parallelism of each vertex of the job, in order. */
     private List<Integer> parallelisms(String job) {
+        return parallelisms(url, job);
+    }
+
+    private static List<Integer> parallelisms(String url, String job) {
         List<Integer> out = new ArrayList<>();
         for (JsonNode v : Rest.job(url, job).orElseThrow().path("vertices")) {
             out.add(v.path("parallelism").asInt());

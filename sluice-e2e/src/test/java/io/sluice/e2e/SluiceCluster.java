@@ -281,6 +281,11 @@ final class SluiceCluster implements AutoCloseable {
         return out.toString();
     }
 
+    /** Every process this cluster started, in the order they started. */
+    List<SluiceProcess> processes() {
+        return List.copyOf(all);
+    }
+
     @Override
     public void close() throws InterruptedException {
         for (SluiceProcess p : all) {
