@@ -210,9 +210,10 @@ public final class LargeStateProcedure {
         failoversToRunning.add(toRunning);
         failoversToCheckpoint.add(toCheckpoint);
         failoverUploads.add(uploaded);
-        log("task failover %d/%d: restored state processed after %.0f ms, checkpoint %d completed after %.0f ms,"
-                + " %,d bytes written to the checkpoint directory since the failure", i, plan.failovers(), toRunning,
-                first.id(), toCheckpoint, uploaded);
+        log("task failover %d/%d: restored state processed after %.0f ms, checkpoint %d completed after %.0f ms"
+                + " (triggered %d ms after the throw, took %.0f ms), %,d bytes written to the checkpoint directory since"
+                + " the failure", i, plan.failovers(), toRunning, first.id(), toCheckpoint,
+                first.triggerMillis() - thrownMillis, first.durationMs(), uploaded);
         if (i == plan.failovers()) {
             add(Scenario.Metric.TO_RUNNING_MS, Stats.median(failoversToRunning));
             add(Scenario.Metric.TO_CHECKPOINT_MS, Stats.median(failoversToCheckpoint));
@@ -231,7 +232,8 @@ public final class LargeStateProcedure {
         add(Scenario.Metric.JM_FAILOVER_TO_RUNNING_MS, toRunning);
         add(Scenario.Metric.JM_FAILOVER_TO_CHECKPOINT_MS, toCheckpoint);
         log("job-manager failover: the new cluster's restored state processed after %.0f ms, checkpoint %d completed"
-                + " after %.0f ms", toRunning, first.id(), toCheckpoint);
+                + " after %.0f ms (triggered %d ms after the start, took %.0f ms)", toRunning, first.id(), toCheckpoint,
+                first.triggerMillis() - startedMillis, first.durationMs());
     }
 
     private final List<Double> failoversToRunning = new ArrayList<>();
