@@ -603,6 +603,18 @@ public final class FlinkHarness {
                 line -> log("%s: %s", Scenario.LARGE_STATE.id(), line));
     }
 
+    /**
+     * {@code c} with ZooKeeper HA on {@code quorum} for the cluster {@code clusterId}, its HA storage at
+     * {@code storageDir} (a URI), as a standalone HA set-up has it.
+     */
+    static Configuration withZooKeeperHa(Configuration c, String quorum, String storageDir, String clusterId) {
+        c.setString("high-availability", "zookeeper");
+        c.setString("high-availability.zookeeper.quorum", quorum);
+        c.setString("high-availability.storageDir", storageDir);
+        c.setString("high-availability.cluster-id", clusterId);
+        return c;
+    }
+
     static Configuration plainConfiguration() {
         Configuration c = new Configuration();
         c.setString("rest.bind-port", "0");
@@ -633,11 +645,8 @@ public final class FlinkHarness {
         }
 
         Configuration configuration() {
-            Configuration c = plainConfiguration();
-            c.setString("high-availability", "zookeeper");
-            c.setString("high-availability.zookeeper.quorum", zk.quorum());
-            c.setString("high-availability.storageDir", "slowfs://" + dir.resolve("ha"));
-            c.setString("high-availability.cluster-id", clusterId);
+            Configuration c = withZooKeeperHa(plainConfiguration(), zk.quorum(), "slowfs://" + dir.resolve("ha"),
+                    clusterId);
             c.setString("state.checkpoints.num-retained", Integer.toString(retained));
             return c;
         }

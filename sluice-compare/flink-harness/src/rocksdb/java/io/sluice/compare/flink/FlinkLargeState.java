@@ -48,7 +48,8 @@ public final class FlinkLargeState implements LargeStateScenario, LargeStateSyst
         this.checkpointDir = Files.createDirectories(work.resolve("checkpoints"));
         try (EmbeddedZooKeeper zk = new EmbeddedZooKeeper(Files.createDirectories(work.resolve("zookeeper")).toFile())) {
             describe().forEach(results::header);
-            this.clusterConfiguration = withHa(clusterConfiguration(plan, work), zk, work);
+            this.clusterConfiguration = FlinkHarness.withZooKeeperHa(clusterConfiguration(plan, work), zk.quorum(),
+                    work.resolve("ha").toUri().toString(), "large-state");
             this.cluster = FlinkCluster.start(clusterConfiguration, 1, 4);
             try {
                 new LargeStateProcedure(plan, this, results, results::header, work, log).run();
@@ -87,16 +88,6 @@ public final class FlinkLargeState implements LargeStateScenario, LargeStateSyst
         c.setString("state.backend.rocksdb.localdir", work.resolve("rocksdb").toString());
         c.setString("taskmanager.state.local.root-dirs", work.resolve("local-recovery").toString());
         return c;
-    }
-
-    /** ZooKeeper HA on {@code zk}, HA storage under {@code work}, as a standalone HA set-up has it. */
-    private static Configuration withHa(Configuration c, EmbeddedZooKeeper zk, Path work) {
-        Configuration ha = new Configuration(c);
-        ha.setString("high-availability", "zookeeper");
-        ha.setString("high-availability.zookeeper.quorum", zk.quorum());
-        ha.setString("high-availability.storageDir", work.resolve("ha").toUri().toString());
-        ha.setString("high-availability.cluster-id", "large-state");
-        return ha;
     }
 
     /** The job's settings: RocksDB, incremental checkpoints to local disk, restarts at once, object reuse. */
