@@ -86,7 +86,7 @@ final class SubtaskCheckpointer implements BarrierHandler {
     private final SourceReader<?> reader;
     private final StateUploads uploads;
     private final TaskThread taskThread;
-    private final BooleanSupplier cancelled;
+    private final BooleanSupplier ending;
     /** The newest checkpoint this task took; -1 before the first. */
     private long lastCheckpointId = -1;
     /** Set once the task awaits its final checkpoint; {@code null} before. */
@@ -95,17 +95,18 @@ final class SubtaskCheckpointer implements BarrierHandler {
     /**
      * @param backend   the keyed state backend, or {@code null} without keyed state
      * @param reader    the source reader, or {@code null} for a task that reads other tasks
-     * @param cancelled whether the task was cancelled (a failed upload is then no news)
+     * @param ending    whether the task was cancelled, or failed and is closing its state (a failed upload is then
+     *                  no news: the task's own end is what the job master hears and the log says)
      */
     SubtaskCheckpointer(Target target, OperatorChain chain, KeyedStateBackend backend, SourceReader<?> reader,
-                        StateUploads uploads, TaskThread taskThread, BooleanSupplier cancelled) {
+                        StateUploads uploads, TaskThread taskThread, BooleanSupplier ending) {
         this.target = target;
         this.chain = chain;
         this.backend = backend;
         this.reader = reader;
         this.uploads = uploads;
         this.taskThread = taskThread;
-        this.cancelled = cancelled;
+        this.ending = ending;
     }
 
     @Override
@@ -209,9 +210,9 @@ final class SubtaskCheckpointer implements BarrierHandler {
             }
             target.jobMaster().acknowledgeCheckpoint(target.attemptId(), checkpointId, handle);
         } catch (Throwable t) {
-            if (cancelled.getAsBoolean()) {
-                LOG.debug("Task {} was cancelled while writing its state for checkpoint {}", target.taskName(),
-                        checkpointId, t);
+            if (ending.getAsBoolean()) {
+                LOG.debug("Task {} ended while writing its state for checkpoint {}", target.taskName(), checkpointId,
+                        t);
             } else {
                 LOG.warn("Task {} could not write its state for checkpoint {}", target.taskName(), checkpointId, t);
             }

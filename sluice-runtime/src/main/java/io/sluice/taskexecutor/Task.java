@@ -84,6 +84,11 @@ public final class Task implements Runnable {
     private SubtaskCheckpointer checkpointer;
     /** Set on the task thread in set-up; volatile for metrics read by other threads. */
     private volatile KeyedStateBackend backend;
+    /**
+     * Set by the task thread when it starts closing the task (after its end, a failure or a cancel): the keyed state
+     * backend is closed next, so an upload still reading it fails, which is then no news. Read by the I/O threads.
+     */
+    private volatile boolean closing;
     private SourceReader<?> reader;
 
     Task(TaskDeploymentDescriptor tdd, TaskServices services) {
@@ -261,7 +266,7 @@ public final class Task implements Runnable {
         checkpointer = new SubtaskCheckpointer(new SubtaskCheckpointer.Target(info.taskName(), tdd.jobGraph().jobId(),
                 tdd.attemptId(), services.jobMaster(), services.checkpointStorage(), localState, inlineStateThreshold,
                 SubtaskCheckpointer.Spill.defaults()),
-                c, backend, reader, uploads, taskThread, lifecycle::isCancelled);
+                c, backend, reader, uploads, taskThread, () -> closing || lifecycle.isCancelled());
         driver = driverFor(payload, restore, inputs, c);
     }
 
@@ -362,6 +367,7 @@ public final class Task implements Runnable {
 
     /** Closes the operators, the source reader and the keyed state backend, whatever happened. Task thread. */
     private void closeQuietly() {
+        closing = true;
         OperatorChain c = chain;
         if (c != null) {
             c.closeQuietly();
