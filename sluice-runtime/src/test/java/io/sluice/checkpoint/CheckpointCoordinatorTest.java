@@ -150,6 +150,39 @@ class CheckpointCoordinatorTest {
         assertThat(io.numQueued()).as("nothing after stop()").isZero();
     }
 
+    /**
+     * A new job master (a job-manager failover) resumes the job from its retained checkpoints: its coordinator's
+     * first checkpoint starts as soon as every task has restored, not one interval after the start; the periodic
+     * firing goes on from there. (Before, it waited for the first firing: a whole interval after the restore.)
+     */
+    @Test
+    void aCoordinatorThatResumesRetainedCheckpointsStartsItsFirstCheckpointOnceEveryTaskRuns() {
+        create(INTERVAL, TIMEOUT, 2, 3);
+        onMain(coordinator::start);
+        completeCheckpoint(triggerNext());
+        onMain(() -> coordinator.stop("leadership lost"));
+
+        coordinator = new CheckpointCoordinator(job, new JobConfig(INTERVAL, TIMEOUT, 2, 3, root.toString(),
+                new NoRestart(), false), storage, store, new InMemoryCheckpointIdCounter(2), mainThread, io, clock,
+                context, writesAllowed::get);
+        context.canTrigger = false; // the tasks are being deployed and restore
+        onMain(coordinator::start);
+        onMain(coordinator::taskRunning);
+        assertThat(io.numQueued()).as("not while a task restores").isZero();
+
+        context.canTrigger = true;
+        onMain(coordinator::taskRunning);
+        assertThat(io.numQueued()).as("the first checkpoint starts when the last task runs").isEqualTo(1);
+        io.triggerAll();
+        mainThread.triggerAll();
+        assertThat(context.triggers).extracting(Trigger::checkpointId).endsWith(2L, 2L);
+        completeCheckpoint(2);
+
+        onMain(coordinator::taskRunning);
+        assertThat(io.numQueued()).as("only the first: a later task report starts nothing").isZero();
+        assertThat(triggerNext()).as("then the periodic firing").isEqualTo(3);
+    }
+
     // ------------------------------------------------------------------ id guard
 
     @Test

@@ -28,7 +28,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link PeriodicTrigger}: fires every interval; whether a checkpoint starts is decided here
  *       (none while one is pending or lingers, or while not every task runs, or when no source runs and no
  *       task awaits its final checkpoint). A firing that found the tasks not all running (deploying,
- *       restoring) starts its checkpoint as soon as they run ({@link #taskRunning}).</li>
+ *       restoring) starts its checkpoint as soon as they run ({@link #taskRunning}); so does the start of a
+ *       coordinator that resumes retained checkpoints (after a job-manager failover).</li>
  *   <li>{@link CheckpointIdRequests}: the id, from the counter on the I/O executor, bounded by the
  *       timeout and never at or below a retained or started checkpoint.</li>
  *   <li>{@link PendingCheckpoints}: the checkpoint in flight: acknowledgements, declines, finished
@@ -154,6 +155,11 @@ public final class CheckpointCoordinator {
      * starts and when checkpointing stops.
      */
     private boolean firingMissed;
+    /**
+     * Whether the job had completed checkpoints when this coordinator was created: a new job master (after a
+     * job-manager failover, or a cluster restarted on its HA data) resumes the job from the latest of them.
+     */
+    private final boolean resumesRetainedCheckpoints;
     /** A savepoint requested and not started yet (its id not yet asked for), or {@code null}. */
     private PendingSavepoint queuedSavepoint;
     /** Whether a look at {@link #queuedSavepoint} is scheduled. */
@@ -179,6 +185,7 @@ public final class CheckpointCoordinator {
         SharedStateRegistry.Recovered shared = SharedStateRegistry.recover(jobId, store.latest().orElse(null),
                 store.retainedIds());
         this.sharedState = shared.registry();
+        this.resumesRetainedCheckpoints = store.latest().isPresent();
         this.discarder = new CheckpointDiscarder(jobId, storage, mainThread, ioExecutor, sharedState);
         if (!shared.orphans().isEmpty()) {
             LOG.info("Job {}: deleting {} shared state file(s) that no retained checkpoint refers to any more (a discard"
@@ -211,9 +218,20 @@ public final class CheckpointCoordinator {
         failures.setMetricsListener(listener); // a new job master's coordinator starts afresh
     }
 
-    /** Starts periodic triggering (no-op when checkpointing is disabled). */
+    /**
+     * Starts periodic triggering (no-op when checkpointing is disabled or it runs already). A coordinator that
+     * resumes retained checkpoints (a new job master: the job was recovered from the latest of them) starts its
+     * first checkpoint as soon as every task runs ({@link #taskRunning}), as if a firing had been missed while the
+     * tasks restored, rather than one interval after the start: that checkpoint is already older than the
+     * failover took, and a second failure before the next one would replay all of it again. A new job's first
+     * checkpoint waits for the first firing.
+     */
     public void start() {
+        boolean wasRunning = trigger.isRunning();
         trigger.start();
+        if (!wasRunning && trigger.isRunning() && resumesRetainedCheckpoints) {
+            firingMissed = true;
+        }
     }
 
     /**
