@@ -16,6 +16,7 @@ class LargeStatePlanTest {
         assertThat(full.steadyRate()).isEqualTo(307_692.31, org.assertj.core.data.Offset.offset(0.01));
         assertThat(full.parallelism()).isEqualTo(2);
         assertThat(full.rescaleTo()).isEqualTo(4);
+        assertThat(full.steadyWindow()).as("several compaction cycles").isEqualTo(java.time.Duration.ofMinutes(2));
         assertThat(LargeStatePlan.of("smoke").keys()).isEqualTo(38_462L);
         assertThat(LargeStatePlan.of("full", 0.5).variant())
                 .isEqualTo("0.5 GB: 3,846,154 keys x 130 B, 1 % of keys/s, checkpoints every 3000 ms");

@@ -127,7 +127,8 @@ final class RocksDbInstance {
 
     /**
      * The options of every column family: table format, block cache of the slot, list merges, write buffers,
-     * the size of the table files compactions write, the level-0 file counts that slow and stop writes.
+     * the size of the table files compactions write, the level-0 file counts that start a compaction and that slow
+     * and stop writes.
      */
     static ColumnFamilyOptions columnOptions(SlotMemory memory, BloomFilter filter, StringAppendOperator merge,
                                              CompactionSettings compaction) {
@@ -144,6 +145,7 @@ final class RocksDbInstance {
                 .setMergeOperator(merge)
                 .setWriteBufferSize(writeBufferSize)
                 .setTargetFileSizeBase(compaction.targetFileSize())
+                .setLevel0FileNumCompactionTrigger(compaction.level0CompactionFiles())
                 .setLevel0SlowdownWritesTrigger(compaction.level0SlowdownFiles())
                 .setLevel0StopWritesTrigger(compaction.level0StopFiles())
                 .setCompressionType(CompressionType.LZ4_COMPRESSION)

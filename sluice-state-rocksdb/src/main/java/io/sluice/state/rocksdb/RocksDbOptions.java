@@ -52,8 +52,24 @@ public final class RocksDbOptions {
                     + " rewrites part of the key range upload less, at the cost of more files per checkpoint (more"
                     + " uploads, a larger checkpoint metadata). The default, 64 mb, is RocksDB's.");
 
-    /** Below RocksDB's 20: see the option's description. */
-    static final int DEFAULT_LEVEL0_SLOWDOWN_FILES = 8;
+    /** Above RocksDB's 4: see the option's description. */
+    static final int DEFAULT_LEVEL0_COMPACTION_FILES = 12;
+
+    public static final ConfigOption<Integer> LEVEL0_COMPACTION_FILES = ConfigOptions.key(
+                    "state.backend.rocksdb.compaction.level0-files")
+            .intType()
+            .defaultValue(DEFAULT_LEVEL0_COMPACTION_FILES)
+            .withConstraint(n -> n >= 1, "at least 1")
+            .withDescription("The number of level-0 table files (memtables flushed and not yet compacted) at which"
+                    + " RocksDB compacts them into the level below (its level0_file_num_compaction_trigger); below"
+                    + " state.backend.rocksdb.compaction.level0-slowdown-files. Each checkpoint flushes the memtables,"
+                    + " so level-0 files are about one checkpoint interval of changes each, and every such compaction"
+                    + " rewrites the whole level below for them (random keys span it): waiting for more files rewrites"
+                    + " that level less often, which an incremental checkpoint then uploads less often. Reads look into"
+                    + " each level-0 file's filter. The default, 12, is above RocksDB's 4 (docs/state.md).");
+
+    /** Above RocksDB's 20, twice the compaction trigger: see the option's description. */
+    static final int DEFAULT_LEVEL0_SLOWDOWN_FILES = 24;
 
     public static final ConfigOption<Integer> LEVEL0_SLOWDOWN_FILES = ConfigOptions.key(
                     "state.backend.rocksdb.compaction.level0-slowdown-files")
@@ -64,7 +80,8 @@ public final class RocksDbOptions {
                     + " RocksDB slows writes down until compactions catch up (its level0_slowdown_writes_trigger)."
                     + " Every read of a key looks into each level-0 file, so letting them pile up while a fast"
                     + " phase (a bulk load, a catch-up) outruns compaction makes every later read dearer; a low"
-                    + " limit paces the writes instead. The default, 8, is lower than RocksDB's 20 (docs/state.md).");
+                    + " limit paces the writes instead; above state.backend.rocksdb.compaction.level0-files. The"
+                    + " default, 24, is twice that option's default (docs/state.md).");
 
     public static final ConfigOption<Integer> LEVEL0_STOP_FILES = ConfigOptions.key(
                     "state.backend.rocksdb.compaction.level0-stop-files")
@@ -73,8 +90,8 @@ public final class RocksDbOptions {
             .withConstraint(n -> n >= 3, "at least 3")
             .withDescription("The number of level-0 table files at which RocksDB stops writes until compactions"
                     + " catch up (its level0_stop_writes_trigger); above"
-                    + " state.backend.rocksdb.compaction.level0-slowdown-files. The default, 16, is lower than"
-                    + " RocksDB's 36.");
+                    + " state.backend.rocksdb.compaction.level0-slowdown-files. The default, 48, is twice that"
+                    + " option's default.");
 
     public static final ConfigOption<String> LOCAL_DIR = ConfigOptions.key("state.backend.rocksdb.local-dir")
             .stringType()

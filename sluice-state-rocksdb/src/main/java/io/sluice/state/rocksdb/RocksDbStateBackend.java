@@ -34,7 +34,8 @@ public final class RocksDbStateBackend implements StateBackend {
     public RocksDbStateBackend(Configuration configuration) {
         configuration.validate(java.util.List.of(RocksDbOptions.MEMORY_PER_SLOT, RocksDbOptions.WRITE_BUFFER_RATIO,
                 RocksDbOptions.HIGH_PRIORITY_POOL_RATIO, RocksDbOptions.LOCAL_DIR, RocksDbOptions.TARGET_FILE_SIZE,
-                RocksDbOptions.LEVEL0_SLOWDOWN_FILES, RocksDbOptions.LEVEL0_STOP_FILES));
+                RocksDbOptions.LEVEL0_COMPACTION_FILES, RocksDbOptions.LEVEL0_SLOWDOWN_FILES,
+                RocksDbOptions.LEVEL0_STOP_FILES));
         String dir = configuration.get(RocksDbOptions.LOCAL_DIR).trim();
         this.localDir = dir.isEmpty() ? Path.of(System.getProperty("java.io.tmpdir"), "sluice-rocksdb") : Path.of(dir);
         this.incrementalByDefault = configuration.get(io.sluice.config.StateBackendOptions.INCREMENTAL);

@@ -171,22 +171,29 @@ class RocksDbKeyedStateBackendTest {
     }
 
     @Test
-    void writesSlowDownAtEightLevel0FilesAndStopAtSixteenByDefaultOrAsConfigured() throws Exception {
+    void level0FilesAreCompactedAtTwelveWritesSlowDownAtTwentyFourAndStopAtFortyEightByDefaultOrAsConfigured()
+            throws Exception {
         stateBackend = new RocksDbStateBackend(new Configuration().set(RocksDbOptions.LOCAL_DIR, localDir.toString()));
-        assertThat(level0Triggers(open("defaults", "slot"))).containsExactly("level0_slowdown_writes_trigger=8",
-                "level0_stop_writes_trigger=16");
+        assertThat(level0Triggers(open("defaults", "slot"))).containsExactly("level0_file_num_compaction_trigger=12",
+                "level0_slowdown_writes_trigger=24", "level0_stop_writes_trigger=48");
         stateBackend.close();
         stateBackend = new RocksDbStateBackend(new Configuration().set(RocksDbOptions.LOCAL_DIR, localDir.toString())
+                .setString("state.backend.rocksdb.compaction.level0-files", "4")
                 .setString("state.backend.rocksdb.compaction.level0-slowdown-files", "12")
                 .setString("state.backend.rocksdb.compaction.level0-stop-files", "30"));
-        assertThat(level0Triggers(open("configured", "slot"))).containsExactly("level0_slowdown_writes_trigger=12",
-                "level0_stop_writes_trigger=30");
+        assertThat(level0Triggers(open("configured", "slot"))).containsExactly("level0_file_num_compaction_trigger=4",
+                "level0_slowdown_writes_trigger=12", "level0_stop_writes_trigger=30");
         assertThatThrownBy(() -> new RocksDbStateBackend(new Configuration()
-                .setString("state.backend.rocksdb.compaction.level0-slowdown-files", "10")
-                .setString("state.backend.rocksdb.compaction.level0-stop-files", "10")))
+                .setString("state.backend.rocksdb.compaction.level0-slowdown-files", "20")
+                .setString("state.backend.rocksdb.compaction.level0-stop-files", "20")))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("level0-stop-files (10) must be above")
-                .hasMessageContaining("level0-slowdown-files (10)");
+                .hasMessageContaining("level0-stop-files (20) must be above")
+                .hasMessageContaining("level0-slowdown-files (20)");
+        assertThatThrownBy(() -> new RocksDbStateBackend(new Configuration()
+                .setString("state.backend.rocksdb.compaction.level0-slowdown-files", "8")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("level0-slowdown-files (8) must be above")
+                .hasMessageContaining("level0-files (12)");
     }
 
     /** The level-0 triggers of the column family of a new state, as RocksDB wrote them to its OPTIONS file. */
@@ -199,8 +206,9 @@ class RocksDbKeyedStateBackendTest {
         }
         String text = java.nio.file.Files.readString(options);
         String column = text.substring(text.indexOf("[CFOptions \"v\"]"));
-        return column.lines().map(String::trim).filter(l -> l.startsWith("level0_slowdown_writes_trigger=")
-                || l.startsWith("level0_stop_writes_trigger=")).sorted().toList();
+        return column.lines().map(String::trim).filter(l -> l.startsWith("level0_file_num_compaction_trigger=")
+                || l.startsWith("level0_slowdown_writes_trigger=") || l.startsWith("level0_stop_writes_trigger="))
+                .sorted().toList();
     }
 
     /** Writes 2 MiB of incompressible values twice, compacts them all, and counts the table files. */
