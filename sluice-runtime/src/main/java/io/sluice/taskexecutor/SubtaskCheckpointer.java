@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * more go to a state file (and, with task-local recovery, a local copy); a snapshot too large to keep
  * in memory is serialized to a local temporary file and streamed from there ({@link SpillingSnapshotOutput},
  * {@link Spill}); the handle is acknowledged
- * to the job master, or the checkpoint declined with the cause. A barrier alignment that a newer
+ * to the job master, or the checkpoint declined with the cause (not once the task is ending: its end, which the
+ * job master hears, aborts the checkpoint). A barrier alignment that a newer
  * checkpoint's barrier abandoned ({@link #onAborted}) is declined at once, and so is a checkpoint whose
  * sink could not reach its system at the pre-commit ({@link SinkUnavailableException}): the task keeps
  * running and the sink pre-commits what it kept at the next barrier.
@@ -96,7 +97,8 @@ final class SubtaskCheckpointer implements BarrierHandler {
      * @param backend   the keyed state backend, or {@code null} without keyed state
      * @param reader    the source reader, or {@code null} for a task that reads other tasks
      * @param ending    whether the task was cancelled, or failed and is closing its state (a failed upload is then
-     *                  no news: the task's own end is what the job master hears and the log says)
+     *                  no news and declines nothing: the task's own end is what the job master hears and the log
+     *                  says)
      */
     SubtaskCheckpointer(Target target, OperatorChain chain, KeyedStateBackend backend, SourceReader<?> reader,
                         StateUploads uploads, TaskThread taskThread, BooleanSupplier ending) {
@@ -211,11 +213,13 @@ final class SubtaskCheckpointer implements BarrierHandler {
             target.jobMaster().acknowledgeCheckpoint(target.attemptId(), checkpointId, handle);
         } catch (Throwable t) {
             if (ending.getAsBoolean()) {
+                // Not declined: the job master hears the task's end (cancelled, failed), which aborts the checkpoint
+                // as no failure of checkpointing; a decline would report the closed state as a storage failure.
                 LOG.debug("Task {} ended while writing its state for checkpoint {}", target.taskName(), checkpointId,
                         t);
-            } else {
-                LOG.warn("Task {} could not write its state for checkpoint {}", target.taskName(), checkpointId, t);
+                return;
             }
+            LOG.warn("Task {} could not write its state for checkpoint {}", target.taskName(), checkpointId, t);
             target.jobMaster().declineCheckpoint(target.attemptId(), checkpointId, t);
         }
     }

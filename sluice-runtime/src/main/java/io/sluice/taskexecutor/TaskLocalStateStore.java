@@ -173,7 +173,8 @@ public final class TaskLocalStateStore {
      * to {@code storagePath}: a hard link when {@code immutable} (a RocksDB table file; a copy when the link fails,
      * e.g. across file systems), else a copy (RocksDB may append to its manifest later). It belongs to the
      * checkpoint once {@link #registerFiles} names it, and is deleted by {@link #abandonFiles}. A file that cannot
-     * be kept is logged and left out: the restore reads that one from storage.
+     * be kept is left out (the restore reads that one from storage) and logged: a warning, unless the source is gone
+     * (its task ended while uploading).
      */
     public void keepFile(JobId jobId, int vertexId, int subtaskIndex, long checkpointId, String storagePath,
                          Path source, boolean immutable) {
@@ -192,6 +193,13 @@ public final class TaskLocalStateStore {
             }
         } catch (IOException | RuntimeException e) {
             deleteQuietly(local);
+            if (!Files.exists(source)) {
+                // The snapshot's own file is gone: its task ended (failed, cancelled) while uploading, and its state
+                // backend deleted the snapshot. Nothing of the local-recovery directory is at fault.
+                LOG.debug("Did not keep a local copy of {} for checkpoint {}: it no longer exists (its task ended)",
+                        source, checkpointId);
+                return;
+            }
             LOG.warn("Could not keep a local copy of {} (uploaded as {}) in {} for task-local recovery of subtask {}"
                     + " of vertex {}: a restore of checkpoint {} reads that file from checkpoint storage. Check the"
                     + " free space and permissions of the local-recovery directory: {}", source, storagePath,
