@@ -20,7 +20,7 @@ record CompactionSettings(long targetFileSize, int level0CompactionFiles, int le
             throw new IllegalArgumentException("state.backend.rocksdb.compaction.level0-slowdown-files ("
                     + level0SlowdownFiles + ") must be above state.backend.rocksdb.compaction.level0-files ("
                     + level0CompactionFiles + "): level-0 files are compacted first, writes slowed down only if that"
-                    + " does not keep up");
+                    + " does not keep up; raise the slowdown (and the stop above it) or lower level0-files");
         }
         if (level0StopFiles <= level0SlowdownFiles) {
             throw new IllegalArgumentException("state.backend.rocksdb.compaction.level0-stop-files (" + level0StopFiles
