@@ -3,10 +3,9 @@ package io.sluice.taskexecutor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.sluice.graph.JobId;
+import io.sluice.testutil.CapturedLog;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,7 +13,6 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 class TaskLocalStateStoreTest {
     private final JobId job = JobId.generate();
@@ -161,19 +159,10 @@ class TaskLocalStateStoreTest {
     }
 
     private static List<ILoggingEvent> logged(Runnable action) {
-        Logger logger = (Logger) LoggerFactory.getLogger(TaskLocalStateStore.class);
-        ListAppender<ILoggingEvent> appender = new ListAppender<>();
-        appender.start();
-        logger.addAppender(appender);
-        Level level = logger.getLevel();
-        logger.setLevel(Level.DEBUG);
-        try {
+        try (CapturedLog log = CapturedLog.of(TaskLocalStateStore.class, Level.DEBUG)) {
             action.run();
-        } finally {
-            logger.setLevel(level);
-            logger.detachAppender(appender);
+            return log.events();
         }
-        return appender.list;
     }
 
     @Test

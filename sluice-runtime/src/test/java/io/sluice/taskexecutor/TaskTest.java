@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.read.ListAppender;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.checkpoint.CheckpointStorage;
@@ -16,6 +14,7 @@ import io.sluice.network.LocalShuffleService;
 import io.sluice.protocol.TaskDeploymentDescriptor;
 import io.sluice.protocol.TaskRestore;
 import io.sluice.storage.LocalFileBlobStore;
+import io.sluice.testutil.CapturedLog;
 import io.sluice.testutil.CommittingSink;
 import io.sluice.testutil.ManualExecutorService;
 import io.sluice.util.ManualClock;
@@ -28,7 +27,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.slf4j.LoggerFactory;
 
 /**
  * One task on its own thread, as in production, with its state uploads on a manually triggered I/O
@@ -115,13 +113,7 @@ class TaskTest {
             }
             return v + 1;
         }).sinkTo(new CommittingSink(CommittingSink.store().id()), "committing");
-        Logger logger = (Logger) LoggerFactory.getLogger(SubtaskCheckpointer.class);
-        ListAppender<ILoggingEvent> logged = new ListAppender<>();
-        logged.start();
-        logger.addAppender(logged);
-        Level level = logger.getLevel();
-        logger.setLevel(Level.DEBUG);
-        try {
+        try (CapturedLog logged = CapturedLog.of(SubtaskCheckpointer.class, Level.DEBUG)) {
             task = new Task(descriptor(env.buildJobGraph("fails"), null), services());
             task.triggerCheckpoint(1, 0); // taken at the first look at the mailbox, before record 500
             task.start();
@@ -134,12 +126,9 @@ class TaskTest {
             io.triggerAll();
 
             assertThat(jobMaster.events()).containsExactly("RUNNING", "FAILED");
-            assertThat(logged.list).as("what the upload logged").extracting(ILoggingEvent::getLevel,
+            assertThat(logged.events()).as("what the upload logged").extracting(ILoggingEvent::getLevel,
                     ILoggingEvent::getFormattedMessage).containsExactly(org.assertj.core.groups.Tuple.tuple(Level.DEBUG,
                     "Task " + task.name() + " ended while writing its state for checkpoint 1"));
-        } finally {
-            logger.setLevel(level);
-            logger.detachAppender(logged);
         }
     }
 
