@@ -34,9 +34,9 @@ class CrashLoopProcessesITCase {
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
-    /** Throws on every record, an exception class of its own carrying a record of its own: code that cannot handle its input. */
     /**
-     * Fails at its first record, at once: no rate limit, since a rate-limited source sleeps until its first record is
+     * Throws on every record, an exception class of its own carrying a record of its own: code that cannot handle its
+     * input. Fails at its first record, at once: no rate limit, since a rate-limited source sleeps until its first record is
      * due and a checkpoint triggered meanwhile completes (at position 0), which this job must never have.
      */
     private static final String ALWAYS_THROWS = """

@@ -93,10 +93,10 @@ class CrashLoopOverRestITCase {
         assertThat(loop.get("kind").asText()).isEqualTo("PROCESSING");
         assertThat(loop.get("restoreNeverSucceeds").asBoolean()).isFalse();
         assertThat(loop.get("restoreCheckpointId").isNull()).isTrue();
-        assertThat(loop.get("cause").asText()).startsWith("java.lang.IllegalStateException: cannot parse record");
-        assertThat(loop.get("origin").asText()).startsWith("vertex '").contains("parse").contains("AlwaysThrows.map");
+        assertThat(loop.get("cause").asText()).startsWith("java.lang.IllegalStateException: cannot reach the lookup service");
+        assertThat(loop.get("origin").asText()).startsWith("vertex '").contains("parse").contains("AlwaysThrows.open");
         assertThat(loop.get("summary").asText()).startsWith("crash loop: the same error ")
-                .contains(" times since ").contains("cannot parse record");
+                .contains(" times since ").contains("cannot reach the lookup service");
         assertThat(loop.get("sinceMillis").asLong()).isPositive().isLessThanOrEqualTo(loop.get("lastMillis").asLong());
         assertThat(loop.get("advice").asText()).contains("--restore-from latest:" + id);
         JsonNode stale = item.get("checkpointsStale");
@@ -179,11 +179,21 @@ class CrashLoopOverRestITCase {
         return m.find() ? Double.parseDouble(m.group(1)) : -1;
     }
 
-    /** Throws on every record, as code that cannot handle its input. */
-    static final class AlwaysThrows implements MapFunction<Long, Long> {
+    /**
+     * Code that cannot start: it fails in {@code open}, before its task runs, so no checkpoint of the
+     * job can ever complete (a checkpoint needs every task running). Failing on the first record
+     * instead let a checkpoint slip in now and then between a task's start and that record on a
+     * loaded machine, and the "no checkpoint since" mark went away for a second.
+     */
+    static final class AlwaysThrows implements MapFunction<Long, Long>, RichFunction {
+        @Override
+        public void open(RuntimeContext context) {
+            throw new IllegalStateException("cannot reach the lookup service at lookup:7000");
+        }
+
         @Override
         public Long map(Long value) {
-            throw new IllegalStateException("cannot parse record " + value);
+            return value;
         }
     }
 

@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.api.functions.MapFunction;
+import io.sluice.api.functions.RichFunction;
+import io.sluice.api.functions.RuntimeContext;
 import io.sluice.api.sink.DiscardingSink;
 import io.sluice.api.source.SequenceSource;
 import io.sluice.cli.SluiceCli;
@@ -28,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code sluice list} and {@code sluice status} against a real cluster with a job whose code throws
- * on every record: under the job's line, "crash loop: the same error N times since T" and "no
+ * at every start: under the job's line, "crash loop: the same error N times since T" and "no
  * checkpoint since T"; a healthy job gets no such line.
  */
 class ListCommandMarksTest {
@@ -83,7 +85,7 @@ class ListCommandMarksTest {
         int row = indexOf(lines, failing);
         assertThat(lines[row]).contains("always throws");
         assertThat(lines[row + 1]).startsWith("  ! crash loop: the same error ").contains(" times since ")
-                .contains("java.lang.IllegalStateException: cannot parse record");
+                .contains("java.lang.IllegalStateException: cannot reach the lookup service");
         assertThat(lines[row + 2]).startsWith("  ! no checkpoint since ");
         int healthyRow = indexOf(lines, healthy);
         assertThat(healthyRow + 1 == lines.length || !lines[healthyRow + 1].startsWith("  !"))
@@ -104,11 +106,21 @@ class ListCommandMarksTest {
         throw new AssertionError("job " + jobId + " is not listed:\n" + String.join("\n", lines));
     }
 
-    /** Code that cannot handle its input. */
-    static final class AlwaysThrows implements MapFunction<Long, Long> {
+    /**
+     * Code that cannot start: it fails in {@code open}, before its task runs, so no checkpoint of
+     * the job can ever complete (a checkpoint needs every task running). A function failing on its
+     * first record instead let a checkpoint slip in now and then, between a task's start and that
+     * record, and the "no checkpoint since" mark went away for a second.
+     */
+    static final class AlwaysThrows implements MapFunction<Long, Long>, RichFunction {
+        @Override
+        public void open(RuntimeContext context) {
+            throw new IllegalStateException("cannot reach the lookup service at lookup:7000");
+        }
+
         @Override
         public Long map(Long value) {
-            throw new IllegalStateException("cannot parse record " + value);
+            return value;
         }
     }
 }

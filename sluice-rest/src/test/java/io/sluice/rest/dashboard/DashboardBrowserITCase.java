@@ -219,7 +219,7 @@ class DashboardBrowserITCase {
                     String text = d.findElement(By.id("marks-list")).getText();
                     return text.contains("crash loop: the same error") && text.contains("no checkpoint since") ? text : null;
                 });
-        assertThat(marks).contains("crash loop: the same error").contains("cannot parse record")
+        assertThat(marks).contains("crash loop: the same error").contains("cannot reach the lookup service")
                 .contains("--restore-from latest:" + looping.value()).contains("no checkpoint since");
         browser.screenshot("job-crash-loop");
     }
@@ -348,11 +348,22 @@ class DashboardBrowserITCase {
                 });
     }
 
-    /** Code that cannot handle its input: throws on every record. */
-    static final class AlwaysThrows implements io.sluice.api.functions.MapFunction<Long, Long> {
+    /**
+     * Code that cannot start: it fails in {@code open}, before its task runs, so no checkpoint of the
+     * job can ever complete (a checkpoint needs every task running). Failing on the first record
+     * instead let a checkpoint slip in now and then between a task's start and that record on a
+     * loaded machine, and the "no checkpoint since" mark went away for a second.
+     */
+    static final class AlwaysThrows implements io.sluice.api.functions.MapFunction<Long, Long>,
+            io.sluice.api.functions.RichFunction {
+        @Override
+        public void open(io.sluice.api.functions.RuntimeContext context) {
+            throw new IllegalStateException("cannot reach the lookup service at lookup:7000");
+        }
+
         @Override
         public Long map(Long value) {
-            throw new IllegalStateException("cannot parse record " + value);
+            return value;
         }
     }
 
