@@ -59,7 +59,10 @@ import org.junit.jupiter.api.io.TempDir;
  *       with its own classes and exact counts, and no job loader left after them;</li>
  *   <li>each example submitted three times in a row to that {@code sluice cluster} process too (job
  *       manager and task executors in one JVM, as a new user runs them), each run exact, and no job loader
- *       left after them.</li>
+ *       left after them;</li>
+ *   <li>that process stopped with SIGTERM while a job from a jar runs: it exits 0 and leaves no copy of
+ *       the jar in its temporary directory (the killed process of case 5 left one, which the process started
+ *       after it deleted).</li>
  * </ol>
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -237,7 +240,7 @@ class SecondDayITCase {
         List<String> options = List.of("--jar-dir", data.resolve("jars").toString());
         local = new SluiceCluster(dir.resolve("local"), Map.of());
         withDiagnostics(local, () -> {
-            SluiceProcess cluster = local.startLocalCluster(options, settings);
+            SluiceProcess cluster = local.startLocalCluster(localJvm(), options, settings);
             long records = 2000;
             Path out = dir.resolve("key-types-local");
             CommandResult run = local.submitJar(SecondDayJobs.keyTypesJar(Files.createDirectories(dir.resolve("jar-keys-local"))),
@@ -250,10 +253,14 @@ class SecondDayITCase {
 
             assertThat(Rest.jobStatus(cluster.restUrl(), job)).as("killed while it runs").contains("RUNNING");
             cluster.kill();
-            localCluster = local.startLocalCluster(options, settings);
+            long killed = cluster.process().pid();
+            assertThat(jarCopies(killed)).as("the killed process's copy of the running job's jar").hasSize(1);
+            localCluster = local.startLocalCluster(localJvm(), options, settings);
             await().atMost(TIMEOUT).until(() -> Rest.jobStatus(localCluster.restUrl(), job)
                     .filter(s -> s.equals("FINISHED") || s.equals("FAILED")).isPresent());
             assertThat(Rest.jobStatus(localCluster.restUrl(), job)).contains("FINISHED");
+            assertThat(jarCacheDirectories(killed)).as("the killed process's jar cache, deleted by the next process"
+                    + " when it loaded the job's jar").isEmpty();
             assertThat(Rest.restoredCheckpoint(localCluster.restUrl(), job)).as("the new JVM restored a checkpoint")
                     .isPositive();
             for (String kind : SecondDayJobs.KINDS) {
@@ -309,6 +316,53 @@ class SecondDayITCase {
             System.out.printf("SecondDayITCase: no job loader left on the sluice cluster process, %d ms after the last"
                     + " job%n", (System.nanoTime() - start) / 1_000_000);
         });
+    }
+
+    /**
+     * The {@code sluice cluster} process stopped as an operator stops it (SIGTERM) while a job from a jar runs:
+     * it exits 0 and leaves no jar cache directory (nor the running job's jar copy) in its temporary directory.
+     */
+    @Test
+    @Order(8)
+    void aSluiceClusterStoppedWhileAJobFromAJarRunsLeavesNoJarCopyBehind() throws Throwable {
+        withDiagnostics(local, () -> {
+            String url = localCluster.restUrl();
+            Path jar = SecondDayJobs.visitsJar(Files.createDirectories(dir.resolve("stopped-jar")), 1);
+            CommandResult run = local.submitJar(jar, url, List.of("--parallelism", "2"),
+                    visitsArgs(1_000_000, 50, dir.resolve("stopped")));
+            assertThat(run.exitCode()).as(run.output()).isZero();
+            await().atMost(TIMEOUT).until(() -> Rest.jobStatus(url, run.jobId()).filter("RUNNING"::equals).isPresent());
+            long pid = localCluster.process().pid();
+            assertThat(jarCopies(pid)).as("the running job's jar copy").hasSize(1);
+
+            localCluster.process().destroy(); // SIGTERM
+            assertThat(localCluster.process().waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            assertThat(localCluster.process().exitValue()).as(localCluster.output()).isZero();
+            assertThat(jarCacheDirectories(pid)).as("the stopped process's jar cache").isEmpty();
+        });
+    }
+
+    /** The {@code sluice cluster} processes' JVM options: a temporary directory of their own, to look into. */
+    private static List<String> localJvm() throws IOException {
+        return List.of("-Djava.io.tmpdir=" + Files.createDirectories(dir.resolve("local-tmp")));
+    }
+
+    /** The jar cache directories of process {@code pid} in the {@code sluice cluster} processes' temporary directory. */
+    private static List<Path> jarCacheDirectories(long pid) throws IOException {
+        try (Stream<Path> entries = Files.list(dir.resolve("local-tmp"))) {
+            return entries.filter(p -> p.getFileName().toString().startsWith("sluice-job-jars-" + pid + "-")).toList();
+        }
+    }
+
+    /** The jar copies in {@link #jarCacheDirectories}. */
+    private static List<Path> jarCopies(long pid) throws IOException {
+        List<Path> jars = new ArrayList<>();
+        for (Path cache : jarCacheDirectories(pid)) {
+            try (Stream<Path> files = Files.list(cache)) {
+                files.filter(f -> f.toString().endsWith(".jar")).forEach(jars::add);
+            }
+        }
+        return jars;
     }
 
     // ---- jobs ----

@@ -121,9 +121,15 @@ final class SluiceCluster implements AutoCloseable {
      * REST on a free port; waits until it serves REST.
      */
     SluiceProcess startLocalCluster(List<String> options, Map<String, String> extra) throws IOException {
+        return startLocalCluster(List.of(), options, extra);
+    }
+
+    /** {@code sluice cluster} like {@link #startLocalCluster(List, Map)}, its JVM started with {@code jvmOptions}. */
+    SluiceProcess startLocalCluster(List<String> jvmOptions, List<String> options, Map<String, String> extra)
+            throws IOException {
         List<String> all = new ArrayList<>(List.of("--port", "0"));
         all.addAll(options);
-        return awaitServing(start(Host.MACHINE, "cluster", all, extra));
+        return awaitServing(start(Host.MACHINE, "cluster", jvmOptions, all, extra));
     }
 
     /** A task manager on {@code host} with {@code slots} slots; does not wait for its registration. */

@@ -220,6 +220,7 @@ final class LocalClusterComponents {
         stateBackends.forEach(StateBackends::close);
         awaitIo();
         taskExecutors.forEach(TaskExecutor::closeLocalState); // after the uploads: none keeps a file afterwards
+        userCode.close(); // after the I/O that closes released loaders: the jar cache directory goes
 
     }
 

@@ -2,6 +2,7 @@ package io.sluice.jar;
 
 import io.sluice.graph.JobId;
 import io.sluice.rpc.MainThreads;
+import io.sluice.util.ProcessTempFiles;
 import java.io.IOException;
 import java.net.MalformedURLException;
 import java.net.URL;
@@ -23,18 +24,29 @@ import org.slf4j.LoggerFactory;
  * and is closed, and its jar copy deleted, when the last lease closes, so an ended job leaves no
  * loader (and none of its classes) behind.
  *
+ * <p>The cache directory of {@link #inTemporaryDirectory} is named after the process
+ * ({@code sluice-job-jars-<pid>-<uuid>} in {@code java.io.tmpdir}); {@link #close} deletes it with
+ * whatever it still holds, and the first jar copy of a process deletes the directories of processes
+ * that no longer run ({@link ProcessTempFiles}), so neither a stopped nor a killed process leaves jar
+ * copies behind for good.
+ *
  * <p>Threading: thread-safe. {@link #acquire} may read the HA job jar store and is for the I/O
  * executor only; {@link #acquireIfLoaded} and {@link #defaultLease} read memory only (any thread,
- * main threads included). Closing a loader and deleting its jar copy run on the I/O executor.
+ * main threads included). Closing a loader and deleting its jar copy run on the I/O executor;
+ * {@link #close} on the thread closing the process's components, after them.
  */
 public final class UserCodeClassLoaders {
     private static final Logger LOG = LoggerFactory.getLogger(UserCodeClassLoaders.class);
+    /** The start of the names of {@link #inTemporaryDirectory}'s cache directories, before the pid. */
+    static final String CACHE_DIRECTORY_BASE = "sluice-job-jars-";
 
     private final Supplier<JobJarStore> jobJars;
     private final Executor ioExecutor;
     private final ClassLoader parent;
     private final Path cacheDirectory;
     private final Map<JobId, Shared> loaders = new HashMap<>();
+    /** Set by {@link #close} (guarded by {@code loaders}): no jar copy is made after it. */
+    private boolean closed;
 
     /**
      * @param jobJars        where recovered jobs' jars are read from (the HA services' store)
@@ -56,7 +68,8 @@ public final class UserCodeClassLoaders {
      */
     public static UserCodeClassLoaders inTemporaryDirectory(Supplier<JobJarStore> jobJars, Executor ioExecutor) {
         return new UserCodeClassLoaders(jobJars, ioExecutor, UserCodeClassLoaders.class.getClassLoader(),
-                Path.of(System.getProperty("java.io.tmpdir"), "sluice-job-jars-" + java.util.UUID.randomUUID()));
+                Path.of(System.getProperty("java.io.tmpdir"), ProcessTempFiles.prefix(CACHE_DIRECTORY_BASE)
+                        + java.util.UUID.randomUUID()));
     }
 
     public Path cacheDirectory() {
@@ -70,6 +83,13 @@ public final class UserCodeClassLoaders {
 
     /** Where a job's private jar copy goes; the caller writes it there before {@link #register}. */
     public Path jarCopyFor(JobId jobId) throws IOException {
+        synchronized (loaders) {
+            if (closed) {
+                throw new IllegalStateException("The class loaders of this process are closed: no jar copy for job "
+                        + jobId);
+            }
+        }
+        ProcessTempFiles.deleteLeftoversOnce(cacheDirectory.getParent(), CACHE_DIRECTORY_BASE);
         Files.createDirectories(cacheDirectory);
         return Files.createTempFile(cacheDirectory, jobId + "-", ".jar");
     }
@@ -144,8 +164,37 @@ public final class UserCodeClassLoaders {
         }
     }
 
+    /**
+     * The process's components have closed: closes the loaders still open (jobs that did not end, whose
+     * leases went with the process) and deletes the cache directory with every jar copy in it. Blocking;
+     * idempotent; not on a main thread.
+     */
+    public void close() {
+        java.util.List<Shared> open;
+        synchronized (loaders) {
+            closed = true;
+            open = java.util.List.copyOf(loaders.values());
+            loaders.clear();
+        }
+        for (Shared shared : open) {
+            try {
+                shared.loader.close();
+            } catch (IOException e) {
+                LOG.warn("Could not close the class loader of job {}: {}", shared.jobId, e.toString());
+            }
+        }
+        try {
+            ProcessTempFiles.deleteTree(cacheDirectory);
+        } catch (IOException e) {
+            LOG.warn("Could not delete the job jar cache {}: {} (delete it by hand)", cacheDirectory, e.toString());
+        }
+    }
+
     private void released(Shared shared) {
         synchronized (loaders) {
+            if (closed) {
+                return; // close() closed the loader and deleted the directory with its jar copy
+            }
             if (loaders.get(shared.jobId) == shared) {
                 loaders.remove(shared.jobId);
             }

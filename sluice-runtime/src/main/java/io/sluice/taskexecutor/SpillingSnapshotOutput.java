@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import io.sluice.util.ProcessTempFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,8 +31,6 @@ final class SpillingSnapshotOutput implements KeyedSnapshotOutput, AutoCloseable
     private static final int FILE_BUFFER_BYTES = 256 * 1024;
     /** Temporary files are named {@code sluice-snapshot-<pid>-<random>.tmp}, so a process can tell its own. */
     static final String FILE_PREFIX = "sluice-snapshot-";
-    /** The directories whose leftovers this process deleted already. */
-    private static final java.util.Set<Path> CLEANED = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private final DataOutputBuffer buffer = new DataOutputBuffer(4096);
     private final int spillThreshold;
@@ -68,7 +67,7 @@ final class SpillingSnapshotOutput implements KeyedSnapshotOutput, AutoCloseable
             if (fileOut == null) {
                 Files.createDirectories(directory);
                 deleteLeftoversOnce(directory);
-                file = Files.createTempFile(directory, FILE_PREFIX + ProcessHandle.current().pid() + "-", ".tmp");
+                file = Files.createTempFile(directory, ProcessTempFiles.prefix(FILE_PREFIX), ".tmp");
                 fileOut = new BufferedOutputStream(Files.newOutputStream(file), FILE_BUFFER_BYTES);
                 FramedStateFile.reserveHeader(fileOut);
             }
@@ -89,37 +88,13 @@ final class SpillingSnapshotOutput implements KeyedSnapshotOutput, AutoCloseable
      * the directory, are left alone.
      */
     static void deleteLeftoversOnce(Path directory) {
-        if (!CLEANED.add(directory.toAbsolutePath().normalize())) {
-            return;
-        }
-        try (java.util.stream.Stream<Path> files = Files.list(directory)) {
-            files.filter(f -> ownerPid(f.getFileName().toString()).stream()
-                            .anyMatch(pid -> ProcessHandle.of(pid).isEmpty()))
-                    .forEach(f -> {
-                        try {
-                            Files.deleteIfExists(f);
-                            LOG.info("Deleted {}, left by a process that no longer runs", f);
-                        } catch (IOException e) {
-                            LOG.warn("Could not delete the leftover snapshot file {}: {}", f, e.toString());
-                        }
-                    });
-        } catch (IOException e) {
-            LOG.warn("Could not look for leftover snapshot files in {}: {}", directory, e.toString());
-        }
+        ProcessTempFiles.deleteLeftoversOnce(directory, FILE_PREFIX);
     }
 
     /** The pid in a temporary file's name, if it is one of ours. */
     static java.util.OptionalLong ownerPid(String fileName) {
-        if (!fileName.startsWith(FILE_PREFIX) || !fileName.endsWith(".tmp")) {
-            return java.util.OptionalLong.empty();
-        }
-        int dash = fileName.indexOf('-', FILE_PREFIX.length());
-        try {
-            return dash < 0 ? java.util.OptionalLong.empty()
-                    : java.util.OptionalLong.of(Long.parseLong(fileName.substring(FILE_PREFIX.length(), dash)));
-        } catch (NumberFormatException e) {
-            return java.util.OptionalLong.empty();
-        }
+        return fileName.endsWith(".tmp") ? ProcessTempFiles.ownerPid(fileName, FILE_PREFIX)
+                : java.util.OptionalLong.empty();
     }
 
     /**

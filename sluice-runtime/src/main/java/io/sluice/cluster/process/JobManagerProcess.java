@@ -120,6 +120,7 @@ public final class JobManagerProcess implements AutoCloseable {
             String comparedAtStart = SharedSettingsCheck.againstLeader(ha.leaderSettingsStore(), id, shared);
             CheckpointStorageRegistry storages = resources.checkpointStorages(metrics, configuration);
             UserCodeClassLoaders userCode = UserCodeClassLoaders.inTemporaryDirectory(ha::jobJarStore, io);
+            resources.add(userCode::close); // after everything that holds a lease: the jar cache directory goes
             SlotPool slotPool = SlotPool.dynamic();
 
             String host = AdvertisedHost.of(configuration.get(JobManagerOptions.RPC_ADVERTISED_HOST),

@@ -114,6 +114,7 @@ public final class TaskManagerProcess implements AutoCloseable {
             network.bindMetrics(metrics);
             JobJarStore jobJars = jars;
             UserCodeClassLoaders userCode = UserCodeClassLoaders.inTemporaryDirectory(() -> jobJars, io);
+            resources.add(userCode::close); // after everything that holds a lease: the jar cache directory goes
             DedicatedMainThreadExecutor main = resources.mainThread(id);
             StateBackends stateBackends = StateBackends.fromConfiguration(configuration);
             resources.add(stateBackends::close); // shared memory goes once the last task using it closed its backend

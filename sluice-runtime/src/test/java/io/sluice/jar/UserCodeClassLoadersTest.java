@@ -1,0 +1,95 @@
+package io.sluice.jar;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.graph.JobId;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The jar copies of {@link UserCodeClassLoaders}: in a directory named after the process, deleted with
+ * everything in it when the process's components close (also the copies of jobs still loaded then), and
+ * deleted by the next process when the one that made them was killed.
+ */
+class UserCodeClassLoadersTest {
+    @TempDir
+    Path dir;
+
+    private final ExecutorService io = Executors.newSingleThreadExecutor();
+    private final InMemoryJobJarStore store = new InMemoryJobJarStore();
+
+    @AfterEach
+    void stopIo() throws InterruptedException {
+        io.shutdownNow();
+        io.awaitTermination(10, TimeUnit.SECONDS);
+    }
+
+    private Path emptyJar() throws Exception {
+        Path jar = dir.resolve("job.jar");
+        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out, new Manifest())) {
+            j.flush();
+        }
+        return jar;
+    }
+
+    @Test
+    void theTemporaryCacheDirectoryIsNamedAfterThisProcess() {
+        UserCodeClassLoaders loaders = UserCodeClassLoaders.inTemporaryDirectory(() -> store, io);
+        assertThat(loaders.cacheDirectory().getFileName().toString())
+                .startsWith("sluice-job-jars-" + ProcessHandle.current().pid() + "-");
+        assertThat(loaders.cacheDirectory()).as("created with the first jar copy only").doesNotExist();
+    }
+
+    @Test
+    void closingDeletesTheCacheDirectoryWithTheCopiesOfJobsStillLoaded() throws Exception {
+        JobId job = JobId.generate();
+        store.putJobJar(job, emptyJar());
+        Path cache = dir.resolve("tmp").resolve("sluice-job-jars-" + ProcessHandle.current().pid() + "-1");
+        UserCodeClassLoaders loaders = new UserCodeClassLoaders(() -> store, io, getClass().getClassLoader(), cache);
+        ClassLoaderLease lease = loaders.acquire(job);
+        assertThat(cache).as("the job's jar copy").isNotEmptyDirectory();
+
+        loaders.close();
+
+        assertThat(cache).as("closed with the process's components").doesNotExist();
+        assertThat(loaders.isLoaded(job)).isFalse();
+        assertThatThrownBy(() -> loaders.acquire(job)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+        io.shutdown(); // a lease closed after the process's I/O stopped needs none of it
+        lease.close();
+        loaders.close();
+        assertThat(cache).doesNotExist();
+    }
+
+    @Test
+    void theFirstJarCopyDeletesTheCacheOfAProcessThatWasKilledNotThoseOfLiveOnes() throws Exception {
+        Process killed = new ProcessBuilder("true").start();
+        assertThat(killed.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        Path tmp = Files.createDirectories(dir.resolve("tmp"));
+        Path left = Files.createDirectories(tmp.resolve("sluice-job-jars-" + killed.pid() + "-1"));
+        Files.write(left.resolve("job-1.jar"), new byte[1024]);
+        Path live = Files.createDirectories(tmp.resolve("sluice-job-jars-" + ProcessHandle.current().pid() + "-2"));
+        JobId job = JobId.generate();
+        store.putJobJar(job, emptyJar());
+        UserCodeClassLoaders loaders = new UserCodeClassLoaders(() -> store, io, getClass().getClassLoader(),
+                tmp.resolve("sluice-job-jars-" + ProcessHandle.current().pid() + "-3"));
+
+        try (ClassLoaderLease lease = loaders.acquire(job)) {
+            assertThat(lease.classLoader()).isNotNull();
+        }
+
+        assertThat(left).as("the killed process's jar copies").doesNotExist();
+        assertThat(live).as("a live process's cache").exists();
+        loaders.close();
+    }
+}
