@@ -60,9 +60,9 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>each example submitted three times in a row to that {@code sluice cluster} process too (job
  *       manager and task executors in one JVM, as a new user runs them), each run exact, and no job loader
  *       left after them;</li>
- *   <li>that process stopped with SIGTERM while a job from a jar runs: it exits 0 and leaves no copy of
- *       the jar in its temporary directory (the killed process of case 5 left one, which the process started
- *       after it deleted).</li>
+ *   <li>that process stopped with SIGTERM while the job of case 4 runs from its jar: it exits 0 and
+ *       leaves no copy of the jar in its temporary directory (the killed process of case 5 left one, which
+ *       the process started after it deleted); started again, it resumes the job with exact counts.</li>
  * </ol>
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -81,6 +81,9 @@ class SecondDayITCase {
     /** The {@code sluice cluster} processes of the last two cases. */
     private SluiceCluster local;
     private SluiceProcess localCluster;
+    /** The settings and options {@link #localCluster} is started with, again after it stopped. */
+    private Map<String, String> localSettings;
+    private List<String> localOptions;
 
     @BeforeAll
     void startCluster() throws Exception {
@@ -238,6 +241,8 @@ class SecondDayITCase {
         Map<String, String> settings = Map.of("high-availability.dir", data.resolve("ha").toString(),
                 "checkpoints.dir", data.resolve("checkpoints").toString());
         List<String> options = List.of("--jar-dir", data.resolve("jars").toString());
+        localSettings = settings;
+        localOptions = options;
         local = new SluiceCluster(dir.resolve("local"), Map.of());
         withDiagnostics(local, () -> {
             SluiceProcess cluster = local.startLocalCluster(localJvm(), options, settings);
@@ -319,19 +324,26 @@ class SecondDayITCase {
     }
 
     /**
-     * The {@code sluice cluster} process stopped as an operator stops it (SIGTERM) while a job from a jar runs:
-     * it exits 0 and leaves no jar cache directory (nor the running job's jar copy) in its temporary directory.
+     * The {@code sluice cluster} process stopped as an operator stops it (SIGTERM) while the job keyed by every
+     * supported key type runs from its jar: it exits 0 and leaves no jar cache directory (nor the running job's
+     * jar copy) in its temporary directory; started again on the same directory, it resumes the job in a new JVM
+     * from its checkpoint, with exact counts per key.
      */
     @Test
     @Order(8)
-    void aSluiceClusterStoppedWhileAJobFromAJarRunsLeavesNoJarCopyBehind() throws Throwable {
+    void aSluiceClusterStoppedWithSigtermResumesItsJobAndLeavesNoJarCopyBehind() throws Throwable {
         withDiagnostics(local, () -> {
             String url = localCluster.restUrl();
-            Path jar = SecondDayJobs.visitsJar(Files.createDirectories(dir.resolve("stopped-jar")), 1);
-            CommandResult run = local.submitJar(jar, url, List.of("--parallelism", "2"),
-                    visitsArgs(1_000_000, 50, dir.resolve("stopped")));
+            long records = 2000;
+            Path out = dir.resolve("key-types-sigterm");
+            CommandResult run = local.submitJar(SecondDayJobs.keyTypesJar(Files.createDirectories(dir.resolve("jar-keys-sigterm"))),
+                    url, List.of("--parallelism", "2", "-D", "checkpoints.interval=300 ms"),
+                    List.of("--records", Long.toString(records), "--rate", "400", "--output", out.toString()));
             assertThat(run.exitCode()).as(run.output()).isZero();
-            await().atMost(TIMEOUT).until(() -> Rest.jobStatus(url, run.jobId()).filter("RUNNING"::equals).isPresent());
+            String job = run.jobId();
+            await().atMost(TIMEOUT).until(() -> Rest.completedCheckpoints(url, job) >= 3
+                    && SecondDayJobs.KINDS.stream().allMatch(k -> !countsOf(out.resolve(k)).isEmpty()));
+            assertThat(Rest.jobStatus(url, job)).as("stopped while it runs").contains("RUNNING");
             long pid = localCluster.process().pid();
             assertThat(jarCopies(pid)).as("the running job's jar copy").hasSize(1);
 
@@ -339,6 +351,18 @@ class SecondDayITCase {
             assertThat(localCluster.process().waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
             assertThat(localCluster.process().exitValue()).as(localCluster.output()).isZero();
             assertThat(jarCacheDirectories(pid)).as("the stopped process's jar cache").isEmpty();
+
+            localCluster = local.startLocalCluster(localJvm(), localOptions, localSettings);
+            await().atMost(TIMEOUT).until(() -> Rest.jobStatus(localCluster.restUrl(), job)
+                    .filter(st -> st.equals("FINISHED") || st.equals("FAILED")).isPresent());
+            assertThat(Rest.jobStatus(localCluster.restUrl(), job)).contains("FINISHED");
+            assertThat(Rest.restoredCheckpoint(localCluster.restUrl(), job)).as("the new JVM restored a checkpoint")
+                    .isPositive();
+            for (String kind : SecondDayJobs.KINDS) {
+                assertThat(countsOf(out.resolve(kind))).as("final count of every " + kind + " key")
+                        .isEqualTo(KeyedCounts.expected(records, SecondDayJobs.keysOf(kind)));
+            }
+            assertNoJobClassLoaderLeftOn(localCluster);
         });
     }
 
