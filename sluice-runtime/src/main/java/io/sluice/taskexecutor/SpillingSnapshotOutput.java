@@ -3,6 +3,7 @@ package io.sluice.taskexecutor;
 import io.sluice.checkpoint.FramedStateFile;
 import io.sluice.core.serialization.DataOutputBuffer;
 import io.sluice.state.KeyedSnapshotOutput;
+import io.sluice.util.ProcessTempFiles;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -10,7 +11,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import io.sluice.util.ProcessTempFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
