@@ -261,18 +261,9 @@ class SecondDayITCase {
             long killed = cluster.process().pid();
             assertThat(jarCopies(killed)).as("the killed process's copy of the running job's jar").hasSize(1);
             localCluster = local.startLocalCluster(localJvm(), options, settings);
-            await().atMost(TIMEOUT).until(() -> Rest.jobStatus(localCluster.restUrl(), job)
-                    .filter(s -> s.equals("FINISHED") || s.equals("FAILED")).isPresent());
-            assertThat(Rest.jobStatus(localCluster.restUrl(), job)).contains("FINISHED");
+            assertResumedExactly(job, records, out);
             assertThat(jarCacheDirectories(killed)).as("the killed process's jar cache, deleted by the next process"
                     + " when it loaded the job's jar").isEmpty();
-            assertThat(Rest.restoredCheckpoint(localCluster.restUrl(), job)).as("the new JVM restored a checkpoint")
-                    .isPositive();
-            for (String kind : SecondDayJobs.KINDS) {
-                assertThat(countsOf(out.resolve(kind))).as("final count of every " + kind + " key")
-                        .isEqualTo(KeyedCounts.expected(records, SecondDayJobs.keysOf(kind)));
-            }
-            assertNoJobClassLoaderLeftOn(localCluster);
         });
     }
 
@@ -353,17 +344,26 @@ class SecondDayITCase {
             assertThat(jarCacheDirectories(pid)).as("the stopped process's jar cache").isEmpty();
 
             localCluster = local.startLocalCluster(localJvm(), localOptions, localSettings);
-            await().atMost(TIMEOUT).until(() -> Rest.jobStatus(localCluster.restUrl(), job)
-                    .filter(st -> st.equals("FINISHED") || st.equals("FAILED")).isPresent());
-            assertThat(Rest.jobStatus(localCluster.restUrl(), job)).contains("FINISHED");
-            assertThat(Rest.restoredCheckpoint(localCluster.restUrl(), job)).as("the new JVM restored a checkpoint")
-                    .isPositive();
-            for (String kind : SecondDayJobs.KINDS) {
-                assertThat(countsOf(out.resolve(kind))).as("final count of every " + kind + " key")
-                        .isEqualTo(KeyedCounts.expected(records, SecondDayJobs.keysOf(kind)));
-            }
-            assertNoJobClassLoaderLeftOn(localCluster);
+            assertResumedExactly(job, records, out);
         });
+    }
+
+    /**
+     * The key-type job {@code job} ({@code records} records, output in {@code out}) resumed on the restarted
+     * {@link #localCluster}: it finishes from a restored checkpoint with the exact count of every key of every
+     * type, and no job loader is left on the process.
+     */
+    private void assertResumedExactly(String job, long records, Path out) throws Exception {
+        await().atMost(TIMEOUT).until(() -> Rest.jobStatus(localCluster.restUrl(), job)
+                .filter(st -> st.equals("FINISHED") || st.equals("FAILED")).isPresent());
+        assertThat(Rest.jobStatus(localCluster.restUrl(), job)).contains("FINISHED");
+        assertThat(Rest.restoredCheckpoint(localCluster.restUrl(), job)).as("the new JVM restored a checkpoint")
+                .isPositive();
+        for (String kind : SecondDayJobs.KINDS) {
+            assertThat(countsOf(out.resolve(kind))).as("final count of every " + kind + " key")
+                    .isEqualTo(KeyedCounts.expected(records, SecondDayJobs.keysOf(kind)));
+        }
+        assertNoJobClassLoaderLeftOn(localCluster);
     }
 
     /** The {@code sluice cluster} processes' JVM options: a temporary directory of their own, to look into. */
