@@ -30,9 +30,9 @@ import org.slf4j.LoggerFactory;
  * that no longer run ({@link ProcessTempFiles}), so neither a stopped nor a killed process leaves jar
  * copies behind for good.
  *
- * <p>Threading: thread-safe. {@link #acquire} may read the HA job jar store and is for the I/O
- * executor only; {@link #acquireIfLoaded} and {@link #defaultLease} read memory only (any thread,
- * main threads included). Closing a loader and deleting its jar copy run on the I/O executor;
+ * <p>Threading: thread-safe. {@link #acquire} may read the HA job jar store and {@link #jarCopyFor}
+ * writes the cache directory: I/O executor only (checked); {@link #acquireIfLoaded} and
+ * {@link #defaultLease} read memory only (any thread, main threads included). Closing a loader and deleting its jar copy run on the I/O executor;
  * {@link #close} on the thread closing the process's components, after them.
  */
 public final class UserCodeClassLoaders {
@@ -81,8 +81,13 @@ public final class UserCodeClassLoaders {
         return ClassLoaderLease.unmanaged(parent);
     }
 
-    /** Where a job's private jar copy goes; the caller writes it there before {@link #register}. */
+    /**
+     * Where a job's private jar copy goes; the caller writes it there before {@link #register}. Blocking
+     * (the first call of a process also lists the temporary directory for ended processes' caches); not on
+     * a main thread.
+     */
     public Path jarCopyFor(JobId jobId) throws IOException {
+        MainThreads.checkNotMainThread("making a jar copy for job " + jobId);
         synchronized (loaders) {
             if (closed) {
                 throw new IllegalStateException("The class loaders of this process are closed: no jar copy for job "
