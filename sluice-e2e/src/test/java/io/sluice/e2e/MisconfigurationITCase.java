@@ -195,17 +195,28 @@ class MisconfigurationITCase {
             changed[changed.length / 2] ^= 1;
             Files.write(stored, changed);
 
-            // B's task manager goes; the next one must fetch the jar from the storage. That is the new task
-            // manager, or job A's if A finished meanwhile and freed its slots (neither has loaded B's jar).
-            first.kill();
+            // B's task manager goes; the next one must fetch the jar from the storage. B runs on the new one-slot
+            // task manager while job A fills the other's two slots; if A finished before B started, B may run on
+            // A's task manager instead, so the one to kill is the one that loaded B's jar. B restarts on a task
+            // manager that has not loaded its jar: the new one, or whichever of the first two it did not run on.
+            SluiceProcess holder = await().atMost(TIMEOUT).until(() -> loaderOf(jobB, List.of(first, twoSlotTaskManager)),
+                    java.util.Objects::nonNull);
+            System.out.printf("MisconfigurationITCase: job B ran on %s (job A %s); killing it%n", holder.name(),
+                    Rest.jobStatus(leader.restUrl(), jobA).orElse("?"));
+            holder.kill();
             SluiceProcess second = processes.startTaskManager(Host.MACHINE, 1, Map.of());
             String refusal = "has SHA-256 " + sha256(changed) + ", but ZooKeeper";
             String recorded = "records SHA-256 " + sha256(original);
             await().atMost(TIMEOUT).until(() -> Rest.job(leader.restUrl(), jobB).map(JsonNode::toString)
                     .filter(j -> j.contains(refusal) && j.contains(recorded)
                             && j.contains(jobB + ".jar") && j.contains("Restore the original jar")).isPresent());
-            assertThat(List.of(second.log(), twoSlotTaskManager.log()))
-                    .as("the log of the task manager job B restarted on")
+            List<String> others = new java.util.ArrayList<>();
+            for (SluiceProcess tm : List.of(first, twoSlotTaskManager, second)) {
+                if (tm != holder) {
+                    others.add(tm.log());
+                }
+            }
+            assertThat(others).as("the log of the task manager job B restarted on")
                     .anyMatch(log -> log.contains("could not load the jar of job " + jobB));
             assertThat(Rest.jobStatus(leader.restUrl(), jobB)).isNotEqualTo(java.util.Optional.of("FINISHED"));
             assertUndisturbed();
@@ -239,6 +250,16 @@ class MisconfigurationITCase {
         assertThat(Rest.isLeader(leader.restUrl())).as("the leader still leads").isTrue();
         assertThat(Rest.jobStatus(leader.restUrl(), jobA)).as("job A").get().isIn("RUNNING", "FINISHED");
         assertThat(restarts(jobA)).as("restarts of job A").isZero();
+    }
+
+    /** The task manager among {@code taskManagers} that loaded the jar of {@code jobId} (its log says so), or null. */
+    private static SluiceProcess loaderOf(String jobId, List<SluiceProcess> taskManagers) throws java.io.IOException {
+        for (SluiceProcess tm : taskManagers) {
+            if (tm.log().contains("Loaded the jar of job " + jobId)) {
+                return tm;
+            }
+        }
+        return null;
     }
 
     private int restarts(String jobId) {
