@@ -138,7 +138,7 @@ final class RocksDbInstance {
                 .setBlockSize(16 * 1024)
                 .setCacheIndexAndFilterBlocks(true)
                 .setCacheIndexAndFilterBlocksWithHighPriority(true)
-                .setPinL0FilterAndIndexBlocksInCache(true)
+                .setPinL0FilterAndIndexBlocksInCache(false)
                 .setFilterPolicy(filter);
         return new ColumnFamilyOptions()
                 .setTableFormatConfig(table)
