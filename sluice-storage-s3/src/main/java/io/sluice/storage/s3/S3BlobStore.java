@@ -67,6 +67,8 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
     private final String role;
     private final AtomicLong apiCalls = new AtomicLong();
     private final S3ClientHolder clients;
+    /** The client of CompleteMultipartUpload, with s3.complete-upload-timeout ({@link S3Clients#buildForCompletions}). */
+    private final S3ClientHolder completionClients;
     private final S3Uploads uploads;
     private final S3KeyListing keys;
     private final S3Errors errors;
@@ -93,8 +95,9 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
         this.location = new S3Location(location);
         Configuration options = S3Options.effective(configuration);
         this.clients = new S3ClientHolder(this.location, options);
-        this.uploads = new S3Uploads(this.location, clients, apiCalls, options.get(S3Options.MULTIPART_THRESHOLD),
-                options.get(S3Options.PART_SIZE));
+        this.completionClients = S3ClientHolder.forCompletions(this.location, options);
+        this.uploads = new S3Uploads(this.location, clients, completionClients, apiCalls,
+                options.get(S3Options.MULTIPART_THRESHOLD), options.get(S3Options.PART_SIZE));
         this.keys = new S3KeyListing(role, this.location, clients, apiCalls, options.get(S3Options.LIST_PAGE_SIZE),
                 options.get(S3Options.DELETE_BATCH_SIZE));
         this.errors = new S3Errors(role, this.location, options);
@@ -329,6 +332,7 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
 
     @Override
     public void close() {
+        completionClients.close();
         clients.close();
     }
 

@@ -1,6 +1,7 @@
 package io.sluice.storage.s3;
 
 import io.sluice.config.Configuration;
+import java.util.function.Supplier;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -14,14 +15,25 @@ import software.amazon.awssdk.services.s3.S3Client;
  */
 final class S3ClientHolder implements AutoCloseable {
     private final S3Location location;
-    private final Configuration options;
+    private final Supplier<S3Client> builder;
     private final Object clientLock = new Object();
     private volatile S3Client client; // created on first use (guarded by clientLock)
     private boolean closed;           // guarded by clientLock
 
+    /** The client of {@link S3Clients#build}. */
     S3ClientHolder(S3Location location, Configuration options) {
+        this(location, () -> S3Clients.build(options, location.toString()));
+    }
+
+    /** The client {@code builder} builds on first use. */
+    S3ClientHolder(S3Location location, Supplier<S3Client> builder) {
         this.location = location;
-        this.options = options;
+        this.builder = builder;
+    }
+
+    /** The client of {@link S3Clients#buildForCompletions}, for CompleteMultipartUpload. */
+    static S3ClientHolder forCompletions(S3Location location, Configuration options) {
+        return new S3ClientHolder(location, () -> S3Clients.buildForCompletions(options, location.toString()));
     }
 
     /** The client, built on the first call; fails once closed. */
@@ -56,6 +68,6 @@ final class S3ClientHolder implements AutoCloseable {
     }
 
     private S3Client buildClient() {
-        return S3Clients.build(options, location.toString());
+        return builder.get();
     }
 }

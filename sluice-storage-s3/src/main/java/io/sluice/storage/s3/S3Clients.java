@@ -2,6 +2,7 @@ package io.sluice.storage.s3;
 
 import io.sluice.config.Configuration;
 import java.net.URI;
+import java.time.Duration;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
@@ -35,11 +36,30 @@ public final class S3Clients {
      * can be found ({@code "s3://bucket/prefix"}).
      */
     public static S3Client build(Configuration options, String what) {
+        return build(options, what, options.get(S3Options.SOCKET_TIMEOUT),
+                options.get(S3Options.API_CALL_ATTEMPT_TIMEOUT), options.get(S3Options.API_CALL_TIMEOUT));
+    }
+
+    /**
+     * A client for CompleteMultipartUpload only: like {@link #build}, but the socket timeout and the attempt timeout
+     * are {@code s3.complete-upload-timeout}, and the call timeout that times {@code s3.max-retries} + 1. S3 may
+     * take minutes to assemble a large object (it answers 200 at once and then keeps the connection open, sending
+     * whitespace, until the result), and an S3-compatible store may send nothing until it is done: with the
+     * ordinary timeouts of a few seconds, completing a large upload would be cut off and retried until it fails.
+     */
+    public static S3Client buildForCompletions(Configuration options, String what) {
+        Duration complete = options.get(S3Options.COMPLETE_UPLOAD_TIMEOUT);
+        return build(options, what, complete, complete,
+                complete.multipliedBy(options.get(S3Options.MAX_RETRIES) + 1L));
+    }
+
+    private static S3Client build(Configuration options, String what, Duration socketTimeout, Duration attemptTimeout,
+                                  Duration callTimeout) {
         String endpoint = options.get(S3Options.ENDPOINT);
         S3ClientBuilder builder = S3Client.builder()
                 .httpClientBuilder(ApacheHttpClient.builder()
                         .connectionTimeout(options.get(S3Options.CONNECT_TIMEOUT))
-                        .socketTimeout(options.get(S3Options.SOCKET_TIMEOUT))
+                        .socketTimeout(socketTimeout)
                         .connectionAcquisitionTimeout(options.get(S3Options.CONNECT_TIMEOUT))
                         .maxConnections(options.get(S3Options.MAX_CONNECTIONS)))
                 .forcePathStyle(options.get(S3Options.PATH_STYLE_ACCESS))
@@ -50,7 +70,7 @@ public final class S3Clients {
                 // Content-MD5 as well where a checksum is required (DeleteObjects), for S3-compatible stores
                 // that predate flexible checksums.
                 .addPlugin(LegacyMd5Plugin.create())
-                .overrideConfiguration(overrideConfiguration(options));
+                .overrideConfiguration(overrideConfiguration(options, attemptTimeout, callTimeout));
         if (!endpoint.isEmpty()) {
             builder.endpointOverride(URI.create(endpoint));
         }
@@ -64,10 +84,11 @@ public final class S3Clients {
     }
 
     /** The timeouts and the retry strategy of every call. */
-    private static ClientOverrideConfiguration overrideConfiguration(Configuration options) {
+    private static ClientOverrideConfiguration overrideConfiguration(Configuration options, Duration attemptTimeout,
+                                                                     Duration callTimeout) {
         return ClientOverrideConfiguration.builder()
-                .apiCallAttemptTimeout(options.get(S3Options.API_CALL_ATTEMPT_TIMEOUT))
-                .apiCallTimeout(options.get(S3Options.API_CALL_TIMEOUT))
+                .apiCallAttemptTimeout(attemptTimeout)
+                .apiCallTimeout(callTimeout)
                 .retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder()
                         .maxAttempts(options.get(S3Options.MAX_RETRIES) + 1)
                         .backoffStrategy(BackoffStrategy.exponentialDelay(

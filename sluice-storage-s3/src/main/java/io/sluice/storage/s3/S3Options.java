@@ -87,6 +87,17 @@ public final class S3Options {
             .withDescription("Longest time one request may take including all retries; the bound on how long"
                     + " a storage call can block its thread.");
 
+    public static final ConfigOption<Duration> COMPLETE_UPLOAD_TIMEOUT = ConfigOptions.key("s3.complete-upload-timeout")
+            .durationType()
+            .defaultValue(Duration.ofMinutes(5))
+            .withConstraint(d -> !d.isNegative() && !d.isZero(), "positive")
+            .withDescription("Longest time one attempt to complete a multipart upload may take, in place of"
+                    + " s3.api-call-attempt-timeout and s3.socket-timeout (the whole call: this times s3.max-retries"
+                    + " + 1, in place of s3.api-call-timeout). S3 may take"
+                    + " minutes to assemble a large object; it answers at once and keeps the connection open until it"
+                    + " is done. A completion retried after S3 had carried it out finds the upload gone and checks the"
+                    + " object instead.");
+
     public static final ConfigOption<Integer> MAX_RETRIES = ConfigOptions.key("s3.max-retries")
             .intType()
             .defaultValue(3)

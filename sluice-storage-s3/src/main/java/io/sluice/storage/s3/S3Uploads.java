@@ -11,6 +11,10 @@ import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * Writes the objects of one {@link S3BlobStore}: one PUT, or a multipart upload for blobs above
@@ -19,6 +23,11 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
  * {@value #MAX_PARTS}). Either way readers see the whole object or none of it. Request bodies are streams
  * over the caller's {@link BlobContent} (an array or a local file), fresh per attempt, so retries resend
  * the same bytes without a copy and nothing is held in memory as a whole.
+ * The completion of a multipart upload goes through its own client, whose timeouts are
+ * {@code s3.complete-upload-timeout} ({@link S3Clients#buildForCompletions}): S3 may take minutes to assemble a large
+ * object. A completion that finds its upload gone (an attempt that timed out or lost its connection after S3 had
+ * carried it out, and the SDK's retry: 404 NoSuchUpload on S3, another error on S3-compatible stores) checks the
+ * object: there with this upload's length and, where computable, its multipart ETag, the put succeeded.
  * Counts every request in the store's API call counter.
  *
  * <p>Threading: thread-safe; blocks on network I/O (never on a main thread: the store checks).
@@ -30,14 +39,16 @@ final class S3Uploads {
 
     private final S3Location location;
     private final S3ClientHolder clients;
+    private final S3ClientHolder completionClients;
     private final AtomicLong apiCalls;
     private final long multipartThreshold;
     private final long partSize;
 
-    S3Uploads(S3Location location, S3ClientHolder clients, AtomicLong apiCalls, long multipartThreshold,
-              long partSize) {
+    S3Uploads(S3Location location, S3ClientHolder clients, S3ClientHolder completionClients, AtomicLong apiCalls,
+              long multipartThreshold, long partSize) {
         this.location = location;
         this.clients = clients;
+        this.completionClients = completionClients;
         this.apiCalls = apiCalls;
         this.multipartThreshold = multipartThreshold;
         this.partSize = partSize;
@@ -77,9 +88,7 @@ final class S3Uploads {
                         .contentLength(size), body(content, offset, size)).eTag();
                 parts.add(CompletedPart.builder().partNumber(n).eTag(eTag).build());
             }
-            apiCalls.incrementAndGet();
-            s3.completeMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId)
-                    .multipartUpload(m -> m.parts(parts)));
+            complete(path, key, uploadId, parts, length);
         } catch (RuntimeException e) {
             try {
                 apiCalls.incrementAndGet();
@@ -91,6 +100,46 @@ final class S3Uploads {
             }
             throw e;
         }
+    }
+
+    private void complete(String path, String key, String uploadId, List<CompletedPart> parts, long length) {
+        String bucket = location.bucket();
+        try {
+            apiCalls.incrementAndGet();
+            completionClients.client().completeMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId)
+                    .multipartUpload(m -> m.parts(parts)));
+        } catch (S3Exception e) {
+            // A retry of a completion S3 had carried out: S3 answers 404 NoSuchUpload, S3-compatible stores other
+            // errors (S3Proxy: 400 InvalidPart, the parts being gone). The object tells whether it was this upload.
+            boolean retriedOrGone = e.statusCode() == 404 || e.numAttempts() > 1;
+            if (!retriedOrGone || e instanceof NoSuchBucketException || !completedBefore(key, parts, length)) {
+                throw e;
+            }
+            LOG.info("Multipart upload {} of {} in {} was completed by an earlier attempt (its retry failed with HTTP"
+                    + " {}, and the object is there with this upload's {} bytes)", uploadId, path, location,
+                    e.statusCode(), length);
+        }
+    }
+
+    /** Whether the object {@code key} is what completing {@code parts} made: its length and, if computable, ETag. */
+    private boolean completedBefore(String key, List<CompletedPart> parts, long length) {
+        HeadObjectResponse head;
+        try {
+            apiCalls.incrementAndGet();
+            head = clients.client().headObject(b -> b.bucket(location.bucket()).key(key));
+        } catch (NoSuchKeyException e) {
+            return false;
+        } catch (S3Exception e) {
+            if (e.statusCode() == 404) {
+                return false;
+            }
+            throw e;
+        }
+        String expected = MultipartETag.of(parts.stream().map(CompletedPart::eTag).toList());
+        String actual = head.eTag();
+        boolean eTagMatches = expected == null || !MultipartETag.isMultipart(actual)
+                || expected.equals(MultipartETag.strip(actual));
+        return head.contentLength() != null && head.contentLength() == length && eTagMatches;
     }
 
     private static RequestBody body(BlobContent content, long offset, long length) {

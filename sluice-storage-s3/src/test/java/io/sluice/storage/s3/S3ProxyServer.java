@@ -36,10 +36,38 @@ public final class S3ProxyServer implements AutoCloseable {
 
     /** Starts the server; with {@code ignoreUnknownHeaders} false it rejects DeleteObjects with 501. */
     public static S3ProxyServer start(boolean ignoreUnknownHeaders, String... buckets) throws Exception {
+        return start(ContextBuilder.newBuilder("transient-nio2").credentials("identity", "credential")
+                .overrides(new Properties()).build(BlobStoreContext.class), ignoreUnknownHeaders, Duration.ZERO,
+                buckets);
+    }
+
+    /**
+     * Starts an in-memory server that answers every CompleteMultipartUpload {@code completionDelay} after it has
+     * assembled the object, as S3 may when it takes long to assemble a large one: the object exists before the
+     * client hears so, and a client that gives up and retries finds the upload gone.
+     */
+    public static S3ProxyServer startWithSlowCompletions(Duration completionDelay, String... buckets)
+            throws Exception {
+        return start(ContextBuilder.newBuilder("transient-nio2").credentials("identity", "credential")
+                .overrides(new Properties()).build(BlobStoreContext.class), true, completionDelay, buckets);
+    }
+
+    /**
+     * Starts the server on the {@code filesystem-nio2} provider: every object is a file under
+     * {@code baseDir/<bucket>/<key>} (its metadata in extended attributes), so that it can hold more than the
+     * heap (the large-state benchmark on S3) and the files a bucket holds can be counted on disk. The file
+     * system of {@code baseDir} must support user extended attributes (ext4, xfs, tmpfs do).
+     */
+    public static S3ProxyServer startOnDisk(java.nio.file.Path baseDir, String... buckets) throws Exception {
         Properties props = new Properties();
-        BlobStoreContext context = ContextBuilder.newBuilder("transient-nio2")
-                .credentials("identity", "credential").overrides(props).build(BlobStoreContext.class);
-        S3Proxy proxy = S3Proxy.builder().blobStore(new WholeUploads(context.getBlobStore()))
+        props.setProperty("jclouds.filesystem.basedir", baseDir.toAbsolutePath().toString());
+        return start(ContextBuilder.newBuilder("filesystem-nio2").credentials("identity", "credential")
+                .overrides(props).build(BlobStoreContext.class), true, Duration.ZERO, buckets);
+    }
+
+    private static S3ProxyServer start(BlobStoreContext context, boolean ignoreUnknownHeaders,
+                                       Duration completionDelay, String... buckets) throws Exception {
+        S3Proxy proxy = S3Proxy.builder().blobStore(new WholeUploads(context.getBlobStore(), completionDelay))
                 .endpoint(URI.create("http://127.0.0.1:0"))
                 .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
                 .ignoreUnknownHeaders(ignoreUnknownHeaders)
@@ -63,8 +91,25 @@ public final class S3ProxyServer implements AutoCloseable {
      * Multipart uploads are passed through.
      */
     private static final class WholeUploads extends org.jclouds.blobstore.util.ForwardingBlobStore {
-        WholeUploads(org.jclouds.blobstore.BlobStore delegate) {
+        private final Duration completionDelay;
+
+        WholeUploads(org.jclouds.blobstore.BlobStore delegate, Duration completionDelay) {
             super(delegate);
+            this.completionDelay = completionDelay;
+        }
+
+        @Override
+        public String completeMultipartUpload(org.jclouds.blobstore.domain.MultipartUpload upload,
+                                              java.util.List<org.jclouds.blobstore.domain.MultipartPart> parts) {
+            String eTag = super.completeMultipartUpload(upload, parts);
+            if (!completionDelay.isZero()) {
+                try {
+                    Thread.sleep(completionDelay.toMillis()); // a slow answer is what this server simulates
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return eTag;
         }
 
         @Override

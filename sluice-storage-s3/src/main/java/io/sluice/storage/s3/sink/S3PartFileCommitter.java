@@ -1,6 +1,7 @@
 package io.sluice.storage.s3.sink;
 
 import io.sluice.api.sink.Committer;
+import io.sluice.storage.s3.MultipartETag;
 import java.io.IOException;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -50,7 +51,7 @@ final class S3PartFileCommitter implements Committer<S3PartFile> {
             return;
         }
         long length = head.get().contentLength() == null ? -1 : head.get().contentLength();
-        String expected = MultipartETag.of(file.parts());
+        String expected = MultipartETag.of(file.parts().stream().map(S3PartFile.Part::eTag).toList());
         String actual = head.get().eTag();
         if (length != file.length() || (expected != null && MultipartETag.isMultipart(actual)
                 && !expected.equals(MultipartETag.strip(actual)))) {

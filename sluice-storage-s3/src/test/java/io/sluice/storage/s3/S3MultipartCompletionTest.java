@@ -1,0 +1,75 @@
+package io.sluice.storage.s3;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sluice.config.Configuration;
+import io.sluice.storage.BlobContent;
+import java.time.Duration;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Completing a multipart upload takes as long as S3 needs to assemble the object, which can be far longer than the
+ * few seconds an ordinary request may take. Found by the large-state benchmark on S3 (docs/benchmarks.md): a
+ * savepoint's 700 MB state file failed because its CompleteMultipartUpload was cut off after
+ * {@code s3.api-call-attempt-timeout} (5 s) and the retry found the upload in the middle of its completion. Here
+ * the server assembles the object at once and answers 3 s later, past the attempt and socket timeouts of the
+ * client below (1 s and 2 s).
+ */
+class S3MultipartCompletionTest {
+    private static final int MIB = 1024 * 1024;
+    private static S3ProxyServer server;
+    private static int run;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server = S3ProxyServer.startWithSlowCompletions(Duration.ofSeconds(3), "bucket");
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        server.close();
+    }
+
+    private static Configuration quickTimeouts() {
+        return S3ProxyServer.clientConfiguration(server.endpoint())
+                .set(S3Options.API_CALL_ATTEMPT_TIMEOUT, Duration.ofSeconds(1))
+                .set(S3Options.SOCKET_TIMEOUT, Duration.ofSeconds(2))
+                .set(S3Options.API_CALL_TIMEOUT, Duration.ofSeconds(2));
+    }
+
+    @Test
+    void aCompletionSlowerThanTheOrdinaryTimeoutsWaitsForS3sAnswer() {
+        byte[] data = bytes(20 * MIB); // above the 16 MiB multipart threshold: 3 parts
+        try (S3BlobStore store = new S3BlobStore("s3://bucket/run-" + (++run), quickTimeouts())) {
+            long before = store.apiCalls();
+            store.put("large", BlobContent.of(data));
+
+            assertThat(store.get("large")).isEqualTo(data);
+            // create + 3 parts + one completion (no retry, no check of the object) + the get
+            assertThat(store.apiCalls() - before).isEqualTo(6);
+        }
+    }
+
+    @Test
+    void aCompletionRetriedAfterS3CarriedItOutFindsTheObjectAndSucceeds() {
+        byte[] data = bytes(20 * MIB);
+        Configuration conf = quickTimeouts().set(S3Options.COMPLETE_UPLOAD_TIMEOUT, Duration.ofSeconds(1));
+        try (S3BlobStore store = new S3BlobStore("s3://bucket/run-" + (++run), conf)) {
+            long before = store.apiCalls();
+            store.put("large", BlobContent.of(data)); // attempt 1 gives up after 1 s; the retry finds no upload
+
+            assertThat(store.get("large")).isEqualTo(data);
+            // create + 3 parts + the completion (its SDK retries not counted) + the check of the object + the get
+            assertThat(store.apiCalls() - before).isEqualTo(7);
+        }
+    }
+
+    private static byte[] bytes(int n) {
+        byte[] b = new byte[n];
+        new Random(n).nextBytes(b);
+        return b;
+    }
+}
