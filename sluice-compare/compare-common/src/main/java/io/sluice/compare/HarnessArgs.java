@@ -6,7 +6,8 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * Command line of every harness: {@code --mode full|smoke --out <file.tsv> [--only id,id] [--state-gb <GB>]}.
+ * Command line of every harness: {@code --mode full|smoke --out <file.tsv> [--only id,id] [--state-gb <GB>]
+ * [--large-state-storage local|s3]}.
  *
  * @param plan       the plan of {@code --mode}
  * @param out        the result file
@@ -14,14 +15,36 @@ import java.util.Set;
  *                   explicit-only ones, in smoke mode all)
  * @param largeState the plan of {@link Scenario#LARGE_STATE}: {@code --mode}'s, with the state size of
  *                   {@code --state-gb} if given
+ * @param largeStateStorage where {@link Scenario#LARGE_STATE} keeps its checkpoints and savepoints: local disk (the
+ *                   default, every system) or S3 (an S3-compatible server in the harness; only the Sluice harness
+ *                   supports it)
  */
-public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeStatePlan largeState) {
+public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeStatePlan largeState,
+                          Storage largeStateStorage) {
+
+    /** Where the large-state scenario's checkpoints and savepoints go. */
+    public enum Storage {
+        LOCAL, S3;
+
+        static Storage parse(String value) {
+            return switch (value) {
+                case "local" -> LOCAL;
+                case "s3" -> S3;
+                default -> throw new IllegalArgumentException("--large-state-storage takes local or s3, not '" + value
+                        + "'");
+            };
+        }
+    }
+
+    private static final String USAGE = "usage: --mode full|smoke --out <file.tsv> [--only scenario,...]"
+            + " [--state-gb <GB>] [--large-state-storage local|s3]";
 
     public static HarnessArgs parse(String[] args) {
         Plan plan = Plan.full();
         Path out = null;
         Set<Scenario> only = null;
         Double stateGb = null;
+        Storage storage = Storage.LOCAL;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--mode" -> plan = Plan.of(value(args, ++i, "--mode"));
@@ -35,8 +58,8 @@ public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeSta
                     }
                 }
                 case "--state-gb" -> stateGb = LargeStatePlan.parseGb(value(args, ++i, "--state-gb"));
-                default -> throw new IllegalArgumentException("Unknown option " + args[i]
-                        + "; usage: --mode full|smoke --out <file.tsv> [--only scenario,...] [--state-gb <GB>]");
+                case "--large-state-storage" -> storage = Storage.parse(value(args, ++i, "--large-state-storage"));
+                default -> throw new IllegalArgumentException("Unknown option " + args[i] + "; " + USAGE);
             }
         }
         if (out == null) {
@@ -46,7 +69,7 @@ public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeSta
             only = Scenario.defaults(plan);
         }
         LargeStatePlan large = stateGb == null ? LargeStatePlan.of(plan.mode()) : LargeStatePlan.of(plan.mode(), stateGb);
-        return new HarnessArgs(plan, out, only, large);
+        return new HarnessArgs(plan, out, only, large, storage);
     }
 
     private static String value(String[] args, int i, String option) {

@@ -245,7 +245,7 @@ public final class LargeStateProcedure {
         long t0 = System.nanoTime();
         String path = system.savepoint(parent, false, restoreTimeout());
         double ms = (System.nanoTime() - t0) / 1e6;
-        long bytes = UploadMeter.sizeOf(localPath(path));
+        long bytes = UploadMeter.sizeOf(system.localPathOf(path));
         add(Scenario.Metric.SAVEPOINT_MS, ms);
         add(Scenario.Metric.SAVEPOINT_BYTES, bytes);
         log("savepoint: %.0f ms, %,d bytes, %s", ms, bytes, path);

@@ -60,6 +60,11 @@ public interface LargeStateSystem extends AutoCloseable {
      */
     String savepoint(Path parent, boolean stop, Duration timeout) throws Exception;
 
+    /** The local directory that holds the savepoint {@code path} returned by {@link #savepoint}, to measure it. */
+    default Path localPathOf(String path) {
+        return LargeStateProcedure.localPath(path);
+    }
+
     /**
      * Cancels the current job keeping its checkpoints, and returns what restores its latest completed one
      * (a path, or the system's own reference to it), for a rescale without a savepoint.

@@ -44,5 +44,18 @@ class LargeStatePlanTest {
         HarnessArgs smoke = HarnessArgs.parse(new String[] {"--mode", "smoke", "--out", "x.tsv"});
         assertThat(smoke.scenarios()).contains(Scenario.LARGE_STATE);
         assertThat(smoke.largeState().stateGb()).isEqualTo(LargeStatePlan.SMOKE_GB);
+        assertThat(smoke.largeStateStorage()).isEqualTo(HarnessArgs.Storage.LOCAL);
+    }
+
+    @Test
+    void largeStateStorageIsLocalOrS3() {
+        assertThat(HarnessArgs.parse(new String[] {"--large-state-storage", "s3", "--out", "x.tsv"})
+                .largeStateStorage()).isEqualTo(HarnessArgs.Storage.S3);
+        assertThat(HarnessArgs.parse(new String[] {"--large-state-storage", "local", "--out", "x.tsv"})
+                .largeStateStorage()).isEqualTo(HarnessArgs.Storage.LOCAL);
+        assertThatThrownBy(() -> HarnessArgs.parse(new String[] {"--large-state-storage", "hdfs", "--out", "x.tsv"}))
+                .hasMessageContaining("--large-state-storage takes local or s3, not 'hdfs'");
+        assertThatThrownBy(() -> HarnessArgs.parse(new String[] {"--out", "x.tsv", "--large-state-storage"}))
+                .hasMessageContaining("--large-state-storage needs a value");
     }
 }

@@ -15,7 +15,6 @@ import io.sluice.config.StateBackendType;
 import io.sluice.core.serialization.Serializers;
 import io.sluice.examples.InjectedFailures;
 import io.sluice.graph.JobGraph;
-import java.nio.file.Path;
 import java.time.Duration;
 
 /**
@@ -36,7 +35,7 @@ final class LargeStateJob {
 
     private LargeStateJob() {}
 
-    static JobGraph build(LargeStatePlan plan, int keyedParallelism, Path checkpointDir, KeyedProbe probe) {
+    static JobGraph build(LargeStatePlan plan, int keyedParallelism, String checkpointDir, KeyedProbe probe) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.create()
                 .setParallelism(keyedParallelism)
                 .setMaxParallelism(plan.maxParallelism())
@@ -45,7 +44,7 @@ final class LargeStateJob {
                 .setLocalRecovery(true)
                 .enableCheckpointing(plan.checkpointInterval())
                 .setCheckpointTimeout(Duration.ofMinutes(10))
-                .setCheckpointDir(checkpointDir.toString())
+                .setCheckpointDir(checkpointDir)
                 .setRestartStrategy(new RestartStrategyConfig.FixedDelay(Jobs.RESTART_ATTEMPTS, Duration.ZERO));
         env.fromSource(new LargeStateSource(plan.keys(), plan.steadyRate() / plan.parallelism()), "numbers")
                 .setParallelism(plan.parallelism())

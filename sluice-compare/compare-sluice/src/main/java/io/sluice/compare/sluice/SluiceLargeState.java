@@ -3,6 +3,7 @@ package io.sluice.compare.sluice;
 import io.sluice.checkpoint.CompletedCheckpointStats;
 import io.sluice.checkpoint.Savepoint;
 import io.sluice.cluster.LocalCluster;
+import io.sluice.compare.HarnessArgs;
 import io.sluice.compare.LargeStatePlan;
 import io.sluice.compare.LargeStateProcedure;
 import io.sluice.compare.LargeStateSystem;
@@ -12,6 +13,8 @@ import io.sluice.config.Configuration;
 import io.sluice.graph.JobId;
 import io.sluice.protocol.DispatcherGateway;
 import io.sluice.protocol.JobDetails;
+import io.sluice.storage.s3.S3ProxyServer;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -25,26 +28,47 @@ import org.jspecify.annotations.Nullable;
  * {@link Scenario#LARGE_STATE} on Sluice: {@link LargeStateProcedure} on a {@link LocalCluster} of 2 task
  * executors x 2 slots (4 slots: the rescaled job needs them), HA in ZooKeeper (the harness's embedded
  * server, so that a new cluster can take over the job: the job-manager failover step), RocksDB memory per
- * slot {@code plan.memoryPerSlotBytes()}, the job of {@link LargeStateJob}.
+ * slot {@code plan.memoryPerSlotBytes()}, the job of {@link LargeStateJob}. Checkpoints and savepoints on local
+ * disk, or with {@link HarnessArgs.Storage#S3} on S3: an S3Proxy server in this JVM that keeps its objects as files
+ * ({@link S3ProxyServer#startOnDisk}), reached over HTTP with Sluice's default S3 client settings.
  *
  * <p>Threading: harness thread.
  */
 final class SluiceLargeState implements ScenarioRunner, LargeStateSystem {
+    private static final String BUCKET = "large-state";
+
     private final LargeStatePlan plan;
+    private final HarnessArgs.Storage storage;
     private LocalCluster cluster;
     private ZooKeeperSetup zooKeeper;
     private String clusterId;
     private KeyedProbe probe;
+    /** Where the files of the job's checkpoints are on local disk (the bucket's directory on S3), to measure them. */
     private Path checkpointDir;
+    /** The job's checkpoint directory: a local path, or {@code s3://large-state/checkpoints}. */
+    private String checkpointLocation;
+    /** The directory of the S3 server's bucket, or {@code null} on local disk. */
+    private @Nullable Path bucketDir;
+    private @Nullable S3ProxyServer s3;
     private @Nullable JobId current;
 
-    SluiceLargeState(LargeStatePlan plan) {
+    SluiceLargeState(LargeStatePlan plan, HarnessArgs.Storage storage) {
         this.plan = plan;
+        this.storage = storage;
     }
 
     @Override
     public void run(HarnessContext context, Results rows, Map<String, String> notes) throws Exception {
-        this.checkpointDir = context.newDir("large-state-checkpoints");
+        if (storage == HarnessArgs.Storage.S3) {
+            Path base = context.newDir("large-state-s3");
+            this.s3 = S3ProxyServer.startOnDisk(base, BUCKET);
+            this.bucketDir = base.resolve(BUCKET);
+            this.checkpointDir = Files.createDirectories(bucketDir.resolve("checkpoints"));
+            this.checkpointLocation = "s3://" + BUCKET + "/checkpoints";
+        } else {
+            this.checkpointDir = context.newDir("large-state-checkpoints");
+            this.checkpointLocation = checkpointDir.toString();
+        }
         Path work = context.newDir("large-state");
         describe().forEach(notes::put);
         this.zooKeeper = context.zooKeeper();
@@ -58,12 +82,24 @@ final class SluiceLargeState implements ScenarioRunner, LargeStateSystem {
             } finally {
                 cluster.close();
             }
+        } finally {
+            if (s3 != null) {
+                s3.close();
+            }
         }
     }
 
     /** A cluster on ZooKeeper HA services of its own session; it recovers the jobs an earlier one left. */
     private LocalCluster newCluster() throws Exception {
-        return LocalCluster.builder().configuration(clusterConfiguration(plan))
+        Configuration configuration = clusterConfiguration(plan);
+        if (s3 != null) {
+            configuration.setString("s3.endpoint", s3.endpoint())
+                    .setString("s3.region", "us-east-1")
+                    .setString("s3.path-style-access", "true")
+                    .setString("s3.access-key", S3ProxyServer.ACCESS_KEY)
+                    .setString("s3.secret-key", S3ProxyServer.SECRET_KEY);
+        }
+        return LocalCluster.builder().configuration(configuration)
                 .haServices(zooKeeper.services(clusterId), true).build();
     }
 
@@ -92,14 +128,17 @@ final class SluiceLargeState implements ScenarioRunner, LargeStateSystem {
                 + " server); cluster"
                 + " configuration " + clusterConfiguration(plan).toMap() + " (every other RocksDB option at Sluice's"
                 + " default: write-buffer-ratio 0.5, high-priority-pool-ratio 0.1, compaction.target-file-size 64 mb,"
-                + " local-dir java.io.tmpdir); checkpoints (incremental) and savepoints (canonical, full) on local disk");
+                + " local-dir java.io.tmpdir); checkpoints (incremental) and savepoints (canonical, full) "
+                + (storage == HarnessArgs.Storage.S3 ? "on S3: S3Proxy " + "in this JVM on the filesystem-nio2 provider"
+                        + " (objects as files on local disk), over HTTP on 127.0.0.1, every s3.* option at Sluice's"
+                        + " default except the endpoint, region, path-style access and static keys" : "on local disk"));
         m.put("large-state-job", LargeStateJob.DESCRIPTION);
         return m;
     }
 
     @Override
     public void start(int keyedParallelism, @Nullable String restoreFrom) throws Exception {
-        var graph = LargeStateJob.build(plan, keyedParallelism, checkpointDir, probe);
+        var graph = LargeStateJob.build(plan, keyedParallelism, checkpointLocation, probe);
         current = restoreFrom == null ? cluster.submit(graph) : cluster.submit(graph, restoreFrom);
     }
 
@@ -143,12 +182,23 @@ final class SluiceLargeState implements ScenarioRunner, LargeStateSystem {
     public String savepoint(Path parent, boolean stop, Duration timeout) throws Exception {
         DispatcherGateway dispatcher = cluster.dispatcher();
         JobId id = job();
-        Savepoint s = dispatcher.triggerSavepoint(id, parent.toString(), stop).get(timeout.toSeconds(), TimeUnit.SECONDS);
+        String target = s3 == null ? parent.toString() : "s3://" + BUCKET + "/" + parent.getFileName();
+        Savepoint s = dispatcher.triggerSavepoint(id, target, stop).get(timeout.toSeconds(), TimeUnit.SECONDS);
         if (stop) {
             dispatcher.requestJobResult(id).get(timeout.toSeconds(), TimeUnit.SECONDS);
             current = null;
         }
         return s.path();
+    }
+
+    /** On S3, the savepoint's directory in the bucket's directory on disk. */
+    @Override
+    public Path localPathOf(String path) {
+        String prefix = "s3://" + BUCKET + "/";
+        if (bucketDir != null && path.startsWith(prefix)) {
+            return bucketDir.resolve(path.substring(prefix.length()));
+        }
+        return LargeStateSystem.super.localPathOf(path);
     }
 
     /** Sluice keeps a cancelled job's checkpoints ({@code checkpoints.retain-on-cancel}, default true). */

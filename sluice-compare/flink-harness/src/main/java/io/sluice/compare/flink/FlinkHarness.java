@@ -98,6 +98,10 @@ public final class FlinkHarness {
 
     public static void main(String[] args) throws Exception {
         HarnessArgs a = HarnessArgs.parse(args);
+        if (a.largeStateStorage() != HarnessArgs.Storage.LOCAL) {
+            throw new IllegalArgumentException("The Flink harness runs the large-state scenario on local disk only;"
+                    + " --large-state-storage s3 is for the Sluice harness");
+        }
         FileSystem.initialize(new Configuration(), null);
         int failed = new FlinkHarness(a.plan(), a.out(), a.largeState()).run(a.scenarios());
         System.exit(failed == 0 ? 0 : 1);
