@@ -4,6 +4,7 @@ import io.sluice.graph.JobId;
 import io.sluice.storage.BlobContent;
 import io.sluice.storage.BlobNotFoundException;
 import io.sluice.storage.BlobStore;
+import io.sluice.storage.ObjectAddress;
 import io.sluice.storage.StorageException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -145,7 +146,9 @@ public final class StateFileStreams {
      * Copies the state file {@code path} (here, or at a full location) to {@code targetPath} in {@code target}
      * (a savepoint's copy) and returns the bytes it takes there (header and payload). When both stores keep their
      * blobs as local files ({@link BlobStore#localFile}) the copy is a hard link (a plain file copy where links
-     * are not possible), published atomically, and the file is checked when it is restored; otherwise it is
+     * are not possible), published atomically; when both are the same object store's
+     * ({@link BlobStore#objectAddress}, e.g. S3 with the same endpoint and credentials) it is a copy on the server
+     * ({@link BlobStore#copyObject}); either way the file is checked when it is restored. Otherwise it is
      * streamed through a local temporary file and checked against its checksum on the way.
      *
      * @throws StorageException          if reading or writing a store fails
@@ -163,6 +166,15 @@ public final class StateFileStreams {
             storage.countStateRead();
             target.countStateWrite();
             return linkOrCopy(from.get(), to.get(), path, target, targetPath);
+        }
+        Optional<ObjectAddress> source = store.objectAddress(path);
+        if (source.isPresent()) {
+            long copied = target.streams().store.copyObject(source.get(), targetPath);
+            if (copied >= 0) {
+                storage.countStateRead();
+                target.countStateWrite();
+                return copied;
+            }
         }
         return LocalStateFiles.viaTemporaryFile(local -> {
             download(path, local);

@@ -110,6 +110,27 @@ public interface BlobStore {
         return Optional.empty();
     }
 
+    /**
+     * Where the blob at {@code path} lives, when this store is an object store that can copy objects on its
+     * server ({@link #copyObject}); empty for any other store (the default). Never blocks.
+     */
+    default Optional<ObjectAddress> objectAddress(String path) {
+        return Optional.empty();
+    }
+
+    /**
+     * Copies the object at {@code source} (another store's {@link #objectAddress}) to {@code path} in this store on
+     * the server, the data never passing through this process, with the same atomicity as a put, and returns the
+     * bytes of the copy; or returns -1 and copies nothing when this store cannot (another service, an object too
+     * large for one server-side copy, or the default): the caller then streams the copy.
+     *
+     * @throws StorageException     if the copy fails
+     * @throws BlobNotFoundException if there is no object at {@code source}
+     */
+    default long copyObject(ObjectAddress source, String path) {
+        return -1;
+    }
+
     /** Whether a complete blob is stored at {@code path}. */
     boolean exists(String path);
 

@@ -99,6 +99,17 @@ public final class InstrumentedBlobStore implements BlobStore {
     }
 
     @Override
+    public java.util.Optional<ObjectAddress> objectAddress(String path) {
+        return delegate.objectAddress(path);
+    }
+
+    /** Counted and timed as a {@link BlobOp#PUT} of {@code path} (the server reads the source). */
+    @Override
+    public long copyObject(ObjectAddress source, String path) {
+        return call(BlobOp.PUT, path, () -> delegate.copyObject(source, path));
+    }
+
+    @Override
     public boolean exists(String path) {
         return call(BlobOp.EXISTS, path, () -> delegate.exists(path));
     }

@@ -7,7 +7,8 @@ import java.util.List;
  * A {@link BlobStore} that hands every call to a delegate, for test decorators that change or record
  * one or two operations and override only those. The streaming methods {@link #put(String, BlobContent)}
  * and {@link #openRead(String)} are forwarded as such (not through {@link #put(String, byte[])} or
- * {@link #get(String)}): a decorator that watches writes or reads of state files must override them too.
+ * {@link #get(String)}), and so is a copy on the server ({@link #copyObject}): a decorator that watches writes or
+ * reads of state files must override them too.
  * Threading: as thread-safe as the delegate.
  */
 public abstract class ForwardingBlobStore implements BlobStore {
@@ -40,6 +41,16 @@ public abstract class ForwardingBlobStore implements BlobStore {
     @Override
     public java.util.Optional<java.nio.file.Path> localFile(String path) {
         return delegate.localFile(path);
+    }
+
+    @Override
+    public java.util.Optional<ObjectAddress> objectAddress(String path) {
+        return delegate.objectAddress(path);
+    }
+
+    @Override
+    public long copyObject(ObjectAddress source, String path) {
+        return delegate.copyObject(source, path);
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.sluice.rpc.MainThreads;
 import io.sluice.storage.BlobContent;
 import io.sluice.storage.BlobNotFoundException;
 import io.sluice.storage.BlobStore;
+import io.sluice.storage.ObjectAddress;
 import io.sluice.storage.StorageException;
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -13,6 +14,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import software.amazon.awssdk.core.ResponseInputStream;
@@ -63,12 +65,19 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * {@link #close()} releases the client's connection pool.
  */
 public final class S3BlobStore implements BlobStore, AutoCloseable {
+    /** The largest object one CopyObject copies (S3's limit); larger ones are streamed by the caller. */
+    static final long MAX_SINGLE_COPY_BYTES = 5L * 1024 * 1024 * 1024;
     private final S3Location location;
     private final String role;
     private final AtomicLong apiCalls = new AtomicLong();
     private final S3ClientHolder clients;
-    /** The client of CompleteMultipartUpload, with s3.complete-upload-timeout ({@link S3Clients#buildForCompletions}). */
+    /**
+     * The client of CompleteMultipartUpload and CopyObject, with s3.complete-upload-timeout
+     * ({@link S3Clients#buildForCompletions}).
+     */
     private final S3ClientHolder completionClients;
+    /** The service and identity this store reaches, for {@link ObjectAddress}: endpoint, region, access key. */
+    private final String service;
     private final S3Uploads uploads;
     private final S3KeyListing keys;
     private final S3Errors errors;
@@ -101,6 +110,10 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
         this.keys = new S3KeyListing(role, this.location, clients, apiCalls, options.get(S3Options.LIST_PAGE_SIZE),
                 options.get(S3Options.DELETE_BATCH_SIZE));
         this.errors = new S3Errors(role, this.location, options);
+        String accessKey = options.get(S3Options.ACCESS_KEY);
+        this.service = "s3 " + (options.get(S3Options.ENDPOINT).isEmpty() ? "aws" : options.get(S3Options.ENDPOINT))
+                + " region " + options.get(S3Options.REGION) + " "
+                + (accessKey.isEmpty() ? "default credentials" : "key #" + Integer.toHexString(accessKey.hashCode()));
     }
 
     public String bucket() {
@@ -251,6 +264,51 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
             }
             super.close();
         }
+    }
+
+    @Override
+    public Optional<ObjectAddress> objectAddress(String path) {
+        return Optional.of(new ObjectAddress(service, location.bucket(), location.key(path)));
+    }
+
+    /**
+     * CopyObject on the server when {@code source} is an object of the same service (endpoint, region and access key
+     * as this store's), through the client of long calls ({@code s3.complete-upload-timeout}: S3 answers a copy
+     * when it is done); -1 for another service's object or one above S3's 5 GiB limit of a single copy.
+     */
+    @Override
+    public long copyObject(ObjectAddress source, String path) {
+        if (!source.service().equals(service)) {
+            return -1;
+        }
+        String key = location.key(path);
+        return call("copy", path, () -> {
+            long size;
+            try {
+                apiCalls.incrementAndGet();
+                size = clients.client().headObject(b -> b.bucket(source.bucket()).key(source.key())).contentLength();
+            } catch (NoSuchKeyException e) {
+                throw sourceNotFound(source, path, e);
+            } catch (S3Exception e) {
+                if (e.statusCode() == 404 && !(e instanceof NoSuchBucketException)) {
+                    throw sourceNotFound(source, path, e);
+                }
+                throw e;
+            }
+            if (size > MAX_SINGLE_COPY_BYTES) {
+                return -1L;
+            }
+            apiCalls.incrementAndGet();
+            completionClients.client().copyObject(b -> b.sourceBucket(source.bucket()).sourceKey(source.key())
+                    .destinationBucket(location.bucket()).destinationKey(key));
+            return size;
+        });
+    }
+
+    private BlobNotFoundException sourceNotFound(ObjectAddress source, String path, Throwable cause) {
+        return new BlobNotFoundException(StorageException.message(role, location.toString(), "has no source object "
+                + source.bucket() + "/" + source.key() + " to copy", "copy", path)
+                + " (it was never written completely, or it was deleted)", cause);
     }
 
     private BlobNotFoundException notFound(String path, Throwable cause) {

@@ -41,7 +41,7 @@ public final class S3Clients {
     }
 
     /**
-     * A client for CompleteMultipartUpload only: like {@link #build}, but the socket timeout and the attempt timeout
+     * A client for CompleteMultipartUpload and CopyObject only: like {@link #build}, but the socket timeout and the attempt timeout
      * are {@code s3.complete-upload-timeout}, and the call timeout that times {@code s3.max-retries} + 1. S3 may
      * take minutes to assemble a large object (it answers 200 at once and then keeps the connection open, sending
      * whitespace, until the result), and an S3-compatible store may send nothing until it is done: with the

@@ -91,7 +91,8 @@ public final class S3Options {
             .durationType()
             .defaultValue(Duration.ofMinutes(5))
             .withConstraint(d -> !d.isNegative() && !d.isZero(), "positive")
-            .withDescription("Longest time one attempt to complete a multipart upload may take, in place of"
+            .withDescription("Longest time one attempt of checkpoint storage to complete a multipart upload (or to"
+                    + " copy an object on the server, a savepoint's copy of a state file) may take, in place of"
                     + " s3.api-call-attempt-timeout and s3.socket-timeout (the whole call: this times s3.max-retries"
                     + " + 1, in place of s3.api-call-timeout). S3 may take"
                     + " minutes to assemble a large object; it answers at once and keeps the connection open until it"

@@ -90,6 +90,9 @@ final class S3Uploads {
             }
             complete(path, key, uploadId, parts, length);
         } catch (RuntimeException e) {
+            // An upload interrupted by its task's cancellation (a failover) is aborted all the same: the SDK refuses
+            // to start a call on an interrupted thread, so the flag is cleared for the abort and then set again.
+            boolean interrupted = Thread.interrupted();
             try {
                 apiCalls.incrementAndGet();
                 s3.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
@@ -97,6 +100,10 @@ final class S3Uploads {
                 LOG.warn("Could not abort multipart upload {} of {} in {}: {} (the store's lifecycle rules"
                         + " must clean it up)", uploadId, path, location, abortFailure.toString());
                 e.addSuppressed(abortFailure);
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
             throw e;
         }

@@ -38,14 +38,11 @@ final class S3SinkClient implements AutoCloseable {
     private final String bucket;
     private final Configuration options;
     private final S3Client s3;
-    /** CompleteMultipartUpload only, with s3.complete-upload-timeout ({@link S3Clients#buildForCompletions}). */
-    private final S3Client completions;
 
     S3SinkClient(String bucket, Configuration effectiveOptions) {
         this.bucket = bucket;
         this.options = effectiveOptions;
         this.s3 = S3Clients.build(effectiveOptions, "the S3 file sink");
-        this.completions = S3Clients.buildForCompletions(effectiveOptions, "the S3 file sink");
     }
 
     String bucket() {
@@ -69,7 +66,7 @@ final class S3SinkClient implements AutoCloseable {
         for (S3PartFile.Part p : file.parts()) {
             parts.add(CompletedPart.builder().partNumber(p.number()).eTag(p.eTag()).build());
         }
-        callKeepingS3Errors("complete upload", file.key(), () -> completions.completeMultipartUpload(b -> b.bucket(bucket)
+        callKeepingS3Errors("complete upload", file.key(), () -> s3.completeMultipartUpload(b -> b.bucket(bucket)
                 .key(file.key()).uploadId(file.uploadId()).multipartUpload(m -> m.parts(parts))));
     }
 
@@ -128,11 +125,7 @@ final class S3SinkClient implements AutoCloseable {
 
     @Override
     public void close() {
-        try {
-            completions.close();
-        } finally {
-            s3.close();
-        }
+        s3.close();
     }
 
     static String errorCode(S3Exception e) {
