@@ -19,10 +19,12 @@ public final class S3ProxyServer implements AutoCloseable {
 
     private final BlobStoreContext context;
     private final S3Proxy proxy;
+    private final WholeUploads store;
 
-    private S3ProxyServer(BlobStoreContext context, S3Proxy proxy) {
+    private S3ProxyServer(BlobStoreContext context, S3Proxy proxy, WholeUploads store) {
         this.context = context;
         this.proxy = proxy;
+        this.store = store;
     }
 
     /**
@@ -67,7 +69,8 @@ public final class S3ProxyServer implements AutoCloseable {
 
     private static S3ProxyServer start(BlobStoreContext context, boolean ignoreUnknownHeaders,
                                        Duration completionDelay, String... buckets) throws Exception {
-        S3Proxy proxy = S3Proxy.builder().blobStore(new WholeUploads(context.getBlobStore(), completionDelay))
+        WholeUploads store = new WholeUploads(context.getBlobStore(), completionDelay);
+        S3Proxy proxy = S3Proxy.builder().blobStore(store)
                 .endpoint(URI.create("http://127.0.0.1:0"))
                 .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
                 .ignoreUnknownHeaders(ignoreUnknownHeaders)
@@ -78,7 +81,7 @@ public final class S3ProxyServer implements AutoCloseable {
         for (String bucket : buckets) {
             context.getBlobStore().createContainerInLocation(null, bucket);
         }
-        return new S3ProxyServer(context, proxy);
+        return new S3ProxyServer(context, proxy, store);
     }
 
     /**
@@ -92,6 +95,8 @@ public final class S3ProxyServer implements AutoCloseable {
      */
     private static final class WholeUploads extends org.jclouds.blobstore.util.ForwardingBlobStore {
         private final Duration completionDelay;
+        private final java.util.concurrent.atomic.AtomicInteger completionsAnswering =
+                new java.util.concurrent.atomic.AtomicInteger();
 
         WholeUploads(org.jclouds.blobstore.BlobStore delegate, Duration completionDelay) {
             super(delegate);
@@ -103,10 +108,13 @@ public final class S3ProxyServer implements AutoCloseable {
                                               java.util.List<org.jclouds.blobstore.domain.MultipartPart> parts) {
             String eTag = super.completeMultipartUpload(upload, parts);
             if (!completionDelay.isZero()) {
+                completionsAnswering.incrementAndGet();
                 try {
                     Thread.sleep(completionDelay.toMillis()); // a slow answer is what this server simulates
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
+                } finally {
+                    completionsAnswering.decrementAndGet();
                 }
             }
             return eTag;
@@ -142,6 +150,15 @@ public final class S3ProxyServer implements AutoCloseable {
             blob.setPayload(whole);
             return blob;
         }
+    }
+
+    /**
+     * Waits until no completion of a {@link #startWithSlowCompletions} server is still waiting to answer (one whose
+     * client gave up), so that one test's slow answers do not overlap the next test.
+     */
+    public void awaitNoCompletionAnswering() {
+        org.awaitility.Awaitility.await("slow completions to answer").atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(20)).until(() -> store.completionsAnswering.get() == 0);
     }
 
     public int port() {
