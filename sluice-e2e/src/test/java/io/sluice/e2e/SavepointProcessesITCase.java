@@ -9,6 +9,7 @@ import io.sluice.e2e.SluiceCluster.CommandResult;
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
 import io.sluice.jar.TestJars;
+import io.sluice.storage.s3.S3ProxyServer;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -50,6 +51,9 @@ import org.junit.jupiter.api.io.TempDir;
  *       directory untouched; and with a source that does not redistribute its positions at another
  *       parallelism: exit 2, the savepoint untouched.</li>
  * </ol>
+ * Then two journeys on clusters of their own: a RocksDB job resumed from its latest checkpoint at half its
+ * parallelism on new processes, and a RocksDB job's savepoint on S3 (S3Proxy in this JVM) moved to another prefix
+ * and restored on the heap at another parallelism on new processes.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -372,6 +376,95 @@ class SavepointProcessesITCase {
         }
     }
 
+    /**
+     * The same journey with S3 (S3Proxy in this JVM) as every process's storage: a RocksDB job with incremental
+     * checkpoints on S3, {@code sluice stop --savepoint --dir s3://...} (the job manager copies each state file into
+     * the savepoint on the server), every process SIGKILLed; the savepoint moved to another prefix and the job's
+     * checkpoints deleted; on new processes (new JVMs, another HA cluster id) {@code sluice run --restore-from
+     * s3://<moved>} on the heap at parallelism 3: FINISHED with exact counts, continued from the savepoint's.
+     */
+    @Test
+    @Order(5)
+    void aRocksDbSavepointOnS3MovedThereRestoresOnNewProcessesOnTheHeapAtAnotherParallelismExactly() throws Throwable {
+        String bucket = "sluice";
+        try (S3ProxyServer s3 = S3ProxyServer.start(bucket)) {
+            String savepointPrefix = "savepoints/";
+            Path firstOut = dir.resolve("out-s3-first");
+            Map<Long, Long> countedBeforeStop;
+            String savepoint;
+            SluiceCluster before = new SluiceCluster(dir.resolve("s3-first"), withS3(s3, "s3-first"));
+            try (before) {
+                String beforeUrl = startProcesses(before, 1);
+                savepoint = diagnosed(before, () -> {
+                    String job = submit(before, beforeUrl, "s3://" + bucket + "/checkpoints", null, 2, 300, firstOut,
+                            List.of("-D", "state.backend=rocksdb", "-D", "state.backend.incremental=true"));
+                    await().atMost(TIMEOUT).until(() -> Rest.completedCheckpoints(beforeUrl, job) >= 2
+                            && KeyedCounts.highest(firstOut).size() == KEYS);
+                    CommandResult stop = cli("stop", job, "--savepoint", "--dir", "s3://" + bucket + "/" + savepointPrefix,
+                            "--cluster", beforeUrl);
+                    System.out.println("SavepointProcessesITCase: sluice stop --savepoint on S3: " + stop.output().strip());
+                    assertThat(stop.exitCode()).as(stop.output()).isZero();
+                    Matcher m = WRITTEN_TO.matcher(stop.output());
+                    assertThat(m.find()).as("a savepoint path in:\n" + stop.output()).isTrue();
+                    awaitEnd(beforeUrl, job, "CANCELED");
+                    return m.group(2);
+                });
+                countedBeforeStop = KeyedCounts.highest(firstOut);
+            } // SIGKILLs every process
+            String prefix = savepoint.substring(("s3://" + bucket + "/").length()) + "/";
+            assertThat(savepoint).as("the savepoint's place").startsWith("s3://" + bucket + "/" + savepointPrefix);
+            List<String> objects = s3.keys(bucket, prefix);
+            long stateFiles = objects.stream().filter(k -> k.endsWith(".state")).count();
+            System.out.println("SavepointProcessesITCase: savepoint " + savepoint + " holds " + objects + "; "
+                    + s3.copies() + " objects copied on the server");
+            assertThat(objects).as("the objects of savepoint " + savepoint).contains(prefix + "_metadata");
+            assertThat(stateFiles).as("a state file per subtask of the count").isEqualTo(2);
+            assertThat(s3.copies()).as("the job manager copied each state file into the savepoint on the server")
+                    .isEqualTo((int) stateFiles);
+            long counted = countedBeforeStop.values().stream().mapToLong(Long::longValue).sum();
+            assertThat(counted).as("the job was stopped before the end of its input").isLessThan(RECORDS);
+
+            String movedPrefix = "moved/after-stop/";
+            assertThat(s3.move(bucket, prefix, movedPrefix)).isEqualTo(objects.size());
+            int deleted = s3.deleteAll(bucket, "checkpoints/");
+            System.out.println("SavepointProcessesITCase: savepoint moved to s3://" + bucket + "/" + movedPrefix
+                    + "; the stopped job's " + deleted + " checkpoint objects deleted");
+            assertThat(s3.keys(bucket, prefix)).as("the savepoint's original place").isEmpty();
+
+            Path out = dir.resolve("out-s3-restored");
+            SluiceCluster after = new SluiceCluster(dir.resolve("s3-second"), withS3(s3, "s3-second"));
+            try (after) {
+                String afterUrl = startProcesses(after, 2);
+                withDiagnostics(after, () -> {
+                    String job = submit(after, afterUrl, "s3://" + bucket + "/checkpoints-2",
+                            "s3://" + bucket + "/" + movedPrefix, 3, 0, out, List.of());
+                    awaitEnd(afterUrl, job, "FINISHED");
+                    System.out.printf("SavepointProcessesITCase: job %s restored on the heap from the moved S3 savepoint"
+                                    + " at parallelism %s FINISHED: lowest counts written %s, highest %s%n", job,
+                            parallelisms(afterUrl, job), lowest(out), KeyedCounts.highest(out));
+                    assertThat(parallelisms(afterUrl, job)).as("the source keeps 2, the count from 2 to 3")
+                            .containsExactly(2, 3);
+                    assertThat(lowest(out).values()).as("the restored job went on from the savepoint's counts")
+                            .hasSize(KEYS).allMatch(c -> c > 1);
+                    lowest(out).forEach((key, resumed) -> assertThat(resumed).as("key " + key + "'s first count after"
+                            + " the restore, at most one more than the stopped job's last")
+                            .isLessThanOrEqualTo(countedBeforeStop.get(key) + 1));
+                    KeyedCounts.assertExact(out, RECORDS, KEYS);
+                    assertThat(s3.keys(bucket, movedPrefix)).as("the moved savepoint is kept after the job")
+                            .contains(movedPrefix + "_metadata");
+                });
+            }
+        }
+    }
+
+    /** ZooKeeper HA under {@code clusterId} and S3 at {@code s3} for every process. */
+    private Map<String, String> withS3(S3ProxyServer s3, String clusterId) {
+        Map<String, String> config = new java.util.LinkedHashMap<>(
+                SluiceCluster.zooKeeperHa(zooKeeper.getConnectString(), clusterId, dir.resolve("ha-" + clusterId)));
+        config.putAll(S3ForProcesses.settings(s3.endpoint()));
+        return config;
+    }
+
     /** A job manager and two task managers of {@code slots} slots each; returns the job manager's REST URL. */
     private static String startProcesses(SluiceCluster cluster, int slots) throws Exception {
         SluiceProcess launched = cluster.launchJobManager(Host.MACHINE, Map.of());
@@ -395,6 +488,12 @@ class SavepointProcessesITCase {
 
     /** The same, restoring from {@code restoreFrom} if not null, with {@code moreOptions} for {@code sluice run}. */
     private String submit(SluiceCluster cluster, String url, Path checkpoints, String restoreFrom, int parallelism,
+            int rate, Path out, List<String> moreOptions, String... moreArgs) throws Exception {
+        return submit(cluster, url, checkpoints.toString(), restoreFrom, parallelism, rate, out, moreOptions, moreArgs);
+    }
+
+    /** The same, with checkpoints under {@code checkpoints} (a directory or an {@code s3://} URI). */
+    private String submit(SluiceCluster cluster, String url, String checkpoints, String restoreFrom, int parallelism,
             int rate, Path out, List<String> moreOptions, String... moreArgs) throws Exception {
         List<String> options = new ArrayList<>(List.of("--parallelism", Integer.toString(parallelism),
                 "-D", "checkpoints.interval=300 ms", "-D", "checkpoints.dir=" + checkpoints,

@@ -74,8 +74,8 @@ public final class SavepointWriter {
 
     /**
      * Copies {@code file} into {@code directory} ({@link StateFileStreams#copyTo}: a hard link between local
-     * directories, else streamed through a local temporary file), adds its bytes to {@code size}; its name in the
-     * metadata.
+     * directories, a copy on the server within one object store, else streamed through a local temporary file), adds
+     * its bytes to {@code size}; its name in the metadata.
      */
     private static String copied(CheckpointStorage from, CheckpointStorage to, String directory, String writtenIn,
                                  String file, long[] size) {

@@ -299,8 +299,12 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
                 return -1L;
             }
             apiCalls.incrementAndGet();
-            completionClients.client().copyObject(b -> b.sourceBucket(source.bucket()).sourceKey(source.key())
-                    .destinationBucket(location.bucket()).destinationKey(key));
+            try {
+                completionClients.client().copyObject(b -> b.sourceBucket(source.bucket()).sourceKey(source.key())
+                        .destinationBucket(location.bucket()).destinationKey(key));
+            } catch (RuntimeException e) {
+                throw LongCallTimedOutException.wrapIfTimeout("copying the object on the server", e);
+            }
             return size;
         });
     }
@@ -405,7 +409,7 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
             return action.get();
         } catch (StorageException e) {
             throw e;
-        } catch (SdkException | IllegalStateException | UncheckedIOException e) {
+        } catch (SdkException | LongCallTimedOutException | IllegalStateException | UncheckedIOException e) {
             throw errors.translate(op, path, e);
         }
     }

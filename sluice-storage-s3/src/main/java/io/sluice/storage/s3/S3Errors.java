@@ -36,7 +36,8 @@ final class S3Errors {
     /** The storage exception for {@code e}, a failure of {@code op} on {@code path}. */
     StorageException translate(String op, String path, RuntimeException e) {
         String message = StorageException.message(role, location.toString(), problem(e), op, path);
-        if (e instanceof SdkException sdk && sdk.numAttempts() != null && sdk.numAttempts() > 1) {
+        RuntimeException sdkFailure = e instanceof LongCallTimedOutException l ? (RuntimeException) l.getCause() : e;
+        if (sdkFailure instanceof SdkException sdk && sdk.numAttempts() != null && sdk.numAttempts() > 1) {
             message += " (" + sdk.numAttempts() + " attempts)";
         }
         return new StorageException(message, e);
@@ -49,6 +50,9 @@ final class S3Errors {
                 || (Thread.currentThread().isInterrupted() && !(e instanceof S3Exception))) {
             Thread.currentThread().interrupt();
             return "call interrupted";
+        } else if (e instanceof LongCallTimedOutException longCall) {
+            return "timed out (" + longCall.what() + " took longer than " + S3Options.COMPLETE_UPLOAD_TIMEOUT.key() + "="
+                    + Durations.format(options.get(S3Options.COMPLETE_UPLOAD_TIMEOUT)) + " per attempt)";
         } else if (connect != null) {
             String m = String.valueOf(connect.getMessage());
             return "unreachable (" + (m.contains("Connection refused") ? "Connection refused" : m) + ")";
@@ -73,6 +77,12 @@ final class S3Errors {
             return "unavailable (" + e.getMessage() + ")";
         }
         return "failed (" + StorageException.describeCause(Throwables.rootCause(e)) + ")";
+    }
+
+    /** Whether {@code e} is the SDK's timeout of a call, of an attempt, or of a socket read. */
+    static boolean isTimeout(RuntimeException e) {
+        return find(e, ApiCallTimeoutException.class) != null || find(e, ApiCallAttemptTimeoutException.class) != null
+                || find(e, SocketTimeoutException.class) != null;
     }
 
     static String errorCode(S3Exception e) {

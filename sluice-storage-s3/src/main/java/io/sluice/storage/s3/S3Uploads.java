@@ -116,16 +116,26 @@ final class S3Uploads {
             completionClients.client().completeMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId)
                     .multipartUpload(m -> m.parts(parts)));
         } catch (S3Exception e) {
-            // A retry of a completion S3 had carried out: S3 answers 404 NoSuchUpload, S3-compatible stores other
-            // errors (S3Proxy: 400 InvalidPart, the parts being gone). The object tells whether it was this upload.
-            boolean retriedOrGone = e.statusCode() == 404 || e.numAttempts() > 1;
-            if (!retriedOrGone || e instanceof NoSuchBucketException || !completedBefore(key, parts, length)) {
-                throw e;
-            }
-            LOG.info("Multipart upload {} of {} in {} was completed by an earlier attempt (its retry failed with HTTP"
-                    + " {}, and the object is there with this upload's {} bytes)", uploadId, path, location,
-                    e.statusCode(), length);
+            handleFailedCompletion(path, key, uploadId, parts, length, e);
+        } catch (RuntimeException e) {
+            throw LongCallTimedOutException.wrapIfTimeout("completing the multipart upload", e);
         }
+    }
+
+    /**
+     * A completion that failed with {@code e}: a retry of a completion S3 had carried out finds the upload gone (S3
+     * answers 404 NoSuchUpload, S3-compatible stores other errors; S3Proxy: 400 InvalidPart, the parts being gone),
+     * and the object tells whether it was this upload. Any other failure is thrown.
+     */
+    private void handleFailedCompletion(String path, String key, String uploadId, List<CompletedPart> parts, long length,
+                                        S3Exception e) {
+        boolean retriedOrGone = e.statusCode() == 404 || e.numAttempts() > 1;
+        if (!retriedOrGone || e instanceof NoSuchBucketException || !completedBefore(key, parts, length)) {
+            throw e;
+        }
+        LOG.info("Multipart upload {} of {} in {} was completed by an earlier attempt (its retry failed with HTTP"
+                + " {}, and the object is there with this upload's {} bytes)", uploadId, path, location,
+                e.statusCode(), length);
     }
 
     /** Whether the object {@code key} is what completing {@code parts} made: its length and, if computable, ETag. */

@@ -1,9 +1,11 @@
 package io.sluice.storage.s3;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.config.Configuration;
 import io.sluice.storage.BlobContent;
+import io.sluice.storage.StorageException;
 import java.time.Duration;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
@@ -74,6 +76,21 @@ class S3MultipartCompletionTest {
             assertThat(store.get("large")).isEqualTo(data);
             // create + 3 parts + the completion (its SDK retries not counted) + the check of the object + the get
             assertThat(store.apiCalls() - before).isEqualTo(7);
+        }
+    }
+
+    @Test
+    void aCompletionThatRunsOutOfItsTimeoutIsReportedWithThatOption() {
+        byte[] data = bytes(11 * MIB);
+        Configuration conf = quickTimeouts().set(S3Options.COMPLETE_UPLOAD_TIMEOUT, Duration.ofSeconds(1))
+                .set(S3Options.MAX_RETRIES, 0);
+        try (S3BlobStore store = new S3BlobStore("s3://bucket/run-" + (++run), conf)) {
+            assertThatThrownBy(() -> store.put("large", BlobContent.of(data)))
+                    .isInstanceOf(StorageException.class)
+                    .hasMessageContaining("during put large")
+                    .hasMessageContaining("timed out (completing the multipart upload took longer than"
+                            + " s3.complete-upload-timeout=1 s per attempt)")
+                    .hasMessageNotContaining("s3.api-call");
         }
     }
 

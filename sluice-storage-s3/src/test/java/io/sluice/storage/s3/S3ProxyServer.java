@@ -97,6 +97,7 @@ public final class S3ProxyServer implements AutoCloseable {
         private final Duration completionDelay;
         private final java.util.concurrent.atomic.AtomicInteger completionsAnswering =
                 new java.util.concurrent.atomic.AtomicInteger();
+        private final java.util.concurrent.atomic.AtomicInteger copies = new java.util.concurrent.atomic.AtomicInteger();
 
         WholeUploads(org.jclouds.blobstore.BlobStore delegate, Duration completionDelay) {
             super(delegate);
@@ -117,6 +118,14 @@ public final class S3ProxyServer implements AutoCloseable {
                     completionsAnswering.decrementAndGet();
                 }
             }
+            return eTag;
+        }
+
+        @Override
+        public String copyBlob(String fromContainer, String fromName, String toContainer, String toName,
+                               org.jclouds.blobstore.options.CopyOptions options) {
+            String eTag = super.copyBlob(fromContainer, fromName, toContainer, toName, options);
+            copies.incrementAndGet();
             return eTag;
         }
 
@@ -161,6 +170,11 @@ public final class S3ProxyServer implements AutoCloseable {
                 .pollInterval(Duration.ofMillis(20)).until(() -> store.completionsAnswering.get() == 0);
     }
 
+    /** The number of objects copied on the server (CopyObject requests that succeeded) since the server started. */
+    public int copies() {
+        return store.copies.get();
+    }
+
     public int port() {
         return proxy.getPort();
     }
@@ -184,7 +198,7 @@ public final class S3ProxyServer implements AutoCloseable {
         return org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
                 .pollInterval(java.time.Duration.ofMillis(20))
                 .ignoreExceptionsInstanceOf(IllegalArgumentException.class)
-                .until(() -> listOnce(bucket, prefix), n -> true);
+                .until(() -> (long) keysOnce(bucket, prefix).size(), n -> true);
     }
 
     /** The bytes of the object {@code key} in {@code bucket}, read directly from the backing store; null if none. */
@@ -198,16 +212,47 @@ public final class S3ProxyServer implements AutoCloseable {
         }
     }
 
-    private long listOnce(String bucket, String prefix) {
-        long n = 0;
+    /** The keys of the objects in {@code bucket} under {@code prefix}, sorted, read directly from the backing store. */
+    public java.util.List<String> keys(String bucket, String prefix) {
+        return org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                .pollInterval(java.time.Duration.ofMillis(20))
+                .ignoreExceptionsInstanceOf(IllegalArgumentException.class)
+                .until(() -> keysOnce(bucket, prefix), k -> true);
+    }
+
+    /**
+     * Copies every object under {@code fromPrefix} to the same key under {@code toPrefix} and deletes the originals,
+     * directly in the backing store: what a user's {@code aws s3 mv --recursive} does. Returns the number moved.
+     */
+    public int move(String bucket, String fromPrefix, String toPrefix) {
+        java.util.List<String> keys = keys(bucket, fromPrefix);
+        for (String key : keys) {
+            context.getBlobStore().copyBlob(bucket, key, bucket, toPrefix + key.substring(fromPrefix.length()),
+                    org.jclouds.blobstore.options.CopyOptions.NONE);
+            context.getBlobStore().removeBlob(bucket, key);
+        }
+        return keys.size();
+    }
+
+    /** Deletes every object under {@code prefix}, directly in the backing store. Returns the number deleted. */
+    public int deleteAll(String bucket, String prefix) {
+        java.util.List<String> keys = keys(bucket, prefix);
+        keys.forEach(key -> context.getBlobStore().removeBlob(bucket, key));
+        return keys.size();
+    }
+
+    private java.util.List<String> keysOnce(String bucket, String prefix) {
+        java.util.List<String> keys = new java.util.ArrayList<>();
         var options = org.jclouds.blobstore.options.ListContainerOptions.Builder.recursive();
         if (prefix != null) {
             options = options.prefix(prefix);
         }
         for (var page = context.getBlobStore().list(bucket, options); ; ) {
-            n += page.stream().filter(m -> m.getType() == org.jclouds.blobstore.domain.StorageType.BLOB).count();
+            page.stream().filter(m -> m.getType() == org.jclouds.blobstore.domain.StorageType.BLOB)
+                    .forEach(m -> keys.add(m.getName()));
             if (page.getNextMarker() == null) {
-                return n;
+                java.util.Collections.sort(keys);
+                return keys;
             }
             page = context.getBlobStore().list(bucket, options.afterMarker(page.getNextMarker()));
         }
