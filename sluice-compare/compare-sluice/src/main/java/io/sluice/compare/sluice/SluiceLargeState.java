@@ -117,7 +117,10 @@ final class SluiceLargeState implements ScenarioRunner, LargeStateSystem {
         return new Configuration()
                 .setString("cluster.task-executors", "2")
                 .setString("cluster.slots-per-task-executor", "2")
-                .setString("state.backend.rocksdb.memory.per-slot", (plan.memoryPerSlotBytes() >> 20) + " mb");
+                .setString("state.backend.rocksdb.memory.per-slot", (plan.memoryPerSlotBytes() >> 20) + " mb")
+                // A job bound by its state reads, not by moving records: 2 buffers per channel instead of 4 halve
+                // the records a barrier waits behind (docs/benchmarks.md, "Less data in flight").
+                .setString("network.buffers-per-channel", "2");
     }
 
     @Override
