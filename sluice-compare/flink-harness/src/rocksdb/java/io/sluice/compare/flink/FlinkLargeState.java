@@ -85,9 +85,8 @@ public final class FlinkLargeState implements LargeStateScenario, LargeStateSyst
         c.setString("state.backend.rocksdb.rescaling.use-delete-files-in-range", "true");
         c.setString("state.backend.rocksdb.timer-service.factory", "ROCKSDB");
         c.setString("execution.state-recovery.from-local", "true");
-        // Buffer debloating, as Flink's documentation advises for aligned checkpoints under backpressure: the data in
-        // flight sized to 1 s of throughput (the default target), so that barriers wait behind less of it.
-        c.setString("taskmanager.network.memory.buffer-debloat.enabled", "true");
+        // Buffer debloating (taskmanager.network.memory.buffer-debloat.enabled) was tried and left off: in one 4 GB run
+        // each it made Flink 2.3.0's checkpoints longer and its steady phase slower (docs/benchmarks.md).
         c.setString("state.backend.rocksdb.localdir", work.resolve("rocksdb").toString());
         c.setString("taskmanager.state.local.root-dirs", work.resolve("local-recovery").toString());
         return c;
