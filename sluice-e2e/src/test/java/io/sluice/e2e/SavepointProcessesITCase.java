@@ -187,11 +187,7 @@ class SavepointProcessesITCase {
                     + " at parallelism %s FINISHED: lowest counts written %s, highest %s%n", job, moved,
                     Rest.restoredCheckpoint(url, job), parallelisms(job), lowest(out), KeyedCounts.highest(out));
             assertThat(parallelisms(job)).as("the source keeps 2, the rest runs at 3").containsExactly(2, 3);
-            assertThat(lowest(out).values()).as("the restored job went on from the savepoint's counts")
-                    .hasSize(KEYS).allMatch(c -> c > 1);
-            lowest(out).forEach((key, resumed) -> assertThat(resumed).as("key " + key + "'s first count after the restore,"
-                    + " at most one more than the stopped job's last").isLessThanOrEqualTo(countedBeforeStop.get(key) + 1));
-            KeyedCounts.assertExact(out, RECORDS, KEYS);
+            assertContinuedExactly(out, countedBeforeStop, "stopped job");
             assertThat(moved.resolve("_metadata")).as("the moved savepoint is kept after the job").isRegularFile();
         });
     }
@@ -358,12 +354,7 @@ class SavepointProcessesITCase {
                         KeyedCounts.highest(out));
                 assertThat(parallelisms(afterUrl, job)).as("the source keeps 2, the count from 4 to 2")
                         .containsExactly(2, 2);
-                assertThat(lowest(out).values()).as("the resumed job went on from the checkpoint's counts")
-                        .hasSize(KEYS).allMatch(c -> c > 1);
-                lowest(out).forEach((key, resumed) -> assertThat(resumed).as("key " + key + "'s first count after"
-                        + " the restore, at most one more than the cancelled job's last")
-                        .isLessThanOrEqualTo(countedBeforeCancel.get(key) + 1));
-                KeyedCounts.assertExact(out, RECORDS, KEYS);
+                assertContinuedExactly(out, countedBeforeCancel, "cancelled job");
                 List<String> restores = new ArrayList<>();
                 for (SluiceProcess p : after.processes()) {
                     p.log().lines().filter(l -> l.contains("Restored the RocksDB state of")).forEach(restores::add);
@@ -444,12 +435,7 @@ class SavepointProcessesITCase {
                             parallelisms(afterUrl, job), lowest(out), KeyedCounts.highest(out));
                     assertThat(parallelisms(afterUrl, job)).as("the source keeps 2, the count from 2 to 3")
                             .containsExactly(2, 3);
-                    assertThat(lowest(out).values()).as("the restored job went on from the savepoint's counts")
-                            .hasSize(KEYS).allMatch(c -> c > 1);
-                    lowest(out).forEach((key, resumed) -> assertThat(resumed).as("key " + key + "'s first count after"
-                            + " the restore, at most one more than the stopped job's last")
-                            .isLessThanOrEqualTo(countedBeforeStop.get(key) + 1));
-                    KeyedCounts.assertExact(out, RECORDS, KEYS);
+                    assertContinuedExactly(out, countedBeforeStop, "stopped job");
                     assertThat(s3.keys(bucket, movedPrefix)).as("the moved savepoint is kept after the job")
                             .contains(movedPrefix + "_metadata");
                 });
@@ -463,6 +449,19 @@ class SavepointProcessesITCase {
                 SluiceCluster.zooKeeperHa(zooKeeper.getConnectString(), clusterId, dir.resolve("ha-" + clusterId)));
         config.putAll(S3ForProcesses.settings(s3.endpoint()));
         return config;
+    }
+
+    /**
+     * The restored job that wrote {@code out} went on from {@code before}, the highest count per key the {@code ended}
+     * job wrote (every key's first count after the restore above 1 and at most one more than that), and its output is
+     * exact.
+     */
+    private static void assertContinuedExactly(Path out, Map<Long, Long> before, String ended) throws IOException {
+        assertThat(lowest(out).values()).as("the restored job went on from the " + ended + "'s counts")
+                .hasSize(KEYS).allMatch(c -> c > 1);
+        lowest(out).forEach((key, resumed) -> assertThat(resumed).as("key " + key + "'s first count after the restore,"
+                + " at most one more than the " + ended + "'s last").isLessThanOrEqualTo(before.get(key) + 1));
+        KeyedCounts.assertExact(out, RECORDS, KEYS);
     }
 
     /** A job manager and two task managers of {@code slots} slots each; returns the job manager's REST URL. */
