@@ -61,6 +61,12 @@ class SavepointProcessesITCase {
     private static final Duration TIMEOUT = Duration.ofSeconds(90);
     private static final long RECORDS = 6_000;
     private static final int KEYS = 8;
+    /**
+     * Records/s of every job that is stopped, cancelled or killed before the end of its input: 60 s of input, so
+     * that on a loaded machine the savepoint or cancel still comes first (at 300/s a CI run, its two cores shared with
+     * a build, saw the first job FINISHED before {@code sluice stop}).
+     */
+    private static final int FIRST_RATE = 100;
     private static final Pattern WRITTEN_TO = Pattern.compile("Savepoint (\\d+) of job \\S+ written to (\\S+) \\(");
     private static final Pattern SUBMITTED = Pattern.compile("Job ([0-9a-f]{32}) submitted");
 
@@ -195,7 +201,7 @@ class SavepointProcessesITCase {
     /** Savepoint, list, stop with a savepoint; returns the directory of the stop's savepoint. */
     private Path takeSavepointsAndStop(SluiceCluster first, String firstUrl) throws Exception {
         Path out = dir.resolve("out-first");
-        String job = submit(first, firstUrl, dir.resolve("checkpoints-first"), null, 2, 300, out);
+        String job = submit(first, firstUrl, dir.resolve("checkpoints-first"), null, 2, FIRST_RATE, out);
         await().atMost(TIMEOUT).until(() -> Rest.completedCheckpoints(firstUrl, job) >= 2
                 && KeyedCounts.highest(out).size() == KEYS);
 
@@ -326,7 +332,7 @@ class SavepointProcessesITCase {
         try (before) {
             String beforeUrl = startProcesses(before, 2);
             cancelled = diagnosed(before, () -> {
-                String job = submit(before, beforeUrl, checkpoints, null, 4, 300, firstOut, rocksDb);
+                String job = submit(before, beforeUrl, checkpoints, null, 4, FIRST_RATE, firstOut, rocksDb);
                 await().atMost(TIMEOUT).until(() -> Rest.completedCheckpoints(beforeUrl, job) >= 3
                         && KeyedCounts.highest(firstOut).size() == KEYS);
                 assertThat(parallelisms(beforeUrl, job)).as("the source at 2, the count at 4").containsExactly(2, 4);
@@ -393,7 +399,7 @@ class SavepointProcessesITCase {
             try (before) {
                 String beforeUrl = startProcesses(before, 1);
                 savepoint = diagnosed(before, () -> {
-                    String job = submit(before, beforeUrl, "s3://" + bucket + "/checkpoints", null, 2, 300, firstOut,
+                    String job = submit(before, beforeUrl, "s3://" + bucket + "/checkpoints", null, 2, FIRST_RATE, firstOut,
                             List.of("-D", "state.backend=rocksdb", "-D", "state.backend.incremental=true"));
                     await().atMost(TIMEOUT).until(() -> Rest.completedCheckpoints(beforeUrl, job) >= 2
                             && KeyedCounts.highest(firstOut).size() == KEYS);
