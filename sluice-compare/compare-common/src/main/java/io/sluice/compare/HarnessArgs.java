@@ -7,14 +7,14 @@ import java.util.Set;
 
 /**
  * Command line of every harness: {@code --mode full|smoke --out <file.tsv> [--only id,id] [--state-gb <GB>]
- * [--large-state-storage local|s3]}.
+ * [--steady-rate <records/s>] [--large-state-storage local|s3]}.
  *
  * @param plan       the plan of {@code --mode}
  * @param out        the result file
  * @param scenarios  the scenarios to run (by default {@link Scenario#defaults(Plan)}: in full mode all but the
  *                   explicit-only ones, in smoke mode all)
  * @param largeState the plan of {@link Scenario#LARGE_STATE}: {@code --mode}'s, with the state size of
- *                   {@code --state-gb} if given
+ *                   {@code --state-gb} if given and the steady rate of {@code --steady-rate} if given
  * @param largeStateStorage where {@link Scenario#LARGE_STATE} keeps its checkpoints and savepoints: local disk (the
  *                   default, every system) or S3 (an S3-compatible server in the harness; only the Sluice harness
  *                   supports it)
@@ -37,13 +37,14 @@ public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeSta
     }
 
     private static final String USAGE = "usage: --mode full|smoke --out <file.tsv> [--only scenario,...]"
-            + " [--state-gb <GB>] [--large-state-storage local|s3]";
+            + " [--state-gb <GB>] [--steady-rate <records/s>] [--large-state-storage local|s3]";
 
     public static HarnessArgs parse(String[] args) {
         Plan plan = Plan.full();
         Path out = null;
         Set<Scenario> only = null;
         Double stateGb = null;
+        Double steadyRate = null;
         Storage storage = Storage.LOCAL;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -58,6 +59,7 @@ public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeSta
                     }
                 }
                 case "--state-gb" -> stateGb = LargeStatePlan.parseGb(value(args, ++i, "--state-gb"));
+                case "--steady-rate" -> steadyRate = LargeStatePlan.parseSteadyRate(value(args, ++i, "--steady-rate"));
                 case "--large-state-storage" -> storage = Storage.parse(value(args, ++i, "--large-state-storage"));
                 default -> throw new IllegalArgumentException("Unknown option " + args[i] + "; " + USAGE);
             }
@@ -69,6 +71,9 @@ public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeSta
             only = Scenario.defaults(plan);
         }
         LargeStatePlan large = stateGb == null ? LargeStatePlan.of(plan.mode()) : LargeStatePlan.of(plan.mode(), stateGb);
+        if (steadyRate != null) {
+            large = large.withSteadyRate(steadyRate);
+        }
         return new HarnessArgs(plan, out, only, large, storage);
     }
 

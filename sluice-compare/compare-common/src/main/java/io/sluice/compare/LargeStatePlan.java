@@ -82,10 +82,38 @@ public record LargeStatePlan(String mode, double stateGb, int valueBytes, long k
         return changePerSecond * keys;
     }
 
+    /**
+     * This plan with a steady phase of {@code recordsPerSecond} over all subtasks ({@code --steady-rate}) instead of
+     * {@code changePerSecond × keys}: on a machine where no system reaches 1 % of the keys per second, a rate every
+     * system sustains compares what each uploads and how long its checkpoints take for the same change.
+     */
+    public LargeStatePlan withSteadyRate(double recordsPerSecond) {
+        return new LargeStatePlan(mode, stateGb, valueBytes, keys, recordsPerSecond / keys, checkpointInterval,
+                steadyWarmup, steadyWindow, failovers, parallelism, rescaleTo, maxParallelism, memoryPerSlotBytes);
+    }
+
+    /** {@code --steady-rate}'s value: a positive number of records per second. */
+    public static double parseSteadyRate(String value) {
+        double rate;
+        try {
+            rate = Double.parseDouble(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--steady-rate takes a number of records per second over all subtasks"
+                    + " (e.g. 20000), not '" + value + "'");
+        }
+        if (!(rate >= 1) || Double.isInfinite(rate)) {
+            throw new IllegalArgumentException("--steady-rate must be at least 1 record per second, not " + value);
+        }
+        return rate;
+    }
+
     /** The variant label of the result rows. */
     public String variant() {
-        return String.format(Locale.ROOT, "%s GB: %,d keys x %d B, %.0f %% of keys/s, checkpoints every %d ms",
-                gbLabel(), keys, valueBytes, changePerSecond * 100, checkpointInterval.toMillis());
+        String change = changePerSecond >= 0.01
+                ? String.format(Locale.ROOT, "%.0f %% of keys/s", changePerSecond * 100)
+                : String.format(Locale.ROOT, "%,.0f changes/s (%.3f %% of keys/s)", steadyRate(), changePerSecond * 100);
+        return String.format(Locale.ROOT, "%s GB: %,d keys x %d B, %s, checkpoints every %d ms",
+                gbLabel(), keys, valueBytes, change, checkpointInterval.toMillis());
     }
 
     private String gbLabel() {

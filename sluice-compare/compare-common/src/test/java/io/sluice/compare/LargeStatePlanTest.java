@@ -23,6 +23,23 @@ class LargeStatePlanTest {
     }
 
     @Test
+    void aSteadyRateReplacesOnePercentOfTheKeysAndIsNamedInTheVariant() {
+        HarnessArgs args = HarnessArgs.parse(new String[] {"--only", "large-state", "--steady-rate", "20000", "--out",
+                "x.tsv"});
+        LargeStatePlan plan = args.largeState();
+        assertThat(plan.steadyRate()).isEqualTo(20_000, org.assertj.core.data.Offset.offset(1e-6));
+        assertThat(plan.keys()).as("the state size is the plan's").isEqualTo(30_769_231L);
+        assertThat(plan.checkpointInterval()).isEqualTo(LargeStatePlan.of("full").checkpointInterval());
+        assertThat(plan.variant())
+                .isEqualTo("4.0 GB: 30,769,231 keys x 130 B, 20,000 changes/s (0.065 % of keys/s), checkpoints every 3000 ms");
+        assertThat(plan.describe()).contains("steadyRate=20000/s");
+        assertThatThrownBy(() -> HarnessArgs.parse(new String[] {"--steady-rate", "-5", "--out", "x.tsv"}))
+                .hasMessageContaining("--steady-rate must be at least 1 record per second, not -5");
+        assertThatThrownBy(() -> HarnessArgs.parse(new String[] {"--out", "x.tsv", "--steady-rate"}))
+                .hasMessageContaining("--steady-rate needs a value");
+    }
+
+    @Test
     void badSizesAreRefusedSayingWhatToPass() {
         assertThatThrownBy(() -> LargeStatePlan.parseGb("four")).hasMessageContaining("--state-gb takes a number");
         assertThatThrownBy(() -> LargeStatePlan.parseGb("0")).hasMessageContaining("above 0");

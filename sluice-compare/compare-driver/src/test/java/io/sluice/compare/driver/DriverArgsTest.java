@@ -61,6 +61,20 @@ class DriverArgsTest {
     }
 
     @Test
+    void steadyRateOfTheLargeStateScenarioIsPassedToEveryHarnessButNeverToTheDocs(@TempDir Path root) throws Exception {
+        Files.createDirectories(root.resolve("sluice-compare"));
+        DriverArgs a = parse(root, "--only", "large-state", "--state-gb", "4", "--steady-rate", "20000");
+        assertThat(a.steadyRate()).isEqualTo("20000");
+        assertThat(a.harnessOptions()).containsExactly("--only", "large-state", "--state-gb", "4", "--steady-rate",
+                "20000");
+        assertThatThrownBy(() -> parse(root, "--steady-rate", "fast")).hasMessageContaining(
+                "--steady-rate takes a number of records per second");
+        assertThatThrownBy(() -> parse(root, "--steady-rate", "0")).hasMessageContaining("at least 1 record per second");
+        assertThatThrownBy(() -> parse(root, "--mode", "full", "--write-docs", "--steady-rate", "20000"))
+                .hasMessageContaining("--steady-rate is refused with --write-docs");
+    }
+
+    @Test
     void writeDocsIsRefusedInSmokeModeAndForPartialRuns(@TempDir Path root) throws Exception {
         Files.createDirectories(root.resolve("sluice-compare"));
         assertThat(parse(root, "--mode", "full", "--write-docs").writeDocs()).isTrue();
