@@ -33,6 +33,8 @@ class LargeStatePlanTest {
         assertThat(plan.variant())
                 .isEqualTo("4.0 GB: 30,769,231 keys x 130 B, 20,000 changes/s (0.065 % of keys/s), checkpoints every 3000 ms");
         assertThat(plan.describe()).contains("steadyRate=20000/s");
+        assertThat(LargeStatePlan.of("full").withSteadyRate(400_000).variant()).as("above 1 %, by its rate too")
+                .contains("400,000 changes/s (1.300 % of keys/s)");
         assertThatThrownBy(() -> HarnessArgs.parse(new String[] {"--steady-rate", "-5", "--out", "x.tsv"}))
                 .hasMessageContaining("--steady-rate must be at least 1 record per second, not -5");
         assertThatThrownBy(() -> HarnessArgs.parse(new String[] {"--out", "x.tsv", "--steady-rate"}))
