@@ -65,7 +65,11 @@ class ClusterProcessesITCase {
             java.util.regex.Pattern.compile("Sluice task manager (\\S+):");
     private static final int KEYS = 8;
     private static final long RECORDS = 16_000;
-    private static final int RATE = 800;
+    /**
+     * 40 s of input: the plan's two kills, the recoveries and the new JVMs must all come before the input
+     * runs out. At 800/s (20 s) a loaded CI machine saw the job FINISH before the second kill.
+     */
+    private static final int RATE = 400;
     private static final Duration CHECKPOINT_INTERVAL = Duration.ofMillis(300);
     private static final Duration SESSION_TIMEOUT = Duration.ofSeconds(4);
     private static final Duration RECOVERY_TIMEOUT = Duration.ofSeconds(60);
@@ -125,6 +129,7 @@ class ClusterProcessesITCase {
     private TestingServer zooKeeper;
     private S3ProxyServer s3;
     private SluiceCluster processes;
+    private Watched watched;
 
     @BeforeEach
     void startZooKeeper() throws Exception {
@@ -208,7 +213,8 @@ class ClusterProcessesITCase {
                 jobManagers.add(processes.awaitServing(jm));
             }
             String leader = awaitLeader(jobManagers);
-            await().atMost(RECOVERY_TIMEOUT).until(() -> registeredSlots(leader) == 2 * taskManagerCount);
+            await("every task manager's slots registered with the leader").atMost(RECOVERY_TIMEOUT)
+                    .until(() -> registeredSlots(leader) == 2 * taskManagerCount);
             SluiceProcess standby = jobManagers.stream().filter(jm -> !jm.restUrl().equals(leader)).findFirst().orElseThrow();
 
             // The standby's REST answers while the leader lives, naming the leader.
@@ -217,7 +223,8 @@ class ClusterProcessesITCase {
 
             Path output = run.resolve("counts");
             String jobId = submitToLeader(jobManagers, checkpoints, output, backend);
-            await().atMost(RECOVERY_TIMEOUT).until(() -> {
+            watched = new Watched(jobManagers, jobId);
+            await("the submitted job RUNNING").atMost(RECOVERY_TIMEOUT).until(() -> {
                 String l = currentLeader(jobManagers);
                 return l != null && Rest.jobStatus(l, jobId).filter("RUNNING"::equals).isPresent();
             });
@@ -232,7 +239,7 @@ class ClusterProcessesITCase {
             for (Step step : plan) {
                 // Who leads and which task managers run tasks, asked before the wait (the kill follows it closely).
                 String leaderUrl = awaitLeader(jobManagers);
-                List<SluiceProcess> busy = busyTaskManagers(leaderUrl, taskManagers);
+                List<SluiceProcess> busy = busyTaskManagers(leaderUrl, jobId, taskManagers);
                 Checkpoint last = awaitCheckpoints(jobManagers, jobId, step.checkpointsBefore());
                 long offset = waitForKillTime(step, last);
                 long killed = System.currentTimeMillis();
@@ -262,11 +269,12 @@ class ClusterProcessesITCase {
                     SluiceProcess restarted = processes.startJobManager(Host.MACHINE, Map.of());
                     jobManagers.add(restarted);
                     // The new standby's REST answers for the job too (forwarded to the new leader).
-                    await().atMost(RECOVERY_TIMEOUT).until(() -> Rest.jobStatus(restarted.restUrl(), jobId).isPresent());
+                    await("the restarted job manager's REST answering for the job").atMost(RECOVERY_TIMEOUT)
+                            .until(() -> Rest.jobStatus(restarted.restUrl(), jobId).isPresent());
                 }
             }
 
-            await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            await("the job FINISHED").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200)).until(() -> {
                 String l = currentLeader(jobManagers);
                 return l != null && Rest.jobStatus(l, jobId).filter("FINISHED"::equals).isPresent();
             });
@@ -283,10 +291,11 @@ class ClusterProcessesITCase {
                     (System.nanoTime() - startedAt) / 1_000_000_000);
         } catch (Throwable t) {
             throw new AssertionError(storage + ", " + backend + ", seed " + seed + " failed: " + t
-                    + processes.diagnostics(), t);
+                    + jobAsTheJobManagersSeeIt() + processes.diagnostics(), t);
         } finally {
             processes.close();
             processes = null;
+            watched = null;
         }
     }
 
@@ -296,7 +305,8 @@ class ClusterProcessesITCase {
      * HA storage, counted in the S3 buckets (read directly) or on disk.
      */
     private void assertNothingLeftBehind(Storage storage, Path run, String jobId) {
-        await().atMost(RECOVERY_TIMEOUT).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+        await("nothing of the finished job left in storage").atMost(RECOVERY_TIMEOUT).pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> {
             if (storage == Storage.S3) {
                 assertThat(s3.objectCount(CHECKPOINT_BUCKET, "jobs/" + jobId + "/"))
                         .as("objects of the finished job's checkpoints in S3 bucket " + CHECKPOINT_BUCKET).isZero();
@@ -318,6 +328,30 @@ class ClusterProcessesITCase {
         try (java.util.stream.Stream<Path> files = Files.walk(root)) {
             return files.filter(Files::isRegularFile).toList();
         }
+    }
+
+    /** The job of the seed being run and the job managers alive (the list the run updates), for diagnostics. */
+    private record Watched(List<SluiceProcess> jobManagers, String jobId) {
+    }
+
+    /**
+     * For a failure message: what each live job manager's REST says of the job (its status and
+     * transitions, its checkpoint statistics) and of the cluster (leader, task managers and slots).
+     */
+    private String jobAsTheJobManagersSeeIt() {
+        Watched w = watched;
+        if (w == null) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder("\n===== the job as the job managers' REST reports it at the failure");
+        for (SluiceProcess jm : List.copyOf(w.jobManagers())) {
+            for (String path : List.of("/v1/overview", "/v1/jobs/" + w.jobId(), "/v1/jobs/" + w.jobId() + "/checkpoints")) {
+                String answer = Rest.get(jm.restUrl(), path).map(a -> a.status() + " " + a.body()).orElse("no answer");
+                out.append("\n").append(jm.name()).append(" GET ").append(path).append(": ")
+                        .append(answer.length() > 4_000 ? answer.substring(0, 4_000) + " ..." : answer);
+            }
+        }
+        return out.append("\n").toString();
     }
 
     /** The running job's checkpoints, and the job's jar, are where {@code storage} says. */
@@ -342,7 +376,8 @@ class ClusterProcessesITCase {
     private void assertCheckpointKind(Storage storage, Backend backend, Path run, List<SluiceProcess> jobManagers,
                                       String jobId) {
         String[] seen = new String[1];
-        await().atMost(RECOVERY_TIMEOUT).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+        await("incremental checkpoints of the expected kind in storage").atMost(RECOVERY_TIMEOUT)
+                .pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
             CompletedCheckpoint latest = latestCheckpoint(storage, run, jobManagers, jobId);
             assertThat(latest).as("the latest checkpoint's metadata in storage").isNotNull();
             List<TaskStateHandle> keyed = latest.taskStates().stream().filter(TaskStateHandle::hasKeyedState).toList();
@@ -501,7 +536,7 @@ class ClusterProcessesITCase {
     /** Waits until one of {@code jobManagers} is named leader by itself; returns its REST URL. */
     private static String awaitLeader(List<SluiceProcess> jobManagers) {
         String[] leader = new String[1];
-        await().atMost(RECOVERY_TIMEOUT).pollInterval(Duration.ofMillis(20)).until(() -> {
+        await("a job manager leading").atMost(RECOVERY_TIMEOUT).pollInterval(Duration.ofMillis(20)).until(() -> {
             leader[0] = currentLeader(jobManagers);
             return leader[0] != null;
         });
@@ -520,9 +555,10 @@ class ClusterProcessesITCase {
     }
 
     /** The task managers that hold slots (of the only job) as the leader at {@code leaderUrl} reports them. */
-    private static List<SluiceProcess> busyTaskManagers(String leaderUrl, List<SluiceProcess> taskManagers) throws IOException {
+    private static List<SluiceProcess> busyTaskManagers(String leaderUrl, String jobId, List<SluiceProcess> taskManagers)
+            throws IOException {
         List<String> busy = new ArrayList<>();
-        await().atMost(RECOVERY_TIMEOUT).until(() -> {
+        await("a task manager running tasks of the job, as the leader reports").atMost(RECOVERY_TIMEOUT).until(() -> {
             busy.clear();
             Optional<Rest.Answer> a = Rest.get(leaderUrl, "/v1/overview");
             a.filter(x -> x.status() == 200).ifPresent(x -> x.body().path("taskExecutors").forEach(te -> {
@@ -530,6 +566,9 @@ class ClusterProcessesITCase {
                     busy.add(te.path("id").asText());
                 }
             }));
+            if (busy.isEmpty()) {
+                assertNotEnded(leaderUrl, jobId);
+            }
             return !busy.isEmpty();
         });
         List<SluiceProcess> out = new ArrayList<>();
@@ -541,6 +580,17 @@ class ClusterProcessesITCase {
         }
         assertThat(out).as("task managers running tasks: " + busy).isNotEmpty();
         return out;
+    }
+
+    /**
+     * Fails at once, instead of after a wait's timeout, when the job ended before the plan's next kill:
+     * the machine took longer for the plan than the job's input lasts.
+     */
+    private static void assertNotEnded(String url, String jobId) {
+        Optional<String> status = Rest.jobStatus(url, jobId);
+        assertThat(status).as("job " + jobId + " ended before the plan's next kill: its input (" + RECORDS
+                + " records at " + RATE + "/s) ran out while the machine recovered from the kills before")
+                .isNotEqualTo(Optional.of("FINISHED"));
     }
 
     private static int registeredSlots(String url) {
@@ -556,7 +606,8 @@ class ClusterProcessesITCase {
     private static Checkpoint awaitCheckpoints(List<SluiceProcess> jobManagers, String jobId, int more) {
         long[] start = {-1};
         Checkpoint[] latest = new Checkpoint[1];
-        await().atMost(RECOVERY_TIMEOUT).pollInterval(Duration.ofMillis(10)).until(() -> {
+        await(more + " more completed checkpoint(s) on the leader").atMost(RECOVERY_TIMEOUT)
+                .pollInterval(Duration.ofMillis(10)).until(() -> {
             String l = currentLeader(jobManagers);
             if (l == null) {
                 return false;
@@ -572,6 +623,7 @@ class ClusterProcessesITCase {
             }
             JsonNode history = c.path("history");
             if (completed < start[0] + more || history.isEmpty()) {
+                assertNotEnded(l, jobId);
                 return false;
             }
             List<Long> durations = new ArrayList<>();
@@ -588,7 +640,7 @@ class ClusterProcessesITCase {
     /** Waits until {@code url} reports the job RUNNING with a RUNNING transition after {@code sinceMillis}; returns when. */
     private static long awaitRunningSince(String url, String jobId, long sinceMillis) {
         long[] at = new long[1];
-        await().atMost(RECOVERY_TIMEOUT).pollInterval(Duration.ofMillis(20)).until(() -> {
+        await("the job RUNNING again on " + url).atMost(RECOVERY_TIMEOUT).pollInterval(Duration.ofMillis(20)).until(() -> {
             Optional<Rest.Answer> a = Rest.get(url, "/v1/jobs/" + jobId);
             if (a.isEmpty() || a.get().status() != 200 || !a.get().body().path("status").asText().equals("RUNNING")) {
                 return false;
@@ -610,7 +662,7 @@ class ClusterProcessesITCase {
      */
     private String submitToLeader(List<SluiceProcess> jobManagers, String checkpoints, Path output, Backend backend) {
         String[] jobId = new String[1];
-        await().atMost(RECOVERY_TIMEOUT).pollInterval(Duration.ofMillis(500)).until(() -> {
+        await("the job submitted to the leader").atMost(RECOVERY_TIMEOUT).pollInterval(Duration.ofMillis(500)).until(() -> {
             try {
                 jobId[0] = submit(awaitLeader(jobManagers), checkpoints, output, backend);
                 return true;

@@ -35,7 +35,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * directory, the default restart strategy, checkpoint timeout and tolerable failures): the keyed
  * counting job at 20,000 records/s while checkpoint storage refuses connections (or hangs) for
  * {@link #OUTAGE}, then heals. The job never leaves RUNNING, restarts nothing, says since when
- * checkpoints fail and why, resumes checkpointing within two intervals of the heal, and ends with
+ * checkpoints fail and why, resumes checkpointing with the first attempt started after the heal, and ends with
  * the exact counts.
  *
  * <p>Once with the default keyed state on the heap, and once in RocksDB with incremental checkpoints
@@ -77,8 +77,8 @@ class StorageOutageWhileRunningITCase {
                             String expectedCause) {
         AtomicReference<FaultInjectingBlobStore> faults = new AtomicReference<>();
         MaxCountPerKeySink sink = new MaxCountPerKeySink();
-        // Input for the outage and 15 s more: the first checkpoints before it (3 s), a checkpoint within 2 s
-        // of the heal, and room for a loaded machine; the job runs until its input ends.
+        // Input for the outage and 15 s more: the first checkpoints before it (3 s), checkpoints after
+        // the heal, and room for a loaded machine; the job runs until its input ends.
         long records = (long) (RATE * (OUTAGE.toSeconds() + 15));
         try (LocalCluster cluster = LocalCluster.builder().haDirectory(dir.resolve("ha"))
                 .configuration(new Configuration().setString("state.backend.rocksdb.local-dir",
@@ -108,15 +108,21 @@ class StorageOutageWhileRunningITCase {
             assertThat(stats.failingSinceMillis()).as(name).isGreaterThanOrEqualTo(outageStart - INTERVAL.toMillis());
             assertThat(during.restarts()).as(name + ": restarts during the outage").isZero();
 
+            // Counted, not timed (a loaded machine stretches every duration): after the heal at most the attempt
+            // in flight at the heal fails, and the first one started after it completes. That the coordinator
+            // starts the next attempt one interval after a failure (no backoff) is CheckpointCoordinatorTest's.
+            long failedAtHeal = details(cluster, id).checkpoints().failed();
             long healedAt = System.currentTimeMillis();
             faults.get().heal();
+            CheckpointStats[] resumed = new CheckpointStats[1];
             await(name + ": a checkpoint after the heal").atMost(Duration.ofSeconds(30))
-                    .until(() -> firstCompletionAfter(details(cluster, id).checkpoints(), healedAt) > 0);
-            long resumedAfter = firstCompletionAfter(details(cluster, id).checkpoints(), healedAt) - healedAt;
-            System.out.printf("%s: checkpoints resumed %d ms after the heal (outage %d s)%n", name, resumedAfter,
-                    OUTAGE.toSeconds());
-            assertThat(resumedAfter).as(name + ": ms from the heal to the first completed checkpoint")
-                    .isLessThanOrEqualTo(2 * INTERVAL.toMillis());
+                    .until(() -> firstCompletionAfter(resumed[0] = details(cluster, id).checkpoints(), healedAt) > 0);
+            long resumedAfter = firstCompletionAfter(resumed[0], healedAt) - healedAt;
+            long failedAfterHeal = resumed[0].failed() - failedAtHeal;
+            System.out.printf("%s: checkpoints resumed %d ms after the heal, %d attempt(s) failed after it (outage %d s)%n",
+                    name, resumedAfter, failedAfterHeal, OUTAGE.toSeconds());
+            assertThat(failedAfterHeal).as(name + ": checkpoints failed after the heal before one completed (only the one"
+                    + " in flight at the heal may): " + resumed[0]).isLessThanOrEqualTo(1);
             assertThat(details(cluster, id).checkpoints().failing()).as(name + ": no longer failing").isFalse();
 
             JobResult result = cluster.dispatcher().requestJobResult(id).get(OUTAGE.toSeconds() + 120, TimeUnit.SECONDS);

@@ -38,7 +38,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * settings (checkpoints every second, default timeout, tolerable failures and restart strategy;
  * embedded HA in a temporary directory). The S3 client uses the test harness's short timeouts, as
  * the other S3 tests do. The job never leaves RUNNING, restarts nothing, says since when
- * checkpoints fail, resumes checkpointing within two intervals of the heal and ends exact.
+ * checkpoints fail, resumes checkpointing with the first attempt started after the heal and ends exact.
  *
  * <p>Once with keyed state on the heap and once in RocksDB with incremental checkpoints (its table files
  * uploaded to S3 and shared between checkpoints). Both outages run at the same time, each on its own
@@ -91,8 +91,8 @@ class S3StorageOutageWhileRunningITCase {
     private static void run(String name, Path dir, StateBackendType backend, Consumer<TcpFaultProxy> outage,
                             String expectedCause) {
         CollectingSink<Tuple2<Long, Long>> sink = CollectingSink.create();
-        // Input for the outage and 15 s more: the first checkpoints before it (3 s), a checkpoint within 2 s
-        // of the heal, and room for a loaded machine; the job runs until its input ends.
+        // Input for the outage and 15 s more: the first checkpoints before it (3 s), checkpoints after
+        // the heal, and room for a loaded machine; the job runs until its input ends.
         long records = (long) (RATE * (OUTAGE.toSeconds() + 15));
         try (TcpFaultProxy proxy = new TcpFaultProxy("127.0.0.1", server.port());
              LocalCluster cluster = LocalCluster.builder().haDirectory(dir.resolve("ha"))
@@ -115,15 +115,21 @@ class S3StorageOutageWhileRunningITCase {
             CheckpointStats during = details(cluster, id).checkpoints();
             assertThat(during.failingSummary()).as(name + ": " + during).isNotNull().containsPattern(expectedCause);
 
+            // Counted, not timed (a loaded machine stretches every duration): after the heal at most the attempt
+            // in flight at the heal fails, and the first one started after it completes. That the coordinator
+            // starts the next attempt one interval after a failure (no backoff) is CheckpointCoordinatorTest's.
+            long failedAtHeal = details(cluster, id).checkpoints().failed();
             long healedAt = System.currentTimeMillis();
             proxy.heal();
+            CheckpointStats[] resumed = new CheckpointStats[1];
             await(name + ": a checkpoint after the heal").atMost(Duration.ofSeconds(30))
-                    .until(() -> firstCompletionAfter(details(cluster, id).checkpoints(), healedAt) > 0);
-            long resumedAfter = firstCompletionAfter(details(cluster, id).checkpoints(), healedAt) - healedAt;
-            System.out.printf("S3 %s: checkpoints resumed %d ms after the heal (outage %d s)%n", name, resumedAfter,
-                    OUTAGE.toSeconds());
-            assertThat(resumedAfter).as(name + ": ms from the heal to the first completed checkpoint")
-                    .isLessThanOrEqualTo(2 * INTERVAL.toMillis());
+                    .until(() -> firstCompletionAfter(resumed[0] = details(cluster, id).checkpoints(), healedAt) > 0);
+            long resumedAfter = firstCompletionAfter(resumed[0], healedAt) - healedAt;
+            long failedAfterHeal = resumed[0].failed() - failedAtHeal;
+            System.out.printf("S3 %s: checkpoints resumed %d ms after the heal, %d attempt(s) failed after it (outage %d s)%n",
+                    name, resumedAfter, failedAfterHeal, OUTAGE.toSeconds());
+            assertThat(failedAfterHeal).as(name + ": checkpoints failed after the heal before one completed (only the one"
+                    + " in flight at the heal may): " + resumed[0]).isLessThanOrEqualTo(1);
 
             JobResult result = cluster.dispatcher().requestJobResult(id).get(OUTAGE.toSeconds() + 120, TimeUnit.SECONDS);
             assertThat(result.status()).as(name + ": " + result.failureStackTrace()).isEqualTo(JobStatus.FINISHED);
