@@ -198,6 +198,7 @@ class ClusterProcessesITCase {
         long startedAt = System.nanoTime();
         try {
             int taskManagerCount = 2 + random.nextInt(2);
+            List<SluiceProcess> killedTaskManagers = new ArrayList<>();
             List<Step> plan = plan(random);
             System.out.println("ClusterProcessesITCase: " + storage + ", " + backend + ", seed " + seed + ": " + taskManagerCount
                     + " task managers of 2 slots; plan " + plan);
@@ -252,6 +253,14 @@ class ClusterProcessesITCase {
                 if (step.kill() != Kill.LEADER) {
                     // One that runs tasks of the job (killing an idle one changes nothing for the job).
                     SluiceProcess victim = busy.get(step.victim() % busy.size());
+                    if (backend == Backend.ROCKSDB_INCREMENTAL) {
+                        List<Path> left = rocksDbDirectoriesOf(run, victim);
+                        assertThat(left).as(victim.name() + "'s RocksDB directories").isNotEmpty();
+                        System.out.println("ClusterProcessesITCase: " + victim.name() + " (pid " + victim.process().pid()
+                                + ") is killed with " + left.size() + " RocksDB director(ies): " + left.stream()
+                                .map(d -> d.getFileName().toString()).toList());
+                        killedTaskManagers.add(victim);
+                    }
                     victim.kill();
                     taskManagers.remove(victim);
                 }
@@ -280,6 +289,12 @@ class ClusterProcessesITCase {
             });
             KeyedCounts.assertExact(output, RECORDS, KEYS);
             assertNothingLeftBehind(storage, run, jobId);
+            // The SIGKILLed task managers could not delete their RocksDB directories; the next RocksDB backend
+            // opened in the same local directory (the restarted tasks', on another task manager) did.
+            for (SluiceProcess killed : killedTaskManagers) {
+                assertThat(rocksDbDirectoriesOf(run, killed)).as("directories left by the SIGKILLed " + killed.name())
+                        .isEmpty();
+            }
 
             // SIGTERM: a job manager and a task manager stop in order and exit 0.
             for (SluiceProcess p : List.of(jobManagers.get(0), taskManagers.get(0))) {
@@ -319,6 +334,24 @@ class ClusterProcessesITCase {
         });
         System.out.println("ClusterProcessesITCase: " + storage + ": nothing of the finished job " + jobId
                 + " is left in storage (checkpoints and HA jar counted: 0)");
+    }
+
+    /**
+     * The directories that task manager {@code tm} made under the run's RocksDB local directory: its tasks'
+     * ({@code task-<pid>-...}) and its local-recovery directory ({@code local-recovery/tm-<pid>-...}).
+     */
+    private static List<Path> rocksDbDirectoriesOf(Path run, SluiceProcess tm) throws IOException {
+        long pid = tm.process().pid();
+        List<Path> out = new ArrayList<>();
+        for (Path parent : List.of(run.resolve("rocksdb"), run.resolve("rocksdb").resolve("local-recovery"))) {
+            if (Files.isDirectory(parent)) {
+                try (Stream<Path> entries = Files.list(parent)) {
+                    entries.filter(e -> e.getFileName().toString().startsWith("task-" + pid + "-")
+                            || e.getFileName().toString().startsWith("tm-" + pid + "-")).forEach(out::add);
+                }
+            }
+        }
+        return out;
     }
 
     private static List<Path> filesUnder(Path root) throws IOException {

@@ -2,6 +2,7 @@ package io.sluice.taskexecutor;
 
 import io.sluice.config.Configuration;
 import io.sluice.graph.JobId;
+import io.sluice.util.ProcessTempFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,6 +49,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class TaskLocalStateStore {
     static final int MAX_COPIES_PER_SUBTASK = 4;
+    /** The start of {@link #directoryFor}'s names, before the pid of the process whose task executor it is. */
+    static final String DIRECTORY_BASE = "tm-";
     private static final Logger LOG = LoggerFactory.getLogger(TaskLocalStateStore.class);
 
     /** Whose state a copy is. */
@@ -114,6 +117,10 @@ public final class TaskLocalStateStore {
      */
     public TaskLocalStateStore(Path directory) {
         this.directory = java.util.Objects.requireNonNull(directory, "directory");
+        // What task executors of killed processes left next to it (directoryFor's names), once per process.
+        if (directory.getParent() != null) {
+            ProcessTempFiles.deleteLeftoversOnce(directory.getParent(), DIRECTORY_BASE);
+        }
     }
 
     /**
@@ -125,8 +132,8 @@ public final class TaskLocalStateStore {
     public static Path directoryFor(Configuration configuration, String taskExecutorId) {
         String rocksDbDir = configuration.getString("state.backend.rocksdb.local-dir").map(String::trim).orElse("");
         Path parent = rocksDbDir.isEmpty() ? defaultParent() : Path.of(rocksDbDir);
-        return parent.resolve("local-recovery").resolve(taskExecutorId.replaceAll("[^A-Za-z0-9._-]+", "_") + "-"
-                + UUID.randomUUID());
+        return parent.resolve("local-recovery").resolve(ProcessTempFiles.prefix(DIRECTORY_BASE)
+                + taskExecutorId.replaceAll("[^A-Za-z0-9._-]+", "_") + "-" + UUID.randomUUID());
     }
 
     private static Path defaultParent() {

@@ -171,9 +171,31 @@ class TaskLocalStateStoreTest {
         c.setString("state.backend.rocksdb.local-dir", dir.toString());
         Path configured = TaskLocalStateStore.directoryFor(c, "te 1");
         assertThat(configured.getParent()).isEqualTo(dir.resolve("local-recovery"));
-        assertThat(configured.getFileName().toString()).startsWith("te_1-");
+        assertThat(configured.getFileName().toString()).as("the pid of the process, then the task executor's id")
+                .startsWith("tm-" + ProcessHandle.current().pid() + "-te_1-");
         assertThat(TaskLocalStateStore.directoryFor(new io.sluice.config.Configuration(), "te").getParent())
                 .isEqualTo(Path.of(System.getProperty("java.io.tmpdir"), "sluice-rocksdb", "local-recovery"));
+    }
+
+    /** A task manager killed by SIGKILL cannot delete its local-recovery directory; the next one started there does. */
+    @Test
+    void aNewStoreDeletesTheDirectoriesThatTaskExecutorsOfEndedProcessesLeftBesideIt() throws Exception {
+        io.sluice.config.Configuration c = new io.sluice.config.Configuration();
+        c.setString("state.backend.rocksdb.local-dir", dir.toString());
+        Process gone = new ProcessBuilder("true").start();
+        assertThat(gone.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        Path killed = Files.createDirectories(dir.resolve("local-recovery").resolve("tm-" + gone.pid() + "-te_0-1"));
+        Files.write(killed.resolve("000042.sst"), new byte[4096]);
+        long parentPid = ProcessHandle.current().parent().orElseThrow().pid();
+        Path live = Files.createDirectories(dir.resolve("local-recovery").resolve("tm-" + parentPid + "-te_2-1"));
+
+        TaskLocalStateStore next = new TaskLocalStateStore(TaskLocalStateStore.directoryFor(c, "te 1"));
+        try {
+            assertThat(killed).as("the ended process's, with its files").doesNotExist();
+            assertThat(live).as("a live process's").exists();
+        } finally {
+            next.close();
+        }
     }
 
     @Test

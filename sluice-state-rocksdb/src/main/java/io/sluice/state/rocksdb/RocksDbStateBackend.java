@@ -5,6 +5,7 @@ import io.sluice.state.KeyedStateBackend;
 import io.sluice.state.KeyedStateBackendParameters;
 import io.sluice.state.StateBackend;
 import io.sluice.state.StateBackendFactory;
+import io.sluice.util.ProcessTempFiles;
 import java.nio.file.Path;
 import java.util.UUID;
 
@@ -25,6 +26,9 @@ public final class RocksDbStateBackend implements StateBackend {
         // Loads RocksDB's native library (once per process; extracted to java.io.tmpdir) before any native object.
         org.rocksdb.RocksDB.loadLibrary();
     }
+
+    /** The start of every task directory's name, before the pid of the process that made it. */
+    static final String TASK_DIRECTORY_BASE = "task-";
 
     private final Path localDir;
     private final SlotMemoryPools pools;
@@ -52,18 +56,25 @@ public final class RocksDbStateBackend implements StateBackend {
 
     @Override
     public KeyedStateBackend createKeyedStateBackend(KeyedStateBackendParameters parameters) {
+        // A task manager killed by SIGKILL or the OOM killer cannot delete its tasks' directories; whichever process
+        // opens RocksDB state in the same directory next does (another task manager on the host, or the killed
+        // one's successor), before it adds its own. Live processes' directories are never touched.
+        ProcessTempFiles.deleteLeftovers(localDir, TASK_DIRECTORY_BASE);
         SlotMemory memory = pools.acquire(parameters.slot());
         Path directory = localDir.resolve(directoryName(parameters.owner()));
         return new RocksDbKeyedStateBackend(parameters, directory, pools, memory, incrementalByDefault, compaction);
     }
 
-    /** A directory name for {@code owner} (a task name): its letters and digits, then a random suffix. */
+    /**
+     * A directory name for {@code owner} (a task name): {@value #TASK_DIRECTORY_BASE}, this process's pid, the
+     * owner's letters and digits, a random suffix. The pid tells a killed process's directories from a live one's.
+     */
     static String directoryName(String owner) {
         String cleaned = owner.replaceAll("[^A-Za-z0-9._-]+", "_");
         if (cleaned.length() > 60) {
             cleaned = cleaned.substring(0, 60);
         }
-        return cleaned + "-" + UUID.randomUUID();
+        return ProcessTempFiles.prefix(TASK_DIRECTORY_BASE) + cleaned + "-" + UUID.randomUUID();
     }
 
     /** The slots with RocksDB state open now (for tests). */
