@@ -62,15 +62,6 @@ public final class ProcessTempFiles {
         if (!CLEANED.add(directory.toAbsolutePath().normalize() + "\u0000" + base)) {
             return;
         }
-        deleteLeftovers(directory, base);
-    }
-
-    /**
-     * Every time: deletes the entries of {@code directory} named {@code <base><pid>-...} whose process no
-     * longer runs, for a directory that other processes sharing it may leave entries in at any time (a
-     * process killed while this one runs). Failures are logged; nothing is thrown.
-     */
-    public static void deleteLeftovers(Path directory, String base) {
         if (!Files.isDirectory(directory)) {
             return;
         }

@@ -337,8 +337,9 @@ class ClusterProcessesITCase {
     }
 
     /**
-     * The directories that task manager {@code tm} made under the run's RocksDB local directory: its tasks'
-     * ({@code task-<pid>-...}) and its local-recovery directory ({@code local-recovery/tm-<pid>-...}).
+     * What task manager {@code tm} made under the run's RocksDB local directory: its tasks' directories
+     * ({@code task-<pid>-...}), its local-recovery directory ({@code local-recovery/tm-<pid>-...}) and the lock
+     * files of its claims on both ({@code .owner-<pid>-...}; its claim tokens start with its pid).
      */
     private static List<Path> rocksDbDirectoriesOf(Path run, SluiceProcess tm) throws IOException {
         long pid = tm.process().pid();
@@ -347,7 +348,8 @@ class ClusterProcessesITCase {
             if (Files.isDirectory(parent)) {
                 try (Stream<Path> entries = Files.list(parent)) {
                     entries.filter(e -> e.getFileName().toString().startsWith("task-" + pid + "-")
-                            || e.getFileName().toString().startsWith("tm-" + pid + "-")).forEach(out::add);
+                            || e.getFileName().toString().startsWith("tm-" + pid + "-")
+                            || e.getFileName().toString().startsWith(".owner-" + pid + "-")).forEach(out::add);
                 }
             }
         }

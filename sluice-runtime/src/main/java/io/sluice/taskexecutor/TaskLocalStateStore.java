@@ -2,7 +2,7 @@ package io.sluice.taskexecutor;
 
 import io.sluice.config.Configuration;
 import io.sluice.graph.JobId;
-import io.sluice.util.ProcessTempFiles;
+import io.sluice.util.DirectoryClaims;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class TaskLocalStateStore {
     static final int MAX_COPIES_PER_SUBTASK = 4;
-    /** The start of {@link #directoryFor}'s names, before the pid of the process whose task executor it is. */
+    /** The start of {@link #directoryFor}'s names, before the claim token of the process whose task executor it is. */
     static final String DIRECTORY_BASE = "tm-";
     private static final Logger LOG = LoggerFactory.getLogger(TaskLocalStateStore.class);
 
@@ -117,9 +117,9 @@ public final class TaskLocalStateStore {
      */
     public TaskLocalStateStore(Path directory) {
         this.directory = java.util.Objects.requireNonNull(directory, "directory");
-        // What task executors of killed processes left next to it (directoryFor's names), once per process.
+        // What task executors of killed processes left next to it (directoryFor's names).
         if (directory.getParent() != null) {
-            ProcessTempFiles.deleteLeftoversOnce(directory.getParent(), DIRECTORY_BASE);
+            DirectoryClaims.deleteLeftovers(directory.getParent(), DIRECTORY_BASE);
         }
     }
 
@@ -127,13 +127,23 @@ public final class TaskLocalStateStore {
      * The local-recovery directory of task executor {@code taskExecutorId}: under RocksDB's local directory
      * ({@code state.backend.rocksdb.local-dir}, default {@code java.io.tmpdir/sluice-rocksdb}), so that the table
      * files of RocksDB's checkpoints are hard links rather than copies (a link needs the same file system), in
-     * {@code local-recovery/<task executor id>-<random>}, never shared with another task executor.
+     * {@code local-recovery/tm-<claim token>-<task executor id>-<random>}, never shared with another task executor.
+     * Claims {@code local-recovery} for this process ({@link DirectoryClaims#token}: a lock file held while the
+     * process runs), so that a store created there later deletes this one's directory once the process was killed.
      */
     public static Path directoryFor(Configuration configuration, String taskExecutorId) {
         String rocksDbDir = configuration.getString("state.backend.rocksdb.local-dir").map(String::trim).orElse("");
         Path parent = rocksDbDir.isEmpty() ? defaultParent() : Path.of(rocksDbDir);
-        return parent.resolve("local-recovery").resolve(ProcessTempFiles.prefix(DIRECTORY_BASE)
-                + taskExecutorId.replaceAll("[^A-Za-z0-9._-]+", "_") + "-" + UUID.randomUUID());
+        Path localRecovery = parent.resolve("local-recovery");
+        String token;
+        try {
+            token = DirectoryClaims.token(localRecovery);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("Could not use " + localRecovery + " for task-local recovery: " + e
+                    + ". Check state.backend.rocksdb.local-dir (a local disk, room and permissions)", e);
+        }
+        return localRecovery.resolve(DIRECTORY_BASE + token + "-" + taskExecutorId.replaceAll("[^A-Za-z0-9._-]+", "_")
+                + "-" + UUID.randomUUID());
     }
 
     private static Path defaultParent() {

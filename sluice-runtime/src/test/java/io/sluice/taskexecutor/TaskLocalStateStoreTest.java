@@ -171,8 +171,8 @@ class TaskLocalStateStoreTest {
         c.setString("state.backend.rocksdb.local-dir", dir.toString());
         Path configured = TaskLocalStateStore.directoryFor(c, "te 1");
         assertThat(configured.getParent()).isEqualTo(dir.resolve("local-recovery"));
-        assertThat(configured.getFileName().toString()).as("the pid of the process, then the task executor's id")
-                .startsWith("tm-" + ProcessHandle.current().pid() + "-te_1-");
+        assertThat(configured.getFileName().toString()).as("the claim token (pid first), then the task executor's id")
+                .startsWith("tm-" + ProcessHandle.current().pid() + "-").contains("-te_1-");
         assertThat(TaskLocalStateStore.directoryFor(new io.sluice.config.Configuration(), "te").getParent())
                 .isEqualTo(Path.of(System.getProperty("java.io.tmpdir"), "sluice-rocksdb", "local-recovery"));
     }
@@ -182,17 +182,19 @@ class TaskLocalStateStoreTest {
     void aNewStoreDeletesTheDirectoriesThatTaskExecutorsOfEndedProcessesLeftBesideIt() throws Exception {
         io.sluice.config.Configuration c = new io.sluice.config.Configuration();
         c.setString("state.backend.rocksdb.local-dir", dir.toString());
-        Process gone = new ProcessBuilder("true").start();
-        assertThat(gone.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-        Path killed = Files.createDirectories(dir.resolve("local-recovery").resolve("tm-" + gone.pid() + "-te_0-1"));
+        Path localRecovery = Files.createDirectories(dir.resolve("local-recovery"));
+        Files.write(localRecovery.resolve(".owner-4242-0093be93.lock"), new byte[0]); // nobody holds it: ended
+        Path killed = Files.createDirectories(localRecovery.resolve("tm-4242-0093be93-te_0-1"));
         Files.write(killed.resolve("000042.sst"), new byte[4096]);
-        long parentPid = ProcessHandle.current().parent().orElseThrow().pid();
-        Path live = Files.createDirectories(dir.resolve("local-recovery").resolve("tm-" + parentPid + "-te_2-1"));
 
         TaskLocalStateStore next = new TaskLocalStateStore(TaskLocalStateStore.directoryFor(c, "te 1"));
         try {
             assertThat(killed).as("the ended process's, with its files").doesNotExist();
-            assertThat(live).as("a live process's").exists();
+            assertThat(next.directory().getFileName().toString()).startsWith("tm-" + ProcessHandle.current().pid() + "-");
+            TaskLocalStateStore sibling = new TaskLocalStateStore(TaskLocalStateStore.directoryFor(c, "te 2"));
+            Files.createDirectories(next.directory());
+            sibling.close();
+            assertThat(next.directory()).as("a live process's (this one's), kept by a sibling's store").exists();
         } finally {
             next.close();
         }

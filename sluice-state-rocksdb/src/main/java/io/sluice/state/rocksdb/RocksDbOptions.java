@@ -97,6 +97,7 @@ public final class RocksDbOptions {
             .stringType()
             .defaultValue("")
             .withDescription("Where tasks keep their RocksDB files (one directory per task, deleted when the task"
-                    + " ends; those of a killed process are deleted by the next RocksDB state opened here). Empty: sluice-rocksdb in the JVM's temporary directory (java.io.tmpdir). Use a local"
+                    + " ends; those of a killed process are deleted by the next RocksDB state opened here). Empty:"
+                    + " sluice-rocksdb in the JVM's temporary directory (java.io.tmpdir). Use a local"
                     + " disk with room for the state of every slot.");
 }

@@ -5,7 +5,8 @@ import io.sluice.state.KeyedStateBackend;
 import io.sluice.state.KeyedStateBackendParameters;
 import io.sluice.state.StateBackend;
 import io.sluice.state.StateBackendFactory;
-import io.sluice.util.ProcessTempFiles;
+import io.sluice.util.DirectoryClaims;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.UUID;
 
@@ -27,7 +28,7 @@ public final class RocksDbStateBackend implements StateBackend {
         org.rocksdb.RocksDB.loadLibrary();
     }
 
-    /** The start of every task directory's name, before the pid of the process that made it. */
+    /** The start of every task directory's name, before the claim token of the process that made it. */
     static final String TASK_DIRECTORY_BASE = "task-";
 
     private final Path localDir;
@@ -59,22 +60,31 @@ public final class RocksDbStateBackend implements StateBackend {
         // A task manager killed by SIGKILL or the OOM killer cannot delete its tasks' directories; whichever process
         // opens RocksDB state in the same directory next does (another task manager on the host, or the killed
         // one's successor), before it adds its own. Live processes' directories are never touched.
-        ProcessTempFiles.deleteLeftovers(localDir, TASK_DIRECTORY_BASE);
+        DirectoryClaims.deleteLeftovers(localDir, TASK_DIRECTORY_BASE);
+        String token;
+        try {
+            token = DirectoryClaims.token(localDir);
+        } catch (IOException e) {
+            throw new RocksDbStateException("Could not use " + localDir + " for the RocksDB state of "
+                    + parameters.owner() + ": " + e + ". Check state.backend.rocksdb.local-dir (a local disk, room and"
+                    + " permissions)", e);
+        }
         SlotMemory memory = pools.acquire(parameters.slot());
-        Path directory = localDir.resolve(directoryName(parameters.owner()));
+        Path directory = localDir.resolve(directoryName(token, parameters.owner()));
         return new RocksDbKeyedStateBackend(parameters, directory, pools, memory, incrementalByDefault, compaction);
     }
 
     /**
-     * A directory name for {@code owner} (a task name): {@value #TASK_DIRECTORY_BASE}, this process's pid, the
-     * owner's letters and digits, a random suffix. The pid tells a killed process's directories from a live one's.
+     * A directory name for {@code owner} (a task name): {@value #TASK_DIRECTORY_BASE}, this process's
+     * {@linkplain DirectoryClaims#token claim token} on the local directory (its pid and a random part), the
+     * owner's letters and digits, a random suffix. The token tells a killed process's directories from a live one's.
      */
-    static String directoryName(String owner) {
+    static String directoryName(String token, String owner) {
         String cleaned = owner.replaceAll("[^A-Za-z0-9._-]+", "_");
         if (cleaned.length() > 60) {
             cleaned = cleaned.substring(0, 60);
         }
-        return ProcessTempFiles.prefix(TASK_DIRECTORY_BASE) + cleaned + "-" + UUID.randomUUID();
+        return TASK_DIRECTORY_BASE + token + "-" + cleaned + "-" + UUID.randomUUID();
     }
 
     /** The slots with RocksDB state open now (for tests). */

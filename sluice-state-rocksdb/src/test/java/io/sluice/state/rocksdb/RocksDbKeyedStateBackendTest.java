@@ -112,31 +112,31 @@ class RocksDbKeyedStateBackendTest {
 
     /**
      * A task manager killed by SIGKILL (or the OOM killer) cannot delete its tasks' RocksDB directories: the next
-     * backend opened in the same local directory, by any process, deletes them; a live process's are kept.
+     * backend opened in the same local directory deletes them (an owner whose lock file nobody holds, as a killed
+     * process's; a live process in another JVM is {@code DirectoryClaimsTest}'s); this process's are kept.
      */
     @Test
     void theDirectoriesOfAProcessThatNoLongerRunsAreDeletedByTheNextBackendOpenedThere() throws Exception {
-        Process gone = new ProcessBuilder("true").start();
-        assertThat(gone.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        Path killed = Files.createDirectories(localDir.resolve(RocksDbStateBackend.TASK_DIRECTORY_BASE + gone.pid()
+        String dead = "4242-0093be93";
+        Files.write(localDir.resolve(".owner-" + dead + ".lock"), new byte[0]); // its lock went with the process
+        Path killed = Files.createDirectories(localDir.resolve(RocksDbStateBackend.TASK_DIRECTORY_BASE + dead
                 + "-count_per_key_1_2_-0093be93-a25a-4d74"));
         Files.write(killed.resolve("000042.sst"), new byte[4096]);
-        long parentPid = ProcessHandle.current().parent().orElseThrow().pid();
-        Path live = Files.createDirectories(localDir.resolve(RocksDbStateBackend.TASK_DIRECTORY_BASE + parentPid
-                + "-a_live_task_manager_s-0093be93-a25a-4d75"));
-        Path foreign = Files.createDirectories(localDir.resolve("count_per_key-0093be93-a25a-4d76"));
+        Path unclaimed = Files.createDirectories(localDir.resolve("count_per_key-0093be93-a25a-4d76"));
         stateBackend(16L << 20);
 
         RocksDbKeyedStateBackend first = open("count per key (1/2)", "job/0");
         assertThat(killed).as("the ended process's directory, with its files").doesNotExist();
-        assertThat(live).as("a live process's").exists();
-        assertThat(foreign).as("a name without a pid (not this backend's)").exists();
-        assertThat(first.directory().getFileName().toString()).as("this process's own names carry its pid")
-                .startsWith(RocksDbStateBackend.TASK_DIRECTORY_BASE + ProcessHandle.current().pid() + "-count_per_key");
+        assertThat(localDir.resolve(".owner-" + dead + ".lock")).as("its lock file").doesNotExist();
+        assertThat(unclaimed).as("a name without a claim (not this backend's)").exists();
+        assertThat(first.directory().getFileName().toString()).as("this process's own names carry its claim")
+                .startsWith(RocksDbStateBackend.TASK_DIRECTORY_BASE + ProcessHandle.current().pid() + "-");
 
         // Not once per process: a process killed while this one runs leaves directories that its next backend deletes.
+        String deadLater = "4243-0093be94";
+        Files.write(localDir.resolve(".owner-" + deadLater + ".lock"), new byte[0]);
         Path killedLater = Files.createDirectories(localDir.resolve(RocksDbStateBackend.TASK_DIRECTORY_BASE
-                + gone.pid() + "-window_1_2_-0093be93-a25a-4d77"));
+                + deadLater + "-window_1_2_-0093be93-a25a-4d77"));
         open("window (1/2)", "job/1");
         assertThat(killedLater).doesNotExist();
         assertThat(first.directory()).as("the open backend's own directory").exists();

@@ -1,0 +1,147 @@
+package io.sluice.util;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Working directories that several processes share (RocksDB's local directory: task managers on one
+ * host, in one container or several), where each process's entries must be deleted after it was
+ * killed ({@code SIGKILL}, the OOM killer) and never while it runs.
+ *
+ * <p>A process {@linkplain #token claims} such a directory once: it creates
+ * {@code .owner-<pid>-<random>.lock} there and holds an exclusive lock on it until it ends, when the
+ * operating system lets the lock go however the process ended. Its entries are named
+ * {@code <base><token>-...}. {@link #deleteLeftovers} tries each other owner's lock: one that can be
+ * taken belongs to an ended process, whose entries and lock file are deleted; one held by a live
+ * process, in this container or another on the same host, is left alone. Unlike a pid, a lock is
+ * neither reused by a new process nor ambiguous across pid namespaces. The directory must be on a
+ * local file system (locks on network file systems are not reliable).
+ *
+ * <p>Threading: any thread; blocking file I/O, on task or I/O threads only.
+ */
+public final class DirectoryClaims {
+    private static final Logger LOG = LoggerFactory.getLogger(DirectoryClaims.class);
+    private static final String LOCK_PREFIX = ".owner-";
+    /** A lock file being made: a process killed before renaming it leaves one, deleted like a lock file. */
+    private static final String MAKING_PREFIX = ".making-";
+    private static final String LOCK_SUFFIX = ".lock";
+    /** This process's claims: directory to its held lock. Never released: the process's end releases them. */
+    private static final Map<Path, Claim> CLAIMS = new ConcurrentHashMap<>();
+
+    private record Claim(String token, FileChannel channel, FileLock lock) {
+    }
+
+    private DirectoryClaims() {
+    }
+
+    /**
+     * This process's token in {@code directory} ({@code <pid>-<random>}), claiming the directory (creating
+     * it and the lock file) on the first call for it.
+     *
+     * @throws IOException if the directory or the lock file cannot be created or locked
+     */
+    public static String token(Path directory) throws IOException {
+        Path key = directory.toAbsolutePath().normalize();
+        Claim existing = CLAIMS.get(key);
+        if (existing != null) {
+            return existing.token();
+        }
+        synchronized (CLAIMS) {
+            existing = CLAIMS.get(key);
+            if (existing != null) {
+                return existing.token();
+            }
+            Files.createDirectories(key);
+            String token = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
+            // Locked under a name no other process looks at, then renamed: another process never takes the lock
+            // of a claim being made for a dead one's.
+            Path making = key.resolve(MAKING_PREFIX + token + LOCK_SUFFIX);
+            FileChannel channel = FileChannel.open(making, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+            try {
+                FileLock lock = channel.lock();
+                Files.move(making, key.resolve(LOCK_PREFIX + token + LOCK_SUFFIX), StandardCopyOption.ATOMIC_MOVE);
+                CLAIMS.put(key, new Claim(token, channel, lock));
+            } catch (IOException | RuntimeException e) {
+                channel.close();
+                Files.deleteIfExists(making);
+                throw e;
+            }
+            return token;
+        }
+    }
+
+    /**
+     * Deletes the entries of {@code directory} named {@code <base><token>-...} whose owner (by the token's
+     * lock file) no longer runs, then that owner's lock file. Owners that still hold their lock, this
+     * process included, are left alone, and so is every other name. Failures are logged; nothing is thrown.
+     * A missing directory has nothing to delete.
+     */
+    public static void deleteLeftovers(Path directory, String base) {
+        Path key = directory.toAbsolutePath().normalize();
+        if (!Files.isDirectory(key)) {
+            return;
+        }
+        List<Path> locks;
+        try (Stream<Path> entries = Files.list(key)) {
+            locks = entries.filter(DirectoryClaims::isLockFile).toList();
+        } catch (IOException e) {
+            LOG.warn("Could not look for files left by ended processes in {}: {}", key, e.toString());
+            return;
+        }
+        Claim own = CLAIMS.get(key);
+        for (Path lockFile : locks) {
+            String name = lockFile.getFileName().toString();
+            String prefix = name.startsWith(LOCK_PREFIX) ? LOCK_PREFIX : MAKING_PREFIX;
+            String token = name.substring(prefix.length(), name.length() - LOCK_SUFFIX.length());
+            if (own != null && own.token().equals(token)) {
+                continue;
+            }
+            deleteIfEnded(key, lockFile, token, base);
+        }
+    }
+
+    private static boolean isLockFile(Path p) {
+        String name = p.getFileName().toString();
+        return (name.startsWith(LOCK_PREFIX) || name.startsWith(MAKING_PREFIX)) && name.endsWith(LOCK_SUFFIX);
+    }
+
+    private static void deleteIfEnded(Path directory, Path lockFile, String token, String base) {
+        try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.WRITE)) {
+            FileLock lock;
+            try {
+                lock = channel.tryLock();
+            } catch (OverlappingFileLockException e) {
+                return; // held in this process (a claim of another class loader's copy): alive
+            }
+            if (lock == null) {
+                return; // held by a live process
+            }
+            try (Stream<Path> entries = Files.list(directory)) {
+                for (Path e : entries.filter(e -> e.getFileName().toString().startsWith(base + token + "-")).toList()) {
+                    ProcessTempFiles.deleteTree(e);
+                    LOG.info("Deleted {}, left by a process that no longer runs", e);
+                }
+            }
+            Files.deleteIfExists(lockFile);
+            lock.release();
+        } catch (java.nio.file.NoSuchFileException e) {
+            // another process deleted it first
+        } catch (IOException e) {
+            LOG.warn("Could not delete what the process of {} left in {}: {}", lockFile.getFileName(), directory,
+                    e.toString());
+        }
+    }
+}

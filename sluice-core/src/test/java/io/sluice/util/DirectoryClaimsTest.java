@@ -1,0 +1,75 @@
+package io.sluice.util;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Claims on a shared working directory, with a second JVM as the other process and SIGKILL as its end. */
+class DirectoryClaimsTest {
+    private static final String BASE = "task-";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aTokenNamesThisProcessAndItsLockFileStaysWhileItRuns() throws Exception {
+        String token = DirectoryClaims.token(dir);
+        assertThat(token).startsWith(ProcessHandle.current().pid() + "-");
+        assertThat(DirectoryClaims.token(dir)).as("one claim per directory and process").isEqualTo(token);
+        assertThat(dir.resolve(".owner-" + token + ".lock")).exists();
+        Path own = Files.createDirectories(dir.resolve(BASE + token + "-count_1_2-a"));
+
+        DirectoryClaims.deleteLeftovers(dir, BASE);
+        assertThat(own).as("this live process's").exists();
+        assertThat(dir.resolve(".owner-" + token + ".lock")).exists();
+    }
+
+    @Test
+    void theEntriesOfAnotherProcessAreKeptWhileItRunsAndDeletedOnceItWasKilled() throws Exception {
+        Process other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), ClaimHolder.class.getName(), dir.toString())
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(other.getInputStream(), StandardCharsets.UTF_8));
+            String line = out.readLine();
+            assertThat(line).as("the other process's first line").startsWith("token ");
+            String token = line.substring("token ".length());
+            assertThat(token).startsWith(other.pid() + "-");
+            Path theirs = Files.createDirectories(dir.resolve(BASE + token + "-count_1_2-b").resolve("nested"));
+            Files.write(theirs.resolve("000042.sst"), new byte[4096]);
+            Path otherName = Files.createDirectories(dir.resolve("local-recovery"));
+            Path olderName = Files.createDirectories(dir.resolve(BASE + "count_1_2-0093be93-a25a"));
+
+            DirectoryClaims.deleteLeftovers(dir, BASE);
+            assertThat(theirs).as("a live process's, although in another JVM").exists();
+
+            other.destroyForcibly(); // SIGKILL: it deletes nothing, its lock goes with it
+            assertThat(other.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            DirectoryClaims.deleteLeftovers(dir, BASE);
+            assertThat(dir.resolve(BASE + token + "-count_1_2-b")).as("the killed process's, with all in it")
+                    .doesNotExist();
+            assertThat(dir.resolve(".owner-" + token + ".lock")).as("its lock file").doesNotExist();
+            assertThat(otherName).as("another name").exists();
+            assertThat(olderName).as("a name without a token").exists();
+        } finally {
+            other.destroyForcibly();
+            other.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aLockFileLeftWhileBeingMadeIsDeletedAndAMissingDirectoryHasNothingToDelete() throws Exception {
+        Path making = Files.write(dir.resolve(".making-1-dead.lock"), new byte[0]);
+        DirectoryClaims.deleteLeftovers(dir, BASE);
+        assertThat(making).doesNotExist();
+        DirectoryClaims.deleteLeftovers(dir.resolve("missing"), BASE);
+        assertThat(dir.resolve("missing")).doesNotExist();
+    }
+}
