@@ -35,7 +35,10 @@ import org.slf4j.LoggerFactory;
 public final class DirectoryClaims {
     private static final Logger LOG = LoggerFactory.getLogger(DirectoryClaims.class);
     private static final String LOCK_PREFIX = ".owner-";
-    /** A lock file being made: a process killed before renaming it leaves one, deleted like a lock file. */
+    /**
+     * A lock file being made, never looked at by other processes (one could take its lock before its maker
+     * does). A process killed in that instant leaves an empty file of this name.
+     */
     private static final String MAKING_PREFIX = ".making-";
     private static final String LOCK_SUFFIX = ".lock";
     /** This process's claims: directory to its held lock. Never released: the process's end releases them. */
@@ -67,7 +70,7 @@ public final class DirectoryClaims {
             Files.createDirectories(key);
             String token = ProcessHandle.current().pid() + "-" + UUID.randomUUID().toString().substring(0, 8);
             // Locked under a name no other process looks at, then renamed: another process never takes the lock
-            // of a claim being made for a dead one's.
+            // of a claim being made for a dead owner's.
             Path making = key.resolve(MAKING_PREFIX + token + LOCK_SUFFIX);
             FileChannel channel = FileChannel.open(making, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
             try {
@@ -104,8 +107,7 @@ public final class DirectoryClaims {
         Claim own = CLAIMS.get(key);
         for (Path lockFile : locks) {
             String name = lockFile.getFileName().toString();
-            String prefix = name.startsWith(LOCK_PREFIX) ? LOCK_PREFIX : MAKING_PREFIX;
-            String token = name.substring(prefix.length(), name.length() - LOCK_SUFFIX.length());
+            String token = name.substring(LOCK_PREFIX.length(), name.length() - LOCK_SUFFIX.length());
             if (own != null && own.token().equals(token)) {
                 continue;
             }
@@ -115,7 +117,8 @@ public final class DirectoryClaims {
 
     private static boolean isLockFile(Path p) {
         String name = p.getFileName().toString();
-        return (name.startsWith(LOCK_PREFIX) || name.startsWith(MAKING_PREFIX)) && name.endsWith(LOCK_SUFFIX);
+        return name.startsWith(LOCK_PREFIX) && name.endsWith(LOCK_SUFFIX)
+                && name.length() > LOCK_PREFIX.length() + LOCK_SUFFIX.length();
     }
 
     private static void deleteIfEnded(Path directory, Path lockFile, String token, String base) {

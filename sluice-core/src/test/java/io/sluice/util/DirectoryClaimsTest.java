@@ -65,10 +65,13 @@ class DirectoryClaimsTest {
     }
 
     @Test
-    void aLockFileLeftWhileBeingMadeIsDeletedAndAMissingDirectoryHasNothingToDelete() throws Exception {
+    void aLockFileBeingMadeIsNotLookedAtAndAMissingDirectoryHasNothingToDelete() throws Exception {
+        // Its maker may not hold its lock yet: taking the lock and deleting the file would break the claim.
         Path making = Files.write(dir.resolve(".making-1-dead.lock"), new byte[0]);
+        Path entry = Files.createDirectories(dir.resolve(BASE + "1-dead-count_1_2-c"));
         DirectoryClaims.deleteLeftovers(dir, BASE);
-        assertThat(making).doesNotExist();
+        assertThat(making).exists();
+        assertThat(entry).exists();
         DirectoryClaims.deleteLeftovers(dir.resolve("missing"), BASE);
         assertThat(dir.resolve("missing")).doesNotExist();
     }

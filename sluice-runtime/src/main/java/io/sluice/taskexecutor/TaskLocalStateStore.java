@@ -139,8 +139,12 @@ public final class TaskLocalStateStore {
         try {
             token = DirectoryClaims.token(localRecovery);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("Could not use " + localRecovery + " for task-local recovery: " + e
-                    + ". Check state.backend.rocksdb.local-dir (a local disk, room and permissions)", e);
+            // Local recovery is best effort (a file that cannot be kept is read from storage): the task executor
+            // starts, and only a kill of this process would leave the directory behind.
+            LOG.warn("Could not claim {} for task-local recovery ({}); its local copies will not be deleted if this"
+                    + " process is killed. Check state.backend.rocksdb.local-dir (a local disk, room and permissions)",
+                    localRecovery, e.toString());
+            token = "unclaimed-" + ProcessHandle.current().pid();
         }
         return localRecovery.resolve(DIRECTORY_BASE + token + "-" + taskExecutorId.replaceAll("[^A-Za-z0-9._-]+", "_")
                 + "-" + UUID.randomUUID());

@@ -70,8 +70,10 @@ class StateBackendSelectionITCase {
             return 0;
         }
         try (Stream<Path> children = Files.list(root)) {
-            // one per task; a task's local checkpoints for incremental uploads are in "<its directory>.snapshots"
-            return children.filter(p -> !p.getFileName().toString().endsWith(".snapshots")).count();
+            // one per task ("task-<claim>-..."); a task's local checkpoints for incremental uploads are in "<its
+            // directory>.snapshots"; beside them the process's claim (".owner-<claim>.lock") and "local-recovery"
+            return children.filter(p -> p.getFileName().toString().startsWith("task-") && Files.isDirectory(p)
+                    && !p.getFileName().toString().endsWith(".snapshots")).count();
         }
     }
 
