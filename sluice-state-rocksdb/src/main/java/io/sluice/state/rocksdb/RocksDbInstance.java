@@ -125,6 +125,9 @@ final class RocksDbInstance {
                 memory.budget());
     }
 
+    /** The size of each memtable's whole-key bloom filter, as a fraction of the memtable's size. */
+    static final double MEMTABLE_FILTER_RATIO = 0.1;
+
     /**
      * The options of every column family: table format, block cache of the slot, list merges, write buffers,
      * the size of the table files compactions write, the level-0 file counts that start a compaction and that slow
@@ -149,7 +152,12 @@ final class RocksDbInstance {
                 .setLevel0SlowdownWritesTrigger(compaction.level0SlowdownFiles())
                 .setLevel0StopWritesTrigger(compaction.level0StopFiles())
                 .setCompressionType(CompressionType.LZ4_COMPRESSION)
-                .setLevelCompactionDynamicLevelBytes(true);
+                .setLevelCompactionDynamicLevelBytes(true)
+                // A bloom filter over each memtable's whole keys (a tenth of its size, from the memtable's own
+                // memory, so within the write buffers' share of the budget): a read of a key the memtables do not
+                // hold, as every first read of a key is, skips their skip lists (docs/state.md, "Memtable filter").
+                .setMemtablePrefixBloomSizeRatio(MEMTABLE_FILTER_RATIO)
+                .setMemtableWholeKeyFiltering(true);
     }
 
     RocksDB db() {

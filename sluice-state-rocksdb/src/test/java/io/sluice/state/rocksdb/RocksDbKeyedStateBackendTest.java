@@ -229,7 +229,23 @@ class RocksDbKeyedStateBackendTest {
     }
 
     /** The level-0 triggers of the column family of a new state, as RocksDB wrote them to its OPTIONS file. */
+    /** Every state's memtables have a whole-key bloom filter of a tenth of their size, as RocksDB's options file says. */
+    @Test
+    void everyStatesMemtablesHaveAWholeKeyBloomFilter() throws Exception {
+        stateBackend(16L << 20);
+        assertThat(columnOptions(open("defaults", "slot"), l -> l.startsWith("memtable_prefix_bloom_size_ratio=")
+                || l.startsWith("memtable_whole_key_filtering="))).containsExactly(
+                "memtable_prefix_bloom_size_ratio=0.100000", "memtable_whole_key_filtering=true");
+    }
+
     private static java.util.List<String> level0Triggers(RocksDbKeyedStateBackend b) throws Exception {
+        return columnOptions(b, l -> l.startsWith("level0_file_num_compaction_trigger=")
+                || l.startsWith("level0_slowdown_writes_trigger=") || l.startsWith("level0_stop_writes_trigger="));
+    }
+
+    /** The lines of state "v"'s column family options that {@code wanted} picks, from RocksDB's newest options file. */
+    private static java.util.List<String> columnOptions(RocksDbKeyedStateBackend b,
+                                                        java.util.function.Predicate<String> wanted) throws Exception {
         b.getValueState(new ValueStateDescriptor<>("v", Serializers.LONG));
         java.nio.file.Path options;
         try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(b.directory())) {
@@ -238,9 +254,7 @@ class RocksDbKeyedStateBackendTest {
         }
         String text = java.nio.file.Files.readString(options);
         String column = text.substring(text.indexOf("[CFOptions \"v\"]"));
-        return column.lines().map(String::trim).filter(l -> l.startsWith("level0_file_num_compaction_trigger=")
-                || l.startsWith("level0_slowdown_writes_trigger=") || l.startsWith("level0_stop_writes_trigger="))
-                .sorted().toList();
+        return column.lines().map(String::trim).filter(wanted).sorted().toList();
     }
 
     /** Writes 2 MiB of incompressible values twice, compacts them all, and counts the table files. */
