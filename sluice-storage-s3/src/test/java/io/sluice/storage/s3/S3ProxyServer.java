@@ -212,6 +212,15 @@ public final class S3ProxyServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Writes {@code data} as object {@code key} of {@code bucket} directly in the backing store: a test's setup that
+     * is not what it tests, without HTTP (a large PUT through S3Proxy can be answered 400 on a loaded machine).
+     */
+    public void putObject(String bucket, String key, byte[] data) {
+        org.jclouds.blobstore.BlobStore store = context.getBlobStore();
+        store.putBlob(bucket, store.blobBuilder(key).payload(data).contentLength(data.length).build());
+    }
+
     /** The keys of the objects in {@code bucket} under {@code prefix}, sorted, read directly from the backing store. */
     public java.util.List<String> keys(String bucket, String prefix) {
         return org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
