@@ -1,5 +1,7 @@
 package io.sluice.config;
 
+import java.time.Duration;
+
 /** Options sizing the cluster and its network stack. Constants only; thread-safe. */
 public final class ClusterOptions {
     private ClusterOptions() {}
@@ -26,9 +28,19 @@ public final class ClusterOptions {
             .intType()
             .defaultValue(4)
             .withConstraint(n -> n >= 1, "at least 1")
-            .withDescription("Buffers (credits) per input channel; bounds the data in flight between two subtasks."
-                    + " An aligned checkpoint's barrier waits behind that data: a backpressured job bound by its state"
-                    + " (RocksDB reads) checkpoints about a third faster with 2, while a job that moves millions of"
-                    + " records per second loses 12-19 % of its throughput with 2 (docs/benchmarks.md, \"Less data"
-                    + " in flight\").");
+            .withDescription("Buffers (credits) per input channel; bounds the data in flight between two subtasks"
+                    + " (while backpressured, network.in-flight-target makes the buffers smaller instead). Fewer"
+                    + " buffers cost throughput: a job that moves millions of records per second loses 12-19 % of"
+                    + " it with 2 (docs/benchmarks.md, \"Less data in flight\").");
+
+    public static final ConfigOption<Duration> NETWORK_IN_FLIGHT_TARGET = ConfigOptions.key("network.in-flight-target")
+            .durationType()
+            .defaultValue(Duration.ofMillis(300))
+            .withConstraint(d -> !d.isNegative(), "zero or positive")
+            .withDescription("While the consumers of an edge backpressure it, its producers hand over buffers smaller"
+                    + " than network.buffer-size (down to 1 KiB), sized from the throughput they measure every 200 ms"
+                    + " so that the edge's channels hold about this much time's worth of records. An aligned"
+                    + " checkpoint's barrier waits behind what is in flight, so this bounds that wait without fewer"
+                    + " buffers per channel. Without backpressure buffers stay full size. 0 turns the sizing off"
+                    + " (docs/benchmarks.md, \"Buffers sized to the throughput\").");
 }

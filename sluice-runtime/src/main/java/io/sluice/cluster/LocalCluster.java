@@ -178,6 +178,7 @@ public final class LocalCluster implements AutoCloseable {
         int slotsPerTaskExecutor = 2;
         int buffersPerChannel = LocalShuffleService.DEFAULT_BUFFERS_PER_CHANNEL;
         int bufferSize = LocalShuffleService.DEFAULT_BUFFER_SIZE;
+        java.time.Duration inFlightTarget = LocalShuffleService.DEFAULT_IN_FLIGHT_TARGET;
         HighAvailabilityServices haServices;
         boolean closeHaServices = true;
         UnaryOperator<BlobStore> blobStoreDecorator = UnaryOperator.identity();
@@ -327,6 +328,9 @@ public final class LocalCluster implements AutoCloseable {
             }
             if (configuration.contains(ClusterOptions.NETWORK_BUFFERS_PER_CHANNEL)) {
                 buffersPerChannel(configuration.get(ClusterOptions.NETWORK_BUFFERS_PER_CHANNEL));
+            }
+            if (configuration.contains(ClusterOptions.NETWORK_IN_FLIGHT_TARGET)) {
+                this.inFlightTarget = configuration.get(ClusterOptions.NETWORK_IN_FLIGHT_TARGET);
             }
             return this;
         }

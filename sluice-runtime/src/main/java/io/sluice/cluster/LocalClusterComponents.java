@@ -81,7 +81,8 @@ final class LocalClusterComponents {
         this.config = b;
         this.leadershipChanged = leadershipChanged;
         this.ioExecutor = Executors.newCachedThreadPool(DaemonThreadFactory.numbered("sluice-io-"));
-        this.shuffle = b.networkDataExchange ? null : new LocalShuffleService(b.buffersPerChannel, b.bufferSize);
+        this.shuffle = b.networkDataExchange ? null : new LocalShuffleService(b.buffersPerChannel, b.bufferSize,
+                b.inFlightTarget);
         this.storages = new CheckpointStorageRegistry(b.meterRegistry, b.blobStoreDecorator, b.configuration);
         MainThreadMetrics.bind(b.meterRegistry);
         LiveJobClassLoaders.bind(b.meterRegistry);
@@ -100,7 +101,7 @@ final class LocalClusterComponents {
         ShuffleEnvironment environment = shuffle;
         if (b.networkDataExchange) {
             NettyShuffleEnvironment network = NettyShuffleEnvironment.start("taskexecutor-" + i, "127.0.0.1",
-                    "127.0.0.1", 0, b.buffersPerChannel, b.bufferSize, 1, b.internalTls);
+                    "127.0.0.1", 0, b.buffersPerChannel, b.bufferSize, b.inFlightTarget, 1, b.internalTls);
             network.bindMetrics(b.meterRegistry);
             networkEnvironments.add(network);
             environment = network;

@@ -27,6 +27,8 @@ public final class MetricNames {
     public static final String TASK_RECORDS_OUT = "sluice.task.records.out";
     public static final String TASK_BACKPRESSURE_TIME = "sluice.task.backpressure.time";
     public static final String TASK_BACKPRESSURE_RATIO = "sluice.task.backpressure.ratio";
+    /** The size at which the task's record writers hand buffers to their channels now (smaller under backpressure). */
+    public static final String TASK_OUTPUT_BUFFER_SIZE = "sluice.task.output.buffer.size";
     /** Records a task's window operators dropped as too late (no late-data side output). */
     public static final String TASK_LATE_RECORDS_DROPPED = "sluice.task.late.records.dropped";
     /** Keyed state: the native memory budget of the task's slot (RocksDB; NaN on the heap). */

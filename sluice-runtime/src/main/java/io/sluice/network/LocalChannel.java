@@ -26,6 +26,8 @@ public final class LocalChannel {
     private int head;
     private int size;
     private int maxQueued;
+    /** Bytes of the data buffers the reader took so far: what the consumer drained. */
+    private long bytesTaken;
     private Throwable releaseCause;
     private boolean released;
     private BufferAvailabilityListener listener;
@@ -157,6 +159,7 @@ public final class LocalChannel {
             }
             buffer = ring[head];
             ring[head] = null;
+            bytesTaken += buffer.length();
             head = head + 1 < ring.length ? head + 1 : 0;
             if (size-- == ring.length) {
                 notFull.signal();
@@ -259,6 +262,19 @@ public final class LocalChannel {
         lock.lock();
         try {
             return size;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Bytes of the data buffers {@link #poll} handed to the reader so far (events count 0): the rate
+     * at which the consumer drains the channel. Any thread.
+     */
+    public long bytesTaken() {
+        lock.lock();
+        try {
+            return bytesTaken;
         } finally {
             lock.unlock();
         }

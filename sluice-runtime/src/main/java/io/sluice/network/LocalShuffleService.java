@@ -1,6 +1,7 @@
 package io.sluice.network;
 
 import io.sluice.graph.JobId;
+import java.time.Duration;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Objects;
@@ -22,9 +23,12 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class LocalShuffleService implements ShuffleEnvironment {
     public static final int DEFAULT_BUFFERS_PER_CHANNEL = 4;
     public static final int DEFAULT_BUFFER_SIZE = 32 * 1024;
+    /** The default of {@code network.in-flight-target}. */
+    public static final Duration DEFAULT_IN_FLIGHT_TARGET = Duration.ofMillis(300);
 
     private final int buffersPerChannel;
     private final int bufferSize;
+    private final Duration inFlightTarget;
     private final ConcurrentHashMap<ChannelKey, LocalChannel> channels = new ConcurrentHashMap<>();
     /** The highest released attempt of each job; Integer.MAX_VALUE once the whole job was released. */
     private final ConcurrentHashMap<JobId, Integer> releasedUpTo = new ConcurrentHashMap<>();
@@ -34,6 +38,15 @@ public final class LocalShuffleService implements ShuffleEnvironment {
     }
 
     public LocalShuffleService(int buffersPerChannel, int bufferSize) {
+        this(buffersPerChannel, bufferSize, DEFAULT_IN_FLIGHT_TARGET);
+    }
+
+    /** @param inFlightTarget see {@link #inFlightTarget()}; {@link Duration#ZERO} turns the sizing off */
+    public LocalShuffleService(int buffersPerChannel, int bufferSize, Duration inFlightTarget) {
+        if (Objects.requireNonNull(inFlightTarget, "inFlightTarget").isNegative()) {
+            throw new IllegalArgumentException("The in-flight target must not be negative, not " + inFlightTarget);
+        }
+        this.inFlightTarget = inFlightTarget;
         if (buffersPerChannel < 1) {
             throw new IllegalArgumentException("buffers-per-channel must be at least 1, not " + buffersPerChannel);
         }
@@ -53,6 +66,11 @@ public final class LocalShuffleService implements ShuffleEnvironment {
     @Override
     public int bufferSize() {
         return bufferSize;
+    }
+
+    @Override
+    public Duration inFlightTarget() {
+        return inFlightTarget;
     }
 
     /**

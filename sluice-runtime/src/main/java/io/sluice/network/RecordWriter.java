@@ -5,8 +5,10 @@ import io.sluice.core.serialization.DataOutputBuffer;
 import io.sluice.core.serialization.TypeSerializer;
 import io.sluice.operators.RecordTimestamp;
 import io.sluice.state.KeyGroups;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.LongSupplier;
 
 /**
  * Writes the records of one output edge of a producer subtask into its channels.
@@ -17,9 +19,12 @@ import java.util.Objects;
  * path takes no lock, allocates nothing and writes no volatile field; only each full buffer does.
  * A buffer's array has some headroom beyond {@code bufferSize} so that the record crossing the
  * threshold rarely makes it grow; a record larger than the headroom still works (the array grows).
+ * With an in-flight target, a {@link BufferDebloater} lowers the hand-over size below
+ * {@code bufferSize} while the consumers backpressure this writer, so that its channels hold about
+ * that target's worth of records (and a checkpoint barrier waits behind no more).
  *
  * <p>Threading: owned by the producer's task thread, which alone calls every method except
- * {@link #recordsWritten()}, {@link #buffersSent()} and {@link #blockedNanos()}. Those read plain fields racily, which is
+ * {@link #recordsWritten()}, {@link #buffersSent()}, {@link #blockedNanos()} and {@link #handOverSize()}. Those read plain fields racily, which is
  * fine for metrics (a value may be slightly stale) and keeps the hot path free of volatile writes.
  */
 public final class RecordWriter<T> {
@@ -32,6 +37,9 @@ public final class RecordWriter<T> {
     private final TypeSerializer<T> serializer;
     private final Partitioner<T> partitioner;
     private final int bufferSize;
+    private final BufferDebloater debloater;
+    /** The size at which a buffer is handed over now: {@code bufferSize}, or less while backpressured. */
+    private int handOverSize;
     private final BufferPool pool;
     private final int mode;
     private final KeySelector<T, ?> keySelector;
@@ -62,7 +70,21 @@ public final class RecordWriter<T> {
      */
     public RecordWriter(List<LocalChannel> channels, TypeSerializer<T> serializer, Partitioner<T> partitioner,
             int bufferSize, RecordTimestamp timestamps) {
+        this(channels, serializer, partitioner, bufferSize, timestamps, Duration.ZERO, System::nanoTime);
+    }
+
+    /**
+     * A writer whose buffers are handed over smaller than {@code bufferSize} while its consumers
+     * backpressure it, aiming at {@code inFlightTarget} of records in its channels ({@link
+     * BufferDebloater}; {@link Duration#ZERO}: always {@code bufferSize}).
+     *
+     * @param nanoClock the clock the sizing periods are measured on; {@code System::nanoTime} outside tests
+     */
+    public RecordWriter(List<LocalChannel> channels, TypeSerializer<T> serializer, Partitioner<T> partitioner,
+            int bufferSize, RecordTimestamp timestamps, Duration inFlightTarget, LongSupplier nanoClock) {
         Objects.requireNonNull(channels, "channels");
+        Objects.requireNonNull(inFlightTarget, "inFlightTarget");
+        Objects.requireNonNull(nanoClock, "nanoClock");
         this.timestamps = timestamps;
         this.serializer = Objects.requireNonNull(serializer, "serializer");
         this.partitioner = Objects.requireNonNull(partitioner, "partitioner");
@@ -84,6 +106,9 @@ public final class RecordWriter<T> {
             inFlight += Objects.requireNonNull(channel, "channel").capacity() + 1;
         }
         this.pool = new BufferPool(arrayLength, inFlight);
+        this.debloater = new BufferDebloater(bufferSize, inFlightTarget.toNanos(), inFlight - this.channels.length,
+                nanoClock, this::blockedNanos, this::bytesTaken);
+        this.handOverSize = bufferSize;
         this.outputs = new DataOutputBuffer[this.channels.length];
         for (int i = 0; i < outputs.length; i++) {
             outputs[i] = new DataOutputBuffer(pool.take());
@@ -132,7 +157,7 @@ public final class RecordWriter<T> {
             throw e;
         }
         records++;
-        if (out.position() >= bufferSize) {
+        if (out.position() >= handOverSize) {
             send(target);
         }
     }
@@ -194,6 +219,23 @@ public final class RecordWriter<T> {
         return sum;
     }
 
+    /**
+     * The size at which this writer hands buffers over now: the buffer size, or less while its
+     * consumers backpressure it (see {@link BufferDebloater}). Any thread; may be slightly stale.
+     */
+    public int handOverSize() {
+        return debloater.size();
+    }
+
+    /** Bytes the consumers took from this writer's channels so far ({@link LocalChannel#bytesTaken()}). Any thread. */
+    long bytesTaken() {
+        long sum = 0;
+        for (LocalChannel channel : channels) {
+            sum += channel.bytesTaken();
+        }
+        return sum;
+    }
+
     public int numberOfChannels() {
         return channels.length;
     }
@@ -208,6 +250,7 @@ public final class RecordWriter<T> {
         byte[] filled = out.swap(pool.take());
         channels[target].send(Buffer.data(filled, length, pool));
         buffers++;
+        handOverSize = debloater.afterBufferSent();
     }
 
     private void checkUsable() {

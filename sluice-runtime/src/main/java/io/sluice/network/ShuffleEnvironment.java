@@ -1,6 +1,7 @@
 package io.sluice.network;
 
 import io.sluice.graph.JobId;
+import java.time.Duration;
 
 /**
  * Where a task executor's tasks get their data channels. Both ends of a channel between two tasks of
@@ -21,6 +22,12 @@ public interface ShuffleEnvironment {
 
     /** The size at which record writers hand a filled buffer to its channel. */
     int bufferSize();
+
+    /**
+     * The time's worth of records a backpressured edge aims to hold in its channels, through smaller
+     * buffers ({@link BufferDebloater}); {@link Duration#ZERO}: buffers are always {@link #bufferSize()}.
+     */
+    Duration inFlightTarget();
 
     /** {@code host:port} of this environment's data server, or {@code null} when its channels are all in memory. */
     default String dataAddress() {

@@ -207,6 +207,15 @@ public final class Task implements Runnable {
         return c == null ? 0 : c.outputs().blockedNanos();
     }
 
+    /**
+     * The size at which the task's writers hand buffers over now (the smallest over its outputs), 0
+     * before it runs or without outputs. Any thread.
+     */
+    int outputHandOverSize() {
+        OperatorChain c = chain;
+        return c == null ? 0 : c.outputs().handOverSize();
+    }
+
     /** The task's keyed state backend once set up, or {@code null}; for metrics, any thread. */
     KeyedStateBackend keyedStateBackend() {
         return backend;

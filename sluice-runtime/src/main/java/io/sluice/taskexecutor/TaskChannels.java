@@ -38,6 +38,11 @@ final class TaskChannels {
         return shuffle.bufferSize();
     }
 
+    /** The time's worth of records a backpressured output aims to hold in flight ({@link ShuffleEnvironment#inFlightTarget()}). */
+    java.time.Duration inFlightTarget() {
+        return shuffle.inFlightTarget();
+    }
+
     /**
      * The producer's end of {@code key}: in memory when the consumer subtask runs in this task
      * executor (same data address, or no addresses at all), else the end a remote consumer drains.

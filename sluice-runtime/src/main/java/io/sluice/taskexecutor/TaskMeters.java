@@ -44,6 +44,7 @@ final class TaskMeters implements AutoCloseable {
         MeterGroup group = new MeterGroup(registry, tags);
         for (String name : new String[] {MetricNames.TASK_RECORDS_IN, MetricNames.TASK_RECORDS_OUT,
                 MetricNames.TASK_BACKPRESSURE_TIME, MetricNames.TASK_BACKPRESSURE_RATIO,
+                MetricNames.TASK_OUTPUT_BUFFER_SIZE,
                 MetricNames.TASK_LATE_RECORDS_DROPPED, MetricNames.TASK_STATE_MEMORY_BUDGET,
                 MetricNames.TASK_STATE_MEMORY_USAGE, MetricNames.TASK_STATE_DISK, MetricNames.TASK_STATE_ENTRIES,
                 MetricNames.SINK_PENDING_COMMITTABLES, MetricNames.SINK_OLDEST_PENDING_COMMITTABLE_AGE,
@@ -67,6 +68,10 @@ final class TaskMeters implements AutoCloseable {
         group.add(r -> Gauge.builder(MetricNames.TASK_BACKPRESSURE_RATIO, ratio, BackpressureRatio::ratio)
                 .description("Fraction of wall time the task's output was blocked on full channels, since the"
                         + " previous reading (at least 1 s)").tags(tags).strongReference(true).register(r));
+        group.add(r -> Gauge.builder(MetricNames.TASK_OUTPUT_BUFFER_SIZE, task, Task::outputHandOverSize)
+                .description("The size at which the task hands buffers to its output channels now: network.buffer-size,"
+                        + " or less while its consumers backpressure it (network.in-flight-target); 0 without outputs")
+                .baseUnit("bytes").tags(tags).strongReference(true).register(r));
         if (v.hasKeyedState()) {
             registerStateGauges(group, tags, task);
         }

@@ -53,7 +53,8 @@ record TaskOutputs(List<RecordWriter<?>> all, List<RecordWriter<?>> main, Map<St
                         tdd.subtaskIndex(), consumer)));
             }
             RecordWriter<?> writer = new RecordWriter<>(edgeChannels, (TypeSerializer) spec.serializer(), partitioner,
-                    channels.bufferSize(), spec.timestamped() ? recordTimestamp : null);
+                    channels.bufferSize(), spec.timestamped() ? recordTimestamp : null, channels.inFlightTarget(),
+                    System::nanoTime);
             all.add(writer);
             if (spec.sideOutput() == null) {
                 main.add(writer);
@@ -90,6 +91,19 @@ record TaskOutputs(List<RecordWriter<?>> all, List<RecordWriter<?>> main, Map<St
             out += w.recordsWritten();
         }
         return out;
+    }
+
+    /**
+     * The smallest size at which the writers hand buffers over now (the buffer size unless
+     * backpressure made it smaller), or 0 without outputs. Any thread (racy read).
+     */
+    int handOverSize() {
+        int min = 0;
+        for (RecordWriter<?> w : all) {
+            int size = w.handOverSize();
+            min = min == 0 ? size : Math.min(min, size);
+        }
+        return min;
     }
 
     /** Time the outputs were blocked on full channels (backpressure), in nanoseconds. Any thread. */

@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -148,6 +150,9 @@ public final class LargeStateProcedure {
         long firstId = latestId();
         long lastSeen = firstId;
         List<Long> uploads = new ArrayList<>();
+        // Every checkpoint completed in the window, seen while it is in the system's recent history (Sluice's
+        // job details and Flink's checkpoint statistics keep only the last few): the median is over all of them.
+        Map<Long, LargeStateSystem.CheckpointSample> completed = new TreeMap<>();
         long p0 = system.processed();
         long cpu0 = cpuNanos();
         long t0 = System.nanoTime();
@@ -157,7 +162,11 @@ public final class LargeStateProcedure {
                 throw new IllegalStateException("No checkpoint completed in the 10 minutes after the steady window;"
                         + " look at the system's log for declined or failing checkpoints");
             }
-            long id = latestId();
+            long id = 0;
+            for (LargeStateSystem.CheckpointSample sample : system.checkpoints()) {
+                completed.putIfAbsent(sample.id(), sample);
+                id = Math.max(id, sample.id());
+            }
             if (id > lastSeen) {
                 long bytes = meter.newBytes();
                 for (long k = lastSeen + 1; k <= id; k++) {
@@ -171,7 +180,7 @@ public final class LargeStateProcedure {
         double rate = (system.processed() - p0) * 1e9 / (t1 - t0);
         double perCpu = (system.processed() - p0) * 1e9 / Math.max(1, cpuNanos() - cpu0);
         final long last = lastSeen;
-        List<LargeStateSystem.CheckpointSample> window = system.checkpoints().stream()
+        List<LargeStateSystem.CheckpointSample> window = completed.values().stream()
                 .filter(c -> c.id() > firstId && c.id() <= last).sorted(Comparator.comparingLong(LargeStateSystem.CheckpointSample::id)).toList();
         double durationP50 = Stats.median(window.stream().map(LargeStateSystem.CheckpointSample::durationMs).toList());
         long stateBytes = window.isEmpty() ? -1 : window.get(window.size() - 1).stateBytes();
@@ -187,6 +196,7 @@ public final class LargeStateProcedure {
         double changedBytes = rate * plan.checkpointInterval().toMillis() / 1000.0 * plan.valueBytes();
         add(Scenario.Metric.UPLOAD_BYTES_MEAN, uploadMean);
         add(Scenario.Metric.UPLOAD_PER_CHANGED_BYTE, changedBytes > 0 ? uploadMean / changedBytes : Double.NaN);
+        add(Scenario.Metric.UPLOAD_P50_PER_CHANGED_BYTE, changedBytes > 0 ? uploadP50 / changedBytes : Double.NaN);
         add(Scenario.Metric.CHECKPOINTS, uploads.size());
         log("steady: %,.0f records/s (target %,.0f), %,.0f per CPU-second; %d checkpoints: upload p50 %,.0f bytes"
                         + " (all %s), duration p50 %.0f ms (all %s); full state %,d bytes", rate, plan.steadyRate(),

@@ -185,6 +185,12 @@ public enum Scenario {
          * changed values; what a system uploads beyond that is keys and file overhead, and compactions.
          */
         public static final String UPLOAD_PER_CHANGED_BYTE = "upload_per_changed_byte";
+        /**
+         * {@link Scenario#LARGE_STATE}: {@link #UPLOAD_BYTES_P50} ÷ the same changed value bytes per interval: the
+         * median upload for the same change, so that a system that processes more records per second (and so
+         * changes more per checkpoint) is not counted worse for it.
+         */
+        public static final String UPLOAD_P50_PER_CHANGED_BYTE = "upload_p50_per_changed_byte";
         /** {@link Scenario#LARGE_STATE}: from an injected task failure to the first completed checkpoint after it. */
         public static final String TO_CHECKPOINT_MS = "to_checkpoint_ms";
         /**

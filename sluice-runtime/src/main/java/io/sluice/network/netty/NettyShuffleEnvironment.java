@@ -25,6 +25,7 @@ import io.sluice.network.LocalShuffleService;
 import io.sluice.network.ShuffleEnvironment;
 import io.sluice.security.tls.InternalTls;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -87,10 +88,10 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
     private volatile boolean closed;
 
     private NettyShuffleEnvironment(String name, String host, String advertisedHost, int port, int buffersPerChannel,
-                                    int bufferSize, int eventLoopThreads, InternalTls tls) {
+                                    int bufferSize, Duration inFlightTarget, int eventLoopThreads, InternalTls tls) {
         this.name = Objects.requireNonNull(name, "name");
         this.tls = tls;
-        this.local = new LocalShuffleService(buffersPerChannel, bufferSize);
+        this.local = new LocalShuffleService(buffersPerChannel, bufferSize, inFlightTarget);
         this.producers = new ProducerChannels(buffersPerChannel);
         this.arrayLength = bufferSize + Math.max(64, bufferSize >> 3);
         this.group = new NioEventLoopGroup(eventLoopThreads,
@@ -162,18 +163,30 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
     public static NettyShuffleEnvironment start(String name, String host, String advertisedHost, int port,
                                                 int buffersPerChannel, int bufferSize, int eventLoopThreads,
                                                 InternalTls tls) {
+        return start(name, host, advertisedHost, port, buffersPerChannel, bufferSize,
+                LocalShuffleService.DEFAULT_IN_FLIGHT_TARGET, eventLoopThreads, tls);
+    }
+
+    /**
+     * Like {@link #start(String, String, String, int, int, int, int, InternalTls)}, with record
+     * writers aiming at {@code inFlightTarget} of records in flight while backpressured ({@link
+     * Duration#ZERO}: full buffers always).
+     */
+    public static NettyShuffleEnvironment start(String name, String host, String advertisedHost, int port,
+                                                int buffersPerChannel, int bufferSize, Duration inFlightTarget,
+                                                int eventLoopThreads, InternalTls tls) {
         if (eventLoopThreads < 1) {
             throw new IllegalArgumentException("The data exchange needs at least one event loop thread, not "
                     + eventLoopThreads);
         }
         return new NettyShuffleEnvironment(name, host, Objects.requireNonNull(advertisedHost, "advertisedHost"), port,
-                buffersPerChannel, bufferSize, eventLoopThreads, tls);
+                buffersPerChannel, bufferSize, inFlightTarget, eventLoopThreads, tls);
     }
 
     /**
      * Starts the data server from {@code configuration}: {@code taskmanager.host}, {@code
      * taskmanager.advertised-host}, {@code taskmanager.data.port}, {@code network.buffers-per-channel},
-     * {@code network.buffer-size}; one event loop thread per two cores (at least one, at most four);
+     * {@code network.buffer-size}, {@code network.in-flight-target}; one event loop thread per two cores (at least one, at most four);
      * mutual TLS on every data connection with {@code tls} ({@code null}: plain TCP).
      */
     public static NettyShuffleEnvironment start(String name, Configuration configuration, InternalTls tls) {
@@ -182,7 +195,8 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
         String advertised = configuration.get(TaskManagerOptions.ADVERTISED_HOST).trim();
         return start(name, host, advertised.isEmpty() ? host : advertised, configuration.get(TaskManagerOptions.DATA_PORT),
                 configuration.get(ClusterOptions.NETWORK_BUFFERS_PER_CHANNEL),
-                configuration.get(ClusterOptions.NETWORK_BUFFER_SIZE), threads, tls);
+                configuration.get(ClusterOptions.NETWORK_BUFFER_SIZE),
+                configuration.get(ClusterOptions.NETWORK_IN_FLIGHT_TARGET), threads, tls);
     }
 
     @Override
@@ -198,6 +212,11 @@ public final class NettyShuffleEnvironment implements ShuffleEnvironment, AutoCl
     @Override
     public int bufferSize() {
         return local.bufferSize();
+    }
+
+    @Override
+    public Duration inFlightTarget() {
+        return local.inFlightTarget();
     }
 
     @Override

@@ -19,7 +19,8 @@ public enum Direction {
     /** Counts of bad events: fewer is better. */
     private static final Set<String> LOWER_COUNTS = Set.of(Metric.OVER_1S, Metric.METADATA_READS,
             Metric.UNANSWERED, Metric.ERRORS, Metric.DUPLICATES, Metric.UPLOAD_BYTES_P50, Metric.UPLOAD_FRACTION_P50,
-            Metric.FAILOVER_UPLOAD_BYTES, Metric.UPLOAD_PER_CHANGED_BYTE, Metric.UPLOAD_BYTES_MEAN);
+            Metric.FAILOVER_UPLOAD_BYTES, Metric.UPLOAD_PER_CHANGED_BYTE, Metric.UPLOAD_P50_PER_CHANGED_BYTE,
+            Metric.UPLOAD_BYTES_MEAN);
 
     /** How far (as a fraction) Sluice must trail a Flink version to be listed as behind it. */
     public static final double BEHIND_MARGIN = 0.10;

@@ -117,10 +117,9 @@ final class SluiceLargeState implements ScenarioRunner, LargeStateSystem {
         return new Configuration()
                 .setString("cluster.task-executors", "2")
                 .setString("cluster.slots-per-task-executor", "2")
-                .setString("state.backend.rocksdb.memory.per-slot", (plan.memoryPerSlotBytes() >> 20) + " mb")
-                // A job bound by its state reads, not by moving records: 2 buffers per channel instead of 4 halve
-                // the records a barrier waits behind (docs/benchmarks.md, "Less data in flight").
-                .setString("network.buffers-per-channel", "2");
+                // The network's defaults: 4 buffers per channel, handed over smaller while backpressured so that
+                // about 300 ms of records wait in flight (docs/benchmarks.md, "Buffers sized to the throughput").
+                .setString("state.backend.rocksdb.memory.per-slot", (plan.memoryPerSlotBytes() >> 20) + " mb");
     }
 
     @Override

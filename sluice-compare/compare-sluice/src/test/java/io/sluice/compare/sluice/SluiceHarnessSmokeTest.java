@@ -141,7 +141,8 @@ class SluiceHarnessSmokeTest {
         String lv = large.variant();
         assertThat(parsed.headers()).containsKeys("large-state-plan", "large-state-setup", "large-state-job");
         for (String metric : List.of(Metric.LOAD_RECORDS_PER_S, Metric.RECORDS_PER_S, Metric.RECORDS_PER_CPU_S,
-                Metric.UPLOAD_BYTES_P50, Metric.UPLOAD_BYTES_MEAN, Metric.UPLOAD_PER_CHANGED_BYTE, Metric.FAILOVER_UPLOAD_BYTES, Metric.DURATION_P50_MS, Metric.TO_RUNNING_MS, Metric.TO_CHECKPOINT_MS,
+                Metric.UPLOAD_BYTES_P50, Metric.UPLOAD_BYTES_MEAN, Metric.UPLOAD_PER_CHANGED_BYTE,
+                Metric.UPLOAD_P50_PER_CHANGED_BYTE, Metric.FAILOVER_UPLOAD_BYTES, Metric.DURATION_P50_MS, Metric.TO_RUNNING_MS, Metric.TO_CHECKPOINT_MS,
                 Metric.JM_FAILOVER_TO_RUNNING_MS, Metric.JM_FAILOVER_TO_CHECKPOINT_MS, Metric.SAVEPOINT_MS, Metric.RESCALE_SAVEPOINT_MS, Metric.RESCALE_TO_RUNNING_MS,
                 Metric.RESCALE_TO_CHECKPOINT_MS, Metric.RESCALE_CHECKPOINT_TO_RUNNING_MS,
                 Metric.RESCALE_CHECKPOINT_TO_CHECKPOINT_MS)) {

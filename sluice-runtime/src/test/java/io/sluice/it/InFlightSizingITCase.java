@@ -1,0 +1,125 @@
+package io.sluice.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.api.StreamExecutionEnvironment;
+import io.sluice.api.functions.SinkFunction;
+import io.sluice.api.source.SequenceSource;
+import io.sluice.cluster.LocalCluster;
+import io.sluice.config.ClusterOptions;
+import io.sluice.config.Configuration;
+import io.sluice.core.serialization.Serializers;
+import io.sluice.graph.JobId;
+import io.sluice.metrics.MetricNames;
+import io.sluice.network.LocalShuffleService;
+import io.sluice.protocol.JobDetails;
+import io.sluice.protocol.VertexStatus;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A source that is faster than its sink: with the default {@code network.in-flight-target} the
+ * source hands over smaller buffers, and fewer records wait between the two (what a checkpoint
+ * barrier waits behind) than with the sizing off, with the same buffers per channel.
+ */
+class InFlightSizingITCase {
+    /** 8-byte records at this rate: 80,000 bytes a second, 24,000 in 300 ms, 6,000 per slot of 4. */
+    private static final int SINK_RATE = 10_000;
+    private static final int BUFFER_SIZE = LocalShuffleService.DEFAULT_BUFFER_SIZE;
+
+    @Test
+    void withTheDefaultsABackpressuredSourceHandsOverSmallerBuffersAndFewerRecordsWait() throws Exception {
+        Run sized = run(new Configuration());
+        Run unsized = run(new Configuration().set(ClusterOptions.NETWORK_IN_FLIGHT_TARGET, Duration.ZERO));
+        System.out.printf("in-flight target 300 ms (default): buffers handed over at %d bytes, records in flight"
+                + " (median of 5) %d; target 0: %d bytes, %d records%n", sized.bufferSize, sized.inFlight,
+                unsized.bufferSize, unsized.inFlight);
+        assertThat(unsized.bufferSize).isEqualTo(BUFFER_SIZE);
+        assertThat(sized.bufferSize).isBetween(1024, BUFFER_SIZE / 2);
+        assertThat(sized.inFlight).isLessThan(unsized.inFlight / 2);
+    }
+
+    private record Run(int bufferSize, long inFlight) {
+    }
+
+    private static Run run(Configuration configuration) throws Exception {
+        String id = UUID.randomUUID().toString();
+        PacedSink.CONSUMED.put(id, new AtomicLong());
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (LocalCluster cluster = LocalCluster.builder().taskExecutors(1).slotsPerTaskExecutor(1)
+                .meterRegistry(registry).configuration(configuration).build()) {
+            StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(1);
+            env.fromSource(SequenceSource.unbounded(0), "fast").returns(Serializers.LONG)
+                    .rebalance()
+                    .addSink(new PacedSink(id, SINK_RATE), "paced");
+            JobId job = cluster.submit(env.buildJobGraph("in-flight sizing"));
+            AtomicLong consumed = PacedSink.CONSUMED.get(id);
+            // Two seconds of the sink's work: the sizing has had ten periods to settle.
+            await().atMost(Duration.ofSeconds(60)).until(() -> consumed.get() >= 2L * SINK_RATE);
+            long[] samples = new long[5];
+            for (int i = 0; i < samples.length; i++) {
+                long before = consumed.get();
+                await().atMost(Duration.ofSeconds(30)).until(() -> consumed.get() >= before + SINK_RATE / 5);
+                samples[i] = sourceRecords(cluster, job) - consumed.get();
+            }
+            Arrays.sort(samples);
+            Gauge size = registry.get(MetricNames.TASK_OUTPUT_BUFFER_SIZE).tag(MetricNames.TAG_JOB, job.value())
+                    .tag(MetricNames.TAG_VERTEX_ID, sourceVertexId(cluster, job)).gauge();
+            Run result = new Run((int) size.value(), samples[2]);
+            cluster.dispatcher().cancelJob(job).get(10, TimeUnit.SECONDS);
+            return result;
+        } finally {
+            PacedSink.CONSUMED.remove(id);
+        }
+    }
+
+    private static long sourceRecords(LocalCluster cluster, JobId job) throws Exception {
+        return details(cluster, job).vertices().stream().filter(v -> v.name().startsWith("Source"))
+                .mapToLong(VertexStatus::recordsOut).sum();
+    }
+
+    private static String sourceVertexId(LocalCluster cluster, JobId job) throws Exception {
+        return Integer.toString(details(cluster, job).vertices().stream().filter(v -> v.name().startsWith("Source"))
+                .findFirst().orElseThrow().vertexId());
+    }
+
+    private static JobDetails details(LocalCluster cluster, JobId job) throws Exception {
+        return cluster.dispatcher().requestJobDetails(job).get(5, TimeUnit.SECONDS);
+    }
+
+    /** Consumes at most {@code rate} records a second (parking while it is ahead), counting them. */
+    static final class PacedSink implements SinkFunction<Long> {
+        static final Map<String, AtomicLong> CONSUMED = new ConcurrentHashMap<>();
+        private final String id;
+        private final int rate;
+        private transient long start;
+        private transient long count;
+
+        PacedSink(String id, int rate) {
+            this.id = id;
+            this.rate = rate;
+        }
+
+        @Override
+        public void invoke(Long value) {
+            if (start == 0) {
+                start = System.nanoTime();
+            }
+            count++;
+            while ((System.nanoTime() - start) * rate < count * 1_000_000_000L) {
+                LockSupport.parkNanos(200_000);
+            }
+            CONSUMED.get(id).incrementAndGet();
+        }
+    }
+}
