@@ -155,7 +155,7 @@ class SluiceHarnessSmokeTest {
 
         int expectedRows = statusVariants.size() * 8
                 + plan.failoverRetained().size() * plan.failoverLatencies().size() * 3
-                + plan.jmRetained().size() * plan.jmLatencies().size() * 5 + 3 + 7 + 4 + 2 * 5 + 7 + 23;
+                + plan.jmRetained().size() * plan.jmLatencies().size() * 5 + 3 + 7 + 4 + 2 * 5 + 7 + 24;
         assertThat(parsed.rows()).as("no other rows").hasSize(expectedRows);
     }
 
