@@ -2,12 +2,15 @@ package io.sluice.compare;
 
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 
 /**
  * Command line of every harness: {@code --mode full|smoke --out <file.tsv> [--only id,id] [--state-gb <GB>]
- * [--steady-rate <records/s>] [--large-state-storage local|s3]}.
+ * [--steady-rate <records/s>] [--large-state-storage local|s3] [--large-state-set key=value]...}.
  *
  * @param plan       the plan of {@code --mode}
  * @param out        the result file
@@ -18,9 +21,16 @@ import java.util.Set;
  * @param largeStateStorage where {@link Scenario#LARGE_STATE} keeps its checkpoints and savepoints: local disk (the
  *                   default, every system) or S3 (an S3-compatible server in the harness; only the Sluice harness
  *                   supports it)
+ * @param largeStateSettings cluster settings of {@link Scenario#LARGE_STATE} over the harness's own, in order
+ *                   ({@code --large-state-set key=value}, repeatable; a later one wins): to measure another
+ *                   setting without a build of its own. Only the Sluice harness supports them; empty by default
  */
 public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeStatePlan largeState,
-                          Storage largeStateStorage) {
+                          Storage largeStateStorage, Map<String, String> largeStateSettings) {
+
+    public HarnessArgs {
+        largeStateSettings = Collections.unmodifiableMap(new LinkedHashMap<>(largeStateSettings));
+    }
 
     /** Where the large-state scenario's checkpoints and savepoints go. */
     public enum Storage {
@@ -37,7 +47,8 @@ public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeSta
     }
 
     private static final String USAGE = "usage: --mode full|smoke --out <file.tsv> [--only scenario,...]"
-            + " [--state-gb <GB>] [--steady-rate <records/s>] [--large-state-storage local|s3]";
+            + " [--state-gb <GB>] [--steady-rate <records/s>] [--large-state-storage local|s3]"
+            + " [--large-state-set key=value]...";
 
     public static HarnessArgs parse(String[] args) {
         Plan plan = Plan.full();
@@ -46,6 +57,7 @@ public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeSta
         Double stateGb = null;
         Double steadyRate = null;
         Storage storage = Storage.LOCAL;
+        Map<String, String> settings = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--mode" -> plan = Plan.of(value(args, ++i, "--mode"));
@@ -61,6 +73,15 @@ public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeSta
                 case "--state-gb" -> stateGb = LargeStatePlan.parseGb(value(args, ++i, "--state-gb"));
                 case "--steady-rate" -> steadyRate = LargeStatePlan.parseSteadyRate(value(args, ++i, "--steady-rate"));
                 case "--large-state-storage" -> storage = Storage.parse(value(args, ++i, "--large-state-storage"));
+                case "--large-state-set" -> {
+                    String setting = value(args, ++i, "--large-state-set");
+                    int eq = setting.indexOf('=');
+                    if (eq <= 0 || setting.substring(0, eq).isBlank()) {
+                        throw new IllegalArgumentException("--large-state-set takes key=value (e.g."
+                                + " state.backend.rocksdb.compaction.level0-files=20), not '" + setting + "'");
+                    }
+                    settings.put(setting.substring(0, eq).trim(), setting.substring(eq + 1).trim());
+                }
                 default -> throw new IllegalArgumentException("Unknown option " + args[i] + "; " + USAGE);
             }
         }
@@ -74,7 +95,7 @@ public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeSta
         if (steadyRate != null) {
             large = large.withSteadyRate(steadyRate);
         }
-        return new HarnessArgs(plan, out, only, large, storage);
+        return new HarnessArgs(plan, out, only, large, storage, settings);
     }
 
     private static String value(String[] args, int i, String option) {

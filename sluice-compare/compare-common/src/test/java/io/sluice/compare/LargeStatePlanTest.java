@@ -77,4 +77,22 @@ class LargeStatePlanTest {
         assertThatThrownBy(() -> HarnessArgs.parse(new String[] {"--out", "x.tsv", "--large-state-storage"}))
                 .hasMessageContaining("--large-state-storage needs a value");
     }
+
+    @Test
+    void largeStateSettingsAreKeyValuePairsInOrderALaterOneWinning() {
+        assertThat(HarnessArgs.parse(new String[] {"--out", "x.tsv"}).largeStateSettings()).isEmpty();
+        HarnessArgs args = HarnessArgs.parse(new String[] {"--out", "x.tsv",
+                "--large-state-set", "state.backend.rocksdb.compaction.level0-files=20",
+                "--large-state-set", "network.in-flight-target = 0 ms",
+                "--large-state-set", "state.backend.rocksdb.compaction.level0-files=16"});
+        assertThat(args.largeStateSettings()).containsExactly(
+                java.util.Map.entry("state.backend.rocksdb.compaction.level0-files", "16"),
+                java.util.Map.entry("network.in-flight-target", "0 ms"));
+        assertThatThrownBy(() -> HarnessArgs.parse(new String[] {"--out", "x.tsv", "--large-state-set", "level0"}))
+                .hasMessageContaining("--large-state-set takes key=value").hasMessageContaining("not 'level0'");
+        assertThatThrownBy(() -> HarnessArgs.parse(new String[] {"--out", "x.tsv", "--large-state-set", "=20"}))
+                .hasMessageContaining("--large-state-set takes key=value");
+        assertThatThrownBy(() -> HarnessArgs.parse(new String[] {"--out", "x.tsv", "--large-state-set"}))
+                .hasMessageContaining("--large-state-set needs a value");
+    }
 }

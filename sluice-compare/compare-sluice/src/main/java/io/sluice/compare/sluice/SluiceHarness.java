@@ -156,7 +156,8 @@ public final class SluiceHarness {
             case WINDOW_TUMBLING -> new WindowThroughput(WindowWorkload.TUMBLING);
             case WINDOW_SESSION -> new WindowThroughput(WindowWorkload.SESSION);
             case KAFKA_EXACTLY_ONCE -> new KafkaExactlyOnce();
-            case LARGE_STATE -> new SluiceLargeState(args.largeState(), args.largeStateStorage());
+            case LARGE_STATE -> new SluiceLargeState(args.largeState(), args.largeStateStorage(),
+                    args.largeStateSettings());
         };
     }
 

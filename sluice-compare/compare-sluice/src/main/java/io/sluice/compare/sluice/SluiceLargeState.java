@@ -39,6 +39,8 @@ final class SluiceLargeState implements ScenarioRunner, LargeStateSystem {
 
     private final LargeStatePlan plan;
     private final HarnessArgs.Storage storage;
+    /** {@code --large-state-set} settings over {@link #clusterConfiguration}'s, in order. */
+    private final Map<String, String> settings;
     private LocalCluster cluster;
     private ZooKeeperSetup zooKeeper;
     private String clusterId;
@@ -52,9 +54,10 @@ final class SluiceLargeState implements ScenarioRunner, LargeStateSystem {
     private @Nullable S3ProxyServer s3;
     private @Nullable JobId current;
 
-    SluiceLargeState(LargeStatePlan plan, HarnessArgs.Storage storage) {
+    SluiceLargeState(LargeStatePlan plan, HarnessArgs.Storage storage, Map<String, String> settings) {
         this.plan = plan;
         this.storage = storage;
+        this.settings = new LinkedHashMap<>(settings);
     }
 
     @Override
@@ -91,7 +94,7 @@ final class SluiceLargeState implements ScenarioRunner, LargeStateSystem {
 
     /** A cluster on ZooKeeper HA services of its own session; it recovers the jobs an earlier one left. */
     private LocalCluster newCluster() throws Exception {
-        Configuration configuration = clusterConfiguration(plan);
+        Configuration configuration = clusterConfiguration(plan, settings);
         if (s3 != null) {
             configuration.setString("s3.endpoint", s3.endpoint())
                     .setString("s3.region", "us-east-1")
@@ -113,7 +116,17 @@ final class SluiceLargeState implements ScenarioRunner, LargeStateSystem {
         return started;
     }
 
-    static Configuration clusterConfiguration(LargeStatePlan plan) {
+    /**
+     * The cluster's settings: the harness's own, then {@code settings} ({@code --large-state-set}) over them. A
+     * key no option of the cluster knows fails the cluster's start, naming it.
+     */
+    static Configuration clusterConfiguration(LargeStatePlan plan, Map<String, String> settings) {
+        Configuration configuration = defaultClusterConfiguration(plan);
+        settings.forEach(configuration::setString);
+        return configuration;
+    }
+
+    private static Configuration defaultClusterConfiguration(LargeStatePlan plan) {
         return new Configuration()
                 .setString("cluster.task-executors", "2")
                 .setString("cluster.slots-per-task-executor", "2")
@@ -128,7 +141,7 @@ final class SluiceLargeState implements ScenarioRunner, LargeStateSystem {
         m.put("large-state-plan", plan.describe());
         m.put("large-state-setup", "LocalCluster, 1 job manager, 2 task executors x 2 slots, HA in ZooKeeper (embedded"
                 + " server); cluster"
-                + " configuration " + clusterConfiguration(plan).toMap() + " (every other RocksDB option at Sluice's"
+                + " configuration " + clusterConfiguration(plan, settings).toMap() + " (every other RocksDB option at Sluice's"
                 + " default: write-buffer-ratio 0.5, high-priority-pool-ratio 0.1, compaction.target-file-size 64 mb,"
                 + " local-dir java.io.tmpdir); checkpoints (incremental) and savepoints (canonical, full) "
                 + (storage == HarnessArgs.Storage.S3 ? "on S3: S3Proxy " + "in this JVM on the filesystem-nio2 provider"

@@ -102,6 +102,10 @@ public final class FlinkHarness {
             throw new IllegalArgumentException("The Flink harness runs the large-state scenario on local disk only;"
                     + " --large-state-storage s3 is for the Sluice harness");
         }
+        if (!a.largeStateSettings().isEmpty()) {
+            throw new IllegalArgumentException("--large-state-set sets Sluice's cluster options and is for the Sluice"
+                    + " harness; the Flink harness's large-state settings are in FlinkLargeState");
+        }
         FileSystem.initialize(new Configuration(), null);
         int failed = new FlinkHarness(a.plan(), a.out(), a.largeState()).run(a.scenarios());
         System.exit(failed == 0 ? 0 : 1);
