@@ -428,10 +428,18 @@ class RescaleAndMoveITCase {
         try {
             build(env, openGate(), sink);
             JobId job = submit(env.buildJobGraph("corrupt copy"), copy.toString());
-            await().atMost(Duration.ofSeconds(60)).until(() -> {
-                String m = details(job).failureMessage();
-                return m != null && m.contains(stateFile.getFileName().toString()) && m.contains("Waiting");
-            });
+            try {
+                await().atMost(Duration.ofSeconds(60)).until(() -> {
+                    String m = details(job).failureMessage();
+                    return m != null && m.contains(stateFile.getFileName().toString()) && m.contains("Waiting");
+                });
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                // failed once in CI (2026-12-06) after 60 s, without saying why: say what the job showed instead
+                JobDetails d = details(job);
+                throw new AssertionError("the job restored from the copy with a corrupt " + stateFile.getFileName()
+                        + " did not wait naming it within 60 s; it is " + d.status() + ": " + d.failureMessage()
+                        + "; slots " + slots(), e);
+            }
             System.out.println("status: " + details(job).failureMessage());
             assertThat(details(job).status()).isEqualTo(JobStatus.RESTARTING);
             cluster.dispatcher().cancelJob(job).get(10, TimeUnit.SECONDS);
@@ -461,8 +469,26 @@ class RescaleAndMoveITCase {
     /** Submits once every slot is free again (the slots of an ended job are given back a little after its end). */
     private static JobId submit(io.sluice.graph.JobGraph graph, String restoreFrom) throws Exception {
         int total = 4;
-        await().atMost(Duration.ofSeconds(60)).until(() -> cluster.slotPool().freeSlots() == total);
+        try {
+            await().atMost(Duration.ofSeconds(60)).until(() -> cluster.slotPool().freeSlots() == total);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("the slots were not all free 60 s before submitting " + graph.name() + ": "
+                    + slots(), e);
+        }
         return restoreFrom == null ? cluster.submit(graph) : cluster.submit(graph, restoreFrom);
+    }
+
+    /** The free slots per task executor and every job the dispatcher knows, with its status: for failure messages. */
+    private static String slots() {
+        String jobs;
+        try {
+            jobs = cluster.dispatcher().listJobs().get(10, TimeUnit.SECONDS).stream()
+                    .map(j -> j.jobId() + " " + j.name() + " " + j.status()).toList().toString();
+        } catch (Exception e) {
+            jobs = "(could not list the jobs: " + e + ")";
+        }
+        return "free " + cluster.slotPool().freeSlotsByTaskExecutor() + " of " + cluster.slotPool().totalSlots()
+                + ", jobs " + jobs;
     }
 
     private static void cancelQuietly(JobId job) {
