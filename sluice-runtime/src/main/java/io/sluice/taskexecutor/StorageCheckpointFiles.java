@@ -18,23 +18,27 @@ final class StorageCheckpointFiles implements CheckpointFiles {
     private final long checkpointId;
     private final int vertexId;
     private final int subtask;
+    private final UploadedFiles written;
 
-    StorageCheckpointFiles(CheckpointStorage storage, JobId jobId, long checkpointId, int vertexId, int subtask) {
+    /** @param written where each upload's path is recorded, for deleting them should the upload fail */
+    StorageCheckpointFiles(CheckpointStorage storage, JobId jobId, long checkpointId, int vertexId, int subtask,
+                           UploadedFiles written) {
         this.storage = storage;
         this.jobId = jobId;
         this.checkpointId = checkpointId;
         this.vertexId = vertexId;
         this.subtask = subtask;
+        this.written = written;
     }
 
     @Override
     public String uploadShared(Path file, String localName) {
-        return storage.writeSharedFile(jobId, vertexId, subtask, localName, file);
+        return written.add(storage.writeSharedFile(jobId, vertexId, subtask, localName, file));
     }
 
     @Override
     public String uploadPrivate(Path file, String localName) {
-        return storage.writePrivateFile(jobId, checkpointId, vertexId, subtask, localName, file);
+        return written.add(storage.writePrivateFile(jobId, checkpointId, vertexId, subtask, localName, file));
     }
 
     @Override

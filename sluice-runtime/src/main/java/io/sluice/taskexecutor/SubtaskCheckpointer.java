@@ -198,20 +198,24 @@ final class SubtaskCheckpointer implements BarrierHandler {
     /** I/O executor: writes the snapshot and acknowledges it, or declines the checkpoint. */
     private void upload(long checkpointId, KeyedStateSnapshot snapshot, byte[] position, KeyGroupRange range,
                         byte[] operatorState, boolean savepoint) {
+        UploadedFiles written = new UploadedFiles();
         try {
             TaskStateHandle handle = snapshot == null
                     ? new TaskStateHandle(target.attemptId().vertexId(), target.attemptId().subtaskIndex(), null, 0,
                             position, null)
-                    : write(checkpointId, snapshot, position, range, savepoint);
+                    : write(checkpointId, snapshot, position, range, savepoint, written);
             if (operatorState != null) {
                 // The operators' own state (a two-phase-commit sink's committables): inline when small, else a file.
                 handle = operatorState.length <= target.inlineStateThreshold()
                         ? handle.withOperatorState(operatorState, null)
-                        : handle.withOperatorState(null, target.storage().writeOperatorState(target.jobId(), checkpointId,
-                                target.attemptId().vertexId(), target.attemptId().subtaskIndex(), operatorState));
+                        : handle.withOperatorState(null, written.add(target.storage().writeOperatorState(target.jobId(),
+                                checkpointId, target.attemptId().vertexId(), target.attemptId().subtaskIndex(),
+                                operatorState)));
             }
             target.jobMaster().acknowledgeCheckpoint(target.attemptId(), checkpointId, handle);
         } catch (Throwable t) {
+            // Unacknowledged, what this upload wrote is known to nobody else: it goes now, not with the job.
+            written.deleteAfterFailure(target.storage(), target.taskName(), checkpointId);
             if (ending.getAsBoolean()) {
                 // Not declined: the job master hears the task's end (cancelled, failed), which aborts the checkpoint
                 // as no failure of checkpointing; a decline would report the closed state as a storage failure.
@@ -225,14 +229,15 @@ final class SubtaskCheckpointer implements BarrierHandler {
     }
 
     private TaskStateHandle write(long checkpointId, KeyedStateSnapshot snapshot, byte[] position, KeyGroupRange range,
-                                  boolean savepoint) throws Exception {
+                                  boolean savepoint, UploadedFiles written) throws Exception {
         int vertexId = target.attemptId().vertexId();
         int subtask = target.attemptId().subtaskIndex();
         if (snapshot instanceof IncrementalKeyedStateSnapshot incremental) {
             // RocksDB's files: new ones uploaded, those of confirmed checkpoints referred to.
             // With task-local recovery, each uploaded file is also kept locally.
             return TaskStateHandle.incremental(vertexId, subtask, target.localState().upload(checkpointId, incremental,
-                    new StorageCheckpointFiles(target.storage(), target.jobId(), checkpointId, vertexId, subtask)),
+                    new StorageCheckpointFiles(target.storage(), target.jobId(), checkpointId, vertexId, subtask,
+                            written)),
                     position);
         }
         try (SpillingSnapshotOutput out = new SpillingSnapshotOutput(
@@ -243,8 +248,8 @@ final class SubtaskCheckpointer implements BarrierHandler {
             if (out.spilled()) {
                 // Large: the local file is the state file; published as it is (a hard link on a local file system),
                 // and (for a checkpoint) kept as the task-local copy.
-                String file = target.storage().streams().writeFramedTaskState(target.jobId(), checkpointId, vertexId,
-                        subtask, out.file());
+                String file = written.add(target.storage().streams().writeFramedTaskState(target.jobId(), checkpointId,
+                        vertexId, subtask, out.file()));
                 if (!savepoint) {
                     target.localState().storeFile(checkpointId, file, out.file());
                 }
@@ -255,7 +260,8 @@ final class SubtaskCheckpointer implements BarrierHandler {
                 // Small: carried in the metadata, which the job manager holds in memory.
                 return TaskStateHandle.inline(vertexId, subtask, bytes, position, range);
             }
-            String file = target.storage().writeTaskState(target.jobId(), checkpointId, vertexId, subtask, bytes);
+            String file = written.add(target.storage().writeTaskState(target.jobId(), checkpointId, vertexId, subtask,
+                    bytes));
             if (!savepoint) { // a savepoint is never what a failover restores
                 target.localState().store(checkpointId, file, bytes);
             }

@@ -160,7 +160,7 @@ class IncrementalCheckpointRecoveryITCase {
     }
 
     /** Whether the {@link HeldSource} of a test runs at full speed; set by the test, read by the task threads. */
-    private static final Map<String, Boolean> OPEN = new java.util.concurrent.ConcurrentHashMap<>();
+    static final Map<String, Boolean> OPEN = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * A bounded sequence that emits its first {@code fill} records per subtask at full speed, then one record

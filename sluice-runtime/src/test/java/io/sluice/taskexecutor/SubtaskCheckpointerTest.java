@@ -263,6 +263,96 @@ class SubtaskCheckpointerTest {
     }
 
     @Test
+    void anUploadThatFailsPartWayDeletesTheFilesItWroteAndDeclines() throws Exception {
+        Path checkpoints = root.resolve("checkpoints");
+        SubtaskCheckpointer checkpointer = new SubtaskCheckpointer(target(storageIn(checkpoints), -1), chain,
+                backendSnapshotting(new FailingFileSnapshot(false)), null, uploads, taskThread, () -> false);
+
+        checkpointer.checkpoint(7, 1_000);
+        io.triggerAll();
+
+        assertThat(jobMaster.events()).containsExactly("decline 7");
+        assertThat(jobMaster.declined(7)).hasMessageContaining("refused the third file");
+        assertThat(filesIn(checkpoints)).as("the shared table file and the checkpoint's own file it uploaded").isEmpty();
+    }
+
+    @Test
+    void anUploadACancelInterruptsDeletesWhatItWroteAndKeepsTheInterrupt() throws Exception {
+        Path checkpoints = root.resolve("checkpoints");
+        SubtaskCheckpointer checkpointer = new SubtaskCheckpointer(target(storageIn(checkpoints), -1), chain,
+                backendSnapshotting(new FailingFileSnapshot(true)), null, uploads, taskThread, () -> true);
+
+        checkpointer.checkpoint(8, 1_000);
+        io.triggerAll(); // on this thread: the interrupt stays set for the executor, as on an I/O thread
+
+        assertThat(Thread.interrupted()).as("the cancel's interrupt is kept").isTrue();
+        assertThat(jobMaster.events()).as("neither acknowledged nor declined: the task is gone").isEmpty();
+        assertThat(filesIn(checkpoints)).isEmpty();
+    }
+
+    /**
+     * A RocksDB-like snapshot whose upload writes a shared table file and a file of its own, then fails on the third:
+     * refused by storage, or interrupted by a cancel ({@code interrupted}).
+     */
+    private final class FailingFileSnapshot implements io.sluice.state.IncrementalKeyedStateSnapshot {
+        private final boolean interrupted;
+
+        FailingFileSnapshot(boolean interrupted) {
+            this.interrupted = interrupted;
+        }
+
+        @Override
+        public io.sluice.state.IncrementalStateHandle upload(io.sluice.state.CheckpointFiles files) {
+            try {
+                Path dir = Files.createTempDirectory(root, "snapshot");
+                files.uploadShared(Files.writeString(dir.resolve("1.sst"), "table"), "1.sst");
+                files.uploadPrivate(Files.writeString(dir.resolve("MANIFEST-1"), "manifest"), "MANIFEST-1");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+                throw new java.io.UncheckedIOException(new java.nio.channels.ClosedByInterruptException());
+            }
+            throw new StorageException("Checkpoint storage refused the third file (Access Denied)");
+        }
+
+        @Override
+        public void discard() {
+        }
+
+        @Override
+        public void writeTo(io.sluice.state.KeyedSnapshotOutput out) {
+            throw new UnsupportedOperationException("a checkpoint of RocksDB's files only");
+        }
+    }
+
+    /** This test's heap backend, but its checkpoint snapshots are {@code snapshot}. */
+    private io.sluice.state.KeyedStateBackend backendSnapshotting(io.sluice.state.KeyedStateSnapshot snapshot) {
+        return (io.sluice.state.KeyedStateBackend) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {io.sluice.state.KeyedStateBackend.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("checkpointSnapshot")) {
+                        return snapshot;
+                    }
+                    try {
+                        return method.invoke(backend, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    private static List<Path> filesIn(Path dir) throws java.io.IOException {
+        if (!Files.exists(dir)) {
+            return List.of();
+        }
+        try (java.util.stream.Stream<Path> walk = Files.walk(dir)) {
+            return walk.filter(Files::isRegularFile).toList();
+        }
+    }
+
+    @Test
     void noticesReachTheOperatorsOnTheTaskThreadOnly() throws Exception {
         SubtaskCheckpointer checkpointer = checkpointer(storageIn(root), -1, null);
 

@@ -259,7 +259,7 @@ class TaskStateRestoreTest {
     void rocksDbFilesComeFromTheTaskLocalFilesOfTheirUploadWithoutReadingStorage() throws Exception {
         CheckpointStorage storage = storage();
         IncrementalStateHandle uploaded = localState.upload(4, new FileSnapshot(List.of(), "1.sst", "MANIFEST-1"),
-                new StorageCheckpointFiles(storage, jobId, 4, 3, 0));
+                new StorageCheckpointFiles(storage, jobId, 4, 3, 0, new UploadedFiles()));
         assertThat(localCopies.localFiles(jobId, 3, 0)).hasSize(2);
 
         DownloadingBackend backend = new DownloadingBackend(root.resolve("restore"));
@@ -277,7 +277,7 @@ class TaskStateRestoreTest {
         CheckpointStorage storage = storage();
         // Uploaded by a subtask that kept nothing (e.g. on another task executor).
         IncrementalStateHandle uploaded = new SubtaskLocalState(null, jobId, 3, 0).upload(4,
-                new FileSnapshot(List.of(), "1.sst", "MANIFEST-1"), new StorageCheckpointFiles(storage, jobId, 4, 3, 0));
+                new FileSnapshot(List.of(), "1.sst", "MANIFEST-1"), new StorageCheckpointFiles(storage, jobId, 4, 3, 0, new UploadedFiles()));
 
         restoreIncremental(storage, uploaded, 4, true).keyedStateBackend(
                 spec -> new DownloadingBackend(root.resolve("restore-1")), spec());
@@ -286,7 +286,7 @@ class TaskStateRestoreTest {
 
         // The next checkpoint refers to the restored table file: it has its local file.
         IncrementalStateHandle next = localState.upload(5, new FileSnapshot(uploaded.sharedFiles(), "MANIFEST-2"),
-                new StorageCheckpointFiles(storage, jobId, 5, 3, 0));
+                new StorageCheckpointFiles(storage, jobId, 5, 3, 0, new UploadedFiles()));
         DownloadingBackend backend = new DownloadingBackend(root.resolve("restore-2"));
         restoreIncremental(storage, next, 5, true).keyedStateBackend(spec -> backend, spec());
         assertThat(stateReads()).as("nothing more read").isEqualTo(2);

@@ -1,0 +1,78 @@
+package io.sluice.taskexecutor;
+
+import io.sluice.checkpoint.CheckpointStorage;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The files that one upload of a subtask's checkpoint (or savepoint) state wrote to checkpoint storage, so that
+ * an upload that fails or is interrupted part-way deletes them itself ({@link #deleteAfterFailure}).
+ *
+ * <p>Nobody else can: the job master aborts the checkpoint knowing only the acknowledgements it received, and a
+ * shared file (a RocksDB table file) has a name no other upload uses, outside the checkpoint's directory. Without
+ * this they stayed in storage until the job's checkpoints were deleted; with checkpoints retained, for ever.
+ *
+ * <p>Threading: the I/O thread that runs the upload, only (checked).
+ */
+final class UploadedFiles {
+    private static final Logger LOG = LoggerFactory.getLogger(UploadedFiles.class);
+
+    private final Thread owner = Thread.currentThread();
+    private final List<String> paths = new ArrayList<>();
+
+    /** Records that {@code path} was written; returns it. */
+    String add(String path) {
+        checkThread();
+        paths.add(path);
+        return path;
+    }
+
+    /** The paths written so far, in order. */
+    List<String> paths() {
+        checkThread();
+        return List.copyOf(paths);
+    }
+
+    /**
+     * Deletes every file written so far (the upload failed, nothing refers to them) and returns how many went. A
+     * file that cannot be deleted is logged and stays. A cancel's interrupt is put aside while deleting (a storage
+     * client may refuse to start a request on an interrupted thread) and restored afterwards.
+     */
+    int deleteAfterFailure(CheckpointStorage storage, String taskName, long checkpointId) {
+        checkThread();
+        if (paths.isEmpty()) {
+            return 0;
+        }
+        boolean interrupted = Thread.interrupted();
+        int deleted = 0;
+        try {
+            for (String path : paths) {
+                try {
+                    storage.deleteFile(path);
+                    deleted++;
+                } catch (RuntimeException e) {
+                    LOG.warn("{}: could not delete {} from {} after the upload of checkpoint {} failed; it stays until"
+                            + " the job's checkpoints are deleted: {}", taskName, path, storage.location(),
+                            checkpointId, e.toString());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        LOG.debug("{}: deleted {} of the {} file(s) of the failed upload of checkpoint {}", taskName, deleted,
+                paths.size(), checkpointId);
+        paths.clear();
+        return deleted;
+    }
+
+    private void checkThread() {
+        if (Thread.currentThread() != owner) {
+            throw new IllegalStateException("The uploaded files of one upload belong to its thread " + owner.getName()
+                    + ", not " + Thread.currentThread().getName());
+        }
+    }
+}
