@@ -214,17 +214,18 @@ final class SubtaskCheckpointer implements BarrierHandler {
             }
             target.jobMaster().acknowledgeCheckpoint(target.attemptId(), checkpointId, handle);
         } catch (Throwable t) {
-            // Unacknowledged, what this upload wrote is known to nobody else: it goes now, not with the job.
-            written.deleteAfterFailure(target.storage(), target.taskName(), checkpointId);
             if (ending.getAsBoolean()) {
                 // Not declined: the job master hears the task's end (cancelled, failed), which aborts the checkpoint
                 // as no failure of checkpointing; a decline would report the closed state as a storage failure.
                 LOG.debug("Task {} ended while writing its state for checkpoint {}", target.taskName(), checkpointId,
                         t);
-                return;
+            } else {
+                LOG.warn("Task {} could not write its state for checkpoint {}", target.taskName(), checkpointId, t);
+                target.jobMaster().declineCheckpoint(target.attemptId(), checkpointId, t);
             }
-            LOG.warn("Task {} could not write its state for checkpoint {}", target.taskName(), checkpointId, t);
-            target.jobMaster().declineCheckpoint(target.attemptId(), checkpointId, t);
+            // Unacknowledged, what this upload wrote is known to nobody else: it goes now, not with the job. After the
+            // decline, so that a storage that cannot take the deletes either does not hold the job master's news up.
+            written.deleteAfterFailure(target.storage(), target.taskName(), checkpointId);
         }
     }
 

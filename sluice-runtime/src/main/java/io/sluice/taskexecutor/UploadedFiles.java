@@ -36,9 +36,11 @@ final class UploadedFiles {
     }
 
     /**
-     * Deletes every file written so far (the upload failed, nothing refers to them) and returns how many went. A
-     * file that cannot be deleted is logged and stays. A cancel's interrupt is put aside while deleting (a storage
-     * client may refuse to start a request on an interrupted thread) and restored afterwards.
+     * Deletes every file written so far (the upload failed, nothing refers to them) and returns how many went. The
+     * first delete that fails ends it (storage that refused the upload is likely to refuse the rest, each after its
+     * timeout): that file and the ones after it are logged and stay until the job's checkpoints are deleted. A
+     * cancel's interrupt is put aside while deleting (a storage client may refuse to start a request on an
+     * interrupted thread) and restored afterwards.
      */
     int deleteAfterFailure(CheckpointStorage storage, String taskName, long checkpointId) {
         checkThread();
@@ -53,9 +55,11 @@ final class UploadedFiles {
                     storage.deleteFile(path);
                     deleted++;
                 } catch (RuntimeException e) {
-                    LOG.warn("{}: could not delete {} from {} after the upload of checkpoint {} failed; it stays until"
-                            + " the job's checkpoints are deleted: {}", taskName, path, storage.location(),
-                            checkpointId, e.toString());
+                    LOG.warn("{}: could not delete {} from {} after the upload of checkpoint {} failed ({}); it and"
+                            + " {} more file(s) of that upload stay until the job's checkpoints are deleted",
+                            taskName, path, storage.location(), checkpointId, e.getMessage(),
+                            paths.size() - deleted - 1);
+                    break;
                 }
             }
         } finally {

@@ -20,6 +20,8 @@ final class RecordingOperator implements StreamOperator<Object> {
     private transient Output<Object> out;
     private transient OptionalLong restoredCheckpointId;
     private transient volatile Exception prepareSnapshotFailure;
+    /** What {@link #snapshotState} returns: the operator's own state; {@code null} (none) unless a test sets it. */
+    private transient volatile byte[] operatorState;
 
     RecordingOperator(String name) {
         this(name, new CopyOnWriteArrayList<>());
@@ -62,6 +64,16 @@ final class RecordingOperator implements StreamOperator<Object> {
         if (failure != null) {
             throw failure;
         }
+    }
+
+    /** From now on the operator has its own state, {@code state}, in every snapshot. */
+    void snapshotsOperatorState(byte[] state) {
+        operatorState = state;
+    }
+
+    @Override
+    public byte[] snapshotState(long checkpointId) {
+        return operatorState;
     }
 
     /** The next {@link #prepareSnapshot} throws {@code failure} (once). */

@@ -290,6 +290,30 @@ class SubtaskCheckpointerTest {
         assertThat(filesIn(checkpoints)).isEmpty();
     }
 
+    @Test
+    void aKeyedStateFileWrittenBeforeTheOperatorStateWasRefusedIsDeleted() throws Exception {
+        sink.snapshotsOperatorState(new byte[4096]);
+        Path checkpoints = root.resolve("checkpoints");
+        CheckpointStorage storage = new CheckpointStorage(new io.sluice.storage.ForwardingBlobStore(
+                new LocalFileBlobStore(checkpoints)) {
+            @Override
+            public void put(String path, byte[] data) {
+                if (path.endsWith(".opstate")) {
+                    throw new StorageException("Checkpoint storage refused " + path + " (Access Denied)");
+                }
+                super.put(path, data);
+            }
+        }, new SimpleMeterRegistry());
+        SubtaskCheckpointer checkpointer = checkpointer(storage, -1, null);
+
+        checkpointer.checkpoint(9, 1_000);
+        io.triggerAll();
+
+        assertThat(jobMaster.events()).containsExactly("decline 9");
+        assertThat(jobMaster.declined(9)).hasMessageContaining(".opstate");
+        assertThat(filesIn(checkpoints)).as("the keyed state file written first").isEmpty();
+    }
+
     /**
      * A RocksDB-like snapshot whose upload writes a shared table file and a file of its own, then fails on the third:
      * refused by storage, or interrupted by a cancel ({@code interrupted}).
