@@ -136,9 +136,10 @@ class FailedUploadCleanupITCase {
                 details.checkpoints().completed(), details.checkpoints().failed());
         assertThat(details.status()).as("a refused upload fails a checkpoint, not the job").isEqualTo(JobStatus.RUNNING);
         assertThat(details.checkpoints().failed()).isPositive();
-        assertThat(orphaned).as("the table files uploaded for the refused checkpoint")
-                .isNotEmpty()
-                .allSatisfy(path -> assertThat(checkpoints.resolve(path)).as("deleted by the subtask").doesNotExist());
+        assertThat(orphaned).as("the table files uploaded for the refused checkpoint").isNotEmpty();
+        // Deleted on the upload's I/O thread right after its decline: long done, but not ordered with the checkpoints.
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(orphaned)
+                .allSatisfy(path -> assertThat(checkpoints.resolve(path)).as("deleted by the subtask").doesNotExist()));
 
         IncrementalCheckpointRecoveryITCase.OPEN.put(gate, true);
         JobResult result = cluster.dispatcher().requestJobResult(id).get(120, TimeUnit.SECONDS);
