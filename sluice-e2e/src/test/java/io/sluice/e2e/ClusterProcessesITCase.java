@@ -486,7 +486,9 @@ class ClusterProcessesITCase {
             await().atMost(Duration.ofSeconds(60))
                     .until(() -> lost.output().lines().filter(l -> l.contains("no job manager leads")).count() > lines);
             assertThat(lost.process().isAlive()).as("it keeps retrying instead of exiting").isTrue();
-            assertThat(registeredSlots(jm.restUrl())).isZero();
+            // An answer, then 0 (-1 is no answer: CI saw a request fail once on a loaded machine, 2026-12-06).
+            int slots = await().atMost(Duration.ofSeconds(60)).until(() -> registeredSlots(jm.restUrl()), n -> n >= 0);
+            assertThat(slots).isZero();
         } catch (Throwable t) {
             throw new AssertionError(t + processes.diagnostics(), t);
         }
