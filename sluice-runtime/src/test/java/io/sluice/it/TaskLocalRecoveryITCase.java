@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.api.tuple.Tuple2;
 import io.sluice.api.sink.CollectingSink;
-import io.sluice.api.source.SequenceSource;
+import io.sluice.core.serialization.Serializers;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.config.Configuration;
@@ -40,7 +40,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TaskLocalRecoveryITCase {
     private static final int KEYS = 8;
-    private static final long RECORDS = 150_000; // 5 s at the source's rate
+    private static final long RECORDS = 150_000;
+    /** Records read at full speed before the source slows to a trickle until {@link #gate} opens. */
+    private static final int FILL = 15_000;
 
     @TempDir
     Path dir;
@@ -48,6 +50,7 @@ class TaskLocalRecoveryITCase {
     private LocalCluster cluster;
     private CollectingSink<Tuple2<Long, Long>> sink;
     private InjectedFailures failures;
+    private final String gate = "task-local recovery " + java.util.UUID.randomUUID();
 
     @BeforeEach
     void start() {
@@ -57,6 +60,7 @@ class TaskLocalRecoveryITCase {
                 .build();
         sink = CollectingSink.create();
         failures = InjectedFailures.onceArmed();
+        IncrementalCheckpointRecoveryITCase.OPEN.put(gate, false);
     }
 
     @AfterEach
@@ -67,6 +71,7 @@ class TaskLocalRecoveryITCase {
         cluster.close();
         sink.release();
         failures.release();
+        IncrementalCheckpointRecoveryITCase.OPEN.remove(gate);
     }
 
     private JobId submit(boolean localRecovery) throws Exception {
@@ -81,22 +86,31 @@ class TaskLocalRecoveryITCase {
                 // The state is small enough to be inlined; keep it in state files, the subject here.
                 .setInlineStateThreshold(0)
                 .setRestartStrategy(new RestartStrategyConfig.FixedDelay(1_000, Duration.ofMillis(20)));
-        KeyedCountingJob.build(env, SequenceSource.bounded(0, RECORDS - 1).withRate(30_000), KEYS, failures, sink);
+        // Up to FILL records, then one a millisecond per subtask until the test opens the gate: the input cannot run
+        // out before the failure is armed, however slow the machine (CI's loaded machine once took longer than the
+        // whole input at 30,000 records/s to complete three checkpoints, and the job finished without a failover).
+        env.fromSource(new IncrementalCheckpointRecoveryITCase.HeldSource(gate, RECORDS, FILL / 2,
+                        Duration.ofMillis(1)), "numbers")
+                .keyBy(new KeyedCountingJob.ModKey(KEYS))
+                .map(new KeyedCountingJob.CountPerKey(KEYS, failures)).name("count per key")
+                .returns(Serializers.tuple2(Serializers.LONG, Serializers.LONG))
+                .addSink(sink, "results");
         return cluster.submit(env.buildJobGraph("local recovery " + localRecovery + " " + backend));
     }
 
     /**
      * Waits for a few checkpoints, then makes storage refuse connections, then arms the failure (at the
-     * next record). A failure at a fixed record (45,000 of 60,000) came before storage went down on
-     * CI's loaded machine.
+     * next record) and lets the rest of the input through. A failure at a fixed record (45,000 of 60,000) came
+     * before storage went down on CI's loaded machine.
      */
     private void refuseStorageBeforeTheFailure(JobId id) {
         await().atMost(Duration.ofSeconds(30)).until(() ->
                 cluster.dispatcher().requestJobDetails(id).get(5, TimeUnit.SECONDS).checkpoints().completed() >= 3
-                        && sink.count() >= 15_000);
+                        && sink.count() >= FILL);
         assertThat(failures.thrown()).as("the failure must come after storage went down").isZero();
         faults.get().refuseConnections();
         failures.arm();
+        IncrementalCheckpointRecoveryITCase.OPEN.put(gate, true);
     }
 
     private CheckpointStorage storage() {
