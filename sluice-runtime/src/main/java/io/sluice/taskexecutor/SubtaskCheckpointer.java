@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * in memory is serialized to a local temporary file and streamed from there ({@link SpillingSnapshotOutput},
  * {@link Spill}); the handle is acknowledged
  * to the job master, or the checkpoint declined with the cause (not once the task is ending: its end, which the
- * job master hears, aborts the checkpoint). A barrier alignment that a newer
+ * job master hears, aborts the checkpoint). An upload that failed, or that completed only after its task was
+ * cancelled or failed, deletes the files it wrote ({@link UploadedFiles}) instead. A barrier alignment that a newer
  * checkpoint's barrier abandoned ({@link #onAborted}) is declined at once, and so is a checkpoint whose
  * sink could not reach its system at the pre-commit ({@link SinkUnavailableException}): the task keeps
  * running and the sink pre-commits what it kept at the next barrier.
@@ -98,7 +99,7 @@ final class SubtaskCheckpointer implements BarrierHandler {
      * @param reader    the source reader, or {@code null} for a task that reads other tasks
      * @param ending    whether the task was cancelled, or failed and is closing its state (a failed upload is then
      *                  no news and declines nothing: the task's own end is what the job master hears and the log
-     *                  says)
+     *                  says; a completed one is not acknowledged but deleted)
      */
     SubtaskCheckpointer(Target target, OperatorChain chain, KeyedStateBackend backend, SourceReader<?> reader,
                         StateUploads uploads, TaskThread taskThread, BooleanSupplier ending) {
@@ -211,6 +212,16 @@ final class SubtaskCheckpointer implements BarrierHandler {
                         : handle.withOperatorState(null, written.add(target.storage().writeOperatorState(target.jobId(),
                                 checkpointId, target.attemptId().vertexId(), target.attemptId().subtaskIndex(),
                                 operatorState)));
+            }
+            if (ending.getAsBoolean()) {
+                // Written, but the task was cancelled or failed meanwhile (an upload blocked in a write does not
+                // answer the cancel's interrupt). Its end aborts the checkpoint at any job master still running,
+                // so the acknowledgement could not complete it; and a job master that ended (a cancelled job)
+                // would delete nothing: the files go now.
+                LOG.debug("Task {} ended while writing its state for checkpoint {}; deleting what it wrote",
+                        target.taskName(), checkpointId);
+                written.deleteAfterFailure(target.storage(), target.taskName(), checkpointId);
+                return;
             }
             target.jobMaster().acknowledgeCheckpoint(target.attemptId(), checkpointId, handle);
         } catch (Throwable t) {

@@ -8,7 +8,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The files that one upload of a subtask's checkpoint (or savepoint) state wrote to checkpoint storage, so that
- * an upload that fails or is interrupted part-way deletes them itself ({@link #deleteAfterFailure}).
+ * an upload that fails or is interrupted part-way, or completes only after its task ended, deletes them itself
+ * ({@link #deleteAfterFailure}).
  *
  * <p>Nobody else can: the job master aborts the checkpoint knowing only the acknowledgements it received, and a
  * shared file (a RocksDB table file) has a name no other upload uses, outside the checkpoint's directory. Without

@@ -314,6 +314,85 @@ class SubtaskCheckpointerTest {
         assertThat(filesIn(checkpoints)).as("the keyed state file written first").isEmpty();
     }
 
+    @Test
+    void anUploadThatCompletesAfterItsTaskWasCancelledDeletesWhatItWroteInsteadOfAcknowledging() throws Exception {
+        Path checkpoints = root.resolve("checkpoints");
+        java.util.concurrent.atomic.AtomicBoolean ending = new java.util.concurrent.atomic.AtomicBoolean();
+        SubtaskCheckpointer checkpointer = new SubtaskCheckpointer(target(storageIn(checkpoints), -1), chain,
+                backendSnapshotting(new CompletingFileSnapshot(() -> ending.set(true))), null, uploads, taskThread,
+                ending::get);
+
+        checkpointer.checkpoint(10, 1_000);
+        io.triggerAll(); // the cancel comes while the upload runs (a blocked write does not answer its interrupt)
+
+        assertThat(jobMaster.events()).as("no acknowledgement: no job master may be left to take the files").isEmpty();
+        assertThat(filesIn(checkpoints)).as("the shared table file and the checkpoint's own file").isEmpty();
+    }
+
+    @Test
+    void aStateFileWrittenForATaskThatFailedMeanwhileIsDeletedInsteadOfAcknowledged() throws Exception {
+        Path checkpoints = root.resolve("checkpoints");
+        java.util.concurrent.atomic.AtomicBoolean ending = new java.util.concurrent.atomic.AtomicBoolean();
+        SubtaskCheckpointer checkpointer = new SubtaskCheckpointer(target(storageIn(checkpoints), -1), chain, backend,
+                null, uploads, taskThread, ending::get);
+
+        checkpointer.checkpoint(11, 1_000);
+        ending.set(true); // the task failed and closes its state; the upload was not cancelled
+        io.triggerAll();
+
+        assertThat(jobMaster.events()).isEmpty();
+        assertThat(filesIn(checkpoints)).isEmpty();
+    }
+
+    @Test
+    void anUploadThatCompletesWhileItsTaskRunsIsAcknowledgedAndKept() throws Exception {
+        Path checkpoints = root.resolve("checkpoints");
+        SubtaskCheckpointer checkpointer = new SubtaskCheckpointer(target(storageIn(checkpoints), -1), chain,
+                backendSnapshotting(new CompletingFileSnapshot(() -> { })), null, uploads, taskThread, () -> false);
+
+        checkpointer.checkpoint(12, 1_000);
+        io.triggerAll();
+
+        assertThat(jobMaster.events()).containsExactly("ack 12");
+        assertThat(filesIn(checkpoints)).hasSize(2);
+    }
+
+    /** A RocksDB-like snapshot whose upload writes a shared table file and a file of its own, then runs {@code after}. */
+    private final class CompletingFileSnapshot implements io.sluice.state.IncrementalKeyedStateSnapshot {
+        private final Runnable after;
+
+        CompletingFileSnapshot(Runnable after) {
+            this.after = after;
+        }
+
+        @Override
+        public io.sluice.state.IncrementalStateHandle upload(io.sluice.state.CheckpointFiles files) {
+            try {
+                Path dir = Files.createTempDirectory(root, "snapshot");
+                String shared = files.uploadShared(Files.writeString(dir.resolve("1.sst"), "table"), "1.sst");
+                String own = files.uploadPrivate(Files.writeString(dir.resolve("MANIFEST-1"), "manifest"),
+                        "MANIFEST-1");
+                io.sluice.state.IncrementalStateHandle handle = new io.sluice.state.IncrementalStateHandle(
+                        backend.keyGroupRange(), 128, new byte[0],
+                        List.of(new io.sluice.state.IncrementalStateHandle.StateFile("1.sst", shared, 5)),
+                        List.of(new io.sluice.state.IncrementalStateHandle.StateFile("MANIFEST-1", own, 8)));
+                after.run();
+                return handle;
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public void discard() {
+        }
+
+        @Override
+        public void writeTo(io.sluice.state.KeyedSnapshotOutput out) {
+            throw new UnsupportedOperationException("a checkpoint of RocksDB's files only");
+        }
+    }
+
     /**
      * A RocksDB-like snapshot whose upload writes a shared table file and a file of its own, then fails on the third:
      * refused by storage, or interrupted by a cancel ({@code interrupted}).
