@@ -215,9 +215,9 @@ final class SubtaskCheckpointer implements BarrierHandler {
             }
             if (ending.getAsBoolean()) {
                 // Written, but the task was cancelled or failed meanwhile (an upload blocked in a write does not
-                // answer the cancel's interrupt). Its end aborts the checkpoint at any job master still running,
-                // so the acknowledgement could not complete it; and a job master that ended (a cancelled job)
-                // would delete nothing: the files go now.
+                // answer the cancel's interrupt). Its end aborts the checkpoint, so the acknowledgement could not
+                // complete it; a job master still running would delete the files as a late upload, but one whose
+                // process ended meanwhile (a job-manager failover) never hears of them: they go now.
                 LOG.debug("Task {} ended while writing its state for checkpoint {}; deleting what it wrote",
                         target.taskName(), checkpointId);
                 written.deleteAfterFailure(target.storage(), target.taskName(), checkpointId);

@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -32,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An upload of a RocksDB incremental checkpoint that storage refuses part-way, after the subtask uploaded new table
  * files for it: those files are deleted by the subtask, the checkpoint is declined, and the job runs on to exact
- * results. Nobody else could delete them: the job master aborts the checkpoint knowing only the acknowledgements it
+ * results. And one that a stalled write holds past its job's cancel, then completes: its files are gone too. Nobody else could delete them: the job master aborts the checkpoint knowing only the acknowledgements it
  * received, the files have names no other upload uses, in the job's {@code shared/} directory, and the backend
  * refers only to files of confirmed checkpoints. Before, they stayed until the job's checkpoints were deleted (with
  * checkpoints retained, for ever).
@@ -85,6 +86,83 @@ class FailedUploadCleanupITCase {
         }
     }
 
+    /**
+     * Holds, once armed, the first upload of a checkpoint's {@code OPTIONS} file (the last of RocksDB's files to go
+     * up) that follows new table files of the same subtask, until released; meanwhile it answers no interrupt, as a
+     * write blocked on a stalled store's socket does not, and then completes the write.
+     */
+    private static final class HoldOnce {
+        volatile boolean armed;
+        final CountDownLatch holding = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final CountDownLatch written = new CountDownLatch(1);
+        private final List<String> sharedSinceOptions = new ArrayList<>();
+        private List<String> held;
+
+        synchronized List<String> held() {
+            return held;
+        }
+
+        BlobStore decorate(BlobStore store) {
+            return new ForwardingBlobStore(store) {
+                @Override
+                public void put(String path, BlobContent content) {
+                    if (path.contains("/chk-") && path.matches(".*-OPTIONS-\\d+")) {
+                        boolean hold;
+                        synchronized (HoldOnce.this) {
+                            hold = armed && held == null && !sharedSinceOptions.isEmpty();
+                            if (hold) {
+                                held = new ArrayList<>(sharedSinceOptions);
+                                held.add(path);
+                            }
+                            sharedSinceOptions.clear();
+                        }
+                        if (hold) {
+                            byte[] bytes = readAll(content); // the task's end may delete its local snapshot
+                            holding.countDown();
+                            boolean interrupted = awaitAnsweringNoInterrupt(release);
+                            super.put(path, BlobContent.of(bytes));
+                            written.countDown();
+                            if (interrupted) {
+                                Thread.currentThread().interrupt();
+                            }
+                            return;
+                        }
+                    }
+                    super.put(path, content);
+                    if (path.contains("/shared/")) {
+                        synchronized (HoldOnce.this) {
+                            sharedSinceOptions.add(path);
+                        }
+                    }
+                }
+            };
+        }
+
+        private static byte[] readAll(BlobContent content) {
+            try (java.io.InputStream in = content.open(0, content.length())) {
+                return in.readAllBytes();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+
+        /** Waits for {@code latch} whatever interrupts come; whether one came. */
+        private static boolean awaitAnsweringNoInterrupt(CountDownLatch latch) {
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    if (latch.await(60, TimeUnit.SECONDS)) {
+                        return interrupted;
+                    }
+                    throw new IllegalStateException("the test never released the held upload");
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        }
+    }
+
     @AfterEach
     void stop() {
         if (cluster != null) {
@@ -101,28 +179,14 @@ class FailedUploadCleanupITCase {
     @Test
     void theTableFilesOfAnUploadRefusedPartWayAreDeletedAndTheJobRunsOnToExactResults() throws Exception {
         RefuseOnce refuse = new RefuseOnce();
-        Configuration configuration = new Configuration()
-                .setString("state.backend.rocksdb.compaction.target-file-size", "16 kb")
-                .setString("state.backend.rocksdb.compaction.level0-files", "4")
-                .setString("state.backend.rocksdb.local-dir", dir.resolve("rocksdb").toString());
-        cluster = LocalCluster.builder().haDirectory(dir.resolve("ha")).configuration(configuration)
+        cluster = LocalCluster.builder().haDirectory(dir.resolve("ha")).configuration(rocksDbWithSmallFiles())
                 .blobStoreDecorator(refuse::decorate).build();
         sink = CollectingSink.create();
         long records = 20_000;
         gate = "failed upload " + java.util.UUID.randomUUID();
         IncrementalCheckpointRecoveryITCase.OPEN.put(gate, false);
         Path checkpoints = dir.resolve("checkpoints");
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(1)
-                .setStateBackend(StateBackendType.ROCKSDB).setIncrementalCheckpoints(true)
-                .enableCheckpointing(Duration.ofMillis(50)).setInlineStateThreshold(0)
-                .setCheckpointDir(checkpoints.toString());
-        env.fromSource(new IncrementalCheckpointRecoveryITCase.HeldSource(gate, records, KEYS, Duration.ofMillis(2)),
-                        "numbers")
-                .keyBy(new KeyedCountingJob.ModKey(KEYS))
-                .map(new IncrementalCheckpointRecoveryITCase.CountWithPadding(KEYS)).name("count per key")
-                .returns(Serializers.tuple2(Serializers.LONG, Serializers.LONG))
-                .addSink(sink, "results");
-        JobId id = cluster.submit(env.buildJobGraph("failed upload"));
+        JobId id = cluster.submit(countingJob(checkpoints, records).buildJobGraph("failed upload"));
 
         await().atMost(Duration.ofSeconds(60)).until(() -> sink.results().size() >= KEYS);
         refuse.armed = true;
@@ -146,6 +210,60 @@ class FailedUploadCleanupITCase {
         assertThat(result.status()).isEqualTo(JobStatus.FINISHED);
         Map<Long, Long> last = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
         assertThat(last).isEqualTo(KeyedCountingJob.expectedCounts(records, KEYS));
+    }
+
+    @Test
+    void theFilesOfAnUploadThatCompletesOnlyAfterItsJobWasCancelledAreDeleted() throws Exception {
+        HoldOnce hold = new HoldOnce();
+        cluster = LocalCluster.builder().haDirectory(dir.resolve("ha")).configuration(rocksDbWithSmallFiles())
+                .blobStoreDecorator(hold::decorate).build();
+        sink = CollectingSink.create();
+        gate = "late upload " + java.util.UUID.randomUUID();
+        IncrementalCheckpointRecoveryITCase.OPEN.put(gate, false);
+        Path checkpoints = dir.resolve("checkpoints");
+        JobId id = cluster.submit(countingJob(checkpoints, 20_000).buildJobGraph("late upload"));
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> sink.results().size() >= KEYS);
+        hold.armed = true;
+        assertThat(hold.holding.await(60, TimeUnit.SECONDS)).as("an upload after new table files was held").isTrue();
+        cluster.dispatcher().cancelJob(id).get(10, TimeUnit.SECONDS);
+        JobResult result = cluster.dispatcher().requestJobResult(id).get(60, TimeUnit.SECONDS);
+        assertThat(result.status()).as("cancelled while the upload is held").isEqualTo(JobStatus.CANCELED);
+        List<String> held = hold.held();
+        assertThat(held).as("the held upload's new table files and its OPTIONS file").hasSizeGreaterThan(1);
+        assertThat(checkpoints.resolve(held.get(0))).as("uploaded before the hold").exists();
+
+        hold.release.countDown();
+        assertThat(hold.written.await(60, TimeUnit.SECONDS)).as("the held write completed").isTrue();
+        System.out.printf("held after %d new table files; the job was %s when the upload completed%n",
+                held.size() - 1, result.status());
+        // Deleted by the subtask right after the write, instead of acknowledged. (Without that, this job manager would
+        // delete them too, as a late acknowledgement, since its process still runs: the subtask's delete is what
+        // covers an acknowledgement that reaches no job master, SubtaskCheckpointerTest.)
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(held)
+                .allSatisfy(path -> assertThat(checkpoints.resolve(path)).as("deleted by the subtask").doesNotExist()));
+    }
+
+    private Configuration rocksDbWithSmallFiles() {
+        return new Configuration()
+                .setString("state.backend.rocksdb.compaction.target-file-size", "16 kb")
+                .setString("state.backend.rocksdb.compaction.level0-files", "4")
+                .setString("state.backend.rocksdb.local-dir", dir.resolve("rocksdb").toString());
+    }
+
+    /** Counts per key on RocksDB with incremental checkpoints every 50 ms; its source holds at the gate. */
+    private StreamExecutionEnvironment countingJob(Path checkpoints, long records) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(1)
+                .setStateBackend(StateBackendType.ROCKSDB).setIncrementalCheckpoints(true)
+                .enableCheckpointing(Duration.ofMillis(50)).setInlineStateThreshold(0)
+                .setCheckpointDir(checkpoints.toString());
+        env.fromSource(new IncrementalCheckpointRecoveryITCase.HeldSource(gate, records, KEYS, Duration.ofMillis(2)),
+                        "numbers")
+                .keyBy(new KeyedCountingJob.ModKey(KEYS))
+                .map(new IncrementalCheckpointRecoveryITCase.CountWithPadding(KEYS)).name("count per key")
+                .returns(Serializers.tuple2(Serializers.LONG, Serializers.LONG))
+                .addSink(sink, "results");
+        return env;
     }
 
     private JobDetails details(JobId id) throws Exception {

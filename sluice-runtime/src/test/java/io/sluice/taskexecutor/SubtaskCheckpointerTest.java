@@ -266,7 +266,7 @@ class SubtaskCheckpointerTest {
     void anUploadThatFailsPartWayDeletesTheFilesItWroteAndDeclines() throws Exception {
         Path checkpoints = root.resolve("checkpoints");
         SubtaskCheckpointer checkpointer = new SubtaskCheckpointer(target(storageIn(checkpoints), -1), chain,
-                backendSnapshotting(new FailingFileSnapshot(false)), null, uploads, taskThread, () -> false);
+                backendSnapshotting(new TwoFileSnapshot(SubtaskCheckpointerTest::refuseTheThirdFile)), null, uploads, taskThread, () -> false);
 
         checkpointer.checkpoint(7, 1_000);
         io.triggerAll();
@@ -280,7 +280,7 @@ class SubtaskCheckpointerTest {
     void anUploadACancelInterruptsDeletesWhatItWroteAndKeepsTheInterrupt() throws Exception {
         Path checkpoints = root.resolve("checkpoints");
         SubtaskCheckpointer checkpointer = new SubtaskCheckpointer(target(storageIn(checkpoints), -1), chain,
-                backendSnapshotting(new FailingFileSnapshot(true)), null, uploads, taskThread, () -> true);
+                backendSnapshotting(new TwoFileSnapshot(SubtaskCheckpointerTest::interruptedByACancel)), null, uploads, taskThread, () -> true);
 
         checkpointer.checkpoint(8, 1_000);
         io.triggerAll(); // on this thread: the interrupt stays set for the executor, as on an I/O thread
@@ -319,7 +319,7 @@ class SubtaskCheckpointerTest {
         Path checkpoints = root.resolve("checkpoints");
         java.util.concurrent.atomic.AtomicBoolean ending = new java.util.concurrent.atomic.AtomicBoolean();
         SubtaskCheckpointer checkpointer = new SubtaskCheckpointer(target(storageIn(checkpoints), -1), chain,
-                backendSnapshotting(new CompletingFileSnapshot(() -> ending.set(true))), null, uploads, taskThread,
+                backendSnapshotting(new TwoFileSnapshot(() -> ending.set(true))), null, uploads, taskThread,
                 ending::get);
 
         checkpointer.checkpoint(10, 1_000);
@@ -348,7 +348,7 @@ class SubtaskCheckpointerTest {
     void anUploadThatCompletesWhileItsTaskRunsIsAcknowledgedAndKept() throws Exception {
         Path checkpoints = root.resolve("checkpoints");
         SubtaskCheckpointer checkpointer = new SubtaskCheckpointer(target(storageIn(checkpoints), -1), chain,
-                backendSnapshotting(new CompletingFileSnapshot(() -> { })), null, uploads, taskThread, () -> false);
+                backendSnapshotting(new TwoFileSnapshot(() -> { })), null, uploads, taskThread, () -> false);
 
         checkpointer.checkpoint(12, 1_000);
         io.triggerAll();
@@ -357,30 +357,32 @@ class SubtaskCheckpointerTest {
         assertThat(filesIn(checkpoints)).hasSize(2);
     }
 
-    /** A RocksDB-like snapshot whose upload writes a shared table file and a file of its own, then runs {@code after}. */
-    private final class CompletingFileSnapshot implements io.sluice.state.IncrementalKeyedStateSnapshot {
-        private final Runnable after;
+    /**
+     * A RocksDB-like snapshot whose upload writes a shared table file and a file of its own, then runs {@code then}:
+     * which may end the upload there (storage refusing the third file, a cancel's interrupt) or let it complete.
+     */
+    private final class TwoFileSnapshot implements io.sluice.state.IncrementalKeyedStateSnapshot {
+        private final Runnable then;
 
-        CompletingFileSnapshot(Runnable after) {
-            this.after = after;
+        TwoFileSnapshot(Runnable then) {
+            this.then = then;
         }
 
         @Override
         public io.sluice.state.IncrementalStateHandle upload(io.sluice.state.CheckpointFiles files) {
+            String shared;
+            String own;
             try {
                 Path dir = Files.createTempDirectory(root, "snapshot");
-                String shared = files.uploadShared(Files.writeString(dir.resolve("1.sst"), "table"), "1.sst");
-                String own = files.uploadPrivate(Files.writeString(dir.resolve("MANIFEST-1"), "manifest"),
-                        "MANIFEST-1");
-                io.sluice.state.IncrementalStateHandle handle = new io.sluice.state.IncrementalStateHandle(
-                        backend.keyGroupRange(), 128, new byte[0],
-                        List.of(new io.sluice.state.IncrementalStateHandle.StateFile("1.sst", shared, 5)),
-                        List.of(new io.sluice.state.IncrementalStateHandle.StateFile("MANIFEST-1", own, 8)));
-                after.run();
-                return handle;
+                shared = files.uploadShared(Files.writeString(dir.resolve("1.sst"), "table"), "1.sst");
+                own = files.uploadPrivate(Files.writeString(dir.resolve("MANIFEST-1"), "manifest"), "MANIFEST-1");
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
+            then.run();
+            return new io.sluice.state.IncrementalStateHandle(backend.keyGroupRange(), 128, new byte[0],
+                    List.of(new io.sluice.state.IncrementalStateHandle.StateFile("1.sst", shared, 5)),
+                    List.of(new io.sluice.state.IncrementalStateHandle.StateFile("MANIFEST-1", own, 8)));
         }
 
         @Override
@@ -393,41 +395,13 @@ class SubtaskCheckpointerTest {
         }
     }
 
-    /**
-     * A RocksDB-like snapshot whose upload writes a shared table file and a file of its own, then fails on the third:
-     * refused by storage, or interrupted by a cancel ({@code interrupted}).
-     */
-    private final class FailingFileSnapshot implements io.sluice.state.IncrementalKeyedStateSnapshot {
-        private final boolean interrupted;
+    private static void refuseTheThirdFile() {
+        throw new StorageException("Checkpoint storage refused the third file (Access Denied)");
+    }
 
-        FailingFileSnapshot(boolean interrupted) {
-            this.interrupted = interrupted;
-        }
-
-        @Override
-        public io.sluice.state.IncrementalStateHandle upload(io.sluice.state.CheckpointFiles files) {
-            try {
-                Path dir = Files.createTempDirectory(root, "snapshot");
-                files.uploadShared(Files.writeString(dir.resolve("1.sst"), "table"), "1.sst");
-                files.uploadPrivate(Files.writeString(dir.resolve("MANIFEST-1"), "manifest"), "MANIFEST-1");
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-                throw new java.io.UncheckedIOException(new java.nio.channels.ClosedByInterruptException());
-            }
-            throw new StorageException("Checkpoint storage refused the third file (Access Denied)");
-        }
-
-        @Override
-        public void discard() {
-        }
-
-        @Override
-        public void writeTo(io.sluice.state.KeyedSnapshotOutput out) {
-            throw new UnsupportedOperationException("a checkpoint of RocksDB's files only");
-        }
+    private static void interruptedByACancel() {
+        Thread.currentThread().interrupt();
+        throw new java.io.UncheckedIOException(new java.nio.channels.ClosedByInterruptException());
     }
 
     /** This test's heap backend, but its checkpoint snapshots are {@code snapshot}. */
