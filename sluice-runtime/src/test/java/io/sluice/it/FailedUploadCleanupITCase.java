@@ -49,36 +49,55 @@ class FailedUploadCleanupITCase {
     private String gate;
 
     /**
-     * Refuses, once armed, the first upload of a checkpoint's {@code CURRENT} file (RocksDB's files go up sorted by
-     * name, so after its table files) for which the same subtask uploaded new table files before, and remembers those.
+     * Catches, once armed, the first upload of a checkpoint's file that {@code trigger} names and that follows new
+     * table files of the same subtask (RocksDB's files go up sorted by name: table files, {@code CURRENT},
+     * {@code MANIFEST}, {@code OPTIONS}), remembers those table files and hands that one write to {@code write}
+     * instead of storage.
      */
-    private static final class RefuseOnce {
-        volatile boolean armed;
-        private final List<String> sharedSinceCurrent = new ArrayList<>();
-        private List<String> orphaned;
+    private static final class InterceptOnce {
+        /** The caught write of {@code path} to {@code store}, after {@code newTableFiles}. */
+        interface Write {
+            void write(BlobStore store, String path, BlobContent content, List<String> newTableFiles);
+        }
 
-        synchronized List<String> orphaned() {
-            return orphaned;
+        volatile boolean armed;
+        private final java.util.function.Predicate<String> trigger;
+        private final Write write;
+        private final List<String> sharedSinceTrigger = new ArrayList<>();
+        private List<String> newTableFiles;
+
+        InterceptOnce(java.util.function.Predicate<String> trigger, Write write) {
+            this.trigger = trigger;
+            this.write = write;
+        }
+
+        /** The new table files uploaded before the caught write; {@code null} before it. */
+        synchronized List<String> newTableFiles() {
+            return newTableFiles;
         }
 
         BlobStore decorate(BlobStore store) {
             return new ForwardingBlobStore(store) {
                 @Override
                 public void put(String path, BlobContent content) {
-                    if (path.contains("/chk-") && path.endsWith("-CURRENT")) {
-                        synchronized (RefuseOnce.this) {
-                            if (armed && orphaned == null && !sharedSinceCurrent.isEmpty()) {
-                                orphaned = List.copyOf(sharedSinceCurrent);
-                                throw new StorageException("Checkpoint storage refused " + path
-                                        + " (injected by the test, after " + orphaned.size() + " new table files)");
+                    if (path.contains("/chk-") && trigger.test(path)) {
+                        List<String> caught = null;
+                        synchronized (InterceptOnce.this) {
+                            if (armed && newTableFiles == null && !sharedSinceTrigger.isEmpty()) {
+                                newTableFiles = List.copyOf(sharedSinceTrigger);
+                                caught = newTableFiles;
                             }
-                            sharedSinceCurrent.clear();
+                            sharedSinceTrigger.clear();
+                        }
+                        if (caught != null) {
+                            write.write(store, path, content, caught);
+                            return;
                         }
                     }
                     super.put(path, content);
                     if (path.contains("/shared/")) {
-                        synchronized (RefuseOnce.this) {
-                            sharedSinceCurrent.add(path);
+                        synchronized (InterceptOnce.this) {
+                            sharedSinceTrigger.add(path);
                         }
                     }
                 }
@@ -86,57 +105,36 @@ class FailedUploadCleanupITCase {
         }
     }
 
+    /** Refuses a checkpoint's {@code CURRENT} file after its new table files. */
+    private static InterceptOnce refusingCurrent() {
+        return new InterceptOnce(path -> path.endsWith("-CURRENT"), (store, path, content, newTableFiles) -> {
+            throw new StorageException("Checkpoint storage refused " + path + " (injected by the test, after "
+                    + newTableFiles.size() + " new table files)");
+        });
+    }
+
     /**
-     * Holds, once armed, the first upload of a checkpoint's {@code OPTIONS} file (the last of RocksDB's files to go
-     * up) that follows new table files of the same subtask, until released; meanwhile it answers no interrupt, as a
-     * write blocked on a stalled store's socket does not, and then completes the write.
+     * Holds a checkpoint's {@code OPTIONS} file (the last of RocksDB's files to go up) after its new table files until
+     * released; meanwhile it answers no interrupt, as a write blocked on a stalled store's socket does not, and then
+     * completes the write.
      */
-    private static final class HoldOnce {
-        volatile boolean armed;
+    private static final class Hold implements InterceptOnce.Write {
         final CountDownLatch holding = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
         final CountDownLatch written = new CountDownLatch(1);
-        private final List<String> sharedSinceOptions = new ArrayList<>();
-        private List<String> held;
+        volatile String path;
 
-        synchronized List<String> held() {
-            return held;
-        }
-
-        BlobStore decorate(BlobStore store) {
-            return new ForwardingBlobStore(store) {
-                @Override
-                public void put(String path, BlobContent content) {
-                    if (path.contains("/chk-") && path.matches(".*-OPTIONS-\\d+")) {
-                        boolean hold;
-                        synchronized (HoldOnce.this) {
-                            hold = armed && held == null && !sharedSinceOptions.isEmpty();
-                            if (hold) {
-                                held = new ArrayList<>(sharedSinceOptions);
-                                held.add(path);
-                            }
-                            sharedSinceOptions.clear();
-                        }
-                        if (hold) {
-                            byte[] bytes = readAll(content); // the task's end may delete its local snapshot
-                            holding.countDown();
-                            boolean interrupted = awaitAnsweringNoInterrupt(release);
-                            super.put(path, BlobContent.of(bytes));
-                            written.countDown();
-                            if (interrupted) {
-                                Thread.currentThread().interrupt();
-                            }
-                            return;
-                        }
-                    }
-                    super.put(path, content);
-                    if (path.contains("/shared/")) {
-                        synchronized (HoldOnce.this) {
-                            sharedSinceOptions.add(path);
-                        }
-                    }
-                }
-            };
+        @Override
+        public void write(BlobStore store, String path, BlobContent content, List<String> newTableFiles) {
+            byte[] bytes = readAll(content); // the task's end may delete its local snapshot
+            this.path = path;
+            holding.countDown();
+            boolean interrupted = awaitAnsweringNoInterrupt(release);
+            store.put(path, BlobContent.of(bytes));
+            written.countDown();
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
 
         private static byte[] readAll(BlobContent content) {
@@ -178,7 +176,7 @@ class FailedUploadCleanupITCase {
 
     @Test
     void theTableFilesOfAnUploadRefusedPartWayAreDeletedAndTheJobRunsOnToExactResults() throws Exception {
-        RefuseOnce refuse = new RefuseOnce();
+        InterceptOnce refuse = refusingCurrent();
         cluster = LocalCluster.builder().haDirectory(dir.resolve("ha")).configuration(rocksDbWithSmallFiles())
                 .blobStoreDecorator(refuse::decorate).build();
         sink = CollectingSink.create();
@@ -190,8 +188,8 @@ class FailedUploadCleanupITCase {
 
         await().atMost(Duration.ofSeconds(60)).until(() -> sink.results().size() >= KEYS);
         refuse.armed = true;
-        await().atMost(Duration.ofSeconds(60)).until(() -> refuse.orphaned() != null);
-        List<String> orphaned = refuse.orphaned();
+        await().atMost(Duration.ofSeconds(60)).until(() -> refuse.newTableFiles() != null);
+        List<String> orphaned = refuse.newTableFiles();
         long completedThen = details(id).checkpoints().completed();
         await().atMost(Duration.ofSeconds(60)).until(() -> details(id).checkpoints().completed() >= completedThen + 2);
 
@@ -214,9 +212,10 @@ class FailedUploadCleanupITCase {
 
     @Test
     void theFilesOfAnUploadThatCompletesOnlyAfterItsJobWasCancelledAreDeleted() throws Exception {
-        HoldOnce hold = new HoldOnce();
+        Hold hold = new Hold();
+        InterceptOnce intercept = new InterceptOnce(path -> path.matches(".*-OPTIONS-\\d+"), hold);
         cluster = LocalCluster.builder().haDirectory(dir.resolve("ha")).configuration(rocksDbWithSmallFiles())
-                .blobStoreDecorator(hold::decorate).build();
+                .blobStoreDecorator(intercept::decorate).build();
         sink = CollectingSink.create();
         gate = "late upload " + java.util.UUID.randomUUID();
         IncrementalCheckpointRecoveryITCase.OPEN.put(gate, false);
@@ -224,12 +223,13 @@ class FailedUploadCleanupITCase {
         JobId id = cluster.submit(countingJob(checkpoints, 20_000).buildJobGraph("late upload"));
 
         await().atMost(Duration.ofSeconds(60)).until(() -> sink.results().size() >= KEYS);
-        hold.armed = true;
+        intercept.armed = true;
         assertThat(hold.holding.await(60, TimeUnit.SECONDS)).as("an upload after new table files was held").isTrue();
         cluster.dispatcher().cancelJob(id).get(10, TimeUnit.SECONDS);
         JobResult result = cluster.dispatcher().requestJobResult(id).get(60, TimeUnit.SECONDS);
         assertThat(result.status()).as("cancelled while the upload is held").isEqualTo(JobStatus.CANCELED);
-        List<String> held = hold.held();
+        List<String> held = new ArrayList<>(intercept.newTableFiles());
+        held.add(hold.path);
         assertThat(held).as("the held upload's new table files and its OPTIONS file").hasSizeGreaterThan(1);
         assertThat(checkpoints.resolve(held.get(0))).as("uploaded before the hold").exists();
 
