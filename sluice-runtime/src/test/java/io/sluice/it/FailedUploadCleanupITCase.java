@@ -33,10 +33,13 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An upload of a RocksDB incremental checkpoint that storage refuses part-way, after the subtask uploaded new table
  * files for it: those files are deleted by the subtask, the checkpoint is declined, and the job runs on to exact
- * results. And one that a stalled write holds past its job's cancel, then completes: its files are gone too. Nobody else could delete them: the job master aborts the checkpoint knowing only the acknowledgements it
- * received, the files have names no other upload uses, in the job's {@code shared/} directory, and the backend
- * refers only to files of confirmed checkpoints. Before, they stayed until the job's checkpoints were deleted (with
- * checkpoints retained, for ever).
+ * results. Nobody else could delete the refused upload's files: the job master aborts the checkpoint knowing only
+ * the acknowledgements it received, the files have names no other upload uses, in the job's {@code shared/}
+ * directory, and the backend refers only to files of confirmed checkpoints. Before, they stayed until the job's
+ * checkpoints were deleted (with checkpoints retained, for ever).
+ *
+ * <p>And an upload that a stalled write holds past its job's cancel, then completes: its files are gone too (deleted
+ * by the subtask; the job master, still running in this JVM, would delete a late acknowledgement's files as well).
  */
 class FailedUploadCleanupITCase {
     private static final int KEYS = 2_000;
