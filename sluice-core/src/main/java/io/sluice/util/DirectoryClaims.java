@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +31,11 @@ import org.slf4j.LoggerFactory;
  * neither reused by a new process nor ambiguous across pid namespaces. The directory must be on a
  * local file system (locks on network file systems are not reliable).
  *
+ * <p>A process never opens a lock file whose token carries its own pid: such locks are held per process, not
+ * per channel, and closing a second channel on a file whose lock the process holds releases that lock (POSIX
+ * {@code fcntl} semantics). An ended process whose pid equals this one's (another pid namespace) is swept by
+ * processes with other pids.
+ *
  * <p>Threading: any thread; blocking file I/O, on task or I/O threads only.
  */
 public final class DirectoryClaims {
@@ -43,6 +49,9 @@ public final class DirectoryClaims {
     private static final String LOCK_SUFFIX = ".lock";
     /** This process's claims: directory to its held lock. Never released: the process's end releases them. */
     private static final Map<Path, Claim> CLAIMS = new ConcurrentHashMap<>();
+
+    /** Channels whose closing would release a lock this process holds (see deleteIfEnded); never closed. */
+    private static final List<FileChannel> KEPT_OPEN = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private record Claim(String token, FileChannel channel, FileLock lock) {
     }
@@ -88,9 +97,9 @@ public final class DirectoryClaims {
 
     /**
      * Deletes the entries of {@code directory} named {@code <base><token>-...} whose owner (by the token's
-     * lock file) no longer runs, then that owner's lock file. Owners that still hold their lock, this
-     * process included, are left alone, and so is every other name. Failures are logged; nothing is thrown.
-     * A missing directory has nothing to delete.
+     * lock file) no longer runs, then that owner's lock file. Owners that still hold their lock, and every
+     * token of this process's pid, are left alone, and so is every other name. Failures are logged; nothing is
+     * thrown. A missing directory has nothing to delete.
      */
     public static void deleteLeftovers(Path directory, String base) {
         Path key = directory.toAbsolutePath().normalize();
@@ -104,11 +113,17 @@ public final class DirectoryClaims {
             LOG.warn("Could not look for files left by ended processes in {}: {}", key, e.toString());
             return;
         }
-        Claim own = CLAIMS.get(key);
+        String ownPid = ProcessHandle.current().pid() + "-";
         for (Path lockFile : locks) {
             String name = lockFile.getFileName().toString();
             String token = name.substring(LOCK_PREFIX.length(), name.length() - LOCK_SUFFIX.length());
-            if (own != null && own.token().equals(token)) {
+            if (token.startsWith(ownPid)) {
+                // This process's, or (rarely) a process's with the same pid in another pid namespace: never opened.
+                // Locks are the process's, not the channel's: closing a second channel on a lock file this process
+                // holds, through a claim this copy of the class does not know (another class loader's copy, or a
+                // claim a concurrent token() has renamed into place but not yet recorded), would release it, and
+                // another process's next sweep would delete this live process's entries. An ended process's
+                // entries under a pid equal to this one's are left to the sweeps of processes with other pids.
                 continue;
             }
             deleteIfEnded(key, lockFile, token, base);
@@ -122,12 +137,20 @@ public final class DirectoryClaims {
     }
 
     private static void deleteIfEnded(Path directory, Path lockFile, String token, String base) {
-        try (FileChannel channel = FileChannel.open(lockFile, StandardOpenOption.WRITE)) {
+        @Nullable FileChannel channel = null;
+        try {
+            channel = FileChannel.open(lockFile, StandardOpenOption.WRITE);
             FileLock lock;
             try {
                 lock = channel.tryLock();
             } catch (OverlappingFileLockException e) {
-                return; // held in this process (a claim of another class loader's copy): alive
+                // Held by this process under another pid's token: deleteLeftovers skips this process's pid, so this
+                // cannot be. Closing this channel would release that lock, so it stays open while the process runs.
+                KEPT_OPEN.add(channel);
+                channel = null;
+                LOG.warn("{} in {} is locked by this process under another process's token; its entries are kept",
+                        lockFile.getFileName(), directory);
+                return;
             }
             if (lock == null) {
                 return; // held by a live process
@@ -145,6 +168,19 @@ public final class DirectoryClaims {
         } catch (IOException e) {
             LOG.warn("Could not delete what the process of {} left in {}: {}", lockFile.getFileName(), directory,
                     e.toString());
+        } finally {
+            closeQuietly(channel);
+        }
+    }
+
+    private static void closeQuietly(@Nullable FileChannel channel) {
+        if (channel == null) {
+            return;
+        }
+        try {
+            channel.close();
+        } catch (IOException e) {
+            LOG.debug("Closing a lock file's channel failed: {}", e.toString());
         }
     }
 }

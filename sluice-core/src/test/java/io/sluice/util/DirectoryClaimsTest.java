@@ -3,10 +3,16 @@ package io.sluice.util;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,6 +70,36 @@ class DirectoryClaimsTest {
         }
     }
 
+    /**
+     * A claim this process holds but that this copy of the class does not know: another class loader's copy, or a
+     * claim a concurrent {@link DirectoryClaims#token} has renamed into place but not yet recorded. Opening its lock
+     * file to try the lock, and closing that channel, would release the process's lock (POSIX: closing any
+     * descriptor of a file drops all of the process's locks on it), and the next sweep of another process would
+     * delete a live process's directories.
+     */
+    @Test
+    void aClaimOfThisProcessThatThisCopyDoesNotKnowSurvivesASweepHereAndThenOneOfAnotherProcess() throws Exception {
+        URL[] classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .map(DirectoryClaimsTest::url).toArray(URL[]::new);
+        try (URLClassLoader copy = new URLClassLoader(classPath, ClassLoader.getPlatformClassLoader())) {
+            Class<?> otherCopy = copy.loadClass(DirectoryClaims.class.getName());
+            assertThat(otherCopy).isNotSameAs(DirectoryClaims.class);
+            String token = (String) otherCopy.getMethod("token", Path.class).invoke(null, dir);
+            Path entry = Files.createDirectories(dir.resolve(BASE + token + "-count_1_2-d"));
+
+            DirectoryClaims.deleteLeftovers(dir, BASE);
+            Process sweeper = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", System.getProperty("java.class.path"), LeftoverSweeper.class.getName(), dir.toString(), BASE)
+                    .redirectError(ProcessBuilder.Redirect.INHERIT).redirectOutput(ProcessBuilder.Redirect.INHERIT)
+                    .start();
+            assertThat(sweeper.waitFor(60, TimeUnit.SECONDS)).as("the other process's sweep ended").isTrue();
+            assertThat(sweeper.exitValue()).isZero();
+
+            assertThat(entry).as("this live process's, after a sweep here and one in another process").exists();
+            assertThat(dir.resolve(".owner-" + token + ".lock")).exists();
+        }
+    }
+
     @Test
     void aLockFileBeingMadeIsNotLookedAtAndAMissingDirectoryHasNothingToDelete() throws Exception {
         // Its maker may not hold its lock yet: taking the lock and deleting the file would break the claim.
@@ -74,5 +110,13 @@ class DirectoryClaimsTest {
         assertThat(entry).exists();
         DirectoryClaims.deleteLeftovers(dir.resolve("missing"), BASE);
         assertThat(dir.resolve("missing")).doesNotExist();
+    }
+
+    private static URL url(String classPathEntry) {
+        try {
+            return Path.of(classPathEntry).toUri().toURL();
+        } catch (MalformedURLException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }
