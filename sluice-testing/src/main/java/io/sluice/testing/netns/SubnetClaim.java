@@ -19,21 +19,31 @@ import java.util.function.IntPredicate;
  * killed. Parallel test forks (failsafe {@code forkCount > 1}) and concurrent builds therefore never
  * make two networks with the same addresses or names, where random picks alone would now and then.
  *
- * <p>Threading: {@link #claim} is thread-safe (the same JVM cannot lock one file twice; that counts
- * as taken); one instance is closed by one thread.
+ * <p>Threading: {@link #claim} and {@link #close} are thread-safe (serialized on the class; a subnet this
+ * JVM holds counts as taken, and its lock file is not opened again while held).
  */
 final class SubnetClaim implements AutoCloseable {
     /** Where the lock files live: the system temporary directory, shared by every JVM of the machine. */
     static final Path DEFAULT_DIR = Path.of(System.getProperty("java.io.tmpdir"), "sluice-testnet");
     static final int FIRST = 16;
     static final int LAST = 249;
+    /**
+     * The lock files this class's claims hold, never opened again while held: POSIX locks belong to the process,
+     * so closing a second channel on a held file would drop the claim's lock, and another process could then claim
+     * the same subnet.
+     */
+    private static final java.util.Set<Path> HELD = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Channels that found a file locked by this JVM outside {@link #HELD} (another class loader's copy). */
+    private static final java.util.List<FileChannel> KEPT_OPEN = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private final int subnet;
+    private final Path file;
     private final FileChannel channel;
     private final FileLock lock;
 
-    private SubnetClaim(int subnet, FileChannel channel, FileLock lock) {
+    private SubnetClaim(int subnet, Path file, FileChannel channel, FileLock lock) {
         this.subnet = subnet;
+        this.file = file;
         this.channel = channel;
         this.lock = lock;
     }
@@ -45,7 +55,7 @@ final class SubnetClaim implements AutoCloseable {
      *
      * @throws IOException if every subnet is taken or the lock directory cannot be written
      */
-    static SubnetClaim claim(Path dir, IntPredicate inUse) throws IOException {
+    static synchronized SubnetClaim claim(Path dir, IntPredicate inUse) throws IOException {
         Files.createDirectories(dir);
         List<Integer> order = new ArrayList<>();
         for (int s = FIRST; s <= LAST; s++) {
@@ -53,13 +63,18 @@ final class SubnetClaim implements AutoCloseable {
         }
         Collections.shuffle(order);
         for (int s : order) {
-            FileChannel ch = FileChannel.open(dir.resolve("subnet-" + s + ".lock"), StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE);
+            Path file = dir.resolve("subnet-" + s + ".lock").toAbsolutePath().normalize();
+            if (HELD.contains(file)) {
+                continue;
+            }
+            FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             FileLock l;
             try {
                 l = ch.tryLock();
             } catch (OverlappingFileLockException heldInThisJvm) {
-                l = null;
+                // Held by another class loader's copy: closing this channel would drop that lock (see HELD).
+                KEPT_OPEN.add(ch);
+                continue;
             }
             if (l == null) {
                 ch.close();
@@ -70,7 +85,8 @@ final class SubnetClaim implements AutoCloseable {
                 ch.close();
                 continue;
             }
-            return new SubnetClaim(s, ch, l);
+            HELD.add(file);
+            return new SubnetClaim(s, file, ch, l);
         }
         throw new IOException("every test subnet 10.77." + FIRST + "-" + LAST + ".0/24 is held (lock files in " + dir
                 + "); stop the other tests that use test hosts, or remove leftover addresses with"
@@ -88,15 +104,21 @@ final class SubnetClaim implements AutoCloseable {
 
     @Override
     public void close() {
-        try {
-            lock.release();
-        } catch (IOException e) {
-            // the channel closes below, which releases it too
-        }
-        try {
-            channel.close();
-        } catch (IOException e) {
-            // nothing more to release
+        synchronized (SubnetClaim.class) { // with claim: the file leaves HELD only once its lock is released
+            if (!HELD.contains(file)) {
+                return; // closed before
+            }
+            try {
+                lock.release();
+            } catch (IOException e) {
+                // the channel closes below, which releases it too
+            }
+            try {
+                channel.close();
+            } catch (IOException e) {
+                // nothing more to release
+            }
+            HELD.remove(file);
         }
     }
 }

@@ -3,11 +3,13 @@ package io.sluice.testing.netns;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,6 +39,28 @@ class SubnetClaimTest {
             try (SubnetClaim again = SubnetClaim.claim(dir, s -> false)) {
                 assertThat(again.subnet()).isEqualTo(released.subnet());
             }
+        } finally {
+            held.forEach(SubnetClaim::close);
+        }
+    }
+
+    /**
+     * Claims in this JVM try the subnets it already holds too; closing such a channel would drop this JVM's lock
+     * (POSIX locks belong to the process), and another process could then claim a subnet held here.
+     */
+    @Test
+    void anotherProcessGetsNoSubnetWhileThisJvmHoldsEveryOne(@TempDir Path dir) throws Exception {
+        List<SubnetClaim> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < SUBNETS; i++) {
+                held.add(SubnetClaim.claim(dir, s -> false));
+            }
+            Process other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", System.getProperty("java.class.path"), SubnetClaimer.class.getName(), dir.toString())
+                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            String answer = new String(other.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            assertThat(other.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(answer).as("the other process's claim").startsWith("none: every test subnet");
         } finally {
             held.forEach(SubnetClaim::close);
         }
