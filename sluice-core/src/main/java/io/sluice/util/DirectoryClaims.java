@@ -26,8 +26,9 @@ import org.slf4j.LoggerFactory;
  * {@code .owner-<pid>-<random>.lock} there and holds an exclusive lock on it until it ends, when the
  * operating system lets the lock go however the process ended. Its entries are named
  * {@code <base><token>-...}. {@link #deleteLeftovers} tries each other owner's lock: one that can be
- * taken belongs to an ended process, whose entries and lock file are deleted; one held by a live
- * process, in this container or another on the same host, is left alone. Unlike a pid, a lock is
+ * taken belongs to an ended process, whose entries are deleted, and its lock file once no entry of any
+ * base of that owner is left (a directory may hold entries of several kinds, each swept by its own base);
+ * one held by a live process, in this container or another on the same host, is left alone. Unlike a pid, a lock is
  * neither reused by a new process nor ambiguous across pid namespaces. The directory must be on a
  * local file system (locks on network file systems are not reliable).
  *
@@ -155,13 +156,23 @@ public final class DirectoryClaims {
             if (lock == null) {
                 return; // held by a live process
             }
+            boolean othersLeft;
             try (Stream<Path> entries = Files.list(directory)) {
-                for (Path e : entries.filter(e -> e.getFileName().toString().startsWith(base + token + "-")).toList()) {
-                    ProcessTempFiles.deleteTree(e);
-                    LOG.info("Deleted {}, left by a process that no longer runs", e);
+                List<Path> named = entries.filter(e -> e.getFileName().toString().contains(token + "-")).toList();
+                othersLeft = false;
+                for (Path e : named) {
+                    if (e.getFileName().toString().startsWith(base + token + "-")) {
+                        ProcessTempFiles.deleteTree(e);
+                        LOG.info("Deleted {}, left by a process that no longer runs", e);
+                    } else {
+                        othersLeft = true;
+                    }
                 }
             }
-            Files.deleteIfExists(lockFile);
+            if (!othersLeft) {
+                // Entries of another base of the same owner keep the lock file, for the sweep of that base.
+                Files.deleteIfExists(lockFile);
+            }
             lock.release();
         } catch (java.nio.file.NoSuchFileException e) {
             // another process deleted it first

@@ -101,6 +101,23 @@ class DirectoryClaimsTest {
     }
 
     @Test
+    void anEndedOwnersLockFileStaysUntilTheEntriesOfEachOfItsBasesAreSwept() throws Exception {
+        String ended = "1-0d0d0d0d";
+        Path lockFile = Files.createFile(dir.resolve(".owner-" + ended + ".lock")); // nobody holds it
+        Path task = Files.createDirectories(dir.resolve(BASE + ended + "-count_1_2-e"));
+        Path jars = Files.createDirectories(dir.resolve("sluice-job-jars-" + ended + "-f"));
+
+        DirectoryClaims.deleteLeftovers(dir, BASE);
+        assertThat(task).doesNotExist();
+        assertThat(jars).as("another base's, swept by its own").exists();
+        assertThat(lockFile).as("kept for that sweep").exists();
+
+        DirectoryClaims.deleteLeftovers(dir, "sluice-job-jars-");
+        assertThat(jars).doesNotExist();
+        assertThat(lockFile).as("nothing of that owner left").doesNotExist();
+    }
+
+    @Test
     void aLockFileBeingMadeIsNotLookedAtAndAMissingDirectoryHasNothingToDelete() throws Exception {
         // Its maker may not hold its lock yet: taking the lock and deleting the file would break the claim.
         Path making = Files.write(dir.resolve(".making-1-dead.lock"), new byte[0]);

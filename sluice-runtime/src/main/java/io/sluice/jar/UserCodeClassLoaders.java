@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * and is closed, and its jar copy deleted, when the last lease closes, so an ended job leaves no
  * loader (and none of its classes) behind.
  *
- * <p>The cache directory of {@link #inTemporaryDirectory} is named after the process
- * ({@code sluice-job-jars-<pid>-<uuid>} in {@code java.io.tmpdir}); {@link #close} deletes it with
+ * <p>The cache directory of {@link #inTemporaryDirectory} is named after the process's claim on
+ * {@code java.io.tmpdir} ({@code sluice-job-jars-<claim token>-<uuid>} there, {@link ProcessTempFiles});
+ * {@link #close} deletes it with
  * whatever it still holds, and the first jar copy of a process deletes the directories of processes
  * that no longer run ({@link ProcessTempFiles}), so neither a stopped nor a killed process leaves jar
  * copies behind for good.
@@ -37,7 +38,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class UserCodeClassLoaders {
     private static final Logger LOG = LoggerFactory.getLogger(UserCodeClassLoaders.class);
-    /** The start of the names of {@link #inTemporaryDirectory}'s cache directories, before the pid. */
+    /** The start of the names of {@link #inTemporaryDirectory}'s cache directories, before the claim token. */
     static final String CACHE_DIRECTORY_BASE = "sluice-job-jars-";
 
     private final Supplier<JobJarStore> jobJars;
@@ -64,12 +65,23 @@ public final class UserCodeClassLoaders {
 
     /**
      * A registry whose jar copies go to a fresh directory under {@code java.io.tmpdir} (created when the
-     * first jar is copied, so a cluster that runs no jar touches nothing).
+     * first jar is copied; what a cluster that runs no jar leaves there is its claim's lock file, while it runs,
+     * deleted by a later process's sweep once it ended).
      */
     public static UserCodeClassLoaders inTemporaryDirectory(Supplier<JobJarStore> jobJars, Executor ioExecutor) {
+        Path temporary = Path.of(System.getProperty("java.io.tmpdir"));
+        String prefix;
+        try {
+            prefix = ProcessTempFiles.prefix(temporary, CACHE_DIRECTORY_BASE);
+        } catch (IOException e) {
+            // Jobs from jars still run; only a kill of this process would leave its jar copies behind.
+            LOG.warn("Could not claim {} for the job jar cache ({}); its jar copies will not be deleted if this"
+                    + " process is killed. Check java.io.tmpdir (a local disk, room and permissions)", temporary,
+                    e.toString());
+            prefix = CACHE_DIRECTORY_BASE + "unclaimed-" + ProcessHandle.current().pid() + "-";
+        }
         return new UserCodeClassLoaders(jobJars, ioExecutor, UserCodeClassLoaders.class.getClassLoader(),
-                Path.of(System.getProperty("java.io.tmpdir"), ProcessTempFiles.prefix(CACHE_DIRECTORY_BASE)
-                        + java.util.UUID.randomUUID()));
+                temporary.resolve(prefix + java.util.UUID.randomUUID()));
     }
 
     public Path cacheDirectory() {

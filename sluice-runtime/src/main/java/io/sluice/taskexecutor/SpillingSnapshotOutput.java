@@ -29,7 +29,10 @@ import org.slf4j.LoggerFactory;
 final class SpillingSnapshotOutput implements KeyedSnapshotOutput, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SpillingSnapshotOutput.class);
     private static final int FILE_BUFFER_BYTES = 256 * 1024;
-    /** Temporary files are named {@code sluice-snapshot-<pid>-<random>.tmp}, so a process can tell its own. */
+    /**
+     * Temporary files are named {@code sluice-snapshot-<claim token>-<random>.tmp} ({@link ProcessTempFiles}), so
+     * that a process can tell a killed one's.
+     */
     static final String FILE_PREFIX = "sluice-snapshot-";
 
     private final DataOutputBuffer buffer = new DataOutputBuffer(4096);
@@ -67,7 +70,7 @@ final class SpillingSnapshotOutput implements KeyedSnapshotOutput, AutoCloseable
             if (fileOut == null) {
                 Files.createDirectories(directory);
                 deleteLeftoversOnce(directory);
-                file = Files.createTempFile(directory, ProcessTempFiles.prefix(FILE_PREFIX), ".tmp");
+                file = Files.createTempFile(directory, ProcessTempFiles.prefix(directory, FILE_PREFIX), ".tmp");
                 fileOut = new BufferedOutputStream(Files.newOutputStream(file), FILE_BUFFER_BYTES);
                 FramedStateFile.reserveHeader(fileOut);
             }
@@ -89,12 +92,6 @@ final class SpillingSnapshotOutput implements KeyedSnapshotOutput, AutoCloseable
      */
     static void deleteLeftoversOnce(Path directory) {
         ProcessTempFiles.deleteLeftoversOnce(directory, FILE_PREFIX);
-    }
-
-    /** The pid in a temporary file's name, if it is one of ours. */
-    static java.util.OptionalLong ownerPid(String fileName) {
-        return fileName.endsWith(".tmp") ? ProcessTempFiles.ownerPid(fileName, FILE_PREFIX)
-                : java.util.OptionalLong.empty();
     }
 
     /**

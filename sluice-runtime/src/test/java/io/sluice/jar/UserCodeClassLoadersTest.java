@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.graph.JobId;
+import io.sluice.util.DirectoryClaims;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,10 +44,11 @@ class UserCodeClassLoadersTest {
     }
 
     @Test
-    void theTemporaryCacheDirectoryIsNamedAfterThisProcess() {
+    void theTemporaryCacheDirectoryIsNamedAfterThisProcess() throws Exception {
         UserCodeClassLoaders loaders = UserCodeClassLoaders.inTemporaryDirectory(() -> store, io);
-        assertThat(loaders.cacheDirectory().getFileName().toString())
-                .startsWith("sluice-job-jars-" + ProcessHandle.current().pid() + "-");
+        assertThat(loaders.cacheDirectory().getFileName().toString()).as("this process's claim on java.io.tmpdir")
+                .startsWith("sluice-job-jars-" + DirectoryClaims.token(Path.of(System.getProperty("java.io.tmpdir")))
+                        + "-");
         assertThat(loaders.cacheDirectory()).as("created with the first jar copy only").doesNotExist();
     }
 
@@ -73,16 +75,17 @@ class UserCodeClassLoadersTest {
 
     @Test
     void theFirstJarCopyDeletesTheCacheOfAProcessThatWasKilledNotThoseOfLiveOnes() throws Exception {
-        Process killed = new ProcessBuilder("true").start();
-        assertThat(killed.waitFor(30, TimeUnit.SECONDS)).isTrue();
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
-        Path left = Files.createDirectories(tmp.resolve("sluice-job-jars-" + killed.pid() + "-1"));
+        String killed = "1-0b0b0b0b";
+        Files.createFile(tmp.resolve(".owner-" + killed + ".lock")); // a claim nobody holds: its process ended
+        Path left = Files.createDirectories(tmp.resolve("sluice-job-jars-" + killed + "-1"));
         Files.write(left.resolve("job-1.jar"), new byte[1024]);
-        Path live = Files.createDirectories(tmp.resolve("sluice-job-jars-" + ProcessHandle.current().pid() + "-2"));
+        String own = DirectoryClaims.token(tmp);
+        Path live = Files.createDirectories(tmp.resolve("sluice-job-jars-" + own + "-2"));
         JobId job = JobId.generate();
         store.putJobJar(job, emptyJar());
         UserCodeClassLoaders loaders = new UserCodeClassLoaders(() -> store, io, getClass().getClassLoader(),
-                tmp.resolve("sluice-job-jars-" + ProcessHandle.current().pid() + "-3"));
+                tmp.resolve("sluice-job-jars-" + own + "-3"));
 
         try (ClassLoaderLease lease = loaders.acquire(job)) {
             assertThat(lease.classLoader()).isNotNull();

@@ -3,9 +3,9 @@ package io.sluice.taskexecutor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sluice.checkpoint.FramedStateFile;
+import io.sluice.util.DirectoryClaims;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,18 +46,18 @@ class SpillingSnapshotOutputTest {
             byte[] expected = new byte[244];
             java.nio.ByteBuffer.wrap(expected, 240, 4).putInt(-1);
             assertThat(payload).isEqualTo(expected);
-            assertThat(SpillingSnapshotOutput.ownerPid(file.getFileName().toString()))
-                    .hasValue(ProcessHandle.current().pid());
+            assertThat(file.getFileName().toString()).as("named after this process's claim on the directory")
+                    .startsWith(SpillingSnapshotOutput.FILE_PREFIX + DirectoryClaims.token(dir) + "-");
         }
         assertThat(file).doesNotExist();
     }
 
     @Test
     void theFilesOfAProcessThatNoLongerRunsAreDeletedThoseOfLiveOnesAreNot() throws Exception {
-        Process gone = new ProcessBuilder("true").start();
-        assertThat(gone.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        Path leftover = Files.createFile(dir.resolve(SpillingSnapshotOutput.FILE_PREFIX + gone.pid() + "-1.tmp"));
-        Path live = Files.createFile(dir.resolve(SpillingSnapshotOutput.FILE_PREFIX + ProcessHandle.current().pid()
+        String ended = "1-0c0c0c0c";
+        Files.createFile(dir.resolve(".owner-" + ended + ".lock")); // a claim nobody holds: its process ended
+        Path leftover = Files.createFile(dir.resolve(SpillingSnapshotOutput.FILE_PREFIX + ended + "-1.tmp"));
+        Path live = Files.createFile(dir.resolve(SpillingSnapshotOutput.FILE_PREFIX + DirectoryClaims.token(dir)
                 + "-2.tmp"));
         Path foreign = Files.createFile(dir.resolve("something-else.tmp"));
 
