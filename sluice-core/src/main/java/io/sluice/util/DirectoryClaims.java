@@ -28,9 +28,9 @@ import org.slf4j.LoggerFactory;
  * {@code <base><token>-...}. {@link #deleteLeftovers} tries each other owner's lock: one that can be
  * taken belongs to an ended process, whose entries are deleted, and its lock file once no entry of any
  * base of that owner is left (a directory may hold entries of several kinds, each swept by its own base);
- * one held by a live process, in this container or another on the same host, is left alone. Unlike a pid, a lock is
- * neither reused by a new process nor ambiguous across pid namespaces. The directory must be on a
- * local file system (locks on network file systems are not reliable).
+ * one held by a live process, in this container or another on the same host, is left alone. Unlike a
+ * pid, a lock is neither reused by a new process nor ambiguous across pid namespaces. The directory must
+ * be on a local file system (locks on network file systems are not reliable).
  *
  * <p>A process never opens a lock file whose token carries its own pid: such locks are held per process, not
  * per channel, and closing a second channel on a file whose lock the process holds releases that lock (POSIX

@@ -25,9 +25,8 @@ import org.slf4j.LoggerFactory;
  * loader (and none of its classes) behind.
  *
  * <p>The cache directory of {@link #inTemporaryDirectory} is named after the process's claim on
- * {@code java.io.tmpdir} ({@code sluice-job-jars-<claim token>-<uuid>} there, {@link ProcessTempFiles});
- * {@link #close} deletes it with
- * whatever it still holds, and the first jar copy of a process deletes the directories of processes
+ * {@code java.io.tmpdir} ({@code sluice-job-jars-<claim token>-<uuid>} there); {@link #close} deletes it
+ * with whatever it still holds, and the first jar copy of a process deletes the directories of processes
  * that no longer run ({@link ProcessTempFiles}), so neither a stopped nor a killed process leaves jar
  * copies behind for good.
  *
