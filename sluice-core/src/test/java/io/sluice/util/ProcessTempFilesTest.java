@@ -69,7 +69,7 @@ class ProcessTempFilesTest {
         String unseen = gone.pid() + "-2a2a2a2a";
         Path entry = Files.createDirectories(dir.resolve(BASE + unseen + "-1"));
         Process holder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), LockHolder.class.getName(),
+                System.getProperty("java.class.path"), ClaimHolder.class.getName(), "lock",
                 dir.resolve(".owner-" + unseen + ".lock").toString()).redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
         try {
