@@ -89,6 +89,7 @@ public final class S3Clients {
         return ClientOverrideConfiguration.builder()
                 .apiCallAttemptTimeout(attemptTimeout)
                 .apiCallTimeout(callTimeout)
+                .addExecutionInterceptor(AttemptCounter.INSTANCE)
                 .retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder()
                         .maxAttempts(options.get(S3Options.MAX_RETRIES) + 1)
                         .backoffStrategy(BackoffStrategy.exponentialDelay(

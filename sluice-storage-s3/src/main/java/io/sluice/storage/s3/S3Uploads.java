@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,6 +13,7 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -28,7 +30,9 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * object. A completion that finds its upload gone (an attempt that timed out or lost its connection after S3 had
  * carried it out, and the SDK's retry: 404 NoSuchUpload on S3, another error on S3-compatible stores) checks the
  * object: there with this upload's length and, where computable, its multipart ETag, the put succeeded.
- * Counts every request in the store's API call counter.
+ * A create of a multipart upload that took the SDK more than one attempt is followed by the abort of any other upload
+ * of the key (an earlier attempt carried out whose answer was lost: CreateMultipartUpload is not idempotent).
+ * Counts every request in the store's API call counter (a listing of uploads as one).
  *
  * <p>Threading: thread-safe; blocks on network I/O (never on a main thread: the store checks).
  */
@@ -76,7 +80,12 @@ final class S3Uploads {
         // S3 allows at most MAX_PARTS parts: a blob too large for s3.part-size gets larger parts.
         long size0 = Math.max(partSize, (length + MAX_PARTS - 1) / MAX_PARTS);
         apiCalls.incrementAndGet();
-        String uploadId = s3.createMultipartUpload(b -> b.bucket(bucket).key(key)).uploadId();
+        AtomicInteger attempts = new AtomicInteger();
+        String uploadId = s3.createMultipartUpload(b -> b.bucket(bucket).key(key)
+                .overrideConfiguration(o -> o.putExecutionAttribute(AttemptCounter.ATTEMPTS, attempts))).uploadId();
+        if (attempts.get() > 1) {
+            abortOtherUploads(s3, path, key, uploadId);
+        }
         try {
             List<CompletedPart> parts = new ArrayList<>();
             int partNumber = 1;
@@ -106,6 +115,32 @@ final class S3Uploads {
                 }
             }
             throw e;
+        }
+    }
+
+    /**
+     * After a create that the SDK retried: an earlier attempt may have been carried out and its answer lost
+     * (CreateMultipartUpload is not idempotent), leaving an upload of {@code key} nobody would complete or abort.
+     * Aborts every upload of the key but {@code mine}; best effort (logged: a bucket lifecycle rule then has to).
+     */
+    private void abortOtherUploads(S3Client s3, String path, String key, String mine) {
+        String bucket = location.bucket();
+        // listed under the key's parent and matched exactly: some S3-compatible stores list multipart uploads by a
+        // prefix only up to its last '/'
+        String parent = key.substring(0, key.lastIndexOf('/') + 1);
+        try {
+            apiCalls.incrementAndGet();
+            for (MultipartUpload u : s3.listMultipartUploadsPaginator(b -> b.bucket(bucket).prefix(parent)).uploads()) {
+                if (u.key().equals(key) && !u.uploadId().equals(mine)) {
+                    apiCalls.incrementAndGet();
+                    s3.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(u.uploadId()));
+                    LOG.info("Aborted the multipart upload {} of {} in {}: created by an attempt of a create the SDK"
+                            + " retried, whose answer was lost", u.uploadId(), path, location);
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("Could not look for multipart uploads of {} in {} that a retried create may have left ({}); the"
+                    + " store's lifecycle rules must clean them up", path, location, e.toString());
         }
     }
 

@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * the next completed checkpoint (leftovers are invisible: they cost storage, never correctness, so they
  * never fail the job). {@link #close} aborts the uploads no checkpoint names. A create-upload that failed may
  * still have created an upload on S3 (its answer lost): once the retry at a later barrier creates the file's
- * upload, the others of that key are aborted.
+ * upload, the others of that key are aborted. So are they after a create-upload that succeeded only on a retry
+ * of the SDK's own (CreateMultipartUpload is not idempotent: each attempt that S3 carried out created an upload).
  *
  * <p>Threading: the subtask's task thread only; every S3 call blocks it (bounded by the client's timeouts).
  */
@@ -48,8 +49,8 @@ final class S3PartFileWriter<T> implements SinkWriter<T, S3PartFile> {
     private final String token = UUID.randomUUID().toString().substring(0, 8);
     private final Set<String> restoredUploads = new HashSet<>();
     /**
-     * Part files whose create-upload failed (a connection cut while the request was under way, say): S3 may
-     * have created an upload whose answer never came. Key -> the upload this writer created for it once one
+     * Part files whose create-upload failed (a connection cut while the request was under way, say), or took
+     * more than one attempt: S3 may have created an upload whose answer never came. Key -> the upload this writer created for it once one
      * succeeded ({@code null} before); the others of that key are orphans, aborted by {@link #abortOrphans}.
      */
     private final Map<String, String> inDoubtCreates = new HashMap<>();
@@ -225,13 +226,17 @@ final class S3PartFileWriter<T> implements SinkWriter<T, S3PartFile> {
 
     private void uploadBuffer() throws IOException {
         if (uploadId == null) {
+            S3SinkClient.Created created;
             try {
-                uploadId = client.createUpload(key);
+                created = client.createUpload(key);
             } catch (IOException e) {
                 inDoubtCreates.putIfAbsent(key, null);
                 throw e;
             }
-            if (inDoubtCreates.containsKey(key)) {
+            uploadId = created.uploadId();
+            // A create the SDK retried may have had an earlier attempt carried out whose answer was lost: the
+            // same doubt as a create that failed.
+            if (created.attempts() > 1 || inDoubtCreates.containsKey(key)) {
                 inDoubtCreates.put(key, uploadId);
                 abortOrphans();
             }

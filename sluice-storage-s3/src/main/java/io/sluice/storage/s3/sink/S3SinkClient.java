@@ -2,6 +2,7 @@ package io.sluice.storage.s3.sink;
 
 import io.sluice.config.Configuration;
 import io.sluice.config.Durations;
+import io.sluice.storage.s3.AttemptCounter;
 import io.sluice.storage.s3.S3Clients;
 import io.sluice.storage.s3.S3Options;
 import java.io.IOException;
@@ -9,6 +10,7 @@ import java.net.ConnectException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
 import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -49,8 +51,18 @@ final class S3SinkClient implements AutoCloseable {
         return bucket;
     }
 
-    String createUpload(String key) throws IOException {
-        return call("create upload", key, () -> s3.createMultipartUpload(b -> b.bucket(bucket).key(key)).uploadId());
+    /**
+     * A created multipart upload, and the HTTP attempts its create took: after more than one, an earlier attempt
+     * may have created another upload of the key whose answer was lost (CreateMultipartUpload is not idempotent,
+     * and the SDK retries it).
+     */
+    record Created(String uploadId, int attempts) {}
+
+    Created createUpload(String key) throws IOException {
+        AtomicInteger attempts = new AtomicInteger();
+        String uploadId = call("create upload", key, () -> s3.createMultipartUpload(b -> b.bucket(bucket).key(key)
+                .overrideConfiguration(o -> o.putExecutionAttribute(AttemptCounter.ATTEMPTS, attempts))).uploadId());
+        return new Created(uploadId, attempts.get());
     }
 
     String uploadPart(String key, String uploadId, int number, byte[] data, int length) throws IOException {

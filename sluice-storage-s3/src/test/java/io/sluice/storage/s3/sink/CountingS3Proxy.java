@@ -41,13 +41,20 @@ final class CountingS3Proxy implements AutoCloseable {
     final AtomicInteger completed = new AtomicInteger();
     final AtomicInteger aborted = new AtomicInteger();
     /**
-     * While set, every CreateMultipartUpload creates the upload and then fails (HTTP 500), as when the answer
-     * is lost: the client never learns the upload's id. Counted in {@link #lostCreates}.
+     * While set, every CreateMultipartUpload creates the upload and then fails (HTTP 400, which the SDK does not
+     * retry), as when the answer is lost: the client never learns the upload's id. Counted in {@link #lostCreates}.
      */
     final java.util.concurrent.atomic.AtomicBoolean loseCreateAnswers = new java.util.concurrent.atomic.AtomicBoolean();
+    /**
+     * The next this many CreateMultipartUploads create the upload and then fail with HTTP 500, which the SDK
+     * retries (as it does a connection cut or an attempt timed out): its retry succeeds once the count is used up.
+     * Counted in {@link #lostCreates}.
+     */
+    final AtomicInteger createAnswersToLose = new AtomicInteger();
     final AtomicInteger lostCreates = new AtomicInteger();
-    private final java.util.Set<String> losing = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    /** While set, every CompleteMultipartUpload fails (HTTP 500) and completes nothing: commits fail, writes work. */
+    /** Upload id -> whether its create fails with an error the SDK retries. */
+    private final java.util.Map<String, Boolean> losing = new java.util.concurrent.ConcurrentHashMap<>();
+    /** While set, every CompleteMultipartUpload fails (HTTP 400) and completes nothing: commits fail, writes work. */
     final java.util.concurrent.atomic.AtomicBoolean failCompletes = new java.util.concurrent.atomic.AtomicBoolean();
     private final BlobStoreContext context;
     private final S3Proxy proxy;
@@ -75,7 +82,9 @@ final class CountingS3Proxy implements AutoCloseable {
                     blobMetadata, org.jclouds.blobstore.options.PutOptions options) {
                 MultipartUpload created = super.initiateMultipartUpload(container, blobMetadata, options);
                 if (loseCreateAnswers.get()) {
-                    losing.add(created.id());
+                    losing.put(created.id(), false);
+                } else if (createAnswersToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                    losing.put(created.id(), true);
                 }
                 return created;
             }
@@ -94,9 +103,14 @@ final class CountingS3Proxy implements AutoCloseable {
             }
 
             private String lostAfter(org.jclouds.blobstore.domain.Blob blob, String eTag) {
-                if (losing.remove(blob.getMetadata().getName())) {
+                Boolean retryable = losing.remove(blob.getMetadata().getName());
+                if (retryable != null) {
                     lostCreates.incrementAndGet();
-                    throw new IllegalStateException("injected: the upload was created, its answer is lost");
+                    String message = "injected: the upload was created, its answer is lost";
+                    // S3Proxy answers an IllegalStateException with 400, an HttpResponseException without a
+                    // response with 500
+                    throw retryable ? new org.jclouds.http.HttpResponseException(message, null, null)
+                            : new IllegalStateException(message);
                 }
                 return eTag;
             }

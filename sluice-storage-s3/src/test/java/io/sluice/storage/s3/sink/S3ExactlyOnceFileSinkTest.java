@@ -196,6 +196,39 @@ class S3ExactlyOnceFileSinkTest {
         }
     }
 
+    /**
+     * The SDK retries a create whose answer was lost (HTTP 500 here; a connection cut or an attempt timeout on S3)
+     * and the retry succeeds: the call succeeds, but the first attempt's upload exists too. It was left open for
+     * ever before the writer counted the create's attempts.
+     */
+    @Test
+    void anUploadCreatedByACreateAttemptTheSdkRetriedIsAbortedOnceTheRetrySucceeds() throws Exception {
+        String prefix = freshPrefix();
+        S3ExactlyOnceFileSink<String> sink = sink(prefix).build();
+        try (SinkWriter<String, S3PartFile> writer = sink.createWriter(new FakeRuntimeContext(0, 1), List.of());
+             Committer<S3PartFile> committer = sink.createCommitter(new FakeRuntimeContext(0, 1))) {
+            for (String l : lines(0, 10)) {
+                writer.write(l);
+            }
+            int lostBefore = s3.lostCreates.get();
+            int abortedBefore = s3.aborted.get();
+            s3.createAnswersToLose.set(1);
+            List<S3PartFile> files;
+            try {
+                files = writer.preCommit(1); // the SDK's second attempt creates the upload the writer learns of
+            } finally {
+                s3.createAnswersToLose.set(0);
+            }
+            assertThat(s3.lostCreates.get() - lostBefore).as("the first attempt's upload, its answer lost").isOne();
+            assertThat(files).hasSize(1);
+            assertThat(s3.aborted.get() - abortedBefore).as("the first attempt's upload is aborted").isOne();
+            assertThat(s3.openUploads(BUCKET, prefix + "/")).containsExactly(files.get(0).key());
+            committer.commit(files.get(0));
+            assertThat(s3.openUploads(BUCKET, prefix + "/")).as("no upload lingers").isEmpty();
+            assertThat(s3.visibleLines(BUCKET, prefix + "/")).isEqualTo(lines(0, 10));
+        }
+    }
+
     @Test
     void aWriterClosedBeforeTheRetryAbortsTheUploadsACreateWhoseAnswerWasLostLeft() throws Exception {
         String prefix = freshPrefix();
