@@ -40,7 +40,8 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  *       object (404) is {@link BlobNotFoundException}, or {@code false}.</li>
  *   <li>{@link #list}: ListObjectsV2, following continuation tokens ({@code s3.list-page-size} keys per page).</li>
  *   <li>{@link #deleteRecursively}: lists and deletes with DeleteObjects, at most
- *       {@code s3.delete-batch-size} (≤ 1000) keys per request.</li>
+ *       {@code s3.delete-batch-size} (≤ 1000) keys per request, then aborts the multipart uploads left open
+ *       under the prefix.</li>
  * </ul>
  *
  * <p><b>Bounded waits.</b> Connect timeout, socket timeout, a per-attempt timeout, a per-call timeout
@@ -370,19 +371,23 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
     @Override
     public void deleteRecursively(String prefix) {
         String top = prefix == null || prefix.isEmpty() ? null : location.key(prefix); // null: the whole store
+        String under = top == null ? location.keyPrefix() : top + "/";
         call("deleteRecursively", prefix, () -> {
             // A writer may add a blob while we delete (a late upload into an aborted checkpoint): list again
             // a few times rather than leave objects behind.
             for (int pass = 0; pass < 3; pass++) {
-                List<String> found = keys.listKeys(top == null ? location.keyPrefix() : top + "/");
+                List<String> found = keys.listKeys(under);
                 if (top != null && pass == 0) {
                     found.add(top);
                 }
                 if (found.isEmpty()) {
-                    return null;
+                    break;
                 }
                 keys.deleteKeys(prefix, found);
             }
+            // Multipart uploads under it that nobody completes or aborts any more (their create's answer lost, their
+            // abort failed) are no objects: invisible, but S3 keeps and bills their parts.
+            keys.abortUploads(prefix, under);
             return null;
         });
     }

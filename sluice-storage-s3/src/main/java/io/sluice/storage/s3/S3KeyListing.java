@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
 import software.amazon.awssdk.services.s3.model.S3Error;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -18,8 +19,8 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * Lists and deletes the objects of one {@link S3BlobStore} by key: ListObjectsV2 following
  * continuation tokens ({@code s3.list-page-size} keys per page), and DeleteObjects in batches of
  * {@code s3.delete-batch-size} keys, or one DeleteObject per key from the first time the store
- * answers DeleteObjects with HTTP 501 Not Implemented. Counts every request in the store's API call
- * counter.
+ * answers DeleteObjects with HTTP 501 Not Implemented; aborts the multipart uploads open under a deleted
+ * prefix. Counts every request in the store's API call counter (a listing of uploads as one).
  *
  * <p>Threading: thread-safe; blocks on network I/O (never on a main thread: the store checks).
  */
@@ -33,6 +34,7 @@ final class S3KeyListing {
     private final int listPageSize;
     private final int deleteBatchSize;
     private volatile boolean batchDeleteSupported = true;
+    private volatile boolean uploadListingSupported = true;
 
     S3KeyListing(String role, S3Location location, S3ClientHolder clients, AtomicLong apiCalls, int listPageSize,
                  int deleteBatchSize) {
@@ -109,6 +111,48 @@ final class S3KeyListing {
             apiCalls.incrementAndGet();
             s3.deleteObject(b -> b.bucket(location.bucket()).key(id.key()));
         }
+    }
+
+    /**
+     * Aborts every multipart upload open under {@code fullPrefix} (of {@code deleteRecursively(prefix)}): uploads
+     * nobody will complete or abort any more, since the prefix is being deleted (a create whose answer was lost on
+     * every attempt, an abort that failed, a late upload of a discarded checkpoint). Best effort: a failure is
+     * logged, not thrown (the objects are deleted; a bucket lifecycle rule catches what stays); a store that does
+     * not implement ListMultipartUploads (HTTP 501) is not asked again.
+     *
+     * @return how many uploads were aborted
+     */
+    int abortUploads(String prefix, String fullPrefix) {
+        if (!uploadListingSupported) {
+            return 0;
+        }
+        S3Client s3 = clients.client();
+        int aborted = 0;
+        try {
+            apiCalls.incrementAndGet();
+            for (MultipartUpload u : s3.listMultipartUploadsPaginator(b -> b.bucket(location.bucket())
+                    .prefix(fullPrefix)).uploads()) {
+                apiCalls.incrementAndGet();
+                s3.abortMultipartUpload(b -> b.bucket(location.bucket()).key(u.key()).uploadId(u.uploadId()));
+                aborted++;
+            }
+        } catch (S3Exception e) {
+            if (e.statusCode() == 501) {
+                uploadListingSupported = false;
+                LOG.warn("{} does not support listing multipart uploads (HTTP 501: {}); uploads left open under deleted"
+                        + " prefixes are left to the bucket's lifecycle rules", location, S3Errors.errorMessage(e));
+            } else {
+                LOG.warn("{}: could not abort the multipart uploads left open under {} ({}); the bucket's lifecycle"
+                        + " rules must clean them up", location, prefix, S3Errors.errorMessage(e));
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("{}: could not abort the multipart uploads left open under {} ({}); the bucket's lifecycle rules"
+                    + " must clean them up", location, prefix, e.toString());
+        }
+        if (aborted > 0) {
+            LOG.info("{}: aborted {} multipart uploads left open under {}", location, aborted, prefix);
+        }
+        return aborted;
     }
 
     /** Whether DeleteObjects is used; false once the store answered it with HTTP 501 Not Implemented. */

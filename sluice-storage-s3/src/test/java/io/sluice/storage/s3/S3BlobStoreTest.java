@@ -30,6 +30,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /** {@link S3BlobStore} against a real S3 server in this JVM (S3Proxy), directly and through a {@link TcpFaultProxy}. */
 class S3BlobStoreTest {
@@ -276,8 +277,9 @@ class S3BlobStoreTest {
         s.put("job/chk-10/_metadata", new byte[] {1}); // a sibling that only shares the string prefix
         long before = s.apiCalls();
         s.deleteRecursively("job/chk-1");
-        // list (1 page) + 4 batches of <= 10, then one more listing that finds nothing
-        assertThat(s.apiCalls() - before).isEqualTo(6);
+        // list (1 page) + 4 batches of <= 10, then one more listing that finds nothing, then the listing of
+        // multipart uploads under the prefix (none)
+        assertThat(s.apiCalls() - before).isEqualTo(7);
         assertThat(s.batchDeleteSupported()).isTrue();
         assertThat(s.list("job/")).containsExactly("job/chk-10/_metadata");
         s.deleteRecursively("job/chk-1"); // idempotent
@@ -285,6 +287,41 @@ class S3BlobStoreTest {
         s.put("job/chk-2", new byte[] {1});
         s.deleteRecursively("job/chk-2");
         assertThat(s.exists("job/chk-2")).isFalse();
+    }
+
+    /**
+     * A multipart upload nobody completes or aborts any more (its create's answer lost on every attempt, its abort
+     * failed) is no object: a deleted prefix kept it open, and S3 bills its parts, until 2026-12-06.
+     */
+    @Test
+    void deleteRecursivelyAbortsTheMultipartUploadsLeftOpenUnderThePrefixAndKeepsSiblings() {
+        S3BlobStore s = store();
+        s.put("job/chk-1/0-0.state", new byte[] {1});
+        try (S3Client raw = rawClient()) {
+            String orphan = raw.createMultipartUpload(b -> b.bucket("bucket").key(key(s, "job/chk-1/1-0.state")))
+                    .uploadId();
+            String sibling = raw.createMultipartUpload(b -> b.bucket("bucket").key(key(s, "job/chk-10/0-0.state")))
+                    .uploadId();
+            assertThat(openUploads(raw, s)).containsExactlyInAnyOrder(orphan, sibling);
+
+            s.deleteRecursively("job/chk-1");
+
+            assertThat(openUploads(raw, s)).as("the sibling's upload is not under the prefix").containsExactly(sibling);
+            assertThat(s.list("job/")).isEmpty();
+        }
+    }
+
+    private static S3Client rawClient() {
+        return S3Clients.build(S3ProxyServer.clientConfiguration(server.endpoint()), "the test's client");
+    }
+
+    private static String key(S3BlobStore s, String path) {
+        return s.keyPrefix() + path;
+    }
+
+    private static List<String> openUploads(S3Client raw, S3BlobStore s) {
+        return raw.listMultipartUploads(b -> b.bucket("bucket").prefix(s.keyPrefix())).uploads().stream()
+                .map(software.amazon.awssdk.services.s3.model.MultipartUpload::uploadId).toList();
     }
 
     @Test
@@ -303,8 +340,9 @@ class S3BlobStoreTest {
         assertThat(s.list("big/")).hasSize(1005);
         long before = s.apiCalls();
         s.deleteRecursively("big");
-        // 2 list pages + 2 DeleteObjects (1000 + 6 keys incl. the prefix itself) + 1 final empty listing
-        assertThat(s.apiCalls() - before).isEqualTo(5);
+        // 2 list pages + 2 DeleteObjects (1000 + 6 keys incl. the prefix itself) + 1 final empty listing + the
+        // listing of multipart uploads
+        assertThat(s.apiCalls() - before).isEqualTo(6);
         assertThat(s.list("big/")).isEmpty();
     }
 
