@@ -168,11 +168,8 @@ class S3ExactlyOnceFileSinkTest {
     void uploadsCreatedByACreateWhoseAnswerWasLostAreAbortedOnceTheRetryCreatesTheFilesUpload() throws Exception {
         String prefix = freshPrefix();
         S3ExactlyOnceFileSink<String> sink = sink(prefix).build();
-        try (SinkWriter<String, S3PartFile> writer = sink.createWriter(new FakeRuntimeContext(0, 1), List.of());
+        try (SinkWriter<String, S3PartFile> writer = writerOfTenLines(sink);
              Committer<S3PartFile> committer = sink.createCommitter(new FakeRuntimeContext(0, 1))) {
-            for (String l : lines(0, 10)) {
-                writer.write(l);
-            }
             s3.loseCreateAnswers.set(true);
             int lostBefore = s3.lostCreates.get();
             int abortedBefore = s3.aborted.get();
@@ -187,12 +184,8 @@ class S3ExactlyOnceFileSinkTest {
             assertThat(s3.openUploads(BUCKET, prefix + "/")).hasSize(lost);
 
             List<S3PartFile> files = writer.preCommit(2); // the same part file, kept from the failed barrier
-            assertThat(files).hasSize(1);
             assertThat(s3.aborted.get() - abortedBefore).as("the orphans are aborted").isEqualTo(lost);
-            assertThat(s3.openUploads(BUCKET, prefix + "/")).containsExactly(files.get(0).key());
-            committer.commit(files.get(0));
-            assertThat(s3.openUploads(BUCKET, prefix + "/")).as("no upload lingers").isEmpty();
-            assertThat(s3.visibleLines(BUCKET, prefix + "/")).isEqualTo(lines(0, 10));
+            commitTheOnlyOpenUpload(committer, prefix, files);
         }
     }
 
@@ -205,11 +198,8 @@ class S3ExactlyOnceFileSinkTest {
     void anUploadCreatedByACreateAttemptTheSdkRetriedIsAbortedOnceTheRetrySucceeds() throws Exception {
         String prefix = freshPrefix();
         S3ExactlyOnceFileSink<String> sink = sink(prefix).build();
-        try (SinkWriter<String, S3PartFile> writer = sink.createWriter(new FakeRuntimeContext(0, 1), List.of());
+        try (SinkWriter<String, S3PartFile> writer = writerOfTenLines(sink);
              Committer<S3PartFile> committer = sink.createCommitter(new FakeRuntimeContext(0, 1))) {
-            for (String l : lines(0, 10)) {
-                writer.write(l);
-            }
             int lostBefore = s3.lostCreates.get();
             int abortedBefore = s3.aborted.get();
             s3.createAnswersToLose.set(1);
@@ -220,13 +210,32 @@ class S3ExactlyOnceFileSinkTest {
                 s3.createAnswersToLose.set(0);
             }
             assertThat(s3.lostCreates.get() - lostBefore).as("the first attempt's upload, its answer lost").isOne();
-            assertThat(files).hasSize(1);
             assertThat(s3.aborted.get() - abortedBefore).as("the first attempt's upload is aborted").isOne();
-            assertThat(s3.openUploads(BUCKET, prefix + "/")).containsExactly(files.get(0).key());
-            committer.commit(files.get(0));
-            assertThat(s3.openUploads(BUCKET, prefix + "/")).as("no upload lingers").isEmpty();
-            assertThat(s3.visibleLines(BUCKET, prefix + "/")).isEqualTo(lines(0, 10));
+            commitTheOnlyOpenUpload(committer, prefix, files);
         }
+    }
+
+    /** A writer of subtask 0 of 1 that has written {@code lines(0, 10)}, none of them uploaded yet. */
+    private static SinkWriter<String, S3PartFile> writerOfTenLines(S3ExactlyOnceFileSink<String> sink)
+            throws Exception {
+        SinkWriter<String, S3PartFile> writer = sink.createWriter(new FakeRuntimeContext(0, 1), List.of());
+        for (String l : lines(0, 10)) {
+            writer.write(l);
+        }
+        return writer;
+    }
+
+    /**
+     * {@code files}, pre-committed from {@link #writerOfTenLines}, is one part file whose upload is the only one open
+     * under the prefix; once committed no upload is left open and its lines are visible.
+     */
+    private void commitTheOnlyOpenUpload(Committer<S3PartFile> committer, String prefix, List<S3PartFile> files)
+            throws Exception {
+        assertThat(files).hasSize(1);
+        assertThat(s3.openUploads(BUCKET, prefix + "/")).containsExactly(files.get(0).key());
+        committer.commit(files.get(0));
+        assertThat(s3.openUploads(BUCKET, prefix + "/")).as("no upload lingers").isEmpty();
+        assertThat(s3.visibleLines(BUCKET, prefix + "/")).isEqualTo(lines(0, 10));
     }
 
     @Test
