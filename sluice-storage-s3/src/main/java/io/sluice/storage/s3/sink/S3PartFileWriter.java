@@ -50,8 +50,9 @@ final class S3PartFileWriter<T> implements SinkWriter<T, S3PartFile> {
     private final Set<String> restoredUploads = new HashSet<>();
     /**
      * Part files whose create-upload failed (a connection cut while the request was under way, say), or took
-     * more than one attempt: S3 may have created an upload whose answer never came. Key -> the upload this writer created for it once one
-     * succeeded ({@code null} before); the others of that key are orphans, aborted by {@link #abortOrphans}.
+     * more than one attempt: S3 may have created an upload whose answer never came. Key -> the upload this
+     * writer created for it once one succeeded ({@code null} before); the others of that key are orphans,
+     * aborted by {@link #abortOrphans}.
      */
     private final Map<String, String> inDoubtCreates = new HashMap<>();
     private final List<S3PartFile> closedSinceBarrier = new ArrayList<>();
