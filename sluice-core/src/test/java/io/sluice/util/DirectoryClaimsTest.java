@@ -1,6 +1,7 @@
 package io.sluice.util;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -97,6 +98,51 @@ class DirectoryClaimsTest {
 
             assertThat(entry).as("this live process's, after a sweep here and one in another process").exists();
             assertThat(dir.resolve(".owner-" + token + ".lock")).exists();
+        }
+    }
+
+    /**
+     * A process of another pid namespace (another container sharing the directory) names itself by its pid there: 1
+     * here, where pid 1 is another, live process. Its claim holds while it runs, whatever runs under that pid here,
+     * and its entries go once it ended. Needs {@code unshare --pid} (root); skipped where that is refused.
+     */
+    @Test
+    void aProcessOfAnotherPidNamespaceKeepsItsEntriesWhileItRunsAndLosesThemOnceItEnded() throws Exception {
+        assumeTrue(canUnsharePidNamespace(), "unshare --pid is not available or not permitted here");
+        // --kill-child: the JVM in the new namespace dies with unshare if the test kills that
+        Process other = new ProcessBuilder("unshare", "--pid", "--fork", "--kill-child=SIGKILL",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), ClaimHolder.class.getName(), dir.toString())
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(other.getInputStream(), StandardCharsets.UTF_8));
+            String line = out.readLine();
+            assertThat(line).as("the other process's first line").startsWith("token ");
+            String token = line.substring("token ".length());
+            assertThat(token).as("pid 1 of its own namespace").startsWith("1-");
+            Path theirs = Files.createDirectories(dir.resolve(BASE + token + "-count_1_2-g"));
+
+            DirectoryClaims.deleteLeftovers(dir, BASE);
+            assertThat(theirs).as("a live process's of another pid namespace").exists();
+
+            other.getOutputStream().close(); // its input ends: it exits, and its lock goes with it
+            assertThat(other.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            DirectoryClaims.deleteLeftovers(dir, BASE);
+            assertThat(theirs).as("the ended process's").doesNotExist();
+            assertThat(dir.resolve(".owner-" + token + ".lock")).as("its lock file").doesNotExist();
+        } finally {
+            other.destroyForcibly();
+            other.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static boolean canUnsharePidNamespace() throws InterruptedException {
+        try {
+            Process p = new ProcessBuilder("unshare", "--pid", "--fork", "--kill-child=SIGKILL", "true")
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (java.io.IOException e) {
+            return false; // no unshare
         }
     }
 
