@@ -40,14 +40,9 @@ class DirectoryClaimsTest {
 
     @Test
     void theEntriesOfAnotherProcessAreKeptWhileItRunsAndDeletedOnceItWasKilled() throws Exception {
-        Process other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), ClaimHolder.class.getName(), dir.toString())
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process other = startClaimHolder();
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(other.getInputStream(), StandardCharsets.UTF_8));
-            String line = out.readLine();
-            assertThat(line).as("the other process's first line").startsWith("token ");
-            String token = line.substring("token ".length());
+            String token = tokenOf(other);
             assertThat(token).startsWith(other.pid() + "-");
             Path theirs = Files.createDirectories(dir.resolve(BASE + token + "-count_1_2-b").resolve("nested"));
             Files.write(theirs.resolve("000042.sst"), new byte[4096]);
@@ -110,15 +105,9 @@ class DirectoryClaimsTest {
     void aProcessOfAnotherPidNamespaceKeepsItsEntriesWhileItRunsAndLosesThemOnceItEnded() throws Exception {
         assumeTrue(canUnsharePidNamespace(), "unshare --pid is not available or not permitted here");
         // --kill-child: the JVM in the new namespace dies with unshare if the test kills that
-        Process other = new ProcessBuilder("unshare", "--pid", "--fork", "--kill-child=SIGKILL",
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), ClaimHolder.class.getName(), dir.toString())
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process other = startClaimHolder("unshare", "--pid", "--fork", "--kill-child=SIGKILL");
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(other.getInputStream(), StandardCharsets.UTF_8));
-            String line = out.readLine();
-            assertThat(line).as("the other process's first line").startsWith("token ");
-            String token = line.substring("token ".length());
+            String token = tokenOf(other);
             assertThat(token).as("pid 1 of its own namespace").startsWith("1-");
             Path theirs = Files.createDirectories(dir.resolve(BASE + token + "-count_1_2-g"));
 
@@ -134,6 +123,22 @@ class DirectoryClaimsTest {
             other.destroyForcibly();
             other.waitFor(30, TimeUnit.SECONDS);
         }
+    }
+
+    /** {@link ClaimHolder} claiming {@link #dir} in another JVM, started through {@code launcher} if any. */
+    private Process startClaimHolder(String... launcher) throws java.io.IOException {
+        java.util.List<String> command = new java.util.ArrayList<>(Arrays.asList(launcher));
+        command.addAll(java.util.List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), ClaimHolder.class.getName(), dir.toString()));
+        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    }
+
+    /** The token {@link ClaimHolder} printed as its first line. */
+    private static String tokenOf(Process holder) throws java.io.IOException {
+        BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
+        String line = out.readLine();
+        assertThat(line).as("the other process's first line").startsWith("token ");
+        return line.substring("token ".length());
     }
 
     private static boolean canUnsharePidNamespace() throws InterruptedException {
