@@ -106,10 +106,10 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
         Configuration options = S3Options.effective(configuration);
         this.clients = new S3ClientHolder(this.location, options);
         this.completionClients = S3ClientHolder.forCompletions(this.location, options);
-        this.uploads = new S3Uploads(this.location, clients, completionClients, apiCalls,
-                options.get(S3Options.MULTIPART_THRESHOLD), options.get(S3Options.PART_SIZE));
         this.keys = new S3KeyListing(role, this.location, clients, apiCalls, options.get(S3Options.LIST_PAGE_SIZE),
                 options.get(S3Options.DELETE_BATCH_SIZE));
+        this.uploads = new S3Uploads(this.location, clients, completionClients, keys, apiCalls,
+                options.get(S3Options.MULTIPART_THRESHOLD), options.get(S3Options.PART_SIZE));
         this.errors = new S3Errors(role, this.location, options);
         String accessKey = options.get(S3Options.ACCESS_KEY);
         this.service = "s3 " + (options.get(S3Options.ENDPOINT).isEmpty() ? "aws" : options.get(S3Options.ENDPOINT))
@@ -387,7 +387,7 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
             }
             // Multipart uploads under it that nobody completes or aborts any more (their create's answer lost, their
             // abort failed) are no objects: invisible, but S3 keeps and bills their parts.
-            keys.abortUploads(prefix, under);
+            keys.abortUploads(prefix, under, upload -> true, "left open under a deleted prefix");
             return null;
         });
     }

@@ -4,6 +4,7 @@ import io.sluice.storage.StorageException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -19,8 +20,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * Lists and deletes the objects of one {@link S3BlobStore} by key: ListObjectsV2 following
  * continuation tokens ({@code s3.list-page-size} keys per page), and DeleteObjects in batches of
  * {@code s3.delete-batch-size} keys, or one DeleteObject per key from the first time the store
- * answers DeleteObjects with HTTP 501 Not Implemented; aborts the multipart uploads open under a deleted
- * prefix. Counts every request in the store's API call counter (a listing of uploads as one).
+ * answers DeleteObjects with HTTP 501 Not Implemented; aborts multipart uploads left open (under a deleted prefix,
+ * or of a key whose create the SDK retried). Counts every request in the store's API call counter (a listing of
+ * uploads as one).
  *
  * <p>Threading: thread-safe; blocks on network I/O (never on a main thread: the store checks).
  */
@@ -114,15 +116,17 @@ final class S3KeyListing {
     }
 
     /**
-     * Aborts every multipart upload open under {@code fullPrefix} (of {@code deleteRecursively(prefix)}): uploads
-     * nobody will complete or abort any more, since the prefix is being deleted (a create whose answer was lost on
-     * every attempt, an abort that failed, a late upload of a discarded checkpoint). Best effort: a failure is
-     * logged, not thrown (the objects are deleted; a bucket lifecycle rule catches what stays); a store that does
-     * not implement ListMultipartUploads (HTTP 501) is not asked again.
+     * Aborts the multipart uploads open under {@code fullPrefix} that {@code which} selects: uploads nobody will
+     * complete or abort any more (under a prefix being deleted: a create whose answer was lost on every attempt, an
+     * abort that failed, a late upload of a discarded checkpoint; of one key: the upload of a create attempt whose
+     * answer was lost before the SDK's retry). Best effort: a failure is logged, not thrown (a bucket lifecycle rule
+     * catches what stays); a store that does not implement ListMultipartUploads (HTTP 501) is not asked again.
      *
+     * @param what  the path or prefix the uploads belong to, for the log
+     * @param why   why they are left over, for the log
      * @return how many uploads were aborted
      */
-    int abortUploads(String prefix, String fullPrefix) {
+    int abortUploads(String what, String fullPrefix, Predicate<MultipartUpload> which, String why) {
         if (!uploadListingSupported) {
             return 0;
         }
@@ -132,25 +136,27 @@ final class S3KeyListing {
             apiCalls.incrementAndGet();
             for (MultipartUpload u : s3.listMultipartUploadsPaginator(b -> b.bucket(location.bucket())
                     .prefix(fullPrefix)).uploads()) {
-                apiCalls.incrementAndGet();
-                s3.abortMultipartUpload(b -> b.bucket(location.bucket()).key(u.key()).uploadId(u.uploadId()));
-                aborted++;
+                if (which.test(u)) {
+                    apiCalls.incrementAndGet();
+                    s3.abortMultipartUpload(b -> b.bucket(location.bucket()).key(u.key()).uploadId(u.uploadId()));
+                    aborted++;
+                }
             }
         } catch (S3Exception e) {
             if (e.statusCode() == 501) {
                 uploadListingSupported = false;
-                LOG.warn("{} does not support listing multipart uploads (HTTP 501: {}); uploads left open under deleted"
-                        + " prefixes are left to the bucket's lifecycle rules", location, S3Errors.errorMessage(e));
+                LOG.warn("{} does not support listing multipart uploads (HTTP 501: {}); uploads left open are left to"
+                        + " the bucket's lifecycle rules", location, S3Errors.errorMessage(e));
             } else {
-                LOG.warn("{}: could not abort the multipart uploads left open under {} ({}); the bucket's lifecycle"
-                        + " rules must clean them up", location, prefix, S3Errors.errorMessage(e));
+                LOG.warn("{}: could not abort the multipart uploads of {} {} ({}); the bucket's lifecycle rules must"
+                        + " clean them up", location, what, why, S3Errors.errorMessage(e));
             }
         } catch (RuntimeException e) {
-            LOG.warn("{}: could not abort the multipart uploads left open under {} ({}); the bucket's lifecycle rules"
-                    + " must clean them up", location, prefix, e.toString());
+            LOG.warn("{}: could not abort the multipart uploads of {} {} ({}); the bucket's lifecycle rules must clean"
+                    + " them up", location, what, why, e.toString());
         }
         if (aborted > 0) {
-            LOG.info("{}: aborted {} multipart uploads left open under {}", location, aborted, prefix);
+            LOG.info("{}: aborted {} multipart uploads of {} {}", location, aborted, what, why);
         }
         return aborted;
     }

@@ -13,7 +13,6 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
-import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -44,15 +43,17 @@ final class S3Uploads {
     private final S3Location location;
     private final S3ClientHolder clients;
     private final S3ClientHolder completionClients;
+    private final S3KeyListing keys;
     private final AtomicLong apiCalls;
     private final long multipartThreshold;
     private final long partSize;
 
-    S3Uploads(S3Location location, S3ClientHolder clients, S3ClientHolder completionClients, AtomicLong apiCalls,
-              long multipartThreshold, long partSize) {
+    S3Uploads(S3Location location, S3ClientHolder clients, S3ClientHolder completionClients, S3KeyListing keys,
+              AtomicLong apiCalls, long multipartThreshold, long partSize) {
         this.location = location;
         this.clients = clients;
         this.completionClients = completionClients;
+        this.keys = keys;
         this.apiCalls = apiCalls;
         this.multipartThreshold = multipartThreshold;
         this.partSize = partSize;
@@ -84,7 +85,12 @@ final class S3Uploads {
         String uploadId = s3.createMultipartUpload(b -> b.bucket(bucket).key(key)
                 .overrideConfiguration(o -> o.putExecutionAttribute(AttemptCounter.ATTEMPTS, attempts))).uploadId();
         if (attempts.get() > 1) {
-            abortOtherUploads(s3, path, key, uploadId);
+            // An earlier attempt may have been carried out and its answer lost: its upload of this key is aborted.
+            // Listed under the key's parent and matched exactly: some S3-compatible stores list multipart uploads by
+            // a prefix only up to its last '/'.
+            keys.abortUploads(path, key.substring(0, key.lastIndexOf('/') + 1),
+                    u -> u.key().equals(key) && !u.uploadId().equals(uploadId),
+                    "created by an attempt of a create the SDK retried, whose answer was lost");
         }
         try {
             List<CompletedPart> parts = new ArrayList<>();
@@ -115,32 +121,6 @@ final class S3Uploads {
                 }
             }
             throw e;
-        }
-    }
-
-    /**
-     * After a create that the SDK retried: an earlier attempt may have been carried out and its answer lost
-     * (CreateMultipartUpload is not idempotent), leaving an upload of {@code key} nobody would complete or abort.
-     * Aborts every upload of the key but {@code mine}; best effort (logged: a bucket lifecycle rule then has to).
-     */
-    private void abortOtherUploads(S3Client s3, String path, String key, String mine) {
-        String bucket = location.bucket();
-        // listed under the key's parent and matched exactly: some S3-compatible stores list multipart uploads by a
-        // prefix only up to its last '/'
-        String parent = key.substring(0, key.lastIndexOf('/') + 1);
-        try {
-            apiCalls.incrementAndGet();
-            for (MultipartUpload u : s3.listMultipartUploadsPaginator(b -> b.bucket(bucket).prefix(parent)).uploads()) {
-                if (u.key().equals(key) && !u.uploadId().equals(mine)) {
-                    apiCalls.incrementAndGet();
-                    s3.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(u.uploadId()));
-                    LOG.info("Aborted the multipart upload {} of {} in {}: created by an attempt of a create the SDK"
-                            + " retried, whose answer was lost", u.uploadId(), path, location);
-                }
-            }
-        } catch (RuntimeException e) {
-            LOG.warn("Could not look for multipart uploads of {} in {} that a retried create may have left ({}); the"
-                    + " store's lifecycle rules must clean them up", path, location, e.toString());
         }
     }
 

@@ -38,7 +38,9 @@ class S3RetriedCreateTest {
             LoseFirstCreateAnswer lose = new LoseFirstCreateAnswer();
             S3Location location = new S3Location("s3://" + BUCKET + "/checkpoints");
             S3ClientHolder clients = new S3ClientHolder(location, () -> client(server, lose));
-            S3Uploads uploads = new S3Uploads(location, clients, clients, new AtomicLong(), 1024, 5 * 1024 * 1024);
+            AtomicLong apiCalls = new AtomicLong();
+            S3KeyListing keys = new S3KeyListing(io.sluice.storage.StorageException.CHECKPOINT_STORAGE, location, clients, apiCalls, 1000, 1000);
+            S3Uploads uploads = new S3Uploads(location, clients, clients, keys, apiCalls, 1024, 5 * 1024 * 1024);
             byte[] data = new byte[64 * 1024];
             new java.util.Random(7).nextBytes(data);
 
