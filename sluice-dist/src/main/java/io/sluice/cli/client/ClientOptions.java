@@ -1,14 +1,18 @@
 package io.sluice.cli.client;
 
+import io.sluice.cli.common.DurationConverter;
 import io.sluice.cli.common.ExitCodes;
+import io.sluice.config.Durations;
 import io.sluice.config.IllegalConfigurationException;
 import io.sluice.security.tls.PemFiles;
 import io.sluice.security.tls.TlsIdentity;
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -38,6 +42,13 @@ public final class ClientOptions {
                     + " private CA signed (rest.tls.*). Default: $SLUICE_CA_FILE, else the JVM's trusted CAs.")
     Path caFile;
 
+    @Option(names = "--connect-timeout", paramLabel = "DURATION", converter = DurationConverter.class,
+            defaultValue = "${env:SLUICE_CONNECT_TIMEOUT:-10 s}",
+            description = "How long opening a connection to the cluster may take, the TLS handshake included; one that"
+                    + " takes longer is tried again, " + Connecting.ATTEMPTS + " attempts in all."
+                    + " Default: $SLUICE_CONNECT_TIMEOUT, else 10 s.")
+    Duration connectTimeout;
+
     @Option(names = "--output", paramLabel = "FORMAT", defaultValue = "text",
             description = "text (for people) or json (the REST API's JSON, for scripts). Default: ${DEFAULT-VALUE}.")
     Output output;
@@ -57,6 +68,10 @@ public final class ClientOptions {
         if (!List.of("http", "https").contains(String.valueOf(uri.getScheme())) || uri.getHost() == null) {
             throw new ParameterException(spec.commandLine(), "Invalid value for option '--cluster': " + cluster
                     + "; it must be an address such as http://localhost:8081");
+        }
+        if (connectTimeout.isNegative() || connectTimeout.isZero()) {
+            throw new ParameterException(spec.commandLine(), "Invalid value for option '--connect-timeout': "
+                    + Durations.describe(connectTimeout) + "; it must be positive, such as 10 s");
         }
         if (token != null && tokenFile != null) {
             throw new ParameterException(spec.commandLine(), "Give either --token or --token-file, not both");
@@ -86,6 +101,8 @@ public final class ClientOptions {
                 throw new ClientException(ExitCodes.NOT_FOUND, e.getMessage());
             }
         }
-        return new RestClient(uri, t, tls);
+        PrintWriter err = spec.commandLine().getErr();
+        return new RestClient(uri, t, tls, new Connecting(connectTimeout, Connecting.ATTEMPTS,
+                notice -> err.println(spec.qualifiedName() + ": " + notice)));
     }
 }

@@ -25,6 +25,13 @@ import javax.net.ssl.SSLHandshakeException;
  * bearer token, and every failure turned into a {@link ClientException} with the exit code that
  * tells it apart (cluster unreachable, not found, token refused, request refused).
  *
+ * <p>A connection that is not established within the {@linkplain Connecting connect timeout} (for
+ * {@code https://} the JDK's client counts the TLS handshake in it) is tried again, up to
+ * {@link Connecting#attempts()} times, saying so on the command's error stream: nothing of the request
+ * was sent, so even a {@code POST} is safe to repeat, and a cluster on an overloaded machine (a cold
+ * JVM's first TLS handshake, say) is not reported as unreachable after one slow handshake. A refused
+ * connection is not tried again: nobody listens there.
+ *
  * <p>Threading: blocking calls on the command's thread; thread-safe.
  */
 final class RestClient {
@@ -34,20 +41,21 @@ final class RestClient {
     private final URI base;
     private final String token;
     private final HttpClient http;
+    private final Connecting connecting;
 
-    /** @param tls the TLS context for an https cluster (trusting its CA), or {@code null} for the JVM's defaults */
-    RestClient(URI base, String token, SSLContext tls) {
+    /**
+     * @param tls the TLS context for an https cluster (trusting its CA), or {@code null} for the JVM's defaults
+     * @param connecting how long a connection may take, how often one is tried, and where retries are told
+     */
+    RestClient(URI base, String token, SSLContext tls, Connecting connecting) {
         this.base = base;
         this.token = token;
-        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+        this.connecting = connecting;
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(connecting.timeout());
         if (tls != null) {
             b.sslContext(tls);
         }
         this.http = b.build();
-    }
-
-    RestClient(URI base, String token) {
-        this(base, token, null);
     }
 
     URI base() {
@@ -115,8 +123,13 @@ final class RestClient {
     private JsonNode send(HttpRequest request, String path, Duration timeout) throws ClientException {
         HttpResponse<byte[]> response;
         try {
-            response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
-        } catch (HttpConnectTimeoutException | ConnectException e) {
+            response = sendConnecting(request);
+        } catch (HttpConnectTimeoutException e) {
+            throw new ClientException(ExitCodes.UNAVAILABLE, "Cannot reach a Sluice cluster at " + base + " (no connection"
+                    + " within " + Durations.describe(connecting.timeout()) + " in " + connecting.attempts() + " attempt(s);"
+                    + " on a slow network or an overloaded machine raise --connect-timeout). Check that it is running, or"
+                    + " point --cluster (or SLUICE_CLUSTER) at a running one.", e);
+        } catch (ConnectException e) {
             throw unreachable(e);
         } catch (HttpTimeoutException e) {
             throw new ClientException(ExitCodes.UNAVAILABLE, "The Sluice cluster at " + base + " did not answer " + path
@@ -142,6 +155,22 @@ final class RestClient {
             default -> status < 500 ? new ClientException(ExitCodes.REFUSED, error)
                     : new ClientException(ExitCodes.INTERNAL_ERROR, "The cluster failed to answer " + path + ": " + error);
         };
+    }
+
+    /** Sends {@code request}, trying a connection that timed out again up to {@link Connecting#attempts()} times. */
+    private HttpResponse<byte[]> sendConnecting(HttpRequest request) throws IOException, InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            } catch (HttpConnectTimeoutException e) {
+                if (attempt >= connecting.attempts()) {
+                    throw e;
+                }
+                connecting.notices().accept("No connection to " + base + " within "
+                        + Durations.describe(connecting.timeout()) + " (attempt " + attempt + " of "
+                        + connecting.attempts() + "); trying again");
+            }
+        }
     }
 
     private ClientException unreachable(IOException e) {
