@@ -124,14 +124,16 @@ final class S3KeyListing {
      *
      * @param what  the path or prefix the uploads belong to, for the log
      * @param why   why they are left over, for the log
-     * @return how many uploads were aborted
+     * @return false if listing or aborting failed (worth trying again later); true once every selected upload was
+     *     aborted, or when the store cannot list uploads (nothing more can be done)
      */
-    int abortUploads(String what, String fullPrefix, Predicate<MultipartUpload> which, String why) {
+    boolean abortUploads(String what, String fullPrefix, Predicate<MultipartUpload> which, String why) {
         if (!uploadListingSupported) {
-            return 0;
+            return true;
         }
         S3Client s3 = clients.client();
         int aborted = 0;
+        boolean done = false;
         try {
             apiCalls.incrementAndGet();
             for (MultipartUpload u : s3.listMultipartUploadsPaginator(b -> b.bucket(location.bucket())
@@ -142,8 +144,10 @@ final class S3KeyListing {
                     aborted++;
                 }
             }
+            done = true;
         } catch (S3Exception e) {
             if (e.statusCode() == 501) {
+                done = true;
                 uploadListingSupported = false;
                 LOG.warn("{} does not support listing multipart uploads (HTTP 501: {}); uploads left open are left to"
                         + " the bucket's lifecycle rules", location, S3Errors.errorMessage(e));
@@ -158,7 +162,7 @@ final class S3KeyListing {
         if (aborted > 0) {
             LOG.info("{}: aborted {} multipart uploads of {} {}", location, aborted, what, why);
         }
-        return aborted;
+        return done;
     }
 
     /** Whether DeleteObjects is used; false once the store answered it with HTTP 501 Not Implemented. */

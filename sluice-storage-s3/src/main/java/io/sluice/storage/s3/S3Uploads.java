@@ -4,7 +4,13 @@ import io.sluice.storage.BlobContent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -31,7 +37,10 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * object: there with this upload's length and, where computable, its multipart ETag, the put succeeded.
  * A create of a multipart upload that took the SDK more than one attempt is followed by the abort of any other upload
  * of the key (an earlier attempt carried out whose answer was lost: CreateMultipartUpload is not idempotent).
- * Counts every request in the store's API call counter (a listing of uploads as one).
+ * A create that failed on every attempt (any of which S3 may have carried out) and an abort that failed leave
+ * their key in doubt: after the next put that succeeds (S3 answers again), the uploads open under those keys
+ * that no put is writing now are listed, one listing per parent prefix, and aborted; a key stays in doubt while its
+ * listing fails. Counts every request in the store's API call counter (a listing of uploads as one).
  *
  * <p>Threading: thread-safe; blocks on network I/O (never on a main thread: the store checks).
  */
@@ -39,6 +48,8 @@ final class S3Uploads {
     private static final Logger LOG = LoggerFactory.getLogger(S3Uploads.class);
     /** The most parts S3 accepts in one multipart upload. */
     static final long MAX_PARTS = 10_000;
+    /** The most keys kept in doubt; beyond, the bucket's lifecycle rules must clean up (a long outage's creates). */
+    static final int MAX_KEYS_IN_DOUBT = 10_000;
 
     private final S3Location location;
     private final S3ClientHolder clients;
@@ -47,6 +58,12 @@ final class S3Uploads {
     private final AtomicLong apiCalls;
     private final long multipartThreshold;
     private final long partSize;
+    /** Keys an upload of which may be open that no put will complete or abort (a failed create or abort). */
+    private final Set<String> keysInDoubt = ConcurrentHashMap.newKeySet();
+    /** Keys with multipart puts running now, and how many: a sweep leaves their uploads alone. */
+    private final ConcurrentHashMap<String, Integer> keysBeingPut = new ConcurrentHashMap<>();
+    /** Whether a sweep of {@link #keysInDoubt} runs (one at a time: two would abort the same uploads). */
+    private final AtomicBoolean sweeping = new AtomicBoolean();
 
     S3Uploads(S3Location location, S3ClientHolder clients, S3ClientHolder completionClients, S3KeyListing keys,
               AtomicLong apiCalls, long multipartThreshold, long partSize) {
@@ -67,11 +84,59 @@ final class S3Uploads {
     void put(String path, String key, BlobContent content) {
         long length = content.length();
         if (length > multipartThreshold) {
-            putMultipart(path, key, content, length);
+            keysBeingPut.merge(key, 1, Integer::sum);
+            try {
+                putMultipart(path, key, content, length);
+            } finally {
+                keysBeingPut.computeIfPresent(key, (k, n) -> n == 1 ? null : n - 1);
+            }
         } else {
             apiCalls.incrementAndGet();
             clients.client().putObject(b -> b.bucket(location.bucket()).key(key).contentLength(length),
                     body(content, 0, length));
+        }
+        abortUploadsOfKeysInDoubt();
+    }
+
+    /** Keys in doubt now (tests). */
+    Set<String> keysInDoubt() {
+        return Set.copyOf(keysInDoubt);
+    }
+
+    private void putInDoubt(String key) {
+        if (keysInDoubt.size() < MAX_KEYS_IN_DOUBT) {
+            keysInDoubt.add(key);
+        } else {
+            LOG.warn("{}: {} keys already wait for their open multipart uploads to be looked for; an upload of {} may"
+                    + " stay open for the bucket's lifecycle rules", location, MAX_KEYS_IN_DOUBT, key);
+        }
+    }
+
+    /**
+     * Lists the uploads open under the keys in doubt that no put writes now, one listing per parent prefix, and
+     * aborts them; a key whose listing failed stays in doubt. Skipped while another thread sweeps.
+     */
+    private void abortUploadsOfKeysInDoubt() {
+        if (keysInDoubt.isEmpty() || !sweeping.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            Map<String, Set<String>> byParent = new TreeMap<>();
+            for (String key : keysInDoubt) {
+                if (!keysBeingPut.containsKey(key)) {
+                    byParent.computeIfAbsent(key.substring(0, key.lastIndexOf('/') + 1), p -> new HashSet<>()).add(key);
+                }
+            }
+            for (Map.Entry<String, Set<String>> parent : byParent.entrySet()) {
+                Set<String> swept = parent.getValue();
+                if (keys.abortUploads(parent.getKey(), parent.getKey(),
+                        u -> swept.contains(u.key()) && !keysBeingPut.containsKey(u.key()),
+                        "left open by a put whose create or abort failed")) {
+                    keysInDoubt.removeAll(swept);
+                }
+            }
+        } finally {
+            sweeping.set(false);
         }
     }
 
@@ -82,15 +147,25 @@ final class S3Uploads {
         long size0 = Math.max(partSize, (length + MAX_PARTS - 1) / MAX_PARTS);
         apiCalls.incrementAndGet();
         AtomicInteger attempts = new AtomicInteger();
-        String uploadId = s3.createMultipartUpload(b -> b.bucket(bucket).key(key)
-                .overrideConfiguration(o -> o.putExecutionAttribute(AttemptCounter.ATTEMPTS, attempts))).uploadId();
+        String uploadId;
+        try {
+            uploadId = s3.createMultipartUpload(b -> b.bucket(bucket).key(key)
+                    .overrideConfiguration(o -> o.putExecutionAttribute(AttemptCounter.ATTEMPTS, attempts))).uploadId();
+        } catch (RuntimeException e) {
+            if (attempts.get() > 0) {
+                putInDoubt(key); // S3 may have carried out an attempt whose answer was lost
+            }
+            throw e;
+        }
         if (attempts.get() > 1) {
             // An earlier attempt may have been carried out and its answer lost: its upload of this key is aborted.
             // Listed under the key's parent and matched exactly: some S3-compatible stores list multipart uploads by
             // a prefix only up to its last '/'.
-            keys.abortUploads(path, key.substring(0, key.lastIndexOf('/') + 1),
+            if (!keys.abortUploads(path, key.substring(0, key.lastIndexOf('/') + 1),
                     u -> u.key().equals(key) && !u.uploadId().equals(uploadId),
-                    "created by an attempt of a create the SDK retried, whose answer was lost");
+                    "created by an attempt of a create the SDK retried, whose answer was lost")) {
+                putInDoubt(key);
+            }
         }
         try {
             List<CompletedPart> parts = new ArrayList<>();
@@ -112,8 +187,9 @@ final class S3Uploads {
                 apiCalls.incrementAndGet();
                 s3.abortMultipartUpload(b -> b.bucket(bucket).key(key).uploadId(uploadId));
             } catch (RuntimeException abortFailure) {
-                LOG.warn("Could not abort multipart upload {} of {} in {}: {} (the store's lifecycle rules"
-                        + " must clean it up)", uploadId, path, location, abortFailure.toString());
+                LOG.warn("Could not abort multipart upload {} of {} in {}: {}; it is looked for again after the next"
+                        + " put that succeeds", uploadId, path, location, abortFailure.toString());
+                putInDoubt(key);
                 e.addSuppressed(abortFailure);
             } finally {
                 if (interrupted) {

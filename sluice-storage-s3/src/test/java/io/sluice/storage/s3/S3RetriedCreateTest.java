@@ -1,10 +1,14 @@
 package io.sluice.storage.s3;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sluice.storage.BlobContent;
 import java.net.URI;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -20,13 +24,15 @@ import software.amazon.awssdk.http.SdkHttpResponse;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
-import software.amazon.awssdk.services.s3.model.MultipartUpload;
+import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 
 /**
  * A checkpoint file written as a multipart upload whose create the SDK retried: S3 carried out the first attempt,
  * but its answer was lost (turned into HTTP 500 on the client here, as a cut connection or a timed-out attempt
  * would lose it on S3), so the retry created a second upload. The put completes the second; the first is aborted
- * rather than left open for ever (it was before the store counted the create's attempts).
+ * rather than left open for ever (it was before the store counted the create's attempts). A create whose answer is
+ * lost on every attempt fails the put and leaves an upload per attempt: they are aborted after the next put that
+ * succeeds (they stayed open until their directory was deleted before), but never one a put of the key writes now.
  */
 class S3RetriedCreateTest {
     private static final String BUCKET = "bucket";
@@ -34,8 +40,8 @@ class S3RetriedCreateTest {
     @Test
     void anUploadCreatedByAnAttemptWhoseAnswerWasLostIsAbortedOnceTheRetrySucceeds() throws Exception {
         try (S3ProxyServer server = S3ProxyServer.start(BUCKET);
-             S3Client reader = client(server, null)) {
-            LoseFirstCreateAnswer lose = new LoseFirstCreateAnswer();
+             S3Client reader = client(server)) {
+            LoseCreateAnswers lose = new LoseCreateAnswers(1);
             S3Location location = new S3Location("s3://" + BUCKET + "/checkpoints");
             S3ClientHolder clients = new S3ClientHolder(location, () -> client(server, lose));
             AtomicLong apiCalls = new AtomicLong();
@@ -48,15 +54,81 @@ class S3RetriedCreateTest {
 
             assertThat(lose.lost.get()).as("the first create's answer was lost, the SDK retried").isOne();
             assertThat(server.objectBytes(BUCKET, "checkpoints/job/chk-1/file")).isEqualTo(data);
-            List<String> open = reader.listMultipartUploads(b -> b.bucket(BUCKET).prefix("checkpoints/")).uploads()
-                    .stream().map(MultipartUpload::uploadId).toList();
-            assertThat(open).as("uploads left open").isEmpty();
+            assertThat(openUploads(reader)).as("uploads left open").isEmpty();
             clients.close();
         }
     }
 
+    @Test
+    void uploadsOfACreateWhoseAnswerWasLostOnEveryAttemptAreAbortedAfterTheNextPutThatSucceeds() throws Exception {
+        try (S3ProxyServer server = S3ProxyServer.start(BUCKET);
+             S3Client reader = client(server)) {
+            LoseCreateAnswers lose = new LoseCreateAnswers(4);
+            S3Location location = new S3Location("s3://" + BUCKET + "/checkpoints");
+            S3ClientHolder clients = new S3ClientHolder(location, () -> client(server, lose));
+            AtomicLong apiCalls = new AtomicLong();
+            S3KeyListing keys = new S3KeyListing(io.sluice.storage.StorageException.CHECKPOINT_STORAGE, location, clients, apiCalls, 1000, 1000);
+            S3Uploads uploads = new S3Uploads(location, clients, clients, keys, apiCalls, 1024, 5 * 1024 * 1024);
+            byte[] data = new byte[64 * 1024];
+            new java.util.Random(7).nextBytes(data);
+            String failedKey = location.key("job/shared/a.sst");
+
+            assertThatThrownBy(() -> uploads.put("job/shared/a.sst", failedKey, BlobContent.of(data)))
+                    .as("a create whose every answer is lost").isInstanceOf(RuntimeException.class);
+            assertThat(lose.lost.get()).as("answers lost: every attempt of the SDK's four").isEqualTo(4);
+            assertThat(openUploads(reader)).as("uploads S3 created for the four attempts").hasSize(4);
+            assertThat(uploads.keysInDoubt()).containsExactly(failedKey);
+
+            uploads.put("job/chk-2/b", location.key("job/chk-2/b"), BlobContent.of(data));
+
+            assertThat(openUploads(reader)).as("uploads left open after a put succeeded").isEmpty();
+            assertThat(uploads.keysInDoubt()).isEmpty();
+            assertThat(server.objectBytes(BUCKET, "checkpoints/job/chk-2/b")).isEqualTo(data);
+            clients.close();
+        }
+    }
+
+    @Test
+    void theSweepLeavesAloneAnUploadOfAKeyInDoubtThatAPutWritesNow() throws Exception {
+        try (S3ProxyServer server = S3ProxyServer.start(BUCKET);
+             S3Client reader = client(server)) {
+            LoseCreateAnswers lose = new LoseCreateAnswers(4);
+            S3Location location = new S3Location("s3://" + BUCKET + "/checkpoints");
+            String doubtful = location.key("job/shared/a.sst");
+            HoldUploadPart hold = new HoldUploadPart(doubtful);
+            S3ClientHolder clients = new S3ClientHolder(location, () -> client(server, lose, hold));
+            AtomicLong apiCalls = new AtomicLong();
+            S3KeyListing keys = new S3KeyListing(io.sluice.storage.StorageException.CHECKPOINT_STORAGE, location, clients, apiCalls, 1000, 1000);
+            S3Uploads uploads = new S3Uploads(location, clients, clients, keys, apiCalls, 1024, 5 * 1024 * 1024);
+            byte[] data = new byte[64 * 1024];
+            new java.util.Random(7).nextBytes(data);
+            assertThatThrownBy(() -> uploads.put("job/shared/a.sst", doubtful, BlobContent.of(data)))
+                    .isInstanceOf(RuntimeException.class);
+            assertThat(uploads.keysInDoubt()).containsExactly(doubtful);
+
+            CompletableFuture<Void> again = CompletableFuture.runAsync(
+                    () -> uploads.put("job/shared/a.sst", doubtful, BlobContent.of(data)));
+            assertThat(hold.entered.await(30, TimeUnit.SECONDS)).as("the second put of the key sends a part").isTrue();
+            uploads.put("job/chk-2/b", location.key("job/chk-2/b"), BlobContent.of(data));
+            assertThat(uploads.keysInDoubt()).as("a key being put is not swept").containsExactly(doubtful);
+            hold.release.countDown();
+            again.get(30, TimeUnit.SECONDS);
+
+            assertThat(server.objectBytes(BUCKET, "checkpoints/job/shared/a.sst")).isEqualTo(data);
+            uploads.put("job/chk-3/c", location.key("job/chk-3/c"), BlobContent.of(data));
+            assertThat(openUploads(reader)).as("uploads left open once the key was swept").isEmpty();
+            assertThat(uploads.keysInDoubt()).isEmpty();
+            clients.close();
+        }
+    }
+
+    private static List<String> openUploads(S3Client reader) {
+        return reader.listMultipartUploads(b -> b.bucket(BUCKET).prefix("checkpoints/")).uploads().stream()
+                .map(u -> u.key() + " " + u.uploadId()).toList();
+    }
+
     /** A client of the server as the store builds one (retries, the attempt counter), with {@code extra} too. */
-    private static S3Client client(S3ProxyServer server, ExecutionInterceptor extra) {
+    private static S3Client client(S3ProxyServer server, ExecutionInterceptor... extra) {
         return S3Client.builder().endpointOverride(URI.create(server.endpoint())).region(Region.US_EAST_1)
                 .forcePathStyle(true)
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
@@ -66,19 +138,47 @@ class S3RetriedCreateTest {
                 .overrideConfiguration(c -> {
                     c.addExecutionInterceptor(AttemptCounter.INSTANCE)
                             .retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder().maxAttempts(4).build());
-                    if (extra != null) {
-                        c.addExecutionInterceptor(extra);
+                    for (ExecutionInterceptor e : extra) {
+                        c.addExecutionInterceptor(e);
                     }
                 }).build();
     }
 
-    /** Turns the answer to the first CreateMultipartUpload into HTTP 500, after S3 created the upload. */
-    private static final class LoseFirstCreateAnswer implements ExecutionInterceptor {
+    /** Holds the first UploadPart of {@code key} until {@link #release}, once it told {@link #entered}. */
+    private static final class HoldUploadPart implements ExecutionInterceptor {
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        private final String key;
+
+        HoldUploadPart(String key) {
+            this.key = key;
+        }
+
+        @Override
+        public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+            if (context.request() instanceof UploadPartRequest r && r.key().equals(key) && entered.getCount() > 0) {
+                entered.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /** Turns the answers to the first {@code n} CreateMultipartUploads into HTTP 500, after S3 created the uploads. */
+    private static final class LoseCreateAnswers implements ExecutionInterceptor {
         final AtomicInteger lost = new AtomicInteger();
+        private final int n;
+
+        LoseCreateAnswers(int n) {
+            this.n = n;
+        }
 
         @Override
         public SdkHttpResponse modifyHttpResponse(Context.ModifyHttpResponse context, ExecutionAttributes attributes) {
-            if (context.request() instanceof CreateMultipartUploadRequest && lost.compareAndSet(0, 1)) {
+            if (context.request() instanceof CreateMultipartUploadRequest && lost.getAndUpdate(l -> l < n ? l + 1 : l) < n) {
                 return context.httpResponse().toBuilder().statusCode(500).build();
             }
             return context.httpResponse();
