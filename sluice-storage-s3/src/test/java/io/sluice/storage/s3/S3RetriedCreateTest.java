@@ -36,88 +36,93 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  */
 class S3RetriedCreateTest {
     private static final String BUCKET = "bucket";
+    private static final S3Location LOCATION = new S3Location("s3://" + BUCKET + "/checkpoints");
+    private static final byte[] DATA = new byte[64 * 1024];
+
+    static {
+        new java.util.Random(7).nextBytes(DATA);
+    }
 
     @Test
     void anUploadCreatedByAnAttemptWhoseAnswerWasLostIsAbortedOnceTheRetrySucceeds() throws Exception {
+        LoseCreateAnswers lose = new LoseCreateAnswers(1);
         try (S3ProxyServer server = S3ProxyServer.start(BUCKET);
-             S3Client reader = client(server)) {
-            LoseCreateAnswers lose = new LoseCreateAnswers(1);
-            S3Location location = new S3Location("s3://" + BUCKET + "/checkpoints");
-            S3ClientHolder clients = new S3ClientHolder(location, () -> client(server, lose));
-            AtomicLong apiCalls = new AtomicLong();
-            S3KeyListing keys = new S3KeyListing(io.sluice.storage.StorageException.CHECKPOINT_STORAGE, location, clients, apiCalls, 1000, 1000);
-            S3Uploads uploads = new S3Uploads(location, clients, clients, keys, apiCalls, 1024, 5 * 1024 * 1024);
-            byte[] data = new byte[64 * 1024];
-            new java.util.Random(7).nextBytes(data);
-
-            uploads.put("job/chk-1/file", location.key("job/chk-1/file"), BlobContent.of(data));
+             S3Client reader = client(server);
+             Store store = Store.of(server, lose)) {
+            store.put("job/chk-1/file");
 
             assertThat(lose.lost.get()).as("the first create's answer was lost, the SDK retried").isOne();
-            assertThat(server.objectBytes(BUCKET, "checkpoints/job/chk-1/file")).isEqualTo(data);
+            assertThat(server.objectBytes(BUCKET, "checkpoints/job/chk-1/file")).isEqualTo(DATA);
             assertThat(openUploads(reader)).as("uploads left open").isEmpty();
-            clients.close();
         }
     }
 
     @Test
     void uploadsOfACreateWhoseAnswerWasLostOnEveryAttemptAreAbortedAfterTheNextPutThatSucceeds() throws Exception {
+        LoseCreateAnswers lose = new LoseCreateAnswers(4);
         try (S3ProxyServer server = S3ProxyServer.start(BUCKET);
-             S3Client reader = client(server)) {
-            LoseCreateAnswers lose = new LoseCreateAnswers(4);
-            S3Location location = new S3Location("s3://" + BUCKET + "/checkpoints");
-            S3ClientHolder clients = new S3ClientHolder(location, () -> client(server, lose));
-            AtomicLong apiCalls = new AtomicLong();
-            S3KeyListing keys = new S3KeyListing(io.sluice.storage.StorageException.CHECKPOINT_STORAGE, location, clients, apiCalls, 1000, 1000);
-            S3Uploads uploads = new S3Uploads(location, clients, clients, keys, apiCalls, 1024, 5 * 1024 * 1024);
-            byte[] data = new byte[64 * 1024];
-            new java.util.Random(7).nextBytes(data);
-            String failedKey = location.key("job/shared/a.sst");
-
-            assertThatThrownBy(() -> uploads.put("job/shared/a.sst", failedKey, BlobContent.of(data)))
+             S3Client reader = client(server);
+             Store store = Store.of(server, lose)) {
+            assertThatThrownBy(() -> store.put("job/shared/a.sst"))
                     .as("a create whose every answer is lost").isInstanceOf(RuntimeException.class);
             assertThat(lose.lost.get()).as("answers lost: every attempt of the SDK's four").isEqualTo(4);
             assertThat(openUploads(reader)).as("uploads S3 created for the four attempts").hasSize(4);
-            assertThat(uploads.keysInDoubt()).containsExactly(failedKey);
+            assertThat(store.uploads().keysInDoubt()).containsExactly(store.key("job/shared/a.sst"));
 
-            uploads.put("job/chk-2/b", location.key("job/chk-2/b"), BlobContent.of(data));
+            store.put("job/chk-2/b");
 
             assertThat(openUploads(reader)).as("uploads left open after a put succeeded").isEmpty();
-            assertThat(uploads.keysInDoubt()).isEmpty();
-            assertThat(server.objectBytes(BUCKET, "checkpoints/job/chk-2/b")).isEqualTo(data);
-            clients.close();
+            assertThat(store.uploads().keysInDoubt()).isEmpty();
+            assertThat(server.objectBytes(BUCKET, "checkpoints/job/chk-2/b")).isEqualTo(DATA);
         }
     }
 
     @Test
     void theSweepLeavesAloneAnUploadOfAKeyInDoubtThatAPutWritesNow() throws Exception {
+        String doubtful = "job/shared/a.sst";
+        HoldUploadPart hold = new HoldUploadPart(LOCATION.key(doubtful));
         try (S3ProxyServer server = S3ProxyServer.start(BUCKET);
-             S3Client reader = client(server)) {
-            LoseCreateAnswers lose = new LoseCreateAnswers(4);
-            S3Location location = new S3Location("s3://" + BUCKET + "/checkpoints");
-            String doubtful = location.key("job/shared/a.sst");
-            HoldUploadPart hold = new HoldUploadPart(doubtful);
-            S3ClientHolder clients = new S3ClientHolder(location, () -> client(server, lose, hold));
-            AtomicLong apiCalls = new AtomicLong();
-            S3KeyListing keys = new S3KeyListing(io.sluice.storage.StorageException.CHECKPOINT_STORAGE, location, clients, apiCalls, 1000, 1000);
-            S3Uploads uploads = new S3Uploads(location, clients, clients, keys, apiCalls, 1024, 5 * 1024 * 1024);
-            byte[] data = new byte[64 * 1024];
-            new java.util.Random(7).nextBytes(data);
-            assertThatThrownBy(() -> uploads.put("job/shared/a.sst", doubtful, BlobContent.of(data)))
-                    .isInstanceOf(RuntimeException.class);
-            assertThat(uploads.keysInDoubt()).containsExactly(doubtful);
+             S3Client reader = client(server);
+             Store store = Store.of(server, new LoseCreateAnswers(4), hold)) {
+            assertThatThrownBy(() -> store.put(doubtful)).isInstanceOf(RuntimeException.class);
+            assertThat(store.uploads().keysInDoubt()).containsExactly(store.key(doubtful));
 
-            CompletableFuture<Void> again = CompletableFuture.runAsync(
-                    () -> uploads.put("job/shared/a.sst", doubtful, BlobContent.of(data)));
+            CompletableFuture<Void> again = CompletableFuture.runAsync(() -> store.put(doubtful));
             assertThat(hold.entered.await(30, TimeUnit.SECONDS)).as("the second put of the key sends a part").isTrue();
-            uploads.put("job/chk-2/b", location.key("job/chk-2/b"), BlobContent.of(data));
-            assertThat(uploads.keysInDoubt()).as("a key being put is not swept").containsExactly(doubtful);
+            store.put("job/chk-2/b");
+            assertThat(store.uploads().keysInDoubt()).as("a key being put is not swept")
+                    .containsExactly(store.key(doubtful));
             hold.release.countDown();
             again.get(30, TimeUnit.SECONDS);
 
-            assertThat(server.objectBytes(BUCKET, "checkpoints/job/shared/a.sst")).isEqualTo(data);
-            uploads.put("job/chk-3/c", location.key("job/chk-3/c"), BlobContent.of(data));
+            assertThat(server.objectBytes(BUCKET, "checkpoints/job/shared/a.sst")).isEqualTo(DATA);
+            store.put("job/chk-3/c");
             assertThat(openUploads(reader)).as("uploads left open once the key was swept").isEmpty();
-            assertThat(uploads.keysInDoubt()).isEmpty();
+            assertThat(store.uploads().keysInDoubt()).isEmpty();
+        }
+    }
+
+    /** The store's uploads under {@link #LOCATION} through a client of the server with {@code faults}. */
+    private record Store(S3ClientHolder clients, S3Uploads uploads) implements AutoCloseable {
+        static Store of(S3ProxyServer server, ExecutionInterceptor... faults) {
+            S3ClientHolder clients = new S3ClientHolder(LOCATION, () -> client(server, faults));
+            AtomicLong apiCalls = new AtomicLong();
+            S3KeyListing keys = new S3KeyListing(io.sluice.storage.StorageException.CHECKPOINT_STORAGE, LOCATION,
+                    clients, apiCalls, 1000, 1000);
+            return new Store(clients, new S3Uploads(LOCATION, clients, clients, keys, apiCalls, 1024, 5 * 1024 * 1024));
+        }
+
+        String key(String path) {
+            return LOCATION.key(path);
+        }
+
+        /** Puts {@link #DATA} (64 KiB: a multipart upload here) as {@code path}. */
+        void put(String path) {
+            uploads.put(path, key(path), BlobContent.of(DATA));
+        }
+
+        @Override
+        public void close() {
             clients.close();
         }
     }
