@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * {@code fcntl} semantics). An ended process whose pid equals this one's (another pid namespace) is swept by
  * processes with other pids.
  *
- * <p>Threading: any thread; blocking file I/O, on task or I/O threads only.
+ * <p>Threading: any thread; blocking file I/O, on task or I/O threads only. Sweeps of one process take turns
+ * per lock file (two tasks of one task manager starting together after a crash sweep the same ended owners).
  */
 public final class DirectoryClaims {
     private static final Logger LOG = LoggerFactory.getLogger(DirectoryClaims.class);
@@ -51,6 +52,12 @@ public final class DirectoryClaims {
     /** This process's claims: directory to its held lock. Never released: the process's end releases them. */
     private static final Map<Path, Claim> CLAIMS = new ConcurrentHashMap<>();
 
+    /**
+     * Taken while one lock file is tried and its owner's entries deleted: sweeps of this process take turns. Locks
+     * are the process's, so a second thread trying a lock the first holds would get an overlapping lock, not the
+     * answer "ended".
+     */
+    private static final Object SWEEPS = new Object();
     /** Channels whose closing would release a lock this process holds (see deleteIfEnded); never closed. */
     private static final List<FileChannel> KEPT_OPEN = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -127,8 +134,15 @@ public final class DirectoryClaims {
                 // entries under a pid equal to this one's are left to the sweeps of processes with other pids.
                 continue;
             }
-            deleteIfEnded(key, lockFile, token, base);
+            synchronized (SWEEPS) {
+                deleteIfEnded(key, lockFile, token, base);
+            }
         }
+    }
+
+    /** How many lock files' channels are held open because their lock overlapped one of this process (tests). */
+    static int channelsKeptOpen() {
+        return KEPT_OPEN.size();
     }
 
     private static boolean isLockFile(Path p) {

@@ -13,8 +13,15 @@ import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -148,6 +155,46 @@ class DirectoryClaimsTest {
             return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
         } catch (java.io.IOException e) {
             return false; // no unshare
+        }
+    }
+
+    /**
+     * Two tasks of one process starting together sweep the same ended owners: they take turns, so neither sees the
+     * other's lock as an overlapping lock (which was logged as "locked by this process under another process's
+     * token", its entries kept by that thread and its channel held open for the process's life).
+     */
+    @Test
+    void sweepsOfOneProcessAtOnceTakeTurnsAndDeleteEveryEndedOwnersEntries() throws Exception {
+        int owners = 200;
+        int threads = 4;
+        for (int i = 0; i < owners; i++) {
+            String ended = "99999999-" + i;
+            Files.createFile(dir.resolve(".owner-" + ended + ".lock")); // nobody holds it: ended
+            Files.createDirectories(dir.resolve(BASE + ended + "-count_1_2-e"));
+        }
+        int keptOpenBefore = DirectoryClaims.channelsKeptOpen();
+        CyclicBarrier start = new CyclicBarrier(threads);
+        ExecutorService sweepers = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> sweeps = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                sweeps.add(sweepers.submit(() -> {
+                    start.await(30, TimeUnit.SECONDS);
+                    DirectoryClaims.deleteLeftovers(dir, BASE);
+                    return null;
+                }));
+            }
+            for (Future<?> sweep : sweeps) {
+                sweep.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            sweepers.shutdownNow();
+        }
+
+        assertThat(DirectoryClaims.channelsKeptOpen() - keptOpenBefore)
+                .as("lock files a sweep took for this process's own (an overlapping lock)").isZero();
+        try (Stream<Path> left = Files.list(dir)) {
+            assertThat(left.map(p -> p.getFileName().toString()).toList()).as("what the ended owners left").isEmpty();
         }
     }
 
