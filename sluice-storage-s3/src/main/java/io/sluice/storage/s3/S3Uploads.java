@@ -129,9 +129,20 @@ final class S3Uploads {
             }
             for (Map.Entry<String, Set<String>> parent : byParent.entrySet()) {
                 Set<String> swept = parent.getValue();
-                if (keys.abortUploads(parent.getKey(), parent.getKey(),
-                        u -> swept.contains(u.key()) && !keysBeingPut.containsKey(u.key()),
-                        "left open by a put whose create or abort failed")) {
+                // a put of a swept key that began since keeps the key in doubt: its uploads were not looked at
+                Set<String> begunSince = new HashSet<>();
+                boolean listed = keys.abortUploads(parent.getKey(), parent.getKey(), u -> {
+                    if (!swept.contains(u.key())) {
+                        return false;
+                    }
+                    if (keysBeingPut.containsKey(u.key())) {
+                        begunSince.add(u.key());
+                        return false;
+                    }
+                    return true;
+                }, "left open by a put whose create or abort failed");
+                if (listed) {
+                    swept.removeAll(begunSince);
                     keysInDoubt.removeAll(swept);
                 }
             }

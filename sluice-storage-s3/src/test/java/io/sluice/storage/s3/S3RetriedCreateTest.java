@@ -9,12 +9,14 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.SdkRequest;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.interceptor.Context;
@@ -24,6 +26,7 @@ import software.amazon.awssdk.http.SdkHttpResponse;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.ListMultipartUploadsRequest;
 import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 
 /**
@@ -80,7 +83,7 @@ class S3RetriedCreateTest {
     @Test
     void theSweepLeavesAloneAnUploadOfAKeyInDoubtThatAPutWritesNow() throws Exception {
         String doubtful = "job/shared/a.sst";
-        HoldUploadPart hold = new HoldUploadPart(LOCATION.key(doubtful));
+        Hold hold = Hold.uploadPartOf(LOCATION.key(doubtful));
         try (S3ProxyServer server = S3ProxyServer.start(BUCKET);
              S3Client reader = client(server);
              Store store = Store.of(server, new LoseCreateAnswers(4), hold)) {
@@ -99,6 +102,34 @@ class S3RetriedCreateTest {
             store.put("job/chk-3/c");
             assertThat(openUploads(reader)).as("uploads left open once the key was swept").isEmpty();
             assertThat(store.uploads().keysInDoubt()).isEmpty();
+        }
+    }
+
+    @Test
+    void aPutOfAKeyInDoubtThatBeginsWhileASweepListsKeepsTheKeyInDoubt() throws Exception {
+        String doubtful = "job/shared/a.sst";
+        Hold listing = Hold.uploadListing();
+        Hold part = Hold.uploadPartOf(LOCATION.key(doubtful));
+        try (S3ProxyServer server = S3ProxyServer.start(BUCKET);
+             S3Client reader = client(server);
+             Store store = Store.of(server, new LoseCreateAnswers(4), listing, part)) {
+            assertThatThrownBy(() -> store.put(doubtful)).isInstanceOf(RuntimeException.class);
+            CompletableFuture<Void> sweeping = CompletableFuture.runAsync(() -> store.put("job/chk-2/b"));
+            assertThat(listing.entered.await(30, TimeUnit.SECONDS)).as("the sweep lists the uploads").isTrue();
+            CompletableFuture<Void> again = CompletableFuture.runAsync(() -> store.put(doubtful));
+            assertThat(part.entered.await(30, TimeUnit.SECONDS)).as("the second put of the key sends a part").isTrue();
+
+            listing.release.countDown();
+            sweeping.get(30, TimeUnit.SECONDS);
+            assertThat(store.uploads().keysInDoubt()).as("a key whose put began during the listing")
+                    .containsExactly(store.key(doubtful));
+            part.release.countDown();
+            again.get(30, TimeUnit.SECONDS);
+
+            store.put("job/chk-3/c");
+            assertThat(openUploads(reader)).as("uploads left open once the key was swept").isEmpty();
+            assertThat(store.uploads().keysInDoubt()).isEmpty();
+            assertThat(server.objectBytes(BUCKET, "checkpoints/job/shared/a.sst")).isEqualTo(DATA);
         }
     }
 
@@ -149,19 +180,27 @@ class S3RetriedCreateTest {
                 }).build();
     }
 
-    /** Holds the first UploadPart of {@code key} until {@link #release}, once it told {@link #entered}. */
-    private static final class HoldUploadPart implements ExecutionInterceptor {
+    /** Holds the first request {@code which} selects until {@link #release}, once it told {@link #entered}. */
+    private static final class Hold implements ExecutionInterceptor {
         final CountDownLatch entered = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
-        private final String key;
+        private final Predicate<SdkRequest> which;
 
-        HoldUploadPart(String key) {
-            this.key = key;
+        Hold(Predicate<SdkRequest> which) {
+            this.which = which;
+        }
+
+        static Hold uploadPartOf(String key) {
+            return new Hold(r -> r instanceof UploadPartRequest p && p.key().equals(key));
+        }
+
+        static Hold uploadListing() {
+            return new Hold(r -> r instanceof ListMultipartUploadsRequest);
         }
 
         @Override
         public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
-            if (context.request() instanceof UploadPartRequest r && r.key().equals(key) && entered.getCount() > 0) {
+            if (which.test(context.request()) && entered.getCount() > 0) {
                 entered.countDown();
                 try {
                     release.await(30, TimeUnit.SECONDS);
