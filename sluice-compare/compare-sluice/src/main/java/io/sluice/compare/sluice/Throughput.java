@@ -97,7 +97,7 @@ final class Throughput implements ScenarioRunner {
                         id + " run " + i);
                 Run r = measure(cluster, graph, Jobs.keyedVertex(graph),
                         tcp() ? plan.twoTaskManagerWarmup() : plan.throughputWarmup(),
-                        tcp() ? plan.twoTaskManagerWindow() : plan.throughputWindow(), tcpBytes);
+                        tcp() ? plan.twoTaskManagerWindow() : plan.throughputWindow(), tcpBytes, tcp());
                 runs.add(r);
                 taskManagers = Math.max(taskManagers, r.taskManagers());
                 context.progress().line(id, variant, "run %d/%d: %,.0f records/s (%,.0f per CPU-second of the JVM),"
@@ -165,16 +165,22 @@ final class Throughput implements ScenarioRunner {
     }
 
     /**
-     * Submits {@code graph}, waits until its vertex {@code counted} counts, lets it run for
-     * {@code warmup}, then measures the records that vertex took in over {@code window}; cancels the
-     * job at the end. {@code tcpBytes} reads what crossed TCP so far.
+     * Submits {@code graph}, waits until its vertex {@code counted} counts (and, {@code overTcp}, until bytes of
+     * this job crossed TCP: under load a remote channel may connect well after the local one, and a window before
+     * that measured the start-up), lets it run for {@code warmup}, then measures the records that vertex took in
+     * over {@code window}; cancels the job at the end. {@code tcpBytes} reads what crossed TCP so far.
      */
     static Run measure(LocalCluster cluster, JobGraph graph, int counted, Duration warmup, Duration window,
-                       LongSupplier tcpBytes) throws Exception {
+                       LongSupplier tcpBytes, boolean overTcp) throws Exception {
+        long bytesBefore = tcpBytes.getAsLong();
         JobId id = cluster.submit(graph);
         DispatcherGateway dispatcher = cluster.dispatcher();
         try {
             awaitCounting(dispatcher, id, counted, 0);
+            if (overTcp) {
+                Waits.until("job " + id + " to send bytes over TCP between the task executors", Duration.ofSeconds(120),
+                        () -> tcpBytes.getAsLong() > bytesBefore);
+            }
             Thread.sleep(warmup.toMillis()); // the warm-up window
             long bytes0 = tcpBytes.getAsLong();
             Sample start = Sample.take(dispatcher, id, counted);

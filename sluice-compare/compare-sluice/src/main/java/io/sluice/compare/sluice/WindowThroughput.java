@@ -102,7 +102,7 @@ final class WindowThroughput implements ScenarioRunner {
         JobGraph graph = job(plan, SequenceSource.unbounded(0), new DiscardingSink<>(), checkpointDir,
                 workload.scenario().id());
         return Throughput.measure(cluster, graph, Jobs.keyedVertex(graph), plan.windowWarmup(), plan.windowWindow(),
-                () -> 0);
+                () -> 0, false);
     }
 
     private CheckSink.Counted check(LocalCluster cluster, Plan plan, Path checkpointDir, long records) throws Exception {
