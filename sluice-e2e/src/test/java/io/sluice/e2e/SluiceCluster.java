@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import io.sluice.testing.process.SharedClassArchive;
 
 /**
  * Starts {@code sluice jobmanager} and {@code sluice taskmanager} processes from the built
@@ -164,6 +165,7 @@ final class SluiceCluster implements AutoCloseable {
         Path dir = Files.createDirectories(root.resolve(name));
         List<String> command = new ArrayList<>(List.of(java(), "-Xmx320m", "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1"));
+        command.addAll(classArchive());
         command.addAll(jvmOptions);
         command.addAll(List.of("-jar", sluiceJar().toString(), role));
         command.addAll(options);
@@ -242,8 +244,19 @@ final class SluiceCluster implements AutoCloseable {
      * fastest on a loaded machine (the command's work is the same).
      */
     private static List<String> clientJvm() {
-        return List.of(java(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto", "-jar",
-                sluiceJar().toString());
+        List<String> command = new ArrayList<>(List.of(java(), "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
+        command.addAll(classArchive());
+        command.addAll(List.of("-jar", sluiceJar().toString()));
+        return command;
+    }
+
+    /**
+     * The options that let every process of this suite map the classes of {@code sluice.jar} from one archive, made
+     * by a {@code sluice cluster} run the first time (docs/testing.md, "One class archive for the processes").
+     */
+    private static List<String> classArchive() {
+        return SharedClassArchive.jvmOptions(sluiceJar(), Path.of("target", "class-archive"),
+                List.of("cluster", "--port", "0"), "Listening on");
     }
 
     private static String java() {
