@@ -3,6 +3,7 @@ package io.sluice.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.sluice.testing.process.SharedClassArchive;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import io.sluice.testing.process.SharedClassArchive;
 
 /**
  * Starts {@code sluice jobmanager} and {@code sluice taskmanager} processes from the built
