@@ -49,7 +49,7 @@ final class RocksDbInstance {
     private static final Logger LOG = LoggerFactory.getLogger(RocksDbInstance.class);
 
     static {
-        RocksDB.loadLibrary();
+        RocksDbNativeLibrary.load();
     }
 
     private final String owner;

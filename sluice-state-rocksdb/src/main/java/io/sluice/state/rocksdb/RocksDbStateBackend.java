@@ -24,8 +24,9 @@ public final class RocksDbStateBackend implements StateBackend {
     public static final String NAME = "rocksdb";
 
     static {
-        // Loads RocksDB's native library (once per process; extracted to java.io.tmpdir) before any native object.
-        org.rocksdb.RocksDB.loadLibrary();
+        // Loads RocksDB's native library (once per process, from one shared file: RocksDbNativeLibrary) before any
+        // native object.
+        RocksDbNativeLibrary.load();
     }
 
     /** The start of every task directory's name, before the claim token of the process that made it. */

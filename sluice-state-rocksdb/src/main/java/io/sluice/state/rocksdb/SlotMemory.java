@@ -18,7 +18,7 @@ import org.rocksdb.WriteBufferManager;
  */
 final class SlotMemory implements AutoCloseable {
     static {
-        org.rocksdb.RocksDB.loadLibrary();
+        RocksDbNativeLibrary.load();
     }
 
     private final String slot;
