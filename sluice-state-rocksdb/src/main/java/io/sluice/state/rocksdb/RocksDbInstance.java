@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Properties;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -19,6 +20,7 @@ import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
+import org.rocksdb.ConfigOptions;
 import org.rocksdb.DBOptions;
 import org.rocksdb.ExportImportFilesMetaData;
 import org.rocksdb.ImportColumnFamilyOptions;
@@ -143,7 +145,7 @@ final class RocksDbInstance {
                 .setCacheIndexAndFilterBlocksWithHighPriority(true)
                 .setPinL0FilterAndIndexBlocksInCache(false)
                 .setFilterPolicy(filter);
-        return new ColumnFamilyOptions()
+        return withInsertHints()
                 .setTableFormatConfig(table)
                 .setMergeOperator(merge)
                 .setWriteBufferSize(writeBufferSize)
@@ -158,6 +160,30 @@ final class RocksDbInstance {
                 // hold, as every first read of a key is, skips their skip lists (docs/state.md, "Memtable filter").
                 .setMemtablePrefixBloomSizeRatio(MEMTABLE_FILTER_RATIO)
                 .setMemtableWholeKeyFiltering(true);
+    }
+
+    /**
+     * The RocksDB option that keeps, per key group, where the memtable's last insert of that group went: a key
+     * written after the one before it in its group is then linked in at that place instead of searched for from
+     * the top of the skip list. Keys that arrive in ascending order within their key group (counters, sequence
+     * numbers, timestamps: every first write of a key in a bulk load of such keys) insert about 1.45 times as fast;
+     * random keys as before (docs/state.md, "Memtable insert hints"). RocksJava has no setter for it, so the column
+     * options start from RocksDB's own options parser.
+     */
+    static final String INSERT_HINTS = "memtable_insert_with_hint_prefix_extractor";
+
+    private static ColumnFamilyOptions withInsertHints() {
+        Properties hints = new Properties();
+        hints.setProperty(INSERT_HINTS, "rocksdb.FixedPrefix." + RocksDbKeys.KEY_GROUP_BYTES);
+        try (ConfigOptions parsing = new ConfigOptions().setIgnoreUnknownOptions(false)) {
+            ColumnFamilyOptions options = ColumnFamilyOptions.getColumnFamilyOptionsFromProps(parsing, hints);
+            if (options == null) {
+                throw new IllegalStateException("RocksDB did not accept its option " + INSERT_HINTS + "="
+                        + hints.getProperty(INSERT_HINTS) + "; is the rocksdbjni version the one Sluice was built"
+                        + " with?");
+            }
+            return options;
+        }
     }
 
     RocksDB db() {

@@ -228,7 +228,6 @@ class RocksDbKeyedStateBackendTest {
                 .hasMessageContaining("level0-files (12)");
     }
 
-    /** The level-0 triggers of the column family of a new state, as RocksDB wrote them to its OPTIONS file. */
     /** Every state's memtables have a whole-key bloom filter of a tenth of their size, as RocksDB's options file says. */
     @Test
     void everyStatesMemtablesHaveAWholeKeyBloomFilter() throws Exception {
@@ -238,6 +237,21 @@ class RocksDbKeyedStateBackendTest {
                 "memtable_prefix_bloom_size_ratio=0.100000", "memtable_whole_key_filtering=true");
     }
 
+    /**
+     * Every state's memtables keep an insert hint per key group (the keys' 2-byte prefix), as RocksDB's options file
+     * says; the other options set beside it (the memtable filter, the level-0 triggers) are still in effect.
+     */
+    @Test
+    void everyStatesMemtablesKeepAnInsertHintPerKeyGroup() throws Exception {
+        stateBackend(16L << 20);
+        RocksDbKeyedStateBackend b = open("defaults", "slot");
+        assertThat(columnOptions(b, l -> l.startsWith("memtable_insert_with_hint_prefix_extractor=")))
+                .containsExactly("memtable_insert_with_hint_prefix_extractor=rocksdb.FixedPrefix.2");
+        assertThat(level0Triggers(b)).containsExactly("level0_file_num_compaction_trigger=12",
+                "level0_slowdown_writes_trigger=24", "level0_stop_writes_trigger=48");
+    }
+
+    /** The level-0 triggers of the column family of a new state, as RocksDB wrote them to its OPTIONS file. */
     private static java.util.List<String> level0Triggers(RocksDbKeyedStateBackend b) throws Exception {
         return columnOptions(b, l -> l.startsWith("level0_file_num_compaction_trigger=")
                 || l.startsWith("level0_slowdown_writes_trigger=") || l.startsWith("level0_stop_writes_trigger="));
