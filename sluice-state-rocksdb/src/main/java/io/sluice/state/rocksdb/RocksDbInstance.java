@@ -74,11 +74,11 @@ final class RocksDbInstance {
     private final Set<Snapshot> openSnapshots = new HashSet<>();
 
     /**
-     * Opens an empty instance in {@code directory}, which compacts as {@code compaction} says; on failure gives
-     * {@code memory} back and deletes the directory.
+     * Opens an empty instance in {@code directory} for the state of {@code keyGroups} key groups, which compacts as
+     * {@code compaction} says; on failure gives {@code memory} back and deletes the directory.
      */
     RocksDbInstance(String owner, Path directory, SlotMemoryPools pools, SlotMemory memory,
-                    CompactionSettings compaction) {
+                    CompactionSettings compaction, int keyGroups) {
         this.owner = owner;
         this.directory = directory;
         this.pools = pools;
@@ -93,7 +93,7 @@ final class RocksDbInstance {
             Files.createDirectories(directory);
             filter = new BloomFilter(10, false);
             merge = new StringAppendOperator("");
-            cfOptions = columnOptions(memory, filter, merge, compaction);
+            cfOptions = columnOptions(memory, filter, merge, compaction, keyGroups);
             options = new DBOptions()
                     .setCreateIfMissing(true)
                     .setWriteBufferManager(memory.writeBuffers())
@@ -133,10 +133,10 @@ final class RocksDbInstance {
     /**
      * The options of every column family: table format, block cache of the slot, list merges, write buffers,
      * the size of the table files compactions write, the level-0 file counts that start a compaction and that slow
-     * and stop writes.
+     * and stop writes, and insert hints per key group where {@code keyGroups} of them fit ({@link #insertHints}).
      */
     static ColumnFamilyOptions columnOptions(SlotMemory memory, BloomFilter filter, StringAppendOperator merge,
-                                             CompactionSettings compaction) {
+                                             CompactionSettings compaction, int keyGroups) {
         long writeBufferSize = Math.max(1L << 20, Math.min(64L << 20, memory.writeBufferBytes() / 4));
         BlockBasedTableConfig table = new BlockBasedTableConfig()
                 .setBlockCache(memory.cache())
@@ -145,7 +145,7 @@ final class RocksDbInstance {
                 .setCacheIndexAndFilterBlocksWithHighPriority(true)
                 .setPinL0FilterAndIndexBlocksInCache(false)
                 .setFilterPolicy(filter);
-        return withInsertHints()
+        return (insertHints(keyGroups, writeBufferSize) ? withInsertHints() : new ColumnFamilyOptions())
                 .setTableFormatConfig(table)
                 .setMergeOperator(merge)
                 .setWriteBufferSize(writeBufferSize)
@@ -171,6 +171,20 @@ final class RocksDbInstance {
      * options start from RocksDB's own options parser.
      */
     static final String INSERT_HINTS = "memtable_insert_with_hint_prefix_extractor";
+
+    /** What one key group's hint takes of a memtable's memory (RocksDB's estimate: about 250 bytes). */
+    static final long HINT_BYTES = 256;
+
+    /**
+     * Whether the memtables keep insert hints: only when a hint for each of the instance's {@code keyGroups} takes at
+     * most a sixteenth of a memtable of {@code writeBufferSize} bytes. Each hint lives in the memtable's own memory,
+     * so with many key groups on one subtask (a max parallelism of 32,768 at parallelism 1: 8 MiB per memtable) and
+     * small memtables they would make the memtables flush sooner; at the default max parallelism of 128 they always
+     * fit (32 KiB).
+     */
+    static boolean insertHints(int keyGroups, long writeBufferSize) {
+        return keyGroups * HINT_BYTES <= writeBufferSize / 16;
+    }
 
     private static ColumnFamilyOptions withInsertHints() {
         Properties hints = new Properties();

@@ -103,7 +103,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
         this.clock = p.clock();
         this.ttlCleaner = new TtlCleaner(clock);
         this.keys = new RocksDbKeys(range, maxParallelism, keySerializer);
-        this.instance = new RocksDbInstance(owner, directory, pools, memory, compaction);
+        this.instance = new RocksDbInstance(owner, directory, pools, memory, compaction, range.size());
         this.writeOptions = instance.writeOptions;
         this.readOptions = instance.readOptions;
         this.states = new RocksDbStates(this, instance, keys);

@@ -251,6 +251,24 @@ class RocksDbKeyedStateBackendTest {
                 "level0_slowdown_writes_trigger=24", "level0_stop_writes_trigger=48");
     }
 
+    /**
+     * With 32,768 key groups on one subtask, a hint each would take 8 MiB of every 2 MiB memtable of a 16 MiB slot:
+     * the memtables keep none. The limit is a sixteenth of a memtable.
+     */
+    @Test
+    void withMoreKeyGroupsThanTheMemtablesHaveRoomForTheyKeepNoInsertHints() throws Exception {
+        stateBackend(16L << 20);
+        int maxParallelism = 1 << 15;
+        RocksDbKeyedStateBackend b = (RocksDbKeyedStateBackend) stateBackend.createKeyedStateBackend(
+                new KeyedStateBackendParameters("many key groups", "slot", KeyGroupRange.of(0, maxParallelism - 1),
+                        maxParallelism, Serializers.LONG, new ManualClock(0)));
+        opened.add(b);
+        assertThat(columnOptions(b, l -> l.startsWith("memtable_insert_with_hint_prefix_extractor=")))
+                .containsExactly("memtable_insert_with_hint_prefix_extractor=nullptr");
+        assertThat(RocksDbInstance.insertHints(512, 2L << 20)).isTrue();
+        assertThat(RocksDbInstance.insertHints(513, 2L << 20)).isFalse();
+    }
+
     /** The level-0 triggers of the column family of a new state, as RocksDB wrote them to its OPTIONS file. */
     private static java.util.List<String> level0Triggers(RocksDbKeyedStateBackend b) throws Exception {
         return columnOptions(b, l -> l.startsWith("level0_file_num_compaction_trigger=")
