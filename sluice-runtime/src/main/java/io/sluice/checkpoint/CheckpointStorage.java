@@ -21,6 +21,8 @@ import java.util.regex.Pattern;
  *                                                               above the inline-state threshold
  *                                                               (smaller state is inline in the metadata)
  *   &lt;jobId&gt;/chk-&lt;checkpointId&gt;/_metadata                      written last
+ *   &lt;jobId&gt;/shared/ck&lt;checkpointId&gt;-...                       files later checkpoints may share, named by the
+ *                                                               checkpoint they were first uploaded for
  * </pre>
  * A checkpoint is complete exactly when its {@code _metadata} blob exists: state files are
  * written first, the metadata last and atomically ({@link BlobStore#put}), so a crash in between
@@ -41,6 +43,9 @@ public final class CheckpointStorage {
 
     private static final Pattern METADATA_KEY = Pattern.compile("chk-(\\d+)/" + METADATA_FILE);
     private static final Pattern METADATA_PATH = Pattern.compile("(?:^|/)chk-(\\d+)/" + METADATA_FILE + "$");
+
+    /** Up to this many checkpoint ids, {@link #listSharedUploads} lists each id's prefix; above, all uploads once. */
+    static final int SHARED_LISTINGS_PER_ID_UP_TO = 16;
 
     private final BlobStore store;
     private final CheckpointMetadataSerializer serializer = new CheckpointMetadataSerializer();
@@ -148,16 +153,46 @@ public final class CheckpointStorage {
     }
 
     /**
-     * Uploads a file that later checkpoints of the task may share (a RocksDB table file) to
-     * {@code <jobId>/shared/<vertex>-<subtask>-<random>-<localName>}, checksummed like a state file
-     * ({@link StateFileFormat}), and returns its path. The random part makes every upload's name unique,
-     * so a file left by an upload a crash interrupted is never mistaken for another checkpoint's.
+     * Uploads a file that later checkpoints of the task may share (a RocksDB table file), made for checkpoint
+     * {@code checkpointId}, to {@code <jobId>/shared/ck<checkpointId>-<vertex>-<subtask>-<random>-<localName>}
+     * ({@link SharedStateRegistry#uploadPrefix}), checksummed like a state file ({@link StateFileFormat}), and
+     * returns its path. The random part makes every upload's name unique, so a file left by an upload a crash
+     * interrupted is never mistaken for another checkpoint's; the checkpoint id lets the job master find such a
+     * file once that checkpoint is known never to complete ({@link #listSharedUploads}).
      */
-    public String writeSharedFile(JobId jobId, int vertexId, int subtask, String localName, java.nio.file.Path file) {
-        String path = SharedStateRegistry.sharedDirectory(jobId) + "/" + vertexId + "-" + subtask + "-" + UUID.randomUUID()
-                + "-" + localName;
+    public String writeSharedFile(JobId jobId, long checkpointId, int vertexId, int subtask, String localName,
+                                  java.nio.file.Path file) {
+        String path = SharedStateRegistry.uploadPrefix(jobId, checkpointId) + vertexId + "-" + subtask + "-"
+                + UUID.randomUUID() + "-" + localName;
         streams.put(path, file);
         return path;
+    }
+
+    /**
+     * The shared files uploaded for the checkpoints {@code firstId} to {@code lastId} (both included), found by
+     * listing: one listing per id for at most {@value #SHARED_LISTINGS_PER_ID_UP_TO} ids, else one of every
+     * upload named by a checkpoint id ({@code <jobId>/shared/ck}), filtered. Shared files of releases before the
+     * checkpoint id was in their names are never among them.
+     */
+    public List<String> listSharedUploads(JobId jobId, long firstId, long lastId) {
+        if (firstId > lastId) {
+            return List.of();
+        }
+        List<String> found = new ArrayList<>();
+        if (lastId - firstId < SHARED_LISTINGS_PER_ID_UP_TO) {
+            for (long id = firstId; id <= lastId; id++) {
+                found.addAll(store.list(SharedStateRegistry.uploadPrefix(jobId, id)));
+            }
+            return found;
+        }
+        String prefix = SharedStateRegistry.sharedDirectory(jobId) + "/" + SharedStateRegistry.UPLOAD_PREFIX;
+        for (String key : store.list(prefix)) {
+            long id = SharedStateRegistry.uploadedFor(key, prefix);
+            if (id >= firstId && id <= lastId) {
+                found.add(key);
+            }
+        }
+        return found;
     }
 
     /** Uploads a file of one checkpoint only to {@code <jobId>/chk-<id>/<vertex>-<subtask>-<localName>}; its path. */

@@ -63,6 +63,41 @@ public final class SharedStateRegistry {
         return jobId.value() + "/shared";
     }
 
+    /** What the name of every shared file starts with, before the id of the checkpoint it was uploaded for. */
+    public static final String UPLOAD_PREFIX = "ck";
+
+    /**
+     * What the path of every shared file uploaded for checkpoint {@code checkpointId} starts with:
+     * {@code <jobId>/shared/ck<checkpointId>-}. (Files of releases before 2026-12-07 are named
+     * {@code <vertex>-<subtask>-...}, without it.)
+     */
+    public static String uploadPrefix(JobId jobId, long checkpointId) {
+        return sharedDirectory(jobId) + "/" + UPLOAD_PREFIX + checkpointId + "-";
+    }
+
+    /**
+     * The id of the checkpoint the shared file {@code path} was uploaded for, given {@code prefix}, what its
+     * path starts with up to the id ({@code <jobId>/shared/ck}); -1 if the path has no id there.
+     */
+    public static long uploadedFor(String path, String prefix) {
+        if (!path.startsWith(prefix)) {
+            return -1;
+        }
+        int end = path.indexOf('-', prefix.length());
+        if (end <= prefix.length() || end - prefix.length() > 18) {
+            return -1;
+        }
+        long id = 0;
+        for (int i = prefix.length(); i < end; i++) {
+            char c = path.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            id = id * 10 + (c - '0');
+        }
+        return id;
+    }
+
     /**
      * The registry of a job master that recovered {@code latest} (the newest retained checkpoint,
      * {@code null} for none) with {@code retainedIds}: {@code latest}'s references, without the
@@ -179,6 +214,32 @@ public final class SharedStateRegistry {
         deleting.forEach(file -> out.put(file, List.of()));
         referencedBy.forEach((file, ids) -> out.put(file, List.copyOf(ids)));
         return out;
+    }
+
+    /**
+     * Whether this registry knows {@code file}: a registered checkpoint refers to it, or its delete is
+     * pending ({@link #deleting()}).
+     */
+    public boolean knows(String file) {
+        return referencedBy.containsKey(file) || deleting.contains(file);
+    }
+
+    /**
+     * {@code files}, uploads of checkpoints that never completed that no acknowledgement named (a task's
+     * process killed while it uploaded), are handed out for deletion: until their deletes are confirmed
+     * ({@link #deleted}), they are among the {@link #deleting()} that the next metadata names, so a new leader
+     * deletes them again. Files this registry {@linkplain #knows knows} are not taken; returns those taken.
+     */
+    public List<String> abandoned(Collection<String> files) {
+        List<String> taken = new ArrayList<>();
+        for (String file : files) {
+            if (isOwn(file) && !knows(file)) {
+                taken.add(file);
+            }
+        }
+        taken.sort(null);
+        deleting.addAll(taken);
+        return taken;
     }
 
     /** Whether a registered checkpoint refers to {@code file}. */

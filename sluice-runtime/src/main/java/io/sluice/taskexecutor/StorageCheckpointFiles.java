@@ -7,8 +7,8 @@ import java.nio.file.Path;
 
 /**
  * The files of one subtask's incremental checkpoint in checkpoint storage: shared files under the
- * job's {@code shared/} directory with unique names, its own files in the checkpoint's directory
- * (deleted with it); downloads from anywhere ({@link io.sluice.checkpoint.StateFileStreams#download}, full locations too).
+ * job's {@code shared/} directory with unique names that start with the checkpoint's id, its own files in
+ * the checkpoint's directory (deleted with it); downloads from anywhere ({@link io.sluice.checkpoint.StateFileStreams#download}, full locations too).
  *
  * <p>Threading: the thread that uploads or restores the snapshot; blocking.
  */
@@ -33,7 +33,7 @@ final class StorageCheckpointFiles implements CheckpointFiles {
 
     @Override
     public String uploadShared(Path file, String localName) {
-        return written.add(storage.writeSharedFile(jobId, vertexId, subtask, localName, file));
+        return written.add(storage.writeSharedFile(jobId, checkpointId, vertexId, subtask, localName, file));
     }
 
     @Override

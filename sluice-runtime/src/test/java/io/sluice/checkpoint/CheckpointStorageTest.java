@@ -233,7 +233,7 @@ class CheckpointStorageTest {
         new java.util.Random(13).nextBytes(table);
         Path local = Files.write(root.resolve("000042.sst"), table);
 
-        String path = storage.writeSharedFile(job, 2, 1, "000042.sst", local);
+        String path = storage.writeSharedFile(job, 5, 2, 1, "000042.sst", local);
         Path target = Files.createDirectories(root.resolve("restore")).resolve("000042.sst");
         Files.write(target, new byte[] {1}); // left over from an earlier attempt
         storage.streams().download(path, target);
@@ -247,7 +247,7 @@ class CheckpointStorageTest {
 
     @Test
     void aDownloadThatFailsMidwayIsAStorageFailureAndLeavesNoFile() throws Exception {
-        String path = storage.writeSharedFile(job, 2, 1, "000007.sst", Files.write(root.resolve("local"), new byte[200_000]));
+        String path = storage.writeSharedFile(job, 5, 2, 1, "000007.sst", Files.write(root.resolve("local"), new byte[200_000]));
         CheckpointStorage failing = new CheckpointStorage(new io.sluice.storage.ForwardingBlobStore(
                 new LocalFileBlobStore(root)) {
             @Override
@@ -471,5 +471,38 @@ class CheckpointStorageTest {
     private String writeCompleted(long id) {
         storage.writeTaskState(job, id, 1, 0, new byte[] {(byte) id});
         return storage.writeMetadata(CheckpointMetadataSerializerTest.sample(job, id));
+    }
+
+    @Test
+    void sharedUploadsAreFoundByTheIdOfTheCheckpointTheyWereMadeFor() throws Exception {
+        Path local = Files.write(root.resolve("000009.sst"), new byte[] {7});
+        String of4 = storage.writeSharedFile(job, 4, 2, 1, "000009.sst", local);
+        String of40 = storage.writeSharedFile(job, 40, 2, 1, "000009.sst", local);
+        String of5 = storage.writeSharedFile(job, 5, 3, 0, "000009.sst", local);
+        // Named before the checkpoint id was part of the name (vertex 4, subtask 0): never an upload of checkpoint 4.
+        String older = job.value() + "/shared/4-0-3b0c8e1e-0000-4000-8000-000000000000-000001.sst";
+        storage.streams().put(older, local);
+        assertThat(of4).startsWith(job.value() + "/shared/ck4-2-1-").endsWith("-000009.sst");
+
+        // Up to 16 ids: one listing per id.
+        assertThat(storage.listSharedUploads(job, 4, 4)).containsExactly(of4);
+        assertThat(storage.listSharedUploads(job, 4, 5)).containsExactlyInAnyOrder(of4, of5);
+        assertThat(storage.listSharedUploads(job, 6, 39)).as("34 ids: one listing of all, filtered").isEmpty();
+        assertThat(storage.listSharedUploads(job, 1, 40)).containsExactlyInAnyOrder(of4, of5, of40);
+        assertThat(storage.listSharedUploads(job, 5, 4)).isEmpty();
+        assertThat(storage.listSharedUploads(JobId.of("ffffffffffffffffffffffffffffffff"), 1, 40)).isEmpty();
+    }
+
+    @Test
+    void theCheckpointIdOfASharedFileIsReadFromItsName() {
+        String prefix = "j/shared/" + SharedStateRegistry.UPLOAD_PREFIX;
+        assertThat(SharedStateRegistry.uploadedFor("j/shared/ck12-2-1-u-000001.sst", prefix)).isEqualTo(12);
+        assertThat(SharedStateRegistry.uploadedFor("j/shared/ck0-2-1-u-000001.sst", prefix)).isZero();
+        assertThat(SharedStateRegistry.uploadedFor("j/shared/ck-2-1-u-000001.sst", prefix)).isEqualTo(-1);
+        assertThat(SharedStateRegistry.uploadedFor("j/shared/ckx1-2-1-u-000001.sst", prefix)).isEqualTo(-1);
+        assertThat(SharedStateRegistry.uploadedFor("j/shared/ck12", prefix)).as("no '-' after it").isEqualTo(-1);
+        assertThat(SharedStateRegistry.uploadedFor("j/shared/12-2-1-u-000001.sst", prefix)).isEqualTo(-1);
+        assertThat(SharedStateRegistry.uploadedFor("j/shared/ck9999999999999999999-2", prefix))
+                .as("19 digits: not an id").isEqualTo(-1);
     }
 }

@@ -67,7 +67,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       and lists nothing;</li>
  *   <li>whenever the I/O queue is drained, every shared object in storage is referred to by a retained,
  *       restoring or pending checkpoint, or is the upload of a checkpoint that never completed and whose
- *       clean-up a crash or a lost acknowledgement prevented (never a file of a completed checkpoint);</li>
+ *       clean-up a crash or a lost acknowledgement prevented (never a file of a completed checkpoint), and
+ *       such an upload is gone once a later checkpoint completed under the job master that recovered below
+ *       it;</li>
  *   <li>at the end, every checkpoint subsumed, then the job cancelled: no object is left in storage.</li>
  * </ul>
  *
@@ -217,6 +219,10 @@ class SharedStateRegistryModelTest {
         CompletedCheckpoint restoring;
         long lastTriggered = -1;
         int sessions;
+        /** The highest checkpoint id the current session's job master recovered (0 for none). */
+        long recoveredInSession;
+        /** The highest checkpoint id the current session's coordinator completed (0 for none). */
+        long completedInSession;
 
         Run(long seed) throws Exception {
             this.seed = seed;
@@ -264,6 +270,9 @@ class SharedStateRegistryModelTest {
             store = DefaultCompletedCheckpointStore.recover(pointers, JOB, retained, storage, election, session, true,
                     new RecoveryListener() { });
             CompletedCheckpointStore recovered = store;
+            recoveredInSession = Math.max(store.latest().map(CompletedCheckpoint::checkpointId).orElse(0L),
+                    store.retainedIds().stream().mapToLong(Long::longValue).max().orElse(0L));
+            completedInSession = 0;
             Context context = new Context();
             onMain(() -> coordinator = new CheckpointCoordinator(JOB, config, storage, recovered, ids, main, io, clock,
                     context, () -> election.hasLeadership(session)));
@@ -519,6 +528,15 @@ class SharedStateRegistryModelTest {
                 assertThat(explained).as(context("a shared file nothing refers to (uploaded for checkpoint "
                         + uploads.get(path) + ", completed: " + completed.contains(uploads.get(path)) + ")"))
                         .contains(path);
+                // What a crash left for a checkpoint that never completed goes once a later one completes, unless
+                // the job manager that would have deleted it failed over first (its sweep was lost with it).
+                long uploadedFor = uploads.get(path);
+                assertThat(!completed.contains(uploadedFor) && uploadedFor > recoveredInSession
+                        && uploadedFor < completedInSession)
+                        .as(context("an abandoned upload " + path + " for checkpoint " + uploadedFor
+                                + ", after checkpoint " + completedInSession + " completed in this session (which"
+                                + " recovered through " + recoveredInSession + ")"))
+                        .isFalse();
             }
         }
 
@@ -601,7 +619,7 @@ class SharedStateRegistryModelTest {
             for (String name : t.live) {
                 String path = t.confirmed.get(name);
                 if (path == null) {
-                    path = storage.writeSharedFile(JOB, VERTEX, t.index, name, localFile);
+                    path = storage.writeSharedFile(JOB, id, VERTEX, t.index, name, localFile);
                     uploads.put(path, id);
                 }
                 shared.add(new StateFile(name, path, 3));
@@ -711,6 +729,8 @@ class SharedStateRegistryModelTest {
 
             @Override
             public void notifyTaskCheckpointComplete(ExecutionAttemptId task, long checkpointId) {
+                completedInSession = Math.max(completedInSession, checkpointId);
+                completed.add(checkpointId); // its pointer was written (retention may have dropped it already)
                 ModelTask t = tasks.get(task.subtaskIndex());
                 if (t.attempt == task.deployment()) {
                     t.notices.add(checkpointId);

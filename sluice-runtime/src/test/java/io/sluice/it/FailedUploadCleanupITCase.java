@@ -40,6 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>And an upload that a stalled write holds past its job's cancel, then completes: its files are gone too (deleted
  * by the subtask; the job master, still running in this JVM, would delete a late acknowledgement's files as well).
+ * And an upload that never ends, as one whose process was killed: the job master deletes what it had uploaded once a
+ * later checkpoint completed ({@code AbandonedUploads}).
  */
 class FailedUploadCleanupITCase {
     private static final int KEYS = 2_000;
@@ -245,6 +247,55 @@ class FailedUploadCleanupITCase {
         // covers an acknowledgement that reaches no job master, SubtaskCheckpointerTest.)
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(held)
                 .allSatisfy(path -> assertThat(checkpoints.resolve(path)).as("deleted by the subtask").doesNotExist()));
+    }
+
+    /**
+     * An upload that never ends and never cleans up, as one whose task manager was killed: its held write answers no
+     * interrupt and the test releases it only at the end. The checkpoint times out, the next ones complete, and the
+     * job master deletes the new table files the upload had put into {@code shared/}: no acknowledgement named
+     * them, and the subtask that would delete them is stuck. Before, they stayed until the job's checkpoints were
+     * deleted.
+     */
+    @Test
+    void theTableFilesOfAnUploadThatNeverEndsAreDeletedOnceALaterCheckpointCompletes() throws Exception {
+        Hold hold = new Hold();
+        InterceptOnce intercept = new InterceptOnce(path -> path.matches(".*-OPTIONS-\\d+"), hold);
+        cluster = LocalCluster.builder().haDirectory(dir.resolve("ha")).configuration(rocksDbWithSmallFiles())
+                .blobStoreDecorator(intercept::decorate).build();
+        sink = CollectingSink.create();
+        long records = 20_000;
+        gate = "abandoned upload " + java.util.UUID.randomUUID();
+        IncrementalCheckpointRecoveryITCase.OPEN.put(gate, false);
+        Path checkpoints = dir.resolve("checkpoints");
+        JobId id = cluster.submit(countingJob(checkpoints, records).setCheckpointTimeout(Duration.ofSeconds(2))
+                .buildJobGraph("abandoned upload"));
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> sink.results().size() >= KEYS);
+        intercept.armed = true;
+        assertThat(hold.holding.await(60, TimeUnit.SECONDS)).as("an upload after new table files was held").isTrue();
+        List<String> abandoned = intercept.newTableFiles();
+        assertThat(abandoned).as("the held upload's new table files").isNotEmpty()
+                .allSatisfy(path -> assertThat(path).contains("/shared/ck"));
+        assertThat(checkpoints.resolve(abandoned.get(0))).as("uploaded before the hold").exists();
+        long completedThen = details(id).checkpoints().completed();
+
+        // The held checkpoint times out after 2 s; the next one to complete lets the job master delete the files.
+        // (Well before the hold gives up after 60 s, failing the upload, which then deletes its files itself.)
+        await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(abandoned)
+                .allSatisfy(path -> assertThat(checkpoints.resolve(path)).as("deleted by the job master").doesNotExist()));
+        JobDetails details = details(id);
+        System.out.printf("held after %d new table files; %d checkpoints completed (%d when held), %d failed%n",
+                abandoned.size(), details.checkpoints().completed(), completedThen, details.checkpoints().failed());
+        assertThat(details.status()).isEqualTo(JobStatus.RUNNING);
+        assertThat(details.checkpoints().completed()).as("a later checkpoint completed").isGreaterThan(completedThen);
+        assertThat(hold.written.getCount()).as("the held write is still held").isEqualTo(1);
+
+        hold.release.countDown();
+        IncrementalCheckpointRecoveryITCase.OPEN.put(gate, true);
+        JobResult result = cluster.dispatcher().requestJobResult(id).get(120, TimeUnit.SECONDS);
+        assertThat(result.status()).isEqualTo(JobStatus.FINISHED);
+        Map<Long, Long> last = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
+        assertThat(last).isEqualTo(KeyedCountingJob.expectedCounts(records, KEYS));
     }
 
     private Configuration rocksDbWithSmallFiles() {

@@ -21,6 +21,7 @@ import io.sluice.api.tuple.Tuple2;
 import io.sluice.checkpoint.CheckpointMetadataSerializer;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.CompletedCheckpoint;
+import io.sluice.checkpoint.SharedStateRegistry;
 import io.sluice.checkpoint.TaskStateHandle;
 import io.sluice.cluster.LocalCluster;
 import io.sluice.config.Configuration;
@@ -49,7 +50,6 @@ import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,7 +62,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * is 16 kb, so a few MB of state are 70-80 files per checkpoint, and the registry of 50 retained checkpoints
  * names hundreds, with over 3,000 references): from the moment the leader stops until the new leader's job runs and its tasks
  * restored, the new leader reads exactly one metadata file (the latest checkpoint's), nothing lists
- * checkpoint storage, and no file of any other checkpoint is read (the shared-state registry comes from
+ * checkpoint storage until its first checkpoint was written (then only the uploads of checkpoints that never
+ * completed are listed, by their ids: {@code AbandonedUploads}), and no file of any other checkpoint is read (the shared-state registry comes from
  * that metadata alone); the restored tasks read exactly the latest checkpoint's files, each once. Then the
  * job finishes with exact counts.
  *
@@ -82,15 +83,32 @@ class IncrementalCheckpointRecoveryITCase {
     private LocalCluster cluster;
     private CollectingSink<Tuple2<Long, Long>> sink;
 
-    /** Records reads and listings of checkpoint storage while recording. */
+    /**
+     * Records reads of checkpoint storage while recording, and in one sequence its listings and the metadata writes
+     * (with the storage instrumentation's listing count at each write): which listings came before the new leader's
+     * first checkpoint was written (its recovery is over then) is told afterwards, once the recovered checkpoint's id
+     * is known.
+     */
     private static final class Recorder {
         volatile boolean on;
         final List<String> gets = new ArrayList<>();
         final Map<String, byte[]> metadata = new HashMap<>();
-        final AtomicLong lists = new AtomicLong();
+        /** "list <prefix>" and "write <metadata path> <instrumented listings>", in order. */
+        final List<String> events = new ArrayList<>();
+        volatile java.util.function.LongSupplier listings = () -> -1;
 
         BlobStore decorate(BlobStore store) {
             return new ForwardingBlobStore(store) {
+                @Override
+                public void put(String path, byte[] data) {
+                    super.put(path, data);
+                    if (on && path.endsWith("/_metadata")) {
+                        synchronized (Recorder.this) {
+                            events.add("write " + path + " " + listings.getAsLong());
+                        }
+                    }
+                }
+
                 @Override
                 public byte[] get(String path) {
                     byte[] data = super.get(path);
@@ -119,7 +137,9 @@ class IncrementalCheckpointRecoveryITCase {
                 @Override
                 public List<String> list(String prefix) {
                     if (on) {
-                        lists.incrementAndGet();
+                        synchronized (Recorder.this) {
+                            events.add("list " + prefix);
+                        }
                     }
                     return super.list(prefix);
                 }
@@ -285,6 +305,7 @@ class IncrementalCheckpointRecoveryITCase {
         long metadataReads = storage().metadataReads();
         long stateReads = storage().stateReads();
         long listings = storageRequests(BlobOp.LIST);
+        recorder.listings = () -> storageRequests(BlobOp.LIST);
         recorder.on = true;
         cluster.stopJobManager(cluster.jobManagers().get(0));
         await().atMost(Duration.ofSeconds(10)).until(() -> standby.dispatcher().isLeader());
@@ -303,12 +324,9 @@ class IncrementalCheckpointRecoveryITCase {
         assertThat(storage().metadataReads() - metadataReads).as("metadata reads counted by the checkpoint storage")
                 .isEqualTo(1);
         assertThat(metadataGets).as("metadata read by the new leader").hasSize(1);
-        assertThat(storageRequests(BlobOp.LIST) - listings).as("listings counted by the storage instrumentation")
-                .isZero();
-        assertThat(recorder.lists.get()).as("listings of checkpoint storage during recovery").isZero();
-
         String path = metadataGets.get(0);
         CompletedCheckpoint latest = new CheckpointMetadataSerializer().deserialize(recorder.metadata.get(path), path);
+        checkNoListingDuringRecovery(id, latest.checkpointId(), listings);
         Set<String> ownFiles = new TreeSet<>();
         for (TaskStateHandle h : latest.taskStates()) {
             if (h.isIncremental()) {
@@ -350,6 +368,44 @@ class IncrementalCheckpointRecoveryITCase {
         assertThat(result.status()).isEqualTo(JobStatus.FINISHED);
         Map<Long, Long> last = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
         assertThat(last).isEqualTo(KeyedCountingJob.expectedCounts(records, KEYS));
+    }
+
+    /**
+     * Until the new leader's first checkpoint (the first id above {@code recovered}) was written, nothing listed
+     * checkpoint storage but the old leader, finding what its own aborted checkpoints left (ids below the
+     * recovered one); afterwards the new leader does the same for the ids above ({@code AbandonedUploads}).
+     */
+    private void checkNoListingDuringRecovery(JobId id, long recovered, long listingsBefore) {
+        List<String> events;
+        synchronized (recorder) {
+            events = List.copyOf(recorder.events);
+        }
+        String uploads = id.value() + "/shared/" + SharedStateRegistry.UPLOAD_PREFIX;
+        boolean recoveryOver = false;
+        long listedByTheOldLeader = 0;
+        for (String event : events) {
+            String[] parts = event.split(" ");
+            if (parts[0].equals("write")) {
+                long checkpoint = Long.parseLong(parts[1].replaceAll(".*/chk-(\\d+)/_metadata$", "$1"));
+                if (!recoveryOver && checkpoint > recovered) {
+                    recoveryOver = true;
+                    assertThat(Long.parseLong(parts[2]) - listingsBefore).as("listings counted by the storage"
+                            + " instrumentation until the new leader's first checkpoint was written: the old"
+                            + " leader's, " + events).isEqualTo(listedByTheOldLeader);
+                }
+                continue;
+            }
+            String prefix = parts[1];
+            assertThat(prefix).as("what may be listed at all: uploads by checkpoint id, " + events).startsWith(uploads);
+            long uploadedFor = SharedStateRegistry.uploadedFor(prefix, uploads);
+            if (!recoveryOver) {
+                assertThat(uploadedFor).as("a listing before the new leader's first checkpoint was written: only the"
+                        + " old leader's, of ids below the recovered " + recovered + ", " + events)
+                        .isBetween(0L, recovered - 1);
+                listedByTheOldLeader++;
+            }
+        }
+        assertThat(recoveryOver).as("the new leader's first checkpoint was written, " + events).isTrue();
     }
 
     /** Calls of {@code op} on checkpoint storage, successful or not, counted by {@link InstrumentedBlobStore}. */

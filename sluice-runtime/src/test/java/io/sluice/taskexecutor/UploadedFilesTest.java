@@ -71,7 +71,7 @@ class UploadedFilesTest {
         List<Path> files = new ArrayList<>();
         for (int i = 0; i < count; i++) {
             Path local = Files.writeString(root.resolve("local-" + i + ".sst"), "table " + i);
-            String path = written.add(storage.writeSharedFile(io.sluice.graph.JobId.generate(), 2, 0, i + ".sst", local));
+            String path = written.add(storage.writeSharedFile(io.sluice.graph.JobId.generate(), 7, 2, 0, i + ".sst", local));
             Files.delete(local);
             files.add(root.resolve(path));
         }

@@ -144,6 +144,8 @@ public final class CheckpointCoordinator {
     private final CheckpointFailures failures;
     private final CheckpointStatsTracker statsTracker;
     private final CheckpointDiscarder discarder;
+    /** Deletes what crashed uploads left for checkpoints that did not complete. */
+    private final AbandonedUploads abandonedUploads;
     private final SharedStateRegistry sharedState;
     private final CheckpointIdRequests ids;
     private final PendingCheckpoints pendings;
@@ -187,6 +189,10 @@ public final class CheckpointCoordinator {
         this.sharedState = shared.registry();
         this.resumesRetainedCheckpoints = store.latest().isPresent();
         this.discarder = new CheckpointDiscarder(jobId, storage, mainThread, ioExecutor, sharedState);
+        long recoveredThrough = Math.max(store.latest().map(CompletedCheckpoint::checkpointId).orElse(0L),
+                store.retainedIds().stream().mapToLong(Long::longValue).max().orElse(0L));
+        this.abandonedUploads = new AbandonedUploads(jobId, storage, mainThread, ioExecutor, sharedState,
+                recoveredThrough, discarder::deleteShared);
         if (!shared.orphans().isEmpty()) {
             LOG.info("Job {}: deleting {} shared state file(s) that no retained checkpoint refers to any more (a discard"
                     + " that an earlier job manager did not finish)", jobId, shared.orphans().size());
@@ -452,6 +458,7 @@ public final class CheckpointCoordinator {
         LOG.info("Completed checkpoint {} of job {} ({} task states, {} ms)", p.checkpointId, jobId,
                 checkpoint.taskStates().size(), durationMillis);
         discarder.discardSubsumed(subsumed);
+        abandonedUploads.completed(p.checkpointId);
         notifyTasksOfCompletion(p);
     }
 

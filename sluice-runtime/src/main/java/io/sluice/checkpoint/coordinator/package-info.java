@@ -4,8 +4,8 @@
  * restores from. {@code CheckpointCoordinator} is the entry point; each step is a piece of its own
  * ({@code PeriodicTrigger}, {@code CheckpointIdRequests}, {@code PendingCheckpoints}, {@code
  * CheckpointFinalizer}, {@code CheckpointFailures}, {@code CheckpointStatsTracker}, {@code
- * CheckpointDiscarder}), all confined to the job master's main thread (each checks it), with
- * their storage calls on the I/O executor.
+ * CheckpointDiscarder}, {@code AbandonedUploads}), all confined to the job master's main thread
+ * (each checks it), with their storage calls on the I/O executor.
  *
  * <p>Layer 11 of 15 in sluice-runtime (checkpoint coordination, task execution, job metrics;
  * docs/architecture.md). May use the packages of the layers below: {@code rpc}, {@code restart},

@@ -1,0 +1,149 @@
+package io.sluice.checkpoint.coordinator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.sluice.checkpoint.CheckpointStorage;
+import io.sluice.checkpoint.CompletedCheckpoint;
+import io.sluice.checkpoint.SharedStateRegistry;
+import io.sluice.checkpoint.TaskStateHandle;
+import io.sluice.graph.JobId;
+import io.sluice.state.IncrementalStateHandle;
+import io.sluice.state.KeyGroupRange;
+import io.sluice.storage.LocalFileBlobStore;
+import io.sluice.testutil.ManuallyTriggeredMainThreadExecutor;
+import io.sluice.util.ManualClock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.Executor;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link AbandonedUploads} with real storage on local files, a manual main thread and an I/O executor the test runs:
+ * when a checkpoint completes, the shared files uploaded for the ids since the previous completed one that the
+ * registry does not know are deleted, and nothing else.
+ */
+class AbandonedUploadsTest {
+    private static final JobId JOB = JobId.of("00112233445566778899aabbccddeeff");
+
+    @TempDir
+    Path root;
+
+    private final ManualClock clock = new ManualClock();
+    private final ManuallyTriggeredMainThreadExecutor main = new ManuallyTriggeredMainThreadExecutor("test", clock);
+    private final ArrayDeque<Runnable> io = new ArrayDeque<>();
+    private final Executor ioExecutor = io::add;
+    private final SharedStateRegistry registry = new SharedStateRegistry(JOB);
+    private CheckpointStorage storage;
+    private Path table;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        storage = new CheckpointStorage(new LocalFileBlobStore(root.resolve("storage")), new SimpleMeterRegistry());
+        table = Files.write(root.resolve("000001.sst"), new byte[] {1, 2, 3});
+    }
+
+    @Test
+    void theUploadsOfCheckpointsThatDidNotCompleteGoWhenALaterOneCompletesButNotTheFilesTheRegistryKnows() {
+        String beforeRecovery = upload(2);
+        String abandoned3 = upload(3);
+        String abandoned5 = upload(5);
+        String registered5 = upload(5);
+        String ofCompleted6 = upload(6);
+        String pending7 = upload(7);
+        // A registered checkpoint that (against the design) refers to an upload of 5, and checkpoint 6's own.
+        onMain(() -> registry.register(checkpoint(6, registered5, ofCompleted6)));
+        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 2,
+                new CheckpointDiscarder(JOB, storage, main, ioExecutor, registry)::deleteShared);
+
+        onMain(() -> sweep.completed(6));
+        assertThat(exists(abandoned3)).as("nothing deleted on the main thread").isTrue();
+        runAll();
+
+        assertThat(exists(abandoned3)).as("uploaded for 3, which did not complete").isFalse();
+        assertThat(exists(abandoned5)).as("uploaded for 5, which did not complete").isFalse();
+        assertThat(exists(registered5)).as("known to the registry").isTrue();
+        assertThat(exists(ofCompleted6)).as("the completed checkpoint's").isTrue();
+        assertThat(exists(pending7)).as("of a checkpoint after the completed one").isTrue();
+        assertThat(exists(beforeRecovery)).as("of an id the job master recovered through").isTrue();
+        assertThat(registry.deleting()).as("the deletes were confirmed").isEmpty();
+
+        onMain(() -> sweep.completed(8));
+        runAll();
+        assertThat(exists(pending7)).as("7 did not complete either").isFalse();
+        assertThat(exists(registered5)).isTrue();
+        assertThat(exists(ofCompleted6)).isTrue();
+    }
+
+    @Test
+    void theDeletesAreAmongTheRegistrysUntilConfirmedSoThatTheNextMetadataNamesThem() {
+        String abandoned = upload(4);
+        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 0, files -> { });
+
+        onMain(() -> sweep.completed(5));
+        runAll();
+
+        assertThat(exists(abandoned)).as("the deleter given did nothing").isTrue();
+        assertThat(registry.deleting()).containsExactly(abandoned);
+        assertThat(registry.references()).containsEntry(abandoned, List.of());
+    }
+
+    @Test
+    void consecutiveCompletionsListNothing() {
+        int[] listings = new int[1];
+        storage = new CheckpointStorage(new io.sluice.storage.ForwardingBlobStore(
+                new LocalFileBlobStore(root.resolve("storage"))) {
+            @Override
+            public List<String> list(String prefix) {
+                listings[0]++;
+                return super.list(prefix);
+            }
+        }, new SimpleMeterRegistry());
+        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 3, files -> { });
+
+        onMain(() -> sweep.completed(4));
+        onMain(() -> sweep.completed(5));
+        onMain(() -> sweep.completed(5));
+        runAll();
+        assertThat(listings[0]).isZero();
+
+        onMain(() -> sweep.completed(7));
+        runAll();
+        assertThat(listings[0]).as("one listing, of checkpoint 6's uploads").isEqualTo(1);
+    }
+
+    private String upload(long checkpointId) {
+        return storage.writeSharedFile(JOB, checkpointId, 1, 0, "000001.sst", table);
+    }
+
+    private boolean exists(String path) {
+        return Files.exists(root.resolve("storage").resolve(path));
+    }
+
+    private static CompletedCheckpoint checkpoint(long id, String... sharedFiles) {
+        List<IncrementalStateHandle.StateFile> files = java.util.Arrays.stream(sharedFiles)
+                .map(f -> new IncrementalStateHandle.StateFile(f.substring(f.lastIndexOf('-') + 1), f, 3)).toList();
+        TaskStateHandle handle = TaskStateHandle.incremental(1, 0, new IncrementalStateHandle(KeyGroupRange.of(0, 0),
+                128, new byte[] {1}, files, List.of()), null);
+        return new CompletedCheckpoint(JOB, id, 1, 2, List.of(handle), JOB.value() + "/chk-" + id + "/_metadata");
+    }
+
+    private void onMain(Runnable action) {
+        main.execute(action);
+        main.triggerAll();
+    }
+
+    private void runAll() {
+        while (!io.isEmpty() || main.numQueued() > 0) {
+            Runnable next = io.poll();
+            if (next != null) {
+                next.run();
+            }
+            main.triggerAll();
+        }
+    }
+}
