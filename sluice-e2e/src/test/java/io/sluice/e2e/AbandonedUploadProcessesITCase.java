@@ -7,6 +7,7 @@ import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
 import io.sluice.storage.s3.S3ProxyServer;
 import io.sluice.storage.s3.testing.TcpFaultProxy;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -47,7 +48,7 @@ class AbandonedUploadProcessesITCase {
 
     @Test
     void theTableFilesOfATaskManagerKilledWhileUploadingAreDeletedOnceALaterCheckpointCompletes() throws Exception {
-        try (TestingServer zooKeeper = new TestingServer(true);
+        try (TestingServer zooKeeper = TestingZooKeeper.start(dir);
              S3ProxyServer s3 = S3ProxyServer.start(BUCKET);
              TcpFaultProxy slowLink = new TcpFaultProxy("127.0.0.1", s3.port())) {
             Map<String, String> common = new LinkedHashMap<>(SluiceCluster.zooKeeperHa(zooKeeper.getConnectString(),

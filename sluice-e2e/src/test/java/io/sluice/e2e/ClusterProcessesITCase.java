@@ -10,6 +10,7 @@ import io.sluice.checkpoint.TaskStateHandle;
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
 import io.sluice.storage.s3.S3ProxyServer;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -135,7 +136,7 @@ class ClusterProcessesITCase {
 
     @BeforeEach
     void startZooKeeper() throws Exception {
-        zooKeeper = new TestingServer(true);
+        zooKeeper = TestingZooKeeper.start(dir);
     }
 
     @AfterEach

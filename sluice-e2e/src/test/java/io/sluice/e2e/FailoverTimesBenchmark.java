@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,7 +43,7 @@ class FailoverTimesBenchmark {
         // With a fixed restart delay every kill restarts after the same delay (the default strategy doubles it
         // with each consecutive kill), so each kill shows what failover adds beyond "declared lost + delay".
         String fixedDelay = System.getProperty("sluice.bench.fixed-restart-delay");
-        try (TestingServer zooKeeper = new TestingServer(true)) {
+        try (TestingServer zooKeeper = TestingZooKeeper.start(dir)) {
             Map<String, String> common = new LinkedHashMap<>();
             common.put("high-availability.type", "zookeeper");
             common.put("high-availability.zookeeper.quorum", zooKeeper.getConnectString());

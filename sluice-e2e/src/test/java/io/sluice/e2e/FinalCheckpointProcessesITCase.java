@@ -8,6 +8,7 @@ import io.sluice.e2e.SluiceCluster.CommandResult;
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
 import io.sluice.jar.TestJars;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -178,7 +179,7 @@ class FinalCheckpointProcessesITCase {
     }
 
     private void run(Victim victim) throws Exception {
-        try (TestingServer zooKeeper = new TestingServer(true)) {
+        try (TestingServer zooKeeper = TestingZooKeeper.start(dir)) {
             Map<String, String> common = SluiceCluster.zooKeeperHa(zooKeeper.getConnectString(), "final-checkpoint",
                     dir.resolve("ha-storage"));
             try (SluiceCluster cluster = new SluiceCluster(dir, common)) {

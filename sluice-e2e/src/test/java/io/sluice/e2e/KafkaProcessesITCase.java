@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.connector.kafka.KafkaBroker;
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -78,6 +79,9 @@ class KafkaProcessesITCase {
 
     private static KafkaBroker broker;
     private static TestingServer zooKeeper;
+    /** Where the ZooKeeper server shared by the class keeps its files. */
+    @TempDir
+    static Path zooKeeperDir;
 
     @TempDir
     Path dir;
@@ -88,7 +92,7 @@ class KafkaProcessesITCase {
     @BeforeAll
     static void startBrokerAndZooKeeper() throws Exception {
         broker = KafkaBroker.start();
-        zooKeeper = new TestingServer(true);
+        zooKeeper = TestingZooKeeper.start(zooKeeperDir);
     }
 
     @AfterAll

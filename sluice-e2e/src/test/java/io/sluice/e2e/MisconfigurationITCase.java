@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.e2e.SluiceCluster.CommandResult;
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -78,7 +79,7 @@ class MisconfigurationITCase {
 
     @BeforeAll
     void startCluster() throws Exception {
-        zooKeeper = new TestingServer(true);
+        zooKeeper = TestingZooKeeper.start(dir);
         processes = new SluiceCluster(dir, clusterConfig());
         leader = processes.startJobManager(Host.MACHINE, Map.of());
         await().atMost(TIMEOUT).until(() -> Rest.isLeader(leader.restUrl()));

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.storage.s3.testing.TcpFaultProxy;
 import io.sluice.storage.s3.testing.TcpFaultProxy.Direction;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -60,7 +61,7 @@ class NetworkLatencyITCase {
 
     @Test
     void checkpointsCompleteAndCountsAreExactWithLatencyBetweenAllProcesses() throws Exception {
-        try (TestingServer zooKeeper = new TestingServer(true)) {
+        try (TestingServer zooKeeper = TestingZooKeeper.start(dir)) {
             Map<String, String> common = new LinkedHashMap<>();
             common.put("high-availability.type", "zookeeper");
             common.put("high-availability.zookeeper.quorum", zooKeeper.getConnectString());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.testing.netns.TestNetwork;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -51,7 +52,7 @@ class NetworkPartitionITCase {
     @Test
     void partitionsBetweenTaskManagersAndFromTheJobManagerLoseNothing() throws Exception {
         try (TestNetwork net = TestNetwork.create(3);
-             TestingServer zooKeeper = new TestingServer(true)) {
+             TestingServer zooKeeper = TestingZooKeeper.start(dir)) {
             Map<String, String> common = new LinkedHashMap<>();
             common.put("high-availability.type", "zookeeper");
             common.put("high-availability.zookeeper.quorum", net.address(TestNetwork.MACHINE) + ":" + zooKeeper.getPort());

@@ -8,6 +8,7 @@ import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
 import io.sluice.storage.s3.S3ProxyServer;
 import io.sluice.storage.s3.testing.TcpFaultProxy;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,7 +50,7 @@ class S3OutageFailoverITCase {
 
     @Test
     void theStandbyAnswersAtOnceWhileS3RefusesAndTheJobResumesByItself() throws Exception {
-        try (TestingServer zooKeeper = new TestingServer(true);
+        try (TestingServer zooKeeper = TestingZooKeeper.start(dir);
              S3ProxyServer s3 = S3ProxyServer.start(BUCKET);
              TcpFaultProxy s3Link = new TcpFaultProxy("127.0.0.1", s3.port())) {
             Map<String, String> common = new LinkedHashMap<>();

@@ -10,6 +10,7 @@ import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
 import io.sluice.jar.TestJars;
 import io.sluice.storage.s3.S3ProxyServer;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
@@ -151,7 +152,7 @@ class SavepointProcessesITCase {
 
     @BeforeAll
     void setUp() throws Exception {
-        zooKeeper = new TestingServer(true);
+        zooKeeper = TestingZooKeeper.start(dir);
         jar = TestJars.jar(Files.createDirectories(dir.resolve("jar")), "fixed-source-count.jar",
                 "userjob.FixedSourceCountJob", Map.of("userjob.FixedSourceCountJob", JOB));
     }

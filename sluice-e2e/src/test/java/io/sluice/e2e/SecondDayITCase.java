@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.sluice.e2e.SluiceCluster.CommandResult;
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -87,7 +88,7 @@ class SecondDayITCase {
 
     @BeforeAll
     void startCluster() throws Exception {
-        zooKeeper = new TestingServer(true);
+        zooKeeper = TestingZooKeeper.start(dir);
         processes = new SluiceCluster(dir, clusterConfig());
         startProcesses();
     }

@@ -24,6 +24,7 @@ import io.sluice.protocol.TaskExecutorGateway;
 import io.sluice.testing.tls.TestCertificates;
 import io.sluice.testing.tls.TestCertificates.Authority;
 import io.sluice.testing.tls.TestCertificates.PemFiles;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -75,7 +76,7 @@ class SecureClusterITCase {
 
     @BeforeEach
     void startZooKeeper() throws Exception {
-        zooKeeper = new TestingServer(true);
+        zooKeeper = TestingZooKeeper.start(dir);
     }
 
     @AfterEach

@@ -7,6 +7,7 @@ import io.sluice.e2e.SluiceCluster.CommandResult;
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
 import io.sluice.jar.TestJars;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -129,7 +130,7 @@ class SpilledSnapshotProcessesITCase {
 
     @Test
     void aSpilledHeapSnapshotLargerThan64MiBIsRestoredExactlyByAnotherTaskManagerAfterASigkill() throws Exception {
-        try (TestingServer zooKeeper = new TestingServer(true)) {
+        try (TestingServer zooKeeper = TestingZooKeeper.start(dir)) {
             Map<String, String> common = new java.util.LinkedHashMap<>(SluiceCluster.zooKeeperHa(
                     zooKeeper.getConnectString(), "spilled-snapshot", dir.resolve("ha-storage")));
             common.put("checkpoints.dir", dir.resolve("checkpoints").toString());

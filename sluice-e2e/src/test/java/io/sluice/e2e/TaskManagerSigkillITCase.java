@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,7 +34,7 @@ class TaskManagerSigkillITCase {
 
     @Test
     void aSigkilledBusyTaskManagerIsDeclaredLostWellBeforeTheHeartbeatTimeoutAndTheCountsStayExact() throws Exception {
-        try (TestingServer zooKeeper = new TestingServer(true)) {
+        try (TestingServer zooKeeper = TestingZooKeeper.start(dir)) {
             Map<String, String> common = new java.util.LinkedHashMap<>(SluiceCluster.zooKeeperHa(
                     zooKeeper.getConnectString(), "tm-sigkill", dir.resolve("ha-storage")));
             common.put("checkpoints.dir", dir.resolve("checkpoints").toString());

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -126,7 +127,7 @@ class UnreachableJobManagerITCase {
     @Test
     void afterEveryJobManagerWasSigkilledTheTaskManagersKeepRetryingAndAFreshOneRecoversTheJobExactly()
             throws Exception {
-        try (TestingServer zooKeeper = new TestingServer(true)) {
+        try (TestingServer zooKeeper = TestingZooKeeper.start(dir)) {
             Map<String, String> common = new LinkedHashMap<>();
             common.put("high-availability.type", "zookeeper");
             common.put("high-availability.zookeeper.quorum", zooKeeper.getConnectString());

@@ -182,14 +182,9 @@ class FailedUploadCleanupITCase {
     @Test
     void theTableFilesOfAnUploadRefusedPartWayAreDeletedAndTheJobRunsOnToExactResults() throws Exception {
         InterceptOnce refuse = refusingCurrent();
-        cluster = LocalCluster.builder().haDirectory(dir.resolve("ha")).configuration(rocksDbWithSmallFiles())
-                .blobStoreDecorator(refuse::decorate).build();
-        sink = CollectingSink.create();
         long records = 20_000;
-        gate = "failed upload " + java.util.UUID.randomUUID();
-        IncrementalCheckpointRecoveryITCase.OPEN.put(gate, false);
+        JobId id = start(refuse, "failed upload", countingJob(records));
         Path checkpoints = dir.resolve("checkpoints");
-        JobId id = cluster.submit(countingJob(checkpoints, records).buildJobGraph("failed upload"));
 
         await().atMost(Duration.ofSeconds(60)).until(() -> sink.results().size() >= KEYS);
         refuse.armed = true;
@@ -219,13 +214,8 @@ class FailedUploadCleanupITCase {
     void theFilesOfAnUploadThatCompletesOnlyAfterItsJobWasCancelledAreDeleted() throws Exception {
         Hold hold = new Hold();
         InterceptOnce intercept = new InterceptOnce(path -> path.matches(".*-OPTIONS-\\d+"), hold);
-        cluster = LocalCluster.builder().haDirectory(dir.resolve("ha")).configuration(rocksDbWithSmallFiles())
-                .blobStoreDecorator(intercept::decorate).build();
-        sink = CollectingSink.create();
-        gate = "late upload " + java.util.UUID.randomUUID();
-        IncrementalCheckpointRecoveryITCase.OPEN.put(gate, false);
+        JobId id = start(intercept, "late upload", countingJob(20_000));
         Path checkpoints = dir.resolve("checkpoints");
-        JobId id = cluster.submit(countingJob(checkpoints, 20_000).buildJobGraph("late upload"));
 
         await().atMost(Duration.ofSeconds(60)).until(() -> sink.results().size() >= KEYS);
         intercept.armed = true;
@@ -260,15 +250,10 @@ class FailedUploadCleanupITCase {
     void theTableFilesOfAnUploadThatNeverEndsAreDeletedOnceALaterCheckpointCompletes() throws Exception {
         Hold hold = new Hold();
         InterceptOnce intercept = new InterceptOnce(path -> path.matches(".*-OPTIONS-\\d+"), hold);
-        cluster = LocalCluster.builder().haDirectory(dir.resolve("ha")).configuration(rocksDbWithSmallFiles())
-                .blobStoreDecorator(intercept::decorate).build();
-        sink = CollectingSink.create();
         long records = 20_000;
-        gate = "abandoned upload " + java.util.UUID.randomUUID();
-        IncrementalCheckpointRecoveryITCase.OPEN.put(gate, false);
+        JobId id = start(intercept, "abandoned upload",
+                countingJob(records).setCheckpointTimeout(Duration.ofSeconds(2)));
         Path checkpoints = dir.resolve("checkpoints");
-        JobId id = cluster.submit(countingJob(checkpoints, records).setCheckpointTimeout(Duration.ofSeconds(2))
-                .buildJobGraph("abandoned upload"));
 
         await().atMost(Duration.ofSeconds(60)).until(() -> sink.results().size() >= KEYS);
         intercept.armed = true;
@@ -305,8 +290,25 @@ class FailedUploadCleanupITCase {
                 .setString("state.backend.rocksdb.local-dir", dir.resolve("rocksdb").toString());
     }
 
-    /** Counts per key on RocksDB with incremental checkpoints every 50 ms; its source holds at the gate. */
-    private StreamExecutionEnvironment countingJob(Path checkpoints, long records) {
+    /**
+     * Starts a cluster whose checkpoint storage {@code intercept} decorates, opens the job's gate (closed) and
+     * submits {@code job} (a {@link #countingJob}) as {@code name}; its id.
+     */
+    private JobId start(InterceptOnce intercept, String name, StreamExecutionEnvironment job) throws Exception {
+        cluster = LocalCluster.builder().haDirectory(dir.resolve("ha")).configuration(rocksDbWithSmallFiles())
+                .blobStoreDecorator(intercept::decorate).build();
+        IncrementalCheckpointRecoveryITCase.OPEN.put(gate, false);
+        return cluster.submit(job.buildJobGraph(name));
+    }
+
+    /**
+     * Counts per key on RocksDB with incremental checkpoints every 50 ms into {@code dir/checkpoints}; its source
+     * holds at a new gate (closed by {@link #start}) until the test opens it.
+     */
+    private StreamExecutionEnvironment countingJob(long records) {
+        sink = CollectingSink.create();
+        gate = "upload test " + java.util.UUID.randomUUID();
+        Path checkpoints = dir.resolve("checkpoints");
         StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(1)
                 .setStateBackend(StateBackendType.ROCKSDB).setIncrementalCheckpoints(true)
                 .enableCheckpointing(Duration.ofMillis(50)).setInlineStateThreshold(0)

@@ -118,7 +118,13 @@ class LeadershipRecoveryITCase {
         FaultInjectingBlobStore storage = faults.get();
         storage.hang();
         stopLeaderAndAwaitTakeover(standby);
-        await().atMost(Duration.ofSeconds(10)).until(() -> storage.blockedCalls() > 0);
+        // Stuck in the standby's own read, not only in some call (a task's upload, the old leader's last listing of
+        // abandoned uploads, AbandonedUploads): a blocked call alone let a test go on before the recovery began.
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            JobDetails d = details(standby.dispatcher(), id);
+            return storage.blockedCalls() > 0 && d.recovery() != null && d.recovery().attempt() >= 1
+                    && String.valueOf(d.recovery().phase()).contains("reading metadata of checkpoint");
+        });
         return standby;
     }
 

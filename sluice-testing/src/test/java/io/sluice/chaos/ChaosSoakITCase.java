@@ -2,6 +2,7 @@ package io.sluice.chaos;
 
 import io.sluice.chaos.ChaosInvariants.Invariant;
 import io.sluice.config.StateBackendType;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,10 +31,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ChaosSoakITCase {
     private static TestingServer zooKeeper;
+    /** Where the ZooKeeper server shared by the class keeps its files. */
+    @TempDir
+    static Path zooKeeperDir;
 
     @BeforeAll
     static void startZooKeeper() throws Exception {
-        zooKeeper = new TestingServer(true);
+        zooKeeper = TestingZooKeeper.start(zooKeeperDir);
     }
 
     @AfterAll

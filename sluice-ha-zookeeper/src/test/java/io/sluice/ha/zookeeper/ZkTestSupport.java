@@ -12,6 +12,7 @@ import io.sluice.examples.KeyedCountingJob;
 import io.sluice.graph.JobGraph;
 import io.sluice.ha.loader.HighAvailabilityServicesLoader;
 import io.sluice.ha.LeaderContender;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +21,8 @@ import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
 import org.apache.curator.utils.ZKPaths;
 
 /** Helpers of the ZooKeeper HA tests. */
@@ -29,6 +32,16 @@ final class ZkTestSupport {
     private ZkTestSupport() {}
 
     /** Configuration selecting the ZooKeeper HA services through the loader, with test-friendly timeouts. */
+    /**
+     * Curator's test server with every file it writes under {@code directory} (its data directory, and the
+     * {@code zookeeper.configuration<n>.properties} file ZooKeeper's embedded server writes beside it, which
+     * {@code new TestingServer(true)} left in {@code java.io.tmpdir} for good), on random free ports.
+     */
+    static TestingServer startServer(Path directory) throws Exception {
+        Path data = Files.createDirectories(directory.resolve("data"));
+        return new TestingServer(new InstanceSpec(data.toFile(), -1, -1, -1, true, -1), true);
+    }
+
     static Configuration config(String connectString, String clusterId) {
         return new Configuration()
                 .set(HighAvailabilityOptions.TYPE, HighAvailabilityServicesLoader.ZOOKEEPER)

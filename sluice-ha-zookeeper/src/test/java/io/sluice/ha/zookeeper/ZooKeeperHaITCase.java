@@ -18,6 +18,7 @@ import io.sluice.graph.JobId;
 import io.sluice.job.JobResult;
 import io.sluice.job.JobStatus;
 import io.sluice.jobmaster.RecoveryBackoff;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -275,7 +276,14 @@ class ZooKeeperHaITCase {
     /** Failover on a 3-node ZooKeeper ensemble, with one ZooKeeper server killed during the run. */
     @Test
     void failoverOnAThreeNodeEnsembleWithAServerKilled() throws Exception {
-        try (TestingCluster zk = new TestingCluster(3)) {
+        // Each server's files under this test's directory (TestingCluster(3) put them into java.io.tmpdir, and
+        // ZooKeeper left a configuration file there for each).
+        List<InstanceSpec> servers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            servers.add(new InstanceSpec(Files.createDirectories(dir.resolve("zookeeper-" + i).resolve("data"))
+                    .toFile(), -1, -1, -1, true, -1));
+        }
+        try (TestingCluster zk = new TestingCluster(servers)) {
             zk.start();
             cluster(zk.getConnectString(), "ensemble", 4);
             long records = 30_000;

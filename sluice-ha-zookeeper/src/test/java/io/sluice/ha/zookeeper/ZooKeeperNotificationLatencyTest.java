@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sluice.graph.JobId;
 import io.sluice.ha.LeaderElection;
 import io.sluice.ha.LeadershipLostException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -14,6 +15,7 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Revocations are delivered promptly while ZooKeeper operations of the same services are stuck in
@@ -25,10 +27,12 @@ import org.junit.jupiter.api.Test;
 class ZooKeeperNotificationLatencyTest {
     private TestingServer server;
     private ZooKeeperHaServices ha;
+    @TempDir
+    Path dir;
 
     @BeforeEach
     void startZooKeeper() throws Exception {
-        server = new TestingServer(true);
+        server = ZkTestSupport.startServer(dir);
     }
 
     @AfterEach

@@ -1,6 +1,9 @@
 package io.sluice.ha.zookeeper;
 
 import io.sluice.config.Configuration;
+import io.sluice.util.ProcessTempFiles;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -14,17 +17,27 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 final class ZooKeeperServerExtension implements BeforeAllCallback, AfterAllCallback {
     private TestingServer server;
+    /** The server's files, deleted after it stopped. */
+    private Path directory;
 
     @Override
     public void beforeAll(ExtensionContext context) throws Exception {
-        server = new TestingServer(true);
+        directory = Files.createTempDirectory("sluice-zookeeper-test-");
+        server = ZkTestSupport.startServer(directory);
     }
 
     @Override
     public void afterAll(ExtensionContext context) throws Exception {
-        if (server != null) {
-            server.close();
-            server = null;
+        try {
+            if (server != null) {
+                server.close();
+                server = null;
+            }
+        } finally {
+            if (directory != null) {
+                ProcessTempFiles.deleteTree(directory);
+                directory = null;
+            }
         }
     }
 

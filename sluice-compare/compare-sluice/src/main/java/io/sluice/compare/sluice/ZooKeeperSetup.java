@@ -6,8 +6,12 @@ import io.sluice.config.HighAvailabilityOptions;
 import io.sluice.ha.loader.HighAvailabilityServicesLoader;
 import io.sluice.ha.zookeeper.ZooKeeperHaOptions;
 import io.sluice.ha.zookeeper.ZooKeeperHaServices;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
+import io.sluice.util.ProcessTempFiles;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.apache.curator.test.TestingServer;
 
 /**
@@ -21,19 +25,24 @@ import org.apache.curator.test.TestingServer;
 final class ZooKeeperSetup implements AutoCloseable {
     private final TestingServer server;
     private final LatencyProxy proxy;
+    /** The server's files, deleted on {@link #close}. */
+    private final Path directory;
 
-    private ZooKeeperSetup(TestingServer server, LatencyProxy proxy) {
+    private ZooKeeperSetup(TestingServer server, LatencyProxy proxy, Path directory) {
         this.server = server;
         this.proxy = proxy;
+        this.directory = directory;
     }
 
     /** Starts the server (on a free port) and the proxy in front of it. Blocking. */
     static ZooKeeperSetup start() throws Exception {
-        TestingServer server = new TestingServer(true);
+        Path directory = Files.createTempDirectory("sluice-compare-zookeeper-");
+        TestingServer server = TestingZooKeeper.start(directory);
         try {
-            return new ZooKeeperSetup(server, new LatencyProxy(server.getPort()));
+            return new ZooKeeperSetup(server, new LatencyProxy(server.getPort()), directory);
         } catch (IOException e) {
             server.close();
+            ProcessTempFiles.deleteTree(directory);
             throw e;
         }
     }
@@ -65,7 +74,11 @@ final class ZooKeeperSetup implements AutoCloseable {
         try {
             proxy.close();
         } finally {
-            server.close();
+            try {
+                server.close();
+            } finally {
+                ProcessTempFiles.deleteTree(directory);
+            }
         }
     }
 }
