@@ -12,9 +12,11 @@ import io.sluice.compare.kafka.KafkaScenario;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Instant;
-import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import org.slf4j.LoggerFactory;
@@ -40,10 +42,19 @@ public final class SluiceHarness {
 
     private SluiceHarness() {}
 
-    /** What a run produced: the result set (also written to the file) and the scenarios that failed. */
-    public record Outcome(Results results, List<Scenario> failed) {
+    /**
+     * What a run produced: the result set (also written to the file) and, for each scenario that failed, what
+     * failed (the error and its causes, and where in the harness it was thrown), so that a test that runs the
+     * harness can say why in its own failure message.
+     */
+    public record Outcome(Results results, Map<Scenario, String> errors) {
         public Outcome {
-            failed = List.copyOf(failed);
+            errors = Collections.unmodifiableMap(new LinkedHashMap<>(errors));
+        }
+
+        /** The scenarios that failed, in the order they ran. */
+        public List<Scenario> failed() {
+            return List.copyOf(errors.keySet());
         }
     }
 
@@ -97,7 +108,7 @@ public final class SluiceHarness {
             KafkaScenario.describe(results, plan);
         }
         results.write(args.out());
-        List<Scenario> failed = new ArrayList<>();
+        Map<Scenario, String> failed = new LinkedHashMap<>();
         long start = System.nanoTime();
         try (HarnessContext context = new HarnessContext(plan, progress)) {
             for (Scenario scenario : Scenario.values()) {
@@ -119,7 +130,8 @@ public final class SluiceHarness {
                     if (e instanceof InterruptedException) {
                         Thread.currentThread().interrupt();
                     }
-                    failed.add(scenario);
+                    failed.put(scenario, String.format(Locale.ROOT, "failed after %.1f s: %s",
+                            (System.nanoTime() - scenarioStart) / 1e9, describe(e)));
                     if (scenario == Scenario.LARGE_STATE) {
                         // Its steps are independent measurements: keep the figures of those that succeeded.
                         for (Results.Row r : rows.rows()) {
@@ -141,8 +153,21 @@ public final class SluiceHarness {
         results.header("finished", Instant.now().toString());
         results.write(args.out());
         progress.info("all done in %.1f s; %d row(s) in %s%s", (System.nanoTime() - start) / 1e9,
-                results.rows().size(), args.out(), failed.isEmpty() ? "" : "; FAILED: " + failed);
+                results.rows().size(), args.out(), failed.isEmpty() ? "" : "; FAILED: " + failed.keySet());
         return new Outcome(results, failed);
+    }
+
+    /** The error, each of its causes, and the harness frame nearest to where it was thrown. */
+    static String describe(Throwable error) {
+        StringBuilder text = new StringBuilder();
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            text.append(t == error ? "" : "; caused by ").append(t);
+        }
+        Arrays.stream(error.getStackTrace())
+                .filter(frame -> frame.getClassName().startsWith("io.sluice.compare."))
+                .findFirst()
+                .ifPresent(frame -> text.append(" (at ").append(frame).append(')'));
+        return text.toString();
     }
 
     private static ScenarioRunner runner(Scenario scenario, HarnessArgs args) {
