@@ -195,6 +195,40 @@ public final class CheckpointStorage {
         return found;
     }
 
+    /**
+     * The ids from {@code firstId} to {@code lastId} (both included) that have files in their checkpoint's own
+     * directory ({@code <jobId>/chk-<id>/}), ascending, found by listing: one listing per id for at most
+     * {@value #SHARED_LISTINGS_PER_ID_UP_TO} ids, else one of every checkpoint directory of the job, filtered.
+     */
+    public List<Long> checkpointsWithFiles(JobId jobId, long firstId, long lastId) {
+        if (firstId > lastId) {
+            return List.of();
+        }
+        List<Long> found = new ArrayList<>();
+        if (lastId - firstId < SHARED_LISTINGS_PER_ID_UP_TO) {
+            for (long id = firstId; id <= lastId; id++) {
+                if (!store.list(checkpointDir(jobId, id) + "/").isEmpty()) {
+                    found.add(id);
+                }
+            }
+            return found;
+        }
+        String prefix = jobId.value() + "/chk-";
+        java.util.SortedSet<Long> ids = new java.util.TreeSet<>();
+        for (String key : store.list(prefix)) {
+            int slash = key.indexOf('/', prefix.length());
+            if (slash > prefix.length() && slash - prefix.length() <= 18
+                    && key.substring(prefix.length(), slash).chars().allMatch(c -> c >= '0' && c <= '9')) {
+                long id = Long.parseLong(key.substring(prefix.length(), slash));
+                if (id >= firstId && id <= lastId) {
+                    ids.add(id);
+                }
+            }
+        }
+        found.addAll(ids);
+        return found;
+    }
+
     /** Uploads a file of one checkpoint only to {@code <jobId>/chk-<id>/<vertex>-<subtask>-<localName>}; its path. */
     public String writePrivateFile(JobId jobId, long checkpointId, int vertexId, int subtask, String localName,
                                    java.nio.file.Path file) {

@@ -494,6 +494,23 @@ class CheckpointStorageTest {
     }
 
     @Test
+    void checkpointDirectoriesWithFilesAreFoundById() throws Exception {
+        Path local = Files.write(root.resolve("OPTIONS-000007"), new byte[] {7});
+        storage.writePrivateFile(job, 4, 2, 1, "OPTIONS-000007", local);
+        storage.writeTaskState(job, 40, 1, 0, new byte[] {1});
+        storage.writeSharedFile(job, 5, 2, 1, "000009.sst", local); // shared: not in checkpoint 5's directory
+
+        // Up to 16 ids: one listing per id.
+        assertThat(storage.checkpointsWithFiles(job, 4, 4)).containsExactly(4L);
+        assertThat(storage.checkpointsWithFiles(job, 5, 5)).as("only a shared upload").isEmpty();
+        assertThat(storage.checkpointsWithFiles(job, 1, 16)).containsExactly(4L);
+        assertThat(storage.checkpointsWithFiles(job, 6, 39)).as("34 ids: one listing of all, filtered").isEmpty();
+        assertThat(storage.checkpointsWithFiles(job, 1, 40)).containsExactly(4L, 40L);
+        assertThat(storage.checkpointsWithFiles(job, 5, 4)).isEmpty();
+        assertThat(storage.checkpointsWithFiles(JobId.of("ffffffffffffffffffffffffffffffff"), 1, 40)).isEmpty();
+    }
+
+    @Test
     void theCheckpointIdOfASharedFileIsReadFromItsName() {
         String prefix = "j/shared/" + SharedStateRegistry.UPLOAD_PREFIX;
         assertThat(SharedStateRegistry.uploadedFor("j/shared/ck12-2-1-u-000001.sst", prefix)).isEqualTo(12);

@@ -373,7 +373,8 @@ class IncrementalCheckpointRecoveryITCase {
     /**
      * Until the new leader's first checkpoint (the first id above {@code recovered}) was written, nothing listed
      * checkpoint storage but the old leader, finding what its own aborted checkpoints left (ids below the
-     * recovered one); afterwards the new leader does the same for the ids above ({@code AbandonedUploads}).
+     * recovered one); afterwards the new leader does the same for the ids above ({@code AbandonedUploads}), and
+     * lists the own directories of the checkpoints a previous leader triggered above the recovered one.
      */
     private void checkNoListingDuringRecovery(JobId id, long recovered, long listingsBefore) {
         List<String> events;
@@ -396,7 +397,17 @@ class IncrementalCheckpointRecoveryITCase {
                 continue;
             }
             String prefix = parts[1];
-            assertThat(prefix).as("what may be listed at all: uploads by checkpoint id, " + events).startsWith(uploads);
+            java.util.regex.Matcher directory = java.util.regex.Pattern.compile(
+                    java.util.regex.Pattern.quote(id.value()) + "/chk-(\\d+)/").matcher(prefix);
+            if (directory.matches()) {
+                assertThat(recoveryOver).as("the directory of a previous leader's checkpoint is listed only after the"
+                        + " new leader's first checkpoint was written, " + events).isTrue();
+                assertThat(Long.parseLong(directory.group(1))).as("only of ids above the recovered " + recovered + ", "
+                        + events).isGreaterThan(recovered);
+                continue;
+            }
+            assertThat(prefix).as("what may be listed at all: uploads by checkpoint id, or the directory of a"
+                    + " checkpoint a previous leader triggered, " + events).startsWith(uploads);
             long uploadedFor = SharedStateRegistry.uploadedFor(prefix, uploads);
             if (!recoveryOver) {
                 assertThat(uploadedFor).as("a listing before the new leader's first checkpoint was written: only the"

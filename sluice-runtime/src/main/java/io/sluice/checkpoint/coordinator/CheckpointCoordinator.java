@@ -192,7 +192,7 @@ public final class CheckpointCoordinator {
         long recoveredThrough = Math.max(store.latest().map(CompletedCheckpoint::checkpointId).orElse(0L),
                 store.retainedIds().stream().mapToLong(Long::longValue).max().orElse(0L));
         this.abandonedUploads = new AbandonedUploads(jobId, storage, mainThread, ioExecutor, sharedState,
-                recoveredThrough, discarder::deleteShared);
+                recoveredThrough, discarder::deleteShared, id -> store.retainedIds().contains(id));
         if (!shared.orphans().isEmpty()) {
             LOG.info("Job {}: deleting {} shared state file(s) that no retained checkpoint refers to any more (a discard"
                     + " that an earlier job manager did not finish)", jobId, shared.orphans().size());
@@ -371,6 +371,7 @@ public final class CheckpointCoordinator {
             return;
         }
         long id = ids.take(counterId);
+        abandonedUploads.triggered(id);
         if (savepoint != null) {
             queuedSavepoint = null;
         }

@@ -58,7 +58,8 @@ class AbandonedUploadsTest {
         // A registered checkpoint that (against the design) refers to an upload of 5, and checkpoint 6's own.
         onMain(() -> registry.register(checkpoint(6, registered5, ofCompleted6)));
         AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 2,
-                new CheckpointDiscarder(JOB, storage, main, ioExecutor, registry)::deleteShared);
+                new CheckpointDiscarder(JOB, storage, main, ioExecutor, registry)::deleteShared, id -> false);
+        onMain(() -> sweep.triggered(3)); // 3 to 5 were this job master's: no directory of theirs is looked at
 
         onMain(() -> sweep.completed(6));
         assertThat(exists(abandoned3)).as("nothing deleted on the main thread").isTrue();
@@ -82,7 +83,7 @@ class AbandonedUploadsTest {
     @Test
     void theDeletesAreAmongTheRegistrysUntilConfirmedSoThatTheNextMetadataNamesThem() {
         String abandoned = upload(4);
-        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 0, files -> { });
+        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 0, files -> { }, id -> false);
 
         onMain(() -> sweep.completed(5));
         runAll();
@@ -103,7 +104,8 @@ class AbandonedUploadsTest {
                 return super.list(prefix);
             }
         }, new SimpleMeterRegistry());
-        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 3, files -> { });
+        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 3, files -> { }, id -> false);
+        onMain(() -> sweep.triggered(4));
 
         onMain(() -> sweep.completed(4));
         onMain(() -> sweep.completed(5));
@@ -114,6 +116,64 @@ class AbandonedUploadsTest {
         onMain(() -> sweep.completed(7));
         runAll();
         assertThat(listings[0]).as("one listing, of checkpoint 6's uploads").isEqualTo(1);
+    }
+
+    @Test
+    void theDirectoriesOfAPreviousLeadersCheckpointsThatDidNotCompleteGoButNotThoseOfThisJobMastersOwn() {
+        // Recovered through 4; a previous leader triggered 5 and 6 (5 aborted and discarded by it, 6 pending when it
+        // died); this job master triggers 7 (aborted: its own discard is not this class's), 8 and 9.
+        String ofRecovered = privateFile(4);
+        String ofPending6 = privateFile(6);
+        String ofOwnAborted7 = privateFile(7);
+        String ofRetained8 = privateFile(8);
+        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 4, files -> { },
+                id -> id == 8);
+        onMain(() -> sweep.triggered(7));
+        onMain(() -> sweep.triggered(8));
+        onMain(() -> sweep.triggered(9));
+
+        onMain(() -> sweep.completed(9));
+        assertThat(exists(ofPending6)).as("nothing deleted on the main thread").isTrue();
+        runAll();
+
+        assertThat(exists(ofPending6)).as("the previous leader's checkpoint 6, which did not complete").isFalse();
+        assertThat(Files.exists(root.resolve("storage").resolve(JOB.value()).resolve("chk-6")))
+                .as("its directory").isFalse();
+        assertThat(exists(ofRecovered)).as("of the recovered checkpoint").isTrue();
+        assertThat(exists(ofOwnAborted7)).as("of this job master's own checkpoint").isTrue();
+        assertThat(exists(ofRetained8)).as("of a retained checkpoint").isTrue();
+    }
+
+    @Test
+    void aDirectoryOfAnInheritedIdThatTheStoreRetainsStays() {
+        String retainedFile = privateFile(6);
+        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 4, files -> { },
+                id -> id == 6);
+        onMain(() -> sweep.triggered(8));
+
+        onMain(() -> sweep.completed(8));
+        runAll();
+
+        assertThat(exists(retainedFile)).isTrue();
+    }
+
+    @Test
+    void manyInheritedIdsAreFoundWithOneListing() {
+        String ofPending30 = privateFile(30);
+        String ofRecovered = privateFile(3);
+        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 3, files -> { },
+                id -> false);
+        onMain(() -> sweep.triggered(40));
+
+        onMain(() -> sweep.completed(40));
+        runAll();
+
+        assertThat(exists(ofPending30)).isFalse();
+        assertThat(exists(ofRecovered)).isTrue();
+    }
+
+    private String privateFile(long checkpointId) {
+        return storage.writePrivateFile(JOB, checkpointId, 1, 0, "OPTIONS-000007", table);
     }
 
     private String upload(long checkpointId) {
