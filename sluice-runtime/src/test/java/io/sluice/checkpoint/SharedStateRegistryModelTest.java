@@ -69,7 +69,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       restoring or pending checkpoint, or is the upload of a checkpoint that never completed and whose
  *       clean-up a crash or a lost acknowledgement prevented (never a file of a completed checkpoint), and
  *       such an upload is gone once a later checkpoint completed under the job master that recovered below
- *       it;</li>
+ *       it; so is the own directory ({@code chk-<id>/}) of an earlier session's checkpoint that never
+ *       completed, above the one the current session recovered;</li>
  *   <li>at the end, every checkpoint subsumed, then the job cancelled: no object is left in storage.</li>
  * </ul>
  *
@@ -223,6 +224,8 @@ class SharedStateRegistryModelTest {
         long recoveredInSession;
         /** The highest checkpoint id the current session's coordinator completed (0 for none). */
         long completedInSession;
+        /** The first checkpoint id the current session's coordinator triggered (none: the maximum). */
+        long firstTriggeredInSession = Long.MAX_VALUE;
 
         Run(long seed) throws Exception {
             this.seed = seed;
@@ -273,6 +276,7 @@ class SharedStateRegistryModelTest {
             recoveredInSession = Math.max(store.latest().map(CompletedCheckpoint::checkpointId).orElse(0L),
                     store.retainedIds().stream().mapToLong(Long::longValue).max().orElse(0L));
             completedInSession = 0;
+            firstTriggeredInSession = Long.MAX_VALUE;
             Context context = new Context();
             onMain(() -> coordinator = new CheckpointCoordinator(JOB, config, storage, recovered, ids, main, io, clock,
                     context, () -> election.hasLeadership(session)));
@@ -538,6 +542,17 @@ class SharedStateRegistryModelTest {
                                 + " recovered through " + recoveredInSession + ")"))
                         .isFalse();
             }
+            // The own directory of a previous session's checkpoint that never completed goes once this session
+            // completed a later one.
+            for (long id : checkpointDirectories()) {
+                assertThat(!completed.contains(id) && id > recoveredInSession && id < firstTriggeredInSession
+                        && id < completedInSession)
+                        .as(context("the directory of checkpoint " + id + ", triggered by an earlier session and never"
+                                + " completed, after checkpoint " + completedInSession + " completed in this session"
+                                + " (which recovered through " + recoveredInSession + " and first triggered "
+                                + firstTriggeredInSession + ")"))
+                        .isFalse();
+            }
         }
 
         /** Stops checkpointing, lets retention subsume everything, then cancels the job: nothing may be left. */
@@ -667,6 +682,22 @@ class SharedStateRegistryModelTest {
             }
         }
 
+        /** The ids of the checkpoint directories ({@code <job>/chk-<id>/}) that hold a file. */
+        List<Long> checkpointDirectories() {
+            Path dir = storageDir.resolve(JOB.value());
+            if (!Files.isDirectory(dir)) {
+                return List.of();
+            }
+            try (Stream<Path> entries = Files.list(dir)) {
+                return entries.filter(p -> p.getFileName().toString().startsWith("chk-"))
+                        .filter(SharedStateRegistryModelTest::holdsAFile)
+                        .map(p -> Long.parseLong(p.getFileName().toString().substring("chk-".length())))
+                        .toList();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
         long countObjects() throws IOException {
             if (!Files.isDirectory(storageDir)) {
                 return 0;
@@ -720,6 +751,7 @@ class SharedStateRegistryModelTest {
             @Override
             public void triggerTask(ExecutionAttemptId task, long checkpointId, long timestampMillis) {
                 lastTriggered = checkpointId;
+                firstTriggeredInSession = Math.min(firstTriggeredInSession, checkpointId);
                 ModelTask t = tasks.get(task.subtaskIndex());
                 if (t.attempt == task.deployment()) {
                     t.barriers.add(checkpointId);
@@ -741,6 +773,14 @@ class SharedStateRegistryModelTest {
             public void failJob(Throwable cause) {
                 throw new AssertionError(context("the job failed: " + cause), cause);
             }
+        }
+    }
+
+    private static boolean holdsAFile(Path directory) {
+        try (Stream<Path> files = Files.walk(directory)) {
+            return files.anyMatch(Files::isRegularFile);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }
