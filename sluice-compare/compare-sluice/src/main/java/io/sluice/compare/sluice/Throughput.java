@@ -39,7 +39,8 @@ import java.util.function.LongSupplier;
  * records its keyed vertex took in ({@code recordsIn} of the job details, sampled at both ends) over
  * {@code plan.throughputWindow()} (over TCP {@code plan.twoTaskManagerWarmup()} and
  * {@code plan.twoTaskManagerWindow()}, the same in the full plan), as {@code io.sluice.bench.ThroughputBenchmark} measures. A run in
- * which the job restarted is invalid and left out. Over TCP it also reports the task executors that ran
+ * which the job restarted, or whose keyed vertex took in no record in the window (a stall as long as the window), is
+ * invalid and left out; if no planned run is valid, one more is made. Over TCP it also reports the task executors that ran
  * the job's tasks (both must) and the bytes they received from each other per record counted (must be
  * positive), then runs the bounded {@link CountingCheck}, whose counts must be exact.
  *
@@ -70,8 +71,40 @@ final class Throughput implements ScenarioRunner {
      * One measured window; {@code tcpBytes} is what crossed TCP in it (0 in memory), {@code taskManagers}
      * the task executors that ran tasks at its end.
      */
-    record Run(double recordsPerSecond, double recordsPerCpuSecond, long checkpoints, boolean valid, long records,
+    record Run(double recordsPerSecond, double recordsPerCpuSecond, long checkpoints, boolean restarted, long records,
                long tcpBytes, int taskManagers) {
+        /** Neither restarted nor stalled: the keyed vertex took in records all through the window. */
+        boolean valid() {
+            return !restarted && records > 0;
+        }
+
+        /** For a progress line: empty for a valid run, else why it is left out. */
+        String invalidity() {
+            if (restarted) {
+                return "; INVALID: the job restarted";
+            }
+            return records > 0 ? "" : "; INVALID: its keyed vertex took in no record in the window (a stall)";
+        }
+    }
+
+    /**
+     * How many runs a scenario makes: the plan's, and one more if none of those was valid (a restart, or a stall
+     * as long as the window, which a smoke run's one-second window on a loaded build machine can meet).
+     */
+    static boolean anotherRun(int done, int planned, List<Run> runs) {
+        return done < planned || (done == planned && runs.stream().noneMatch(Run::valid));
+    }
+
+    /** A run's label in a progress line: {@code "run 2/3"}, or for the run {@link #anotherRun} adds, "one more run". */
+    static String runLabel(int run, int planned) {
+        return run <= planned ? "run " + run + "/" + planned : "one more run (none of the " + planned + " was valid)";
+    }
+
+    /** The error of a scenario none of whose runs was valid. */
+    static IllegalStateException noValidRun(String scenarioId, int runs) {
+        return new IllegalStateException("No valid " + scenarioId + " run in " + runs + ": the job restarted, or its"
+                + " keyed vertex took in no record in the window, in every run; see the progress lines and the"
+                + " runtime's warnings on stderr");
     }
 
     /** The variant label: {@code "parallelism 2, checkpoints every 1000 ms"}. */
@@ -92,7 +125,7 @@ final class Throughput implements ScenarioRunner {
             LongSupplier tcpBytes = () -> cluster.networkEnvironments().stream()
                     .mapToLong(e -> e.metrics().bytesReceived()).sum();
             int taskManagers = 0;
-            for (int i = 1; i <= plan.throughputRuns(); i++) {
+            for (int i = 1; anotherRun(i - 1, plan.throughputRuns(), runs); i++) {
                 JobGraph graph = Jobs.unlimitedJob(plan.throughputKeys(), plan.checkpointInterval(), dir,
                         id + " run " + i);
                 Run r = measure(cluster, graph, Jobs.keyedVertex(graph),
@@ -100,17 +133,17 @@ final class Throughput implements ScenarioRunner {
                         tcp() ? plan.twoTaskManagerWindow() : plan.throughputWindow(), tcpBytes, tcp());
                 runs.add(r);
                 taskManagers = Math.max(taskManagers, r.taskManagers());
-                context.progress().line(id, variant, "run %d/%d: %,.0f records/s (%,.0f per CPU-second of the JVM),"
-                                + " %d checkpoints in the window%s%s", i, plan.throughputRuns(), r.recordsPerSecond(),
+                context.progress().line(id, variant, "%s: %,.0f records/s (%,.0f per CPU-second of the JVM),"
+                                + " %d checkpoints in the window%s%s", runLabel(i, plan.throughputRuns()),
+                        r.recordsPerSecond(),
                         r.recordsPerCpuSecond(), r.checkpoints(), tcp() ? String.format(Locale.ROOT,
                                 ", %,d bytes over TCP (%.2f per record)", r.tcpBytes(),
                                 r.tcpBytes() / (double) Math.max(1, r.records())) : "",
-                        r.valid() ? "" : "; INVALID: the job restarted");
+                        r.invalidity());
             }
             List<Run> valid = runs.stream().filter(Run::valid).toList();
             if (valid.isEmpty()) {
-                throw new IllegalStateException("No valid " + id + " run: the job restarted in every run; see the"
-                        + " runtime's warnings on stderr");
+                throw noValidRun(id, runs.size());
             }
             rows.add(scenario, variant, Scenario.Metric.RECORDS_PER_S,
                             Stats.median(valid.stream().map(Run::recordsPerSecond).toList()))
@@ -190,9 +223,9 @@ final class Throughput implements ScenarioRunner {
             long records = end.records() - start.records();
             double seconds = (end.nanos() - start.nanos()) / 1e9;
             double cpuSeconds = (end.cpuNanos() - start.cpuNanos()) / 1e9;
-            boolean valid = end.restarts() == start.restarts() && records > 0;
             return new Run(records / seconds, cpuSeconds > 0 ? records / cpuSeconds : Double.NaN,
-                    end.checkpoints() - start.checkpoints(), valid, records, bytes, busyTaskExecutors(cluster));
+                    end.checkpoints() - start.checkpoints(), end.restarts() != start.restarts(), records, bytes,
+                    busyTaskExecutors(cluster));
         } finally {
             cancel(dispatcher, id);
         }

@@ -39,7 +39,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Throughput: per run a fresh job on an unlimited source; after {@code plan.windowWarmup()} the
  * window vertex's {@code recordsIn} over {@code plan.windowWindow()}, as {@link Throughput} measures;
- * median of {@code plan.windowRuns()} runs. Plausibility: one bounded run over the first
+ * median of the valid ones of {@code plan.windowRuns()} runs (a run in which the job restarted, or whose window
+ * vertex took in no record in the window, is left out; if none is valid, one more run is made). Plausibility: one bounded run over the first
  * {@code plan.checkRecords(workload)} records, whose end of input fires every window; its sink counts
  * the results, which must equal {@link WindowWorkload#expected} (windows and the sum of results), or
  * the scenario fails.
@@ -59,23 +60,21 @@ final class WindowThroughput implements ScenarioRunner {
         Scenario scenario = workload.scenario();
         String variant = plan.windowVariant();
         Path dir = context.newDir(scenario.id());
-        List<Double> rates = new ArrayList<>();
-        List<Double> perCpu = new ArrayList<>();
+        List<Throughput.Run> runs = new ArrayList<>();
         try (LocalCluster cluster = LocalCluster.builder().taskExecutors(2).slotsPerTaskExecutor(1).build()) {
-            for (int i = 1; i <= plan.windowRuns(); i++) {
+            for (int i = 1; Throughput.anotherRun(i - 1, plan.windowRuns(), runs); i++) {
                 Throughput.Run r = measure(cluster, plan, dir.resolve("run" + i));
-                context.progress().line(scenario.id(), variant, "run %d/%d: %,.0f records/s (%,.0f per CPU-second of"
-                                + " the JVM), %d checkpoints in the window%s", i, plan.windowRuns(),
-                        r.recordsPerSecond(), r.recordsPerCpuSecond(), r.checkpoints(),
-                        r.valid() ? "" : "; INVALID: the job restarted");
-                if (r.valid()) {
-                    rates.add(r.recordsPerSecond());
-                    perCpu.add(r.recordsPerCpuSecond());
-                }
+                runs.add(r);
+                context.progress().line(scenario.id(), variant, "%s: %,.0f records/s (%,.0f per CPU-second of"
+                                + " the JVM), %d checkpoints in the window%s", Throughput.runLabel(i, plan.windowRuns()),
+                        r.recordsPerSecond(), r.recordsPerCpuSecond(), r.checkpoints(), r.invalidity());
             }
+            List<Double> rates = runs.stream().filter(Throughput.Run::valid).map(Throughput.Run::recordsPerSecond)
+                    .toList();
+            List<Double> perCpu = runs.stream().filter(Throughput.Run::valid).map(Throughput.Run::recordsPerCpuSecond)
+                    .toList();
             if (rates.isEmpty()) {
-                throw new IllegalStateException("No valid " + scenario.id() + " run: the job restarted in every run;"
-                        + " see the runtime's warnings on stderr");
+                throw Throughput.noValidRun(scenario.id(), runs.size());
             }
             rows.add(scenario, variant, Scenario.Metric.RECORDS_PER_S, Stats.median(rates))
                     .add(scenario, variant, Scenario.Metric.RECORDS_PER_CPU_S, Stats.median(perCpu))
