@@ -175,24 +175,9 @@ public final class CheckpointStorage {
      * checkpoint id was in their names are never among them.
      */
     public List<String> listSharedUploads(JobId jobId, long firstId, long lastId) {
-        if (firstId > lastId) {
-            return List.of();
-        }
-        List<String> found = new ArrayList<>();
-        if (lastId - firstId < SHARED_LISTINGS_PER_ID_UP_TO) {
-            for (long id = firstId; id <= lastId; id++) {
-                found.addAll(store.list(SharedStateRegistry.uploadPrefix(jobId, id)));
-            }
-            return found;
-        }
         String prefix = SharedStateRegistry.sharedDirectory(jobId) + "/" + SharedStateRegistry.UPLOAD_PREFIX;
-        for (String key : store.list(prefix)) {
-            long id = SharedStateRegistry.uploadedFor(key, prefix);
-            if (id >= firstId && id <= lastId) {
-                found.add(key);
-            }
-        }
-        return found;
+        return listByCheckpointId(firstId, lastId, id -> SharedStateRegistry.uploadPrefix(jobId, id), prefix,
+                key -> SharedStateRegistry.uploadedFor(key, prefix));
     }
 
     /**
@@ -201,32 +186,46 @@ public final class CheckpointStorage {
      * {@value #SHARED_LISTINGS_PER_ID_UP_TO} ids, else one of every checkpoint directory of the job, filtered.
      */
     public List<Long> checkpointsWithFiles(JobId jobId, long firstId, long lastId) {
+        String prefix = jobId.value() + "/chk-";
+        java.util.function.ToLongFunction<String> idOf = key -> directoryIdOf(key, prefix);
+        return listByCheckpointId(firstId, lastId, id -> checkpointDir(jobId, id) + "/", prefix, idOf).stream()
+                .map(idOf::applyAsLong).distinct().sorted().toList();
+    }
+
+    /**
+     * The keys of the checkpoint ids {@code firstId} to {@code lastId}: each id's prefix listed for at most
+     * {@value #SHARED_LISTINGS_PER_ID_UP_TO} ids, else {@code allPrefix} listed once and filtered by {@code idOf}
+     * (-1: a key of no checkpoint id).
+     */
+    private List<String> listByCheckpointId(long firstId, long lastId, java.util.function.LongFunction<String> prefixOf,
+                                            String allPrefix, java.util.function.ToLongFunction<String> idOf) {
         if (firstId > lastId) {
             return List.of();
         }
-        List<Long> found = new ArrayList<>();
+        List<String> found = new ArrayList<>();
         if (lastId - firstId < SHARED_LISTINGS_PER_ID_UP_TO) {
             for (long id = firstId; id <= lastId; id++) {
-                if (!store.list(checkpointDir(jobId, id) + "/").isEmpty()) {
-                    found.add(id);
-                }
+                found.addAll(store.list(prefixOf.apply(id)));
             }
             return found;
         }
-        String prefix = jobId.value() + "/chk-";
-        java.util.SortedSet<Long> ids = new java.util.TreeSet<>();
-        for (String key : store.list(prefix)) {
-            int slash = key.indexOf('/', prefix.length());
-            if (slash > prefix.length() && slash - prefix.length() <= 18
-                    && key.substring(prefix.length(), slash).chars().allMatch(c -> c >= '0' && c <= '9')) {
-                long id = Long.parseLong(key.substring(prefix.length(), slash));
-                if (id >= firstId && id <= lastId) {
-                    ids.add(id);
-                }
+        for (String key : store.list(allPrefix)) {
+            long id = idOf.applyAsLong(key);
+            if (id >= firstId && id <= lastId) {
+                found.add(key);
             }
         }
-        found.addAll(ids);
         return found;
+    }
+
+    /** The id in {@code <prefix><id>/...} (up to 18 digits), or -1 when {@code key} is not in such a directory. */
+    private static long directoryIdOf(String key, String prefix) {
+        int slash = key.indexOf('/', prefix.length());
+        if (!key.startsWith(prefix) || slash <= prefix.length() || slash - prefix.length() > 18
+                || !key.substring(prefix.length(), slash).chars().allMatch(c -> c >= '0' && c <= '9')) {
+            return -1;
+        }
+        return Long.parseLong(key.substring(prefix.length(), slash));
     }
 
     /** Uploads a file of one checkpoint only to {@code <jobId>/chk-<id>/<vertex>-<subtask>-<localName>}; its path. */
