@@ -4,6 +4,9 @@ import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.checkpoint.SharedStateRegistry;
 import io.sluice.graph.JobId;
 import io.sluice.rpc.MainThreadExecutor;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
@@ -28,7 +31,10 @@ import org.slf4j.LoggerFactory;
  * The listing runs on the I/O executor after the completion, never while a job master recovers; the registry is
  * asked on the main thread; the deletes run on the I/O executor ({@link CheckpointDiscarder#deleteShared}), and
  * until confirmed they are among the registry's deletes that the next metadata names, so a new leader repeats them.
- * A listing that fails is logged; those files then stay until the job's checkpoints are discarded.
+ * A listing or a directory discard that fails is tried again when a later checkpoint completes (which shows
+ * that the storage answers again), after 1, 2, 4 … up to {@value #MAX_BACKOFF_COMPLETIONS} completions; at most
+ * {@value #MAX_FAILED} failed ranges are kept, and the files of a range dropped from that list stay until the job's
+ * checkpoints are discarded.
  *
  * <p>The checkpoints of a previous leader that never completed also leave files in their own directories
  * ({@code chk-<id>/}: the state files of the heap backend, RocksDB's manifest and options), which only that leader
@@ -40,10 +46,31 @@ import org.slf4j.LoggerFactory;
  * process that still runs but was given up (a task manager cut off by a partition) may land after the listing:
  * its acknowledgement, if one comes, removes it ({@link CheckpointDiscarder#discardLateUpload}).
  *
- * <p>Threading: {@link #completed} and {@link #triggered} on the job master's main thread (checked).
+ * <p>Threading: {@link #completed}, {@link #triggered} and {@link #failedRanges} on the job master's main thread
+ * (checked); the listings and deletes on the I/O executor.
  */
 final class AbandonedUploads {
     private static final Logger LOG = LoggerFactory.getLogger(AbandonedUploads.class);
+    /** The most failed ranges kept for another try; the oldest is dropped beyond it. */
+    static final int MAX_FAILED = 64;
+    /** The most completions a failed range waits for its next try. */
+    static final int MAX_BACKOFF_COMPLETIONS = 64;
+
+    /** What is looked at for a range of checkpoint ids. */
+    private enum Look {
+        UPLOADS("list the shared state files"),
+        DIRECTORIES("discard the own directories");
+
+        private final String action;
+
+        Look(String action) {
+            this.action = action;
+        }
+    }
+
+    /** A look that failed; tried again once {@code dueAt} checkpoints completed. */
+    private record Failed(Look look, long first, long last, int attempt, long dueAt) {
+    }
 
     private final JobId jobId;
     private final CheckpointStorage storage;
@@ -59,6 +86,9 @@ final class AbandonedUploads {
      * leader's.
      */
     private long firstTriggered = Long.MAX_VALUE;
+    /** Checkpoints completed under this job master: the clock of the retries. */
+    private long completions;
+    private final ArrayDeque<Failed> failed = new ArrayDeque<>();
 
     /**
      * @param recoveredThrough the highest checkpoint id the job master recovered (the newest retained checkpoint,
@@ -85,9 +115,14 @@ final class AbandonedUploads {
         firstTriggered = Math.min(firstTriggered, checkpointId);
     }
 
-    /** Checkpoint {@code checkpointId} completed: the abandoned uploads of the ids before it are deleted. */
+    /**
+     * Checkpoint {@code checkpointId} completed: the abandoned uploads of the ids before it are deleted, and the looks
+     * that failed before and are due are tried again.
+     */
     void completed(long checkpointId) {
         mainThread.assertRunningInMainThread();
+        completions++;
+        retryDue();
         long first = sweptThrough + 1;
         long last = checkpointId - 1;
         sweptThrough = Math.max(sweptThrough, checkpointId);
@@ -96,38 +131,91 @@ final class AbandonedUploads {
         }
         long lastInherited = Math.min(last, firstTriggered - 1);
         if (first <= lastInherited) {
-            ioExecutor.execute(() -> discardInherited(first, lastInherited));
+            look(Look.DIRECTORIES, first, lastInherited, 1);
         }
+        look(Look.UPLOADS, first, last, 1);
+    }
+
+    /** The failed ranges kept for another try (for tests and logs). */
+    int failedRanges() {
+        mainThread.assertRunningInMainThread();
+        return failed.size();
+    }
+
+    private void retryDue() {
+        List<Failed> due = new ArrayList<>();
+        for (Iterator<Failed> it = failed.iterator(); it.hasNext(); ) {
+            Failed f = it.next();
+            if (f.dueAt() <= completions) {
+                due.add(f);
+                it.remove();
+            }
+        }
+        for (Failed f : due) {
+            look(f.look(), f.first(), f.last(), f.attempt() + 1);
+        }
+    }
+
+    private void look(Look look, long first, long last, int attempt) {
         ioExecutor.execute(() -> {
-            List<String> found;
-            try {
-                found = storage.listSharedUploads(jobId, first, last);
-            } catch (RuntimeException e) {
-                LOG.warn("Could not list the shared state files of job {}'s checkpoints {} to {}, which did not"
-                        + " complete, in {}: files a crashed upload left there stay until the job's checkpoints are"
-                        + " discarded ({})", jobId, first, last, storage.location(), e.toString());
-                return;
-            }
-            if (found.isEmpty()) {
-                return;
-            }
-            try {
-                mainThread.execute(() -> deleteAbandoned(found, first, last));
-            } catch (RuntimeException e) {
-                LOG.debug("Job {}: the job master ended before the abandoned uploads were looked at", jobId);
+            if (look == Look.UPLOADS) {
+                listUploads(first, last, attempt);
+            } else {
+                discardInherited(first, last, attempt);
             }
         });
     }
 
+    /** On the I/O executor: lists the uploads of checkpoints that did not complete. */
+    private void listUploads(long first, long last, int attempt) {
+        List<String> found;
+        try {
+            found = storage.listSharedUploads(jobId, first, last);
+        } catch (RuntimeException e) {
+            failedOnIo(Look.UPLOADS, first, last, attempt, e);
+            return;
+        }
+        if (found.isEmpty()) {
+            return;
+        }
+        try {
+            mainThread.execute(() -> deleteAbandoned(found, first, last));
+        } catch (RuntimeException e) {
+            LOG.debug("Job {}: the job master ended before the abandoned uploads were looked at", jobId);
+        }
+    }
+
+    /** On the I/O executor: a look failed; it is kept, on the main thread, for another try. */
+    private void failedOnIo(Look look, long first, long last, int attempt, RuntimeException cause) {
+        long wait = Math.min(1L << Math.min(attempt - 1, 30), MAX_BACKOFF_COMPLETIONS);
+        LOG.warn("Could not {} of job {}'s checkpoints {} to {}, which did not complete, in {} (attempt {}): {}; tried"
+                + " again when {} more checkpoint(s) completed", look.action, jobId, first, last, storage.location(),
+                attempt, cause.toString(), wait);
+        try {
+            mainThread.execute(() -> keep(new Failed(look, first, last, attempt, completions + wait)));
+        } catch (RuntimeException e) {
+            LOG.debug("Job {}: the job master ended; checkpoints {} to {} are not tried again", jobId, first, last);
+        }
+    }
+
+    private void keep(Failed f) {
+        if (failed.size() == MAX_FAILED) {
+            Failed dropped = failed.poll();
+            LOG.warn("Job {}: no more tries to {} of checkpoints {} to {} after {} attempt(s) ({} other failed ranges"
+                    + " wait): their files stay in {} until the job's checkpoints are discarded", jobId,
+                    dropped.look().action, dropped.first(), dropped.last(), dropped.attempt(), MAX_FAILED,
+                    storage.location());
+        }
+        failed.add(f);
+    }
+
     /** On the I/O executor: finds the directories of a previous leader's checkpoints that never completed. */
-    private void discardInherited(long first, long last) {
+    private void discardInherited(long first, long last, int attempt) {
         List<Long> withFiles;
         try {
             withFiles = storage.checkpointsWithFiles(jobId, first, last);
         } catch (RuntimeException e) {
-            LOG.warn("Could not list the directories of job {}'s checkpoints {} to {}, which a previous leader"
-                    + " triggered and which did not complete, in {}: their files stay until the job's checkpoints are"
-                    + " discarded ({})", jobId, first, last, storage.location(), e.toString());
+            failedOnIo(Look.DIRECTORIES, first, last, attempt, e);
             return;
         }
         if (withFiles.isEmpty()) {
@@ -141,7 +229,7 @@ final class AbandonedUploads {
                 }
                 LOG.info("Job {}: discarding checkpoint(s) {}, which a previous leader triggered and which did not"
                         + " complete (their own directories in {})", jobId, ids, storage.location());
-                ioExecutor.execute(() -> ids.forEach(this::discardDirectory));
+                ioExecutor.execute(() -> ids.forEach(id -> discardDirectory(id, attempt)));
             });
         } catch (RuntimeException e) {
             LOG.debug("Job {}: the job master ended before the directories of checkpoints {} to {} were looked at",
@@ -149,13 +237,11 @@ final class AbandonedUploads {
         }
     }
 
-    private void discardDirectory(long checkpointId) {
+    private void discardDirectory(long checkpointId, int attempt) {
         try {
             storage.discard(jobId, checkpointId);
         } catch (RuntimeException e) {
-            LOG.warn("Could not discard checkpoint {} of job {} from {}, which did not complete; its files stay until"
-                    + " the job's checkpoints are discarded: {}", checkpointId, jobId, storage.location(),
-                    e.toString());
+            failedOnIo(Look.DIRECTORIES, checkpointId, checkpointId, attempt, e);
         }
     }
 

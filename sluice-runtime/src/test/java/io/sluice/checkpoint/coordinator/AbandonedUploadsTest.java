@@ -172,6 +172,133 @@ class AbandonedUploadsTest {
         assertThat(exists(ofRecovered)).isTrue();
     }
 
+    @Test
+    void aListingThatFailsIsTriedAgainWhenTheNextCheckpointCompletes() {
+        FailingLists lists = failingLists(1);
+        String abandoned3 = upload(3);
+        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 2,
+                new CheckpointDiscarder(JOB, storage, main, ioExecutor, registry)::deleteShared, id -> false);
+        onMain(() -> sweep.triggered(3));
+
+        onMain(() -> sweep.completed(4));
+        runAll();
+        assertThat(lists.calls).as("the listing was made, and failed").isEqualTo(1);
+        assertThat(exists(abandoned3)).isTrue();
+        assertThat(askMain(sweep::failedRanges)).isEqualTo(1);
+
+        onMain(() -> sweep.completed(5));
+        runAll();
+        assertThat(lists.calls).as("tried again at the next completion").isEqualTo(2);
+        assertThat(exists(abandoned3)).as("uploaded for 3, which did not complete").isFalse();
+        assertThat(askMain(sweep::failedRanges)).isZero();
+    }
+
+    @Test
+    void aLookThatKeepsFailingWaitsTwiceAsManyCompletionsEachTime() {
+        FailingLists lists = failingLists(3);
+        String abandoned3 = upload(3);
+        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 2, files -> { },
+                id -> false);
+        onMain(() -> sweep.triggered(3));
+        // Consecutive ids from 5 on: no completion after the first has a range of its own to list.
+        List<Integer> listingsAfterEachCompletion = new java.util.ArrayList<>();
+        for (long id = 4; id <= 12; id++) {
+            long completed = id;
+            onMain(() -> sweep.completed(completed));
+            runAll();
+            listingsAfterEachCompletion.add(lists.calls);
+        }
+
+        // Failed at the 1st completion, tried at the 2nd (failed), the 4th (failed), the 8th (listed).
+        assertThat(listingsAfterEachCompletion).containsExactly(1, 2, 2, 3, 3, 3, 3, 4, 4);
+        assertThat(registry.deleting()).as("found and given to the deleter").containsExactly(abandoned3);
+    }
+
+    @Test
+    void aPreviousLeadersDirectoryWhoseListingFailedGoesAtTheNextCompletion() {
+        FailingLists lists = failingLists(1);
+        String ofPending6 = privateFile(6);
+        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 5, files -> { },
+                id -> false);
+        onMain(() -> sweep.triggered(7));
+
+        onMain(() -> sweep.completed(7));
+        runAll();
+        assertThat(exists(ofPending6)).as("the directory listing failed").isTrue();
+
+        onMain(() -> sweep.completed(8));
+        runAll();
+        assertThat(exists(ofPending6)).isFalse();
+        assertThat(lists.calls).as("directories and uploads of 6, then the directories again").isEqualTo(3);
+    }
+
+    @Test
+    void aPreviousLeadersDirectoryWhoseDeleteFailedGoesAtTheNextCompletion() {
+        int[] deleteFailures = {1};
+        storage = new CheckpointStorage(new io.sluice.storage.ForwardingBlobStore(
+                new LocalFileBlobStore(root.resolve("storage"))) {
+            @Override
+            public void deleteRecursively(String prefix) {
+                if (deleteFailures[0]-- > 0) {
+                    throw new io.sluice.storage.StorageException("Deleting " + prefix + " failed (injected)");
+                }
+                super.deleteRecursively(prefix);
+            }
+        }, new SimpleMeterRegistry());
+        String ofPending6 = privateFile(6);
+        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 5, files -> { },
+                id -> false);
+        onMain(() -> sweep.triggered(7));
+
+        onMain(() -> sweep.completed(7));
+        runAll();
+        assertThat(exists(ofPending6)).as("the delete failed").isTrue();
+        assertThat(askMain(sweep::failedRanges)).isEqualTo(1);
+
+        onMain(() -> sweep.completed(8));
+        runAll();
+        assertThat(exists(ofPending6)).isFalse();
+        assertThat(askMain(sweep::failedRanges)).isZero();
+    }
+
+    @Test
+    void atMostSoManyFailedRangesAreKept() {
+        failingLists(Integer.MAX_VALUE);
+        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 0, files -> { },
+                id -> false);
+        onMain(() -> sweep.triggered(1));
+        for (long id = 2; id <= 2 * (AbandonedUploads.MAX_FAILED + 10); id += 2) {
+            long completed = id;
+            onMain(() -> sweep.completed(completed));
+            runAll();
+        }
+        assertThat(askMain(sweep::failedRanges)).isEqualTo(AbandonedUploads.MAX_FAILED);
+    }
+
+    /** Listings in the storage fail as often as {@code failures} says, then work. */
+    private static final class FailingLists {
+        int failures;
+        int calls;
+    }
+
+    private FailingLists failingLists(int failures) {
+        FailingLists lists = new FailingLists();
+        lists.failures = failures;
+        storage = new CheckpointStorage(new io.sluice.storage.ForwardingBlobStore(
+                new LocalFileBlobStore(root.resolve("storage"))) {
+            @Override
+            public List<String> list(String prefix) {
+                lists.calls++;
+                if (lists.failures > 0) {
+                    lists.failures--;
+                    throw new io.sluice.storage.StorageException("Listing " + prefix + " failed (injected)");
+                }
+                return super.list(prefix);
+            }
+        }, new SimpleMeterRegistry());
+        return lists;
+    }
+
     private String privateFile(long checkpointId) {
         return storage.writePrivateFile(JOB, checkpointId, 1, 0, "OPTIONS-000007", table);
     }
@@ -195,6 +322,14 @@ class AbandonedUploadsTest {
     private void onMain(Runnable action) {
         main.execute(action);
         main.triggerAll();
+    }
+
+    private <T> T askMain(java.util.function.Supplier<T> query) {
+        Object[] result = new Object[1];
+        onMain(() -> result[0] = query.get());
+        @SuppressWarnings("unchecked")
+        T value = (T) result[0];
+        return value;
     }
 
     private void runAll() {
