@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 
 /**
@@ -30,29 +31,37 @@ import org.apache.curator.test.TestingServer;
  * detected (its leader node is deleted when it leaves the election) to the job being RUNNING on
  * the standby. Median of 5 runs for N = 1, 10, 50. Not part of the test run:
  * <pre>
- * mvn -B -q -o -pl sluice-ha-zookeeper -am test-compile exec:java ... (see docs/benchmarks-zookeeper.md)
+ * java -cp ... io.sluice.ha.zookeeper.bench.ZooKeeperFailoverBenchmark [runs]   (docs/benchmarks.md, "ZooKeeper HA")
  * </pre>
+ * Everything it writes (the embedded ZooKeeper's data, each run's checkpoints) is deleted before it exits.
  */
 public final class ZooKeeperFailoverBenchmark {
     public static void main(String[] args) throws Exception {
         int runs = args.length > 0 ? Integer.parseInt(args[0]) : 5;
-        try (TestingServer zk = new TestingServer(true)) {
+        // The embedded server's data (and the properties file ZooKeeper writes beside it) and each run's
+        // checkpoints live in one directory, deleted at the end.
+        Path base = Files.createTempDirectory("sluice-zk-bench");
+        Path data = Files.createDirectories(base.resolve("zookeeper").resolve("data"));
+        try (TestingServer zk = new TestingServer(new InstanceSpec(data.toFile(), -1, -1, -1, true, -1), true)) {
             for (int retained : new int[] {1, 10, 50}) {
                 List<Long> micros = new ArrayList<>();
                 for (int run = 0; run < runs; run++) {
-                    micros.add(oneRun(zk.getConnectString(), retained, "bench-" + retained + "-" + run));
+                    Path dir = Files.createDirectory(base.resolve("run-" + retained + "-" + run));
+                    micros.add(oneRun(zk.getConnectString(), retained, "bench-" + retained + "-" + run, dir));
                 }
                 List<Long> sorted = new ArrayList<>(micros);
                 sorted.sort(null);
                 System.out.printf("retained=%d failover median=%.1f ms runs=%s%n", retained,
                         sorted.get(sorted.size() / 2) / 1000.0, micros.stream().map(m -> m / 1000 + " ms").toList());
             }
+        } finally {
+            deleteRecursively(base);
         }
+        // The clusters' non-daemon threads of a failed run would keep the JVM alive.
         System.exit(0);
     }
 
-    private static long oneRun(String quorum, int retained, String clusterId) throws Exception {
-        Path dir = Files.createTempDirectory("sluice-zk-bench");
+    private static long oneRun(String quorum, int retained, String clusterId, Path dir) throws Exception {
         Configuration config = new Configuration()
                 .set(HighAvailabilityOptions.TYPE, HighAvailabilityServicesLoader.ZOOKEEPER)
                 .set(ZooKeeperHaOptions.QUORUM, quorum)
@@ -105,6 +114,14 @@ public final class ZooKeeperFailoverBenchmark {
             return took;
         } finally {
             sink.release();
+        }
+    }
+
+    private static void deleteRecursively(Path dir) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
         }
     }
 }
