@@ -252,7 +252,7 @@ class RocksDbKeyedStateBackendTest {
     }
 
     /**
-     * With 32,768 key groups on one subtask, a hint each would take 8 MiB of every 2 MiB memtable of a 16 MiB slot:
+     * With 32,768 key groups on one subtask, a hint each would take 12 MiB of every 2 MiB memtable of a 16 MiB slot:
      * the memtables keep none. The limit is a sixteenth of a memtable.
      */
     @Test
@@ -265,8 +265,8 @@ class RocksDbKeyedStateBackendTest {
         opened.add(b);
         assertThat(columnOptions(b, l -> l.startsWith("memtable_insert_with_hint_prefix_extractor=")))
                 .containsExactly("memtable_insert_with_hint_prefix_extractor=nullptr");
-        assertThat(RocksDbInstance.insertHints(512, 2L << 20)).isTrue();
-        assertThat(RocksDbInstance.insertHints(513, 2L << 20)).isFalse();
+        assertThat(RocksDbInstance.insertHints(341, 2L << 20)).isTrue();
+        assertThat(RocksDbInstance.insertHints(342, 2L << 20)).isFalse();
     }
 
     /** The level-0 triggers of the column family of a new state, as RocksDB wrote them to its OPTIONS file. */
