@@ -38,7 +38,10 @@ import org.junit.jupiter.api.io.TempDir;
  *       not delete them. The standby job manager leads, recovers the checkpoint before, and its first range of ids
  *       (above the one it recovered) covers the pending one: its log says it deleted its shared files and discarded
  *       its own directory ({@code chk-<id>/}: RocksDB's manifest and options), and they are gone while the job
- *       runs.</li>
+ *       runs. A second job on the heap backend, with every snapshot in a state file of its own
+ *       ({@code checkpoints.inline-state-threshold=0}), runs beside it on the same processes: its pending checkpoint's
+ *       directory holds the whole state file ({@code <vertex>-<subtask>.state}), which the standby discards the same
+ *       way.</li>
  * </ol>
  *
  * <p>Real processes: two job managers (ZooKeeper HA in this JVM), each with its S3 traffic through a
@@ -57,6 +60,8 @@ class AbandonedUploadProcessesITCase {
     private static final Pattern UPLOADED_FOR = Pattern.compile("/shared/ck(\\d+)-");
     /** RocksDB's options file of a checkpoint, the last file its upload writes. */
     private static final Pattern PRIVATE_OPTIONS = Pattern.compile("/chk-(\\d+)/[^/]*OPTIONS");
+    /** A heap checkpoint's state file of one subtask, its whole upload. */
+    private static final Pattern HEAP_STATE_FILE = Pattern.compile("/chk-(\\d+)/\\d+-\\d+\\.state$");
     /** The job master's log line when it deletes abandoned uploads (AbandonedUploads), with the range of ids. */
     private static final Pattern SWEEP = Pattern.compile("deleting \\d+ shared state file\\(s\\) uploaded for"
             + " checkpoints (\\d+) to (\\d+), which did not complete");
@@ -95,16 +100,22 @@ class AbandonedUploadProcessesITCase {
         }
         List<SluiceProcess> jobManagers = launched.stream().map(cluster::awaitServing).toList();
         List<String> urls = jobManagers.stream().map(SluiceProcess::restUrl).toList();
-        SluiceProcess victim = cluster.startTaskManager(Host.MACHINE, 1, taskManagerSettings(slowLink, "victim"));
+        SluiceProcess victim = cluster.startTaskManager(Host.MACHINE, 2, taskManagerSettings(slowLink, "victim"));
         String jm = await("a leader").atMost(Duration.ofSeconds(60)).until(() -> Rest.leaderAmong(urls), u -> u != null);
-        await().atMost(Duration.ofSeconds(60)).until(() -> Rest.registeredSlots(jm) == 1);
+        await().atMost(Duration.ofSeconds(60)).until(() -> Rest.registeredSlots(jm) == 2);
 
         Path output = dir.resolve("counts");
         String jobId = cluster.submitExample(jm, List.of("--parallelism", "1", "-D", "state.backend=rocksdb", "-D",
                 "state.backend.incremental=true"), List.of("--records", Long.toString(RECORDS), "--keys",
                 Integer.toString(KEYS), "--rate", Integer.toString(RATE), "--output", output.toString()));
-        await().atMost(Duration.ofSeconds(60)).until(() -> Rest.jobStatus(jm, jobId).filter("RUNNING"::equals)
-                .isPresent() && Rest.completedCheckpoints(jm, jobId) >= 2);
+        Path heapOutput = dir.resolve("counts-heap");
+        String heapJobId = cluster.submitExample(jm, List.of("--parallelism", "1", "-D", "state.backend=heap", "-D",
+                "checkpoints.inline-state-threshold=0"), List.of("--records", Long.toString(RECORDS), "--keys",
+                Integer.toString(KEYS), "--rate", Integer.toString(RATE), "--output", heapOutput.toString()));
+        for (String id : List.of(jobId, heapJobId)) {
+            await().atMost(Duration.ofSeconds(60)).until(() -> Rest.jobStatus(jm, id).filter("RUNNING"::equals)
+                    .isPresent() && Rest.completedCheckpoints(jm, id) >= 2);
+        }
         String shared = "jobs/" + jobId + "/shared/";
 
         // 1. A task manager killed while it uploads.
@@ -117,7 +128,7 @@ class AbandonedUploadProcessesITCase {
                 + ", after " + abandoned.size() + " object(s): " + abandoned);
         assertThat(abandoned).as("objects of checkpoint " + n + " in the bucket").isNotEmpty();
 
-        cluster.startTaskManager(Host.MACHINE, 1, taskManagerSettings(slowLink, "takeover"));
+        cluster.startTaskManager(Host.MACHINE, 2, taskManagerSettings(slowLink, "takeover"));
         awaitDeletedWhileRunning(jm, jobId, s3, shared, n);
         long restored = Rest.restoredCheckpoint(jm, jobId);
         assertThat(restored).as("the job restored from a checkpoint before " + n + ", which never completed")
@@ -129,18 +140,24 @@ class AbandonedUploadProcessesITCase {
         // 2. The leading job manager killed while a checkpoint whose upload completed is pending.
         await().atMost(Duration.ofSeconds(60)).until(() -> Rest.jobStatus(jm, jobId).filter("RUNNING"::equals)
                 .isPresent() && latestCompletedId(jm, jobId) > n);
+        await().atMost(Duration.ofSeconds(60)).until(() -> Rest.jobStatus(jm, heapJobId).filter("RUNNING"::equals)
+                .isPresent());
         int leading = urls.indexOf(jm);
         jmLinks.get(leading).stall(); // its metadata writes hang: no checkpoint completes from here on
-        long p = awaitCompletedUploadOfPendingCheckpoint(jm, jobId, s3);
+        long p = awaitCompletedUploadOfPendingCheckpoint(jm, jobId, s3, PRIVATE_OPTIONS);
+        long q = awaitCompletedUploadOfPendingCheckpoint(jm, heapJobId, s3, HEAP_STATE_FILE);
         long latestBeforeFailover = latestCompletedId(jm, jobId);
         SluiceProcess leader = jobManagers.get(leading);
         leader.kill();
         List<String> pendingFiles = s3.keys(BUCKET, shared + "ck" + p + "-");
         List<String> pendingOwnFiles = s3.keys(BUCKET, "jobs/" + jobId + "/chk-" + p + "/");
+        String heapDirectory = "jobs/" + heapJobId + "/chk-" + q + "/";
+        List<String> pendingHeapFiles = s3.keys(BUCKET, heapDirectory);
         System.out.println("AbandonedUploadProcessesITCase: killed the leading job manager while checkpoint " + p
                 + ", uploaded and acknowledged, was pending (latest completed: " + latestBeforeFailover + "); its "
                 + pendingFiles.size() + " shared object(s): " + pendingFiles + "; in its own directory: "
-                + pendingOwnFiles);
+                + pendingOwnFiles + "; the heap job's checkpoint " + q + " was pending too, with " + pendingHeapFiles);
+        assertThat(pendingHeapFiles).as("the heap job's state file of checkpoint " + q).isNotEmpty();
         assertThat(pendingFiles).as("shared objects of checkpoint " + p).isNotEmpty();
         assertThat(pendingOwnFiles).as("objects in checkpoint " + p + "'s own directory").isNotEmpty();
         SluiceProcess standby = jobManagers.get(1 - leading);
@@ -151,8 +168,15 @@ class AbandonedUploadProcessesITCase {
         await("the objects of checkpoint " + p + "'s own directory deleted").atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(100)).until(() -> s3.keys(BUCKET, ownDirectory).isEmpty());
         assertThat(Rest.jobStatus(next, jobId)).as("deleted while the job runs").contains("RUNNING");
-        assertThat(standby.log()).as("the new leader's log").contains("discarding checkpoint(s) [" + p + "], which a"
-                + " previous leader triggered and which did not complete");
+        assertThat(standby.log()).as("the new leader's log").contains("Job " + jobId + ": discarding checkpoint(s) ["
+                + p + "], which a previous leader triggered and which did not complete");
+        await("the heap job's state file of checkpoint " + q + " deleted").atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(100)).until(() -> s3.keys(BUCKET, heapDirectory).isEmpty());
+        assertThat(Rest.jobStatus(next, heapJobId)).as("deleted while the heap job runs").contains("RUNNING");
+        assertThat(standby.log()).as("the new leader's log").contains("Job " + heapJobId + ": discarding checkpoint(s) ["
+                + q + "], which a previous leader triggered and which did not complete");
+        System.out.println("AbandonedUploadProcessesITCase: the new leader deleted the heap job's pending checkpoint "
+                + q + " (" + pendingHeapFiles + ") while it ran");
         long restoredByStandby = Rest.restoredCheckpoint(next, jobId);
         assertThat(restoredByStandby).as("the new leader recovered a checkpoint before " + p)
                 .isBetween(latestBeforeFailover, p - 1);
@@ -163,11 +187,16 @@ class AbandonedUploadProcessesITCase {
                 + " and deleted the objects of checkpoint " + p + " while the job ran (its log: checkpoints "
                 + sweeps.stream().map(r -> r[0] + " to " + r[1]).toList() + ")");
 
-        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
-                .until(() -> Rest.jobStatus(next, jobId).filter("FINISHED"::equals).isPresent());
+        for (String id : List.of(jobId, heapJobId)) {
+            await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
+                    .until(() -> Rest.jobStatus(next, id).filter("FINISHED"::equals).isPresent());
+        }
         KeyedCounts.assertExact(output, RECORDS, KEYS);
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(s3.objectCount(BUCKET, "jobs/" + jobId
-                + "/")).as("objects of the finished job's checkpoints").isZero());
+        KeyedCounts.assertExact(heapOutput, RECORDS, KEYS);
+        for (String id : List.of(jobId, heapJobId)) {
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(s3.objectCount(BUCKET, "jobs/" + id
+                    + "/")).as("objects of the finished job " + id + "'s checkpoints").isZero());
+        }
     }
 
     /** A task manager's settings: S3 through {@code slowLink}, its own RocksDB directory. */
@@ -202,17 +231,19 @@ class AbandonedUploadProcessesITCase {
     }
 
     /**
-     * Waits until the upload of a checkpoint newer than the latest completed one went through: its last file,
-     * RocksDB's {@code OPTIONS} (private to the checkpoint, in {@code chk-<id>/}), is in the bucket, and the task
-     * acknowledges right after it; that checkpoint's id.
+     * Waits until the upload of a checkpoint newer than the latest completed one went through: its last file
+     * ({@code lastFile}: RocksDB's {@code OPTIONS}, private to the checkpoint, in {@code chk-<id>/}, or the heap
+     * backend's one state file there) is in the bucket, and the task acknowledges right after it; that checkpoint's
+     * id.
      */
-    private static long awaitCompletedUploadOfPendingCheckpoint(String jm, String jobId, S3ProxyServer s3) {
+    private static long awaitCompletedUploadOfPendingCheckpoint(String jm, String jobId, S3ProxyServer s3,
+                                                                Pattern lastFile) {
         long[] pending = {-1};
         await("the completed upload of a checkpoint after the latest completed one").atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofMillis(5)).until(() -> {
                     long latest = latestCompletedId(jm, jobId);
                     for (String key : s3.keys(BUCKET, "jobs/" + jobId + "/chk-")) {
-                        Matcher m = PRIVATE_OPTIONS.matcher(key);
+                        Matcher m = lastFile.matcher(key);
                         if (m.find() && Long.parseLong(m.group(1)) > latest) {
                             pending[0] = Long.parseLong(m.group(1));
                             return true;
