@@ -181,6 +181,32 @@ public final class CheckpointStorage {
     }
 
     /**
+     * Discards what writers that died mid-write left of the shared files for the checkpoints {@code firstId} to
+     * {@code lastId} (both included; {@link BlobStore#discardUnfinishedWrites}): per id for at most
+     * {@value #SHARED_LISTINGS_PER_ID_UP_TO} ids, else once under every upload named by a checkpoint id, filtered.
+     * Only for ids whose checkpoints will never complete.
+     *
+     * @return how many unfinished writes were discarded
+     */
+    public int discardUnfinishedSharedUploads(JobId jobId, long firstId, long lastId) {
+        if (firstId > lastId) {
+            return 0;
+        }
+        if (lastId - firstId < SHARED_LISTINGS_PER_ID_UP_TO) {
+            int discarded = 0;
+            for (long id = firstId; id <= lastId; id++) {
+                discarded += store.discardUnfinishedWrites(SharedStateRegistry.uploadPrefix(jobId, id), key -> true);
+            }
+            return discarded;
+        }
+        String prefix = SharedStateRegistry.sharedDirectory(jobId) + "/" + SharedStateRegistry.UPLOAD_PREFIX;
+        return store.discardUnfinishedWrites(prefix, key -> {
+            long id = SharedStateRegistry.uploadedFor(key, prefix);
+            return id >= firstId && id <= lastId;
+        });
+    }
+
+    /**
      * The ids from {@code firstId} to {@code lastId} (both included) that have files in their checkpoint's own
      * directory ({@code <jobId>/chk-<id>/}), ascending, found by listing: one listing per id for at most
      * {@value #SHARED_LISTINGS_PER_ID_UP_TO} ids, else one of every checkpoint directory of the job, filtered.

@@ -5,7 +5,10 @@ import java.util.Locale;
 /** The kinds of {@link BlobStore} operation that are counted and timed. */
 public enum BlobOp {
     GET, PUT, EXISTS, LIST,
-    /** Both {@link BlobStore#delete(String)} and {@link BlobStore#deleteRecursively(String)}. */
+    /**
+     * {@link BlobStore#delete(String)}, {@link BlobStore#deleteRecursively(String)} and
+     * {@link BlobStore#discardUnfinishedWrites}.
+     */
     DELETE;
 
     /** The lowercase name used in metric tags and messages, for example {@code "get"}. */

@@ -140,6 +140,20 @@ public interface BlobStore {
      */
     List<String> list(String prefix);
 
+    /**
+     * Discards the writes to paths that start with {@code prefix} and that {@code which} accepts, which began and
+     * were never published: what a writer that died mid-write left (a local directory's hidden in-progress files,
+     * an open multipart upload on S3). No listing shows them and no delete of a path removes them. Only for paths
+     * that nobody publishes any more: a write still running there fails. Idempotent. The default does nothing: a
+     * store whose writes leave nothing unfinished.
+     *
+     * @return how many unfinished writes were discarded
+     * @throws StorageException if they could not be found or discarded (worth trying again later)
+     */
+    default int discardUnfinishedWrites(String prefix, java.util.function.Predicate<String> which) {
+        return 0;
+    }
+
     /** Deletes the blob at {@code path}; does nothing if there is none (idempotent). */
     void delete(String path);
 

@@ -136,6 +136,12 @@ public final class InstrumentedBlobStore implements BlobStore {
     }
 
     @Override
+    public int discardUnfinishedWrites(String prefix, java.util.function.Predicate<String> which) {
+        return call(BlobOp.DELETE, prefix + " (unfinished writes)", () -> delegate.discardUnfinishedWrites(prefix,
+                which));
+    }
+
+    @Override
     public String describe() {
         return delegate.describe();
     }

@@ -302,6 +302,63 @@ public final class LocalFileBlobStore implements BlobStore {
         return out;
     }
 
+    /**
+     * Deletes the hidden in-progress files ({@code .<name>.<uuid>}{@value #IN_PROGRESS_SUFFIX}) whose blob path
+     * would start with {@code prefix} and is accepted by {@code which}: what a writer that died mid-put left.
+     */
+    @Override
+    public int discardUnfinishedWrites(String prefix, java.util.function.Predicate<String> which) {
+        if (prefix == null || prefix.startsWith("/") || prefix.contains("\\")) {
+            throw new IllegalArgumentException("Blob path prefix must be relative and '/'-separated, not '" + prefix + "'");
+        }
+        int slash = prefix.lastIndexOf('/');
+        Path base = slash < 0 ? root : resolve(prefix.substring(0, slash));
+        if (!Files.isDirectory(base)) {
+            return 0;
+        }
+        int[] discarded = {0};
+        try {
+            Files.walkFileTree(base, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                    String published = publishedName(file);
+                    if (attrs.isRegularFile() && published != null) {
+                        String key = toKey(file.resolveSibling(published));
+                        if (key.startsWith(prefix) && which.test(key) && Files.deleteIfExists(file)) {
+                            discarded[0]++;
+                        }
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException exc) throws IOException {
+                    if (exc instanceof NoSuchFileException) {
+                        return FileVisitResult.CONTINUE; // published or deleted while we looked
+                    }
+                    throw exc;
+                }
+            });
+        } catch (NoSuchFileException e) {
+            return discarded[0];
+        } catch (IOException e) {
+            throw new StorageException(StorageException.message(role, location, "failed (" + StorageException
+                    .describeCause(e) + ") while discarding unfinished writes", "discardUnfinishedWrites", prefix), e);
+        }
+        return discarded[0];
+    }
+
+    /** The name of the blob an in-progress file ({@link #inProgressSibling}) is written for; null for any other. */
+    private static String publishedName(Path file) {
+        String name = file.getFileName().toString();
+        int uuidStart = name.length() - IN_PROGRESS_SUFFIX.length() - 37; // "." + a UUID's 36 characters
+        if (!name.startsWith(".") || !name.endsWith(IN_PROGRESS_SUFFIX) || uuidStart < 2
+                || name.charAt(uuidStart) != '.') {
+            return null;
+        }
+        return name.substring(1, uuidStart);
+    }
+
     @Override
     public void delete(String path) {
         try {

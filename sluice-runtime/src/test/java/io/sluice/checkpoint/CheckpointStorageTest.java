@@ -494,6 +494,35 @@ class CheckpointStorageTest {
     }
 
     @Test
+    void unfinishedSharedUploadsAreDiscardedByTheIdOfTheCheckpointTheyWereMadeFor() throws Exception {
+        Path local = Files.write(root.resolve("000009.sst"), new byte[] {7});
+        String published4 = storage.writeSharedFile(job, 4, 2, 1, "000009.sst", local);
+        Path shared = root.resolve(job.value()).resolve("shared");
+        java.util.function.LongFunction<Path> unfinished = id -> {
+            try {
+                return Files.write(shared.resolve(".ck" + id + "-2-1-" + java.util.UUID.randomUUID() + "-000010.sst."
+                        + java.util.UUID.randomUUID() + io.sluice.storage.LocalFileBlobStore.IN_PROGRESS_SUFFIX),
+                        new byte[] {1});
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        };
+        Path of4 = unfinished.apply(4);
+        Path of20 = unfinished.apply(20);
+        Path of41 = unfinished.apply(41);
+        Path of400 = unfinished.apply(400);
+
+        assertThat(storage.discardUnfinishedSharedUploads(job, 4, 5)).as("up to 16 ids: per id").isEqualTo(1);
+        assertThat(of4).doesNotExist();
+        assertThat(storage.discardUnfinishedSharedUploads(job, 6, 40)).as("35 ids: once, filtered").isEqualTo(1);
+        assertThat(of20).doesNotExist();
+        assertThat(of41).as("above the range").exists();
+        assertThat(of400).as("ck400 starts like ck40 but is not it").exists();
+        assertThat(root.resolve(published4)).as("a published upload").exists();
+        assertThat(storage.discardUnfinishedSharedUploads(job, 5, 4)).isZero();
+    }
+
+    @Test
     void checkpointDirectoriesWithFilesAreFoundById() throws Exception {
         Path local = Files.write(root.resolve("OPTIONS-000007"), new byte[] {7});
         storage.writePrivateFile(job, 4, 2, 1, "OPTIONS-000007", local);

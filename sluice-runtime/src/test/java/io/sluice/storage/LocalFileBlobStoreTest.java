@@ -107,6 +107,71 @@ class LocalFileBlobStoreTest {
     }
 
     @Test
+    void unfinishedWritesUnderAPrefixAreDiscardedAndAWriteStillRunningThereFails() throws Exception {
+        store.put("job/shared/ck5-published.sst", new byte[] {1});
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.ExecutorService writers = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            var ofFive = writers.submit(() -> store.put("job/shared/ck5-cut-off.sst", blockedContent(release)));
+            var ofSix = writers.submit(() -> store.put("job/shared/ck6-running.sst", blockedContent(release)));
+            org.awaitility.Awaitility.await("both writes under way").atMost(java.time.Duration.ofSeconds(30))
+                    .until(() -> hiddenFiles(root.resolve("job/shared")).size() == 2);
+
+            int discarded = store.discardUnfinishedWrites("job/shared/ck5-", key -> true);
+
+            assertThat(discarded).isEqualTo(1);
+            assertThat(hiddenFiles(root.resolve("job/shared"))).singleElement().asString().startsWith(".ck6-running.sst.");
+            assertThat(store.discardUnfinishedWrites("job/shared/ck", key -> key.contains("ck7-")))
+                    .as("the filter").isZero();
+            release.countDown();
+            assertThatThrownBy(ofFive::get).as("the write whose file was discarded fails")
+                    .hasCauseInstanceOf(StorageException.class);
+            ofSix.get();
+            assertThat(store.list("job/")).containsExactly("job/shared/ck5-published.sst", "job/shared/ck6-running.sst");
+            assertThat(hiddenFiles(root.resolve("job/shared"))).isEmpty();
+        } finally {
+            release.countDown();
+            writers.shutdownNow();
+        }
+    }
+
+    /** Two bytes, the second of which is handed out once {@code release} opens. */
+    private static BlobContent blockedContent(java.util.concurrent.CountDownLatch release) {
+        return new BlobContent() {
+            @Override
+            public long length() {
+                return 2;
+            }
+
+            @Override
+            public java.io.InputStream open(long offset, long length) {
+                return new java.io.InputStream() {
+                    private int read;
+
+                    @Override
+                    public int read() throws java.io.IOException {
+                        if (read == 1) {
+                            try {
+                                release.await();
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                                throw new java.io.InterruptedIOException();
+                            }
+                        }
+                        return read++ < 2 ? 7 : -1;
+                    }
+                };
+            }
+        };
+    }
+
+    private static java.util.List<String> hiddenFiles(Path dir) throws java.io.IOException {
+        try (var files = Files.list(dir)) {
+            return files.map(f -> f.getFileName().toString()).filter(n -> n.startsWith(".")).sorted().toList();
+        }
+    }
+
+    @Test
     void aWriterThatCrashedMidPutLeavesNothingVisible() throws Exception {
         // What a writer leaves when it dies after creating its temp file, before the rename.
         Path dir = Files.createDirectories(root.resolve("job/chk-3"));

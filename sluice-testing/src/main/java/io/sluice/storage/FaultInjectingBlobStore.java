@@ -238,6 +238,11 @@ public final class FaultInjectingBlobStore implements BlobStore {
     }
 
     @Override
+    public int discardUnfinishedWrites(String prefix, java.util.function.Predicate<String> which) {
+        return call("discardUnfinishedWrites", prefix, () -> delegate.discardUnfinishedWrites(prefix, which));
+    }
+
+    @Override
     public String describe() {
         return delegate.describe();
     }

@@ -74,6 +74,11 @@ public abstract class ForwardingBlobStore implements BlobStore {
     }
 
     @Override
+    public int discardUnfinishedWrites(String prefix, java.util.function.Predicate<String> which) {
+        return delegate.discardUnfinishedWrites(prefix, which);
+    }
+
+    @Override
     public String describe() {
         return delegate.describe();
     }

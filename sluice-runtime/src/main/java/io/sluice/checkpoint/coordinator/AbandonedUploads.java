@@ -26,7 +26,9 @@ import org.slf4j.LoggerFactory;
  * ({@link SharedStateRegistry#uploadPrefix}), and a task refers to the uploads of a checkpoint only once that
  * checkpoint completed. So when checkpoint {@code M} completes, the uploads for the ids between the previous
  * completed checkpoint and {@code M} are of checkpoints that will never complete (at most one checkpoint is pending
- * at a time), and any of them that the {@link SharedStateRegistry} does not know is abandoned. The first range of a
+ * at a time), and any of them that the {@link SharedStateRegistry} does not know is abandoned. What a crash cut off
+ * mid-file under those ids, which no listing shows (a hidden temporary file on a local directory, an open multipart
+ * upload on S3), is discarded first ({@link CheckpointStorage#discardUnfinishedSharedUploads}). The first range of a
  * job master starts above the newest checkpoint it recovered, so it covers what the previous leader left pending.
  * The listing runs on the I/O executor after the completion, never while a job master recovers; the registry is
  * asked on the main thread; the deletes run on the I/O executor ({@link CheckpointDiscarder#deleteShared}), and
@@ -58,7 +60,7 @@ final class AbandonedUploads {
 
     /** What is looked at for a range of checkpoint ids. */
     private enum Look {
-        UPLOADS("list the shared state files"),
+        UPLOADS("list the shared state files (and discard their unfinished writes)"),
         DIRECTORIES("discard the own directories");
 
         private final String action;
@@ -166,10 +168,19 @@ final class AbandonedUploads {
         });
     }
 
-    /** On the I/O executor: lists the uploads of checkpoints that did not complete. */
+    /**
+     * On the I/O executor: lists the uploads of checkpoints that did not complete, and discards the writes of them
+     * that a crash cut off mid-file (no listing shows those).
+     */
     private void listUploads(long first, long last, int attempt) {
         List<String> found;
         try {
+            int unfinished = storage.discardUnfinishedSharedUploads(jobId, first, last);
+            if (unfinished > 0) {
+                LOG.info("Job {}: discarded {} unfinished write(s) of shared state files for checkpoints {} to {},"
+                        + " which did not complete (an upload a crash cut off mid-file)", jobId, unfinished, first,
+                        last);
+            }
             found = storage.listSharedUploads(jobId, first, last);
         } catch (RuntimeException e) {
             failedOnIo(Look.UPLOADS, first, last, attempt, e);

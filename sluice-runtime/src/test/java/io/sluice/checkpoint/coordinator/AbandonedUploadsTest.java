@@ -94,6 +94,22 @@ class AbandonedUploadsTest {
     }
 
     @Test
+    void anUploadACrashCutOffMidFileIsDiscardedWhenALaterCheckpointCompletes() throws Exception {
+        Path cutOff3 = unfinishedUpload(3);
+        Path running7 = unfinishedUpload(7);
+        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 2, files -> { },
+                id -> false);
+        onMain(() -> sweep.triggered(3));
+
+        onMain(() -> sweep.completed(4));
+        assertThat(cutOff3).as("nothing deleted on the main thread").exists();
+        runAll();
+
+        assertThat(cutOff3).as("the unfinished write for 3, which did not complete").doesNotExist();
+        assertThat(running7).as("of a checkpoint after the completed one").exists();
+    }
+
+    @Test
     void consecutiveCompletionsListNothing() {
         int[] listings = new int[1];
         storage = new CheckpointStorage(new io.sluice.storage.ForwardingBlobStore(
@@ -297,6 +313,13 @@ class AbandonedUploadsTest {
             }
         }, new SimpleMeterRegistry());
         return lists;
+    }
+
+    /** What a writer killed while it wrote a shared file for {@code checkpointId} leaves: its hidden temporary file. */
+    private Path unfinishedUpload(long checkpointId) throws java.io.IOException {
+        Path shared = Files.createDirectories(root.resolve("storage").resolve(JOB.value()).resolve("shared"));
+        return Files.write(shared.resolve(".ck" + checkpointId + "-1-0-" + java.util.UUID.randomUUID() + "-000009.sst."
+                + java.util.UUID.randomUUID() + LocalFileBlobStore.IN_PROGRESS_SUFFIX), new byte[] {1});
     }
 
     private String privateFile(long checkpointId) {

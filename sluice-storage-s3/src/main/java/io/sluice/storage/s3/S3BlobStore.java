@@ -392,6 +392,39 @@ public final class S3BlobStore implements BlobStore, AutoCloseable {
         });
     }
 
+    /**
+     * Aborts the open multipart uploads of keys under {@code prefix} whose paths {@code which} accepts: a writer that
+     * died mid-upload leaves one, which is no object, but S3 keeps and bills its parts. A store that cannot list
+     * multipart uploads (HTTP 501) discards nothing (the bucket's lifecycle rules must).
+     *
+     * @throws StorageException if the uploads could not be listed or aborted
+     */
+    @Override
+    public int discardUnfinishedWrites(String prefix, java.util.function.Predicate<String> which) {
+        if (prefix == null || prefix.startsWith("/") || prefix.contains("\\")) {
+            throw new IllegalArgumentException("Blob path prefix must be relative and '/'-separated, not '" + prefix
+                    + "' (store " + location + ")");
+        }
+        String keyPrefix = location.keyPrefix();
+        return call("discardUnfinishedWrites", prefix, () -> {
+            int[] aborted = {0};
+            boolean done = keys.abortUploads(prefix, keyPrefix + prefix, upload -> {
+                boolean selected = upload.key().startsWith(keyPrefix)
+                        && which.test(upload.key().substring(keyPrefix.length()));
+                if (selected) {
+                    aborted[0]++;
+                }
+                return selected;
+            }, "left unfinished by a writer that died");
+            if (!done) {
+                throw new StorageException(StorageException.message(role(), location.toString(), "failed (the open"
+                        + " multipart uploads could not be listed or aborted; see the warning before)",
+                        "discardUnfinishedWrites", prefix));
+            }
+            return aborted[0];
+        });
+    }
+
     /** Whether DeleteObjects is used; false once the store answered it with HTTP 501 Not Implemented. */
     public boolean batchDeleteSupported() {
         return keys.batchDeleteSupported();

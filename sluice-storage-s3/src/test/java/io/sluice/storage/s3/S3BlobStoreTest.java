@@ -311,6 +311,35 @@ class S3BlobStoreTest {
         }
     }
 
+    /**
+     * What a task manager killed mid-upload leaves of a shared file above the multipart threshold: an upload with a
+     * part and no completion, which no listing shows. Discarded by prefix and filter; objects and other uploads stay.
+     */
+    @Test
+    void discardUnfinishedWritesAbortsTheOpenUploadsUnderThePrefixThatTheFilterAccepts() {
+        S3BlobStore s = store();
+        s.put("job/shared/ck5-published.sst", new byte[] {1});
+        try (S3Client raw = rawClient()) {
+            String cutOff = openUploadWithAPart(raw, key(s, "job/shared/ck5-0-0-cut-off.sst"));
+            String ofSix = openUploadWithAPart(raw, key(s, "job/shared/ck6-0-0-running.sst"));
+            String ofFifty = openUploadWithAPart(raw, key(s, "job/shared/ck50-0-0-other.sst"));
+
+            assertThat(s.discardUnfinishedWrites("job/shared/ck5-", path -> true)).isEqualTo(1);
+            assertThat(openUploads(raw, s)).doesNotContain(cutOff).containsExactlyInAnyOrder(ofSix, ofFifty);
+            assertThat(s.discardUnfinishedWrites("job/shared/ck", path -> path.startsWith("job/shared/ck50-")))
+                    .isEqualTo(1);
+            assertThat(openUploads(raw, s)).containsExactly(ofSix);
+            assertThat(s.list("job/")).containsExactly("job/shared/ck5-published.sst");
+        }
+    }
+
+    private static String openUploadWithAPart(S3Client raw, String key) {
+        String id = raw.createMultipartUpload(b -> b.bucket("bucket").key(key)).uploadId();
+        raw.uploadPart(b -> b.bucket("bucket").key(key).uploadId(id).partNumber(1),
+                software.amazon.awssdk.core.sync.RequestBody.fromBytes(new byte[] {1, 2, 3}));
+        return id;
+    }
+
     private static S3Client rawClient() {
         return S3Clients.build(S3ProxyServer.clientConfiguration(server.endpoint()), "the test's client");
     }
