@@ -128,9 +128,15 @@ final class SluiceCluster implements AutoCloseable {
     /** {@code sluice cluster} like {@link #startLocalCluster(List, Map)}, its JVM started with {@code jvmOptions}. */
     SluiceProcess startLocalCluster(List<String> jvmOptions, List<String> options, Map<String, String> extra)
             throws IOException {
+        return startLocalCluster(Host.MACHINE, jvmOptions, options, extra);
+    }
+
+    /** {@code sluice cluster} like {@link #startLocalCluster(List, List, Map)}, its command run by {@code host}. */
+    SluiceProcess startLocalCluster(Host host, List<String> jvmOptions, List<String> options,
+                                    Map<String, String> extra) throws IOException {
         List<String> all = new ArrayList<>(List.of("--port", "0"));
         all.addAll(options);
-        return awaitServing(start(Host.MACHINE, "cluster", jvmOptions, all, extra));
+        return awaitServing(start(host, "cluster", jvmOptions, all, extra));
     }
 
     /** A task manager on {@code host} with {@code slots} slots; does not wait for its registration. */
