@@ -13,6 +13,11 @@ import io.sluice.util.Clock;
  * timeout, a subtask that saw no record for that long emits an idle status, and the next record
  * makes it active again (the status goes out before the record).
  *
+ * <p>The emit interval and the idle timeout are durations, measured on the monotonic clock
+ * ({@link Clock#relativeTimeMillis}): a wall clock stepped back (NTP, {@code date -s}) does not hold the watermark
+ * until it caught up, and one stepped forward does not make a subtask whose records keep coming idle, which would let
+ * the watermark downstream pass its records.
+ *
  * <p>Watermarks from upstream are dropped (this operator defines event time from here on), except
  * the final {@link Watermarks#MAX} of an ended input, which is forwarded. Task-thread only.
  */
@@ -29,7 +34,9 @@ public final class TimestampsAndWatermarksOperator<T> extends UdfOperator<T, T, 
     private transient long emitIntervalMillis;
     private transient long idleTimeoutMillis;
     private transient long lastEmitted;
+    /** Monotonic ({@link Clock#relativeTimeMillis}). */
     private transient long nextEmitAt;
+    /** Monotonic ({@link Clock#relativeTimeMillis}). */
     private transient long lastRecordAt;
     private transient boolean idle;
     private transient boolean ended;
@@ -48,7 +55,7 @@ public final class TimestampsAndWatermarksOperator<T> extends UdfOperator<T, T, 
         emitIntervalMillis = function.emitInterval().toMillis();
         idleTimeoutMillis = function.idleTimeout() == null ? -1 : function.idleTimeout().toMillis();
         lastEmitted = Watermarks.MIN;
-        long now = clock.currentTimeMillis();
+        long now = clock.relativeTimeMillis();
         nextEmitAt = now;
         lastRecordAt = now;
     }
@@ -62,7 +69,7 @@ public final class TimestampsAndWatermarksOperator<T> extends UdfOperator<T, T, 
             generator.onEvent(timestamp.get());
         }
         if (idleTimeoutMillis >= 0) {
-            lastRecordAt = clock.currentTimeMillis();
+            lastRecordAt = clock.relativeTimeMillis();
             if (idle) {
                 idle = false;
                 output.emitIdleStatus(false);
@@ -72,10 +79,11 @@ public final class TimestampsAndWatermarksOperator<T> extends UdfOperator<T, T, 
     }
 
     @Override
-    public void advanceProcessingTime(long nowMillis) {
+    public void advanceProcessingTime(long wallClockMillis) {
         if (ended) {
             return;
         }
+        long nowMillis = clock.relativeTimeMillis();
         if (idleTimeoutMillis >= 0 && !idle && nowMillis - lastRecordAt >= idleTimeoutMillis) {
             emitIfAdvanced();
             idle = true;
@@ -90,11 +98,12 @@ public final class TimestampsAndWatermarksOperator<T> extends UdfOperator<T, T, 
 
     /** The next periodic emission, or the moment the subtask turns idle if that comes first; nothing once idle or ended. */
     @Override
-    public long nextProcessingTimeMillis(long nowMillis) {
+    public long nextProcessingTimeMillis(long wallClockMillis) {
         if (ended || idle) {
             return Long.MAX_VALUE; // a record, not time, makes an idle subtask active again
         }
-        return idleTimeoutMillis >= 0 ? Math.min(nextEmitAt, lastRecordAt + idleTimeoutMillis) : nextEmitAt;
+        long due = idleTimeoutMillis >= 0 ? Math.min(nextEmitAt, lastRecordAt + idleTimeoutMillis) : nextEmitAt;
+        return wallClockMillis + (due - clock.relativeTimeMillis()); // the task sleeps by the difference
     }
 
     private void emitIfAdvanced() {

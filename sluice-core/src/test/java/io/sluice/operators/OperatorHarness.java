@@ -87,6 +87,18 @@ final class OperatorHarness<I> {
         operator.advanceProcessingTime(clock.currentTimeMillis());
     }
 
+    /** The wall clock steps by {@code step} alone (an NTP step), and the task tells the operator the time. */
+    void stepWallClock(java.time.Duration step) throws Exception {
+        clock.stepWallClock(step);
+        operator.advanceProcessingTime(clock.currentTimeMillis());
+    }
+
+    /** What the operator says its next processing-time work is, in milliseconds from now. */
+    long millisUntilNextWork() {
+        long now = clock.currentTimeMillis();
+        return operator.nextProcessingTimeMillis(now) - now;
+    }
+
     /** End of input, as the task signals it. */
     void finish() throws Exception {
         operator.finish();

@@ -57,6 +57,49 @@ class TimestampsAndWatermarksOperatorTest {
         assertThat(h.take()).containsExactly("active", "20@20", "wm 19");
     }
 
+    /**
+     * The emit interval is a duration: a wall clock stepped back an hour (NTP) does not hold the watermark for an
+     * hour, which would hold every event-time window of the job. Before 2026-12-07 no watermark came until the wall
+     * clock was back where it had been.
+     */
+    @Test
+    void aWallClockSteppedBackDoesNotHoldTheWatermark() throws Exception {
+        OperatorHarness<Long> h = harness(WatermarkStrategy.<Long>forMonotonousTimestamps()
+                .withTimestampAssigner((v, p) -> v).withEmitInterval(Duration.ofMillis(200)));
+        h.element(10L);
+        h.advance(0);
+        assertThat(h.take()).containsExactly("10@10", "wm 9");
+
+        h.stepWallClock(Duration.ofHours(-1));
+        h.element(20L);
+        assertThat(h.millisUntilNextWork()).as("the next emission, from now").isEqualTo(200);
+        h.advance(200);
+        assertThat(h.take()).containsExactly("20@20", "wm 19");
+    }
+
+    /**
+     * The idleness timeout is a duration too: a wall clock stepped forward an hour does not make a subtask whose
+     * records keep coming idle, which would let the watermark downstream pass its records (and drop them as late).
+     * Before 2026-12-07 the step alone turned it idle.
+     */
+    @Test
+    void aWallClockSteppedForwardDoesNotMakeABusySubtaskIdle() throws Exception {
+        OperatorHarness<Long> h = harness(WatermarkStrategy.<Long>forMonotonousTimestamps()
+                .withTimestampAssigner((v, p) -> v).withIdleness(Duration.ofSeconds(1))
+                .withEmitInterval(Duration.ofSeconds(10)));
+        h.element(10L);
+        h.advance(500);
+        assertThat(h.take()).containsExactly("10@10", "wm 9");
+
+        h.stepWallClock(Duration.ofHours(1));
+        assertThat(h.take()).as("records came 500 ms ago").isEmpty();
+        assertThat(h.millisUntilNextWork()).as("idle 1 s after the last record").isEqualTo(500);
+        h.advance(499);
+        assertThat(h.take()).isEmpty();
+        h.advance(1);
+        assertThat(h.take()).containsExactly("idle");
+    }
+
     @Test
     void upstreamWatermarksAreReplacedExceptTheFinalOne() throws Exception {
         OperatorHarness<Long> h = harness(WatermarkStrategy.<Long>forMonotonousTimestamps().withTimestampAssigner((v, p) -> v));

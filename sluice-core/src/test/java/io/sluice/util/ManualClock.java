@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /** A clock that moves only when told to. Thread-safe. Lives in main code so that demos and benchmarks can use it too. */
 public final class ManualClock implements Clock {
     private final AtomicLong nanos;
+    private final AtomicLong wallStepMillis = new AtomicLong();
     private final long epochMillisAtZero;
 
     public ManualClock() {
@@ -24,9 +25,17 @@ public final class ManualClock implements Clock {
         nanos.addAndGet(d.toNanos());
     }
 
+    /**
+     * Steps the wall clock alone by {@code step}, forward or back, as an NTP step or an operator's {@code date -s}
+     * does; monotonic time does not move.
+     */
+    public void stepWallClock(Duration step) {
+        wallStepMillis.addAndGet(step.toMillis());
+    }
+
     @Override
     public long currentTimeMillis() {
-        return epochMillisAtZero + nanos.get() / 1_000_000L;
+        return epochMillisAtZero + wallStepMillis.get() + nanos.get() / 1_000_000L;
     }
 
     @Override
