@@ -57,8 +57,15 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
     private final PartitionWatermarks watermarks;
     private Map<TopicPartition, Long> endOffsets;
     private long skipped;
+    /** Its monotonic time measures partition idleness and the discovery interval; its wall clock nothing. */
+    private final io.sluice.util.Clock clock;
 
     KafkaSourceReader(KafkaSource<T> source, int subtask, int parallelism) {
+        this(source, subtask, parallelism, io.sluice.util.SystemClock.INSTANCE);
+    }
+
+    KafkaSourceReader(KafkaSource<T> source, int subtask, int parallelism, io.sluice.util.Clock clock) {
+        this.clock = clock;
         this.source = source;
         this.subtask = subtask;
         this.parallelism = parallelism;
@@ -95,7 +102,8 @@ final class KafkaSourceReader<T> implements SourceReader<T> {
 
     @Override
     public int emit(Collector<T> out, int maxRecords) throws Exception {
-        long now = System.currentTimeMillis();
+        // Monotonic: idleness and discovery are durations, which a stepped wall clock (NTP) must not move.
+        long now = clock.relativeTimeMillis();
         if (!started) {
             start(now);
         } else if (discovery != null) {

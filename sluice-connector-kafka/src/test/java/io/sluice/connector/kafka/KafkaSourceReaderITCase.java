@@ -290,6 +290,34 @@ class KafkaSourceReaderITCase {
         }
     }
 
+    /**
+     * Partition idleness is a duration: a wall clock stepped forward an hour (NTP) does not make a partition that
+     * delivered a record a moment ago idle, which would let the watermark pass its next records. Before 2026-12-07
+     * the reader measured it with the wall clock, and the step alone let the watermark jump to the fast partition's.
+     */
+    @Test
+    void aWallClockSteppedForwardDoesNotMakeAPartitionIdle() throws Exception {
+        String topic = KafkaBroker.unique("wm-step");
+        broker.createTopic(topic, 2);
+        produceAt(topic, 0, 50_000, "fast");
+        produceAt(topic, 1, 10_000, "slow");
+        io.sluice.util.ManualClock clock = new io.sluice.util.ManualClock();
+        KafkaSource<String> source = source(topic).watermarks(Duration.ofMillis(100), Duration.ofSeconds(10)).build();
+        try (SourceReader<String> reader = new KafkaSourceReader<>(source, 0, 1, clock)) {
+            RecordingOutput<String> out = new RecordingOutput<>();
+            readUntil(reader, out, 2);
+            assertThat(out.watermarks.get(out.watermarks.size() - 1)).isEqualTo(9_899L);
+
+            clock.stepWallClock(Duration.ofHours(1));
+            produceAt(topic, 0, 60_000, "fast again");
+            readUntil(reader, out, 3);
+            reader.emit(out, 512);
+
+            assertThat(out.watermarks).as("the slow partition still holds the watermark back").allMatch(w -> w <= 9_899L);
+            assertThat(out.idleChanges).isEmpty();
+        }
+    }
+
     @Test
     void partitionsAddedWhileRunningAreDiscoveredAndReadFromTheirStart() throws Exception {
         String topic = KafkaBroker.unique("discover");
