@@ -189,11 +189,8 @@ final class AbandonedUploads {
         if (found.isEmpty()) {
             return;
         }
-        try {
-            mainThread.execute(() -> deleteAbandoned(found, first, last));
-        } catch (RuntimeException e) {
-            LOG.debug("Job {}: the job master ended before the abandoned uploads were looked at", jobId);
-        }
+        toMainThread(() -> deleteAbandoned(found, first, last), "the abandoned uploads of checkpoints {} to {} were not"
+                + " looked at", first, last);
     }
 
     /** On the I/O executor: a look failed; it is kept, on the main thread, for another try. */
@@ -202,10 +199,16 @@ final class AbandonedUploads {
         LOG.warn("Could not {} of job {}'s checkpoints {} to {}, which did not complete, in {} (attempt {}): {}; tried"
                 + " again when {} more checkpoint(s) completed", look.action, jobId, first, last, storage.location(),
                 attempt, cause.toString(), wait);
+        toMainThread(() -> keep(new Failed(look, first, last, attempt, completions + wait)), "checkpoints {} to {} are"
+                + " not tried again", first, last);
+    }
+
+    /** From the I/O executor: runs {@code action} on the main thread, unless the job master ended (then logged). */
+    private void toMainThread(Runnable action, String ifEnded, long first, long last) {
         try {
-            mainThread.execute(() -> keep(new Failed(look, first, last, attempt, completions + wait)));
+            mainThread.execute(action);
         } catch (RuntimeException e) {
-            LOG.debug("Job {}: the job master ended; checkpoints {} to {} are not tried again", jobId, first, last);
+            LOG.debug("Job {}: the job master ended; " + ifEnded, jobId, first, last);
         }
     }
 
@@ -232,20 +235,15 @@ final class AbandonedUploads {
         if (withFiles.isEmpty()) {
             return;
         }
-        try {
-            mainThread.execute(() -> {
-                List<Long> ids = withFiles.stream().filter(id -> !retained.test(id)).toList();
-                if (ids.isEmpty()) {
-                    return;
-                }
-                LOG.info("Job {}: discarding checkpoint(s) {}, which a previous leader triggered and which did not"
-                        + " complete (their own directories in {})", jobId, ids, storage.location());
-                ioExecutor.execute(() -> ids.forEach(id -> discardDirectory(id, attempt)));
-            });
-        } catch (RuntimeException e) {
-            LOG.debug("Job {}: the job master ended before the directories of checkpoints {} to {} were looked at",
-                    jobId, first, last);
-        }
+        toMainThread(() -> {
+            List<Long> ids = withFiles.stream().filter(id -> !retained.test(id)).toList();
+            if (ids.isEmpty()) {
+                return;
+            }
+            LOG.info("Job {}: discarding checkpoint(s) {}, which a previous leader triggered and which did not"
+                    + " complete (their own directories in {})", jobId, ids, storage.location());
+            ioExecutor.execute(() -> ids.forEach(id -> discardDirectory(id, attempt)));
+        }, "the directories of checkpoints {} to {} were not looked at", first, last);
     }
 
     private void discardDirectory(long checkpointId, int attempt) {

@@ -73,8 +73,7 @@ class AbandonedUploadsTest {
         assertThat(exists(beforeRecovery)).as("of an id the job master recovered through").isTrue();
         assertThat(registry.deleting()).as("the deletes were confirmed").isEmpty();
 
-        onMain(() -> sweep.completed(8));
-        runAll();
+        complete(sweep, 8);
         assertThat(exists(pending7)).as("7 did not complete either").isFalse();
         assertThat(exists(registered5)).isTrue();
         assertThat(exists(ofCompleted6)).isTrue();
@@ -85,8 +84,7 @@ class AbandonedUploadsTest {
         String abandoned = upload(4);
         AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 0, files -> { }, id -> false);
 
-        onMain(() -> sweep.completed(5));
-        runAll();
+        complete(sweep, 5);
 
         assertThat(exists(abandoned)).as("the deleter given did nothing").isTrue();
         assertThat(registry.deleting()).containsExactly(abandoned);
@@ -97,9 +95,7 @@ class AbandonedUploadsTest {
     void anUploadACrashCutOffMidFileIsDiscardedWhenALaterCheckpointCompletes() throws Exception {
         Path cutOff3 = unfinishedUpload(3);
         Path running7 = unfinishedUpload(7);
-        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 2, files -> { },
-                id -> false);
-        onMain(() -> sweep.triggered(3));
+        AbandonedUploads sweep = sweep(2, 3);
 
         onMain(() -> sweep.completed(4));
         assertThat(cutOff3).as("nothing deleted on the main thread").exists();
@@ -120,17 +116,14 @@ class AbandonedUploadsTest {
                 return super.list(prefix);
             }
         }, new SimpleMeterRegistry());
-        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 3, files -> { }, id -> false);
-        onMain(() -> sweep.triggered(4));
+        AbandonedUploads sweep = sweep(3, 4);
 
         onMain(() -> sweep.completed(4));
         onMain(() -> sweep.completed(5));
-        onMain(() -> sweep.completed(5));
-        runAll();
+        complete(sweep, 5);
         assertThat(listings[0]).isZero();
 
-        onMain(() -> sweep.completed(7));
-        runAll();
+        complete(sweep, 7);
         assertThat(listings[0]).as("one listing, of checkpoint 6's uploads").isEqualTo(1);
     }
 
@@ -167,8 +160,7 @@ class AbandonedUploadsTest {
                 id -> id == 6);
         onMain(() -> sweep.triggered(8));
 
-        onMain(() -> sweep.completed(8));
-        runAll();
+        complete(sweep, 8);
 
         assertThat(exists(retainedFile)).isTrue();
     }
@@ -177,12 +169,9 @@ class AbandonedUploadsTest {
     void manyInheritedIdsAreFoundWithOneListing() {
         String ofPending30 = privateFile(30);
         String ofRecovered = privateFile(3);
-        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 3, files -> { },
-                id -> false);
-        onMain(() -> sweep.triggered(40));
+        AbandonedUploads sweep = sweep(3, 40);
 
-        onMain(() -> sweep.completed(40));
-        runAll();
+        complete(sweep, 40);
 
         assertThat(exists(ofPending30)).isFalse();
         assertThat(exists(ofRecovered)).isTrue();
@@ -196,14 +185,12 @@ class AbandonedUploadsTest {
                 new CheckpointDiscarder(JOB, storage, main, ioExecutor, registry)::deleteShared, id -> false);
         onMain(() -> sweep.triggered(3));
 
-        onMain(() -> sweep.completed(4));
-        runAll();
+        complete(sweep, 4);
         assertThat(lists.calls).as("the listing was made, and failed").isEqualTo(1);
         assertThat(exists(abandoned3)).isTrue();
         assertThat(askMain(sweep::failedRanges)).isEqualTo(1);
 
-        onMain(() -> sweep.completed(5));
-        runAll();
+        complete(sweep, 5);
         assertThat(lists.calls).as("tried again at the next completion").isEqualTo(2);
         assertThat(exists(abandoned3)).as("uploaded for 3, which did not complete").isFalse();
         assertThat(askMain(sweep::failedRanges)).isZero();
@@ -213,9 +200,7 @@ class AbandonedUploadsTest {
     void aLookThatKeepsFailingWaitsTwiceAsManyCompletionsEachTime() {
         FailingLists lists = failingLists(3);
         String abandoned3 = upload(3);
-        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 2, files -> { },
-                id -> false);
-        onMain(() -> sweep.triggered(3));
+        AbandonedUploads sweep = sweep(2, 3);
         // Consecutive ids from 5 on: no completion after the first has a range of its own to list.
         List<Integer> listingsAfterEachCompletion = new java.util.ArrayList<>();
         for (long id = 4; id <= 12; id++) {
@@ -234,16 +219,12 @@ class AbandonedUploadsTest {
     void aPreviousLeadersDirectoryWhoseListingFailedGoesAtTheNextCompletion() {
         FailingLists lists = failingLists(1);
         String ofPending6 = privateFile(6);
-        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 5, files -> { },
-                id -> false);
-        onMain(() -> sweep.triggered(7));
+        AbandonedUploads sweep = sweep(5, 7);
 
-        onMain(() -> sweep.completed(7));
-        runAll();
+        complete(sweep, 7);
         assertThat(exists(ofPending6)).as("the directory listing failed").isTrue();
 
-        onMain(() -> sweep.completed(8));
-        runAll();
+        complete(sweep, 8);
         assertThat(exists(ofPending6)).isFalse();
         assertThat(lists.calls).as("directories and uploads of 6, then the directories again").isEqualTo(3);
     }
@@ -262,17 +243,13 @@ class AbandonedUploadsTest {
             }
         }, new SimpleMeterRegistry());
         String ofPending6 = privateFile(6);
-        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 5, files -> { },
-                id -> false);
-        onMain(() -> sweep.triggered(7));
+        AbandonedUploads sweep = sweep(5, 7);
 
-        onMain(() -> sweep.completed(7));
-        runAll();
+        complete(sweep, 7);
         assertThat(exists(ofPending6)).as("the delete failed").isTrue();
         assertThat(askMain(sweep::failedRanges)).isEqualTo(1);
 
-        onMain(() -> sweep.completed(8));
-        runAll();
+        complete(sweep, 8);
         assertThat(exists(ofPending6)).isFalse();
         assertThat(askMain(sweep::failedRanges)).isZero();
     }
@@ -280,9 +257,7 @@ class AbandonedUploadsTest {
     @Test
     void atMostSoManyFailedRangesAreKept() {
         failingLists(Integer.MAX_VALUE);
-        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, 0, files -> { },
-                id -> false);
-        onMain(() -> sweep.triggered(1));
+        AbandonedUploads sweep = sweep(0, 1);
         for (long id = 2; id <= 2 * (AbandonedUploads.MAX_FAILED + 10); id += 2) {
             long completed = id;
             onMain(() -> sweep.completed(completed));
@@ -340,6 +315,23 @@ class AbandonedUploadsTest {
         TaskStateHandle handle = TaskStateHandle.incremental(1, 0, new IncrementalStateHandle(KeyGroupRange.of(0, 0),
                 128, new byte[] {1}, files, List.of()), null);
         return new CompletedCheckpoint(JOB, id, 1, 2, List.of(handle), JOB.value() + "/chk-" + id + "/_metadata");
+    }
+
+    /**
+     * A sweep of a job master that recovered through {@code recoveredThrough} and first triggered {@code
+     * firstTriggered}; its deleter does nothing, and its store retains no id.
+     */
+    private AbandonedUploads sweep(long recoveredThrough, long firstTriggered) {
+        AbandonedUploads sweep = new AbandonedUploads(JOB, storage, main, ioExecutor, registry, recoveredThrough,
+                files -> { }, id -> false);
+        onMain(() -> sweep.triggered(firstTriggered));
+        return sweep;
+    }
+
+    /** Checkpoint {@code id} completes, and the I/O and main-thread work it starts runs to its end. */
+    private void complete(AbandonedUploads sweep, long id) {
+        onMain(() -> sweep.completed(id));
+        runAll();
     }
 
     private void onMain(Runnable action) {
