@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,6 +32,10 @@ import org.junit.jupiter.api.io.TempDir;
  * stays {@code RUNNING} without a restart, and its status says since when checkpoints fail and why. Once the file
  * is deleted, checkpoints complete again by themselves. Both jobs end with exact counts, and no file is left on the
  * disk: no half-written temporary file of a write the full disk cut off.
+ *
+ * <p>The second test puts RocksDB's working directory on the small disk instead: its flush fails, the job restarts
+ * (twice while the test holds the disk full, each restart's cause in its status) and, once the disk frees, runs on
+ * to exact counts.
  */
 class FullDiskProcessesITCase {
     private static final String DISK_SIZE = "24m";
@@ -128,6 +133,64 @@ class FullDiskProcessesITCase {
         KeyedCounts.assertExact(rocksOutput, RECORDS, KEYS);
         await("the finished jobs' checkpoints deleted, and no unfinished write left").atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(200)).untilAsserted(() -> assertThat(filesUnder(disk)).isEmpty());
+    }
+
+    /**
+     * RocksDB's own working directory runs full: its flush at a checkpoint fails, and with it the job's writes. The
+     * job restarts at its restart strategy's pace while the disk stays full, each restart's cause in its status;
+     * once the disk frees, a restart succeeds and the job ends with exact counts.
+     */
+    @Test
+    void aFullRocksDbDirectoryRestartsTheJobUntilItFreesWithExactCounts() throws Exception {
+        Path mountPoint = Files.createDirectories(dir.resolve("rocksdb-disk"));
+        Map<String, String> common = Map.of("checkpoints.dir", dir.resolve("checkpoints").toString(),
+                "checkpoints.interval", "300 ms");
+        try (SluiceCluster cluster = new SluiceCluster(dir, common)) {
+            try {
+                SluiceProcess process = cluster.startLocalCluster(onItsOwnDisk(mountPoint), List.of(),
+                        List.of("--task-executors", "1", "--slots", "1"), Map.of("state.backend.rocksdb.local-dir",
+                                mountPoint.resolve("rocksdb").toString()));
+                String url = process.restUrl();
+                Path disk = Path.of("/proc", Long.toString(process.process().pid()), "root").resolve(
+                        mountPoint.toString().substring(1));
+                Path output = dir.resolve("counts");
+                String job = cluster.submitExample(url, List.of("--parallelism", "1", "-D", "state.backend=rocksdb",
+                        "-D", "state.backend.incremental=true"), program(output));
+                await("two checkpoints").atMost(Duration.ofSeconds(60)).until(() -> Rest.jobStatus(url, job)
+                        .filter("RUNNING"::equals).isPresent() && Rest.completedCheckpoints(url, job) >= 2);
+
+                Path filler = disk.resolve("filler");
+                long filled = fillUp(filler);
+                // Held full for two restarts: the job keeps trying at its restart strategy's pace, not failing.
+                await("two restarts caused by the full disk").atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofMillis(100)).until(() -> restartsForNoSpace(url, job) >= 2);
+                assertThat(Rest.jobStatus(url, job)).as("while the disk is full").isNotEqualTo(Optional.of("FAILED"));
+                JsonNode whileFull = Rest.job(url, job).orElseThrow();
+                System.out.println("FullDiskProcessesITCase: filled RocksDB's disk with " + filled + " bytes; the"
+                        + " job's restarts then: " + whileFull.path("restarts"));
+
+                Files.delete(filler);
+                await(job + " finished").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
+                        .until(() -> Rest.jobStatus(url, job).filter("FINISHED"::equals).isPresent());
+                KeyedCounts.assertExact(output, RECORDS, KEYS);
+                System.out.println("FullDiskProcessesITCase: after the disk freed the job finished with exact counts;"
+                        + " restarts: " + Rest.job(url, job).orElseThrow().path("restarts").path("count"));
+            } catch (Throwable t) {
+                throw new AssertionError(t + cluster.diagnostics(), t);
+            }
+        }
+    }
+
+    /** How many of the job's recent restarts a full disk caused. */
+    private static long restartsForNoSpace(String url, String job) {
+        JsonNode recent = Rest.job(url, job).orElseThrow().path("restarts").path("recent");
+        long n = 0;
+        for (JsonNode restart : recent) {
+            if (restart.path("cause").asText("").contains("No space left on device")) {
+                n++;
+            }
+        }
+        return n;
     }
 
     private static List<String> program(Path output) {
