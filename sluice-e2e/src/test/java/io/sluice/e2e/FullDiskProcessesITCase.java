@@ -68,13 +68,9 @@ class FullDiskProcessesITCase {
     }
 
     private void run(SluiceCluster cluster, Path mountPoint) throws Exception {
-        SluiceProcess process = cluster.startLocalCluster(onItsOwnDisk(mountPoint), List.of(),
-                List.of("--task-executors", "1", "--slots", "2"), Map.of("state.backend.rocksdb.local-dir",
-                        dir.resolve("rocksdb").toString()));
+        SluiceProcess process = startOnItsOwnDisk(cluster, mountPoint, 2, dir.resolve("rocksdb"));
         String url = process.restUrl();
-        // The tmpfs as the cluster sees it: mounted in its namespace only.
-        Path disk = Path.of("/proc", Long.toString(process.process().pid()), "root").resolve(
-                mountPoint.toString().substring(1));
+        Path disk = asSeenBy(process, mountPoint);
 
         Path heapOutput = dir.resolve("counts-heap");
         Path rocksOutput = dir.resolve("counts-rocksdb");
@@ -147,12 +143,9 @@ class FullDiskProcessesITCase {
                 "checkpoints.interval", "300 ms");
         try (SluiceCluster cluster = new SluiceCluster(dir, common)) {
             try {
-                SluiceProcess process = cluster.startLocalCluster(onItsOwnDisk(mountPoint), List.of(),
-                        List.of("--task-executors", "1", "--slots", "1"), Map.of("state.backend.rocksdb.local-dir",
-                                mountPoint.resolve("rocksdb").toString()));
+                SluiceProcess process = startOnItsOwnDisk(cluster, mountPoint, 1, mountPoint.resolve("rocksdb"));
                 String url = process.restUrl();
-                Path disk = Path.of("/proc", Long.toString(process.process().pid()), "root").resolve(
-                        mountPoint.toString().substring(1));
+                Path disk = asSeenBy(process, mountPoint);
                 Path output = dir.resolve("counts");
                 String job = cluster.submitExample(url, List.of("--parallelism", "1", "-D", "state.backend=rocksdb",
                         "-D", "state.backend.incremental=true"), program(output));
@@ -196,6 +189,22 @@ class FullDiskProcessesITCase {
     private static List<String> program(Path output) {
         return List.of("--records", Long.toString(RECORDS), "--keys", Integer.toString(KEYS), "--rate",
                 Integer.toString(RATE), "--output", output.toString());
+    }
+
+    /**
+     * {@code sluice cluster} with one task executor of {@code slots} slots in a mount namespace of its own, a tmpfs of
+     * {@value #DISK_SIZE} at {@code mountPoint}, and RocksDB's working directory at {@code rocksDbDir}.
+     */
+    private static SluiceProcess startOnItsOwnDisk(SluiceCluster cluster, Path mountPoint, int slots, Path rocksDbDir)
+            throws IOException {
+        return cluster.startLocalCluster(onItsOwnDisk(mountPoint), List.of(), List.of("--task-executors", "1",
+                "--slots", Integer.toString(slots)), Map.of("state.backend.rocksdb.local-dir", rocksDbDir.toString()));
+    }
+
+    /** The tmpfs at {@code mountPoint} as {@code process} sees it (it is mounted in that process's namespace only). */
+    private static Path asSeenBy(SluiceProcess process, Path mountPoint) {
+        return Path.of("/proc", Long.toString(process.process().pid()), "root").resolve(mountPoint.toString()
+                .substring(1));
     }
 
     /** Runs a command in a mount namespace of its own, with a tmpfs of {@value #DISK_SIZE} at {@code mountPoint}. */
