@@ -41,6 +41,25 @@ final class JobLoaders {
 
     /** Instances of the job class loader on the heap of {@code p}, after the full GC that the histogram runs. */
     static long onHeap(SluiceProcess p) throws Exception {
+        return in(histogram(p), p.name());
+    }
+
+    /** Instances of the job class loader in a class histogram of {@link #histogram}. */
+    static long in(String histogram, String process) {
+        Matcher m = LOADER_LINE.matcher(histogram);
+        long loaders = m.find() ? Long.parseLong(m.group(1)) : 0;
+        if (loaders > 0) {
+            // what else of the jobs is still on the heap, for the failure message
+            System.out.println("Heap of " + process + " with " + loaders + " job loader(s):\n" + histogram.lines()
+                    .filter(l -> l.contains("userjob.") || l.contains("io.sluice.examples") || l.contains("io.sluice.taskexecutor.")
+                            || l.contains("io.sluice.jar.") || l.contains("io.sluice.operators.") || l.contains("Thread "))
+                    .collect(Collectors.joining("\n")));
+        }
+        return loaders;
+    }
+
+    /** {@code jcmd GC.class_histogram} of {@code p}: the live objects per class after the full GC it runs first. */
+    static String histogram(SluiceProcess p) throws Exception {
         String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
         // jcmd is a short-lived JVM too: the client compiler and the serial collector start it fastest.
         Process run = new ProcessBuilder(jcmd, "-J-XX:TieredStopAtLevel=1", "-J-XX:+UseSerialGC",
@@ -49,16 +68,7 @@ final class JobLoaders {
         String out = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(run.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(run.exitValue()).as("jcmd GC.class_histogram of " + p.name() + ":\n" + out).isZero();
-        Matcher m = LOADER_LINE.matcher(out);
-        long loaders = m.find() ? Long.parseLong(m.group(1)) : 0;
-        if (loaders > 0) {
-            // what else of the jobs is still on the heap, for the failure message
-            System.out.println("Heap of " + p.name() + " with " + loaders + " job loader(s):\n" + out.lines()
-                    .filter(l -> l.contains("userjob.") || l.contains("io.sluice.examples") || l.contains("io.sluice.taskexecutor.")
-                            || l.contains("io.sluice.jar.") || l.contains("io.sluice.operators.") || l.contains("Thread "))
-                    .collect(Collectors.joining("\n")));
-        }
-        return loaders;
+        return out;
     }
 
     /** The value of gauge {@code name} (the first series) in the {@code /metrics} of {@code restUrl}. */
