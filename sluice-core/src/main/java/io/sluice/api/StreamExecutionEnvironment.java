@@ -125,6 +125,7 @@ public final class StreamExecutionEnvironment {
                 ? configuration.get(StateBackendOptions.BACKEND) : null;
         env.incrementalCheckpoints = configuration.contains(StateBackendOptions.INCREMENTAL)
                 ? configuration.get(StateBackendOptions.INCREMENTAL) : null;
+        env.localRecovery = configuration.get(StateBackendOptions.LOCAL_RECOVERY);
         return env;
     }
 
@@ -212,7 +213,8 @@ public final class StreamExecutionEnvironment {
      * Task-local recovery: each task executor keeps a copy of the state its tasks last
      * checkpointed, and a task restarted on the same executor restores from it without reading
      * checkpoint storage. The copy in checkpoint storage stays the source of truth and is used
-     * whenever the local copy is missing or does not match.
+     * whenever the local copy is missing or does not match. Default: {@code state.backend.local-recovery}
+     * (false).
      */
     public StreamExecutionEnvironment setLocalRecovery(boolean enabled) {
         this.localRecovery = enabled;

@@ -30,4 +30,15 @@ public final class StateBackendOptions {
                     + " snapshots are always full ones in the canonical format, and restore from it; or let the job"
                     + " complete a checkpoint with this set to false. Set on a task manager it is the default of its"
                     + " jobs; set on a job it wins. The heap backend ignores it.");
+
+    public static final ConfigOption<Boolean> LOCAL_RECOVERY = ConfigOptions.key("state.backend.local-recovery")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("Task-local recovery: each task executor keeps a copy of the state its tasks last"
+                    + " checkpointed (RocksDB's files as hard links beside its working directory, the heap's snapshots"
+                    + " in memory), and a task restarted on the same executor restores from it instead of reading"
+                    + " checkpoint storage. The copy in checkpoint storage stays the source of truth: a local copy that"
+                    + " is missing or does not match is read from storage, and one that cannot be kept (a full disk) is"
+                    + " only logged. Set on a job (sluice run -D state.backend.local-recovery=true, or"
+                    + " setLocalRecovery in code, which wins).");
 }

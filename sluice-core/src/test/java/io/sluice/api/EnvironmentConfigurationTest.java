@@ -78,4 +78,16 @@ class EnvironmentConfigurationTest {
         assertThatThrownBy(() -> StreamExecutionEnvironment.create(new Configuration().setString("state.backend", "tape")))
                 .isInstanceOf(IllegalConfigurationException.class).hasMessageContaining("heap, rocksdb");
     }
+
+    @Test
+    void taskLocalRecoveryIsOffByDefaultAndOnWithItsOption() {
+        assertThat(StreamExecutionEnvironment.create().jobConfig().localRecovery()).as("the default").isFalse();
+        StreamExecutionEnvironment on = StreamExecutionEnvironment.create(new Configuration()
+                .setString("state.backend.local-recovery", "true"));
+        assertThat(on.jobConfig().localRecovery()).as("state.backend.local-recovery: true").isTrue();
+        assertThat(on.setLocalRecovery(false).jobConfig().localRecovery()).as("the code's choice wins").isFalse();
+        assertThatThrownBy(() -> StreamExecutionEnvironment.create(new Configuration()
+                .setString("state.backend.local-recovery", "sometimes")))
+                .isInstanceOf(IllegalConfigurationException.class).hasMessageContaining("state.backend.local-recovery");
+    }
 }

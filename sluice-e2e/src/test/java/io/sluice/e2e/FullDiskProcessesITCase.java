@@ -33,9 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
  * is deleted, checkpoints complete again by themselves. Both jobs end with exact counts, and no file is left on the
  * disk: no half-written temporary file of a write the full disk cut off.
  *
- * <p>The second test puts RocksDB's working directory on the small disk instead: its flush fails, the job restarts
- * (twice while the test holds the disk full, each restart's cause in its status) and, once the disk frees, runs on
- * to exact counts.
+ * <p>The second test puts RocksDB's working directory on the small disk instead, with task-local recovery on (its
+ * local copies are beside that directory, on the same disk): its flush fails, the job restarts (twice while the test
+ * holds the disk full, each restart's cause in its status) and, once the disk frees, runs on to exact counts.
  */
 class FullDiskProcessesITCase {
     private static final String DISK_SIZE = "24m";
@@ -148,7 +148,8 @@ class FullDiskProcessesITCase {
                 Path disk = asSeenBy(process, mountPoint);
                 Path output = dir.resolve("counts");
                 String job = cluster.submitExample(url, List.of("--parallelism", "1", "-D", "state.backend=rocksdb",
-                        "-D", "state.backend.incremental=true"), program(output));
+                        "-D", "state.backend.incremental=true", "-D", "state.backend.local-recovery=true"),
+                        program(output));
                 await("two checkpoints").atMost(Duration.ofSeconds(60)).until(() -> Rest.jobStatus(url, job)
                         .filter("RUNNING"::equals).isPresent() && Rest.completedCheckpoints(url, job) >= 2);
 
@@ -166,8 +167,13 @@ class FullDiskProcessesITCase {
                 await(job + " finished").atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
                         .until(() -> Rest.jobStatus(url, job).filter("FINISHED"::equals).isPresent());
                 KeyedCounts.assertExact(output, RECORDS, KEYS);
+                List<String> restores = process.log().lines().filter(l -> l.contains("restored RocksDB's files of"))
+                        .map(l -> l.substring(l.indexOf("restored RocksDB's files of"))).toList();
+                assertThat(restores).as("the restarts' restores, with task-local recovery on the same full disk")
+                        .isNotEmpty();
                 System.out.println("FullDiskProcessesITCase: after the disk freed the job finished with exact counts;"
-                        + " restarts: " + Rest.job(url, job).orElseThrow().path("restarts").path("count"));
+                        + " restarts: " + Rest.job(url, job).orElseThrow().path("restarts").path("count")
+                        + "; restores: " + restores);
             } catch (Throwable t) {
                 throw new AssertionError(t + cluster.diagnostics(), t);
             }
