@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
 import io.sluice.jar.TestJars;
-import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +20,6 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -129,19 +127,8 @@ class ClockStepProcessesITCase {
         Host machine = steppedBy(offset);
         Path jar = TestJars.jar(Files.createDirectories(dir.resolve("jar")), "event-time-windows.jar",
                 "userjob.EventTimeWindowsJob", Map.of("userjob.EventTimeWindowsJob", JOB));
-        try (TestingServer zooKeeper = TestingZooKeeper.start(dir)) {
-            Map<String, String> common = new java.util.LinkedHashMap<>(SluiceCluster.zooKeeperHa(
-                    zooKeeper.getConnectString(), "clock-steps", dir.resolve("ha")));
-            common.put("checkpoints.dir", dir.resolve("checkpoints").toString());
-            common.put("checkpoints.interval", "500 ms");
-            try (SluiceCluster cluster = new SluiceCluster(dir, common)) {
-                try {
-                    run(cluster, machine, offset, jar);
-                } catch (Throwable t) {
-                    throw new AssertionError(t + cluster.diagnostics(), t);
-                }
-            }
-        }
+        SluiceCluster.underZooKeeper(dir, "clock-steps", Map.of("checkpoints.dir", dir.resolve("checkpoints").toString(),
+                "checkpoints.interval", "500 ms"), cluster -> run(cluster, machine, offset, jar));
     }
 
     private void run(SluiceCluster cluster, Host machine, Path offset, Path jar) throws Exception {

@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
-import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileVisitResult;
@@ -17,7 +16,6 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +23,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,18 +57,7 @@ class LongRunningProcessesITCase {
     @Test
     void descriptorsThreadsMemoryClassLoadersAndCheckpointsStayBoundedWhileJobsRunAndShortJobsComeAndGo()
             throws Exception {
-        try (TestingServer zooKeeper = TestingZooKeeper.start(dir)) {
-            Map<String, String> common = new LinkedHashMap<>(SluiceCluster.zooKeeperHa(zooKeeper.getConnectString(),
-                    "long-run", dir.resolve("ha")));
-            common.put("checkpoints.dir", checkpoints().toString());
-            try (SluiceCluster cluster = new SluiceCluster(dir, common)) {
-                try {
-                    run(cluster);
-                } catch (Throwable t) {
-                    throw new AssertionError(t + cluster.diagnostics(), t);
-                }
-            }
-        }
+        SluiceCluster.underZooKeeper(dir, "long-run", Map.of("checkpoints.dir", checkpoints().toString()), this::run);
     }
 
     private void run(SluiceCluster cluster) throws Exception {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.sluice.testing.process.SharedClassArchive;
+import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.curator.test.TestingServer;
 
 /**
  * Starts {@code sluice jobmanager} and {@code sluice taskmanager} processes from the built
@@ -66,6 +68,32 @@ final class SluiceCluster implements AutoCloseable {
         c.put("high-availability.zookeeper.session-timeout", "4 s");
         c.put("high-availability.storage-dir", storageDir.toString());
         return c;
+    }
+
+    /** What a test does with a cluster. */
+    interface ClusterTest {
+        void run(SluiceCluster cluster) throws Exception;
+    }
+
+    /**
+     * Runs {@code test} with a cluster under ZooKeeper HA ({@link #zooKeeperHa}: Curator's server in this JVM, its data
+     * and the HA storage in {@code dir}) whose processes also get {@code settings}; afterwards every process is
+     * SIGKILLed and the server stopped. A failure carries every process's output ({@link #diagnostics}).
+     */
+    static void underZooKeeper(Path dir, String clusterId, Map<String, String> settings, ClusterTest test)
+            throws Exception {
+        try (TestingServer zooKeeper = TestingZooKeeper.start(dir)) {
+            Map<String, String> common = new java.util.LinkedHashMap<>(zooKeeperHa(zooKeeper.getConnectString(),
+                    clusterId, dir.resolve("ha-storage")));
+            common.putAll(settings);
+            try (SluiceCluster cluster = new SluiceCluster(dir, common)) {
+                try {
+                    test.run(cluster);
+                } catch (Throwable t) {
+                    throw new AssertionError(t + cluster.diagnostics(), t);
+                }
+            }
+        }
     }
 
     /** @param common the {@code -D} entries every process gets (HA, storage, timeouts) */

@@ -7,7 +7,6 @@ import io.sluice.e2e.SluiceCluster.CommandResult;
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
 import io.sluice.jar.TestJars;
-import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -20,7 +19,6 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -130,20 +128,8 @@ class SpilledSnapshotProcessesITCase {
 
     @Test
     void aSpilledHeapSnapshotLargerThan64MiBIsRestoredExactlyByAnotherTaskManagerAfterASigkill() throws Exception {
-        try (TestingServer zooKeeper = TestingZooKeeper.start(dir)) {
-            Map<String, String> common = new java.util.LinkedHashMap<>(SluiceCluster.zooKeeperHa(
-                    zooKeeper.getConnectString(), "spilled-snapshot", dir.resolve("ha-storage")));
-            common.put("checkpoints.dir", dir.resolve("checkpoints").toString());
-            common.put("checkpoints.interval", "1 s");
-            common.put("state.backend", "heap");
-            try (SluiceCluster cluster = new SluiceCluster(dir, common)) {
-                try {
-                    run(cluster);
-                } catch (Throwable t) {
-                    throw new AssertionError(t + cluster.diagnostics(), t);
-                }
-            }
-        }
+        SluiceCluster.underZooKeeper(dir, "spilled-snapshot", Map.of("checkpoints.dir",
+                dir.resolve("checkpoints").toString(), "checkpoints.interval", "1 s", "state.backend", "heap"), this::run);
     }
 
     private void run(SluiceCluster cluster) throws Exception {

@@ -5,13 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.sluice.e2e.SluiceCluster.Host;
 import io.sluice.e2e.SluiceCluster.SluiceProcess;
-import io.sluice.testing.zookeeper.TestingZooKeeper;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,19 +32,8 @@ class TaskManagerSigkillITCase {
 
     @Test
     void aSigkilledBusyTaskManagerIsDeclaredLostWellBeforeTheHeartbeatTimeoutAndTheCountsStayExact() throws Exception {
-        try (TestingServer zooKeeper = TestingZooKeeper.start(dir)) {
-            Map<String, String> common = new java.util.LinkedHashMap<>(SluiceCluster.zooKeeperHa(
-                    zooKeeper.getConnectString(), "tm-sigkill", dir.resolve("ha-storage")));
-            common.put("checkpoints.dir", dir.resolve("checkpoints").toString());
-            common.put("checkpoints.interval", "300 ms");
-            try (SluiceCluster cluster = new SluiceCluster(dir, common)) {
-                try {
-                    run(cluster);
-                } catch (Throwable t) {
-                    throw new AssertionError(t + cluster.diagnostics(), t);
-                }
-            }
-        }
+        SluiceCluster.underZooKeeper(dir, "tm-sigkill", Map.of("checkpoints.dir", dir.resolve("checkpoints").toString(),
+                "checkpoints.interval", "300 ms"), this::run);
     }
 
     private void run(SluiceCluster cluster) throws Exception {
