@@ -81,6 +81,15 @@ class SluiceClusterCliITCase {
         return all;
     }
 
+    /** The ids of the jars the cluster stores ({@code sluice jars --output json}). */
+    private static List<String> storedJars(String url) throws IOException {
+        Result r = cli("jars", "--cluster", url, "--output", "json");
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(ExitCodes.OK);
+        List<String> ids = new ArrayList<>();
+        r.json().path("jars").forEach(j -> ids.add(j.path("id").asText()));
+        return ids;
+    }
+
     private static long max(Map<String, List<Long>> counts) {
         return counts.values().stream().flatMap(List::stream).mapToLong(Long::longValue).max().orElse(0);
     }
@@ -122,6 +131,17 @@ class SluiceClusterCliITCase {
                 "--", "--records", "0", "--keys", Integer.toString(KEYS), "--rate", "200", "--output", output.toString());
         assertThat(detached.exitCode()).as(detached.err()).isEqualTo(ExitCodes.OK);
         String jobId = detached.json().path("jobId").asText();
+
+        // Five runs of the same bytes: the cluster stores one copy of the jar, not one per run.
+        assertThat(storedJars(url)).as("jars stored after five runs of one jar").hasSize(1);
+        Path other = dir.resolve("other.jar");
+        try (java.util.jar.JarOutputStream jar = new java.util.jar.JarOutputStream(Files.newOutputStream(other))) {
+            jar.putNextEntry(new java.util.jar.JarEntry("note.txt"));
+            jar.write("not the examples".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        Result otherRun = cli("run", other.toString(), "--cluster", url, "--class", "no.such.Main");
+        assertThat(otherRun.exitCode()).as(otherRun.err()).isEqualTo(ExitCodes.JOB_FAILED);
+        assertThat(storedJars(url)).as("a jar of other bytes is uploaded").hasSize(2);
 
         Result list = cli("list", "--cluster", url);
         assertThat(list.exitCode()).isEqualTo(ExitCodes.OK);

@@ -37,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * default, some 900 checkpoints of the two jobs; the processes-soak profile runs an hour) and takes them again.
  * Nothing may grow with the run's length: each figure stays within a fixed margin of its warm value, the running
  * jobs keep at most {@code checkpoints.retained} (3) completed checkpoints plus those in flight, and nothing of the
- * ended jobs stays, neither their class loaders nor their checkpoints.
+ * ended jobs stays, neither their class loaders nor their checkpoints; the job manager's jar directory holds one
+ * copy of the jar that every run submitted ({@code sluice run} reuses a stored jar of the same bytes).
  *
  * <p>The default run catches what grows with every checkpoint or every job (a descriptor, a thread, a directory, a
  * class loader); a slow leak of bytes needs the hour of the soak profile.
@@ -126,6 +127,8 @@ class LongRunningProcessesITCase {
         }
         assertThat(end[0].sharedFiles).as("shared files of the RocksDB job")
                 .isLessThanOrEqualTo(Math.max(2 * warm.sharedFiles, warm.sharedFiles + 40));
+        assertThat(end[0].storedJars).as("jars in the job manager's jar directory: every run was of one jar")
+                .isEqualTo(1);
         assertThat(end[0].rocksDbFiles).as("files in RocksDB's working directory (with the local-recovery copies)")
                 .isLessThanOrEqualTo(Math.max(2 * warm.rocksDbFiles, warm.rocksDbFiles + 60));
     }
@@ -149,7 +152,7 @@ class LongRunningProcessesITCase {
 
     /** What the two processes hold, and what lies in storage and in RocksDB's directory, at one moment. */
     private record Snapshot(Usage jobManager, Usage taskManager, List<Long> checkpointDirs, long sharedFiles,
-                            long rocksDbFiles) {
+                            long rocksDbFiles, long storedJars) {
         static Snapshot take(SluiceProcess jobManager, SluiceProcess taskManager, List<String> running,
                 LongRunningProcessesITCase test) throws Exception {
             List<Long> checkpointDirs = new ArrayList<>();
@@ -158,9 +161,13 @@ class LongRunningProcessesITCase {
                     checkpointDirs.add(entries.filter(p -> p.getFileName().toString().startsWith("chk-")).count());
                 }
             }
+            long storedJars;
+            try (Stream<Path> jars = Files.list(jobManager.dir().resolve("sluice-data/jars"))) {
+                storedJars = jars.filter(p -> p.getFileName().toString().endsWith(".jar")).count();
+            }
             return new Snapshot(Usage.of(jobManager), Usage.of(taskManager), checkpointDirs,
                     filesUnder(test.checkpoints().resolve(running.get(0)).resolve("shared")),
-                    filesUnder(test.rocksDbDir()));
+                    filesUnder(test.rocksDbDir()), storedJars);
         }
 
         /** Regular files under {@code root}, which processes change meanwhile (a file or directory gone is skipped). */

@@ -16,13 +16,18 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code sluice run <jar>}: uploads the jar, runs its program on the cluster, and (unless detached) follows the job. */
+/**
+ * {@code sluice run <jar>}: uploads the jar (or reuses the cluster's copy of the same bytes, {@link JarUploads}), runs its
+ * program on the cluster, and (unless detached) follows the job.
+ */
 @Command(name = "run",
         mixinStandardHelpOptions = true,
         sortOptions = false,
         description = {
             "Uploads a job jar to the cluster and runs it: the entry class's main(String[]) builds the job through"
-                + " StreamExecutionEnvironment and calls execute(name). Arguments after '--' go to main.",
+                + " StreamExecutionEnvironment and calls execute(name). Arguments after '--' go to main. A jar whose"
+                + " bytes the cluster stores already (an earlier run of it, 'sluice jars') is run from that copy"
+                + " instead of being uploaded again.",
             "Attached (the default) it prints a progress line whenever the job's status changes, and exits with the"
                 + " job's outcome; --detached returns as soon as the job is accepted."},
         exitCodeListHeading = "%nExit codes:%n",
@@ -94,27 +99,28 @@ public final class RunCommand extends ClientCommand {
             throw new ClientException(ExitCodes.NOT_FOUND, "There is no jar file " + jar.toAbsolutePath()
                     + "; build it first (mvn package builds sluice-examples/target/sluice-examples.jar) or check the path");
         }
-        JsonNode uploaded = client.uploadJar(jar);
-        String jarId = uploaded.path("id").asText();
+        // The same bytes stored already (an earlier run of this jar): run that copy instead of storing another.
+        java.util.Optional<String> stored = JarUploads.findSame(client, jar);
+        String jarId = stored.isPresent() ? stored.get() : client.uploadJar(jar).path("id").asText();
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("entryClass", entryClass);
         body.put("parallelism", parallelism);
         body.put("args", args);
         body.put("config", config);
-        JobId jobId;
-        String acceptedBy;
-        boolean forwarded;
+        JsonNode answer;
         try {
-            com.fasterxml.jackson.databind.JsonNode answer = client.postJson("v1/jars/" + jarId + "/run", body);
-            jobId = JobId.of(answer.path("jobId").asText());
-            acceptedBy = answer.path("acceptedBy").isTextual() ? answer.path("acceptedBy").asText() : null;
-            forwarded = answer.path("forwarded").asBoolean();
+            answer = runJar(client, jarId, body);
         } catch (ClientException e) {
-            if (e.exitCode() == ExitCodes.REFUSED) {
-                throw new ClientException(ExitCodes.JOB_FAILED, "The cluster did not run the job: " + e.getMessage());
+            if (stored.isEmpty() || e.exitCode() != ExitCodes.NOT_FOUND) {
+                throw e;
             }
-            throw e;
+            // The stored copy went meanwhile (sluice jars delete, rest.jars.delete-with-last-job): upload it after all.
+            jarId = client.uploadJar(jar).path("id").asText();
+            answer = runJar(client, jarId, body);
         }
+        JobId jobId = JobId.of(answer.path("jobId").asText());
+        String acceptedBy = answer.path("acceptedBy").isTextual() ? answer.path("acceptedBy").asText() : null;
+        boolean forwarded = answer.path("forwarded").asBoolean();
         if (detached) {
             if (options.json()) {
                 Map<String, Object> submitted = new LinkedHashMap<>(Map.of("jobId", jobId.toString(), "jarId", jarId));
@@ -142,5 +148,17 @@ public final class RunCommand extends ClientCommand {
             out.println(code == ExitCodes.OK ? "Job " + jobId + " finished." : "Job " + jobId + " did not finish.");
         }
         return code;
+    }
+
+    /** {@code POST /v1/jars/{jarId}/run}; a refusal (the program threw, a bad configuration) is the job's failure. */
+    private static JsonNode runJar(RestClient client, String jarId, Map<String, Object> body) throws ClientException {
+        try {
+            return client.postJson("v1/jars/" + jarId + "/run", body);
+        } catch (ClientException e) {
+            if (e.exitCode() == ExitCodes.REFUSED) {
+                throw new ClientException(ExitCodes.JOB_FAILED, "The cluster did not run the job: " + e.getMessage());
+            }
+            throw e;
+        }
     }
 }
