@@ -74,7 +74,7 @@ class CompatFixtureWriter {
             Files.createDirectories(target);
             String heapCheckpoint = copyLatestCheckpoint(checkpoints, heap, target.resolve("checkpoint-heap"));
             String rocksCheckpoint = copyLatestCheckpoint(checkpoints, rocks, target.resolve("checkpoint-rocksdb"));
-            UpgradeCompatibilityITCase.copyTree(savepointDir, target.resolve("savepoint-rocksdb"));
+            TestFiles.copyTree(savepointDir, target.resolve("savepoint-rocksdb"));
             Properties p = new Properties();
             p.setProperty("records", Long.toString(RECORDS));
             p.setProperty("keys", Integer.toString(KEYS));
@@ -100,9 +100,9 @@ class CompatFixtureWriter {
                     .max(java.util.Comparator.comparingLong(c -> Long.parseLong(c.getFileName().toString().substring(4))))
                     .orElseThrow(() -> new AssertionError("no completed checkpoint of " + job + " in " + jobDir));
         }
-        UpgradeCompatibilityITCase.copyTree(latest, target.resolve(job).resolve(latest.getFileName().toString()));
+        TestFiles.copyTree(latest, target.resolve(job).resolve(latest.getFileName().toString()));
         if (Files.isDirectory(jobDir.resolve("shared"))) {
-            UpgradeCompatibilityITCase.copyTree(jobDir.resolve("shared"), target.resolve(job).resolve("shared"));
+            TestFiles.copyTree(jobDir.resolve("shared"), target.resolve(job).resolve("shared"));
         }
         return job + "/" + latest.getFileName();
     }

@@ -584,18 +584,7 @@ class SavepointProcessesITCase {
     }
 
     private static Path copy(Path from, Path to) throws IOException {
-        Files.createDirectories(to);
-        try (Stream<Path> files = Files.walk(from)) {
-            for (Path f : files.toList()) {
-                Path target = to.resolve(from.relativize(f).toString());
-                if (Files.isDirectory(f)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(f, target);
-                }
-            }
-        }
-        return to;
+        return TestFiles.copyTree(from, to);
     }
 
     /** {@code body}'s result; a failure carries every process's output and log. */

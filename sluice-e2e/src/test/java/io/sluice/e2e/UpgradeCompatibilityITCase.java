@@ -49,7 +49,7 @@ class UpgradeCompatibilityITCase {
     private void restoreAll(Path fixture) throws Exception {
         String version = fixture.getFileName().toString();
         Path copy = dir.resolve("fixture-" + version);
-        copyTree(fixture, copy);
+        TestFiles.copyTree(fixture, copy);
         Properties p = new Properties();
         try (Reader in = Files.newBufferedReader(copy.resolve("fixture.properties"))) {
             p.load(in);
@@ -105,16 +105,4 @@ class UpgradeCompatibilityITCase {
         }
     }
 
-    static void copyTree(Path from, Path to) throws IOException {
-        try (Stream<Path> all = Files.walk(from)) {
-            for (Path p : all.toList()) {
-                Path target = to.resolve(from.relativize(p).toString());
-                if (Files.isDirectory(p)) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.copy(p, target);
-                }
-            }
-        }
-    }
 }
