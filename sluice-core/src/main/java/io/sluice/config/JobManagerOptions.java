@@ -41,4 +41,30 @@ public final class JobManagerOptions {
                     + " 'queued for recovery: N jobs ahead'. Keeps an object store from throttling (S3 limits"
                     + " requests per prefix) and a file system from stalling; the time until all jobs run is about"
                     + " the same, as the reads are the work.");
+
+    /** Default of {@link #ENDED_JOBS_RETENTION}: one day. */
+    public static final java.time.Duration DEFAULT_ENDED_JOBS_RETENTION = java.time.Duration.ofDays(1);
+
+    public static final ConfigOption<java.time.Duration> ENDED_JOBS_RETENTION =
+            ConfigOptions.key("jobmanager.ended-jobs.retention")
+            .durationType()
+            .defaultValue(DEFAULT_ENDED_JOBS_RETENTION)
+            .withConstraint(d -> !d.isNegative() && !d.isZero(), "positive")
+            .withDescription("How long the leading job manager remembers an ended job after its end: its status,"
+                    + " details and checkpoint statistics in memory (REST, the CLI, the dashboard) and its result in"
+                    + " the HA services, which a new leader reads. Then it forgets the job: the result is removed and"
+                    + " the job is unknown (404). A job that still has retained checkpoints in storage"
+                    + " (checkpoints.ended-job-retention) or that a running job was started from is not forgotten"
+                    + " until they are gone. The default, a day, answers 'what happened overnight' while a cluster"
+                    + " that runs many short jobs stays bounded (jobmanager.ended-jobs.max-count bounds it too).");
+
+    public static final ConfigOption<Integer> ENDED_JOBS_MAX_COUNT = ConfigOptions.key("jobmanager.ended-jobs.max-count")
+            .intType()
+            .defaultValue(1000)
+            .withConstraint(n -> n >= 1, "at least 1")
+            .withDescription("At most this many ended jobs are remembered (see jobmanager.ended-jobs.retention):"
+                    + " beyond it the leading job manager forgets the ones that ended first, before their retention,"
+                    + " when a job ends and at every sweep. Jobs that still have retained checkpoints are never"
+                    + " forgotten for the count, so more may be remembered while their checkpoints are kept. Each"
+                    + " ended job takes about 1-4 KB of the job manager's heap and one result in the HA services.");
 }

@@ -51,6 +51,8 @@ class LongRunningProcessesITCase {
     /** A row of {@code jcmd GC.class_histogram}: {@code num: instances bytes class}. */
     private static final Pattern HISTOGRAM_ROW = Pattern.compile("(?m)^\\s*\\d+:\\s+\\d+\\s+(\\d+)\\s+(\\S+)");
     private static final int RETAINED = 3;
+    /** {@code jobmanager.ended-jobs.max-count} of this cluster: the short jobs outnumber it. */
+    private static final int MAX_ENDED_JOBS = 10;
 
     @TempDir
     Path dir;
@@ -62,7 +64,8 @@ class LongRunningProcessesITCase {
     }
 
     private void run(SluiceCluster cluster) throws Exception {
-        SluiceProcess jobManager = cluster.launchJobManager(Host.MACHINE, Map.of());
+        Map<String, String> jobManagerSettings = Map.of("jobmanager.ended-jobs.max-count", String.valueOf(MAX_ENDED_JOBS));
+        SluiceProcess jobManager = cluster.launchJobManager(Host.MACHINE, jobManagerSettings);
         SluiceProcess taskManager = cluster.startTaskManager(Host.MACHINE, 3, Map.of(
                 "state.backend.rocksdb.local-dir", rocksDbDir().toString()));
         String url = cluster.awaitServing(jobManager).restUrl();
@@ -131,6 +134,39 @@ class LongRunningProcessesITCase {
                 .isEqualTo(1);
         assertThat(end[0].rocksDbFiles).as("files in RocksDB's working directory (with the local-recovery copies)")
                 .isLessThanOrEqualTo(Math.max(2 * warm.rocksDbFiles, warm.rocksDbFiles + 60));
+
+        // The ended jobs the job manager remembers are bounded (jobmanager.ended-jobs.max-count): the ones that ended
+        // first are forgotten, in memory and in ZooKeeper, so a new job manager reads no more of them.
+        assertThat(ended.size()).as("short jobs run, more than the job manager remembers").isGreaterThan(MAX_ENDED_JOBS);
+        await("the job manager forgets the ended jobs beyond the count").atMost(TIMEOUT).untilAsserted(() ->
+                assertThat(endedJobsListed(url)).as("ended jobs listed by the job manager").hasSize(MAX_ENDED_JOBS)
+                        .containsAll(ended.subList(ended.size() - MAX_ENDED_JOBS, ended.size())));
+        Rest.Answer first = Rest.get(url, "/v1/jobs/" + ended.get(0)).orElseThrow();
+        assertThat(first.status()).as("the first short job, forgotten: " + first.body()).isEqualTo(404);
+        assertThat(first.body().toString()).contains("jobmanager.ended-jobs.max-count");
+
+        jobManager.kill();
+        String newUrl = cluster.awaitServing(cluster.launchJobManager(Host.MACHINE, jobManagerSettings)).restUrl();
+        await("a new job manager leads and runs the two jobs again").atMost(TIMEOUT).untilAsserted(() -> {
+            assertThat(Rest.isLeader(newUrl)).isTrue();
+            for (String job : running) {
+                assertThat(Rest.jobStatus(newUrl, job)).as(job).contains("RUNNING");
+            }
+        });
+        List<String> readBack = endedJobsListed(newUrl);
+        System.out.println("LongRunningProcessesITCase: of " + ended.size() + " short jobs, the new job manager read back "
+                + readBack.size() + " results from ZooKeeper");
+        assertThat(readBack).as("ended jobs the new job manager read back from ZooKeeper").hasSize(MAX_ENDED_JOBS)
+                .containsAll(ended.subList(ended.size() - MAX_ENDED_JOBS, ended.size()));
+    }
+
+    /** The ids of the ended (FINISHED) jobs that {@code url} lists. */
+    private static List<String> endedJobsListed(String url) {
+        List<String> ids = new ArrayList<>();
+        for (var j : Rest.get(url, "/v1/jobs?status=FINISHED").orElseThrow().body().path("jobs")) {
+            ids.add(j.path("id").asText());
+        }
+        return ids;
     }
 
     /** Runs a short bounded job of the example jar (1 s of input, checkpoints every 200 ms) to its end; its id. */

@@ -87,10 +87,10 @@ public final class Dispatcher implements DispatcherGateway {
     public Dispatcher(JobManagerServices services, MainThreadExecutor mainThread, EndedJobRetention retention,
                       Function<JobId, MainThreadExecutor> runnerThreads) {
         this.core = new DispatcherCore(services, mainThread);
-        this.runners = new JobRunners(core, runnerThreads);
         this.janitor = new EndedJobJanitor(retention, new EndedJobCleanup(services.ha(), services.checkpointStorages()),
                 mainThread, services.ioExecutor(), services.clock(), services.recoveryBackoff(), services.random(),
                 new JanitorContext());
+        this.runners = new JobRunners(core, runnerThreads, janitor::jobEnded);
         this.recovery = new StoredJobRecovery(core, runners, (session, stored) ->
                 janitor.leading(session, stored.ids(), stored.results()));
         this.submission = new JobSubmission(core, runners);
@@ -127,6 +127,14 @@ public final class Dispatcher implements DispatcherGateway {
         @Override
         public boolean inUse(JobId jobId) {
             return runsOrStartedFrom(jobId);
+        }
+
+        @Override
+        public void forgotten(JobResult result) {
+            JobRecord record = core.jobs.get(result.jobId());
+            if (record != null && record.execution() instanceof JobExecution.Ended) {
+                core.jobs.enter(record, null);
+            }
         }
     }
 

@@ -17,7 +17,8 @@ import java.util.UUID;
  * services, and, when asked, its retained checkpoints — HA pointers and id counter first (a pointer to
  * deleted files would fail a later {@code latest:<jobId>}), then every file under
  * {@code <location>/<jobId>/}, each retained checkpoint also by name (its id from the HA pointers or a
- * listing) — and finally records in the job's result that nothing is left.
+ * listing) — and finally records in the job's result that nothing is left. Once nothing is left and the job
+ * is to be forgotten ({@code jobmanager.ended-jobs.retention}), {@link #forget} removes that result.
  * Each HA write runs inside the dispatcher leadership's {@link LeaderElection#runIfLeader}, so a
  * deposed leader writes nothing. Every step is idempotent: a clean-up interrupted by a crash or a
  * storage error is simply run again.
@@ -85,6 +86,24 @@ final class EndedJobCleanup {
             election.runIfLeader(session, () -> ha.jobResultStore().putResult(updated));
         }
         return new Outcome(updated, new io.sluice.protocol.CheckpointsDeletion(id, location, deleted), graphStored);
+    }
+
+    /**
+     * Forgets the ended job {@code result} in the HA services: its jar and graph (already gone unless a clean-up
+     * was interrupted), then its result, in that order, so that a graph is never left without the result that
+     * keeps it from running again. Only for a job with nothing left in storage ({@link JobResult#mayHaveCheckpoints()}
+     * false). Idempotent.
+     */
+    void forget(JobResult result, LeaderElection election, UUID session) throws Exception {
+        JobId id = result.jobId();
+        MainThreads.checkNotMainThread("forgetting the ended job " + id);
+        if (result.mayHaveCheckpoints()) {
+            throw new IllegalStateException("Job " + id + " may still have checkpoints in " + result.checkpointsLocation()
+                    + "; it is forgotten only once they are deleted");
+        }
+        election.runIfLeader(session, () -> ha.jobJarStore().removeJobJar(id));
+        election.runIfLeader(session, () -> ha.jobGraphStore().removeJobGraph(id));
+        election.runIfLeader(session, () -> ha.jobResultStore().removeResult(id));
     }
 
     /** Ids of the checkpoints the HA services retain for the job (their pointers' metadata paths). */

@@ -9,8 +9,11 @@ import io.sluice.protocol.CheckpointsDeletion;
 import io.sluice.rpc.MainThreadExecutor;
 import io.sluice.util.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -32,6 +35,12 @@ import org.slf4j.LoggerFactory;
  *       running job was started from ({@code checkpoints.restore-from} names the job): they are kept
  *       until that job no longer runs.</li>
  *   <li><b>On request</b> ({@link #deleteNow}) it deletes one ended job's checkpoints at once.</li>
+ *   <li><b>Forgetting</b>: at every sweep, and when a job ends with more than
+ *       {@code jobmanager.ended-jobs.max-count} ended jobs remembered, it forgets the ended jobs older than
+ *       {@code jobmanager.ended-jobs.retention} and, beyond the count, those that ended first: their jar,
+ *       graph and result are removed from the HA services ({@link EndedJobCleanup#forget}), then their
+ *       record from memory. A job with checkpoints left in storage, or one in use, is not forgotten (its
+ *       checkpoints' expiry comes first), so what an ended job leaves is bounded in time and count.</li>
  * </ul>
  * The work itself is {@link EndedJobCleanup}'s, on the I/O executor; only ended jobs are ever
  * touched: a job with a runner is never looked at, and the Dispatcher refuses requests for it.
@@ -58,6 +67,9 @@ final class EndedJobJanitor {
 
         /** Whether {@code jobId} runs here, or a job that runs here was started from its checkpoints. */
         boolean inUse(JobId jobId);
+
+        /** The ended job was forgotten in the HA services: forget its record too. */
+        void forgotten(JobResult result);
     }
 
     private final EndedJobRetention retention;
@@ -70,6 +82,10 @@ final class EndedJobJanitor {
     private final Context context;
     /** Jobs whose clean-up runs on the I/O executor now. */
     private final Set<JobId> inFlight = new HashSet<>();
+    /** Jobs being forgotten on the I/O executor now. */
+    private final Set<JobId> forgetting = new HashSet<>();
+    /** The session of {@link #leading}, until {@link #notLeading}; null otherwise. */
+    private UUID session;
     /** The next sweep, or null while not leading. */
     private MainThreadExecutor.ScheduledTask nextSweep;
 
@@ -102,12 +118,23 @@ final class EndedJobJanitor {
                 run(session, r, graph, checkpoints, 1);
             }
         }
+        this.session = session;
         sweep(session); // checkpoints that expired while no job manager led go now, not one interval later
+    }
+
+    /** A job ended here (or its result was read back): more ended jobs than the count are forgotten now. */
+    void jobEnded() {
+        mainThread.assertRunningInMainThread();
+        if (session != null && session.equals(context.leaderSession())
+                && context.endedJobs().size() - forgetting.size() > retention.maxEndedJobs()) {
+            forgetOld(session, clock.currentTimeMillis());
+        }
     }
 
     /** Leadership ended: no sweep any more; clean-ups in flight finish, but are not retried. */
     void notLeading() {
         mainThread.assertRunningInMainThread();
+        session = null;
         if (nextSweep != null) {
             nextSweep.cancel();
             nextSweep = null;
@@ -139,7 +166,7 @@ final class EndedJobJanitor {
     }
 
     private void scheduleSweep(UUID session) {
-        if (!retention.expires() || !session.equals(context.leaderSession())) {
+        if (!session.equals(context.leaderSession())) {
             return;
         }
         if (nextSweep != null) {
@@ -168,7 +195,64 @@ final class EndedJobJanitor {
                 run(session, r, false, true, 0);
             }
         }
+        forgetOld(session, now);
         scheduleSweep(session);
+    }
+
+    /**
+     * Forgets the ended jobs older than the retention and, while more than the count are remembered, those that
+     * ended first; never one with checkpoints left, whose clean-up runs, or that is in use.
+     */
+    private void forgetOld(UUID session, long now) {
+        List<JobResult> ended = new ArrayList<>(context.endedJobs());
+        ended.sort(Comparator.comparingLong(JobResult::endTimestampMillis));
+        int excess = ended.size() - forgetting.size() - retention.maxEndedJobs();
+        int expired = 0;
+        int beyondCount = 0;
+        for (JobResult r : ended) {
+            JobId id = r.jobId();
+            boolean old = retention.jobExpired(r, now);
+            if ((!old && excess <= 0) || forgetting.contains(id) || r.mayHaveCheckpoints() || inFlight.contains(id)
+                    || context.inUse(id)) {
+                continue;
+            }
+            if (old) {
+                expired++;
+            } else {
+                beyondCount++;
+            }
+            excess--;
+            forget(session, r);
+        }
+        if (expired + beyondCount > 0) {
+            LOG.info("Forgetting {} ended job(s): {} ended more than {} ago (jobmanager.ended-jobs.retention), {} beyond"
+                    + " the {} most recent (jobmanager.ended-jobs.max-count)", expired + beyondCount, expired,
+                    retention.jobRetention(), beyondCount, retention.maxEndedJobs());
+        }
+    }
+
+    /** Removes the job's result (and graph and jar, if left) in the HA services, then its record; no retry. */
+    private void forget(UUID session, JobResult result) {
+        JobId id = result.jobId();
+        forgetting.add(id);
+        LeaderElection election = context.dispatcherElection();
+        CompletableFuture.runAsync(() -> {
+            try {
+                cleanup.forget(result, election, session);
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        }, ioExecutor).whenCompleteAsync((ignored, error) -> {
+            forgetting.remove(id);
+            if (error != null) {
+                LOG.warn("Could not forget the ended job {}: {}; the next sweep tries again", id,
+                        JobResult.describe(Futures.unwrap(error)));
+                return;
+            }
+            LOG.debug("Forgot the ended job {} ({}, ended at {})", id, result.status(),
+                    java.time.Instant.ofEpochMilli(result.endTimestampMillis()));
+            context.forgotten(result);
+        }, mainThread);
     }
 
     /**

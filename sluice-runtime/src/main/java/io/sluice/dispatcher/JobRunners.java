@@ -29,10 +29,13 @@ final class JobRunners {
 
     private final DispatcherCore core;
     private final Function<JobId, MainThreadExecutor> runnerThreads;
+    /** Told after every job recorded as ended (the janitor bounds how many are remembered). Main thread. */
+    private final Runnable jobEnded;
 
-    JobRunners(DispatcherCore core, Function<JobId, MainThreadExecutor> runnerThreads) {
+    JobRunners(DispatcherCore core, Function<JobId, MainThreadExecutor> runnerThreads, Runnable jobEnded) {
         this.core = core;
         this.runnerThreads = runnerThreads;
+        this.jobEnded = jobEnded;
     }
 
     /** Starts the runner of {@code graph} (the job's place in the recovery order: {@code ticket}). */
@@ -86,6 +89,7 @@ final class JobRunners {
     void recordEnded(JobRecord record, JobResult result, JobDetails details) {
         core.jobs.enter(record, new JobExecution.Ended(result, details));
         record.answerResult(result);
+        jobEnded.run();
     }
 
     /**

@@ -66,6 +66,10 @@ class EndedJobRetentionTest {
     }
 
     private void startLeading(Duration retention) {
+        startLeading(new EndedJobRetention(retention));
+    }
+
+    private void startLeading(EndedJobRetention retention) {
         JobManagerServices services = new JobManagerServices(ha, storages, new SlotPool(List.of(taskExecutor)),
                 (jobId, deployment) -> { }, io, clock, new Random(1), BACKOFF, CONTENDER,
                 RecoveryBackoff.UNUSABLE_CHECKPOINTS, name -> {
@@ -73,7 +77,7 @@ class EndedJobRetentionTest {
                     jobMasterThreads.add(t);
                     return t;
                 });
-        dispatcher = new Dispatcher(services, main, new EndedJobRetention(retention));
+        dispatcher = new Dispatcher(services, main, retention);
         dispatcher.start();
         runAll();
         ha.setDispatcherLeader(CONTENDER);
@@ -236,6 +240,86 @@ class EndedJobRetentionTest {
         JobResult stored = ha.storedResults().get(job.jobId());
         assertThat(stored.checkpointsLocation()).isEqualTo(root.toString());
         assertThat(stored.deleteCheckpoints()).isFalse();
+    }
+
+    @Test
+    void theDefaultsRememberEndedJobsForADayAndAThousandOfThem() {
+        EndedJobRetention defaults = EndedJobRetention.from(new io.sluice.config.Configuration());
+        assertThat(defaults).isEqualTo(EndedJobRetention.defaults());
+        assertThat(defaults.jobRetention()).isEqualTo(Duration.ofDays(1));
+        assertThat(defaults.maxEndedJobs()).isEqualTo(1000);
+        assertThat(defaults.checkpointRetention()).isEqualTo(Duration.ofDays(7));
+    }
+
+    @Test
+    void anEndedJobIsForgottenInMemoryAndInTheHaServicesOnceItsRetentionHasPassed() throws Exception {
+        JobId finished = JobId.generate();
+        ha.jobResultStore().putResult(new JobResult(finished, "ended", JobStatus.FINISHED, clock.currentTimeMillis(),
+                null, null));
+        startLeading(new EndedJobRetention(RETENTION, Duration.ofHours(2), 1000));
+
+        advance(Duration.ofMinutes(115));
+        assertThat(status(finished)).as("remembered within its retention").isEqualTo(JobStatus.FINISHED);
+        assertThat(ha.storedResults()).containsKey(finished);
+
+        advance(Duration.ofMinutes(11)); // past the retention and one sweep (every 10 minutes) later
+        assertThat(ha.storedResults()).as("its result is removed").doesNotContainKey(finished);
+        CompletableFuture<?> details = dispatcher.requestJobDetails(finished);
+        runAll();
+        assertThat(causeOf(details)).isInstanceOf(UnknownJobException.class)
+                .hasMessageContaining("jobmanager.ended-jobs.retention");
+        assertThat(dispatcher.listJobs().join()).as("not listed any more").isEmpty();
+    }
+
+    @Test
+    void anEndedJobWithRetainedCheckpointsIsForgottenOnlyOnceTheyAreDeleted() throws Exception {
+        JobId failed = JobId.generate();
+        writeCheckpoints(failed, 1);
+        ha.jobResultStore().putResult(result(failed, JobStatus.FAILED, false));
+        startLeading(new EndedJobRetention(Duration.ofHours(3), Duration.ofHours(1), 1000));
+
+        advance(Duration.ofMinutes(175));
+        assertThat(status(failed)).as("its checkpoints are kept, so is the job").isEqualTo(JobStatus.FAILED);
+        assertThat(filesOf(failed)).hasSize(2);
+
+        advance(Duration.ofMinutes(11)); // the checkpoints expire and are deleted
+        assertThat(filesOf(failed)).isEmpty();
+        advance(Duration.ofMinutes(10)); // the next sweep forgets the job
+        assertThat(ha.storedResults()).doesNotContainKey(failed);
+        CompletableFuture<?> details = dispatcher.requestJobDetails(failed);
+        runAll();
+        assertThat(causeOf(details)).isInstanceOf(UnknownJobException.class);
+    }
+
+    @Test
+    void beyondTheMaximumCountTheJobsThatEndedFirstAreForgottenAsSoonAsAnotherEnds() throws Exception {
+        JobId withCheckpoints = JobId.generate(); // ended first, but its checkpoints are kept: never forgotten for the count
+        writeCheckpoints(withCheckpoints, 1);
+        ha.jobResultStore().putResult(result(withCheckpoints, JobStatus.FAILED, false));
+        List<JobId> finished = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            clock.advance(Duration.ofSeconds(1));
+            JobId id = JobId.generate();
+            finished.add(id);
+            ha.jobResultStore().putResult(new JobResult(id, "ended", JobStatus.FINISHED, clock.currentTimeMillis(),
+                    null, null));
+        }
+        startLeading(new EndedJobRetention(RETENTION, Duration.ofDays(1), 3));
+        assertThat(ha.storedResults()).as("four ended jobs, one beyond the count: the oldest without checkpoints goes")
+                .containsKeys(withCheckpoints, finished.get(1), finished.get(2)).doesNotContainKey(finished.get(0));
+
+        JobGraph job = graph(false, null); // ends CANCELED, its checkpoints deleted
+        dispatcher.submitJob(job);
+        runAll();
+        ha.jobElection(job.jobId(), CONTENDER).grant();
+        main.triggerAll();
+        dispatcher.cancelJob(job.jobId());
+        runAll();
+
+        assertThat(status(job.jobId())).isEqualTo(JobStatus.CANCELED);
+        assertThat(ha.storedResults()).as("at its end, before any sweep")
+                .containsKeys(withCheckpoints, finished.get(2), job.jobId()).doesNotContainKey(finished.get(1));
+        assertThat(dispatcher.listJobs().join()).hasSize(3);
     }
 
     // ------------------------------------------------------------------ helpers

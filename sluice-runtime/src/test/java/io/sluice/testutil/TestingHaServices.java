@@ -198,6 +198,15 @@ public final class TestingHaServices implements HighAvailabilityServices {
             public Collection<JobResult> results() {
                 return List.copyOf(results.values());
             }
+
+            @Override
+            public void removeResult(JobId jobId) {
+                if (resultWriteFailures.getAndUpdate(n -> n > 0 && n != Integer.MAX_VALUE ? n - 1 : n) > 0) {
+                    throw new StorageException("Job result store test://results unreachable (Connection refused)"
+                            + " during remove " + jobId);
+                }
+                results.remove(jobId);
+            }
         };
     }
 

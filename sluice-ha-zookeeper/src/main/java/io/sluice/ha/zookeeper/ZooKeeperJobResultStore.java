@@ -73,6 +73,11 @@ public final class ZooKeeperJobResultStore implements JobResultStore {
         return results;
     }
 
+    @Override
+    public void removeResult(JobId jobId) throws Exception {
+        ZooKeeperStores.deleteIfExists(zk, pathOf(jobId), "remove job result");
+    }
+
     private Optional<JobResult> read(JobId jobId) throws Exception {
         String path = pathOf(jobId);
         ZooKeeperGuard.check("read job result", path);

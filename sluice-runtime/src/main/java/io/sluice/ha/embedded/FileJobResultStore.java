@@ -82,6 +82,18 @@ public final class FileJobResultStore implements JobResultStore {
         return results;
     }
 
+    @Override
+    public void removeResult(JobId jobId) throws IOException {
+        MainThreads.checkNotMainThread("job result store remove " + jobId);
+        Path file = fileOf(jobId);
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            throw new IOException("Could not remove the result of job " + jobId + " at " + file + " (" + e
+                    + "); check that the HA directory is writable", e);
+        }
+    }
+
     private Optional<JobResult> read(JobId jobId) throws IOException {
         Path file = fileOf(jobId);
         byte[] data;

@@ -187,6 +187,12 @@ public final class InMemoryHaServices implements HighAvailabilityServices {
             public Collection<JobResult> results() {
                 return new ArrayList<>(results.values());
             }
+
+            @Override
+            public void removeResult(JobId jobId) {
+                MainThreads.checkNotMainThread("job result store remove " + jobId);
+                results.remove(jobId);
+            }
         };
     }
 

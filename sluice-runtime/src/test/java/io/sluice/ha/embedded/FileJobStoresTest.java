@@ -90,5 +90,10 @@ class FileJobStoresTest {
         assertThat(store.results()).containsExactlyInAnyOrder(finished, failed);
         assertThat(new FileJobResultStore(dir.resolve("jobresults")).result(JOB_B).orElseThrow().failureMessage())
                 .isEqualTo("java.lang.IllegalStateException: boom");
+
+        store.removeResult(JOB_A);
+        store.removeResult(JOB_A); // idempotent
+        assertThat(store.hasResult(JOB_A)).isFalse();
+        assertThat(new FileJobResultStore(dir.resolve("jobresults")).results()).containsExactly(failed);
     }
 }
