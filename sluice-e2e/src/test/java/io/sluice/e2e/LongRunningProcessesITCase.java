@@ -38,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Nothing may grow with the run's length: each figure stays within a fixed margin of its warm value, the running
  * jobs keep at most {@code checkpoints.retained} (3) completed checkpoints plus those in flight, and nothing of the
  * ended jobs stays, neither their class loaders nor their checkpoints; the job manager's jar directory holds one
- * copy of the jar that every run submitted ({@code sluice run} reuses a stored jar of the same bytes).
+ * copy of the jar that every run submitted ({@code sluice run} reuses a stored jar of the same bytes). Each short
+ * job's details count all its 2,000 records once it finished.
  *
  * <p>The default run catches what grows with every checkpoint or every job (a descriptor, a thread, a directory, a
  * class loader); a slow leak of bytes needs the hour of the soak profile.
@@ -175,6 +176,11 @@ class LongRunningProcessesITCase {
                 List.of("--records", "2000", "--keys", "16", "--rate", "2000"));
         await(job + " finished").atMost(TIMEOUT).pollInterval(Duration.ofMillis(100))
                 .until(() -> Rest.jobStatus(url, job).filter("FINISHED"::equals).isPresent());
+        var vertices = Rest.job(url, job).orElseThrow().path("vertices");
+        assertThat(vertices.get(0).path("recordsOut").asLong()).as("records out of the finished job's source")
+                .isEqualTo(2000);
+        assertThat(vertices.get(vertices.size() - 1).path("recordsIn").asLong())
+                .as("records into the finished job's last task").isEqualTo(2000);
         return job;
     }
 

@@ -9,8 +9,12 @@ import io.sluice.protocol.TaskExecutorGateway;
 import io.sluice.protocol.TaskMetrics;
 import io.sluice.rpc.MainThreadExecutor;
 import io.sluice.util.Clock;
+import io.sluice.job.ExecutionAttemptId;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -27,12 +31,13 @@ import java.util.function.Supplier;
  * from the task executors directly at most once per {@link #METRICS_MAX_AGE_NANOS} (younger ones
  * are served from memory), each answer waiting at most {@link #METRICS_TIMEOUT_MILLIS}, so a task
  * executor that does not answer does not hold up the job's status, and nothing queues behind this
- * job master's work (or any other job's). Once the job ended under this job master, its final
- * details (with the last counters) answer every request. The health mark is read live (a checkpoint
- * grows stale without any command).
+ * job master's work (or any other job's). A task that ended is no longer on its task executor: the
+ * counters it reported with its end state ({@link #taskEnded}) stand for it. Once the job ended under
+ * this job master, its final details (with those counters) answer every request. The health mark is
+ * read live (a checkpoint grows stale without any command).
  *
- * <p>Threading: {@link #publish()}, {@link #current()} and {@link #captureFinal()} on the job
- * master's main thread (checked); {@link #request()} and {@link #finalDetails()} from any thread.
+ * <p>Threading: {@link #publish()}, {@link #taskEnded}, {@link #current()} and {@link #captureFinal()} on
+ * the job master's main thread (checked); {@link #request()} and {@link #finalDetails()} from any thread.
  */
 final class JobDetailsRequests {
     /** How long a status request waits for task counters before answering without them. */
@@ -62,6 +67,8 @@ final class JobDetailsRequests {
     /** Written by whichever thread got the latest answers; the newest wins. */
     private final AtomicReference<Counters> counters = new AtomicReference<>(new Counters(List.of(), 0));
     private volatile JobDetails finalDetails;
+    /** The counters ended tasks of the current round reported with their end; written on the main thread only. */
+    private final Map<ExecutionAttemptId, TaskMetrics> endedTasks = new ConcurrentHashMap<>();
 
     /** @param health the job's health mark now; any thread */
     JobDetailsRequests(JobId jobId, JobDetailsAssembler assembler, SlotAssignment slots, MainThreadExecutor mainThread,
@@ -88,7 +95,28 @@ final class JobDetailsRequests {
     /** Publishes the details as they are now. Main thread (checked). */
     void publish() {
         mainThread.assertRunningInMainThread();
-        published = new Published(assembler.base(), assembler.roundNumber(), slots.distinctTaskExecutors());
+        int round = assembler.roundNumber();
+        endedTasks.keySet().removeIf(attempt -> attempt.deployment() < round);
+        published = new Published(assembler.base(), round, slots.distinctTaskExecutors());
+    }
+
+    /** A task ended and reported its last counters: they stand for it from now on. Main thread (checked). */
+    void taskEnded(TaskMetrics last) {
+        mainThread.assertRunningInMainThread();
+        endedTasks.put(last.attemptId(), last);
+    }
+
+    /** {@code asked} with the ended tasks' last counters in place of (or beside) what was asked of them. */
+    private List<TaskMetrics> withEnded(List<TaskMetrics> asked) {
+        if (endedTasks.isEmpty()) {
+            return asked;
+        }
+        Map<ExecutionAttemptId, TaskMetrics> byAttempt = new LinkedHashMap<>();
+        for (TaskMetrics m : asked) {
+            byAttempt.put(m.attemptId(), m);
+        }
+        byAttempt.putAll(endedTasks);
+        return List.copyOf(byAttempt.values());
     }
 
     /**
@@ -124,7 +152,7 @@ final class JobDetailsRequests {
     }
 
     private JobDetails answer(Published p, List<TaskMetrics> metrics) {
-        return JobDetailsAssembler.withCounters(p.details(), p.round(), metrics).withHealth(health.get());
+        return JobDetailsAssembler.withCounters(p.details(), p.round(), withEnded(metrics)).withHealth(health.get());
     }
 
     /** The details without task counters. Main thread. */
@@ -136,7 +164,7 @@ final class JobDetailsRequests {
     /** The job ended under this job master: its details now, with the last counters, answer from here on. Main thread. */
     void captureFinal() {
         mainThread.assertRunningInMainThread();
-        finalDetails = assembler.build(counters.get().metrics());
+        finalDetails = assembler.build(withEnded(counters.get().metrics()));
     }
 
     /** The details at the moment the job ended under this job master, or {@code null} before. Any thread. */

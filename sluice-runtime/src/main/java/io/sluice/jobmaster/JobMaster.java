@@ -275,6 +275,9 @@ public final class JobMaster implements JobMasterGateway, FencedGateway {
             restoreFallback.restoreSucceeded();
         }
         ExecutionAttemptId id = update.attemptId();
+        if (update.finalMetrics() != null) {
+            details.taskEnded(update.finalMetrics());
+        }
         switch (update.state()) {
             case FAILED -> lifecycle.taskFailed(TaskFailure.ofTask(update.failure() != null ? update.failure()
                             : new IllegalStateException("Task " + id + " failed without a cause"),

@@ -96,7 +96,9 @@ public final class Task implements Runnable {
         this.services = services;
         this.info = TaskInfo.of(tdd);
         this.taskThread = new TaskThread(info.taskName());
-        this.lifecycle = new TaskLifecycle(tdd.attemptId(), info.taskName(), services.stateListener());
+        // An end state carries the task's last counters: once it ended, its task executor no longer has it to ask.
+        this.lifecycle = new TaskLifecycle(tdd.attemptId(), info.taskName(), report -> services.stateListener()
+                .accept(report.state().isTerminal() ? report.withFinalMetrics(metrics()) : report));
         this.mailbox = new TaskMailbox(taskThread);
         this.channels = new TaskChannels(tdd, services.shuffle());
         this.uploads = new StateUploads(info.taskName(), services.ioExecutor());

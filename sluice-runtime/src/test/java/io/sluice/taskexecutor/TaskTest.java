@@ -9,8 +9,10 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.sluice.api.StreamExecutionEnvironment;
 import io.sluice.checkpoint.CheckpointStorage;
 import io.sluice.graph.JobGraph;
+import io.sluice.job.ExecutionState;
 import io.sluice.job.ExecutionAttemptId;
 import io.sluice.network.LocalShuffleService;
+import io.sluice.protocol.TaskMetrics;
 import io.sluice.protocol.TaskDeploymentDescriptor;
 import io.sluice.protocol.TaskRestore;
 import io.sluice.storage.LocalFileBlobStore;
@@ -76,6 +78,11 @@ class TaskTest {
         assertThat(jobMaster.events()).containsExactly("RUNNING", "ack 1", "FINISHED");
         assertThat(jobMaster.acknowledged(1).sourcePosition()).as("the source's position").isNotNull();
         assertThat(task.metrics().recordsIn()).isEqualTo(1_000);
+        assertThat(jobMaster.states().get(0).finalMetrics()).as("RUNNING carries no final counters").isNull();
+        TaskMetrics last = jobMaster.states().get(1).finalMetrics();
+        assertThat(last).as("FINISHED carries the task's last counters, for the job's details").isNotNull();
+        assertThat(last.recordsIn()).isEqualTo(1_000);
+        assertThat(last.state()).isEqualTo(ExecutionState.FINISHED);
     }
 
     /** A cancel does not wait for an upload in flight: the upload is cancelled and never acknowledges. */
