@@ -209,14 +209,7 @@ class EndedJobRetentionTest {
         startLeading(RETENTION);
         JobGraph job = graph(false, null);
         writeCheckpoints(job.jobId(), 3, 4); // from an earlier run of this job, before a job manager failover
-        dispatcher.submitJob(job);
-        runAll();
-        ha.jobElection(job.jobId(), CONTENDER).grant();
-        main.triggerAll(); // recovery queued on the I/O executor, not run: the job is INITIALIZING
-        assertThat(jobMasterThreads).isEmpty();
-
-        dispatcher.cancelJob(job.jobId());
-        runAll();
+        cancelWhileInitializing(job);
 
         assertThat(status(job.jobId())).isEqualTo(JobStatus.CANCELED);
         assertThat(filesOf(job.jobId())).as("checkpoints.retain-on-cancel: false").isEmpty();
@@ -229,12 +222,7 @@ class EndedJobRetentionTest {
         startLeading(RETENTION);
         JobGraph job = graph(true, null);
         writeCheckpoints(job.jobId(), 3);
-        dispatcher.submitJob(job);
-        runAll();
-        ha.jobElection(job.jobId(), CONTENDER).grant();
-        main.triggerAll();
-        dispatcher.cancelJob(job.jobId());
-        runAll();
+        cancelWhileInitializing(job);
 
         assertThat(filesOf(job.jobId())).hasSize(2);
         JobResult stored = ha.storedResults().get(job.jobId());
@@ -309,12 +297,7 @@ class EndedJobRetentionTest {
                 .containsKeys(withCheckpoints, finished.get(1), finished.get(2)).doesNotContainKey(finished.get(0));
 
         JobGraph job = graph(false, null); // ends CANCELED, its checkpoints deleted
-        dispatcher.submitJob(job);
-        runAll();
-        ha.jobElection(job.jobId(), CONTENDER).grant();
-        main.triggerAll();
-        dispatcher.cancelJob(job.jobId());
-        runAll();
+        cancelWhileInitializing(job);
 
         assertThat(status(job.jobId())).isEqualTo(JobStatus.CANCELED);
         assertThat(ha.storedResults()).as("at its end, before any sweep")
@@ -337,6 +320,20 @@ class EndedJobRetentionTest {
         }
         env.fromSequence(0, 100).keyBy(v -> v % 4).map(v -> v).addSink(v -> { });
         return env.buildJobGraph("retention-test");
+    }
+
+    /**
+     * Submits {@code job} and cancels it while it is INITIALIZING: its recovery is queued on the I/O executor, not
+     * run, so no job master starts.
+     */
+    private void cancelWhileInitializing(JobGraph job) {
+        dispatcher.submitJob(job);
+        runAll();
+        ha.jobElection(job.jobId(), CONTENDER).grant();
+        main.triggerAll();
+        assertThat(jobMasterThreads).as("no job master started").isEmpty();
+        dispatcher.cancelJob(job.jobId());
+        runAll();
     }
 
     /** A metadata file and a state file per checkpoint, as checkpoint storage lays them out. */
