@@ -25,8 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * this JVM, reached through a TCP proxy). S3 starts refusing connections, and the leading job manager
  * is SIGKILLed. The standby takes over and recovers the job's checkpoint from S3, which fails
  * attempt after attempt: all the while its REST API answers at once, with the job INITIALIZING, the
- * attempt count and the storage error. Once S3 is back the job runs by itself and ends with exact
- * counts.
+ * attempt count and the storage error, and a job submitted meanwhile (its checkpoints on local disk) runs
+ * to its end with exact counts. Once S3 is back the first job runs by itself and ends with exact counts.
  *
  * <p>"At once" is asserted so that load on the machine cannot fail it but a status that waits on
  * storage can: the median answer takes under {@value #MEDIAN_BOUND_MILLIS} ms (a status that waited
@@ -39,6 +39,8 @@ class S3OutageFailoverITCase {
     private static final int KEYS = 8;
     private static final long RECORDS = 24_000;
     private static final int RATE = 1_000;
+    /** Records of the job submitted while the first one recovers. */
+    private static final long OTHER_RECORDS = 4_000;
     private static final String BUCKET = "checkpoints";
     /** The median answer during the outage must be faster than this. */
     static final long MEDIAN_BOUND_MILLIS = 100;
@@ -150,6 +152,18 @@ class S3OutageFailoverITCase {
         assertThat(attempts).as("the attempt count each answer showed, in order: recovery went on attempt after"
                 + " attempt while the standby answered").isSorted();
         assertThat(attempts.get(attempts.size() - 1)).as("attempt at the last answer").isGreaterThanOrEqualTo(3);
+
+        // A job submitted meanwhile, its checkpoints on local disk, runs to its end while the first still recovers.
+        Path otherOutput = dir.resolve("counts-other");
+        String other = cluster.submitExample(standby, List.of("--parallelism", "1", "-D", "checkpoints.dir="
+                + dir.resolve("local-checkpoints")), List.of("--records", Long.toString(OTHER_RECORDS), "--keys",
+                Integer.toString(KEYS), "--rate", "2000", "--output", otherOutput.toString()));
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> Rest.jobStatus(standby, other).filter("FINISHED"::equals).isPresent());
+        KeyedCounts.assertExact(otherOutput, OTHER_RECORDS, KEYS);
+        assertThat(Rest.jobStatus(standby, jobId)).as("the first job, while the other ran").contains("INITIALIZING");
+        System.out.println("S3OutageFailoverITCase: job " + other + " submitted during the outage FINISHED with exact"
+                + " counts while job " + jobId + " was still INITIALIZING");
 
         s3Link.heal();
         await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
