@@ -104,7 +104,9 @@ class SluiceClusterCliITCase {
         Result attached = cli("run", examples, "--cluster", url, "--parallelism", "2", "--poll-interval", "100 ms",
                 "--", "--records", "2000", "--keys", "8", "--rate", "0");
         assertThat(attached.exitCode()).as(attached.err()).isEqualTo(ExitCodes.OK);
-        assertThat(attached.out()).contains("submitted from sluice-examples.jar").contains("FINISHED");
+        assertThat(attached.out()).contains("submitted from sluice-examples.jar")
+                .as("the last progress line counts every record the source read")
+                .containsPattern("FINISHED +source records out 2,000 ");
 
         // A program whose main throws: the job is rejected with the user's exception, exit 2.
         Result bad = cli("run", examples, "--cluster", url, "--", "--no-such-argument", "1");

@@ -65,7 +65,7 @@ final class JobDetailsAssembler {
     JobDetails beforeStart(JobStatusTransition created) {
         List<VertexStatus> vertices = new ArrayList<>();
         for (JobVertex v : jobGraph.vertices()) {
-            vertices.add(new VertexStatus(v.id(), v.name(), v.parallelism(), 0, 0, 0, List.of(), 0, null));
+            vertices.add(new VertexStatus(v.id(), v.name(), v.parallelism(), 0, 0, 0, List.of(), 0, null, v.isSource()));
         }
         return new JobDetails(jobGraph.jobId(), jobGraph.name(), created.status(), List.of(created), vertices,
                 io.sluice.checkpoint.CheckpointStats.NONE, 0, null, null);
@@ -88,7 +88,7 @@ final class JobDetailsAssembler {
                 }
             }
             subtasks.sort(Comparator.comparingInt(SubtaskStatus::subtaskIndex));
-            vertices.add(new VertexStatus(v.id(), v.name(), v.parallelism(), 0, 0, 0, subtasks, 0, null));
+            vertices.add(new VertexStatus(v.id(), v.name(), v.parallelism(), 0, 0, 0, subtasks, 0, null, v.isSource()));
         }
         String waitingFor = slots.waitingFor();
         RecoveryStatus waiting = waitingFor == null ? null
@@ -149,6 +149,6 @@ final class JobDetailsAssembler {
             subtasks.add(new SubtaskStatus(i, s.state(), s.awaitingFinalCheckpoint(), subtaskIn[i], subtaskOut[i]));
         }
         return new VertexStatus(v.vertexId(), v.name(), v.parallelism(), running, in, out, subtasks, lateDropped,
-                commits);
+                commits, v.source());
     }
 }

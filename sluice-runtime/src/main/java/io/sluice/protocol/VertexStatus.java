@@ -10,13 +10,22 @@ import java.util.List;
  *                           (windows without a late-data side output), summed over the current subtasks
  * @param commits            the commits of the vertex's two-phase-commit sinks over its current subtasks
  *                           (pending committables, the oldest one's age, retries), or {@code null} if it has none
+ * @param source             whether the vertex starts with a source (reads no channel): its {@code recordsIn} are
+ *                           the records its source readers emitted, the job's input
  */
 public record VertexStatus(int vertexId, String name, int parallelism, int runningSubtasks,
                            long recordsIn, long recordsOut, List<SubtaskStatus> subtasks, long lateRecordsDropped,
-                           io.sluice.operators.CommitStats commits)
+                           io.sluice.operators.CommitStats commits, boolean source)
         implements java.io.Serializable {
     public VertexStatus {
         subtasks = List.copyOf(subtasks);
+    }
+
+    /** Not a source. */
+    public VertexStatus(int vertexId, String name, int parallelism, int runningSubtasks, long recordsIn, long recordsOut,
+                        List<SubtaskStatus> subtasks, long lateRecordsDropped, io.sluice.operators.CommitStats commits) {
+        this(vertexId, name, parallelism, runningSubtasks, recordsIn, recordsOut, subtasks, lateRecordsDropped, commits,
+                false);
     }
 
     /** Without two-phase-commit sinks. */

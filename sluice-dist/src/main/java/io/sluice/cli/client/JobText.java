@@ -39,12 +39,18 @@ final class JobText {
             line.append("  ").append(recovery(recovery));
             return line.toString();
         }
-        // The sources are the vertices that read no records: their names are the user's (a file's
-        // name, "numbers"), so a "Source" prefix missed most of them. A vertex that has not read
-        // anything yet has written nothing either, so it adds nothing.
+        // The sources are the vertices the job manager marks "source". Their names are the user's (a file's
+        // name, "numbers"), so a "Source" prefix missed most of them; and a source counts the records its
+        // readers emitted as its records in, so "reads nothing" (the rule before the mark) found none once
+        // they had read anything, and the line said "source records out 0" all along. A job manager without
+        // the mark: the vertices that read nothing.
+        boolean marked = false;
+        for (JsonNode v : job.path("vertices")) {
+            marked |= v.has("source");
+        }
         long out = 0;
         for (JsonNode v : job.path("vertices")) {
-            if (v.path("recordsIn").asLong() == 0) {
+            if (marked ? v.path("source").asBoolean() : v.path("recordsIn").asLong() == 0) {
                 out += v.path("recordsOut").asLong();
             }
         }

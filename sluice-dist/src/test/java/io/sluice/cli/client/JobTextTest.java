@@ -36,9 +36,10 @@ class JobTextTest {
         // A source named after its file (ClickSessions) or "numbers" (docs/rest.md) was counted as no source.
         JsonNode job = json("{'id':'0123456789abcdef0123456789abcdef','name':'sessions','status':'FINISHED',"
                 + "'transitions':[],'vertices':[{'id':0,'name':'clicks.csv','parallelism':1,'runningSubtasks':0,"
-                + "'recordsIn':0,'recordsOut':23,'subtasks':[]},{'id':1,'name':'sessions per user','parallelism':2,"
-                + "'runningSubtasks':0,'recordsIn':23,'recordsOut':8,'subtasks':[]},{'id':2,'name':'not reached yet',"
-                + "'parallelism':1,'runningSubtasks':1,'recordsIn':0,'recordsOut':0,'subtasks':[]}],"
+                + "'recordsIn':23,'recordsOut':23,'subtasks':[],'source':true},{'id':1,'name':'sessions per user',"
+                + "'parallelism':2,'runningSubtasks':0,'recordsIn':23,'recordsOut':8,'subtasks':[],'source':false},"
+                + "{'id':2,'name':'not reached yet','parallelism':1,'runningSubtasks':1,'recordsIn':0,'recordsOut':0,"
+                + "'subtasks':[],'source':false}],"
                 + "'restarts':{'count':0,'recent':[]},'failure':null,'recovery':null,"
                 + "'checkpoints':{'completed':2,'failed':0,'latestId':2,'lastFailure':null,'failingSinceMillis':null}}");
         assertThat(JobText.progress(job))
@@ -46,12 +47,24 @@ class JobTextTest {
     }
 
     @Test
+    void aJobManagerWithoutTheSourceMarkCountsTheVerticesThatReadNothing() throws Exception {
+        JsonNode job = json("{'id':'0123456789abcdef0123456789abcdef','name':'counting','status':'RUNNING',"
+                + "'transitions':[],'vertices':[{'id':1,'name':'numbers','parallelism':1,'runningSubtasks':1,"
+                + "'recordsIn':0,'recordsOut':500,'subtasks':[]},{'id':2,'name':'count per key','parallelism':1,"
+                + "'runningSubtasks':1,'recordsIn':480,'recordsOut':480,'subtasks':[]}],"
+                + "'restarts':{'count':0,'recent':[]},'failure':null,'recovery':null,"
+                + "'checkpoints':{'completed':1,'failed':0,'latestId':1,'lastFailure':null,'failingSinceMillis':null}}");
+        assertThat(JobText.progress(job))
+                .isEqualTo("RUNNING       source records out 500  checkpoints 1 ok, 0 failed  restarts 0");
+    }
+
+    @Test
     void aRunningJobShowsSourceRecordsCheckpointsAndRestarts() throws Exception {
         JsonNode job = json("{'id':'0123456789abcdef0123456789abcdef','name':'counting','status':'RUNNING',"
                 + "'transitions':[{'status':'RUNNING','timestampMillis':1000}],"
-                + "'vertices':[{'id':1,'name':'Source: numbers','parallelism':2,'runningSubtasks':2,'recordsIn':0,"
-                + "'recordsOut':1234567,'subtasks':[]},{'id':2,'name':'count per key','parallelism':2,"
-                + "'runningSubtasks':2,'recordsIn':1234000,'recordsOut':1234000,'subtasks':[]}],"
+                + "'vertices':[{'id':1,'name':'Source: numbers','parallelism':2,'runningSubtasks':2,'recordsIn':1234567,"
+                + "'recordsOut':1234567,'subtasks':[],'source':true},{'id':2,'name':'count per key','parallelism':2,"
+                + "'runningSubtasks':2,'recordsIn':1234000,'recordsOut':1234000,'subtasks':[],'source':false}],"
                 + "'restarts':{'count':1,'recent':[]},'failure':null,'recovery':null,"
                 + "'checkpoints':{'completed':7,'failed':1,'latestId':7,'lastFailure':null,'failingSinceMillis':null}}");
         assertThat(JobText.progress(job))

@@ -60,13 +60,14 @@ public record JobDetailView(String id, String name, String status, List<Transiti
      * @param subtasks           per subtask of the current deployment: its state and record counts
      * @param lateRecordsDropped records the vertex's windows dropped as too late, over its current subtasks
      * @param commits            its two-phase-commit sinks' commits over its current subtasks; null if it has none
+     * @param source             whether it starts with a source: its {@code recordsIn} are what its readers emitted
      */
     public record Vertex(int id, String name, int parallelism, int runningSubtasks, long recordsIn, long recordsOut,
-                         List<Subtask> subtasks, long lateRecordsDropped, SinkCommits commits) {
+                         List<Subtask> subtasks, long lateRecordsDropped, SinkCommits commits, boolean source) {
         static Vertex of(VertexStatus v) {
             return new Vertex(v.vertexId(), v.name(), v.parallelism(), v.runningSubtasks(), v.recordsIn(), v.recordsOut(),
                     v.subtasks().stream().map(Subtask::of).toList(), v.lateRecordsDropped(),
-                    v.commits() == null ? null : SinkCommits.of(v.commits()));
+                    v.commits() == null ? null : SinkCommits.of(v.commits()), v.source());
         }
     }
 
