@@ -244,6 +244,9 @@ class EndedJobRetentionTest {
         JobId finished = JobId.generate();
         ha.jobResultStore().putResult(new JobResult(finished, "ended", JobStatus.FINISHED, clock.currentTimeMillis(),
                 null, null));
+        io.sluice.checkpoint.Savepoint savepoint = new io.sluice.checkpoint.Savepoint(finished, 7,
+                root.resolve("savepoint-1").toString(), 1, 2, 3);
+        ha.savepointStore().addSavepoint(savepoint, 100);
         startLeading(new EndedJobRetention(RETENTION, Duration.ofHours(2), 1000));
 
         advance(Duration.ofMinutes(115));
@@ -252,6 +255,9 @@ class EndedJobRetentionTest {
 
         advance(Duration.ofMinutes(11)); // past the retention and one sweep (every 10 minutes) later
         assertThat(ha.storedResults()).as("its result is removed").doesNotContainKey(finished);
+        CompletableFuture<List<io.sluice.checkpoint.Savepoint>> savepoints = dispatcher.listSavepoints(finished);
+        runAll();
+        assertThat(savepoints.join()).as("its savepoint stays listed").containsExactly(savepoint);
         CompletableFuture<?> details = dispatcher.requestJobDetails(finished);
         runAll();
         assertThat(causeOf(details)).isInstanceOf(UnknownJobException.class)
