@@ -20,7 +20,9 @@ import java.util.stream.Stream;
  * of the live files, taken on the task thread after a flush) uploaded on an I/O thread. Table files
  * ({@code .sst}) that a checkpoint this task confirmed earlier already uploaded are referred to, not
  * uploaded again; the new ones are uploaded as shared files under unique names; the manifest, current
- * and options files are this checkpoint's own. The local directory is deleted afterwards.
+ * and options files are this checkpoint's own. A changelog checkpoint ({@link RocksDbChangelog}) holds
+ * the last materialisation's files and the changelog segments since, which are shared files too. The
+ * local directory is deleted afterwards.
  *
  * <p>Threading: created on the task thread; {@link #upload}, {@link #writeTo} or {@link #discard} on
  * any one thread, once. The hard links do not depend on the running RocksDB instance, so uploading
@@ -56,7 +58,7 @@ final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot 
             for (Path file : listFiles()) {
                 String name = file.getFileName().toString();
                 long size = Files.size(file);
-                if (name.endsWith(".sst")) {
+                if (name.endsWith(".sst") || RocksDbChangelog.isSegment(name)) {
                     StateFile earlier = confirmed.get(name);
                     if (earlier != null && earlier.size() != size) {
                         earlier = null; // not the file of that name uploaded before: upload this one
@@ -83,11 +85,23 @@ final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot 
         }
     }
 
-    /** The snapshot in the canonical format, read from its files (a savepoint of a checkpoint). */
+    /**
+     * The snapshot in the canonical format, read from its files (a savepoint of a checkpoint); not for a changelog
+     * checkpoint, whose files alone are not the state (savepoints take the canonical snapshot of the instance).
+     */
     @Override
     public void writeTo(KeyedSnapshotOutput out) {
         start();
         try {
+            try (Stream<Path> files = Files.list(directory)) {
+                if (files.anyMatch(f -> RocksDbChangelog.isSegment(f.getFileName().toString()))) {
+                    throw new IllegalStateException("Checkpoint " + checkpointId + " of " + snapshots.owner()
+                            + " is a changelog checkpoint: its files are not the state without a replay, so it cannot"
+                            + " be written in the canonical format; take a savepoint");
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
             snapshots.writeCanonical(directory, stateMetaData, out);
         } finally {
             RocksDbInstance.deleteDirectory(directory);

@@ -84,6 +84,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
     private final RocksDbStates states;
     private final RocksDbSnapshots snapshots;
     private final RocksDbRestore restore;
+    private final RocksDbChangelog changelog;
     private boolean restored;
     private boolean closed;
 
@@ -94,7 +95,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
     final DataInputBuffer input = new DataInputBuffer();
 
     RocksDbKeyedStateBackend(KeyedStateBackendParameters p, Path directory, SlotMemoryPools pools, SlotMemory memory,
-                             boolean incrementalByDefault, CompactionSettings compaction) {
+                             boolean incrementalByDefault, CompactionSettings compaction, int materializeEvery) {
         this.owner = p.owner();
         this.range = p.range();
         this.maxParallelism = p.maxParallelism();
@@ -108,7 +109,10 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
         this.readOptions = instance.readOptions;
         this.states = new RocksDbStates(this, instance, keys);
         boolean incremental = p.incremental() != null ? p.incremental() : incrementalByDefault;
-        this.snapshots = new RocksDbSnapshots(instance, states, range, maxParallelism, keySerializer, incremental);
+        this.changelog = new RocksDbChangelog(instance.snapshotsDirectory().resolve("changelog"),
+                incremental ? materializeEvery : 1, owner);
+        this.snapshots = new RocksDbSnapshots(instance, states, range, maxParallelism, keySerializer, incremental,
+                changelog);
         this.restore = new RocksDbRestore(instance, states, keys, range, maxParallelism);
     }
 
@@ -153,6 +157,17 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
 
     RocksDB db() {
         return instance.db();
+    }
+
+    /** The changelog the states log their writes to (it logs nothing unless a changelog checkpoint may follow). */
+    RocksDbChangelog changelog() {
+        return changelog;
+    }
+
+    /** Writes {@code batch} of the states' writes, and logs it. Task thread. */
+    void write(org.rocksdb.WriteBatch batch) throws RocksDBException {
+        instance.db().write(writeOptions, batch);
+        changelog.batch(batch, states.columns());
     }
 
     // ------------------------------------------------------------------ states
@@ -382,6 +397,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
             return;
         }
         closed = true;
+        changelog.close();
         instance.close(states.columns());
         LOG.debug("Closed the RocksDB state of {}", owner);
     }

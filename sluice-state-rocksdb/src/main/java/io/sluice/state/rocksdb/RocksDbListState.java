@@ -51,7 +51,10 @@ final class RocksDbListState<T> extends RocksDbState implements ListState<T> {
     public void add(T value) {
         requireElement(value);
         try {
-            backend.db().merge(column(), backend.writeOptions, currentKey(), bytesOf(metaInfo().serializer(0), value));
+            byte[] key = currentKey();
+            byte[] element = bytesOf(metaInfo().serializer(0), value);
+            backend.db().merge(column(), backend.writeOptions, key, element);
+            backend.changelog().merge(index, key, element);
         } catch (RocksDBException e) {
             throw backend.failure("add to list state '" + name() + "'", e);
         }

@@ -106,7 +106,7 @@ final class RocksDbMapState<K, V> extends RocksDbState implements MapState<K, V>
             for (it.seek(prefix); it.isValid() && RocksDbKeys.startsWith(it.key(), prefix); it.next()) {
                 batch.delete(column(), it.key());
             }
-            backend.db().write(backend.writeOptions, batch);
+            backend.write(batch);
         } catch (RocksDBException e) {
             throw backend.failure("clear map state '" + name() + "'", e);
         }

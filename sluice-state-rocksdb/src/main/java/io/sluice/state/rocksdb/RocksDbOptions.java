@@ -93,6 +93,18 @@ public final class RocksDbOptions {
                     + " state.backend.rocksdb.compaction.level0-slowdown-files. The default, 48, is twice that"
                     + " option's default.");
 
+    public static final ConfigOption<Integer> CHANGELOG_MATERIALIZE_EVERY = ConfigOptions.key(
+                    "state.backend.rocksdb.changelog.materialize-every")
+            .intType()
+            .defaultValue(1)
+            .withConstraint(n -> n >= 1, "at least 1")
+            .withDescription("With incremental checkpoints: every how many checkpoints one flushes RocksDB and uploads"
+                    + " its new table files (a materialisation). The checkpoints in between upload only a changelog of"
+                    + " the state's writes since the checkpoint before (and refer to the last materialisation's files),"
+                    + " so their upload follows the change and never carries a compaction's output; a restore replays"
+                    + " the changelog onto the materialised files, at most this number minus one checkpoints of it."
+                    + " The default, 1, materialises every checkpoint (no changelog; docs/state.md).");
+
     public static final ConfigOption<String> LOCAL_DIR = ConfigOptions.key("state.backend.rocksdb.local-dir")
             .stringType()
             .defaultValue("")

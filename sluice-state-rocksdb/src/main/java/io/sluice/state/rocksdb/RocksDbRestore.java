@@ -98,17 +98,23 @@ final class RocksDbRestore {
             requireSameMaxParallelism(h);
         }
         List<Path> downloaded = new ArrayList<>();
+        List<List<Path>> segments = new ArrayList<>();
         try {
             for (int i = 0; i < handles.size(); i++) {
                 Path target = instance.snapshotsDirectory().resolve("restore-" + i + "-" + UUID.randomUUID());
-                download(handles.get(i), files, target);
                 downloaded.add(target);
+                download(handles.get(i), files, target);
+                Path changelog = target.resolveSibling(target.getFileName() + "-changelog");
+                downloaded.add(changelog);
+                segments.add(RocksDbChangelogReplay.takeSegments(target, changelog));
             }
             IncrementalStateHandle first = handles.get(0);
             if (handles.size() == 1 && first.keyGroupRange().start() <= range.start()
                     && range.end() <= first.keyGroupRange().end()) {
-                adoptInstance(downloaded.get(0), IncrementalMetaData.decode(first.stateMetaData()));
+                IncrementalMetaData meta = IncrementalMetaData.decode(first.stateMetaData());
+                adoptInstance(downloaded.get(0), meta);
                 clipTo(first.keyGroupRange());
+                replay(segments.get(0), meta);
                 if (files.restoringOwnCheckpoint() && first.keyGroupRange().equals(range)) {
                     Map<String, IncrementalStateHandle.StateFile> reusable = new HashMap<>();
                     first.sharedFiles().forEach(f -> reusable.put(f.localName(), f));
@@ -118,10 +124,17 @@ final class RocksDbRestore {
                 for (IncrementalStateHandle h : handles) {
                     requireSameKeySerializer(IncrementalMetaData.decode(h.stateMetaData()));
                 }
+                List<Path> instances = new ArrayList<>();
+                for (int i = 0; i < handles.size(); i++) {
+                    instances.add(downloaded.get(2 * i));
+                }
                 Set<Integer> toCopy = new TableFileImport(instance, states, range)
-                        .importWherePossible(downloaded, handles);
+                        .importWherePossible(instances, handles);
                 for (int i : new TreeSet<>(toCopy)) {
-                    copyKeyGroups(downloaded.get(i), handles.get(i));
+                    copyKeyGroups(instances.get(i), handles.get(i));
+                }
+                for (int i = 0; i < handles.size(); i++) {
+                    replay(segments.get(i), IncrementalMetaData.decode(handles.get(i).stateMetaData()));
                 }
                 LOG.info("Restored the RocksDB state of {} (key groups {}) from {} instances: {} by importing their"
                         + " table files, {} by copying their entries", instance.owner(), range, handles.size(),
@@ -134,6 +147,24 @@ final class RocksDbRestore {
         } finally {
             downloaded.forEach(RocksDbInstance::deleteDirectory);
         }
+    }
+
+    /**
+     * Replays the changelog segments of a restored changelog checkpoint ({@link RocksDbChangelog}) whose states
+     * {@code meta} describes, keeping the writes to this backend's key groups.
+     */
+    private void replay(List<Path> segments, IncrementalMetaData meta) {
+        if (segments.isEmpty()) {
+            return;
+        }
+        List<org.rocksdb.ColumnFamilyHandle> columns = new ArrayList<>();
+        for (StateMetaInfo info : meta.states()) {
+            RocksDbState state = states.get(info.name());
+            columns.add((state != null ? state : states.create(info)).column());
+        }
+        long applied = new RocksDbChangelogReplay(instance, range).replay(segments, columns);
+        LOG.info("Replayed {} changelog segments ({} writes) onto the restored RocksDB state of {} (key groups {})",
+                segments.size(), applied, instance.owner(), range);
     }
 
     private void requireSameMaxParallelism(IncrementalStateHandle h) {

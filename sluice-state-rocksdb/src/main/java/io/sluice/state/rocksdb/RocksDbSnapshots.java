@@ -41,6 +41,8 @@ final class RocksDbSnapshots {
     private final TypeSerializer<Object> keySerializer;
     /** Whether checkpoints upload RocksDB's files incrementally ({@link #checkpointSnapshot}). */
     private final boolean incremental;
+    /** The changelog of checkpoints between materialisations (disabled: every checkpoint materialises). */
+    private final RocksDbChangelog changelog;
     /** Table files of the latest checkpoint this task confirmed: local name to where they are. Task thread. */
     private Map<String, IncrementalStateHandle.StateFile> confirmedUploads = Map.of();
     /** The table files each checkpoint uploaded or referred to, until confirmed or superseded. */
@@ -51,13 +53,14 @@ final class RocksDbSnapshots {
     private volatile long lastUploadedBytes = -1;
 
     RocksDbSnapshots(RocksDbInstance instance, RocksDbStates states, KeyGroupRange range, int maxParallelism,
-                     TypeSerializer<Object> keySerializer, boolean incremental) {
+                     TypeSerializer<Object> keySerializer, boolean incremental, RocksDbChangelog changelog) {
         this.instance = instance;
         this.states = states;
         this.range = range;
         this.maxParallelism = maxParallelism;
         this.keySerializer = keySerializer;
         this.incremental = incremental;
+        this.changelog = changelog;
     }
 
     /**
@@ -80,7 +83,9 @@ final class RocksDbSnapshots {
      * With incremental checkpoints: flushes the write buffers (write-ahead logging is off, so only
      * flushed data is in files) and creates a RocksDB checkpoint, hard links of the live files, in a
      * directory beside the instance's; the returned snapshot uploads what is new on the I/O thread.
-     * Otherwise the canonical {@link #snapshot()}.
+     * Between materialisations ({@link RocksDbChangelog}) no flush: the directory holds hard links of the
+     * last materialisation's files and of the changelog segments since. Otherwise the canonical
+     * {@link #snapshot()}.
      */
     KeyedStateSnapshot checkpointSnapshot(long checkpointId) {
         if (!incremental) {
@@ -95,19 +100,30 @@ final class RocksDbSnapshots {
             metaInfos.add(state.metaInfo());
             all.add(state.column());
         }
+        byte[] stateMetaData = IncrementalMetaData.encode(keySerializer, metaInfos);
+        if (changelog.canAppend(stateMetaData)) {
+            try {
+                changelog.linkCheckpoint(target);
+            } catch (IOException e) {
+                RocksDbInstance.deleteDirectory(target);
+                throw new RocksDbStateException("Could not link the changelog checkpoint " + target + " of "
+                        + instance.owner() + " for checkpoint " + checkpointId + ": " + e.getMessage(), e);
+            }
+            return new RocksDbIncrementalSnapshot(this, checkpointId, target, stateMetaData, confirmedUploads);
+        }
         RocksDB db = instance.db();
         try (FlushOptions flush = new FlushOptions().setWaitForFlush(true);
              Checkpoint checkpoint = Checkpoint.create(db)) {
             db.flush(flush, all);
             Files.createDirectories(target.getParent());
             checkpoint.createCheckpoint(target.toString());
+            changelog.rebase(target, stateMetaData);
         } catch (RocksDBException | IOException e) {
             RocksDbInstance.deleteDirectory(target);
             throw new RocksDbStateException("RocksDB could not create the local checkpoint " + target + " of "
                     + instance.owner() + " for checkpoint " + checkpointId + ": " + e.getMessage(), e);
         }
-        return new RocksDbIncrementalSnapshot(this, checkpointId, target,
-                IncrementalMetaData.encode(keySerializer, metaInfos), confirmedUploads);
+        return new RocksDbIncrementalSnapshot(this, checkpointId, target, stateMetaData, confirmedUploads);
     }
 
     /**

@@ -21,6 +21,8 @@ abstract sealed class RocksDbState permits RocksDbValueState, RocksDbListState, 
     final RocksDbKeyedStateBackend backend;
     private final ColumnFamilyHandle column;
     private StateMetaInfo metaInfo;
+    /** This state's place in registration order (the changelog's state number); set once by {@link RocksDbStates}. */
+    int index = -1;
 
     RocksDbState(RocksDbKeyedStateBackend backend, ColumnFamilyHandle column, StateMetaInfo metaInfo) {
         this.backend = backend;
@@ -76,6 +78,7 @@ abstract sealed class RocksDbState permits RocksDbValueState, RocksDbListState, 
     final void put(byte[] key, byte[] value) {
         try {
             backend.db().put(column, backend.writeOptions, key, value);
+            backend.changelog().put(index, key, value);
         } catch (RocksDBException e) {
             throw backend.failure("write state '" + name() + "'", e);
         }
@@ -84,6 +87,7 @@ abstract sealed class RocksDbState permits RocksDbValueState, RocksDbListState, 
     final void delete(byte[] key) {
         try {
             backend.db().delete(column, backend.writeOptions, key);
+            backend.changelog().delete(index, key);
         } catch (RocksDBException e) {
             throw backend.failure("delete from state '" + name() + "'", e);
         }
@@ -121,7 +125,7 @@ abstract sealed class RocksDbState permits RocksDbValueState, RocksDbListState, 
                 cleanupCursor = null; // the next step starts over
             }
             if (batch.count() > 0) {
-                backend.db().write(backend.writeOptions, batch);
+                backend.write(batch);
             }
         } catch (RocksDBException e) {
             throw backend.failure("remove expired values of state '" + name() + "'", e);
@@ -167,11 +171,11 @@ abstract sealed class RocksDbState permits RocksDbValueState, RocksDbListState, 
                 migrateEntry(old, requested, it.key(), it.value(), batch);
                 migrated++;
                 if (batch.getDataSize() >= (4 << 20)) {
-                    backend.db().write(backend.writeOptions, batch);
+                    backend.write(batch);
                     batch.clear();
                 }
             }
-            backend.db().write(backend.writeOptions, batch);
+            backend.write(batch);
         } catch (RocksDBException e) {
             throw backend.failure("migrate state '" + name() + "' to its new serializers", e);
         } catch (RuntimeException e) {

@@ -36,16 +36,18 @@ public final class RocksDbStateBackend implements StateBackend {
     private final SlotMemoryPools pools;
     private final boolean incrementalByDefault;
     private final CompactionSettings compaction;
+    private final int materializeEvery;
 
     public RocksDbStateBackend(Configuration configuration) {
         configuration.validate(java.util.List.of(RocksDbOptions.MEMORY_PER_SLOT, RocksDbOptions.WRITE_BUFFER_RATIO,
                 RocksDbOptions.HIGH_PRIORITY_POOL_RATIO, RocksDbOptions.LOCAL_DIR, RocksDbOptions.TARGET_FILE_SIZE,
                 RocksDbOptions.LEVEL0_COMPACTION_FILES, RocksDbOptions.LEVEL0_SLOWDOWN_FILES,
-                RocksDbOptions.LEVEL0_STOP_FILES));
+                RocksDbOptions.LEVEL0_STOP_FILES, RocksDbOptions.CHANGELOG_MATERIALIZE_EVERY));
         String dir = configuration.get(RocksDbOptions.LOCAL_DIR).trim();
         this.localDir = dir.isEmpty() ? Path.of(System.getProperty("java.io.tmpdir"), "sluice-rocksdb") : Path.of(dir);
         this.incrementalByDefault = configuration.get(io.sluice.config.StateBackendOptions.INCREMENTAL);
         this.compaction = CompactionSettings.from(configuration);
+        this.materializeEvery = configuration.get(RocksDbOptions.CHANGELOG_MATERIALIZE_EVERY);
         this.pools = new SlotMemoryPools(configuration.get(RocksDbOptions.MEMORY_PER_SLOT),
                 configuration.get(RocksDbOptions.WRITE_BUFFER_RATIO),
                 configuration.get(RocksDbOptions.HIGH_PRIORITY_POOL_RATIO));
@@ -72,7 +74,8 @@ public final class RocksDbStateBackend implements StateBackend {
         }
         SlotMemory memory = pools.acquire(parameters.slot());
         Path directory = localDir.resolve(directoryName(token, parameters.owner()));
-        return new RocksDbKeyedStateBackend(parameters, directory, pools, memory, incrementalByDefault, compaction);
+        return new RocksDbKeyedStateBackend(parameters, directory, pools, memory, incrementalByDefault, compaction,
+                materializeEvery);
     }
 
     /**

@@ -76,6 +76,7 @@ final class RocksDbStates {
             case LIST -> new RocksDbListState<>(backend, column, metaInfo);
             case MAP -> new RocksDbMapState<>(backend, column, metaInfo);
         };
+        state.index = states.size();
         states.put(metaInfo.name(), state);
         List<ColumnFamilyHandle> all = new ArrayList<>(columns);
         all.add(column);

@@ -1,0 +1,393 @@
+package io.sluice.state.rocksdb;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sluice.api.state.ListState;
+import io.sluice.api.state.ListStateDescriptor;
+import io.sluice.api.state.MapState;
+import io.sluice.api.state.MapStateDescriptor;
+import io.sluice.api.state.ValueState;
+import io.sluice.api.state.ValueStateDescriptor;
+import io.sluice.config.Configuration;
+import io.sluice.core.serialization.Serializers;
+import io.sluice.state.CheckpointFiles;
+import io.sluice.state.IncrementalKeyedStateSnapshot;
+import io.sluice.state.IncrementalStateHandle;
+import io.sluice.state.KeyGroupRange;
+import io.sluice.state.KeyGroups;
+import io.sluice.state.KeyedStateBackendParameters;
+import io.sluice.util.ManualClock;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Changelog checkpoints ({@code state.backend.rocksdb.changelog.materialize-every}): between materialisations a
+ * checkpoint uploads only the changelog of the writes since the checkpoint before, and a restore of any checkpoint
+ * (whole, or rescaled to other key groups) replays it onto the materialised files into exactly the state the
+ * backend held when the checkpoint was taken.
+ */
+class RocksDbChangelogCheckpointTest {
+    private static final int MAX_PARALLELISM = 32;
+    private static final KeyGroupRange ALL = KeyGroupRange.of(0, MAX_PARALLELISM - 1);
+    private static final ValueStateDescriptor<Long> VALUE = new ValueStateDescriptor<>("v", Serializers.LONG);
+    private static final ListStateDescriptor<Long> LIST = new ListStateDescriptor<>("l", Serializers.LONG);
+    private static final MapStateDescriptor<Long, String> MAP = new MapStateDescriptor<>("m", Serializers.LONG,
+            Serializers.STRING);
+
+    @TempDir
+    Path dir;
+    private RocksDbStateBackend stateBackend;
+    private final List<RocksDbKeyedStateBackend> opened = new ArrayList<>();
+
+    /** Checkpoint storage on a local directory, recording what is uploaded. */
+    class LocalFiles implements CheckpointFiles {
+        final List<String> sharedUploads = new ArrayList<>();
+
+        @Override
+        public String uploadShared(Path file, String localName) {
+            sharedUploads.add(localName);
+            return copy(file, "shared/" + UUID.randomUUID() + "-" + localName);
+        }
+
+        @Override
+        public String uploadPrivate(Path file, String localName) {
+            return copy(file, "private/" + UUID.randomUUID() + "-" + localName);
+        }
+
+        private String copy(Path file, String path) {
+            try {
+                Path target = dir.resolve("storage").resolve(path);
+                Files.createDirectories(target.getParent());
+                Files.copy(file, target);
+                return path;
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public void download(String path, Path target) {
+            try {
+                Files.copy(dir.resolve("storage").resolve(path), target);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        void delete(String path) throws IOException {
+            Files.delete(dir.resolve("storage").resolve(path));
+        }
+    }
+
+    @AfterEach
+    void close() {
+        opened.forEach(RocksDbKeyedStateBackend::close);
+        if (stateBackend != null) {
+            stateBackend.close();
+        }
+    }
+
+    private RocksDbKeyedStateBackend open(KeyGroupRange range) {
+        if (stateBackend == null) {
+            stateBackend = new RocksDbStateBackend(new Configuration()
+                    .set(RocksDbOptions.LOCAL_DIR, dir.resolve("local").toString())
+                    .set(RocksDbOptions.CHANGELOG_MATERIALIZE_EVERY, 4));
+        }
+        RocksDbKeyedStateBackend b = (RocksDbKeyedStateBackend) stateBackend.createKeyedStateBackend(
+                new KeyedStateBackendParameters("task " + opened.size(), "slot", range, MAX_PARALLELISM,
+                        Serializers.LONG, new ManualClock(0), true));
+        opened.add(b);
+        return b;
+    }
+
+    private static IncrementalStateHandle checkpoint(RocksDbKeyedStateBackend b, long id, LocalFiles files) {
+        return ((IncrementalKeyedStateSnapshot) b.checkpointSnapshot(id)).upload(files);
+    }
+
+    /** What the three states hold, per key: the model the backend is checked against. */
+    record Model(Map<Long, Long> values, Map<Long, List<Long>> lists, Map<Long, TreeMap<Long, String>> maps) {
+        Model() {
+            this(new HashMap<>(), new HashMap<>(), new HashMap<>());
+        }
+
+        Model copy() {
+            Model c = new Model();
+            c.values.putAll(values);
+            lists.forEach((k, l) -> c.lists.put(k, new ArrayList<>(l)));
+            maps.forEach((k, m) -> c.maps.put(k, new TreeMap<>(m)));
+            return c;
+        }
+    }
+
+    /** One random write to key {@code key}, to the backend and the model alike. */
+    private static void randomWrite(RocksDbKeyedStateBackend b, Model model, long key, Random random) {
+        ValueState<Long> v = b.getValueState(VALUE);
+        ListState<Long> l = b.getListState(LIST);
+        MapState<Long, String> m = b.getMapState(MAP);
+        b.setCurrentKey(key);
+        long x = random.nextInt(1_000_000);
+        switch (random.nextInt(8)) {
+            case 0, 1 -> {
+                v.update(x);
+                model.values.put(key, x);
+            }
+            case 2 -> {
+                v.clear();
+                model.values.remove(key);
+            }
+            case 3 -> {
+                l.add(x); // a merge
+                model.lists.computeIfAbsent(key, k -> new ArrayList<>()).add(x);
+            }
+            case 4 -> {
+                l.update(List.of(x, x + 1));
+                model.lists.put(key, new ArrayList<>(List.of(x, x + 1)));
+            }
+            case 5 -> {
+                m.put(x % 4, "s" + x);
+                model.maps.computeIfAbsent(key, k -> new TreeMap<>()).put(x % 4, "s" + x);
+            }
+            case 6 -> {
+                m.remove(x % 4);
+                TreeMap<Long, String> entries = model.maps.get(key);
+                if (entries != null) {
+                    entries.remove(x % 4);
+                    if (entries.isEmpty()) {
+                        model.maps.remove(key);
+                    }
+                }
+            }
+            default -> {
+                m.clear(); // a write batch
+                model.maps.remove(key);
+            }
+        }
+    }
+
+    /** Checks that {@code b} holds exactly what {@code model} holds for the keys of its key groups. */
+    private static void check(RocksDbKeyedStateBackend b, Model model, long keys, String when) {
+        ValueState<Long> v = b.getValueState(VALUE);
+        ListState<Long> l = b.getListState(LIST);
+        MapState<Long, String> m = b.getMapState(MAP);
+        for (String state : List.of("v", "l", "m")) {
+            assertThat(b.keysOf(state)).as("%s: the keys of state %s are all of key groups %s", when, state,
+                    b.keyGroupRange()).allMatch(k -> b.keyGroupRange().contains(KeyGroups.keyGroupFor(k, MAX_PARALLELISM)));
+        }
+        for (long k = 0; k < keys; k++) {
+            if (!b.keyGroupRange().contains(KeyGroups.keyGroupFor(k, MAX_PARALLELISM))) {
+                continue;
+            }
+            b.setCurrentKey(k);
+            assertThat(v.value()).as("%s: value of key %d", when, k).isEqualTo(model.values.get(k));
+            List<Long> list = new ArrayList<>();
+            l.get().forEach(list::add);
+            assertThat(list).as("%s: list of key %d", when, k).isEqualTo(model.lists.getOrDefault(k, List.of()));
+            TreeMap<Long, String> entries = new TreeMap<>();
+            m.entries().forEach(e -> entries.put(e.getKey(), e.getValue()));
+            assertThat(entries).as("%s: map of key %d", when, k).isEqualTo(model.maps.getOrDefault(k, new TreeMap<>()));
+        }
+    }
+
+    /**
+     * Seeded: random writes of every kind and checkpoints, some confirmed and some not (aborted); every checkpoint
+     * restores, whole and split in two (a rescale), into exactly the state it was taken of; between materialisations
+     * a checkpoint whose predecessor was confirmed uploads no table file, only changelog.
+     */
+    @Test
+    void everyCheckpointRestoresExactlyWholeOrRescaledAndChangelogCheckpointsUploadNoTableFile() {
+        long seed = System.nanoTime();
+        System.out.println("RocksDbChangelogCheckpointTest seed " + seed);
+        Random random = new Random(seed);
+        long keys = 400;
+        RocksDbKeyedStateBackend b = open(ALL);
+        LocalFiles files = new LocalFiles();
+        Model model = new Model();
+        List<IncrementalStateHandle> handles = new ArrayList<>();
+        List<Model> expected = new ArrayList<>();
+        int changelogCheckpoints = 0;
+        boolean previousConfirmed = false;
+        for (long id = 1; id <= 14; id++) {
+            for (int i = 0; i < 300; i++) {
+                randomWrite(b, model, random.nextInt((int) keys), random);
+            }
+            int before = files.sharedUploads.size();
+            IncrementalStateHandle h = checkpoint(b, id, files);
+            List<String> uploaded = files.sharedUploads.subList(before, files.sharedUploads.size());
+            boolean changelog = h.sharedFiles().stream().anyMatch(f -> RocksDbChangelog.isSegment(f.localName()));
+            if (changelog) {
+                changelogCheckpoints++;
+                if (previousConfirmed) {
+                    assertThat(uploaded).as("seed %d, checkpoint %d: a changelog checkpoint uploads", seed, id)
+                            .allMatch(RocksDbChangelog::isSegment).hasSize(1);
+                }
+            }
+            handles.add(h);
+            expected.add(model.copy());
+            previousConfirmed = random.nextInt(4) != 0;
+            if (previousConfirmed) {
+                b.notifyCheckpointComplete(id);
+            }
+        }
+        assertThat(changelogCheckpoints).as("seed %d: 3 of every 4 checkpoints (materialize-every 4)", seed)
+                .isGreaterThanOrEqualTo(9);
+        for (int i = 0; i < handles.size(); i++) {
+            String when = "seed " + seed + ", checkpoint " + (i + 1);
+            RocksDbKeyedStateBackend whole = open(ALL);
+            whole.restoreIncremental(List.of(handles.get(i)), files);
+            check(whole, expected.get(i), keys, when + " restored whole");
+            for (int s = 0; s < 2; s++) {
+                RocksDbKeyedStateBackend half = open(KeyGroups.rangeForSubtask(s, MAX_PARALLELISM, 2));
+                half.restoreIncremental(List.of(handles.get(i)), files);
+                check(half, expected.get(i), keys, when + " restored into half " + s);
+            }
+            whole.close();
+        }
+    }
+
+    /**
+     * A restored backend materialises its first checkpoint (it has no base of its own), and two halves' changelog
+     * checkpoints merge back into one backend (2 -> 1) with the writes made after the restore.
+     */
+    @Test
+    void halvesChangelogCheckpointsMergeIntoOne() {
+        long seed = System.nanoTime();
+        System.out.println("RocksDbChangelogCheckpointTest seed " + seed);
+        Random random = new Random(seed);
+        long keys = 300;
+        RocksDbKeyedStateBackend b = open(ALL);
+        LocalFiles files = new LocalFiles();
+        Model model = new Model();
+        for (int i = 0; i < 500; i++) {
+            randomWrite(b, model, random.nextInt((int) keys), random);
+        }
+        IncrementalStateHandle handle = checkpoint(b, 1, files);
+        List<IncrementalStateHandle> halves = new ArrayList<>();
+        List<RocksDbKeyedStateBackend> halfBackends = new ArrayList<>();
+        for (int s = 0; s < 2; s++) {
+            RocksDbKeyedStateBackend half = open(KeyGroups.rangeForSubtask(s, MAX_PARALLELISM, 2));
+            half.restoreIncremental(List.of(handle), files);
+            IncrementalStateHandle first = checkpoint(half, 2, files);
+            assertThat(first.sharedFiles()).as("the first checkpoint after a restore materialises")
+                    .noneMatch(f -> RocksDbChangelog.isSegment(f.localName()));
+            half.notifyCheckpointComplete(2);
+            halfBackends.add(half);
+        }
+        for (int i = 0; i < 500; i++) {
+            long key = random.nextInt((int) keys);
+            int subtask = KeyGroups.rangeForSubtask(0, MAX_PARALLELISM, 2)
+                    .contains(KeyGroups.keyGroupFor(key, MAX_PARALLELISM)) ? 0 : 1;
+            randomWrite(halfBackends.get(subtask), model, key, random);
+        }
+        for (RocksDbKeyedStateBackend half : halfBackends) {
+            IncrementalStateHandle h = checkpoint(half, 3, files);
+            assertThat(h.sharedFiles()).as("a changelog checkpoint").anyMatch(f -> RocksDbChangelog.isSegment(f.localName()));
+            halves.add(h);
+        }
+        RocksDbKeyedStateBackend merged = open(ALL);
+        merged.restoreIncremental(halves, files);
+        check(merged, model, keys, "seed " + seed + ", merged");
+    }
+
+    /**
+     * The changelog segment of an aborted checkpoint is not referred to by the next one (the registry deletes what no
+     * completed checkpoint refers to): the next checkpoint uploads it again, and restores without the aborted
+     * checkpoint's files.
+     */
+    @Test
+    void anAbortedCheckpointsSegmentIsUploadedAgainAndNotReferredTo() throws IOException {
+        RocksDbKeyedStateBackend b = open(ALL);
+        LocalFiles files = new LocalFiles();
+        Model model = new Model();
+        Random random = new Random(7);
+        for (int i = 0; i < 300; i++) {
+            randomWrite(b, model, i, random);
+        }
+        checkpoint(b, 1, files);
+        b.notifyCheckpointComplete(1);
+        for (int i = 0; i < 300; i++) {
+            randomWrite(b, model, i, random);
+        }
+        IncrementalStateHandle aborted = checkpoint(b, 2, files);
+        for (int i = 0; i < 300; i++) {
+            randomWrite(b, model, i, random);
+        }
+        int before = files.sharedUploads.size();
+        IncrementalStateHandle third = checkpoint(b, 3, files);
+        assertThat(files.sharedUploads.subList(before, files.sharedUploads.size()))
+                .as("checkpoint 2's segment again and checkpoint 3's").hasSize(2).allMatch(RocksDbChangelog::isSegment);
+        List<IncrementalStateHandle.StateFile> abortedOnly = new ArrayList<>(aborted.sharedFiles());
+        abortedOnly.removeAll(third.sharedFiles());
+        assertThat(abortedOnly).as("checkpoint 2's segment, under its upload path").hasSize(1);
+        for (IncrementalStateHandle.StateFile f : abortedOnly) {
+            files.delete(f.path()); // the registry deleted the aborted checkpoint's file
+        }
+        RocksDbKeyedStateBackend restored = open(ALL);
+        restored.restoreIncremental(List.of(third), files);
+        check(restored, model, 300, "checkpoint 3");
+    }
+
+    /** A state registered after the materialisation makes the next checkpoint a materialisation. */
+    @Test
+    void aNewStateMakesTheNextCheckpointMaterialise() {
+        RocksDbKeyedStateBackend b = open(ALL);
+        LocalFiles files = new LocalFiles();
+        b.getValueState(VALUE);
+        b.setCurrentKey(1L);
+        b.getValueState(VALUE).update(5L);
+        checkpoint(b, 1, files);
+        b.notifyCheckpointComplete(1);
+        b.setCurrentKey(2L);
+        b.getListState(LIST).add(3L);
+        IncrementalStateHandle h = checkpoint(b, 2, files);
+        assertThat(h.sharedFiles()).noneMatch(f -> RocksDbChangelog.isSegment(f.localName()));
+        b.notifyCheckpointComplete(2);
+        b.setCurrentKey(3L);
+        b.getListState(LIST).add(4L);
+        IncrementalStateHandle next = checkpoint(b, 3, files);
+        assertThat(next.sharedFiles()).anyMatch(f -> RocksDbChangelog.isSegment(f.localName()));
+        RocksDbKeyedStateBackend restored = open(ALL);
+        restored.restoreIncremental(List.of(next), files);
+        restored.setCurrentKey(1L);
+        assertThat(restored.getValueState(VALUE).value()).isEqualTo(5L);
+        restored.setCurrentKey(3L);
+        assertThat(restored.getListState(LIST).get()).containsExactly(4L);
+    }
+
+    /** A segment cut off (a partial upload) fails the restore with a message that names it; nothing is guessed. */
+    @Test
+    void aCutOffSegmentFailsTheRestoreClearly() throws IOException {
+        RocksDbKeyedStateBackend b = open(ALL);
+        LocalFiles files = new LocalFiles();
+        b.setCurrentKey(1L);
+        b.getValueState(VALUE).update(1L);
+        checkpoint(b, 1, files);
+        b.notifyCheckpointComplete(1);
+        for (long k = 0; k < 100; k++) {
+            b.setCurrentKey(k);
+            b.getValueState(VALUE).update(k);
+        }
+        IncrementalStateHandle h = checkpoint(b, 2, files);
+        IncrementalStateHandle.StateFile segment = h.sharedFiles().stream()
+                .filter(f -> RocksDbChangelog.isSegment(f.localName())).findFirst().orElseThrow();
+        Path stored = dir.resolve("storage").resolve(segment.path());
+        byte[] bytes = Files.readAllBytes(stored);
+        Files.write(stored, java.util.Arrays.copyOf(bytes, bytes.length - 5));
+        RocksDbKeyedStateBackend restored = open(ALL);
+        assertThatThrownBy(() -> restored.restoreIncremental(List.of(h), files))
+                .hasMessageContaining("The changelog segment " + segment.localName())
+                .hasMessageContaining("is corrupt: it is cut off before its end");
+    }
+}
