@@ -9,6 +9,9 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import io.sluice.core.serialization.DataInputBuffer;
 import java.util.List;
 import java.util.stream.Stream;
 import org.rocksdb.ColumnFamilyHandle;
@@ -23,8 +26,6 @@ import org.rocksdb.WriteBatch;
  * <p>Threading: the task thread, while restoring.
  */
 final class RocksDbChangelogReplay {
-    private static final int BATCH_BYTES = 4 << 20;
-
     private final RocksDbInstance instance;
     private final KeyGroupRange range;
     private final byte[] rangeStart;
@@ -61,21 +62,23 @@ final class RocksDbChangelogReplay {
 
     /**
      * Applies {@code segments} in order; {@code columns} are the column families of the states the segments'
-     * checkpoint described, in that order. Returns the writes applied.
+     * checkpoint described, in that order, and {@code written} the key groups of the backend that wrote them. A
+     * chunk goes to RocksDB as it is (one native call) when those column families have the ids the segment names
+     * and {@code written} lies within this backend's range; otherwise write by write, filtered. Returns the writes
+     * applied.
      */
-    long replay(List<Path> segments, List<ColumnFamilyHandle> columns) {
+    long replay(List<Path> segments, List<ColumnFamilyHandle> columns, KeyGroupRange written) {
         long applied = 0;
         for (Path segment : segments) {
-            applied += replay(segment, columns);
+            applied += replay(segment, columns, written);
         }
         return applied;
     }
 
-    private long replay(Path segment, List<ColumnFamilyHandle> columns) {
+    private long replay(Path segment, List<ColumnFamilyHandle> columns, KeyGroupRange written) {
         long applied = 0;
         try (InputStream file = Files.newInputStream(segment);
-             DataInputStream in = new DataInputStream(new BufferedInputStream(file, 1 << 16));
-             WriteBatch batch = new WriteBatch()) {
+             DataInputStream in = new DataInputStream(new BufferedInputStream(file, 1 << 16))) {
             if (in.readInt() != RocksDbChangelog.MAGIC) {
                 throw corrupt(segment, "it does not start with the changelog marker");
             }
@@ -84,55 +87,37 @@ final class RocksDbChangelogReplay {
                 throw corrupt(segment, "it has version " + version + ", this Sluice reads version "
                         + RocksDbChangelog.VERSION);
             }
+            int n = readVarInt(in);
+            if (n != columns.size()) {
+                throw corrupt(segment, "it names " + n + " states, its checkpoint describes " + columns.size());
+            }
+            Map<Integer, ColumnFamilyHandle> byId = new HashMap<>();
+            boolean sameIds = true;
+            for (int i = 0; i < n; i++) {
+                int id = readVarInt(in);
+                byId.put(id, columns.get(i));
+                sameIds &= columns.get(i).getID() == id;
+            }
+            boolean asIs = sameIds && range.start() <= written.start() && written.end() <= range.end();
             while (true) {
-                byte op = in.readByte();
-                if (op == RocksDbChangelog.END) {
+                int length = in.readInt();
+                if (length == 0) {
                     break;
                 }
-                int state = readVarInt(in);
-                if (state >= columns.size()) {
-                    throw corrupt(segment, "a write to state number " + state + " of " + columns.size());
+                if (length < RocksDbChangelog.BATCH_HEADER) {
+                    throw corrupt(segment, "a chunk of " + length + " bytes");
                 }
-                ColumnFamilyHandle column = columns.get(state);
-                byte[] key = readBytes(in);
-                switch (op) {
-                    case RocksDbChangelog.PUT -> {
-                        byte[] value = readBytes(in);
-                        if (inRange(key)) {
-                            batch.put(column, key, value);
-                            applied++;
-                        }
+                byte[] rep = new byte[length];
+                in.readFully(rep);
+                if (asIs) {
+                    try (WriteBatch batch = new WriteBatch(rep)) {
+                        applied += batch.count();
+                        instance.db().write(instance.writeOptions, batch);
                     }
-                    case RocksDbChangelog.MERGE -> {
-                        byte[] value = readBytes(in);
-                        if (inRange(key)) {
-                            batch.merge(column, key, value);
-                            applied++;
-                        }
-                    }
-                    case RocksDbChangelog.DELETE -> {
-                        if (inRange(key)) {
-                            batch.delete(column, key);
-                            applied++;
-                        }
-                    }
-                    case RocksDbChangelog.DELETE_RANGE -> {
-                        byte[] end = readBytes(in);
-                        byte[] from = max(key, rangeStart);
-                        byte[] to = min(end, rangeEnd);
-                        if (Arrays.compareUnsigned(from, to) < 0) {
-                            batch.deleteRange(column, from, to);
-                            applied++;
-                        }
-                    }
-                    default -> throw corrupt(segment, "an unknown record type " + op);
-                }
-                if (batch.getDataSize() >= BATCH_BYTES) {
-                    instance.db().write(instance.writeOptions, batch);
-                    batch.clear();
+                } else {
+                    applied += replayFiltered(segment, rep, byId);
                 }
             }
-            instance.db().write(instance.writeOptions, batch);
         } catch (EOFException e) {
             throw corrupt(segment, "it is cut off before its end");
         } catch (IOException e) {
@@ -144,6 +129,64 @@ final class RocksDbChangelogReplay {
         return applied;
     }
 
+    /** Applies the writes of one chunk to this backend's key groups, mapping column families by id. */
+    private long replayFiltered(Path segment, byte[] rep, Map<Integer, ColumnFamilyHandle> byId)
+            throws RocksDBException {
+        long applied = 0;
+        DataInputBuffer in = new DataInputBuffer(rep);
+        in.position(RocksDbChangelog.BATCH_HEADER);
+        try (WriteBatch batch = new WriteBatch()) {
+            while (in.hasRemaining()) {
+                byte type = in.readByte();
+                ColumnFamilyHandle column = byId.get(in.readVarInt());
+                if (column == null) {
+                    throw corrupt(segment, "a write to a column family that is no state's");
+                }
+                byte[] key = bytes(in);
+                switch (type) {
+                    case RocksDbChangelog.CF_VALUE -> {
+                        byte[] value = bytes(in);
+                        if (inRange(key)) {
+                            batch.put(column, key, value);
+                            applied++;
+                        }
+                    }
+                    case RocksDbChangelog.CF_MERGE -> {
+                        byte[] value = bytes(in);
+                        if (inRange(key)) {
+                            batch.merge(column, key, value);
+                            applied++;
+                        }
+                    }
+                    case RocksDbChangelog.CF_DELETION, RocksDbChangelog.CF_SINGLE_DELETION -> {
+                        if (inRange(key)) {
+                            batch.delete(column, key);
+                            applied++;
+                        }
+                    }
+                    case RocksDbChangelog.CF_RANGE_DELETION -> {
+                        byte[] end = bytes(in);
+                        byte[] from = max(key, rangeStart);
+                        byte[] to = min(end, rangeEnd);
+                        if (Arrays.compareUnsigned(from, to) < 0) {
+                            batch.deleteRange(column, from, to);
+                            applied++;
+                        }
+                    }
+                    default -> throw corrupt(segment, "a write of an unknown type " + type);
+                }
+            }
+            instance.db().write(instance.writeOptions, batch);
+        }
+        return applied;
+    }
+
+    private static byte[] bytes(DataInputBuffer in) {
+        byte[] b = new byte[in.readVarInt()];
+        in.readFully(b);
+        return b;
+    }
+
     private boolean inRange(byte[] key) {
         return range.contains(RocksDbKeys.keyGroupOf(key));
     }
@@ -151,12 +194,6 @@ final class RocksDbChangelogReplay {
     private RocksDbStateException corrupt(Path segment, String why) {
         return new RocksDbStateException("The changelog segment " + segment.getFileName() + " of " + instance.owner()
                 + " is corrupt: " + why + ". Restore from an earlier checkpoint or a savepoint", null);
-    }
-
-    private static byte[] readBytes(DataInputStream in) throws IOException {
-        byte[] bytes = new byte[readVarInt(in)];
-        in.readFully(bytes);
-        return bytes;
     }
 
     private static int readVarInt(DataInputStream in) throws IOException {

@@ -59,7 +59,8 @@ import org.slf4j.LoggerFactory;
  * <p><b>Snapshots</b> are full and in the canonical format ({@link RocksDbFullSnapshot}): a RocksDB
  * snapshot taken on the task thread (instant), iterated key group by key group on the I/O thread
  * while the task goes on; with incremental checkpoints, RocksDB checkpoints whose new files are
- * uploaded ({@link RocksDbIncrementalSnapshot}).
+ * uploaded ({@link RocksDbIncrementalSnapshot}), optionally between materialisations the changelog
+ * of the writes since ({@link RocksDbChangelog}).
  *
  * <p><b>Parts.</b> This class is the {@link KeyedStateBackend} facade over: {@link RocksDbInstance}
  * (the native instance, its options, guard and local directories), {@link RocksDbKeys} (key layout
@@ -113,7 +114,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
                 incremental ? materializeEvery : 1, owner);
         this.snapshots = new RocksDbSnapshots(instance, states, range, maxParallelism, keySerializer, incremental,
                 changelog);
-        this.restore = new RocksDbRestore(instance, states, keys, range, maxParallelism);
+        this.restore = new RocksDbRestore(instance, states, keys, range, maxParallelism, changelog);
     }
 
     // ------------------------------------------------------------------ keys
@@ -167,7 +168,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
     /** Writes {@code batch} of the states' writes, and logs it. Task thread. */
     void write(org.rocksdb.WriteBatch batch) throws RocksDBException {
         instance.db().write(writeOptions, batch);
-        changelog.batch(batch, states.columns());
+        changelog.batch(batch);
     }
 
     // ------------------------------------------------------------------ states
@@ -281,7 +282,9 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
      * With incremental checkpoints: flushes the write buffers (write-ahead logging is off, so only
      * flushed data is in files) and creates a RocksDB checkpoint, hard links of the live files, in a
      * directory beside the instance's; the returned snapshot uploads what is new on the I/O thread.
-     * Otherwise the canonical {@link #snapshot()}.
+     * Between materialisations of the changelog ({@link RocksDbChangelog}) nothing is flushed: the
+     * snapshot is the last materialisation's files and the changelog segments since. Otherwise the
+     * canonical {@link #snapshot()}.
      */
     @Override
     public KeyedStateSnapshot checkpointSnapshot(long checkpointId) {

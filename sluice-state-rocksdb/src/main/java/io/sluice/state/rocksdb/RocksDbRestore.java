@@ -47,9 +47,11 @@ final class RocksDbRestore {
     private final RocksDbKeys keys;
     private final KeyGroupRange range;
     private final int maxParallelism;
+    private final RocksDbChangelog changelog;
 
     RocksDbRestore(RocksDbInstance instance, RocksDbStates states, RocksDbKeys keys, KeyGroupRange range,
-                   int maxParallelism) {
+                   int maxParallelism, RocksDbChangelog changelog) {
+        this.changelog = changelog;
         this.instance = instance;
         this.states = states;
         this.keys = keys;
@@ -104,18 +106,23 @@ final class RocksDbRestore {
                 Path target = instance.snapshotsDirectory().resolve("restore-" + i + "-" + UUID.randomUUID());
                 downloaded.add(target);
                 download(handles.get(i), files, target);
-                Path changelog = target.resolveSibling(target.getFileName() + "-changelog");
-                downloaded.add(changelog);
-                segments.add(RocksDbChangelogReplay.takeSegments(target, changelog));
+                Path segmentsDir = target.resolveSibling(target.getFileName() + "-changelog");
+                downloaded.add(segmentsDir);
+                segments.add(RocksDbChangelogReplay.takeSegments(target, segmentsDir));
             }
             IncrementalStateHandle first = handles.get(0);
             if (handles.size() == 1 && first.keyGroupRange().start() <= range.start()
                     && range.end() <= first.keyGroupRange().end()) {
                 IncrementalMetaData meta = IncrementalMetaData.decode(first.stateMetaData());
+                boolean own = files.restoringOwnCheckpoint() && first.keyGroupRange().equals(range);
+                if (own) {
+                    changelog.resume(downloaded.get(0), segments.get(0), first.stateMetaData());
+                }
                 adoptInstance(downloaded.get(0), meta);
                 clipTo(first.keyGroupRange());
-                replay(segments.get(0), meta);
-                if (files.restoringOwnCheckpoint() && first.keyGroupRange().equals(range)) {
+                replay(segments.get(0), meta, first.keyGroupRange());
+                if (own) {
+                    changelog.resumed(states.columns());
                     Map<String, IncrementalStateHandle.StateFile> reusable = new HashMap<>();
                     first.sharedFiles().forEach(f -> reusable.put(f.localName(), f));
                     return reusable;
@@ -134,7 +141,8 @@ final class RocksDbRestore {
                     copyKeyGroups(instances.get(i), handles.get(i));
                 }
                 for (int i = 0; i < handles.size(); i++) {
-                    replay(segments.get(i), IncrementalMetaData.decode(handles.get(i).stateMetaData()));
+                    replay(segments.get(i), IncrementalMetaData.decode(handles.get(i).stateMetaData()),
+                            handles.get(i).keyGroupRange());
                 }
                 LOG.info("Restored the RocksDB state of {} (key groups {}) from {} instances: {} by importing their"
                         + " table files, {} by copying their entries", instance.owner(), range, handles.size(),
@@ -153,7 +161,7 @@ final class RocksDbRestore {
      * Replays the changelog segments of a restored changelog checkpoint ({@link RocksDbChangelog}) whose states
      * {@code meta} describes, keeping the writes to this backend's key groups.
      */
-    private void replay(List<Path> segments, IncrementalMetaData meta) {
+    private void replay(List<Path> segments, IncrementalMetaData meta, KeyGroupRange written) {
         if (segments.isEmpty()) {
             return;
         }
@@ -162,7 +170,7 @@ final class RocksDbRestore {
             RocksDbState state = states.get(info.name());
             columns.add((state != null ? state : states.create(info)).column());
         }
-        long applied = new RocksDbChangelogReplay(instance, range).replay(segments, columns);
+        long applied = new RocksDbChangelogReplay(instance, range).replay(segments, columns, written);
         LOG.info("Replayed {} changelog segments ({} writes) onto the restored RocksDB state of {} (key groups {})",
                 segments.size(), applied, instance.owner(), range);
     }

@@ -117,7 +117,7 @@ final class RocksDbSnapshots {
             db.flush(flush, all);
             Files.createDirectories(target.getParent());
             checkpoint.createCheckpoint(target.toString());
-            changelog.rebase(target, stateMetaData);
+            changelog.rebase(target, stateMetaData, states.columns());
         } catch (RocksDBException | IOException e) {
             RocksDbInstance.deleteDirectory(target);
             throw new RocksDbStateException("RocksDB could not create the local checkpoint " + target + " of "
