@@ -11,7 +11,6 @@ import io.sluice.api.state.ValueState;
 import io.sluice.api.state.ValueStateDescriptor;
 import io.sluice.config.Configuration;
 import io.sluice.core.serialization.Serializers;
-import io.sluice.state.CheckpointFiles;
 import io.sluice.state.IncrementalKeyedStateSnapshot;
 import io.sluice.state.IncrementalStateHandle;
 import io.sluice.state.KeyGroupRange;
@@ -19,7 +18,6 @@ import io.sluice.state.KeyGroups;
 import io.sluice.state.KeyedStateBackendParameters;
 import io.sluice.util.ManualClock;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,44 +50,12 @@ class RocksDbChangelogCheckpointTest {
     private final List<RocksDbKeyedStateBackend> opened = new ArrayList<>();
 
     /** Checkpoint storage on a local directory, recording what is uploaded. */
-    class LocalFiles implements CheckpointFiles {
-        final List<String> sharedUploads = new ArrayList<>();
-
-        @Override
-        public String uploadShared(Path file, String localName) {
-            sharedUploads.add(localName);
-            return copy(file, "shared/" + UUID.randomUUID() + "-" + localName);
-        }
-
-        @Override
-        public String uploadPrivate(Path file, String localName) {
-            return copy(file, "private/" + UUID.randomUUID() + "-" + localName);
-        }
-
-        private String copy(Path file, String path) {
-            try {
-                Path target = dir.resolve("storage").resolve(path);
-                Files.createDirectories(target.getParent());
-                Files.copy(file, target);
-                return path;
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-
-        @Override
-        public void download(String path, Path target) {
-            try {
-                Files.copy(dir.resolve("storage").resolve(path), target);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-
-        void delete(String path) throws IOException {
-            Files.delete(dir.resolve("storage").resolve(path));
+    class LocalFiles extends LocalCheckpointFiles {
+        LocalFiles() {
+            super(dir.resolve("storage"));
         }
     }
+
 
     @AfterEach
     void close() {
@@ -111,6 +76,13 @@ class RocksDbChangelogCheckpointTest {
                         Serializers.LONG, new ManualClock(0), true));
         opened.add(b);
         return b;
+    }
+
+    /** A seed, {@code -Dsluice.test.seed} or a new one, printed. */
+    private static long seed() {
+        long seed = Long.getLong("sluice.test.seed", System.nanoTime());
+        System.out.println("RocksDbChangelogCheckpointTest seed " + seed);
+        return seed;
     }
 
     private static IncrementalStateHandle checkpoint(RocksDbKeyedStateBackend b, long id, LocalFiles files) {
@@ -208,8 +180,7 @@ class RocksDbChangelogCheckpointTest {
      */
     @Test
     void everyCheckpointRestoresExactlyWholeOrRescaledAndChangelogCheckpointsUploadNoTableFile() {
-        long seed = Long.getLong("sluice.test.seed", System.nanoTime());
-        System.out.println("RocksDbChangelogCheckpointTest seed " + seed);
+        long seed = seed();
         Random random = new Random(seed);
         long keys = 400;
         RocksDbKeyedStateBackend b = open(ALL);
@@ -263,8 +234,7 @@ class RocksDbChangelogCheckpointTest {
      */
     @Test
     void halvesChangelogCheckpointsMergeIntoOne() {
-        long seed = Long.getLong("sluice.test.seed", System.nanoTime());
-        System.out.println("RocksDbChangelogCheckpointTest seed " + seed);
+        long seed = seed();
         Random random = new Random(seed);
         long keys = 300;
         RocksDbKeyedStateBackend b = open(ALL);
@@ -332,7 +302,7 @@ class RocksDbChangelogCheckpointTest {
         abortedOnly.removeAll(third.sharedFiles());
         assertThat(abortedOnly).as("checkpoint 2's segment, under its upload path").hasSize(1);
         for (IncrementalStateHandle.StateFile f : abortedOnly) {
-            files.delete(f.path()); // the registry deleted the aborted checkpoint's file
+            Files.delete(files.stored(f.path())); // the registry deleted the aborted checkpoint's file
         }
         RocksDbKeyedStateBackend restored = open(ALL);
         restored.restoreIncremental(List.of(third), files);
@@ -355,8 +325,7 @@ class RocksDbChangelogCheckpointTest {
      */
     @Test
     void aFailoverGoesOnFromTheRestoredBaseAndSegments() {
-        long seed = Long.getLong("sluice.test.seed", System.nanoTime());
-        System.out.println("RocksDbChangelogCheckpointTest seed " + seed);
+        long seed = seed();
         Random random = new Random(seed);
         long keys = 300;
         LocalFiles files = new OwnCheckpointFiles();
@@ -433,7 +402,7 @@ class RocksDbChangelogCheckpointTest {
         IncrementalStateHandle h = checkpoint(b, 2, files);
         IncrementalStateHandle.StateFile segment = h.sharedFiles().stream()
                 .filter(f -> RocksDbChangelog.isSegment(f.localName())).findFirst().orElseThrow();
-        Path stored = dir.resolve("storage").resolve(segment.path());
+        Path stored = files.stored(segment.path());
         byte[] bytes = Files.readAllBytes(stored);
         Files.write(stored, java.util.Arrays.copyOf(bytes, bytes.length - 5));
         RocksDbKeyedStateBackend restored = open(ALL);

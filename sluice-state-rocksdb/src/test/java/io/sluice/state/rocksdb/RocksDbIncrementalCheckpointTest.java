@@ -13,7 +13,6 @@ import io.sluice.config.Configuration;
 import io.sluice.core.serialization.DataInputBuffer;
 import io.sluice.core.serialization.DataOutputBuffer;
 import io.sluice.core.serialization.Serializers;
-import io.sluice.state.CheckpointFiles;
 import io.sluice.state.HeapKeyedStateBackend;
 import io.sluice.state.IncrementalKeyedStateSnapshot;
 import io.sluice.state.IncrementalStateHandle;
@@ -24,12 +23,10 @@ import io.sluice.state.KeyedStateBackend;
 import io.sluice.state.KeyedStateBackendParameters;
 import io.sluice.util.ManualClock;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,44 +46,12 @@ class RocksDbIncrementalCheckpointTest {
     private final List<KeyedStateBackend> opened = new ArrayList<>();
 
     /** Checkpoint storage on a local directory, counting what is uploaded. */
-    class LocalFiles implements CheckpointFiles {
-        final List<String> sharedUploads = new ArrayList<>();
-        final List<String> privateUploads = new ArrayList<>();
-        long uploadedBytes;
-
-        @Override
-        public String uploadShared(Path file, String localName) {
-            sharedUploads.add(localName);
-            return copy(file, "shared/" + UUID.randomUUID() + "-" + localName);
-        }
-
-        @Override
-        public String uploadPrivate(Path file, String localName) {
-            privateUploads.add(localName);
-            return copy(file, "private/" + UUID.randomUUID() + "-" + localName);
-        }
-
-        private String copy(Path file, String path) {
-            try {
-                Path target = dir.resolve("storage").resolve(path);
-                Files.createDirectories(target.getParent());
-                Files.copy(file, target);
-                uploadedBytes += Files.size(file);
-                return path;
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-
-        @Override
-        public void download(String path, Path target) {
-            try {
-                Files.copy(dir.resolve("storage").resolve(path), target);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+    class LocalFiles extends LocalCheckpointFiles {
+        LocalFiles() {
+            super(dir.resolve("storage"));
         }
     }
+
 
     @AfterEach
     void close() {
