@@ -189,8 +189,8 @@ final class RocksDbChangelog {
      * Task thread, restoring this job's own changelog or materialised checkpoint of exactly this backend's key
      * groups, before RocksDB opens the downloaded files at {@code downloaded}: keeps those files (table files as
      * hard links, the others as copies, since RocksDB rewrites them once open) as the base, and the restored
-     * {@code restoredSegments} (already replayed) as its segments, so the next checkpoint refers to both instead of
-     * materialising. Call {@link #resumed} once the instance is open.
+     * {@code restoredSegments} (which the restore replays next) as its segments, so the next checkpoint refers to both
+     * instead of materialising. Call {@link #resumed} once they are replayed: writes are logged from then on.
      */
     void resume(Path downloaded, List<Path> restoredSegments, byte[] stateMetaData) throws IOException {
         if (materializeEvery == 1) {
