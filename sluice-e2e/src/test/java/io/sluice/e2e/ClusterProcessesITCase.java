@@ -49,7 +49,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>Keyed state is on the heap or in RocksDB with incremental checkpoints ({@link Backend}, the job's
  * {@code sluice run -D state.backend=rocksdb -D state.backend.incremental=true}; the task managers keep
- * RocksDB's files under the run's directory). The default run covers each storage once and each
+ * RocksDB's files under the run's directory; every other task manager started takes changelog checkpoints,
+ * {@code state.backend.rocksdb.changelog.materialize-every: 3}, so RocksDB subtasks restore changelog checkpoints
+ * on task managers without them and the other way round). The default run covers each storage once and each
  * backend once: the shared directory with the heap, S3 with RocksDB (whose table files are objects under
  * {@code jobs/<jobId>/shared/}); {@code -Dsluice.e2e.backends=heap,rocksdb} (set by the soak profile)
  * runs every listed backend on every storage. Before the kills a RocksDB run checks in storage that
@@ -193,8 +195,15 @@ class ClusterProcessesITCase {
         SplittableRandom random = new SplittableRandom(seed);
         Path run = Files.createDirectories(dir.resolve(storage + "-" + backend.property + "-seed-" + seed));
         // RocksDB's working files in the run's directory, not in /tmp, where SIGKILLed task managers would leave them.
+        // Every other task manager started takes changelog checkpoints (materialising every 3rd): a subtask's
+        // changelog checkpoint is restored on a task manager without them and the other way round.
         Map<String, String> taskManagerSettings = Map.of("state.backend.rocksdb.local-dir",
                 run.resolve("rocksdb").toString());
+        Map<String, String> changelogSettings = Map.of("state.backend.rocksdb.local-dir",
+                run.resolve("rocksdb").toString(), "state.backend.rocksdb.changelog.materialize-every", "3");
+        int[] started = {0};
+        java.util.function.Supplier<Map<String, String>> nextSettings = () -> started[0]++ % 2 == 1
+                ? changelogSettings : taskManagerSettings;
         Map<String, String> config = clusterConfig("e2e-" + seed);
         String checkpoints = storageFor(storage, seed, run, config);
         processes = new SluiceCluster(run, config);
@@ -210,7 +219,7 @@ class ClusterProcessesITCase {
                     processes.launchJobManager(Host.MACHINE, Map.of()));
             List<SluiceProcess> taskManagers = new ArrayList<>();
             for (int i = 0; i < taskManagerCount; i++) {
-                taskManagers.add(processes.startTaskManager(Host.MACHINE, 2, taskManagerSettings));
+                taskManagers.add(processes.startTaskManager(Host.MACHINE, 2, nextSettings.get()));
             }
             List<SluiceProcess> jobManagers = new ArrayList<>();
             for (SluiceProcess jm : launched) {
@@ -277,7 +286,7 @@ class ClusterProcessesITCase {
                         step.kill(), offset, last.id(), last.durationMillis(), CHECKPOINT_INTERVAL.toMillis(),
                         phaseOf(offset, last), running - killed, SESSION_TIMEOUT.toSeconds());
                 if (step.kill() != Kill.LEADER) {
-                    taskManagers.add(processes.startTaskManager(Host.MACHINE, 2, taskManagerSettings));
+                    taskManagers.add(processes.startTaskManager(Host.MACHINE, 2, nextSettings.get()));
                 }
                 if (step.kill() != Kill.TASK_MANAGER) {
                     SluiceProcess restarted = processes.startJobManager(Host.MACHINE, Map.of());
@@ -438,7 +447,9 @@ class ClusterProcessesITCase {
                     + keyed.stream().filter(TaskStateHandle::isIncremental).count() + " incremental; registry "
                     + latest.sharedFileReferences().size() + " shared files, "
                     + latest.sharedFileReferences().values().stream().filter(ids -> ids.size() >= 2).count()
-                    + " of them referred to by two checkpoints";
+                    + " of them referred to by two checkpoints, "
+                    + latest.sharedFileReferences().keySet().stream().filter(p -> p.contains("changelog-")).count()
+                    + " changelog segments";
         });
         System.out.println("ClusterProcessesITCase: " + storage + ", " + backend + ": " + seen[0]);
     }
