@@ -109,7 +109,9 @@ final class ChaosRun {
         try {
             try (LocalCluster cluster = LocalCluster.builder().haServices(ha.open(), true).taskExecutors(2)
                     .configuration(new io.sluice.config.Configuration()
-                            .setString("state.backend.rocksdb.local-dir", dir.resolve("rocksdb").toString()))
+                            .setString("state.backend.rocksdb.local-dir", dir.resolve("rocksdb").toString())
+                            .setString("state.backend.rocksdb.changelog.materialize-every",
+                                    String.valueOf(settings.materializeEvery())))
                     .slotsPerTaskExecutor(2 * settings.jobs()).blobStoreDecorator(faultInjection())
                     .seed(plan.seed()).build()) {
                 for (int j = 0; j < settings.jobs(); j++) {

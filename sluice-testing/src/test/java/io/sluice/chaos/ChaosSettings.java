@@ -26,10 +26,12 @@ import java.util.Set;
  * @param backend            where the jobs' keyed state lives: the heap, or RocksDB with incremental
  *                           checkpoints (table files shared under {@code <jobId>/shared/}, the other files
  *                           of RocksDB in each checkpoint's directory)
+ * @param materializeEvery   with RocksDB: {@code state.backend.rocksdb.changelog.materialize-every} of the task
+ *                           executors (1, the default: no changelog checkpoints)
  */
 record ChaosSettings(int jobs, long records, double recordsPerSecond, int steps, long spanMillis,
                      Set<ChaosAction> actions, Duration checkpointInterval, Duration endTimeout,
-                     boolean mutableState, int stateBytesPerKey, StateBackendType backend) {
+                     boolean mutableState, int stateBytesPerKey, StateBackendType backend, int materializeEvery) {
     ChaosSettings {
         if (stateBytesPerKey < Long.BYTES) {
             throw new IllegalArgumentException("stateBytesPerKey must be at least " + Long.BYTES + ", got "
@@ -42,13 +44,19 @@ record ChaosSettings(int jobs, long records, double recordsPerSecond, int steps,
                   Set<ChaosAction> actions, Duration checkpointInterval, Duration endTimeout,
                   boolean mutableState, int stateBytesPerKey) {
         this(jobs, records, recordsPerSecond, steps, spanMillis, actions, checkpointInterval, endTimeout, mutableState,
-                stateBytesPerKey, StateBackendType.HEAP);
+                stateBytesPerKey, StateBackendType.HEAP, 1);
     }
 
     /** These settings with keyed state in {@code backend} (RocksDB: incremental checkpoints). */
     ChaosSettings withBackend(StateBackendType backend) {
         return new ChaosSettings(jobs, records, recordsPerSecond, steps, spanMillis, actions, checkpointInterval,
-                endTimeout, mutableState, stateBytesPerKey, backend);
+                endTimeout, mutableState, stateBytesPerKey, backend, materializeEvery);
+    }
+
+    /** These settings with changelog checkpoints in RocksDB, materialising every {@code n}-th checkpoint. */
+    ChaosSettings withChangelog(int n) {
+        return new ChaosSettings(jobs, records, recordsPerSecond, steps, spanMillis, actions, checkpointInterval,
+                endTimeout, mutableState, stateBytesPerKey, backend, n);
     }
 
     static final int KEYS = 8;

@@ -22,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * of those seeds with keyed state in RocksDB with incremental checkpoints (16: storage hanging, task
  * failures, a leadership revocation; 24: storage refusing, a task failure, a revocation and two
  * corruptions, which for RocksDB flip a byte of one of RocksDB's files private to a retained checkpoint,
- * as its table files are shared by several; a FINISHED job must also leave no shared table file). Each
- * run prints its seed and plan.
+ * as its table files are shared by several; a FINISHED job must also leave no shared table file), seed 24
+ * also with RocksDB's changelog checkpoints. Each run prints its seed and plan.
  *
  * <p>State values are mutated in place ({@code byte[]} counters, padded above the default inline
  * threshold so that checkpoints have {@code .state} files for the corruption steps): a torn snapshot
@@ -65,6 +65,17 @@ class ChaosSmokeTest {
     void invariantsHoldWithRocksDbIncrementalCheckpoints(long seed) throws Exception {
         ChaosSuite.runAndCheck(seed, SMOKE.withBackend(StateBackendType.ROCKSDB), new EmbeddedChaosHa(dir.resolve("ha")),
                 dir, ENFORCED);
+    }
+
+    /**
+     * The same invariants with RocksDB's changelog checkpoints (materialising every 3rd): seed 24's storage refusals,
+     * task failure, revocation and corruptions hit checkpoints that are a materialisation plus changelog segments.
+     */
+    @ParameterizedTest(name = "embedded HA, RocksDB changelog checkpoints, seed {0}")
+    @ValueSource(longs = {24L})
+    void invariantsHoldWithRocksDbChangelogCheckpoints(long seed) throws Exception {
+        ChaosSuite.runAndCheck(seed, SMOKE.withBackend(StateBackendType.ROCKSDB).withChangelog(3),
+                new EmbeddedChaosHa(dir.resolve("ha")), dir, ENFORCED);
     }
 
     /** Revocation here expires the job manager's ZooKeeper session (job and dispatcher leadership). */
