@@ -64,8 +64,8 @@ final class RocksDbChangelog {
     private final int materializeEvery;
     private final String owner;
     private final String random = UUID.randomUUID().toString().substring(0, 13);
-    /** The chunk being filled: a write batch in RocksDB's serialized form. */
-    private final DataOutputBuffer chunk = new DataOutputBuffer(64 << 10);
+    /** The chunk being filled: a write batch in RocksDB's serialized form (it grows from empty when writes are logged). */
+    private final DataOutputBuffer chunk = new DataOutputBuffer(0);
     private int chunkCount;
 
     /** The files of the last materialisation (hard links), or {@code null}: the next checkpoint materialises. */
