@@ -31,4 +31,23 @@ public interface CheckpointFiles {
     default boolean restoringOwnCheckpoint() {
         return false;
     }
+
+    /**
+     * Uploading, when the task keeps task-local copies: keeps {@code file} as a local file of this checkpoint under
+     * {@code name}, for a restore on this task executor only; it is never uploaded, and a restore elsewhere does not
+     * need it. Returns whether it was kept ({@code false} by default: no local copies).
+     */
+    default boolean keepLocal(String name, Path file) {
+        return false;
+    }
+
+    /**
+     * Restoring: puts the local file this very subtask kept as {@code name} for the checkpoint being restored
+     * ({@link #keepLocal}) at {@code target}, as a hard link when {@code link} (the caller never writes to it in
+     * place) else as a copy, and returns {@code true}; or returns {@code false} and leaves nothing there (none kept,
+     * another task executor, or a restore of several handles). {@code false} by default.
+     */
+    default boolean restoreLocal(String name, Path target, boolean link) {
+        return false;
+    }
 }

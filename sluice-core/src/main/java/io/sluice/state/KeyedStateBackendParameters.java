@@ -18,13 +18,23 @@ import java.util.Objects;
  * @param clock          processing time, for state time-to-live
  * @param incremental    whether to checkpoint incrementally if the backend can, or {@code null} for its
  *                       configured default ({@code state.backend.incremental})
+ * @param localRecovery  whether the task keeps task-local copies of its checkpoints (the job's
+ *                       {@code state.backend.local-recovery}): a backend may then keep files for a local restore
+ *                       only ({@link CheckpointFiles#keepLocal})
  */
 public record KeyedStateBackendParameters(String owner, String slot, KeyGroupRange range, int maxParallelism,
-                                          TypeSerializer<?> keySerializer, Clock clock, Boolean incremental) {
+                                          TypeSerializer<?> keySerializer, Clock clock, Boolean incremental,
+                                          boolean localRecovery) {
+    /** Parameters of a task that keeps no task-local copies. */
+    public KeyedStateBackendParameters(String owner, String slot, KeyGroupRange range, int maxParallelism,
+                                       TypeSerializer<?> keySerializer, Clock clock, Boolean incremental) {
+        this(owner, slot, range, maxParallelism, keySerializer, clock, incremental, false);
+    }
+
     /** Parameters with the backend's default for incremental checkpoints. */
     public KeyedStateBackendParameters(String owner, String slot, KeyGroupRange range, int maxParallelism,
                                        TypeSerializer<?> keySerializer, Clock clock) {
-        this(owner, slot, range, maxParallelism, keySerializer, clock, null);
+        this(owner, slot, range, maxParallelism, keySerializer, clock, null, false);
     }
 
     public KeyedStateBackendParameters {

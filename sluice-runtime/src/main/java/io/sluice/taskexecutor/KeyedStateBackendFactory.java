@@ -39,7 +39,8 @@ public interface KeyedStateBackendFactory {
         return spec -> backends.backend(spec.jobConfig().stateBackend()).createKeyedStateBackend(
                 new io.sluice.state.KeyedStateBackendParameters(spec.taskName(),
                         spec.jobId().value() + "/" + spec.subtaskIndex(), spec.keyGroupRange(), spec.maxParallelism(),
-                        spec.keySerializer(), spec.clock(), spec.jobConfig().incrementalCheckpoints()));
+                        spec.keySerializer(), spec.clock(), spec.jobConfig().incrementalCheckpoints(),
+                        spec.jobConfig().localRecovery()));
     }
 
     /** The heap backend: state in Java objects, copy-on-write snapshots ({@link HeapKeyedStateBackend}). */

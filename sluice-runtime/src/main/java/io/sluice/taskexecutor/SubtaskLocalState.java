@@ -106,6 +106,7 @@ final class SubtaskLocalState {
         if (store == null) {
             return snapshot.upload(storage);
         }
+        List<String> localOnly = new ArrayList<>(); // kept by keepLocal, from the upload's thread
         CheckpointFiles keeping = new CheckpointFiles() {
             @Override
             public String uploadShared(Path file, String localName) {
@@ -130,6 +131,16 @@ final class SubtaskLocalState {
             public boolean restoringOwnCheckpoint() {
                 return storage.restoringOwnCheckpoint();
             }
+
+            @Override
+            public boolean keepLocal(String name, Path file) {
+                String key = localOnlyName(checkpointId, name);
+                store.keepFile(jobId, vertexId, subtaskIndex, checkpointId, key, file, true);
+                synchronized (localOnly) {
+                    localOnly.add(key);
+                }
+                return true;
+            }
         };
         IncrementalStateHandle handle;
         try {
@@ -141,8 +152,31 @@ final class SubtaskLocalState {
         List<String> paths = new ArrayList<>();
         handle.sharedFiles().forEach(f -> paths.add(f.path()));
         handle.privateFiles().forEach(f -> paths.add(f.path()));
+        synchronized (localOnly) {
+            paths.addAll(localOnly);
+        }
         store.registerFiles(jobId, vertexId, subtaskIndex, checkpointId, paths);
         return handle;
+    }
+
+    /**
+     * Task thread, restoring checkpoint {@code checkpointId} from {@code handles}: puts the local-only file
+     * {@code name} this very subtask kept for that checkpoint ({@link CheckpointFiles#keepLocal}) at {@code target},
+     * hard-linked when {@code link}, and returns {@code true}; else {@code false} (none kept, or the restore is not
+     * of exactly this subtask's one handle).
+     */
+    boolean restoreLocal(long checkpointId, List<TaskStateHandle> handles, String name, Path target, boolean link) {
+        if (store == null || handles.size() != 1 || !handles.get(0).isIncremental()
+                || handles.get(0).vertexId() != vertexId || handles.get(0).subtaskIndex() != subtaskIndex) {
+            return false;
+        }
+        return store.restoreLocalOnlyFile(jobId, vertexId, subtaskIndex, checkpointId,
+                localOnlyName(checkpointId, name), target, link);
+    }
+
+    /** The store's key of a local-only file: never a storage path (those are URIs or absolute paths). */
+    private static String localOnlyName(long checkpointId, String name) {
+        return TaskLocalStateStore.LOCAL_ONLY_PREFIX + checkpointId + "/" + name;
     }
 
     /**

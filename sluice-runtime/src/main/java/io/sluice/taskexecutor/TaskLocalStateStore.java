@@ -53,6 +53,12 @@ public final class TaskLocalStateStore {
     static final String DIRECTORY_BASE = "tm-";
     private static final Logger LOG = LoggerFactory.getLogger(TaskLocalStateStore.class);
 
+    /**
+     * The start of the names of local-only files ({@link #restoreLocalOnlyFile}), which no storage path has; a
+     * checkpoint registered again (after a restore of it) keeps them.
+     */
+    public static final String LOCAL_ONLY_PREFIX = "local-only:";
+
     /** Whose state a copy is. */
     record SubtaskKey(JobId jobId, int vertexId, int subtaskIndex) {
     }
@@ -104,6 +110,7 @@ public final class TaskLocalStateStore {
     private final AtomicLong fileNames = new AtomicLong();
     private final AtomicLong hits = new AtomicLong();
     private final AtomicLong misses = new AtomicLong();
+    private final AtomicLong localOnlyRestores = new AtomicLong();
     private volatile boolean closed;
 
     /** A store whose local files go to a new directory under {@code java.io.tmpdir} (tests). */
@@ -256,6 +263,14 @@ public final class TaskLocalStateStore {
                 return;
             }
             Map<String, Path> entry = new HashMap<>();
+            Map<String, Path> previous = forSubtask.checkpoints.get(checkpointId);
+            if (previous != null) { // registered again after a restore: its local-only files stay
+                previous.forEach((name, local) -> {
+                    if (name.startsWith(LOCAL_ONLY_PREFIX)) {
+                        entry.put(name, local);
+                    }
+                });
+            }
             for (String path : storagePaths) {
                 Path local = kept == null ? null : kept.get(path);
                 if (local == null) {
@@ -309,6 +324,30 @@ public final class TaskLocalStateStore {
      */
     public boolean restoreFile(JobId jobId, int vertexId, int subtaskIndex, long checkpointId, String storagePath,
                                long expectedSize, Path target, boolean immutable) {
+        boolean hit = restore(jobId, vertexId, subtaskIndex, checkpointId, storagePath, expectedSize, target,
+                immutable);
+        (hit ? hits : misses).incrementAndGet();
+        return hit;
+    }
+
+    /**
+     * Task thread, restoring checkpoint {@code checkpointId}: puts the local-only file {@code name} (kept with
+     * {@link #keepFile} under that name, never uploaded: nothing in storage stands for it) at {@code target}, as
+     * {@link #restoreFile} does, and returns whether it did; counted neither as a hit nor as a miss, since storage is
+     * read in neither case.
+     */
+    public boolean restoreLocalOnlyFile(JobId jobId, int vertexId, int subtaskIndex, long checkpointId, String name,
+                                        Path target, boolean immutable) {
+        boolean restored = restore(jobId, vertexId, subtaskIndex, checkpointId, name, -1, target, immutable);
+        if (restored) {
+            localOnlyRestores.incrementAndGet();
+        }
+        return restored;
+    }
+
+    /** {@code expectedSize} -1: any size. */
+    private boolean restore(JobId jobId, int vertexId, int subtaskIndex, long checkpointId, String storagePath,
+                            long expectedSize, Path target, boolean immutable) {
         SubtaskFiles forSubtask = files.get(new SubtaskKey(jobId, vertexId, subtaskIndex));
         if (forSubtask != null) {
             synchronized (forSubtask) { // no confirm deletes it meanwhile
@@ -316,13 +355,12 @@ public final class TaskLocalStateStore {
                 Path local = entry == null ? null : entry.get(storagePath);
                 if (local != null && !forSubtask.discarded) {
                     try {
-                        if (Files.size(local) == expectedSize) {
+                        if (expectedSize < 0 || Files.size(local) == expectedSize) {
                             if (immutable) {
                                 linkOrCopy(local, target);
                             } else {
                                 Files.copy(local, target, StandardCopyOption.REPLACE_EXISTING);
                             }
-                            hits.incrementAndGet();
                             return true;
                         }
                         LOG.warn("The local copy {} of {} has {} bytes, the checkpoint names {}: reading storage",
@@ -335,7 +373,6 @@ public final class TaskLocalStateStore {
                 }
             }
         }
-        misses.incrementAndGet();
         return false;
     }
 
@@ -394,6 +431,11 @@ public final class TaskLocalStateStore {
             discard(k.jobId(), k.vertexId(), k.subtaskIndex());
         }
         deleteRecursively(directory);
+    }
+
+    /** Local-only files put in place by restores ({@link #restoreLocalOnlyFile}). */
+    public long localOnlyRestores() {
+        return localOnlyRestores.get();
     }
 
     /** Restores served from a local copy (for RocksDB's checkpoints: files served from a local file). */

@@ -206,6 +206,11 @@ final class TaskStateRestore {
             }
 
             @Override
+            public boolean restoreLocal(String name, java.nio.file.Path target, boolean link) {
+                return ownCheckpoint && localState.restoreLocal(restore.checkpointId(), handles, name, target, link);
+            }
+
+            @Override
             public void download(String path, java.nio.file.Path target) {
                 for (TaskStateHandle h : handles) {
                     if (h.incremental().sharedFiles().stream().anyMatch(f -> f.path().equals(path))

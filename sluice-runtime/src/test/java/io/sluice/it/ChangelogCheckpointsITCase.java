@@ -144,6 +144,19 @@ class ChangelogCheckpointsITCase {
      */
     @Test
     void aFailoverRestoresAChangelogCheckpointExactly() throws Exception {
+        failoverToAChangelogCheckpoint(false);
+    }
+
+    /**
+     * The same with task-local copies: each changelog checkpoint also kept its whole instance on the task executor,
+     * and the restart opens it (local-only files put in place) instead of reading segments from storage; exact counts.
+     */
+    @Test
+    void aFailoverWithTaskLocalCopiesOpensTheKeptInstanceExactly() throws Exception {
+        failoverToAChangelogCheckpoint(true);
+    }
+
+    private void failoverToAChangelogCheckpoint(boolean localRecovery) throws Exception {
         AtomicReference<SegmentCounting> counting = new AtomicReference<>();
         String gate = "changelog failover " + java.util.UUID.randomUUID();
         InjectedFailures failures = InjectedFailures.onceArmed();
@@ -154,7 +167,7 @@ class ChangelogCheckpointsITCase {
         try (LocalCluster local = LocalCluster.builder().taskExecutors(1).slotsPerTaskExecutor(2)
                 .configuration(new Configuration()
                         .setString("state.backend.rocksdb.changelog.materialize-every", "1000")
-                        .setString("state.backend.rocksdb.local-dir", dir.resolve("rocksdb-held").toString()))
+                        .setString("state.backend.rocksdb.local-dir", dir.resolve("rocksdb-held-" + localRecovery).toString()))
                 .blobStoreDecorator(store -> {
                     SegmentCounting c = new SegmentCounting(store);
                     counting.set(c);
@@ -163,8 +176,9 @@ class ChangelogCheckpointsITCase {
                 .build()) {
             StreamExecutionEnvironment env = StreamExecutionEnvironment.create().setParallelism(2)
                     .setStateBackend(StateBackendType.ROCKSDB).setIncrementalCheckpoints(true)
-                    .enableCheckpointing(Duration.ofMillis(20)).setCheckpointDir(dir.resolve("held").toString())
-                    .setRestartStrategy(new RestartStrategyConfig.FixedDelay(10, Duration.ofMillis(20)));
+                    .enableCheckpointing(Duration.ofMillis(20)).setCheckpointDir(dir.resolve("held-" + localRecovery).toString())
+                    .setRestartStrategy(new RestartStrategyConfig.FixedDelay(10, Duration.ofMillis(20)))
+                    .setLocalRecovery(localRecovery);
             // Up to 5,000 records per subtask, then one a millisecond until the gate opens: the input cannot run out
             // before the failure is armed, however slow the machine.
             env.fromSource(new IncrementalCheckpointRecoveryITCase.HeldSource(gate, records, 5_000,
@@ -184,9 +198,17 @@ class ChangelogCheckpointsITCase {
             assertThat(result.status()).as(String.valueOf(result.failureStackTrace())).isEqualTo(JobStatus.FINISHED);
             assertThat(failures.thrown()).as("injected failures").isEqualTo(1);
             int segmentsRead = counting.get().read.get() - readBefore;
-            System.out.printf("changelog failover: %d segments uploaded, %d read by the restore%n",
-                    counting.get().written.get(), segmentsRead);
-            assertThat(segmentsRead).as("changelog segments the restore read from storage").isPositive();
+            long localOnly = local.taskExecutors().stream().mapToLong(te -> te.localState().localOnlyRestores()).sum();
+            System.out.printf("changelog failover (local recovery %s): %d segments uploaded, %d read by the restore,"
+                    + " %d local-only files restored%n", localRecovery, counting.get().written.get(), segmentsRead,
+                    localOnly);
+            if (localRecovery) {
+                assertThat(segmentsRead).as("changelog segments the restore read from storage").isZero();
+                assertThat(localOnly).as("files of kept instances the restore put in place").isPositive();
+            } else {
+                assertThat(segmentsRead).as("changelog segments the restore read from storage").isPositive();
+                assertThat(localOnly).as("files of kept instances the restore put in place").isZero();
+            }
             assertThat(CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1))
                     .isEqualTo(KeyedCountingJob.expectedCounts(records, keys));
         } finally {

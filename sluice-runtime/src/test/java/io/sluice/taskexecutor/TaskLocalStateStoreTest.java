@@ -50,6 +50,31 @@ class TaskLocalStateStoreTest {
         return hit;
     }
 
+    /**
+     * A local-only file (never uploaded) is restored for its checkpoint only, counted neither as a hit nor as a miss,
+     * and stays when the checkpoint is registered again after a restore of it (a second failover to the same
+     * checkpoint finds it); it goes with its checkpoint.
+     */
+    @Test
+    void aLocalOnlyFileOutlivesTheRegistrationAfterARestoreAndGoesWithItsCheckpoint() throws IOException {
+        String name = TaskLocalStateStore.LOCAL_ONLY_PREFIX + "5/local-instance/000012.sst";
+        store.keepFile(job, 1, 0, 5, "s/1.sst", source("1.sst", "1.sst@5"), true);
+        store.keepFile(job, 1, 0, 5, name, source("000012.sst", "whole"), true);
+        store.registerFiles(job, 1, 0, 5, List.of("s/1.sst", name));
+        store.registerFiles(job, 1, 0, 5, List.of("s/1.sst")); // what a restore of checkpoint 5 registers
+        Path target = dir.resolve("local-only.sst");
+        assertThat(store.restoreLocalOnlyFile(job, 1, 0, 5, name, target, true)).isTrue();
+        assertThat(Files.readString(target)).isEqualTo("whole");
+        assertThat(store.restoreLocalOnlyFile(job, 1, 0, 4, name, dir.resolve("other"), true)).as("other checkpoint")
+                .isFalse();
+        assertThat(store.localOnlyRestores()).isEqualTo(1);
+        assertThat(store.hits() + store.misses()).isZero();
+        checkpoint(6, List.of(), "2.sst");
+        store.confirm(job, 1, 0, 6);
+        assertThat(store.restoreLocalOnlyFile(job, 1, 0, 5, name, dir.resolve("gone"), true)).isFalse();
+        assertThat(store.localFiles(job, 1, 0)).noneMatch(p -> p.getFileName().toString().endsWith("000012.sst"));
+    }
+
     @Test
     void aRegisteredFileIsRestoredOnlyForItsCheckpointPathAndSize() throws IOException {
         checkpoint(5, List.of(), "1.sst", "MANIFEST-1");

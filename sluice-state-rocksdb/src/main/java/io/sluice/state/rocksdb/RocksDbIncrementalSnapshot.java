@@ -21,8 +21,9 @@ import java.util.stream.Stream;
  * ({@code .sst}) that a checkpoint this task confirmed earlier already uploaded are referred to, not
  * uploaded again; the new ones are uploaded as shared files under unique names; the manifest, current
  * and options files are this checkpoint's own. A changelog checkpoint ({@link RocksDbChangelog}) holds
- * the last materialisation's files and the changelog segments since, which are shared files too. The
- * local directory is deleted afterwards.
+ * the last materialisation's files and the changelog segments since, which are shared files too; with
+ * task-local copies it also has the whole instance, flushed, which is kept locally only ({@link LocalInstance}). The
+ * local directories are deleted afterwards.
  *
  * <p>Threading: created on the task thread; {@link #upload}, {@link #writeTo} or {@link #discard} on
  * any one thread, once. The hard links do not depend on the running RocksDB instance, so uploading
@@ -36,10 +37,13 @@ final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot 
     private final byte[] stateMetaData;
     /** Table files of checkpoints this task confirmed: local name to where they are. */
     private final Map<String, StateFile> confirmed;
+    /** A changelog checkpoint's whole instance as a RocksDB checkpoint, kept locally only; or {@code null}. */
+    private final Path localInstance;
     private boolean done;
 
     RocksDbIncrementalSnapshot(RocksDbSnapshots snapshots, long checkpointId, Path directory, byte[] stateMetaData,
-                               Map<String, StateFile> confirmed) {
+                               Map<String, StateFile> confirmed, Path localInstance) {
+        this.localInstance = localInstance;
         this.snapshots = snapshots;
         this.checkpointId = checkpointId;
         this.directory = directory;
@@ -74,6 +78,9 @@ final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot 
                     newBytes += size;
                 }
             }
+            if (localInstance != null) {
+                LocalInstance.keep(localInstance, files);
+            }
             snapshots.uploaded(checkpointId, uploaded, newBytes);
             return new IncrementalStateHandle(snapshots.keyGroupRange(), snapshots.maxParallelism(), stateMetaData,
                     shared, own);
@@ -81,7 +88,7 @@ final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot 
             throw new UncheckedIOException("Could not read the local RocksDB checkpoint " + directory + " of "
                     + snapshots.owner() + " (the task ended?): " + e.getMessage(), e);
         } finally {
-            RocksDbInstance.deleteDirectory(directory);
+            deleteDirectories();
         }
     }
 
@@ -104,7 +111,7 @@ final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot 
             }
             snapshots.writeCanonical(directory, stateMetaData, out);
         } finally {
-            RocksDbInstance.deleteDirectory(directory);
+            deleteDirectories();
         }
     }
 
@@ -112,7 +119,14 @@ final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot 
     public void discard() {
         if (!done) {
             done = true;
-            RocksDbInstance.deleteDirectory(directory);
+            deleteDirectories();
+        }
+    }
+
+    private void deleteDirectories() {
+        RocksDbInstance.deleteDirectory(directory);
+        if (localInstance != null) {
+            RocksDbInstance.deleteDirectory(localInstance);
         }
     }
 

@@ -113,8 +113,8 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
         this.changelog = new RocksDbChangelog(instance.snapshotsDirectory().resolve("changelog"),
                 incremental ? materializeEvery : 1, owner);
         this.snapshots = new RocksDbSnapshots(instance, states, range, maxParallelism, keySerializer, incremental,
-                changelog);
-        this.restore = new RocksDbRestore(instance, states, keys, range, maxParallelism, changelog);
+                changelog, p.localRecovery());
+        this.restore = new RocksDbRestore(instance, states, keys, range, maxParallelism, changelog, clock);
     }
 
     // ------------------------------------------------------------------ keys
@@ -346,6 +346,16 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
     @Override
     public KeyedStateMetrics metrics() {
         return new RocksDbStateMetrics(instance, states);
+    }
+
+    /** The changelog writes the restore replayed (for tests). */
+    long restoreReplayedWrites() {
+        return restore.replayedWrites();
+    }
+
+    /** Whether the restore opened a task-local instance instead of replaying (for tests). */
+    boolean restoredLocalInstance() {
+        return restore.restoredLocalInstance();
     }
 
     /** The slot memory this backend uses (for tests). */

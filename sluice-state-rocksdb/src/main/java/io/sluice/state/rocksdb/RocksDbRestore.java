@@ -10,6 +10,7 @@ import io.sluice.state.KeyGroupRange;
 import io.sluice.state.KeyedSnapshotInput;
 import io.sluice.state.KeyedSnapshotReader;
 import io.sluice.state.StateMetaInfo;
+import io.sluice.util.Clock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -35,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * canonical snapshots (of any backend) entry by entry, or from incremental handles by adopting a
  * downloaded RocksDB instance (clipped to this backend's key groups), by importing the table files of
  * downloaded instances that hold only this backend's key groups, or by copying this backend's key
- * groups out of the others.
+ * groups out of the others; a changelog checkpoint's segments are replayed onto its base, unless this task executor
+ * kept the checkpoint's whole instance ({@link LocalInstance}).
  *
  * <p>Threading: task thread only.
  */
@@ -48,9 +50,16 @@ final class RocksDbRestore {
     private final KeyGroupRange range;
     private final int maxParallelism;
     private final RocksDbChangelog changelog;
+    /** Times the replay, for the log. */
+    private final Clock clock;
+    /** Changelog writes the restore replayed (for tests). */
+    private long replayedWrites;
+    /** Whether the restore opened a task-local instance of a changelog checkpoint ({@link LocalInstance}). */
+    private boolean restoredLocalInstance;
 
     RocksDbRestore(RocksDbInstance instance, RocksDbStates states, RocksDbKeys keys, KeyGroupRange range,
-                   int maxParallelism, RocksDbChangelog changelog) {
+                   int maxParallelism, RocksDbChangelog changelog, Clock clock) {
+        this.clock = clock;
         this.changelog = changelog;
         this.instance = instance;
         this.states = states;
@@ -118,9 +127,19 @@ final class RocksDbRestore {
                 if (own) {
                     changelog.resume(downloaded.get(0), segments.get(0), first.stateMetaData());
                 }
-                adoptInstance(downloaded.get(0), meta);
-                clipTo(first.keyGroupRange());
-                replay(segments.get(0), meta, first.keyGroupRange());
+                Path local = instance.snapshotsDirectory().resolve("restore-local-" + UUID.randomUUID());
+                if (own && !segments.get(0).isEmpty() && LocalInstance.restore(files, local)) {
+                    // This task executor kept the whole instance of that changelog checkpoint: nothing to replay.
+                    adoptInstance(local, meta);
+                    restoredLocalInstance = true;
+                    LOG.info("Opened the task-local instance of the restored changelog checkpoint of {} (key groups"
+                            + " {}) instead of replaying its {} changelog segments", instance.owner(), range,
+                            segments.get(0).size());
+                } else {
+                    adoptInstance(downloaded.get(0), meta);
+                    clipTo(first.keyGroupRange());
+                    replay(segments.get(0), meta, first.keyGroupRange());
+                }
                 if (own) {
                     changelog.resumed(states.columns());
                     Map<String, IncrementalStateHandle.StateFile> reusable = new HashMap<>();
@@ -170,9 +189,19 @@ final class RocksDbRestore {
             RocksDbState state = states.get(info.name());
             columns.add((state != null ? state : states.create(info)).column());
         }
+        long start = clock.nanoTime();
         long applied = new RocksDbChangelogReplay(instance, range).replay(segments, columns, written);
-        LOG.info("Replayed {} changelog segments ({} writes) onto the restored RocksDB state of {} (key groups {})",
-                segments.size(), applied, instance.owner(), range);
+        replayedWrites += applied;
+        LOG.info("Replayed {} changelog segments ({} writes) onto the restored RocksDB state of {} (key groups {}) in"
+                + " {} ms", segments.size(), applied, instance.owner(), range, (clock.nanoTime() - start) / 1_000_000);
+    }
+
+    long replayedWrites() {
+        return replayedWrites;
+    }
+
+    boolean restoredLocalInstance() {
+        return restoredLocalInstance;
     }
 
     private void requireSameMaxParallelism(IncrementalStateHandle h) {

@@ -43,6 +43,11 @@ final class RocksDbSnapshots {
     private final boolean incremental;
     /** The changelog of checkpoints between materialisations (disabled: every checkpoint materialises). */
     private final RocksDbChangelog changelog;
+    /**
+     * Whether the task keeps task-local copies: a changelog checkpoint then also flushes and keeps a local RocksDB
+     * checkpoint of the whole instance, which a restore on this task executor opens instead of replaying.
+     */
+    private final boolean localInstances;
     /** Table files of the latest checkpoint this task confirmed: local name to where they are. Task thread. */
     private Map<String, IncrementalStateHandle.StateFile> confirmedUploads = Map.of();
     /** The table files each checkpoint uploaded or referred to, until confirmed or superseded. */
@@ -53,7 +58,9 @@ final class RocksDbSnapshots {
     private volatile long lastUploadedBytes = -1;
 
     RocksDbSnapshots(RocksDbInstance instance, RocksDbStates states, KeyGroupRange range, int maxParallelism,
-                     TypeSerializer<Object> keySerializer, boolean incremental, RocksDbChangelog changelog) {
+                     TypeSerializer<Object> keySerializer, boolean incremental, RocksDbChangelog changelog,
+                     boolean localInstances) {
+        this.localInstances = localInstances;
         this.instance = instance;
         this.states = states;
         this.range = range;
@@ -83,9 +90,10 @@ final class RocksDbSnapshots {
      * With incremental checkpoints: flushes the write buffers (write-ahead logging is off, so only
      * flushed data is in files) and creates a RocksDB checkpoint, hard links of the live files, in a
      * directory beside the instance's; the returned snapshot uploads what is new on the I/O thread.
-     * Between materialisations ({@link RocksDbChangelog}) no flush: the directory holds hard links of the
-     * last materialisation's files and of the changelog segments since. Otherwise the canonical
-     * {@link #snapshot()}.
+     * Between materialisations ({@link RocksDbChangelog}) the directory holds hard links of the last
+     * materialisation's files and of the changelog segments since, and nothing is flushed for it; with task-local
+     * copies the instance is also flushed into a local RocksDB checkpoint beside it, kept locally only (a restore on
+     * this task executor opens it and replays nothing). Otherwise the canonical {@link #snapshot()}.
      */
     KeyedStateSnapshot checkpointSnapshot(long checkpointId) {
         if (!incremental) {
@@ -102,28 +110,43 @@ final class RocksDbSnapshots {
         }
         byte[] stateMetaData = IncrementalMetaData.encode(keySerializer, metaInfos);
         if (changelog.canAppend(stateMetaData)) {
+            Path local = localInstances ? target.resolveSibling(target.getFileName() + "-local") : null;
             try {
                 changelog.linkCheckpoint(target);
-            } catch (IOException e) {
+                if (local != null) {
+                    createRocksDbCheckpoint(local, all);
+                }
+            } catch (IOException | RocksDBException e) {
                 RocksDbInstance.deleteDirectory(target);
+                if (local != null) {
+                    RocksDbInstance.deleteDirectory(local);
+                }
                 throw new RocksDbStateException("Could not link the changelog checkpoint " + target + " of "
                         + instance.owner() + " for checkpoint " + checkpointId + ": " + e.getMessage(), e);
             }
-            return new RocksDbIncrementalSnapshot(this, checkpointId, target, stateMetaData, confirmedUploads);
+            return new RocksDbIncrementalSnapshot(this, checkpointId, target, stateMetaData, confirmedUploads, local);
         }
-        RocksDB db = instance.db();
-        try (FlushOptions flush = new FlushOptions().setWaitForFlush(true);
-             Checkpoint checkpoint = Checkpoint.create(db)) {
-            db.flush(flush, all);
-            Files.createDirectories(target.getParent());
-            checkpoint.createCheckpoint(target.toString());
+        try {
+            createRocksDbCheckpoint(target, all);
             changelog.rebase(target, stateMetaData, states.columns());
         } catch (RocksDBException | IOException e) {
             RocksDbInstance.deleteDirectory(target);
             throw new RocksDbStateException("RocksDB could not create the local checkpoint " + target + " of "
                     + instance.owner() + " for checkpoint " + checkpointId + ": " + e.getMessage(), e);
         }
-        return new RocksDbIncrementalSnapshot(this, checkpointId, target, stateMetaData, confirmedUploads);
+        return new RocksDbIncrementalSnapshot(this, checkpointId, target, stateMetaData, confirmedUploads, null);
+    }
+
+    /** Flushes the write buffers of {@code columns} and creates a RocksDB checkpoint (hard links) at {@code target}. */
+    private void createRocksDbCheckpoint(Path target, List<ColumnFamilyHandle> columns)
+            throws RocksDBException, IOException {
+        RocksDB db = instance.db();
+        try (FlushOptions flush = new FlushOptions().setWaitForFlush(true);
+             Checkpoint checkpoint = Checkpoint.create(db)) {
+            db.flush(flush, columns);
+            Files.createDirectories(target.getParent());
+            checkpoint.createCheckpoint(target.toString());
+        }
     }
 
     /**

@@ -66,6 +66,10 @@ class RocksDbChangelogCheckpointTest {
     }
 
     private RocksDbKeyedStateBackend open(KeyGroupRange range) {
+        return open(range, false);
+    }
+
+    private RocksDbKeyedStateBackend open(KeyGroupRange range, boolean localRecovery) {
         if (stateBackend == null) {
             stateBackend = new RocksDbStateBackend(new Configuration()
                     .set(RocksDbOptions.LOCAL_DIR, dir.resolve("local").toString())
@@ -73,7 +77,7 @@ class RocksDbChangelogCheckpointTest {
         }
         RocksDbKeyedStateBackend b = (RocksDbKeyedStateBackend) stateBackend.createKeyedStateBackend(
                 new KeyedStateBackendParameters("task " + opened.size(), "slot", range, MAX_PARALLELISM,
-                        Serializers.LONG, new ManualClock(0), true));
+                        Serializers.LONG, new ManualClock(0), true, localRecovery));
         opened.add(b);
         return b;
     }
@@ -357,6 +361,127 @@ class RocksDbChangelogCheckpointTest {
                 }
             }
         }
+    }
+
+    /**
+     * The task-local files of a task executor over {@link OwnCheckpointFiles}: what {@code keepLocal} kept while
+     * checkpoint {@link #checkpoint} uploaded, restored while that checkpoint is restored; copies, as the runtime's
+     * store makes. Test thread only.
+     */
+    final class TaskLocalFiles extends LocalFiles {
+        long checkpoint;
+        final Map<String, Path> kept = new HashMap<>();
+        int restoredLocal;
+
+        @Override
+        public boolean restoringOwnCheckpoint() {
+            return true;
+        }
+
+        @Override
+        public boolean keepLocal(String name, Path file) {
+            Path copy = dir.resolve("task-local").resolve(checkpoint + "-" + kept.size());
+            try {
+                Files.createDirectories(copy.getParent());
+                Files.copy(file, copy);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            kept.put(checkpoint + "/" + name, copy);
+            return true;
+        }
+
+        @Override
+        public boolean restoreLocal(String name, Path target, boolean link) {
+            Path copy = kept.get(checkpoint + "/" + name);
+            if (copy == null) {
+                return false;
+            }
+            try {
+                Files.copy(copy, target);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            restoredLocal++;
+            return true;
+        }
+    }
+
+    /**
+     * Seeded: with task-local copies, a changelog checkpoint also keeps its whole instance locally; a failover onto the
+     * same task executor opens it and replays no write, then goes on from the restored base and segments (one segment
+     * per checkpoint). After several such failovers, the chain in storage alone (base and segments, restored on
+     * another task executor) still restores exactly; and a local instance with a file missing falls back to the
+     * replay, exactly too.
+     */
+    @Test
+    void aFailoverWithTaskLocalCopiesOpensTheKeptInstanceAndReplaysNothing() throws IOException {
+        long seed = seed();
+        Random random = new Random(seed);
+        long keys = 300;
+        TaskLocalFiles files = new TaskLocalFiles();
+        Model model = new Model();
+        RocksDbKeyedStateBackend b = open(ALL, true);
+        long id = 0;
+        IncrementalStateHandle last = null;
+        int localRestores = 0;
+        for (int failover = 0; failover < 4; failover++) {
+            for (int c = 0; c < 2; c++) {
+                for (int i = 0; i < 200; i++) {
+                    randomWrite(b, model, random.nextInt((int) keys), random);
+                }
+                id++;
+                files.checkpoint = id;
+                int before = files.sharedUploads.size();
+                last = checkpoint(b, id, files);
+                b.notifyCheckpointComplete(id);
+                List<String> uploaded = files.sharedUploads.subList(before, files.sharedUploads.size());
+                boolean changelog = (id - 1) % 4 != 0;
+                if (changelog) {
+                    assertThat(uploaded).as("seed %d, checkpoint %d (failover %d): one segment only", seed, id,
+                            failover).hasSize(1).allMatch(RocksDbChangelog::isSegment);
+                }
+                if (c == 1) {
+                    String when = "seed " + seed + ", failover " + failover + " to checkpoint " + id;
+                    b.close();
+                    b = open(ALL, true);
+                    b.restoreIncremental(List.of(last), files);
+                    check(b, model, keys, when);
+                    assertThat(b.restoredLocalInstance()).as("%s: the kept instance was opened", when)
+                            .isEqualTo(changelog);
+                    assertThat(b.restoreReplayedWrites()).as("%s: writes replayed", when).isZero();
+                    localRestores += changelog ? 1 : 0;
+                }
+            }
+        }
+        assertThat(localRestores).as("seed %d: failovers to a changelog checkpoint", seed).isEqualTo(4);
+
+        RocksDbKeyedStateBackend elsewhere = open(ALL, true);
+        files.checkpoint = -1; // another task executor: nothing kept for it
+        elsewhere.restoreIncremental(List.of(last), files);
+        check(elsewhere, model, keys, "seed " + seed + ": the chain in storage, on another task executor");
+        assertThat(elsewhere.restoredLocalInstance()).isFalse();
+        assertThat(elsewhere.restoreReplayedWrites()).as("seed %d: writes replayed from storage", seed).isPositive();
+
+        IncrementalStateHandle damaged = null;
+        for (int c = 0; c < 2; c++) { // checkpoint 9 materialises, 10 is a changelog checkpoint
+            for (int i = 0; i < 200; i++) {
+                randomWrite(b, model, random.nextInt((int) keys), random);
+            }
+            files.checkpoint = ++id;
+            damaged = checkpoint(b, id, files);
+            b.notifyCheckpointComplete(id);
+        }
+        assertThat(damaged.sharedFiles()).anyMatch(f -> RocksDbChangelog.isSegment(f.localName()));
+        String prefix = id + "/" + LocalInstance.FILE_PREFIX;
+        String sst = files.kept.keySet().stream().filter(k -> k.startsWith(prefix)
+                && k.endsWith(".sst")).findFirst().orElseThrow();
+        Files.delete(files.kept.remove(sst));
+        RocksDbKeyedStateBackend fallback = open(ALL, true);
+        fallback.restoreIncremental(List.of(damaged), files);
+        check(fallback, model, keys, "seed " + seed + ": a local instance with a file missing");
+        assertThat(fallback.restoredLocalInstance()).isFalse();
+        assertThat(fallback.restoreReplayedWrites()).isPositive();
     }
 
     /** A state registered after the materialisation makes the next checkpoint a materialisation. */
