@@ -10,8 +10,10 @@ import java.util.Map;
  *
  * @param plan the plan that ran (its seed replays it)
  * @param jobs one entry per job
+ * @param changelogSegmentsWritten RocksDB changelog segments uploaded in the run (0 unless its settings take
+ *                                 changelog checkpoints)
  */
-record ChaosReport(ChaosPlan plan, ChaosSettings settings, List<JobOutcome> jobs) {
+record ChaosReport(ChaosPlan plan, ChaosSettings settings, List<JobOutcome> jobs, long changelogSegmentsWritten) {
     /**
      * @param result              the job's result, or null if it did not end in time
      * @param cancelled           whether the plan cancelled it (the user asked)

@@ -181,7 +181,7 @@ final class ChaosRun {
                         List.copyOf(unusableRestores.getOrDefault(j, java.util.Set.of())),
                         lastStatus.getOrDefault(j, "never answered"), journal.under(id.value())));
             }
-            return new ChaosReport(plan, settings, outcomes);
+            return new ChaosReport(plan, settings, outcomes, journal.changelogSegmentsWritten());
         } finally {
             scheduler.shutdownNow();
             pollerThread.shutdownNow();

@@ -26,6 +26,18 @@ final class StorageJournal {
 
     private static final StackWalker WALKER = StackWalker.getInstance();
     private final List<Entry> entries = new CopyOnWriteArrayList<>();
+    private final java.util.concurrent.atomic.AtomicLong changelogSegments = new java.util.concurrent.atomic.AtomicLong();
+
+    /** RocksDB changelog segments written (uploads whose path names one), over the whole run. */
+    long changelogSegmentsWritten() {
+        return changelogSegments.get();
+    }
+
+    private void countSegment(String path) {
+        if (path.contains("changelog-")) {
+            changelogSegments.incrementAndGet();
+        }
+    }
 
     /** Wraps each store the cluster opens so that its metadata writes and deletions are recorded here. */
     UnaryOperator<BlobStore> decorator() {
@@ -62,9 +74,16 @@ final class StorageJournal {
         @Override
         public void put(String path, byte[] data) {
             delegate.put(path, data);
+            countSegment(path);
             if (path.endsWith("/_metadata")) {
                 record("wrote", path);
             }
+        }
+
+        @Override
+        public void put(String path, io.sluice.storage.BlobContent content) {
+            delegate.put(path, content);
+            countSegment(path);
         }
 
         @Override

@@ -10,14 +10,15 @@ import java.util.Set;
 
 /**
  * Command line of every harness: {@code --mode full|smoke --out <file.tsv> [--only id,id] [--state-gb <GB>]
- * [--steady-rate <records/s>] [--large-state-storage local|s3] [--large-state-set key=value]...}.
+ * [--steady-rate <records/s>] [--task-failovers <n>] [--large-state-storage local|s3] [--large-state-set key=value]...}.
  *
  * @param plan       the plan of {@code --mode}
  * @param out        the result file
  * @param scenarios  the scenarios to run (by default {@link Scenario#defaults(Plan)}: in full mode all but the
  *                   explicit-only ones, in smoke mode all)
  * @param largeState the plan of {@link Scenario#LARGE_STATE}: {@code --mode}'s, with the state size of
- *                   {@code --state-gb} if given and the steady rate of {@code --steady-rate} if given
+ *                   {@code --state-gb} if given, the steady rate of {@code --steady-rate} if given and the number of
+ *                   task failovers of {@code --task-failovers} if given
  * @param largeStateStorage where {@link Scenario#LARGE_STATE} keeps its checkpoints and savepoints: local disk (the
  *                   default, every system) or S3 (an S3-compatible server in the harness; only the Sluice harness
  *                   supports it)
@@ -47,7 +48,7 @@ public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeSta
     }
 
     private static final String USAGE = "usage: --mode full|smoke --out <file.tsv> [--only scenario,...]"
-            + " [--state-gb <GB>] [--steady-rate <records/s>] [--large-state-storage local|s3]"
+            + " [--state-gb <GB>] [--steady-rate <records/s>] [--task-failovers <n>] [--large-state-storage local|s3]"
             + " [--large-state-set key=value]...";
 
     public static HarnessArgs parse(String[] args) {
@@ -56,6 +57,7 @@ public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeSta
         Set<Scenario> only = null;
         Double stateGb = null;
         Double steadyRate = null;
+        Integer failovers = null;
         Storage storage = Storage.LOCAL;
         Map<String, String> settings = new LinkedHashMap<>();
         for (int i = 0; i < args.length; i++) {
@@ -72,6 +74,7 @@ public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeSta
                 }
                 case "--state-gb" -> stateGb = LargeStatePlan.parseGb(value(args, ++i, "--state-gb"));
                 case "--steady-rate" -> steadyRate = LargeStatePlan.parseSteadyRate(value(args, ++i, "--steady-rate"));
+                case "--task-failovers" -> failovers = LargeStatePlan.parseFailovers(value(args, ++i, "--task-failovers"));
                 case "--large-state-storage" -> storage = Storage.parse(value(args, ++i, "--large-state-storage"));
                 case "--large-state-set" -> {
                     String setting = value(args, ++i, "--large-state-set");
@@ -94,6 +97,9 @@ public record HarnessArgs(Plan plan, Path out, Set<Scenario> scenarios, LargeSta
         LargeStatePlan large = stateGb == null ? LargeStatePlan.of(plan.mode()) : LargeStatePlan.of(plan.mode(), stateGb);
         if (steadyRate != null) {
             large = large.withSteadyRate(steadyRate);
+        }
+        if (failovers != null) {
+            large = large.withFailovers(failovers);
         }
         return new HarnessArgs(plan, out, only, large, storage, settings);
     }

@@ -94,6 +94,31 @@ public record LargeStatePlan(String mode, double stateGb, int valueBytes, long k
                 steadyWarmup, steadyWindow, failovers, parallelism, rescaleTo, maxParallelism, memoryPerSlotBytes);
     }
 
+    /**
+     * This plan with {@code n} task failovers ({@code --task-failovers}) instead of its own (one above 1.5 GB): each
+     * figure of the task failover is then the median over {@code n}, which fall at different points of the
+     * checkpoints' cycle.
+     */
+    public LargeStatePlan withFailovers(int n) {
+        return new LargeStatePlan(mode, stateGb, valueBytes, keys, changePerSecond, checkpointInterval, steadyWarmup,
+                steadyWindow, n, parallelism, rescaleTo, maxParallelism, memoryPerSlotBytes);
+    }
+
+    /** {@code --task-failovers}' value: a whole number from 1 to 20. */
+    public static int parseFailovers(String value) {
+        int n;
+        try {
+            n = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--task-failovers takes a whole number of failovers (e.g. 5), not '"
+                    + value + "'");
+        }
+        if (n < 1 || n > 20) {
+            throw new IllegalArgumentException("--task-failovers must be from 1 to 20, not " + value);
+        }
+        return n;
+    }
+
     /** {@code --steady-rate}'s value: a positive number of records per second. */
     public static double parseSteadyRate(String value) {
         double rate;

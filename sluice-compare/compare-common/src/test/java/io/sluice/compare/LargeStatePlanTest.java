@@ -42,6 +42,20 @@ class LargeStatePlanTest {
     }
 
     @Test
+    void taskFailoversReplaceThePlansAndAreChecked() {
+        assertThat(LargeStatePlan.of("full").failovers()).as("one above 1.5 GB").isEqualTo(1);
+        HarnessArgs args = HarnessArgs.parse(new String[] {"--only", "large-state", "--task-failovers", "5", "--out",
+                "x.tsv"});
+        assertThat(args.largeState().failovers()).isEqualTo(5);
+        assertThat(args.largeState().keys()).as("the state size is the plan's").isEqualTo(30_769_231L);
+        assertThat(args.largeState().describe()).contains("failovers=5");
+        assertThatThrownBy(() -> HarnessArgs.parse(new String[] {"--task-failovers", "0", "--out", "x.tsv"}))
+                .hasMessageContaining("--task-failovers must be from 1 to 20, not 0");
+        assertThatThrownBy(() -> HarnessArgs.parse(new String[] {"--task-failovers", "many", "--out", "x.tsv"}))
+                .hasMessageContaining("--task-failovers takes a whole number of failovers (e.g. 5), not 'many'");
+    }
+
+    @Test
     void badSizesAreRefusedSayingWhatToPass() {
         assertThatThrownBy(() -> LargeStatePlan.parseGb("four")).hasMessageContaining("--state-gb takes a number");
         assertThatThrownBy(() -> LargeStatePlan.parseGb("0")).hasMessageContaining("above 0");

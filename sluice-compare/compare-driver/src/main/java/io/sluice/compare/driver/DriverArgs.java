@@ -35,12 +35,15 @@ import org.jspecify.annotations.Nullable;
  *                    harness; null for the plan's default (4 GB full, 0.005 GB smoke)
  * @param steadyRate  {@code --steady-rate}: the records/s of the large-state scenario's steady phase, passed to each
  *                    harness; null for the plan's 1 % of the keys per second
+ * @param taskFailovers {@code --task-failovers}: task failovers of the large-state scenario, passed to each
+ *                    harness; null for the plan's (one above 1.5 GB)
  * @param rounds      {@code --rounds}: how many times every system runs, the order rotated each round; above 1
  *                    the report compares each figure's median over the rounds ({@link Rounds})
  */
 public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, Path outDir, boolean writeDocs,
                          Set<Scenario> only, Duration timeout, boolean help, boolean reportOnly, int parallel,
-                         @Nullable String stateGb, @Nullable String steadyRate, int rounds) {
+                         @Nullable String stateGb, @Nullable String steadyRate, @Nullable String taskFailovers,
+                         int rounds) {
 
     public static final Duration FULL_TIMEOUT = Duration.ofMinutes(60);
     public static final Duration SMOKE_TIMEOUT = Duration.ofMinutes(10);
@@ -49,7 +52,7 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
             Usage: CompareMain [--mode full|smoke] [--systems sluice,flink-1.13.6,flink-1.14.6,flink-1.20.5,flink-2.3.0]
                                [--root <repository root>] [--out-dir <dir>] [--only <scenario,...>]
                                [--timeout <90s|10m|1h>] [--write-docs] [--report-only] [--parallel <n>]
-                               [--state-gb <GB>] [--steady-rate <records/s>] [--rounds <n>]
+                               [--state-gb <GB>] [--steady-rate <records/s>] [--task-failovers <n>] [--rounds <n>]
               --mode        full (the documented figures; default) or smoke (seconds per scenario; numbers mean nothing)
               --systems     systems to run, comma-separated (default: all five)
               --root        repository root (default: the nearest directory above the current one with sluice-compare/)
@@ -67,6 +70,8 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
               --steady-rate records/s of the large-state scenario's steady phase, over all subtasks (default 1 %% of
                             its keys per second, which no system reaches on a small machine; a rate every system
                             sustains compares their uploads and checkpoint durations for the same change)
+              --task-failovers task failovers of the large-state scenario (default 1 above 1.5 GB, else 2); each
+                            task-failover figure is the median over them
               --rounds      run every system n times (default 1), one after the other, the systems' order
                             rotated each round; the report compares the median of each figure over the rounds,
                             rounds.md lists every round's figure, round-<k>/ holds each round's result files
@@ -89,7 +94,7 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
 
     /**
      * The options passed to every harness after {@code --mode} and {@code --out}: {@code --only}, {@code --state-gb},
-     * {@code --steady-rate}.
+     * {@code --steady-rate}, {@code --task-failovers}.
      */
     public List<String> harnessOptions() {
         List<String> o = new java.util.ArrayList<>();
@@ -104,6 +109,10 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
         if (steadyRate != null) {
             o.add("--steady-rate");
             o.add(steadyRate);
+        }
+        if (taskFailovers != null) {
+            o.add("--task-failovers");
+            o.add(taskFailovers);
         }
         return List.copyOf(o);
     }
@@ -141,6 +150,7 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
         int parallel = 1;
         String stateGb = null;
         String steadyRate = null;
+        String taskFailovers = null;
         int rounds = 1;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -167,11 +177,15 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
                     steadyRate = value(args, ++i, a);
                     io.sluice.compare.LargeStatePlan.parseSteadyRate(steadyRate);
                 }
+                case "--task-failovers" -> {
+                    taskFailovers = value(args, ++i, a);
+                    io.sluice.compare.LargeStatePlan.parseFailovers(taskFailovers);
+                }
                 default -> throw new IllegalArgumentException("Unknown option '" + a + "'. " + "See --help.");
             }
         }
         if (help) {
-            return new DriverArgs(mode, known, cwd, cwd, false, Set.of(), FULL_TIMEOUT, true, false, 1, null, null, 1);
+            return new DriverArgs(mode, known, cwd, cwd, false, Set.of(), FULL_TIMEOUT, true, false, 1, null, null, null, 1);
         }
         List<SystemUnderTest> systems = systemsArg == null ? known : parseSystems(systemsArg, known);
         Set<Scenario> only = onlyArg == null ? Set.of() : parseScenarios(onlyArg);
@@ -205,6 +219,11 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
                     + " docs/benchmarks.md shows one run per system. Drop --write-docs and read the report (medians)"
                     + " and rounds.md in the output directory.");
         }
+        if (writeDocs && taskFailovers != null) {
+            throw new IllegalArgumentException("--task-failovers is refused with --write-docs: the comparison section"
+                    + " of docs/benchmarks.md runs the large-state scenario with its plan's failovers. Drop"
+                    + " --write-docs and read the report in the output directory.");
+        }
         if (writeDocs && steadyRate != null) {
             throw new IllegalArgumentException("--steady-rate is refused with --write-docs: the comparison section of"
                     + " docs/benchmarks.md runs the large-state scenario at its plan's rate. Drop --write-docs and read"
@@ -223,7 +242,7 @@ public record DriverArgs(String mode, List<SystemUnderTest> systems, Path root, 
             }
         }
         return new DriverArgs(mode, systems, root, outDir, writeDocs, only, timeout, help, reportOnly, parallel,
-                stateGb, steadyRate, rounds);
+                stateGb, steadyRate, taskFailovers, rounds);
     }
 
     /** The nearest directory at or above {@code cwd} that contains sluice-compare/. */

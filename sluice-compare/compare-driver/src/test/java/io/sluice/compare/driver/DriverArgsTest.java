@@ -75,6 +75,18 @@ class DriverArgsTest {
     }
 
     @Test
+    void taskFailoversArePassedToEveryHarnessButNeverToTheDocs(@TempDir Path root) throws Exception {
+        Files.createDirectories(root.resolve("sluice-compare"));
+        DriverArgs a = parse(root, "--only", "large-state", "--task-failovers", "5");
+        assertThat(a.taskFailovers()).isEqualTo("5");
+        assertThat(a.harnessOptions()).containsExactly("--only", "large-state", "--task-failovers", "5");
+        assertThatThrownBy(() -> parse(root, "--task-failovers", "21")).hasMessageContaining(
+                "--task-failovers must be from 1 to 20, not 21");
+        assertThatThrownBy(() -> parse(root, "--mode", "full", "--write-docs", "--task-failovers", "3"))
+                .hasMessageContaining("--task-failovers is refused with --write-docs");
+    }
+
+    @Test
     void writeDocsIsRefusedInSmokeModeAndForPartialRuns(@TempDir Path root) throws Exception {
         Files.createDirectories(root.resolve("sluice-compare"));
         assertThat(parse(root, "--mode", "full", "--write-docs").writeDocs()).isTrue();
