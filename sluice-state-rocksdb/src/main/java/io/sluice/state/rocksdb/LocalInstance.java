@@ -89,6 +89,8 @@ final class LocalInstance {
                 Path file = target.resolve(name);
                 if (!files.restoreLocal(FILE_PREFIX + name, file, name.endsWith(".sst")) || Files.size(file) != size) {
                     RocksDbInstance.deleteDirectory(target);
+                    LOG.warn("The task-local instance of the checkpoint being restored has no file {} of {} bytes:"
+                            + " replaying the changelog instead", name, size);
                     return false;
                 }
             }
