@@ -237,7 +237,12 @@ final class SubtaskLocalState {
         store.registerFiles(jobId, vertexId, subtaskIndex, checkpointId, paths);
     }
 
-    /** Checkpoint {@code checkpointId} completed: older copies are no longer needed. */
+    /** Whether this subtask keeps local copies (task-local recovery is on for its job). */
+    boolean enabled() {
+        return store != null;
+    }
+
+    /** Checkpoint {@code checkpointId} completed: older copies are no longer needed. Not a main thread (file I/O). */
     void confirm(long checkpointId) {
         if (store != null) {
             store.confirm(jobId, vertexId, subtaskIndex, checkpointId);

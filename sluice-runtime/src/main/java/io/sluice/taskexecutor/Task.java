@@ -11,6 +11,7 @@ import io.sluice.operators.RecordTimestamp;
 import io.sluice.protocol.TaskDeploymentDescriptor;
 import io.sluice.protocol.TaskMetrics;
 import io.sluice.state.KeyedStateBackend;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -183,9 +184,19 @@ public final class Task implements Runnable {
         }
     }
 
-    /** Checkpoint {@code checkpointId} completed: older local copies go now, the operators hear it on the task thread. */
+    /**
+     * Checkpoint {@code checkpointId} completed: older local copies go on the I/O executor (deleting them is file
+     * I/O, and the caller is the task executor's main thread), the operators hear it on the task thread. Any thread.
+     */
     void notifyCheckpointComplete(long checkpointId) {
-        localState.confirm(checkpointId);
+        if (localState.enabled()) {
+            try {
+                services.ioExecutor().execute(() -> localState.confirm(checkpointId));
+            } catch (RejectedExecutionException e) {
+                LOG.debug("{}: the task executor stops; the local copies older than checkpoint {} go with it",
+                        info.taskName(), checkpointId);
+            }
+        }
         mailbox.put(() -> checkpointer.notifyCheckpointComplete(checkpointId));
     }
 

@@ -209,7 +209,7 @@ public final class TaskExecutor implements TaskExecutorGateway {
             if (!hasTaskOf(jobId)) {
                 LOG.info("No task of job {} ran here for {}: its task-local state is released", jobId,
                         LOCAL_STATE_IDLE_GRACE);
-                localState.discardJob(jobId);
+                offMainThread(() -> localState.discardJob(jobId));
             }
         }, LOCAL_STATE_IDLE_GRACE);
     }
@@ -287,15 +287,27 @@ public final class TaskExecutor implements TaskExecutorGateway {
         if (state.state() == ExecutionState.RUNNING && !state.awaitingFinalCheckpoint()) {
             running.meters().registerSinkMetersIfAny(running.task()); // its operators are known once it runs
         }
-        if (state.state() == ExecutionState.FINISHED) {
-            ExecutionAttemptId a = state.attemptId();
-            localState.discard(a.jobId(), a.vertexId(), a.subtaskIndex());
-        }
         running.jobMaster().updateTaskExecutionState(state).whenComplete((ack, error) -> {
             if (error != null) {
                 LOG.debug("Could not report {} of {} to its job master", state.state(), state.attemptId(), error);
             }
         });
+        if (state.state() == ExecutionState.FINISHED) {
+            ExecutionAttemptId a = state.attemptId();
+            offMainThread(() -> localState.discard(a.jobId(), a.vertexId(), a.subtaskIndex()));
+        }
+    }
+
+    /**
+     * Runs {@code localStateWork} (it deletes files) on the I/O executor: a main thread does no I/O. Once the task
+     * executor stops, the I/O executor refuses, and {@link #closeLocalState} deletes everything anyway.
+     */
+    private void offMainThread(Runnable localStateWork) {
+        try {
+            ioExecutor.execute(localStateWork);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            LOG.debug("{} stops; its task-local state goes when it closes", id);
+        }
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.sluice.taskexecutor;
 
+import io.sluice.rpc.MainThreads;
 import io.sluice.config.Configuration;
 import io.sluice.graph.JobId;
 import io.sluice.util.DirectoryClaims;
@@ -44,8 +45,10 @@ import org.slf4j.LoggerFactory;
  * checkpoint goes on without it (its restore then reads storage).
  *
  * <p>Thread-safe: stored from I/O threads (uploads), read from task threads (restore), trimmed
- * from task threads (completion notices), discarded from the task executor's main thread, closed
- * by the thread that stops the task executor.
+ * (completion notices) and discarded on I/O threads, closed by the thread that stops the task
+ * executor; never on a component's main thread, since every method but the in-memory lookups
+ * touches files ({@link MainThreads#checkNotMainThread}: with the test suite's guard on, such a call
+ * throws).
  */
 public final class TaskLocalStateStore {
     static final int MAX_COPIES_PER_SUBTASK = 4;
@@ -470,6 +473,7 @@ public final class TaskLocalStateStore {
     }
 
     private static void linkOrCopy(Path source, Path target) throws IOException {
+        MainThreads.checkNotMainThread("task-local state: keep " + target);
         try {
             Files.createLink(target, source);
         } catch (IOException | UnsupportedOperationException e) {
@@ -480,6 +484,7 @@ public final class TaskLocalStateStore {
     }
 
     private static void deleteQuietly(Path p) {
+        MainThreads.checkNotMainThread("task-local state: delete " + p);
         try {
             Files.deleteIfExists(p);
         } catch (IOException e) {
@@ -488,6 +493,7 @@ public final class TaskLocalStateStore {
     }
 
     private static void deleteRecursively(Path dir) {
+        MainThreads.checkNotMainThread("task-local state: delete " + dir);
         if (!Files.exists(dir)) {
             return;
         }

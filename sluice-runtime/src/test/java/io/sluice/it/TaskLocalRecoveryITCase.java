@@ -1,5 +1,6 @@
 package io.sluice.it;
 
+import io.sluice.rpc.MainThreads;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -117,8 +118,19 @@ class TaskLocalRecoveryITCase {
         return cluster.checkpointStorages().forLocation(dir.resolve("cp").toString());
     }
 
+    /**
+     * The task executor hears of completed checkpoints and of ended tasks on its main thread; the local copies they
+     * make obsolete are deleted on the I/O executor. They were deleted on the main thread until 2026-12-07, which
+     * the guard counted (and, on in tests, threw, so the completion never reached the operators) and which held the
+     * main thread for 65-186 ms at 4 GB, delaying the report of a task's failure by as much.
+     */
+    private static void assertNoLocalStateIoOnMainThreads(long violationsBefore) {
+        assertThat(MainThreads.ioViolations() - violationsBefore).as("I/O on a component's main thread").isZero();
+    }
+
     @Test
     void withLocalRecoveryAFailoverWhileStorageRefusesConnectionsReadsNothingAndSucceeds() throws Exception {
+        long violations = MainThreads.ioViolations();
         JobId id = submit(true);
         refuseStorageBeforeTheFailure(id);
         long stateReads = storage().stateReads();
@@ -135,11 +147,13 @@ class TaskLocalRecoveryITCase {
         assertThat(hits).as("keyed subtasks restored from local copies").isEqualTo(2);
         Map<Long, Long> last = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
         assertThat(last).isEqualTo(KeyedCountingJob.expectedCounts(RECORDS, KEYS));
+        assertNoLocalStateIoOnMainThreads(violations);
     }
 
     @Test
     void withLocalRecoveryARocksDbIncrementalFailoverWhileStorageRefusesConnectionsReadsNoFileAndSucceeds()
             throws Exception {
+        long violations = MainThreads.ioViolations();
         JobId id = submit(true, StateBackendType.ROCKSDB);
         refuseStorageBeforeTheFailure(id);
         long stateReads = storage().stateReads();
@@ -163,6 +177,7 @@ class TaskLocalRecoveryITCase {
                 .allMatch(te -> te.localState().directory().startsWith(dir.resolve("rocksdb").resolve("local-recovery")));
         Map<Long, Long> last = CollectingSink.lastValuePerKey(sink.results(), Tuple2::f0, Tuple2::f1);
         assertThat(last).isEqualTo(KeyedCountingJob.expectedCounts(RECORDS, KEYS));
+        assertNoLocalStateIoOnMainThreads(violations);
     }
 
     @Test

@@ -115,8 +115,9 @@ class TaskExecutorTest {
         main.triggerAll();
         awaitReport(second.attemptId(), ExecutionState.CANCELED);
         main.advanceTime(TaskExecutor.LOCAL_STATE_IDLE_GRACE);
-        assertThat(taskExecutor.localState().retrieve(job, 9, 0, 3, "chk-3/9-0.state", 1))
-                .as("no task of the job for the whole grace: released").isEmpty();
+        // Released on the I/O executor (it deletes files), not on the main thread.
+        await("no task of the job for the whole grace: released").atMost(WAIT)
+                .until(() -> taskExecutor.localState().retrieve(job, 9, 0, 3, "chk-3/9-0.state", 1).isEmpty());
     }
 
     @Test

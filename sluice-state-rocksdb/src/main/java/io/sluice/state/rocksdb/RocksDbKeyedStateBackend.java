@@ -25,6 +25,7 @@ import io.sluice.state.ttl.TtlStates;
 import io.sluice.util.Clock;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.Executor;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -53,8 +54,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Memory.</b> The block cache and write buffers of every instance of one slot come out of the
  * slot's budget ({@link SlotMemory}); write-ahead logging is off (a task's state is recovered from
- * its checkpoint, never from local files), and the local directory is deleted when the backend
- * closes.
+ * its checkpoint, never from local files), and the local directory is deleted after the backend
+ * closes, on the state backend's closer thread (with RocksDB's own close and the slot memory's return).
  *
  * <p><b>Snapshots</b> are full and in the canonical format ({@link RocksDbFullSnapshot}): a RocksDB
  * snapshot taken on the task thread (instant), iterated key group by key group on the I/O thread
@@ -96,7 +97,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
     final DataInputBuffer input = new DataInputBuffer();
 
     RocksDbKeyedStateBackend(KeyedStateBackendParameters p, Path directory, SlotMemoryPools pools, SlotMemory memory,
-                             boolean incrementalByDefault, CompactionSettings compaction, int materializeEvery) {
+                             Executor closer, boolean incrementalByDefault, CompactionSettings compaction, int materializeEvery) {
         this.owner = p.owner();
         this.range = p.range();
         this.maxParallelism = p.maxParallelism();
@@ -105,7 +106,7 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
         this.clock = p.clock();
         this.ttlCleaner = new TtlCleaner(clock);
         this.keys = new RocksDbKeys(range, maxParallelism, keySerializer);
-        this.instance = new RocksDbInstance(owner, directory, pools, memory, compaction, range.size());
+        this.instance = new RocksDbInstance(owner, directory, pools, memory, closer, compaction, range.size());
         this.writeOptions = instance.writeOptions;
         this.readOptions = instance.readOptions;
         this.states = new RocksDbStates(this, instance, keys);
@@ -358,6 +359,11 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
         return restore.restoredLocalInstance();
     }
 
+    /** Whether RocksDB was opened empty before (or without) a restore (for tests). */
+    boolean openedEmpty() {
+        return instance.openedEmpty();
+    }
+
     /** The slot memory this backend uses (for tests). */
     SlotMemory slotMemory() {
         return instance.memory();
@@ -401,8 +407,9 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
     }
 
     /**
-     * Stops a snapshot being written (it fails; the checkpoint is declined), releases the snapshots,
-     * closes RocksDB, gives the slot memory back and deletes the local directory. Idempotent.
+     * Stops a snapshot being written (it fails; the checkpoint is declined) and releases the snapshots;
+     * closing RocksDB, giving the slot memory back and deleting the local directory follow on the state
+     * backend's closer thread ({@link RocksDbInstance#close}). Idempotent.
      */
     @Override
     public void close() {

@@ -8,7 +8,14 @@ import io.sluice.state.StateBackendFactory;
 import io.sluice.util.DirectoryClaims;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Keyed state in embedded RocksDB instances ({@code state.backend: rocksdb}): one instance per task
@@ -18,10 +25,12 @@ import java.util.UUID;
  *
  * <p>One per task executor, created on first use by {@link io.sluice.state.StateBackends}.
  *
- * <p>Threading: thread-safe.
+ * <p>Threading: thread-safe. A task's instance is freed after the task closes it, on the closer
+ * ({@link RocksDbInstance#close}), so that a failing task reports its failure without waiting for it.
  */
 public final class RocksDbStateBackend implements StateBackend {
     public static final String NAME = "rocksdb";
+    private static final Logger LOG = LoggerFactory.getLogger(RocksDbStateBackend.class);
 
     static {
         // Loads RocksDB's native library (once per process, from one shared file: RocksDbNativeLibrary) before any
@@ -32,13 +41,31 @@ public final class RocksDbStateBackend implements StateBackend {
     /** The start of every task directory's name, before the claim token of the process that made it. */
     static final String TASK_DIRECTORY_BASE = "task-";
 
+    /** How long {@link #close} waits for instances being closed before it gives up on them. */
+    static final Duration CLOSER_DRAIN = Duration.ofSeconds(60);
+
     private final Path localDir;
     private final SlotMemoryPools pools;
+    private final Executor closer;
+    private final ExecutorService ownedCloser;
     private final boolean incrementalByDefault;
     private final CompactionSettings compaction;
     private final int materializeEvery;
 
+    /**
+     * A backend whose instances are freed after their tasks close them on one daemon thread of its own,
+     * {@code sluice-rocksdb-closer}.
+     */
     public RocksDbStateBackend(Configuration configuration) {
+        this(configuration, null);
+    }
+
+    /**
+     * A backend whose closed instances are freed on {@code closer} (its native resources closed, slot
+     * memory given back, directories deleted); {@code null} for a thread of its own. Tests pass a direct
+     * or manual executor.
+     */
+    RocksDbStateBackend(Configuration configuration, Executor closer) {
         configuration.validate(java.util.List.of(RocksDbOptions.MEMORY_PER_SLOT, RocksDbOptions.WRITE_BUFFER_RATIO,
                 RocksDbOptions.HIGH_PRIORITY_POOL_RATIO, RocksDbOptions.LOCAL_DIR, RocksDbOptions.TARGET_FILE_SIZE,
                 RocksDbOptions.LEVEL0_COMPACTION_FILES, RocksDbOptions.LEVEL0_SLOWDOWN_FILES,
@@ -51,6 +78,14 @@ public final class RocksDbStateBackend implements StateBackend {
         this.pools = new SlotMemoryPools(configuration.get(RocksDbOptions.MEMORY_PER_SLOT),
                 configuration.get(RocksDbOptions.WRITE_BUFFER_RATIO),
                 configuration.get(RocksDbOptions.HIGH_PRIORITY_POOL_RATIO));
+        this.ownedCloser = closer == null ? Executors.newSingleThreadExecutor(RocksDbStateBackend::closerThread) : null;
+        this.closer = closer == null ? ownedCloser : closer;
+    }
+
+    private static Thread closerThread(Runnable r) {
+        Thread t = new Thread(r, "sluice-rocksdb-closer");
+        t.setDaemon(true);
+        return t;
     }
 
     @Override
@@ -74,7 +109,7 @@ public final class RocksDbStateBackend implements StateBackend {
         }
         SlotMemory memory = pools.acquire(parameters.slot());
         Path directory = localDir.resolve(directoryName(token, parameters.owner()));
-        return new RocksDbKeyedStateBackend(parameters, directory, pools, memory, incrementalByDefault, compaction,
+        return new RocksDbKeyedStateBackend(parameters, directory, pools, memory, closer, incrementalByDefault, compaction,
                 materializeEvery);
     }
 
@@ -101,9 +136,25 @@ public final class RocksDbStateBackend implements StateBackend {
         return localDir;
     }
 
+    /**
+     * No new slot memory after this; waits (up to {@link #CLOSER_DRAIN}) for the instances being closed to be
+     * freed and their directories deleted. Instances still open are freed when their tasks close them.
+     */
     @Override
     public void close() {
         pools.close();
+        if (ownedCloser == null) {
+            return;
+        }
+        ownedCloser.shutdown();
+        try {
+            if (!ownedCloser.awaitTermination(CLOSER_DRAIN.toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.warn("RocksDB instances closed by their tasks were not freed within {} s; their directories under"
+                        + " {} are deleted by the next process that uses it", CLOSER_DRAIN.toSeconds(), localDir);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Registers {@link RocksDbStateBackend} as {@code rocksdb}. */

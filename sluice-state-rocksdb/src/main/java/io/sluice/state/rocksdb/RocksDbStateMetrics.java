@@ -52,9 +52,13 @@ final class RocksDbStateMetrics implements KeyedStateMetrics {
             return Double.NaN;
         }
         try {
+            org.rocksdb.RocksDB db = instance.openedDb();
+            if (db == null) {
+                return 0; // not opened yet: no state
+            }
             long sum = 0;
             for (ColumnFamilyHandle c : states.columns()) {
-                sum += instance.db().getLongProperty(c, property);
+                sum += db.getLongProperty(c, property);
             }
             return sum;
         } catch (RocksDBException e) {

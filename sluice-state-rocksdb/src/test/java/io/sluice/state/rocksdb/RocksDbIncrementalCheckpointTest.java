@@ -170,6 +170,9 @@ class RocksDbIncrementalCheckpointTest {
         OwnCheckpointFiles own = new OwnCheckpointFiles();
         RocksDbKeyedStateBackend restored = open(ALL);
         restored.restoreIncremental(List.of(before), own);
+        assertThat(restored.openedEmpty()).as("the restore opened the restored files, no empty instance first")
+                .isFalse();
+        assertThat(b.openedEmpty()).as("a backend written to before any restore").isTrue();
         write(restored, 0, 200, 2); // a small change
         IncrementalStateHandle after = checkpoint(restored, 2, own);
         System.out.printf("after a restore of its own checkpoint: %d bytes, %d table files uploaded; refers to %d%n",

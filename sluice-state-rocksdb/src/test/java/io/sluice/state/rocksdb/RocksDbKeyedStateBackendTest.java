@@ -154,12 +154,40 @@ class RocksDbKeyedStateBackendTest {
         assertThat(a.metrics().memoryBudgetBytes()).isEqualTo(16L << 20);
 
         a.close();
-        assertThat(stateBackend.openSlots()).isEqualTo(2);
         b.close();
-        assertThat(stateBackend.openSlots()).isEqualTo(1);
         c.close();
-        assertThat(stateBackend.openSlots()).isZero();
         assertThat(a.metrics().memoryUsageBytes()).as("a closed backend reports no figures").isNaN();
+        stateBackend.close(); // waits for the closer
+        assertThat(stateBackend.openSlots()).isZero();
+        assertThat(List.of(a.directory(), b.directory(), c.directory())).allSatisfy(d -> assertThat(d).doesNotExist());
+    }
+
+    @Test
+    void aClosedInstanceIsFreedOnTheCloserAndItsSlotMemoryIsSharedWithTheSlotsNextBackendMeanwhile() {
+        List<Runnable> closer = new ArrayList<>();
+        stateBackend = new RocksDbStateBackend(new Configuration()
+                .set(RocksDbOptions.MEMORY_PER_SLOT, 16L << 20)
+                .set(RocksDbOptions.LOCAL_DIR, localDir.toString()), closer::add);
+        RocksDbKeyedStateBackend failed = open("failed", "job/0");
+        RocksDbKeyedStateBackend other = open("other", "job/1");
+        failed.close();
+        other.close();
+        assertThat(closer).as("closing hands the native work to the closer").hasSize(2);
+        assertThat(failed.directory()).as("not deleted on the task thread").exists();
+        assertThat(stateBackend.openSlots()).as("the memory stays counted until freed").isEqualTo(2);
+
+        RocksDbKeyedStateBackend restarted = open("restarted", "job/0");
+        assertThat(restarted.slotMemory()).as("the slot's next backend shares the memory being freed")
+                .isSameAs(failed.slotMemory());
+        closer.remove(0).run();
+        assertThat(failed.directory()).doesNotExist();
+        assertThat(stateBackend.openSlots()).as("job/0's memory stays with the restarted backend").isEqualTo(2);
+        closer.remove(0).run();
+        assertThat(other.directory()).doesNotExist();
+        assertThat(stateBackend.openSlots()).isEqualTo(1);
+        restarted.close();
+        closer.remove(0).run();
+        assertThat(stateBackend.openSlots()).isZero();
     }
 
     @Test
@@ -344,6 +372,7 @@ class RocksDbKeyedStateBackendTest {
             }
             assertThatThrownBy(() -> neverWritten.writeTo(new DataOutputBuffer(64)))
                     .hasMessageContaining("was closed");
+            stateBackend.close(); // waits for the closer
             assertThat(Files.exists(b.directory())).as("the local directory is deleted").isFalse();
         } finally {
             io.shutdownNow();
