@@ -47,8 +47,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * its jar is left in either storage (counted); at the end a job manager and a task manager stopped with
  * SIGTERM exit 0.
  *
- * <p>Keyed state is on the heap or in RocksDB with incremental checkpoints ({@link Backend}, the job's
- * {@code sluice run -D state.backend=rocksdb -D state.backend.incremental=true}; the task managers keep
+ * <p>Keyed state is on the heap or in RocksDB with incremental checkpoints and task-local recovery ({@link Backend},
+ * the job's {@code sluice run -D state.backend=rocksdb -D state.backend.incremental=true
+ * -D state.backend.local-recovery=true}: a subtask restarted on the task manager that ran it reads its files from
+ * that task manager's disk, and opens the kept instance of a changelog checkpoint; the task managers keep
  * RocksDB's files under the run's directory; every other task manager started takes changelog checkpoints,
  * {@code state.backend.rocksdb.changelog.materialize-every: 3}, so RocksDB subtasks restore changelog checkpoints
  * on task managers without them and the other way round). The default run covers each storage once and each
@@ -89,7 +91,8 @@ class ClusterProcessesITCase {
     /** Where keyed state lives: the job's settings on {@code sluice run}. */
     enum Backend {
         HEAP("heap", List.of("-D", "state.backend=heap")),
-        ROCKSDB_INCREMENTAL("rocksdb", List.of("-D", "state.backend=rocksdb", "-D", "state.backend.incremental=true"));
+        ROCKSDB_INCREMENTAL("rocksdb", List.of("-D", "state.backend=rocksdb", "-D", "state.backend.incremental=true",
+                "-D", "state.backend.local-recovery=true"));
 
         final String property;
         final List<String> runOptions;
@@ -302,6 +305,9 @@ class ClusterProcessesITCase {
                 return l != null && Rest.jobStatus(l, jobId).filter("FINISHED"::equals).isPresent();
             });
             KeyedCounts.assertExact(output, RECORDS, KEYS);
+            if (backend == Backend.ROCKSDB_INCREMENTAL) {
+                printLocalRestores(storage, seed, taskManagers);
+            }
             assertNothingLeftBehind(storage, run, jobId);
             // The SIGKILLed task managers could not delete their RocksDB directories; the next RocksDB backend
             // opened in the same local directory (the restarted tasks', on another task manager) did.
@@ -326,6 +332,27 @@ class ClusterProcessesITCase {
             processes = null;
             watched = null;
         }
+    }
+
+    /**
+     * What the surviving task managers' logs say about their restores: how many subtasks restored RocksDB's files
+     * from task-local copies, and how many of them opened the kept instance of a changelog checkpoint instead of
+     * replaying its segments. Which restores are local depends on the plan (a subtask restarted on the task manager
+     * that ran it, of the checkpoint's kind), so this is printed, not asserted; the exact counts above are.
+     */
+    private static void printLocalRestores(Storage storage, long seed, List<SluiceProcess> taskManagers)
+            throws IOException {
+        int local = 0;
+        int keptInstances = 0;
+        for (SluiceProcess tm : taskManagers) {
+            String log = tm.log();
+            local += (int) log.lines().filter(l -> l.contains("restored RocksDB's files of checkpoint")
+                    && !l.contains(": 0 from task-local files")).count();
+            keptInstances += (int) log.lines().filter(l -> l.contains("Opened the task-local instance")).count();
+        }
+        System.out.printf("ClusterProcessesITCase: %s, seed %d: task managers alive at the end restored %d subtask(s)"
+                + " from task-local files, %d of them by opening the kept instance of a changelog checkpoint%n", storage,
+                seed, local, keptInstances);
     }
 
     /**

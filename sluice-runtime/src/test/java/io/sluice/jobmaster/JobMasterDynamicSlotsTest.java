@@ -129,6 +129,39 @@ class JobMasterDynamicSlotsTest {
         assertThat(details().restarts()).isEqualTo(1);
     }
 
+    /**
+     * Task-local copies are kept per subtask on the task executor that ran it. When the first of two task executors
+     * is lost, the pool hands the job its slot on the survivor first; before 2026-12-07 that slot then ran subtask 0
+     * instead of subtask 1, so the survivor's local copies (of subtask 1) were never found.
+     */
+    @Test
+    void aTaskExecutorThatSurvivesALossRunsTheSameSubtasksAgainSoTheirLocalCopiesAreFound() {
+        pool.addTaskExecutor(tm1, "i-1", "unused");
+        pool.addTaskExecutor(tm2, "i-2", "unused");
+        mainThread.execute(jobMaster::start);
+        mainThread.triggerAll();
+        for (ExecutionAttemptId id : all()) {
+            report(id, ExecutionState.RUNNING);
+        }
+        assertThat(tm1.submitted()).allSatisfy(d -> assertThat(d.subtaskIndex()).isZero());
+        assertThat(tm2.submitted()).allSatisfy(d -> assertThat(d.subtaskIndex()).isEqualTo(1));
+        int before = tm2.submitted().size();
+
+        pool.removeTaskExecutor("tm-1", "task manager tm-1 lost: no heartbeat for 6 s");
+        pool.addTaskExecutor(tm3, "i-3", "unused");
+        mainThread.triggerAll();
+        for (ExecutionAttemptId id : tm2.cancelled()) {
+            report(id, ExecutionState.CANCELED);
+        }
+        mainThread.advanceTime(DELAY);
+
+        assertThat(status()).isEqualTo(JobStatus.RUNNING);
+        assertThat(tm2.submitted().subList(before, tm2.submitted().size())).as("the survivor's subtasks")
+                .isNotEmpty().allSatisfy(d -> assertThat(d.subtaskIndex()).isEqualTo(1));
+        assertThat(tm3.submitted()).as("the lost one's subtasks, on the new task executor").isNotEmpty()
+                .allSatisfy(d -> assertThat(d.subtaskIndex()).isZero());
+    }
+
     @Test
     void aTaskCancelledByItsTaskExecutorWithoutBeingAskedIsAFailure() {
         pool.addTaskExecutor(tm1, "i-1", "unused");

@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
  * With a dynamic {@link SlotPool} (cluster mode) the slots are taken from the pool before every
  * deployment; while there are too few, the job waits without consuming its restart budget,
  * {@link #waitingFor()} says for what ("waiting for 4 slots; 2 free on 1 task manager"), and the
- * pool's next added slots try again ({@link #listen}).
+ * pool's next added slots try again ({@link #listen}). A subtask index stays on its task executor
+ * across deployments while that one is in the pool ({@link #keepPlaces}), so that a restart finds the
+ * task-local copies it kept there.
  *
  * <p>Threading: the job master's main thread (checked); the pool's listener callbacks hop there.
  */
@@ -31,6 +33,8 @@ public final class SlotAssignment {
     private final MainThreadExecutor mainThread;
     /** The slots of the current (or next) deployment. */
     private List<TaskExecutorGateway> slots;
+    /** The task executor id of each slot index at the last allocation from the pool (lost ones included). */
+    private List<String> placed = List.of();
     /** What the job waits for while the pool has too few slots, else {@code null}. */
     private String waitingFor;
     /** Registered with the pool while the job master has not finished; {@code null} when not. */
@@ -97,7 +101,8 @@ public final class SlotAssignment {
             return true;
         }
         try {
-            slots = pool.allocate(jobGraph.jobId(), jobGraph.requiredSlots());
+            slots = keepPlaces(placed, pool.allocate(jobGraph.jobId(), jobGraph.requiredSlots()));
+            placed = slots.stream().map(TaskExecutorGateway::id).toList();
             if (waitingFor != null) {
                 LOG.info("Job {} ({}): {} slot(s) available; deploying", jobGraph.jobId(), jobGraph.name(),
                         jobGraph.requiredSlots());
@@ -112,6 +117,32 @@ public final class SlotAssignment {
             waitingFor = waiting;
             return false;
         }
+    }
+
+    /**
+     * Orders {@code allocated} so that each slot index stays on the task executor it was {@code placed} on where that
+     * one is among them; the others fill the remaining indices in the pool's order. Task-local copies are kept per
+     * subtask (vertex and index) where it ran, and the pool hands a job its held slots first: without this, after
+     * the loss of the task executor of index 0 the survivor's slot would run index 0 and never find its copies.
+     */
+    static List<TaskExecutorGateway> keepPlaces(List<String> placed, List<TaskExecutorGateway> allocated) {
+        TaskExecutorGateway[] out = new TaskExecutorGateway[allocated.size()];
+        List<TaskExecutorGateway> rest = new ArrayList<>(allocated);
+        for (int i = 0; i < Math.min(out.length, placed.size()); i++) {
+            for (int j = 0; j < rest.size(); j++) {
+                if (rest.get(j).id().equals(placed.get(i))) {
+                    out[i] = rest.remove(j);
+                    break;
+                }
+            }
+        }
+        int next = 0;
+        for (int i = 0; i < out.length; i++) {
+            if (out[i] == null) {
+                out[i] = rest.get(next++);
+            }
+        }
+        return List.of(out);
     }
 
     /** What the job waits for ("waiting for 4 slots; 2 free on 1 task manager"), or {@code null} when it does not. */
