@@ -183,6 +183,40 @@ class CheckpointCoordinatorTest {
         assertThat(triggerNext()).as("then the periodic firing").isEqualTo(3);
     }
 
+    /**
+     * A task failover restores the latest checkpoint: the first checkpoint after it starts as soon as every task
+     * runs again, as after a job-manager failover, not at the next periodic firing. Until 2026-12-07 it waited for
+     * that firing (up to an interval later), and a second failure meanwhile replayed everything since the restored
+     * checkpoint again.
+     */
+    @Test
+    void aTaskFailoverStartsTheFirstCheckpointAfterItsRestoreAsSoonAsEveryTaskRuns() {
+        create(INTERVAL, TIMEOUT, 2, 3);
+        onMain(coordinator::start);
+        long restored = triggerNext();
+        completeCheckpoint(restored);
+        mainThread.advanceTime(INTERVAL.dividedBy(3));
+
+        onMain(coordinator::abortPendingOnFailover); // a task failed
+        context.canTrigger = false;
+        onMain(() -> coordinator.restoreStarting(restored)); // the new attempts restore the latest checkpoint
+        onMain(coordinator::taskRunning);
+        assertThat(io.numQueued()).as("not while a task restores").isZero();
+
+        context.canTrigger = true;
+        onMain(coordinator::taskRunning);
+        onMain(coordinator::restoreFinished);
+        assertThat(io.numQueued()).as("the first checkpoint after the restore starts when the last task runs")
+                .isEqualTo(1);
+        io.triggerAll();
+        mainThread.triggerAll();
+        assertThat(context.triggers).extracting(Trigger::checkpointId).endsWith(restored + 1, restored + 1);
+        completeCheckpoint(restored + 1);
+
+        onMain(coordinator::taskRunning);
+        assertThat(io.numQueued()).as("only that one: a later task report starts nothing").isZero();
+    }
+
     // ------------------------------------------------------------------ id guard
 
     @Test

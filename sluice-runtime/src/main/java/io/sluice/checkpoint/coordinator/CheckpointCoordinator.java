@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  *       (none while one is pending or lingers, or while not every task runs, or when no source runs and no
  *       task awaits its final checkpoint). A firing that found the tasks not all running (deploying,
  *       restoring) starts its checkpoint as soon as they run ({@link #taskRunning}); so does the start of a
- *       coordinator that resumes retained checkpoints (after a job-manager failover).</li>
+ *       coordinator that resumes retained checkpoints (after a job-manager failover), and the restore of a
+ *       task failover ({@link #restoreStarting}).</li>
  *   <li>{@link CheckpointIdRequests}: the id, from the counter on the I/O executor, bounded by the
  *       timeout and never at or below a retained or started checkpoint.</li>
  *   <li>{@link PendingCheckpoints}: the checkpoint in flight: acknowledgements, declines, finished
@@ -438,10 +439,18 @@ public final class CheckpointCoordinator {
     /**
      * A deployment is about to restore from {@code checkpointId}: its files are kept, even if a
      * newer checkpoint subsumes it, until {@link #restoreFinished()} or the next call of this
-     * method. Discards postponed for an earlier restore run now. Main thread.
+     * method. Discards postponed for an earlier restore run now. While checkpointing runs (a task
+     * failover), the first checkpoint after the restore starts as soon as every task runs
+     * ({@link #taskRunning}), as after a job-manager failover ({@link #start}): the restored checkpoint
+     * is older than the failover took, and a second failure before the next periodic firing would
+     * replay all of it again. Main thread.
      */
     public void restoreStarting(long checkpointId) {
+        mainThread.assertRunningInMainThread();
         discarder.restoreStarting(checkpointId);
+        if (trigger.isRunning()) {
+            firingMissed = true;
+        }
     }
 
     /**
