@@ -1,8 +1,8 @@
 package io.sluice.taskexecutor;
 
-import io.sluice.rpc.MainThreads;
 import io.sluice.config.Configuration;
 import io.sluice.graph.JobId;
+import io.sluice.rpc.MainThreads;
 import io.sluice.util.DirectoryClaims;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -37,18 +37,14 @@ import org.slf4j.LoggerFactory;
  * local file ({@link #registerFiles}; a table file an earlier checkpoint uploaded keeps the local
  * file of that upload). A local file is deleted once no entry and no upload in progress refers to it.
  *
- * <p>The copy in checkpoint storage stays the source of truth: a local copy is used only for the
- * same checkpoint, the same state file path and the same size as the restore handle names;
- * otherwise the caller reads the remote file. Per subtask at most {@value #MAX_COPIES_PER_SUBTASK}
- * checkpoints are kept (pending checkpoints plus the latest completed one); a completed checkpoint drops
- * the older ones. Keeping a local copy is best effort: a copy that cannot be made is logged and the
- * checkpoint goes on without it (its restore then reads storage).
+ * <p>The copy in checkpoint storage stays the source of truth: a local copy is used only for the same
+ * checkpoint, state file path and size as the restore handle names; otherwise the caller reads storage.
+ * Per subtask at most {@value #MAX_COPIES_PER_SUBTASK} checkpoints are kept (pending ones plus the latest
+ * completed one); a completed checkpoint drops the older ones. Keeping a copy is best effort: one that
+ * cannot be made is logged and its restore reads storage.
  *
- * <p>Thread-safe: stored from I/O threads (uploads), read from task threads (restore), trimmed
- * (completion notices) and discarded on I/O threads, closed by the thread that stops the task
- * executor; never on a component's main thread, since every method but the in-memory lookups
- * touches files ({@link MainThreads#checkNotMainThread}: with the test suite's guard on, such a call
- * throws).
+ * <p>Thread-safe: stored, trimmed and discarded on I/O threads, read on task threads (restore), closed by
+ * the thread that stops the task executor; never on a main thread ({@link MainThreads#checkNotMainThread}).
  */
 public final class TaskLocalStateStore {
     static final int MAX_COPIES_PER_SUBTASK = 4;
@@ -476,8 +472,7 @@ public final class TaskLocalStateStore {
         MainThreads.checkNotMainThread("task-local state: keep " + target);
         try {
             Files.createLink(target, source);
-        } catch (IOException | UnsupportedOperationException e) {
-            // another file system, or links not supported: a copy
+        } catch (IOException | UnsupportedOperationException e) { // another file system, or no links: a copy
             Files.deleteIfExists(target);
             Files.copy(source, target);
         }
@@ -492,8 +487,7 @@ public final class TaskLocalStateStore {
         }
     }
 
-    private static void deleteRecursively(Path dir) {
-        MainThreads.checkNotMainThread("task-local state: delete " + dir);
+    private static void deleteRecursively(Path dir) { // each delete checks the thread (deleteQuietly)
         if (!Files.exists(dir)) {
             return;
         }

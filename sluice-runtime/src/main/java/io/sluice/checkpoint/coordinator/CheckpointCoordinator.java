@@ -28,9 +28,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@link PeriodicTrigger}: fires every interval; whether a checkpoint starts is decided here
  *       (none while one is pending or lingers, or while not every task runs, or when no source runs and no
  *       task awaits its final checkpoint). A firing that found the tasks not all running (deploying,
- *       restoring) starts its checkpoint as soon as they run ({@link #taskRunning}); so does the start of a
- *       coordinator that resumes retained checkpoints (after a job-manager failover), and the restore of a
- *       task failover ({@link #restoreStarting}).</li>
+ *       restoring) starts its checkpoint as soon as they run ({@link #taskRunning}); so do a job-manager
+ *       failover ({@link #start}) and a task failover's restore ({@link #restoreStarting}).</li>
  *   <li>{@link CheckpointIdRequests}: the id, from the counter on the I/O executor, bounded by the
  *       timeout and never at or below a retained or started checkpoint.</li>
  *   <li>{@link PendingCheckpoints}: the checkpoint in flight: acknowledgements, declines, finished
@@ -153,10 +152,7 @@ public final class CheckpointCoordinator {
     private final SavepointFinalizer savepoints;
     private final Clock clock;
     private final JobConfig config;
-    /**
-     * Whether the latest periodic firing started nothing because not every task ran; cleared when a checkpoint
-     * starts and when checkpointing stops.
-     */
+    /** A firing (or a restore) is owed a checkpoint once every task runs; cleared when one starts or on stop. */
     private boolean firingMissed;
     /**
      * Whether the job had completed checkpoints when this coordinator was created: a new job master (after a
@@ -437,13 +433,9 @@ public final class CheckpointCoordinator {
     }
 
     /**
-     * A deployment is about to restore from {@code checkpointId}: its files are kept, even if a
-     * newer checkpoint subsumes it, until {@link #restoreFinished()} or the next call of this
-     * method. Discards postponed for an earlier restore run now. While checkpointing runs (a task
-     * failover), the first checkpoint after the restore starts as soon as every task runs
-     * ({@link #taskRunning}), as after a job-manager failover ({@link #start}): the restored checkpoint
-     * is older than the failover took, and a second failure before the next periodic firing would
-     * replay all of it again. Main thread.
+     * A deployment is about to restore from {@code checkpointId}: its files are kept, even if a newer checkpoint
+     * subsumes it, until {@link #restoreFinished()} or the next call (earlier postponed discards run now). While
+     * checkpointing runs (a task failover), the next checkpoint starts once every task runs, as in {@link #start}.
      */
     public void restoreStarting(long checkpointId) {
         mainThread.assertRunningInMainThread();
