@@ -7,7 +7,10 @@ import java.nio.file.Path;
  * checkpoint storage; implemented by the runtime for one task and one checkpoint.
  *
  * <p>Threading: called from the thread that uploads a snapshot (an I/O thread) or restores one (the
- * task thread); implementations block on storage I/O.
+ * task thread); implementations block on storage I/O. The uploads of one snapshot and the downloads of one
+ * restore may also come from helper threads, several at once ({@code state.backend.rocksdb.transfer-threads}),
+ * so {@link #uploadShared}, {@link #uploadPrivate}, {@link #keepLocal} and {@link #download} are thread-safe;
+ * every such call has returned when the snapshot's upload or the restore returns or throws.
  */
 public interface CheckpointFiles {
     /**

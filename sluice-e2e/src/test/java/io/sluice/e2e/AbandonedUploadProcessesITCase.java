@@ -47,8 +47,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>Real processes: two job managers (ZooKeeper HA in this JVM), each with its S3 traffic through a
  * {@link TcpFaultProxy} of its own, and the task managers, whose S3 traffic goes through another one that delays every
  * chunk by 150 ms each way while the test waits for the first kill, so that the upload takes a second or more after
- * its first table file lands (the files go up sorted by name: table files, then {@code CURRENT}, {@code MANIFEST},
- * {@code OPTIONS}); the test polls the bucket and kills as soon as an object of a checkpoint newer than the latest
+ * its first table file lands (with {@code state.backend.rocksdb.transfer-threads: 1} the files go up one at a time,
+ * sorted by name: table files, then {@code CURRENT}, {@code MANIFEST}, {@code OPTIONS}); the test polls the bucket and kills as soon as an object of a checkpoint newer than the latest
  * completed one appears. The job then finishes with exact counts and leaves an empty bucket.
  */
 class AbandonedUploadProcessesITCase {
@@ -203,6 +203,9 @@ class AbandonedUploadProcessesITCase {
     private Map<String, String> taskManagerSettings(TcpFaultProxy slowLink, String name) {
         Map<String, String> settings = new LinkedHashMap<>(S3ForProcesses.settings(slowLink.httpEndpoint()));
         settings.put("state.backend.rocksdb.local-dir", dir.resolve("rocksdb-" + name).toString());
+        // One file at a time, so that OPTIONS landing means the whole upload landed (step 2 waits for that); by
+        // default four go up at once, in any order (FileTransfers).
+        settings.put("state.backend.rocksdb.transfer-threads", "1");
         return settings;
     }
 

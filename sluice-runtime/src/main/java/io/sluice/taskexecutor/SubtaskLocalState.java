@@ -180,8 +180,9 @@ final class SubtaskLocalState {
     }
 
     /**
-     * Task thread, restoring checkpoint {@code checkpointId}: puts this subtask's local file of {@code path} (a
-     * file of {@code handle}) at {@code target} and returns {@code true}, or returns {@code false}: read storage.
+     * A thread of the restore (its task thread, transfer helpers), restoring checkpoint {@code checkpointId}: puts
+     * this subtask's local file of {@code path} (a file of {@code handle}) at {@code target} and returns
+     * {@code true}, or returns {@code false}: read storage.
      * Only a file this very subtask kept for that checkpoint, of the size the handle names.
      */
     boolean restoreFile(long checkpointId, TaskStateHandle handle, String path, Path target) {
@@ -203,8 +204,9 @@ final class SubtaskLocalState {
     }
 
     /**
-     * Task thread, restoring this job's own checkpoint {@code checkpointId}: a table file of {@code handle} (this
-     * subtask's) was just read from storage into {@code target}; it is kept as a local file too (a hard link), so
+     * A thread of the restore (its task thread, transfer helpers), restoring this job's own checkpoint
+     * {@code checkpointId}: a table file of {@code handle} (this subtask's) was just read from storage into
+     * {@code target}; it is kept as a local file too (a hard link), so
      * that the checkpoints after the restore, which refer to it instead of uploading it again, have it locally.
      * Nothing for another subtask's handle or a private file; registered by {@link #registerRestored}.
      */

@@ -316,7 +316,7 @@ public final class TaskLocalStateStore {
     }
 
     /**
-     * Task thread, restoring checkpoint {@code checkpointId}: puts the local file of {@code storagePath} at
+     * A restore's thread, restoring checkpoint {@code checkpointId}: puts the local file of {@code storagePath} at
      * {@code target} (a hard link when {@code immutable}, else a copy) if this subtask has one of
      * {@code expectedSize} bytes for that checkpoint, and returns whether it did (a hit); else nothing is at
      * {@code target} and the caller reads storage (a miss).

@@ -25,6 +25,7 @@ import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -185,8 +186,9 @@ final class TaskStateRestore {
             throw new KeyedStateRestoreException(taskName, restore.checkpointId(), new IllegalStateException(
                     "the checkpoint mixes RocksDB's files with canonical snapshots for one vertex"));
         }
-        TaskStateHandle[] current = new TaskStateHandle[1];
-        int[] localFiles = new int[2]; // files restored from task-local files, files read from storage
+        // Files restored from task-local files, files read from storage; downloads run on several threads at once.
+        AtomicInteger fromLocal = new AtomicInteger();
+        AtomicInteger fromStorage = new AtomicInteger();
         // Table files read from storage are kept locally when the next checkpoints may refer to them.
         boolean keepDownloads = ownCheckpoint && handles.size() == 1;
         io.sluice.state.CheckpointFiles files = new io.sluice.state.CheckpointFiles() {
@@ -212,32 +214,33 @@ final class TaskStateRestore {
 
             @Override
             public void download(String path, java.nio.file.Path target) {
+                TaskStateHandle current = null;
                 for (TaskStateHandle h : handles) {
                     if (h.incremental().sharedFiles().stream().anyMatch(f -> f.path().equals(path))
                             || h.incremental().privateFiles().stream().anyMatch(f -> f.path().equals(path))) {
-                        current[0] = h;
+                        current = h;
                     }
                 }
-                if (localState.restoreFile(restore.checkpointId(), current[0], path, target)) {
-                    localFiles[0]++;
+                if (localState.restoreFile(restore.checkpointId(), current, path, target)) {
+                    fromLocal.incrementAndGet();
                     return; // task-local recovery: this subtask's own local file of that checkpoint
                 }
-                localFiles[1]++;
+                fromStorage.incrementAndGet();
                 try {
                     storage.streams().download(path, target);
                 } catch (CorruptCheckpointException | io.sluice.storage.BlobNotFoundException e) {
-                    throw new StateRestoreException(taskName, restore.checkpointId(), current[0].vertexId(),
-                            current[0].subtaskIndex(), path, e);
+                    throw new StateRestoreException(taskName, restore.checkpointId(), current.vertexId(),
+                            current.subtaskIndex(), path, e);
                 }
                 if (keepDownloads) {
-                    localState.keepRestored(restore.checkpointId(), current[0], path, target);
+                    localState.keepRestored(restore.checkpointId(), current, path, target);
                 }
             }
         };
         try {
             backend.restoreIncremental(handles.stream().map(TaskStateHandle::incremental).toList(), files);
             LOG.info("{}: restored RocksDB's files of checkpoint {}: {} from task-local files, {} from checkpoint"
-                    + " storage", taskName, restore.checkpointId(), localFiles[0], localFiles[1]);
+                    + " storage", taskName, restore.checkpointId(), fromLocal.get(), fromStorage.get());
         } catch (StateRestoreException e) {
             LOG.warn(e.getMessage());
             throw e;

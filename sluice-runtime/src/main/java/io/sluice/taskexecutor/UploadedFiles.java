@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
  * shared file (a RocksDB table file) has a name no other upload uses, outside the checkpoint's directory. Without
  * this they stayed in storage until the job's checkpoints were deleted; with checkpoints retained, for ever.
  *
- * <p>Threading: the I/O thread that runs the upload, only (checked).
+ * <p>Threading: {@link #add} from the thread that runs the upload and from the helpers it transfers files with
+ * (a RocksDB checkpoint uploads several files at a time), {@link #paths} and {@link #deleteAfterFailure} from the
+ * upload's own thread once the upload returned or threw, by which time its helpers have ended (checked: the thread).
  */
 final class UploadedFiles {
     private static final Logger LOG = LoggerFactory.getLogger(UploadedFiles.class);
@@ -23,17 +25,20 @@ final class UploadedFiles {
     private final Thread owner = Thread.currentThread();
     private final List<String> paths = new ArrayList<>();
 
-    /** Records that {@code path} was written; returns it. */
+    /** Records that {@code path} was written; returns it. Any thread of the upload. */
     String add(String path) {
-        checkThread();
-        paths.add(path);
+        synchronized (paths) {
+            paths.add(path);
+        }
         return path;
     }
 
-    /** The paths written so far, in order. */
+    /** The paths written so far, in the order they were recorded. */
     List<String> paths() {
         checkThread();
-        return List.copyOf(paths);
+        synchronized (paths) {
+            return List.copyOf(paths);
+        }
     }
 
     /**
@@ -45,13 +50,14 @@ final class UploadedFiles {
      */
     int deleteAfterFailure(CheckpointStorage storage, String taskName, long checkpointId) {
         checkThread();
-        if (paths.isEmpty()) {
+        List<String> written = paths();
+        if (written.isEmpty()) {
             return 0;
         }
         boolean interrupted = Thread.interrupted();
         int deleted = 0;
         try {
-            for (String path : paths) {
+            for (String path : written) {
                 try {
                     storage.deleteFile(path);
                     deleted++;
@@ -59,7 +65,7 @@ final class UploadedFiles {
                     LOG.warn("{}: could not delete {} from {} after the upload of checkpoint {} failed ({}); it and"
                             + " {} more file(s) of that upload stay until the job's checkpoints are deleted",
                             taskName, path, storage.location(), checkpointId, e.getMessage(),
-                            paths.size() - deleted - 1);
+                            written.size() - deleted - 1);
                     break;
                 }
             }
@@ -69,8 +75,10 @@ final class UploadedFiles {
             }
         }
         LOG.debug("{}: deleted {} of the {} file(s) of the failed upload of checkpoint {}", taskName, deleted,
-                paths.size(), checkpointId);
-        paths.clear();
+                written.size(), checkpointId);
+        synchronized (paths) {
+            paths.clear();
+        }
         return deleted;
     }
 

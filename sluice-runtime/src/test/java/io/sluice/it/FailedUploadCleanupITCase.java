@@ -68,7 +68,8 @@ class FailedUploadCleanupITCase {
         volatile boolean armed;
         private final java.util.function.Predicate<String> trigger;
         private final Write write;
-        private final List<String> sharedSinceTrigger = new ArrayList<>();
+        /** Every shared file uploaded so far. */
+        private final List<String> shared = new ArrayList<>();
         private List<String> newTableFiles;
 
         InterceptOnce(java.util.function.Predicate<String> trigger, Write write) {
@@ -76,7 +77,7 @@ class FailedUploadCleanupITCase {
             this.write = write;
         }
 
-        /** The new table files uploaded before the caught write; {@code null} before it. */
+        /** The new table files of the caught write's checkpoint and subtask uploaded before it; {@code null} before. */
         synchronized List<String> newTableFiles() {
             return newTableFiles;
         }
@@ -85,14 +86,18 @@ class FailedUploadCleanupITCase {
             return new ForwardingBlobStore(store) {
                 @Override
                 public void put(String path, BlobContent content) {
-                    if (path.contains("/chk-") && trigger.test(path)) {
+                    java.util.regex.Matcher own = CHECKPOINT_FILE.matcher(path);
+                    if (own.find() && trigger.test(path)) {
+                        // Files of one snapshot go up several at a time: its shared files are those named after its
+                        // checkpoint and subtask (shared/ck<id>-<vertex>-<subtask>-...), in whatever order they went.
+                        String prefix = "/shared/ck" + own.group(1) + "-" + own.group(2) + "-";
                         List<String> caught = null;
                         synchronized (InterceptOnce.this) {
-                            if (armed && newTableFiles == null && !sharedSinceTrigger.isEmpty()) {
-                                newTableFiles = List.copyOf(sharedSinceTrigger);
+                            List<String> ofThisSnapshot = shared.stream().filter(p -> p.contains(prefix)).toList();
+                            if (armed && newTableFiles == null && !ofThisSnapshot.isEmpty()) {
+                                newTableFiles = ofThisSnapshot;
                                 caught = newTableFiles;
                             }
-                            sharedSinceTrigger.clear();
                         }
                         if (caught != null) {
                             write.write(store, path, content, caught);
@@ -102,7 +107,7 @@ class FailedUploadCleanupITCase {
                     super.put(path, content);
                     if (path.contains("/shared/")) {
                         synchronized (InterceptOnce.this) {
-                            sharedSinceTrigger.add(path);
+                            shared.add(path);
                         }
                     }
                 }
@@ -110,7 +115,11 @@ class FailedUploadCleanupITCase {
         }
     }
 
-    /** Refuses a checkpoint's {@code CURRENT} file after its new table files. */
+    /** A checkpoint's own file of a subtask: {@code <job>/chk-<id>/<vertex>-<subtask>-<name>}. */
+    private static final java.util.regex.Pattern CHECKPOINT_FILE = java.util.regex.Pattern.compile(
+            "/chk-(\\d+)/(\\d+-\\d+)-");
+
+    /** Refuses a checkpoint's {@code CURRENT} file once at least one of its new table files went up. */
     private static InterceptOnce refusingCurrent() {
         return new InterceptOnce(path -> path.endsWith("-CURRENT"), (store, path, content, newTableFiles) -> {
             throw new StorageException("Checkpoint storage refused " + path + " (injected by the test, after "
@@ -119,8 +128,8 @@ class FailedUploadCleanupITCase {
     }
 
     /**
-     * Holds a checkpoint's {@code OPTIONS} file (the last of RocksDB's files to go up) after its new table files until
-     * released; meanwhile it answers no interrupt, as a write blocked on a stalled store's socket does not, and then
+     * Holds a checkpoint's {@code OPTIONS} file, once at least one of its new table files went up, until released
+     * (the others may still go up meanwhile: a snapshot uploads several files at a time); meanwhile it answers no interrupt, as a write blocked on a stalled store's socket does not, and then
      * completes the write.
      */
     private static final class Hold implements InterceptOnce.Write {

@@ -56,15 +56,16 @@ class UploadedFilesTest {
     }
 
     @Test
-    void onlyTheUploadsThreadMayUseThem() throws Exception {
+    void helpersOfTheUploadMayAddButOnlyTheUploadsThreadReadsAndDeletes() throws Exception {
         UploadedFiles written = new UploadedFiles();
 
-        Throwable offThread = CompletableFuture.runAsync(() -> written.add("a/shared/1.sst"))
+        CompletableFuture.runAsync(() -> written.add("a/shared/1.sst")).get(10, TimeUnit.SECONDS);
+        Throwable offThread = CompletableFuture.runAsync(written::paths)
                 .handle((ok, error) -> error).get(10, TimeUnit.SECONDS);
 
         assertThat(offThread).hasRootCauseInstanceOf(IllegalStateException.class)
                 .rootCause().hasMessageContaining("belong to its thread");
-        assertThat(written.paths()).isEmpty();
+        assertThat(written.paths()).containsExactly("a/shared/1.sst");
     }
 
     private List<Path> write(CheckpointStorage storage, UploadedFiles written, int count) throws Exception {

@@ -51,31 +51,47 @@ final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot 
         this.confirmed = Map.copyOf(confirmed);
     }
 
+    /**
+     * Uploads the files new since the checkpoints this task confirmed, several at a time ({@link FileTransfers}),
+     * and refers to the others. The handle lists the files in the order of their names, however the uploads ended.
+     */
     @Override
     public IncrementalStateHandle upload(CheckpointFiles files) {
         start();
         try {
+            List<Path> all = listFiles();
+            StateFile[] result = new StateFile[all.size()];
+            List<Integer> toUpload = new ArrayList<>();
+            long newBytes = 0;
+            for (int i = 0; i < all.size(); i++) {
+                String name = all.get(i).getFileName().toString();
+                StateFile earlier = isShared(name) ? confirmed.get(name) : null;
+                if (earlier != null && earlier.size() == Files.size(all.get(i))) {
+                    result[i] = earlier; // a file of that name and size uploaded before: the same file
+                } else {
+                    toUpload.add(i);
+                }
+            }
+            List<StateFile> uploads = snapshots.transfers().map(toUpload, i -> {
+                Path file = all.get(i);
+                String name = file.getFileName().toString();
+                long size = Files.size(file);
+                return new StateFile(name, isShared(name) ? files.uploadShared(file, name)
+                        : files.uploadPrivate(file, name), size);
+            });
+            for (int k = 0; k < toUpload.size(); k++) {
+                result[toUpload.get(k)] = uploads.get(k);
+                newBytes += uploads.get(k).size();
+            }
             List<StateFile> shared = new ArrayList<>();
             List<StateFile> own = new ArrayList<>();
             Map<String, StateFile> uploaded = new HashMap<>();
-            long newBytes = 0;
-            for (Path file : listFiles()) {
-                String name = file.getFileName().toString();
-                long size = Files.size(file);
-                if (name.endsWith(".sst") || RocksDbChangelog.isSegment(name)) {
-                    StateFile earlier = confirmed.get(name);
-                    if (earlier != null && earlier.size() != size) {
-                        earlier = null; // not the file of that name uploaded before: upload this one
-                    }
-                    StateFile f = earlier != null ? earlier : new StateFile(name, files.uploadShared(file, name), size);
-                    if (earlier == null) {
-                        newBytes += size;
-                    }
+            for (StateFile f : result) {
+                if (isShared(f.localName())) {
                     shared.add(f);
-                    uploaded.put(name, f);
+                    uploaded.put(f.localName(), f);
                 } else {
-                    own.add(new StateFile(name, files.uploadPrivate(file, name), size));
-                    newBytes += size;
+                    own.add(f);
                 }
             }
             if (localInstance != null) {
@@ -90,6 +106,11 @@ final class RocksDbIncrementalSnapshot implements IncrementalKeyedStateSnapshot 
         } finally {
             deleteDirectories();
         }
+    }
+
+    /** Table files and changelog segments are shared by later checkpoints; the rest is this checkpoint's own. */
+    private static boolean isShared(String name) {
+        return name.endsWith(".sst") || RocksDbChangelog.isSegment(name);
     }
 
     /**

@@ -97,7 +97,8 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
     final DataInputBuffer input = new DataInputBuffer();
 
     RocksDbKeyedStateBackend(KeyedStateBackendParameters p, Path directory, SlotMemoryPools pools, SlotMemory memory,
-                             Executor closer, boolean incrementalByDefault, CompactionSettings compaction, int materializeEvery) {
+                             Executor closer, FileTransfers transfers, boolean incrementalByDefault,
+                             CompactionSettings compaction, int materializeEvery) {
         this.owner = p.owner();
         this.range = p.range();
         this.maxParallelism = p.maxParallelism();
@@ -114,8 +115,8 @@ public final class RocksDbKeyedStateBackend implements KeyedStateBackend {
         this.changelog = new RocksDbChangelog(instance.snapshotsDirectory().resolve("changelog"),
                 incremental ? materializeEvery : 1, owner);
         this.snapshots = new RocksDbSnapshots(instance, states, range, maxParallelism, keySerializer, incremental,
-                changelog, p.localRecovery());
-        this.restore = new RocksDbRestore(instance, states, keys, range, maxParallelism, changelog, clock);
+                changelog, p.localRecovery(), transfers);
+        this.restore = new RocksDbRestore(instance, states, keys, range, maxParallelism, changelog, clock, transfers);
     }
 
     // ------------------------------------------------------------------ keys

@@ -93,6 +93,20 @@ public final class RocksDbOptions {
                     + " state.backend.rocksdb.compaction.level0-slowdown-files. The default, 48, is twice that"
                     + " option's default.");
 
+    /** Four files of one subtask at a time, as many as the pools of other RocksDB-based stream processors. */
+    static final int DEFAULT_TRANSFER_THREADS = 4;
+
+    public static final ConfigOption<Integer> TRANSFER_THREADS = ConfigOptions.key(
+                    "state.backend.rocksdb.transfer-threads")
+            .intType()
+            .defaultValue(DEFAULT_TRANSFER_THREADS)
+            .withConstraint(n -> n >= 1, "at least 1")
+            .withDescription("How many files one subtask's incremental checkpoint uploads at a time (its own I/O"
+                    + " thread and helper threads of the task executor). A checkpoint that carries a compaction's"
+                    + " output, or the whole state (the first one after a restore from another job's checkpoint or at"
+                    + " another parallelism), is otherwise one file's round trip to the storage after the other; on"
+                    + " S3 each file is a request of its own. 1 uploads one file at a time.");
+
     public static final ConfigOption<Integer> CHANGELOG_MATERIALIZE_EVERY = ConfigOptions.key(
                     "state.backend.rocksdb.changelog.materialize-every")
             .intType()

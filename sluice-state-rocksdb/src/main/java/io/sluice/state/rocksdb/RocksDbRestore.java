@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  * groups out of the others; a changelog checkpoint's segments are replayed onto its base, unless this task executor
  * kept the checkpoint's whole instance ({@link LocalInstance}).
  *
- * <p>Threading: task thread only.
+ * <p>Threading: task thread only; it downloads with helpers of the task executor's transfer pool, which call only
+ * {@link CheckpointFiles#download}.
  */
 final class RocksDbRestore {
     private static final Logger LOG = LoggerFactory.getLogger(RocksDbRestore.class);
@@ -52,14 +53,17 @@ final class RocksDbRestore {
     private final RocksDbChangelog changelog;
     /** Times the replay, for the log. */
     private final Clock clock;
+    /** Downloads a restore's files, several at a time. */
+    private final FileTransfers transfers;
     /** Changelog writes the restore replayed (for tests). */
     private long replayedWrites;
     /** Whether the restore opened a task-local instance of a changelog checkpoint ({@link LocalInstance}). */
     private boolean restoredLocalInstance;
 
     RocksDbRestore(RocksDbInstance instance, RocksDbStates states, RocksDbKeys keys, KeyGroupRange range,
-                   int maxParallelism, RocksDbChangelog changelog, Clock clock) {
+                   int maxParallelism, RocksDbChangelog changelog, Clock clock, FileTransfers transfers) {
         this.clock = clock;
+        this.transfers = transfers;
         this.changelog = changelog;
         this.instance = instance;
         this.states = states;
@@ -114,10 +118,11 @@ final class RocksDbRestore {
             for (int i = 0; i < handles.size(); i++) {
                 Path target = instance.snapshotsDirectory().resolve("restore-" + i + "-" + UUID.randomUUID());
                 downloaded.add(target);
-                download(handles.get(i), files, target);
-                Path segmentsDir = target.resolveSibling(target.getFileName() + "-changelog");
-                downloaded.add(segmentsDir);
-                segments.add(RocksDbChangelogReplay.takeSegments(target, segmentsDir));
+                downloaded.add(target.resolveSibling(target.getFileName() + "-changelog"));
+            }
+            download(handles, files, downloaded);
+            for (int i = 0; i < handles.size(); i++) {
+                segments.add(RocksDbChangelogReplay.takeSegments(downloaded.get(2 * i), downloaded.get(2 * i + 1)));
             }
             IncrementalStateHandle first = handles.get(0);
             if (handles.size() == 1 && first.keyGroupRange().start() <= range.start()
@@ -214,14 +219,22 @@ final class RocksDbRestore {
         }
     }
 
-    private static void download(IncrementalStateHandle handle, CheckpointFiles files, Path target) throws IOException {
-        Files.createDirectories(target);
-        for (IncrementalStateHandle.StateFile f : handle.sharedFiles()) {
-            files.download(f.path(), target.resolve(f.localName()));
+    /**
+     * Downloads the files of every handle, the {@code i}-th handle's into {@code directories.get(2 * i)}, several at a
+     * time ({@link FileTransfers}: a restore from storage is one file's round trip after the other otherwise).
+     */
+    private void download(List<IncrementalStateHandle> handles, CheckpointFiles files, List<Path> directories)
+            throws IOException {
+        List<Map.Entry<IncrementalStateHandle.StateFile, Path>> all = new ArrayList<>();
+        for (int i = 0; i < handles.size(); i++) {
+            Path target = Files.createDirectories(directories.get(2 * i));
+            handles.get(i).sharedFiles().forEach(f -> all.add(Map.entry(f, target.resolve(f.localName()))));
+            handles.get(i).privateFiles().forEach(f -> all.add(Map.entry(f, target.resolve(f.localName()))));
         }
-        for (IncrementalStateHandle.StateFile f : handle.privateFiles()) {
-            files.download(f.path(), target.resolve(f.localName()));
-        }
+        transfers.map(all, file -> {
+            files.download(file.getKey().path(), file.getValue());
+            return file.getValue();
+        });
     }
 
     /** Replaces the (empty) open instance by the downloaded one and registers the states it holds. */

@@ -48,6 +48,8 @@ final class RocksDbSnapshots {
      * checkpoint of the whole instance, which a restore on this task executor opens instead of replaying.
      */
     private final boolean localInstances;
+    /** Runs a checkpoint's uploads, several files at a time. */
+    private final FileTransfers transfers;
     /** Table files of the latest checkpoint this task confirmed: local name to where they are. Task thread. */
     private Map<String, IncrementalStateHandle.StateFile> confirmedUploads = Map.of();
     /** The table files each checkpoint uploaded or referred to, until confirmed or superseded. */
@@ -59,8 +61,9 @@ final class RocksDbSnapshots {
 
     RocksDbSnapshots(RocksDbInstance instance, RocksDbStates states, KeyGroupRange range, int maxParallelism,
                      TypeSerializer<Object> keySerializer, boolean incremental, RocksDbChangelog changelog,
-                     boolean localInstances) {
+                     boolean localInstances, FileTransfers transfers) {
         this.localInstances = localInstances;
+        this.transfers = transfers;
         this.instance = instance;
         this.states = states;
         this.range = range;
@@ -200,6 +203,10 @@ final class RocksDbSnapshots {
 
     String owner() {
         return instance.owner();
+    }
+
+    FileTransfers transfers() {
+        return transfers;
     }
 
     /** Writes the local checkpoint at {@code snapshotDirectory} in the canonical format (read-only). */

@@ -13,7 +13,10 @@ import java.util.UUID;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +47,10 @@ public final class RocksDbStateBackend implements StateBackend {
     /** How long {@link #close} waits for instances being closed before it gives up on them. */
     static final Duration CLOSER_DRAIN = Duration.ofSeconds(60);
 
+    /** How long an idle transfer helper thread stays. */
+    static final Duration TRANSFER_IDLE = Duration.ofSeconds(60);
+    private static final AtomicInteger TRANSFER_THREAD_IDS = new AtomicInteger();
+
     private final Path localDir;
     private final SlotMemoryPools pools;
     private final Executor closer;
@@ -51,6 +58,13 @@ public final class RocksDbStateBackend implements StateBackend {
     private final boolean incrementalByDefault;
     private final CompactionSettings compaction;
     private final int materializeEvery;
+    /**
+     * The helpers of the tasks' checkpoint uploads and restore downloads ({@link FileTransfers}): created as needed,
+     * ended after {@link #TRANSFER_IDLE} idle; each upload or restore uses at most
+     * {@code state.backend.rocksdb.transfer-threads} - 1.
+     */
+    private final ThreadPoolExecutor transferPool;
+    private final FileTransfers transfers;
 
     /**
      * A backend whose instances are freed after their tasks close them on one daemon thread of its own,
@@ -69,7 +83,8 @@ public final class RocksDbStateBackend implements StateBackend {
         configuration.validate(java.util.List.of(RocksDbOptions.MEMORY_PER_SLOT, RocksDbOptions.WRITE_BUFFER_RATIO,
                 RocksDbOptions.HIGH_PRIORITY_POOL_RATIO, RocksDbOptions.LOCAL_DIR, RocksDbOptions.TARGET_FILE_SIZE,
                 RocksDbOptions.LEVEL0_COMPACTION_FILES, RocksDbOptions.LEVEL0_SLOWDOWN_FILES,
-                RocksDbOptions.LEVEL0_STOP_FILES, RocksDbOptions.CHANGELOG_MATERIALIZE_EVERY));
+                RocksDbOptions.LEVEL0_STOP_FILES, RocksDbOptions.CHANGELOG_MATERIALIZE_EVERY,
+                RocksDbOptions.TRANSFER_THREADS));
         String dir = configuration.get(RocksDbOptions.LOCAL_DIR).trim();
         this.localDir = dir.isEmpty() ? Path.of(System.getProperty("java.io.tmpdir"), "sluice-rocksdb") : Path.of(dir);
         this.incrementalByDefault = configuration.get(io.sluice.config.StateBackendOptions.INCREMENTAL);
@@ -80,6 +95,15 @@ public final class RocksDbStateBackend implements StateBackend {
                 configuration.get(RocksDbOptions.HIGH_PRIORITY_POOL_RATIO));
         this.ownedCloser = closer == null ? Executors.newSingleThreadExecutor(RocksDbStateBackend::closerThread) : null;
         this.closer = closer == null ? ownedCloser : closer;
+        this.transferPool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, TRANSFER_IDLE.toSeconds(), TimeUnit.SECONDS,
+                new SynchronousQueue<>(), RocksDbStateBackend::transferThread);
+        this.transfers = new FileTransfers(configuration.get(RocksDbOptions.TRANSFER_THREADS), transferPool);
+    }
+
+    private static Thread transferThread(Runnable r) {
+        Thread t = new Thread(r, "sluice-rocksdb-transfer-" + TRANSFER_THREAD_IDS.incrementAndGet());
+        t.setDaemon(true);
+        return t;
     }
 
     private static Thread closerThread(Runnable r) {
@@ -109,8 +133,8 @@ public final class RocksDbStateBackend implements StateBackend {
         }
         SlotMemory memory = pools.acquire(parameters.slot());
         Path directory = localDir.resolve(directoryName(token, parameters.owner()));
-        return new RocksDbKeyedStateBackend(parameters, directory, pools, memory, closer, incrementalByDefault, compaction,
-                materializeEvery);
+        return new RocksDbKeyedStateBackend(parameters, directory, pools, memory, closer, transfers,
+                incrementalByDefault, compaction, materializeEvery);
     }
 
     /**
@@ -143,6 +167,7 @@ public final class RocksDbStateBackend implements StateBackend {
     @Override
     public void close() {
         pools.close();
+        transferPool.shutdown(); // uploads still running finish; their tasks have ended
         if (ownedCloser == null) {
             return;
         }

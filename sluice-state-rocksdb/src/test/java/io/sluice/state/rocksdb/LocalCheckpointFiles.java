@@ -6,17 +6,19 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 
 /**
  * Checkpoint storage on a local directory for the RocksDB backend's tests, recording what is uploaded: shared files
- * under {@code shared/}, private ones under {@code private/}, each under a unique name. Test thread only.
+ * under {@code shared/}, private ones under {@code private/}, each under a unique name. Thread-safe: a snapshot
+ * uploads several files at a time ({@link FileTransfers}).
  */
 class LocalCheckpointFiles implements CheckpointFiles {
-    final List<String> sharedUploads = new ArrayList<>();
-    final List<String> privateUploads = new ArrayList<>();
-    long uploadedBytes;
+    final List<String> sharedUploads = Collections.synchronizedList(new ArrayList<>());
+    final List<String> privateUploads = Collections.synchronizedList(new ArrayList<>());
+    volatile long uploadedBytes;
     private final Path root;
 
     /** @param root where the uploaded files go */
@@ -41,7 +43,10 @@ class LocalCheckpointFiles implements CheckpointFiles {
             Path target = root.resolve(path);
             Files.createDirectories(target.getParent());
             Files.copy(file, target);
-            uploadedBytes += Files.size(file);
+            long size = Files.size(file);
+            synchronized (this) {
+                uploadedBytes += size;
+            }
             return path;
         } catch (IOException e) {
             throw new UncheckedIOException(e);

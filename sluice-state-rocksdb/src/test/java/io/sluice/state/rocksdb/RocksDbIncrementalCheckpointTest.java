@@ -27,6 +27,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,8 +67,12 @@ class RocksDbIncrementalCheckpointTest {
     }
 
     private RocksDbKeyedStateBackend open(KeyGroupRange range) {
+        return open(range, new Configuration());
+    }
+
+    private RocksDbKeyedStateBackend open(KeyGroupRange range, Configuration configuration) {
         if (stateBackend == null) {
-            stateBackend = new RocksDbStateBackend(new Configuration()
+            stateBackend = new RocksDbStateBackend(configuration
                     .set(RocksDbOptions.LOCAL_DIR, dir.resolve("local").toString()));
         }
         RocksDbKeyedStateBackend b = (RocksDbKeyedStateBackend) stateBackend.createKeyedStateBackend(
@@ -143,6 +152,84 @@ class RocksDbIncrementalCheckpointTest {
         newInSecond.removeAll(first.sharedFiles());
         assertThat(third.sharedFiles()).as("an unconfirmed checkpoint's upload is not reused")
                 .doesNotContainAnyElementsOf(newInSecond);
+    }
+
+    /**
+     * Storage whose first two uploads (or downloads) wait for each other: they meet only if they run at the same
+     * time.
+     */
+    final class MeetingFiles extends LocalFiles {
+        final CyclicBarrier firstTwo = new CyclicBarrier(2);
+        final AtomicInteger calls = new AtomicInteger();
+        final Set<String> threads = ConcurrentHashMap.newKeySet();
+
+        @Override
+        public String uploadShared(Path file, String localName) {
+            meet();
+            return super.uploadShared(file, localName);
+        }
+
+        @Override
+        public String uploadPrivate(Path file, String localName) {
+            meet();
+            return super.uploadPrivate(file, localName);
+        }
+
+        @Override
+        public void download(String path, Path target) {
+            meet();
+            super.download(path, target);
+        }
+
+        private void meet() {
+            threads.add(Thread.currentThread().getName());
+            if (calls.incrementAndGet() <= 2) {
+                try {
+                    firstTwo.await(10, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException("the first two uploads did not run at the same time", e);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aCheckpointUploadsAndARestoreDownloadsSeveralFilesAtATimeByDefault() {
+        RocksDbKeyedStateBackend b = open(ALL);
+        write(b, 0, 20_000, 1);
+        MeetingFiles files = new MeetingFiles();
+
+        IncrementalStateHandle handle = checkpoint(b, 1, files);
+
+        assertThat(files.threads).as("the upload's own thread and helpers").hasSizeGreaterThan(1)
+                .anyMatch(t -> t.startsWith("sluice-rocksdb-transfer-"));
+        assertThat(handle.sharedFiles()).extracting(IncrementalStateHandle.StateFile::localName)
+                .as("listed in the order of their names").isSorted().hasSize(files.sharedUploads.size());
+        MeetingFiles downloads = new MeetingFiles();
+        RocksDbKeyedStateBackend restored = open(ALL);
+        restored.restoreIncremental(List.of(handle), downloads);
+        check(restored, 0, 20_000, 1);
+        assertThat(downloads.threads).as("the task thread and helpers").hasSizeGreaterThan(1);
+    }
+
+    @Test
+    void oneTransferThreadUploadsOneFileAfterTheOther() {
+        RocksDbKeyedStateBackend b = open(ALL, new Configuration().set(RocksDbOptions.TRANSFER_THREADS, 1));
+        write(b, 0, 2_000, 1);
+        LocalFiles files = new LocalFiles() {
+            final Set<String> threads = ConcurrentHashMap.newKeySet();
+
+            @Override
+            public String uploadShared(Path file, String localName) {
+                threads.add(Thread.currentThread().getName());
+                assertThat(threads).containsExactly(Thread.currentThread().getName());
+                return super.uploadShared(file, localName);
+            }
+        };
+
+        IncrementalStateHandle handle = checkpoint(b, 1, files);
+
+        assertThat(handle.sharedFiles()).hasSize(3); // one table file per state, each uploaded on this thread
     }
 
     /** The same storage, for a restore of this job's own checkpoint (a task or job-manager failover). */
