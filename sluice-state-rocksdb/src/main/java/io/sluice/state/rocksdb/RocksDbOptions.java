@@ -101,11 +101,13 @@ public final class RocksDbOptions {
             .intType()
             .defaultValue(DEFAULT_TRANSFER_THREADS)
             .withConstraint(n -> n >= 1, "at least 1")
-            .withDescription("How many files one subtask's incremental checkpoint uploads at a time (its own I/O"
-                    + " thread and helper threads of the task executor). A checkpoint that carries a compaction's"
-                    + " output, or the whole state (the first one after a restore from another job's checkpoint or at"
-                    + " another parallelism), is otherwise one file's round trip to the storage after the other; on"
-                    + " S3 each file is a request of its own. 1 uploads one file at a time.");
+            .withDescription("How many files one subtask's incremental checkpoint uploads, or its restore downloads,"
+                    + " at a time (on its own thread and helper threads of the task executor). A checkpoint that"
+                    + " carries a compaction's output, or the whole state (the first one after a restore from another"
+                    + " job's checkpoint or at another parallelism), is otherwise one file's round trip to the storage"
+                    + " after the other; on S3 each file is a request of its own, and each transfer holds one of the"
+                    + " location's connections while it runs (s3.max-connections, shared by the task executor's"
+                    + " subtasks: keep slots x this below it). 1 transfers one file at a time.");
 
     public static final ConfigOption<Integer> CHANGELOG_MATERIALIZE_EVERY = ConfigOptions.key(
                     "state.backend.rocksdb.changelog.materialize-every")
