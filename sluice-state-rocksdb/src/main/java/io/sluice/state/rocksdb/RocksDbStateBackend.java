@@ -1,5 +1,6 @@
 package io.sluice.state.rocksdb;
 
+import io.sluice.concurrent.DaemonThreadFactory;
 import io.sluice.config.Configuration;
 import io.sluice.state.KeyedStateBackend;
 import io.sluice.state.KeyedStateBackendParameters;
@@ -16,7 +17,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,7 +49,6 @@ public final class RocksDbStateBackend implements StateBackend {
 
     /** How long an idle transfer helper thread stays. */
     static final Duration TRANSFER_IDLE = Duration.ofSeconds(60);
-    private static final AtomicInteger TRANSFER_THREAD_IDS = new AtomicInteger();
 
     private final Path localDir;
     private final SlotMemoryPools pools;
@@ -93,23 +92,12 @@ public final class RocksDbStateBackend implements StateBackend {
         this.pools = new SlotMemoryPools(configuration.get(RocksDbOptions.MEMORY_PER_SLOT),
                 configuration.get(RocksDbOptions.WRITE_BUFFER_RATIO),
                 configuration.get(RocksDbOptions.HIGH_PRIORITY_POOL_RATIO));
-        this.ownedCloser = closer == null ? Executors.newSingleThreadExecutor(RocksDbStateBackend::closerThread) : null;
+        this.ownedCloser = closer == null
+                ? Executors.newSingleThreadExecutor(DaemonThreadFactory.named("sluice-rocksdb-closer")) : null;
         this.closer = closer == null ? ownedCloser : closer;
         this.transferPool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, TRANSFER_IDLE.toSeconds(), TimeUnit.SECONDS,
-                new SynchronousQueue<>(), RocksDbStateBackend::transferThread);
+                new SynchronousQueue<>(), DaemonThreadFactory.numbered("sluice-rocksdb-transfer-"));
         this.transfers = new FileTransfers(configuration.get(RocksDbOptions.TRANSFER_THREADS), transferPool);
-    }
-
-    private static Thread transferThread(Runnable r) {
-        Thread t = new Thread(r, "sluice-rocksdb-transfer-" + TRANSFER_THREAD_IDS.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-    }
-
-    private static Thread closerThread(Runnable r) {
-        Thread t = new Thread(r, "sluice-rocksdb-closer");
-        t.setDaemon(true);
-        return t;
     }
 
     @Override

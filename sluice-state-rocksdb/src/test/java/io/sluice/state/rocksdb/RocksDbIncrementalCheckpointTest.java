@@ -162,6 +162,7 @@ class RocksDbIncrementalCheckpointTest {
         final CyclicBarrier firstTwo = new CyclicBarrier(2);
         final AtomicInteger calls = new AtomicInteger();
         final Set<String> threads = ConcurrentHashMap.newKeySet();
+        final Set<ClassLoader> helperContextLoaders = ConcurrentHashMap.newKeySet();
 
         @Override
         public String uploadShared(Path file, String localName) {
@@ -183,6 +184,9 @@ class RocksDbIncrementalCheckpointTest {
 
         private void meet() {
             threads.add(Thread.currentThread().getName());
+            if (Thread.currentThread().getName().startsWith("sluice-rocksdb-transfer-")) {
+                helperContextLoaders.add(Thread.currentThread().getContextClassLoader());
+            }
             if (calls.incrementAndGet() <= 2) {
                 try {
                     firstTwo.await(10, TimeUnit.SECONDS);
@@ -194,15 +198,26 @@ class RocksDbIncrementalCheckpointTest {
     }
 
     @Test
-    void aCheckpointUploadsAndARestoreDownloadsSeveralFilesAtATimeByDefault() {
+    void aCheckpointUploadsAndARestoreDownloadsSeveralFilesAtATimeByDefault() throws Exception {
         RocksDbKeyedStateBackend b = open(ALL);
         write(b, 0, 20_000, 1);
         MeetingFiles files = new MeetingFiles();
 
-        IncrementalStateHandle handle = checkpoint(b, 1, files);
+        // Uploaded from a thread whose context class loader is a job's (a task thread's): the pool's helper
+        // threads, created now and kept after the job, must not keep that loader (and every class of the job).
+        IncrementalStateHandle handle;
+        ClassLoader before = Thread.currentThread().getContextClassLoader();
+        try (java.net.URLClassLoader jobLoader = new java.net.URLClassLoader(new java.net.URL[0], before)) {
+            Thread.currentThread().setContextClassLoader(jobLoader);
+            handle = checkpoint(b, 1, files);
+        } finally {
+            Thread.currentThread().setContextClassLoader(before);
+        }
 
         assertThat(files.threads).as("the upload's own thread and helpers").hasSizeGreaterThan(1)
                 .anyMatch(t -> t.startsWith("sluice-rocksdb-transfer-"));
+        assertThat(files.helperContextLoaders).as("the helpers' context class loader: Sluice's, not the job's")
+                .containsExactly(RocksDbStateBackend.class.getClassLoader());
         assertThat(handle.sharedFiles()).extracting(IncrementalStateHandle.StateFile::localName)
                 .as("listed in the order of their names").isSorted().hasSize(files.sharedUploads.size());
         MeetingFiles downloads = new MeetingFiles();
